@@ -1,0 +1,88 @@
+import type { BashSandboxInfo } from "./sandbox.ts";
+
+/**
+ * Where a background process stands: `killed` covers any end by a signal,
+ * including one the command sent itself.
+ *
+ * @example
+ * ```ts
+ * import type { BashProcessStatus } from "@shellseam/bash/seam";
+ *
+ * const status: BashProcessStatus = "running";
+ * console.log(status);
+ * ```
+ */
+export type BashProcessStatus = "running" | "completed" | "killed";
+
+/**
+ * What one `readOutput()` call returns: the bytes since the previous read.
+ *
+ * @example
+ * ```ts
+ * import type { BashProcessRead } from "@shellseam/bash/seam";
+ *
+ * function describe(read: BashProcessRead): string {
+ *   return read.lossy ? `${read.droppedBytes} bytes only in ${read.stdoutSpillPath}` : read.stdout;
+ * }
+ * console.log(typeof describe);
+ * ```
+ */
+export interface BashProcessRead {
+  /** Stdout since the last read. */
+  stdout: string;
+  /** Stderr since the last read. */
+  stderr: string;
+  /** True when some bytes since the last read are no longer retained in memory. */
+  lossy: boolean;
+  /** How many bytes were skipped over, both streams together. */
+  droppedBytes: number;
+  /** The spill file that holds all of stdout, when there is one. */
+  stdoutSpillPath?: string;
+  /** The spill file that holds all of stderr, when there is one. */
+  stderrSpillPath?: string;
+  /** Status at the time of the read. */
+  status: BashProcessStatus;
+  /** Exit code once completed. */
+  exitCode: number | null;
+  /** Ending signal once killed. */
+  signal: string | null;
+}
+
+/**
+ * A command running in the background, as `start()` returns it.
+ *
+ * @example
+ * ```ts
+ * import type { BashProcess } from "@shellseam/bash/seam";
+ *
+ * async function collect(process: BashProcess): Promise<string> {
+ *   await process.done;
+ *   return process.readOutput().stdout;
+ * }
+ * console.log(typeof collect);
+ * ```
+ */
+export interface BashProcess {
+  /** The command it runs. */
+  readonly command: string;
+  /** Pid of the shell, which is also its process group and session id. */
+  readonly pid: number;
+  /** Live status. */
+  readonly status: BashProcessStatus;
+  /** Exit code once completed, else null. */
+  readonly exitCode: number | null;
+  /** Ending signal once killed, else null. */
+  readonly signal: string | null;
+  /** Settles when the process and its output have settled; never rejects. */
+  readonly done: Promise<void>;
+  /** Sandbox facts, from a sandboxing executor, once settled. */
+  readonly sandbox?: BashSandboxInfo;
+  /** Reads output since the previous read (consuming; valid after exit too). */
+  readOutput(): BashProcessRead;
+  /** Writes to stdin; needs `keepStdinOpen: true` and a running process. */
+  write(data: string | Uint8Array): Promise<void>;
+  /** Closes stdin, so the command sees end of file. */
+  closeStdin(): Promise<void>;
+  /** Kills the process group: true the first time, false after that or after a natural exit. */
+  kill(): Promise<boolean>;
+}

@@ -1,0 +1,70 @@
+import type { ManagedEnv } from "./env.ts";
+import type { SandboxPolicy } from "./sandbox.ts";
+
+/**
+ * What a caller asks an executor to run. Everything but `command` is optional
+ * and filled from the executor's defaults by `resolve()`.
+ *
+ * @example
+ * ```ts
+ * import type { BashExecRequest } from "@shellseam/bash/seam";
+ *
+ * const request: BashExecRequest = { command: "ls -la", workdir: "src", timeoutMs: 10_000 };
+ * console.log(request.command);
+ * ```
+ */
+export interface BashExecRequest {
+  /** The bash source, run as `bash -c <command>`. */
+  command: string;
+  /** Directory to run in; a relative path resolves against the executor's cwd. */
+  workdir?: string;
+  /** Wall-clock limit for a foreground run, in milliseconds. */
+  timeoutMs?: number;
+  /** Kill a foreground run after this long without any output, in milliseconds. */
+  idleTimeoutMs?: number;
+  /** Stdout memory budget for a trusted in-process caller of `run()`. */
+  stdoutMaxBytes?: number;
+  /** Aborting it kills the command (a pre-aborted signal spawns nothing). */
+  signal?: AbortSignal;
+  /** Bytes written to stdin, which is then closed (unless `keepStdinOpen`). */
+  stdin?: string | Uint8Array;
+  /** Background only: leave stdin a pipe for `BashProcess.write()`. */
+  keepStdinOpen?: boolean;
+  /** Extra environment; keys may not carry the managed prefix. */
+  env?: Record<string, string>;
+  /** Managed facts, merged last; every key carries the managed prefix. */
+  managedEnv?: ManagedEnv;
+  /** Per-call sandbox policy; a sandboxing executor stamps its default when absent. */
+  sandboxPolicy?: SandboxPolicy;
+}
+
+/**
+ * A request with the executor's defaults filled in and its values checked.
+ * `sandboxPolicy` is required but nullable, so a forgotten policy is a
+ * visible `null` rather than a missing key.
+ *
+ * @example
+ * ```ts
+ * import type { BashExecSpec } from "@shellseam/bash/seam";
+ *
+ * const spec: BashExecSpec = {
+ *   command: "echo hi",
+ *   workdir: "/tmp",
+ *   timeoutMs: 120_000,
+ *   stdoutMaxBytes: 64_000,
+ *   sandboxPolicy: null,
+ * };
+ * console.log(spec.workdir);
+ * ```
+ */
+export interface BashExecSpec
+  extends Omit<BashExecRequest, "workdir" | "timeoutMs" | "stdoutMaxBytes" | "sandboxPolicy"> {
+  /** Absolute directory to run in. */
+  workdir: string;
+  /** Wall-clock limit for a foreground run, in milliseconds. */
+  timeoutMs: number;
+  /** Stdout memory budget, in bytes. */
+  stdoutMaxBytes: number;
+  /** The confinement to apply, or `null` for none. */
+  sandboxPolicy: SandboxPolicy | null;
+}

@@ -1,0 +1,88 @@
+/**
+ * How much a sandboxing executor lets a command do:
+ * `read-only` (read anywhere, write nowhere but a private /tmp),
+ * `workspace-write` (also write inside the workspace root and the writable roots),
+ * `danger-full-access` (unconfined).
+ *
+ * @example
+ * ```ts
+ * import type { SandboxMode } from "@shellseam/bash/seam";
+ *
+ * const mode: SandboxMode = "workspace-write";
+ * console.log(mode);
+ * ```
+ */
+export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
+
+/**
+ * The complete per-call confinement: a mode, the workspace it is about, and
+ * whether the network is reachable.
+ *
+ * @example
+ * ```ts
+ * import type { SandboxPolicy } from "@shellseam/bash/seam";
+ *
+ * const policy: SandboxPolicy = { mode: "read-only", workspaceRoot: "/tmp", network: "deny" };
+ * console.log(policy.mode);
+ * ```
+ */
+export interface SandboxPolicy {
+  /** What the command may do. */
+  mode: SandboxMode;
+  /** Absolute path of the workspace; writable under `workspace-write`. */
+  workspaceRoot: string;
+  /** Whether the command may reach the network. */
+  network: "deny" | "allow";
+  /** More absolute paths writable under `workspace-write`. */
+  writableRoots?: string[];
+}
+
+/**
+ * What a backend actually enforced on this machine. `gaps` says in words what
+ * it could not enforce, so nobody reads "sandboxed" as more than it was.
+ *
+ * @example
+ * ```ts
+ * import type { SandboxEnforcement } from "@shellseam/bash/seam";
+ *
+ * const facts: SandboxEnforcement = {
+ *   filesystem: "full",
+ *   network: "partial",
+ *   gaps: ["UDP not confined"],
+ * };
+ * console.log(facts.gaps.join(", "));
+ * ```
+ */
+export interface SandboxEnforcement {
+  /** Whether filesystem writes are confined as the mode says. */
+  filesystem: "full" | "partial";
+  /** Whether network access is confined as the policy says. */
+  network: "full" | "partial" | "none";
+  /** What was not enforced, in words. */
+  gaps: string[];
+}
+
+/**
+ * The sandbox facts of one command, stamped by a sandboxing executor on a
+ * foreground result and on a settled background process.
+ *
+ * @example
+ * ```ts
+ * import type { BashSandboxInfo } from "@shellseam/bash/seam";
+ *
+ * const info: BashSandboxInfo = { mode: "danger-full-access", backend: "none", denied: false };
+ * console.log(info.backend);
+ * ```
+ */
+export interface BashSandboxInfo {
+  /** The mode the command ran under. */
+  mode: SandboxMode;
+  /** The backend that confined it (`none` for `danger-full-access`). */
+  backend: "bwrap" | "landlock" | "none";
+  /** True only when the command failed and its stderr carries the backend's denial signature. */
+  denied: boolean;
+  /** What the backend enforced; absent when nothing was confined. */
+  enforcement?: SandboxEnforcement;
+  /** True when the backend itself broke (it then wins over `denied`). */
+  runnerFailed?: boolean;
+}
