@@ -1,0 +1,74 @@
+import { BashConfigError } from "../seam/errors.ts";
+
+const KIND_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
+// setTimeout fires at once for delays past a signed 32-bit millisecond count.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A short, quoted rendering of a bad argument for error messages. */
+export function describeValue(value: unknown): string {
+  if (typeof value === "string") return `"${value}"`;
+  if (typeof value === "number" || typeof value === "boolean" || value == null) {
+    return `"${String(value)}"`;
+  }
+  return `a value of type "${typeof value}"`;
+}
+
+/** Throws unless `value` is a usable owner token; `name` is used in the message. */
+export function assertOwnerToken(value: unknown, name: string): asserts value is string {
+  if (typeof value !== "string" || value === "") {
+    throw new BashConfigError(
+      `"${name}" must be a non-empty string; got ${
+        describeValue(value)
+      }; pass a session or connection id`,
+    );
+  }
+}
+
+/** Throws unless `kind` can prefix task ids. */
+export function assertKind(kind: unknown): asserts kind is string {
+  if (typeof kind !== "string" || !KIND_PATTERN.test(kind)) {
+    throw new BashConfigError(
+      `"kind" must match ${KIND_PATTERN} (lowercase, starting with a letter); got ${
+        describeValue(kind)
+      }; pass a name such as "bash"`,
+    );
+  }
+}
+
+/** Throws unless `label` is a string. */
+export function assertLabel(label: unknown): asserts label is string {
+  if (typeof label !== "string") {
+    throw new BashConfigError(
+      `"label" must be a string; got ${describeValue(label)}; pass the command or a short summary`,
+    );
+  }
+}
+
+/** Throws unless `hooks` has a `cancel` function, a `done` promise and an optional `readOutput`. */
+export function assertHooks(hooks: unknown): void {
+  const h = (typeof hooks === "object" && hooks !== null ? hooks : {}) as Record<string, unknown>;
+  const done = h.done as { then?: unknown } | undefined;
+  if (
+    typeof h.cancel !== "function" ||
+    typeof done?.then !== "function" ||
+    (h.readOutput !== undefined && typeof h.readOutput !== "function")
+  ) {
+    throw new BashConfigError(
+      '"hooks" must have a "cancel" function, a "done" promise and optionally a "readOutput" function; pass the hooks of a started task',
+    );
+  }
+}
+
+/** Returns a timer delay for `timeoutMs` (undefined means no timeout), or throws if it is invalid. */
+export function timerDelay(timeoutMs: unknown): number | undefined {
+  if (timeoutMs === undefined) return undefined;
+  if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new BashConfigError(
+      `"timeoutMs" must be a positive finite number; got ${
+        describeValue(timeoutMs)
+      }; omit it to wait until the task settles`,
+    );
+  }
+  return Math.min(timeoutMs, MAX_TIMER_MS);
+}
