@@ -44,15 +44,13 @@ export class TaskEntry<Output> {
     return this.endedAt !== undefined;
   }
 
-  /** Records the settlement; returns false (and changes nothing) if already settled. */
-  settle(settlement: TaskSettlement, endedAt: number): boolean {
-    if (this.settled) return false;
+  /** Records the final state; `done` settles once, so this runs once per task. */
+  settle(settlement: TaskSettlement, endedAt: number): void {
     this.status = settlement.status;
     this.exitCode = settlement.exitCode ?? null;
     this.signal = settlement.signal ?? null;
     this.error = settlement.error;
     this.endedAt = endedAt;
-    return true;
   }
 
   /** Wakes every pending waiter once. */

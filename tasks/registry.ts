@@ -523,7 +523,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   }
 
   #settle(entry: TaskEntry<Output>, settlement: ReturnType<typeof normalizeSettlement>): void {
-    if (!entry.settle(settlement, Date.now())) return;
+    entry.settle(settlement, Date.now());
     if (!entry.acknowledged && this.#tasks.get(entry.id) === entry) this.#unnoticed.add(entry);
     entry.wake("settled");
     const snapshot = entry.snapshot();
