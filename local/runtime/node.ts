@@ -1,0 +1,133 @@
+/**
+ * The Node runtime: `child_process.spawn` and `process.kill`.
+ *
+ * @example
+ * ```ts
+ * import { runtime } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * if (!globalThis.Deno) assert.equal(runtime.name, "node");
+ * ```
+ *
+ * @module
+ */
+import { type ChildProcess, spawn as spawnChild } from "node:child_process";
+import process from "node:process";
+import type { Readable, Writable } from "node:stream";
+import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+
+// Pause the child's pipe once this many bytes wait unread, as Deno's pipes do.
+const READ_HIGH_WATER_BYTES = 64 * 1024;
+
+function readable(source: Readable): ReadableStream<Uint8Array> {
+  // Once cancelled, late events must not touch the finished controller.
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      source.on("data", (chunk: Uint8Array) => {
+        if (done) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) source.pause();
+      });
+      source.once("end", () => {
+        if (!done) controller.close();
+        done = true;
+      });
+      source.once("error", (error) => {
+        if (!done) controller.error(error);
+        done = true;
+      });
+    },
+    pull() {
+      source.resume();
+    },
+    cancel() {
+      done = true;
+      source.destroy();
+    },
+  }, new ByteLengthQueuingStrategy({ highWaterMark: READ_HIGH_WATER_BYTES }));
+}
+
+function writable(sink: Writable): WritableStream<Uint8Array> {
+  // A child that exits before reading makes the pipe fail (EPIPE); the write
+  // or close that hits it rejects, and Node must not see an unhandled 'error'.
+  sink.on("error", () => {});
+  const finish = (resolve: () => void, reject: (error: Error) => void) => (error?: Error | null) =>
+    error ? reject(error) : resolve();
+  return new WritableStream<Uint8Array>({
+    write(chunk) {
+      return new Promise((resolve, reject) => {
+        sink.write(chunk, finish(resolve, reject));
+      });
+    },
+    close() {
+      return new Promise((resolve, reject) => {
+        if (sink.destroyed) reject(sink.errored ?? new Error("The stdin pipe is already closed"));
+        else sink.end(finish(resolve, reject));
+      });
+    },
+    abort() {
+      sink.destroy();
+    },
+  });
+}
+
+function started(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.once("spawn", () => {
+      child.off("error", reject);
+      resolve();
+    });
+    child.once("error", reject);
+  });
+}
+
+async function spawn(request: SpawnRequest): Promise<SpawnedChild> {
+  const child = spawnChild(request.program, request.args, {
+    cwd: request.cwd,
+    env: request.env,
+    detached: request.session === "detached",
+    stdio: [request.stdin === "piped" ? "pipe" : "ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  await started(child);
+  // After a successful spawn, Node only emits 'error' for a failed kill or
+  // send, which this runtime reports through kill() instead.
+  child.on("error", () => {});
+  const { stdin, stdout, stderr, pid } = child;
+  if (!stdout || !stderr || pid === undefined) {
+    throw new Error(`Node did not hand over the pipes of "${request.program}"; report this bug`);
+  }
+  return {
+    pid,
+    stdout: readable(stdout),
+    stderr: readable(stderr),
+    stdin: stdin ? writable(stdin) : null,
+    exited,
+  };
+}
+
+function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
+}
+
+/**
+ * The runtime operations implemented with `node:child_process`.
+ *
+ * @example
+ * ```ts
+ * import { runtime } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
+ * ```
+ */
+export const nodeRuntime: Runtime = { name: "node", spawn, kill };

@@ -1,0 +1,132 @@
+/**
+ * What the Node build shares: the project's deno.json, the pinned TypeScript
+ * compiler, and the rewrite of `npm:` specifiers in emitted files.
+ *
+ * @module
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The repository root. */
+export const ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** The parts of deno.json the build reads. */
+export interface DenoJson {
+  name: string;
+  version: string;
+  license?: string;
+  exports: Record<string, string>;
+  imports?: Record<string, string>;
+}
+
+/** Reads the project's deno.json. */
+export function readDenoJson(): DenoJson {
+  return JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoJson;
+}
+
+/** Compiler options both the package and the compiled tests are built with. */
+export const COMPILER_OPTIONS: Record<string, unknown> = {
+  target: "es2022",
+  module: "esnext",
+  moduleResolution: "bundler",
+  rewriteRelativeImportExtensions: true,
+  declaration: true,
+  isolatedDeclarations: true,
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  // `deno check` type-checks every source against Deno's and Node's types;
+  // tsc only emits, so it needs neither @types/node nor a `Deno` declaration
+  // (local/runtime/deno.ts is emitted like any other file).
+  noCheck: true,
+  types: [],
+  lib: ["es2022"],
+  newLine: "lf",
+};
+
+/** Runs the pinned `tsc` (deno.json `imports.typescript`) with `args`. */
+export async function tsc(args: string[], cwd: string = ROOT): Promise<void> {
+  const pin = readDenoJson().imports?.["typescript"];
+  if (!pin?.startsWith("npm:typescript@")) {
+    throw new Error('Pin the compiler in deno.json, e.g. "typescript": "npm:typescript@7.0.2"');
+  }
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", `${pin}/tsc`, ...args],
+    cwd,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (code !== 0) throw new Error(`tsc ${args.join(" ")} failed with exit code ${code}`);
+}
+
+/** Writes `compilerOptions` plus `files` as a tsconfig.json at `path`. */
+export function writeTsconfig(
+  path: string,
+  compilerOptions: Record<string, unknown>,
+  files: string[],
+): void {
+  writeFileSync(path, JSON.stringify({ compilerOptions, files }, null, 2) + "\n");
+}
+
+/** Every file under `dir` (recursively), as paths relative to it. */
+export function walk(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])([^"']+)\2/g;
+
+/**
+ * Rewrites `npm:name@version/sub` and import-mapped bare names in the emitted
+ * `.js` and `.d.ts` files under `dir` to plain package names, and returns the
+ * npm dependencies they need (name -> version). Relative `.ts` imports
+ * become `.js`; self-imports stay as they are.
+ */
+export function rewriteSpecifiers(
+  dir: string,
+  { name: self, imports = {} }: DenoJson,
+): Record<string, string> {
+  const dependencies: Record<string, string> = {};
+  const resolve = (specifier: string): string => {
+    // tsc rewrites `.ts` in JavaScript but leaves it in declarations.
+    if (specifier.startsWith(".")) return specifier.replace(/(?<!\.d)\.ts$/, ".js");
+    if (specifier.startsWith("node:")) return specifier;
+    // Doc comments import the package by its own name.
+    if (specifier === self || specifier.startsWith(self + "/")) return specifier;
+    const mapped = imports[specifier] ?? mappedPrefix(specifier, imports) ?? specifier;
+    const npm = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)(?:@([^/]+))?(\/.*)?$/.exec(mapped);
+    if (!npm) {
+      throw new Error(
+        `Cannot map import "${specifier}" to an npm package; use "node:" built-ins or an "npm:" ` +
+          "specifier pinned in deno.json imports",
+      );
+    }
+    const [, name = "", version, sub = ""] = npm;
+    if (!version) throw new Error(`Pin a version for "${mapped}" in deno.json imports`);
+    dependencies[name] = version;
+    return name + sub;
+  };
+  for (const file of walk(dir)) {
+    if (!/\.(js|d\.ts)$/.test(file)) continue;
+    const path = join(dir, file);
+    const text = readFileSync(path, "utf8");
+    const rewritten = text.replace(
+      SPECIFIER,
+      (_, head: string, quote: string, spec: string) => head + quote + resolve(spec) + quote,
+    );
+    if (rewritten !== text) writeFileSync(path, rewritten);
+  }
+  return dependencies;
+}
+
+function mappedPrefix(specifier: string, imports: Record<string, string>): string | undefined {
+  for (const [key, value] of Object.entries(imports)) {
+    if (key.endsWith("/") && specifier.startsWith(key)) return value + specifier.slice(key.length);
+    if (specifier.startsWith(key + "/") && value.startsWith("npm:")) {
+      return value + specifier.slice(key.length);
+    }
+  }
+  return undefined;
+}

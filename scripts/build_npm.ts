@@ -1,0 +1,113 @@
+/**
+ * `deno task build:npm`: emits `npm/`, the Node package: ESM JavaScript and
+ * `.d.ts` for every export (compiled by the pinned tsc), `package.json`,
+ * README.md and LICENSE.
+ *
+ * @module
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import {
+  COMPILER_OPTIONS,
+  readDenoJson,
+  rewriteSpecifiers,
+  ROOT,
+  tsc,
+  walk,
+  writeTsconfig,
+} from "./_tsc.ts";
+
+/** Where the package is written. */
+export const NPM_DIR: string = join(ROOT, "npm");
+
+/** The command-line entry, packaged as the `shellseam` bin when it exists. */
+const CLI_ENTRY = "cli/main.ts";
+
+const BUILD_DIR = join(ROOT, ".build");
+
+const js = (path: string): string => "./" + path.replace(/^\.\//, "").replace(/\.ts$/, ".js");
+const dts = (path: string): string => js(path).replace(/\.js$/, ".d.ts");
+
+/** Builds `npm/` from scratch and returns its path. */
+export async function buildNpm(): Promise<string> {
+  const deno = readDenoJson();
+  rmSync(NPM_DIR, { recursive: true, force: true });
+  mkdirSync(BUILD_DIR, { recursive: true });
+  const hasCli = existsSync(join(ROOT, CLI_ENTRY));
+  const entries = [...Object.values(deno.exports), ...(hasCli ? [CLI_ENTRY] : [])];
+  const tsconfig = join(BUILD_DIR, "tsconfig.npm.json");
+  writeTsconfig(
+    tsconfig,
+    { ...COMPILER_OPTIONS, rootDir: "..", outDir: "../npm" },
+    entries.map((entry) => join("..", entry)),
+  );
+  await tsc(["-p", tsconfig]);
+  const dependencies = rewriteSpecifiers(NPM_DIR, deno);
+  copyDenoRunFiles();
+  if (hasCli) setNodeShebang(join(NPM_DIR, js(CLI_ENTRY)));
+
+  const exports: Record<string, { types: string; import: string }> = {};
+  for (const [subpath, source] of Object.entries(deno.exports)) {
+    exports[subpath] = { types: dts(source), import: js(source) };
+  }
+  const manifest = {
+    name: deno.name,
+    version: deno.version,
+    description: "The bash capability of an AI agent harness: executor seam, local and sandboxed " +
+      "executors, background tasks and model-facing tools",
+    license: deno.license ?? "MIT",
+    type: "module",
+    exports,
+    ...(hasCli ? { bin: { shellseam: js(CLI_ENTRY) } } : {}),
+    engines: { node: ">=20" },
+    ...(Object.keys(dependencies).length ? { dependencies } : {}),
+  };
+  writeFileSync(join(NPM_DIR, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+  for (const file of ["README.md", "LICENSE"]) {
+    if (existsSync(join(ROOT, file))) copyFileSync(join(ROOT, file), join(NPM_DIR, file));
+    else if (file === "LICENSE") {
+      throw new Error("LICENSE is missing at the repository root; add it");
+    }
+  }
+  return NPM_DIR;
+}
+
+const URL_TO_TS = /new URL\(\s*(["'])(\.{1,2}\/[^"']+\.ts)\1\s*,\s*import\.meta\.url\s*\)/g;
+const RELATIVE_IMPORT = /\bfrom\s*(["'])(\.{1,2}\/[^"']+\.ts)\1/g;
+
+// Files the code locates with `new URL("./x.ts", import.meta.url)` are run
+// by a `deno` binary (the Landlock launcher), so they ship as TypeScript,
+// together with the files they import.
+function copyDenoRunFiles(): void {
+  const pending: string[] = [];
+  for (const file of walk(NPM_DIR).filter((path) => path.endsWith(".js"))) {
+    const text = readFileSync(join(NPM_DIR, file), "utf8");
+    for (const [, , target = ""] of text.matchAll(URL_TO_TS)) {
+      pending.push(join(dirname(file), target));
+    }
+  }
+  const copied = new Set<string>();
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (copied.has(file)) continue;
+    const source = join(ROOT, file);
+    if (!existsSync(source) || relative(ROOT, source).startsWith("..")) {
+      throw new Error(`"${file}" is referenced with new URL() but is not in the repository`);
+    }
+    copied.add(file);
+    mkdirSync(dirname(join(NPM_DIR, file)), { recursive: true });
+    copyFileSync(source, join(NPM_DIR, file));
+    for (const [, , target = ""] of readFileSync(source, "utf8").matchAll(RELATIVE_IMPORT)) {
+      pending.push(join(dirname(file), target));
+    }
+  }
+}
+
+function setNodeShebang(path: string): void {
+  const text = readFileSync(path, "utf8").replace(/^#!.*\n/, "");
+  writeFileSync(path, "#!/usr/bin/env node\n" + text, { mode: 0o755 });
+}
+
+if (import.meta.main) {
+  const dir = await buildNpm();
+  console.log(`Built ${relative(ROOT, dir)}/ (${walk(dir).length} files)`);
+}

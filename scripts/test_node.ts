@@ -1,0 +1,184 @@
+/**
+ * `deno task test:node`: the Node leg of the tests. Builds `npm/`, packs it,
+ * installs the tarball into a fresh temporary folder, compiles
+ * `tests/**\/*.ts` the way the package is compiled, points the tests' relative
+ * imports at the installed package, and runs them with `node --test`. Then a
+ * small ESM script runs `echo hi` through `@shellseam/bash/local`, and a
+ * consumer file is type-checked against the installed `.d.ts`.
+ *
+ * @module
+ */
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { buildNpm } from "./build_npm.ts";
+import {
+  COMPILER_OPTIONS,
+  readDenoJson,
+  rewriteSpecifiers,
+  ROOT,
+  tsc,
+  walk,
+  writeTsconfig,
+} from "./_tsc.ts";
+
+/** @types/node for the consumer type-check, matching `engines.node`. */
+const TYPES_NODE = "20.19.43";
+
+async function run(program: string, args: string[], cwd: string): Promise<string> {
+  const { code, stdout } = await new Deno.Command(program, {
+    args,
+    cwd,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  if (code !== 0) {
+    console.log(text);
+    throw new Error(`${program} ${args.join(" ")} failed with exit code ${code} in ${cwd}`);
+  }
+  return text;
+}
+
+async function step(title: string, action: () => Promise<void>): Promise<void> {
+  const start = performance.now();
+  console.log(`\n== ${title}`);
+  await action();
+  console.log(`== ${title}: ok (${((performance.now() - start) / 1000).toFixed(1)} s)`);
+}
+
+/** Packs `npm/` and installs the tarball into `dir`; returns the installed package. */
+async function packAndInstall(npmDir: string, dir: string): Promise<string> {
+  const [packed] = JSON.parse(
+    await run("npm", ["pack", "--json", "--pack-destination", dir], npmDir),
+  ) as { filename: string }[];
+  if (!packed) throw new Error("npm pack produced no tarball");
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "shellseam-node-check", private: true, type: "module" }) + "\n",
+  );
+  await run("npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--ignore-scripts",
+    join(dir, packed.filename),
+    `@types/node@${TYPES_NODE}`,
+  ], dir);
+  return join(dir, "node_modules", ...readDenoJson().name.split("/"));
+}
+
+/**
+ * Compiles the tests into `dir/tests` and links every top-level entry of the
+ * installed package next to it, so `../../local/mod.ts` (now `.js`) resolves
+ * to the installed build, never to the sources.
+ */
+async function compileTests(dir: string, installed: string): Promise<string[]> {
+  const out = join(dir, "compiled");
+  const tsconfig = join(dir, "tsconfig.tests.json");
+  const sources = walk(join(ROOT, "tests")).filter((file) => file.endsWith(".ts"));
+  writeTsconfig(
+    tsconfig,
+    { ...COMPILER_OPTIONS, declaration: false, rootDir: ROOT, outDir: out },
+    sources.map((file) => join(ROOT, "tests", file)),
+  );
+  await tsc(["-p", tsconfig]);
+  const tests = join(dir, "tests");
+  // Fixtures and other non-TypeScript files travel with the tests.
+  cpSync(join(ROOT, "tests"), tests, {
+    recursive: true,
+    filter: (source) => !source.endsWith(".ts"),
+  });
+  cpSync(join(out, "tests"), tests, { recursive: true });
+  rmSync(out, { recursive: true });
+  rewriteSpecifiers(tests, readDenoJson());
+  for (const entry of readdirSync(installed)) {
+    if (!existsSync(join(dir, entry))) symlinkSync(join(installed, entry), join(dir, entry));
+  }
+  return walk(tests).filter((file) => file.endsWith("_test.js")).map((file) => join(tests, file));
+}
+
+const ECHO_CHECK = `import assert from "node:assert/strict";
+import { LocalBashExecutor } from "@shellseam/bash/local";
+
+const executor = new LocalBashExecutor();
+try {
+  const result = await executor.run(executor.resolve({ command: "echo hi" }));
+  assert.equal(result.exitCode, 0);
+  assert.equal(result.stdout.text, "hi\\n");
+  console.log("echo hi through the installed package: ok");
+} finally {
+  await executor[Symbol.asyncDispose]();
+}
+`;
+
+const CONSUMER =
+  `import { BashSpawnError, type BashExecutor, type BashRunResult } from "@shellseam/bash";
+import { LocalBashExecutor } from "@shellseam/bash/local";
+
+const executor: BashExecutor = new LocalBashExecutor();
+const result: BashRunResult = await executor.run(executor.resolve({ command: "echo hi" }));
+const code: number | null = result.exitCode;
+const text: string = result.stdout.text;
+const error: Error = new BashSpawnError("x");
+console.log(code, text, error);
+await executor[Symbol.asyncDispose]();
+`;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-node-"));
+  let installed = "";
+  let tests: string[] = [];
+  await step("build npm/", async () => {
+    await buildNpm();
+  });
+  await step("npm pack and install into a fresh folder", async () => {
+    installed = await packAndInstall(join(ROOT, "npm"), dir);
+  });
+  await step("compile tests against the installed package", async () => {
+    mkdirSync(join(dir, "run"));
+    writeFileSync(join(dir, "run", "package.json"), JSON.stringify({ type: "module" }) + "\n");
+    tests = await compileTests(join(dir, "run"), installed);
+  });
+  await step(`node --test (${tests.length} files)`, async () => {
+    const { code } = await new Deno.Command("node", {
+      args: ["--test", "--test-concurrency=2", "--test-timeout=120000", ...tests],
+      cwd: join(dir, "run"),
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (code !== 0) throw new Error(`node --test failed; compiled tests are in ${dir}/run`);
+  });
+  await step("ESM script: echo hi through @shellseam/bash/local", async () => {
+    writeFileSync(join(dir, "echo_check.mjs"), ECHO_CHECK);
+    console.log(await run("node", ["echo_check.mjs"], dir));
+  });
+  await step("consumer type-check (tsc --noEmit, nodenext)", async () => {
+    writeFileSync(join(dir, "consumer.ts"), CONSUMER);
+    writeTsconfig(join(dir, "tsconfig.json"), {
+      target: "es2022",
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      lib: ["es2022", "esnext.disposable"],
+      types: ["node"],
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: false,
+      noEmit: true,
+    }, ["consumer.ts"]);
+    await tsc(["-p", join(dir, "tsconfig.json")], dir);
+  });
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`\nNode leg passed (${relative(ROOT, join(ROOT, "npm"))}/ built, packed, tested)`);
+}
+
+if (import.meta.main) await main();
