@@ -14,7 +14,7 @@ import {
   timerDelay,
 } from "./_validate.ts";
 import type { TaskOwner } from "./owner.ts";
-import type { TaskHooks, TaskNotice, TaskSnapshot } from "./task.ts";
+import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task.ts";
 
 /**
  * Options of a {@linkcode TaskRegistry}.
@@ -522,7 +522,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     this.#unnoticed.delete(entry);
   }
 
-  #settle(entry: TaskEntry<Output>, settlement: ReturnType<typeof normalizeSettlement>): void {
+  #settle(entry: TaskEntry<Output>, settlement: TaskSettlement): void {
     entry.settle(settlement, Date.now());
     if (!entry.acknowledged && this.#tasks.get(entry.id) === entry) this.#unnoticed.add(entry);
     entry.wake("settled");

@@ -67,8 +67,9 @@ export interface TaskSettlement {
 export interface TaskHooks<Output> {
   /**
    * Asks the task to stop. The registry shows the task as `stopping` from the
-   * request until `done` settles. A rejection fails the kill and puts the task
-   * back to `running`.
+   * request until `done` settles. A resolved cancel must lead `done` to settle
+   * (disposal awaits it). A rejection fails the kill and puts the task back to
+   * `running`.
    */
   cancel(reason?: string): Promise<void>;
   /**
