@@ -50,8 +50,9 @@ export interface Runtime {
   /** Spawns a child; rejects when the program cannot be started. */
   spawn(request: SpawnRequest): Promise<SpawnedChild>;
   /**
-   * Sends a signal to a pid (negative: a process group). Returns false when
+   * Sends a signal to a pid (negative: a process group); signal `0` only
+   * probes whether the target exists (zombies included). Returns false when
    * there is no such process (ESRCH); throws for anything else.
    */
-  kill(pid: number, signal: "SIGTERM" | "SIGKILL"): boolean;
+  kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean;
 }

@@ -1,0 +1,176 @@
+import type { StrayReport } from "../seam/mod.ts";
+import type { OutputCollector } from "./_output.ts";
+import { GroupReaper } from "./_reaper.ts";
+import type { ExitStatus, Runtime, SpawnedChild } from "./runtime/_types.ts";
+
+/** Why the executor ended a command. */
+export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose";
+
+/** How long pipes may stay open after the strays holding them were killed. */
+const PIPE_CLOSE_WAIT_MS = 1000;
+
+/** Everything a spawned child needs to be watched until it settles. */
+export interface CommandOptions {
+  runtime: Runtime;
+  child: SpawnedChild;
+  stdout: OutputCollector;
+  stderr: OutputCollector;
+  killGraceMs: number;
+  drainGraceMs: number;
+  /** Bytes for stdin, written before it is closed (or left open). */
+  stdin: Uint8Array | undefined;
+  keepStdinOpen: boolean;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<boolean>((done) => (timer = setTimeout(done, ms, false)));
+  return Promise.race([promise.then(() => true), expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * One spawned command from spawn to settlement: output pumps, the wall and
+ * idle clocks, abort, kill, the drain grace after exit and the stray sweep.
+ * Settled means the program exited, its pipes closed (or were given up on)
+ * and nothing of its group or session is left.
+ */
+export class RunningCommand {
+  readonly pid: number;
+  readonly stdout: OutputCollector;
+  readonly stderr: OutputCollector;
+  readonly startedAt: number = performance.now();
+  /** The first reason the executor ended it, or null. */
+  cause: KillCause | null = null;
+  /** Set when the program exited. */
+  exit: ExitStatus | null = null;
+  strays: StrayReport = { killed: 0, survivors: [] };
+  durationMs = 0;
+  /** True once settled. */
+  isSettled = false;
+  /** Resolves when settled; never rejects. */
+  readonly settled: Promise<void>;
+
+  readonly #options: CommandOptions;
+  readonly #reaper: GroupReaper;
+  readonly #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  #stdin: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  #lastOutput: number = this.startedAt;
+  #wallTimer: ReturnType<typeof setTimeout> | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #onAbort: (() => void) | undefined;
+
+  constructor(options: CommandOptions) {
+    this.#options = options;
+    const { child } = options;
+    this.pid = child.pid;
+    this.stdout = options.stdout;
+    this.stderr = options.stderr;
+    this.#reaper = new GroupReaper(options.runtime, child.pid, options.killGraceMs);
+    if (child.stdin !== null) {
+      const writer = child.stdin.getWriter();
+      if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});
+      if (options.keepStdinOpen) this.#stdin = writer;
+      else writer.close().catch(() => {});
+    }
+    this.#startClocks();
+    this.settled = this.#settle();
+  }
+
+  /**
+   * Asks the command to end (SIGTERM, then SIGKILL after the grace period).
+   * True when this request ended a still-running program; false when it had
+   * exited already or another kill came first.
+   */
+  kill(cause: KillCause): boolean {
+    if (this.isSettled) return false;
+    const first = this.exit === null && this.cause === null;
+    if (first) this.cause = cause;
+    this.#reaper.terminate();
+    return first;
+  }
+
+  /** The stdin pipe of a command started with `keepStdinOpen`, while it is open. */
+  get stdinWriter(): WritableStreamDefaultWriter<Uint8Array> | null {
+    return this.#stdin;
+  }
+
+  /** Closes stdin (idempotent); errors such as a closed pipe are ignored. */
+  async closeStdin(): Promise<void> {
+    const writer = this.#stdin;
+    this.#stdin = null;
+    await writer?.close().catch(() => {});
+  }
+
+  #startClocks(): void {
+    const { timeoutMs, idleTimeoutMs, signal } = this.#options;
+    if (timeoutMs !== undefined) {
+      this.#wallTimer = setTimeout(() => this.kill("timeout"), timeoutMs);
+    }
+    if (idleTimeoutMs !== undefined) {
+      const check = (): void => {
+        const quiet = performance.now() - this.#lastOutput;
+        if (quiet >= idleTimeoutMs) this.kill("idle");
+        else this.#idleTimer = setTimeout(check, idleTimeoutMs - quiet);
+      };
+      this.#idleTimer = setTimeout(check, idleTimeoutMs);
+    }
+    if (signal !== undefined) {
+      this.#onAbort = () => this.kill("abort");
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+  }
+
+  #stopClocks(): void {
+    clearTimeout(this.#wallTimer);
+    clearTimeout(this.#idleTimer);
+    if (this.#onAbort !== undefined) {
+      this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    }
+  }
+
+  async #pump(stream: ReadableStream<Uint8Array>, into: OutputCollector): Promise<void> {
+    const reader = stream.getReader();
+    this.#readers.push(reader);
+    const watchIdle = this.#options.idleTimeoutMs !== undefined;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        into.push(value);
+        if (watchIdle) this.#lastOutput = performance.now();
+      }
+    } catch {
+      // A cancelled or broken pipe ends the stream; what arrived is kept.
+    }
+  }
+
+  async #settle(): Promise<void> {
+    const { child, drainGraceMs } = this.#options;
+    const pumps = Promise.all([
+      this.#pump(child.stdout, this.stdout),
+      this.#pump(child.stderr, this.stderr),
+    ]);
+    try {
+      this.exit = await child.exited;
+    } catch {
+      this.exit = { code: null, signal: null };
+    }
+    this.#stopClocks();
+    const drained = await within(pumps, drainGraceMs);
+    this.strays = await this.#reaper.sweep(!drained);
+    if (!drained && !(await within(pumps, PIPE_CLOSE_WAIT_MS))) {
+      await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
+      await pumps;
+    }
+    this.#reaper.dispose();
+    await this.closeStdin();
+    this.stdout.finish();
+    this.stderr.finish();
+    this.durationMs = performance.now() - this.startedAt;
+    this.isSettled = true;
+  }
+}

@@ -1,0 +1,184 @@
+import process from "node:process";
+import { resolve as resolvePath } from "node:path";
+import { BashConfigError } from "../seam/mod.ts";
+import { findSetsid } from "./_session.ts";
+import type { SessionStrategy } from "./runtime/_types.ts";
+
+/**
+ * Options of a {@linkcode LocalBashExecutor}; every field is optional.
+ *
+ * | field | default | meaning |
+ * |---|---|---|
+ * | `cwd` | the process's cwd | where commands run, and what relative workdirs resolve against |
+ * | `timeoutMs` | 120000 | wall clock of a foreground run |
+ * | `maxTimeoutMs` | 600000 | cap on any per-call `timeoutMs` |
+ * | `maxOutputBytes` | 64000 | bytes kept in memory per stream (head + tail) |
+ * | `headBytes` | 8000 | bytes of the head |
+ * | `maxSpillBytes` | 64 MiB | cap of each spill file |
+ * | `killGraceMs` | 3000 | SIGTERM to SIGKILL |
+ * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
+ * | `keepSpillFiles` | false | keep the spill directory at disposal |
+ * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
+ *
+ * @example
+ * ```ts
+ * import { LocalBashExecutor, type LocalBashExecutorConfig } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const config: LocalBashExecutorConfig = { cwd: "/tmp", timeoutMs: 30_000, sessionStrategy: "detached" };
+ * await using executor = new LocalBashExecutor(config);
+ * assert.equal(executor.config.timeoutMs, 30_000);
+ * assert.equal(executor.config.sessionStrategy, "detached");
+ * ```
+ */
+export interface LocalBashExecutorConfig {
+  /** Where commands run by default. */
+  cwd?: string;
+  /** Default wall-clock limit of a foreground run, in milliseconds. */
+  timeoutMs?: number;
+  /** The largest `timeoutMs` a call may ask for; larger ones are capped. */
+  maxTimeoutMs?: number;
+  /** Bytes of each stream kept in memory. */
+  maxOutputBytes?: number;
+  /** Bytes of the head of each stream (the rest of the budget is a rolling tail). */
+  headBytes?: number;
+  /** Cap of each spill file, in bytes. */
+  maxSpillBytes?: number;
+  /** Time between SIGTERM and SIGKILL, in milliseconds. */
+  killGraceMs?: number;
+  /** How long pipes may stay open after the shell exits, in milliseconds. */
+  drainGraceMs?: number;
+  /** Keep the spill directory when the executor is disposed. */
+  keepSpillFiles?: boolean;
+  /** How each command gets a session of its own. */
+  sessionStrategy?: "auto" | SessionStrategy;
+}
+
+/**
+ * A validated {@linkcode LocalBashExecutorConfig} with every default filled
+ * in, the session strategy decided and `setsidPath` found.
+ *
+ * @example
+ * ```ts
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new LocalBashExecutor();
+ * assert.equal(executor.config.maxOutputBytes, 64_000);
+ * assert.ok(executor.config.sessionStrategy === "detached" || executor.config.setsidPath !== null);
+ * ```
+ */
+export interface ResolvedLocalBashExecutorConfig {
+  /** Absolute default working directory. */
+  readonly cwd: string;
+  /** Default wall-clock limit. */
+  readonly timeoutMs: number;
+  /** Cap on per-call timeouts. */
+  readonly maxTimeoutMs: number;
+  /** Bytes kept in memory per stream. */
+  readonly maxOutputBytes: number;
+  /** Bytes of the head. */
+  readonly headBytes: number;
+  /** Cap of each spill file. */
+  readonly maxSpillBytes: number;
+  /** SIGTERM to SIGKILL. */
+  readonly killGraceMs: number;
+  /** Pipe drain grace after the shell exits. */
+  readonly drainGraceMs: number;
+  /** Keep spill files at disposal. */
+  readonly keepSpillFiles: boolean;
+  /** The strategy in use ("auto" decided). */
+  readonly sessionStrategy: SessionStrategy;
+  /** Absolute path of util-linux `setsid` when the strategy is `"setsid-binary"`, else null. */
+  readonly setsidPath: string | null;
+}
+
+/** Throws unless `value` is a positive finite number; names `field`. */
+export function positiveFinite(field: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new BashConfigError(
+      `"${field}" must be a positive finite number of milliseconds or bytes; got ${
+        JSON.stringify(value) ?? String(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+function count(field: string, value: unknown, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new BashConfigError(
+      `"${field}" must be a whole number >= ${min}; got ${JSON.stringify(value) ?? String(value)}`,
+    );
+  }
+  return value;
+}
+
+function nonNegative(field: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new BashConfigError(
+      `"${field}" must be a finite number >= 0 of milliseconds; got ${
+        JSON.stringify(value) ?? String(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+/** Validates a config and fills its defaults; throws `BashConfigError` naming the field. */
+export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBashExecutorConfig {
+  if (config === null || typeof config !== "object") {
+    throw new BashConfigError("The executor config must be an object; pass {} for the defaults");
+  }
+  const cwd = config.cwd ?? process.cwd();
+  if (typeof cwd !== "string" || cwd === "") {
+    throw new BashConfigError(`"cwd" must be a non-empty path; got ${JSON.stringify(cwd)}`);
+  }
+  const maxTimeoutMs = positiveFinite("maxTimeoutMs", config.maxTimeoutMs ?? 600_000);
+  const timeoutMs = positiveFinite("timeoutMs", config.timeoutMs ?? 120_000);
+  if (timeoutMs > maxTimeoutMs) {
+    throw new BashConfigError(
+      `"timeoutMs" (${timeoutMs}) exceeds "maxTimeoutMs" (${maxTimeoutMs}); lower it or raise "maxTimeoutMs"`,
+    );
+  }
+  const maxOutputBytes = count("maxOutputBytes", config.maxOutputBytes ?? 64_000, 1);
+  const headBytes = count("headBytes", config.headBytes ?? 8_000, 0);
+  if (headBytes > maxOutputBytes) {
+    throw new BashConfigError(
+      `"headBytes" (${headBytes}) exceeds "maxOutputBytes" (${maxOutputBytes}); lower it or raise "maxOutputBytes"`,
+    );
+  }
+  const keepSpillFiles = config.keepSpillFiles ?? false;
+  if (typeof keepSpillFiles !== "boolean") {
+    throw new BashConfigError(
+      `"keepSpillFiles" must be true or false; got ${JSON.stringify(keepSpillFiles)}`,
+    );
+  }
+  const strategy = config.sessionStrategy ?? "auto";
+  if (strategy !== "auto" && strategy !== "setsid-binary" && strategy !== "detached") {
+    throw new BashConfigError(
+      `"sessionStrategy" must be "auto", "setsid-binary" or "detached"; got ${
+        JSON.stringify(strategy)
+      }`,
+    );
+  }
+  const setsidPath = strategy === "detached" ? null : findSetsid();
+  if (strategy === "setsid-binary" && setsidPath === null) {
+    throw new BashConfigError(
+      `"sessionStrategy" is "setsid-binary" but no util-linux "setsid" is on PATH; install util-linux or use "auto"`,
+    );
+  }
+  return {
+    cwd: resolvePath(cwd),
+    timeoutMs,
+    maxTimeoutMs,
+    maxOutputBytes,
+    headBytes,
+    maxSpillBytes: count("maxSpillBytes", config.maxSpillBytes ?? 64 * 1024 * 1024, 0),
+    killGraceMs: nonNegative("killGraceMs", config.killGraceMs ?? 3_000),
+    drainGraceMs: nonNegative("drainGraceMs", config.drainGraceMs ?? 500),
+    keepSpillFiles,
+    sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
+    setsidPath,
+  };
+}

@@ -1,0 +1,56 @@
+import { BashConfigError, MANAGED_ENV_PREFIX, type ManagedEnv, scrubbedParentEnv } from "../seam/mod.ts";
+
+/** Set for every command so that nothing pages, colours, prompts or opens an editor. */
+export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
+  NO_COLOR: "1",
+  TERM: "dumb",
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_EDITOR: "true",
+  DEBIAN_FRONTEND: "noninteractive",
+});
+
+/** The part of every command's environment that does not depend on the call. */
+export interface BaseEnv {
+  env: Readonly<Record<string, string>>;
+  scrubbed: readonly string[];
+}
+
+/** The scrubbed parent environment with the overrides on top; computed once per executor. */
+export function baseEnv(): BaseEnv {
+  const { env, scrubbed } = scrubbedParentEnv();
+  return { env: { ...env, ...ENV_OVERRIDES }, scrubbed };
+}
+
+/** Throws `BashConfigError` for an `env` key in the managed namespace or a `managedEnv` key outside it. */
+export function checkEnvKeys(
+  env: Record<string, string> | undefined,
+  managedEnv: ManagedEnv | undefined,
+): void {
+  for (const key in env) {
+    if (key.startsWith(MANAGED_ENV_PREFIX)) {
+      throw new BashConfigError(
+        `"env" key "${key}" uses the managed prefix "${MANAGED_ENV_PREFIX}"; pass it in "managedEnv" instead`,
+      );
+    }
+  }
+  for (const key in managedEnv) {
+    if (!key.startsWith(MANAGED_ENV_PREFIX)) {
+      throw new BashConfigError(
+        `"managedEnv" key "${key}" lacks the managed prefix "${MANAGED_ENV_PREFIX}"; rename it or pass it in "env"`,
+      );
+    }
+  }
+}
+
+/** base -> env -> managedEnv (last, so a caller's env cannot displace a managed fact). */
+export function commandEnv(
+  base: BaseEnv,
+  env: Record<string, string> | undefined,
+  managedEnv: ManagedEnv | undefined,
+): Record<string, string> {
+  checkEnvKeys(env, managedEnv);
+  if (env === undefined && managedEnv === undefined) return base.env as Record<string, string>;
+  return { ...base.env, ...env, ...managedEnv };
+}

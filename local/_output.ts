@@ -1,0 +1,202 @@
+import type { CollectedOutput } from "../seam/mod.ts";
+import { SpillFile } from "./_spill.ts";
+import {
+  completePrefixLength,
+  decodeCounting,
+  leadingContinuationBytes,
+  omissionMarker,
+} from "./_utf8.ts";
+
+/** How much of one stream is kept in memory and on disk. */
+export interface OutputBudget {
+  /** Bytes kept in memory: the head plus a rolling tail. */
+  maxBytes: number;
+  /** Bytes of the head (at most `maxBytes`). */
+  headBytes: number;
+  /** Cap of the spill file. */
+  maxSpillBytes: number;
+  /** The private directory for spill files; null when it cannot be made. */
+  spillDir: () => string | null;
+}
+
+/** Bytes from a read cursor onwards: `before` and `after` are contiguous unless `dropped` > 0. */
+export interface StreamSlice {
+  /** Retained head bytes from the cursor. */
+  before: Uint8Array | null;
+  /** Bytes between the two that are no longer retained. */
+  dropped: number;
+  /** Retained tail bytes. */
+  after: Uint8Array | null;
+  /** The stream offset after the slice. */
+  end: number;
+}
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * One output stream: the first `headBytes` bytes, a ring of the last bytes,
+ * and a spill file of the whole stream once it overflows memory.
+ */
+export class OutputCollector {
+  readonly #headLimit: number;
+  readonly #tailLimit: number;
+  readonly #budget: OutputBudget;
+  readonly #head: Uint8Array[] = [];
+  #headLen = 0;
+  #ring: Uint8Array | null = null;
+  #ringStart = 0;
+  #tailLen = 0;
+  #total = 0;
+  #spill: SpillFile | null = null;
+  #spillTried = false;
+
+  constructor(budget: OutputBudget) {
+    this.#budget = budget;
+    this.#headLimit = Math.min(budget.headBytes, budget.maxBytes);
+    this.#tailLimit = budget.maxBytes - this.#headLimit;
+  }
+
+  /** Bytes the stream produced so far. */
+  get totalBytes(): number {
+    return this.#total;
+  }
+
+  /** The spill file's path, when there is a usable one. */
+  get spillPath(): string | null {
+    return this.#spill?.path ?? null;
+  }
+
+  /** Takes one chunk; the collector may keep a view of it, so it must not be reused. */
+  push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    this.#total += chunk.length;
+    if (this.#spill !== null) this.#spill.write(chunk);
+    else if (!this.#spillTried && this.#total > this.#budget.maxBytes) this.#startSpill(chunk);
+
+    let rest = chunk;
+    if (this.#headLen < this.#headLimit) {
+      const take = Math.min(this.#headLimit - this.#headLen, chunk.length);
+      this.#head.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+      this.#headLen += take;
+      rest = chunk.subarray(take);
+    }
+    if (rest.length > 0) this.#pushTail(rest);
+  }
+
+  /** Closes the spill file; the collector stays readable. */
+  finish(): void {
+    this.#spill?.close();
+  }
+
+  /** The whole stream as far as memory holds it: head and tail around one marker. */
+  collect(): CollectedOutput {
+    const spillPath = this.spillPath;
+    const spill = spillPath === null ? {} : { spillPath };
+    const spillComplete = this.#spill?.complete ?? false;
+    const head = concat(this.#head, this.#headLen);
+    if (this.#headLen + this.#tailLen === this.#total) {
+      const tail = this.#tailFrom(0);
+      const bytes = tail.length === 0 ? head : concat([head, tail], this.#total);
+      const { text, invalid } = decodeCounting(bytes);
+      return {
+        text,
+        truncated: false,
+        totalBytes: this.#total,
+        omittedBytes: 0,
+        ...spill,
+        spillComplete,
+        invalidUtf8Bytes: invalid,
+      };
+    }
+    const headPart = head.subarray(0, completePrefixLength(head));
+    let tailPart = this.#tailFrom(0);
+    tailPart = tailPart.subarray(leadingContinuationBytes(tailPart));
+    const first = decodeCounting(headPart);
+    const last = decodeCounting(tailPart);
+    const omittedBytes = this.#total - headPart.length - tailPart.length;
+    return {
+      text: first.text + omissionMarker(first.text, omittedBytes) + last.text,
+      truncated: true,
+      totalBytes: this.#total,
+      omittedBytes,
+      ...spill,
+      spillComplete,
+      invalidUtf8Bytes: first.invalid + last.invalid,
+    };
+  }
+
+  /** The retained bytes from stream offset `offset` to the end (views valid until the next push). */
+  readFrom(offset: number): StreamSlice {
+    let cursor = offset;
+    let before: Uint8Array | null = null;
+    if (cursor < this.#headLen) {
+      before = concat(this.#head, this.#headLen).subarray(cursor);
+      cursor = this.#headLen;
+    }
+    const tailStart = this.#total - this.#tailLen;
+    const dropped = Math.max(0, tailStart - cursor);
+    cursor += dropped;
+    const after = cursor < this.#total ? this.#tailFrom(cursor - tailStart) : null;
+    return { before, dropped, after, end: this.#total };
+  }
+
+  #startSpill(chunk: Uint8Array): void {
+    this.#spillTried = true;
+    const dir = this.#budget.spillDir();
+    if (dir === null) return;
+    const spill = SpillFile.create(dir, this.#budget.maxSpillBytes);
+    if (spill === null) return;
+    this.#spill = spill;
+    for (const piece of this.#head) spill.write(piece);
+    spill.write(this.#tailFrom(0));
+    spill.write(chunk);
+  }
+
+  #pushTail(bytes: Uint8Array): void {
+    const capacity = this.#tailLimit;
+    if (capacity === 0) return;
+    const ring = this.#ring ??= new Uint8Array(capacity);
+    if (bytes.length >= capacity) {
+      ring.set(bytes.subarray(bytes.length - capacity));
+      this.#ringStart = 0;
+      this.#tailLen = capacity;
+      return;
+    }
+    const write = (this.#ringStart + this.#tailLen) % capacity;
+    const first = Math.min(bytes.length, capacity - write);
+    ring.set(first === bytes.length ? bytes : bytes.subarray(0, first), write);
+    if (first < bytes.length) ring.set(bytes.subarray(first), 0);
+    const length = this.#tailLen + bytes.length;
+    if (length > capacity) {
+      this.#ringStart = (this.#ringStart + length - capacity) % capacity;
+      this.#tailLen = capacity;
+    } else {
+      this.#tailLen = length;
+    }
+  }
+
+  /** A view of the tail from `from` (valid until the next push). */
+  #tailFrom(from: number): Uint8Array {
+    const ring = this.#ring;
+    const length = this.#tailLen - from;
+    if (ring === null || length <= 0) return EMPTY;
+    const start = (this.#ringStart + from) % ring.length;
+    if (start + length <= ring.length) return ring.subarray(start, start + length);
+    const out = new Uint8Array(length);
+    const first = ring.length - start;
+    out.set(ring.subarray(start));
+    out.set(ring.subarray(0, length - first), first);
+    return out;
+  }
+}

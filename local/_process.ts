@@ -1,0 +1,143 @@
+import {
+  BashConfigError,
+  type BashProcess,
+  type BashProcessRead,
+  type BashProcessStatus,
+  type BashSandboxInfo,
+} from "../seam/mod.ts";
+import type { RunningCommand } from "./_command.ts";
+import type { OutputCollector } from "./_output.ts";
+import { leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
+
+const encoder = new TextEncoder();
+
+/** A consuming read position in one stream, with a streaming decoder across reads. */
+class StreamCursor {
+  #offset = 0;
+  readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+  read(collector: OutputCollector, final: boolean): { text: string; dropped: number } {
+    const slice = collector.readFrom(this.#offset);
+    this.#offset = slice.end;
+    let text = slice.before === null ? "" : this.#decoder.decode(slice.before, { stream: true });
+    let dropped = slice.dropped;
+    let after = slice.after;
+    if (dropped > 0) {
+      text += this.#decoder.decode();
+      if (after !== null) {
+        const skip = leadingContinuationBytes(after);
+        dropped += skip;
+        after = after.subarray(skip);
+      }
+      text += omissionMarker(text, dropped);
+    }
+    if (after !== null) text += this.#decoder.decode(after, { stream: !final });
+    else if (final) text += this.#decoder.decode();
+    return { text, dropped };
+  }
+}
+
+/** A background command as `LocalBashExecutor.start()` hands it out. */
+export class LocalBashProcess implements BashProcess {
+  readonly command: string;
+  readonly pid: number;
+  readonly done: Promise<void>;
+  sandbox?: BashSandboxInfo;
+  readonly #command: RunningCommand;
+  readonly #keepStdinOpen: boolean;
+  readonly #stdout = new StreamCursor();
+  readonly #stderr = new StreamCursor();
+
+  constructor(
+    command: string,
+    running: RunningCommand,
+    keepStdinOpen: boolean,
+    describe: (() => BashSandboxInfo | undefined) | undefined,
+  ) {
+    this.command = command;
+    this.pid = running.pid;
+    this.#command = running;
+    this.#keepStdinOpen = keepStdinOpen;
+    this.done = running.settled.then(() => {
+      try {
+        const info = describe?.();
+        if (info !== undefined) this.sandbox = info;
+      } catch {
+        // A broken describe hook must not make `done` reject.
+      }
+    });
+  }
+
+  get status(): BashProcessStatus {
+    const running = this.#command;
+    if (!running.isSettled) return "running";
+    return running.exit?.signal != null || running.cause !== null ? "killed" : "completed";
+  }
+
+  get exitCode(): number | null {
+    return this.#command.isSettled ? this.#command.exit?.code ?? null : null;
+  }
+
+  get signal(): string | null {
+    return this.#command.isSettled ? this.#command.exit?.signal ?? null : null;
+  }
+
+  readOutput(): BashProcessRead {
+    const running = this.#command;
+    const final = running.isSettled;
+    const out = this.#stdout.read(running.stdout, final);
+    const err = this.#stderr.read(running.stderr, final);
+    const read: BashProcessRead = {
+      stdout: out.text,
+      stderr: err.text,
+      lossy: out.dropped + err.dropped > 0,
+      droppedBytes: out.dropped + err.dropped,
+      status: this.status,
+      exitCode: this.exitCode,
+      signal: this.signal,
+    };
+    const stdoutSpill = running.stdout.spillPath;
+    const stderrSpill = running.stderr.spillPath;
+    if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
+    if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
+    return read;
+  }
+
+  async write(data: string | Uint8Array): Promise<void> {
+    const writer = this.#openStdin("write to");
+    try {
+      await writer.write(typeof data === "string" ? encoder.encode(data) : data);
+    } catch (cause) {
+      throw new BashConfigError(
+        `Stdin of process ${this.pid} is closed (the command exited or stopped reading); start a new process to send more input`,
+        { cause },
+      );
+    }
+  }
+
+  async closeStdin(): Promise<void> {
+    if (!this.#keepStdinOpen) this.#openStdin("close");
+    await this.#command.closeStdin();
+  }
+
+  async kill(): Promise<boolean> {
+    const first = this.#command.kill("kill");
+    await this.done;
+    return first;
+  }
+
+  #openStdin(verb: string): WritableStreamDefaultWriter<Uint8Array> {
+    if (!this.#keepStdinOpen) {
+      throw new BashConfigError(
+        `Cannot ${verb} stdin of process ${this.pid}: it was not started with "keepStdinOpen: true"; pass that option to start()`,
+      );
+    }
+    const writer = this.#command.stdinWriter;
+    if (writer === null || this.#command.exit !== null) {
+      throw new BashConfigError(
+        `Cannot ${verb} stdin of process ${this.pid}: stdin is closed or the command exited; start a new process to send more input`,
+      );
+    }
+    return writer;
+  }
+}

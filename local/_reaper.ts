@@ -1,0 +1,96 @@
+import type { StrayReport } from "../seam/mod.ts";
+import { sessionMembers } from "./_census.ts";
+import type { Runtime } from "./runtime/_types.ts";
+
+/** How long processes that got SIGKILL may take to disappear before they count as survivors. */
+const SURVIVOR_WAIT_MS = 1000;
+const MAX_POLL_MS = 50;
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * Ends one command's process group and session: SIGTERM, then SIGKILL after
+ * the grace period (a second request does not restart the timer), each
+ * followed by a census of the session so processes that left the group die too.
+ */
+export class GroupReaper {
+  readonly #runtime: Runtime;
+  readonly #sid: number;
+  readonly #graceMs: number;
+  #terminated = false;
+  #killedAt = -1;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** `sid` is the spawned program's pid, which is also its pgid and sid. */
+  constructor(runtime: Runtime, sid: number, graceMs: number) {
+    this.#runtime = runtime;
+    this.#sid = sid;
+    this.#graceMs = graceMs;
+  }
+
+  /** True once a kill was requested. */
+  get terminated(): boolean {
+    return this.#terminated;
+  }
+
+  /** SIGTERM now, SIGKILL after the grace period; idempotent. */
+  terminate(): void {
+    if (this.#terminated) return;
+    this.#terminated = true;
+    this.#signal("SIGTERM", sessionMembers(this.#sid));
+    this.#timer = setTimeout(() => this.#forceKill(), this.#graceMs);
+  }
+
+  /**
+   * Called once the program has exited: kills whatever is left of its group
+   * and session and reports it. Without a kill request, open pipes or live
+   * group members, no census is taken.
+   */
+  async sweep(pipesOpen: boolean): Promise<StrayReport> {
+    if (!pipesOpen && !this.#terminated && !this.#send(-this.#sid, 0)) {
+      return { killed: 0, survivors: [] };
+    }
+    let members = sessionMembers(this.#sid);
+    const seen = new Set(members);
+    if (members.length > 0) {
+      if (this.#terminated) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", members);
+      else this.terminate();
+    }
+    let pause = 5;
+    while (members.length > 0) {
+      if (this.#killedAt >= 0 && performance.now() - this.#killedAt > SURVIVOR_WAIT_MS) break;
+      await sleep(pause);
+      pause = Math.min(pause * 2, MAX_POLL_MS);
+      members = sessionMembers(this.#sid);
+      const fresh = members.filter((pid) => !seen.has(pid));
+      for (const pid of fresh) seen.add(pid);
+      if (fresh.length > 0) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", fresh);
+    }
+    this.dispose();
+    return { killed: seen.size - members.length, survivors: members };
+  }
+
+  /** Stops the SIGKILL timer. */
+  dispose(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #forceKill(): void {
+    this.#killedAt = performance.now();
+    this.#signal("SIGKILL", sessionMembers(this.#sid));
+  }
+
+  #signal(signal: "SIGTERM" | "SIGKILL", members: readonly number[]): void {
+    this.#send(-this.#sid, signal);
+    for (const pid of members) this.#send(pid, signal);
+  }
+
+  /** False only when the target is gone; a target we may not signal counts as present. */
+  #send(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
+    try {
+      return this.#runtime.kill(pid, signal);
+    } catch {
+      return true;
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The local executor: runs bash commands on this machine through the
+ * {@linkcode BashExecutor} seam, in the foreground (`run`) or in the
+ * background (`start`).
+ *
+ * @example
+ * ```ts
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new LocalBashExecutor();
+ * const result = await executor.run(executor.resolve({ command: "printf %s ok" }));
+ * assert.equal(result.stdout.text, "ok");
+ * ```
+ *
+ * @module
+ */
+export type { BashExecutor } from "../seam/mod.ts";
+export type { LocalBashExecutorConfig, ResolvedLocalBashExecutorConfig } from "./_config.ts";
+export { ENV_OVERRIDES } from "./_env.ts";
+export { LocalBashExecutor } from "./executor.ts";
+export type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
+export { runtime } from "./runtime/mod.ts";
+export type {
+  ExitStatus,
+  Runtime,
+  SessionStrategy,
+  SpawnedChild,
+  SpawnRequest,
+} from "./runtime/mod.ts";

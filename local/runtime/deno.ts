@@ -1,0 +1,66 @@
+/**
+ * The Deno runtime: `Deno.Command(...).spawn()` and `Deno.kill`.
+ *
+ * @example
+ * ```ts
+ * import { runtime } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * if (globalThis.Deno) assert.equal(runtime.name, "deno");
+ * ```
+ *
+ * @module
+ */
+import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+
+function spawn(request: SpawnRequest): Promise<SpawnedChild> {
+  try {
+    const child = new Deno.Command(request.program, {
+      args: request.args,
+      cwd: request.cwd,
+      env: request.env,
+      clearEnv: true,
+      stdin: request.stdin,
+      stdout: "piped",
+      stderr: "piped",
+      detached: request.session === "detached",
+    }).spawn();
+    const exited: Promise<ExitStatus> = child.status.then((status) => ({
+      code: status.signal === null ? status.code : null,
+      signal: status.signal,
+    }));
+    return Promise.resolve({
+      pid: child.pid,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      stdin: request.stdin === "piped" ? child.stdin : null,
+      exited,
+    });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
+  try {
+    // Deno's types omit signal 0, which only probes for existence.
+    Deno.kill(pid, signal as Deno.Signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/**
+ * The runtime operations implemented with Deno APIs.
+ *
+ * @example
+ * ```ts
+ * import { runtime } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
+ * ```
+ */
+export const denoRuntime: Runtime = { name: "deno", spawn, kill };
