@@ -1,4 +1,9 @@
-import { BashConfigError, MANAGED_ENV_PREFIX, type ManagedEnv, scrubbedParentEnv } from "../seam/mod.ts";
+import {
+  BashConfigError,
+  MANAGED_ENV_PREFIX,
+  type ManagedEnv,
+  scrubbedParentEnv,
+} from "../seam/mod.ts";
 
 /** Set for every command so that nothing pages, colours, prompts or opens an editor. */
 export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({

@@ -3,7 +3,10 @@ import { basename, delimiter, isAbsolute, join } from "node:path";
 import process from "node:process";
 
 /** The absolute path of an executable file named `name` on PATH, or null. */
-export function findOnPath(name: string, path: string | undefined = process.env.PATH): string | null {
+export function findOnPath(
+  name: string,
+  path: string | undefined = process.env.PATH,
+): string | null {
   for (const dir of (path ?? "").split(delimiter)) {
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, name);

@@ -18,7 +18,7 @@ import {
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "./_config.ts";
-import { baseEnv, type BaseEnv, checkEnvKeys, commandEnv } from "./_env.ts";
+import { type BaseEnv, baseEnv, checkEnvKeys, commandEnv } from "./_env.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { findOnPath } from "./_session.ts";

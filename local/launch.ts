@@ -36,7 +36,12 @@ export interface Launch {
  * ```ts
  * import type { LaunchOutcome } from "@shellseam/bash/local";
  *
- * const outcome: LaunchOutcome = { exitCode: 1, signal: null, stderrText: "Read-only file system" };
+ * const outcome: LaunchOutcome = {
+ *   exitCode: 1,
+ *   signal: null,
+ *   stderrText: "Read-only file system",
+ *   killedByExecutor: false,
+ * };
  * console.log(outcome.exitCode);
  * ```
  */
