@@ -1,0 +1,186 @@
+import { resolve as resolvePath } from "node:path";
+import type { BashExecRequest, BashExecSpec, SandboxMode } from "../seam/mod.ts";
+import { renderBackgroundStart } from "./render_task.ts";
+import { renderRunResult } from "./render_run.ts";
+import { bashInputSchema } from "./schemas.ts";
+import { bashTaskHooks } from "./task_hooks.ts";
+import { failure, messageOf } from "./_result.ts";
+import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
+import type { BashToolsOptions } from "./create.ts";
+import { validateToolArguments } from "./validate.ts";
+import { widerSandboxModes } from "./escalation.ts";
+
+interface BashArgs {
+  command: string;
+  description: string;
+  timeout_ms?: number;
+  workdir?: string;
+  run_in_background?: boolean;
+  sandbox_permissions?: SandboxMode;
+  justification?: string;
+}
+
+const NEVER_ACCEPTED: Readonly<Record<string, string>> = {
+  env: "set variables inside the command instead (FOO=bar cmd, or export FOO=bar && cmd)",
+  stdin: "feed input inside the command instead (a heredoc, or printf '...' | cmd)",
+  stdoutMaxBytes: "long output is truncated and saved to a file named in the result",
+};
+
+const MODE_MEANINGS: Record<SandboxMode, string> = {
+  "read-only": "it may read files anywhere but write nowhere outside a private /tmp",
+  "workspace-write": "it may read anywhere and write inside the workspace",
+  "danger-full-access": "it is not confined",
+};
+
+/** Builds the `bash` tool over an executor; see `createBashTools`. */
+export function createBashTool(
+  options: BashToolsOptions,
+  runInBackground: boolean,
+  escalationModes: readonly SandboxMode[],
+): BashTool {
+  const { executor } = options;
+  const defaultMode = executor.sandboxMode;
+  const inputSchema = bashInputSchema({ sandboxMode: defaultMode, runInBackground });
+  const offered = defaultMode === undefined ? [] : widerSandboxModes(defaultMode);
+
+  const lines = [
+    "Run a bash command and return its output.",
+    "- Each call runs `bash -c` in a fresh non-interactive shell: no terminal, empty stdin, and cd, exports and variables do not carry over. Chain dependent steps with && and use workdir instead of cd.",
+    "- The result is stdout, then a [stderr] section, then marker lines such as [timed out after N ms], [killed by signal: SIGX] or [exit code: N]. Check them before trusting the output.",
+    "- Long output keeps its beginning and end; an [output truncated: ...] marker names a file that holds all of it. Color codes and progress-bar redraws are removed.",
+  ];
+  if (runInBackground) {
+    lines.push(
+      "- For servers, watchers and anything that does not exit on its own, set run_in_background: true: you get a task id at once; read its output with task_output and stop it with task_kill. A foreground command that leaves processes running has them stopped when it ends.",
+    );
+  }
+  if (defaultMode !== undefined) {
+    lines.push(
+      `- Commands run in a sandbox, by default in ${defaultMode} mode: ${
+        MODE_MEANINGS[defaultMode]
+      }. A blocked write ends with [sandbox: file access denied under <mode> mode].`,
+    );
+    if (offered.length > 0) {
+      lines.push(
+        "- If a denied command truly needs more access, retry it once with sandbox_permissions and a justification; a person approves or rejects that one call.",
+      );
+    }
+  }
+
+  return {
+    name: "bash",
+    description: lines.join("\n"),
+    inputSchema,
+    execute: async (args, context) => {
+      const check = validateToolArguments("bash", inputSchema, args, {
+        hints: NEVER_ACCEPTED,
+        refine: (value) => {
+          const problems: string[] = [];
+          if (value.run_in_background === true && value.timeout_ms !== undefined) {
+            problems.push(
+              "timeout_ms does not apply with run_in_background: a background command runs until it exits or task_kill stops it; drop one of the two",
+            );
+          }
+          if ((value.sandbox_permissions === undefined) !== (value.justification === undefined)) {
+            problems.push(
+              "sandbox_permissions and justification go together: give both to ask for wider access, or neither",
+            );
+          }
+          return problems;
+        },
+      });
+      if (!check.ok) return failure(check.message);
+      return await runBash(options, check.value as unknown as BashArgs, escalationModes, context);
+    },
+  };
+}
+
+async function runBash(
+  options: BashToolsOptions,
+  args: BashArgs,
+  escalationModes: readonly SandboxMode[],
+  context: ToolCallContext | undefined,
+): Promise<ToolResult> {
+  const { executor, approve, tasks, owner } = options;
+  let mode: SandboxMode | undefined;
+  if (args.sandbox_permissions !== undefined) {
+    const asked = args.sandbox_permissions;
+    if (!approve) {
+      return failure(
+        `Running with sandbox_permissions "${asked}" needs a person's approval, and no approver is configured in this session, so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
+      );
+    }
+    let decision: unknown;
+    try {
+      decision = await approve({
+        command: args.command,
+        mode: asked,
+        justification: args.justification ?? "",
+      });
+    } catch (error) {
+      return failure(
+        `Asking for approval of sandbox_permissions "${asked}" failed (${
+          messageOf(error)
+        }), so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
+      );
+    }
+    if (decision !== "allow-once") {
+      return failure(
+        `The user did not approve running this command with sandbox_permissions "${asked}", so it was not run. Do not ask again for the same command; continue without that access, or ask the user how to proceed`,
+      );
+    }
+    mode = asked;
+  } else {
+    mode = options.sessionMode?.();
+  }
+
+  const background = args.run_in_background === true;
+  const request: BashExecRequest = { command: args.command };
+  const workdir = args.workdir === undefined
+    ? options.workdir
+    : options.workdir === undefined
+    ? args.workdir
+    : resolvePath(options.workdir, args.workdir);
+  if (workdir !== undefined) request.workdir = workdir;
+  if (args.timeout_ms !== undefined) request.timeoutMs = args.timeout_ms;
+  if (!background && context?.signal) request.signal = context.signal;
+
+  let spec: BashExecSpec;
+  try {
+    spec = executor.resolve(request);
+  } catch (error) {
+    return failure(`The command was not run: ${messageOf(error)}`);
+  }
+  if (mode !== undefined && spec.sandboxPolicy !== null) {
+    spec = { ...spec, sandboxPolicy: { ...spec.sandboxPolicy, mode } };
+  }
+
+  if (!background) {
+    try {
+      return renderRunResult(await executor.run(spec), { escalationModes });
+    } catch (error) {
+      return failure(`The command could not be run: ${messageOf(error)}`);
+    }
+  }
+  let process;
+  try {
+    process = await executor.start(spec);
+  } catch (error) {
+    return failure(`The command could not be started: ${messageOf(error)}`);
+  }
+  try {
+    const { id } = tasks.register({
+      kind: "bash",
+      label: args.command,
+      owner,
+      hooks: bashTaskHooks(process),
+    });
+    return { text: renderBackgroundStart(id), isError: false };
+  } catch (error) {
+    await process.kill();
+    await process.done;
+    return failure(
+      `The background command was stopped because it could not be registered: ${messageOf(error)}`,
+    );
+  }
+}

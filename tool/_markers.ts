@@ -1,0 +1,60 @@
+import type { BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import { stripTerminalControls } from "./terminal.ts";
+
+/**
+ * The output part of a rendering: stdout, then a `[stderr]` section, each
+ * cleaned of terminal controls and followed by its own extra marker lines;
+ * `empty` when both streams have nothing to show.
+ */
+export function outputLines(
+  streams: { stdout: string; stdoutMarkers: string[]; stderr: string; stderrMarkers: string[] },
+  empty: string,
+): string[] {
+  const stdout = showable(streams.stdout);
+  const stderr = showable(streams.stderr);
+  const lines: string[] = [];
+  if (stdout !== undefined) lines.push(stdout);
+  lines.push(...streams.stdoutMarkers);
+  if (stderr !== undefined) lines.push("[stderr]", stderr);
+  lines.push(...streams.stderrMarkers);
+  if (stdout === undefined && stderr === undefined) lines.unshift(empty);
+  return lines;
+}
+
+function showable(text: string): string | undefined {
+  const clean = stripTerminalControls(text);
+  if (clean.trim() === "") return undefined;
+  return clean.endsWith("\n") ? clean.slice(0, -1) : clean;
+}
+
+/**
+ * The sandbox marker lines: a runner failure, or a denial followed by the
+ * escalation hint when `escalationModes` offers a mode wider than the one the
+ * command ran under.
+ */
+export function sandboxLines(
+  info: BashSandboxInfo | undefined,
+  escalationModes: readonly SandboxMode[],
+): string[] {
+  if (!info) return [];
+  if (info.runnerFailed) {
+    return [
+      `[sandbox failure: the ${info.backend} sandbox itself failed, so the command may not have run; this is not a permission denial and sandbox_permissions will not fix it; tell the user]`,
+    ];
+  }
+  if (!info.denied) return [];
+  const lines = [`[sandbox: file access denied under ${info.mode} mode]`];
+  if (escalationModes.length > 0) {
+    const modes = escalationModes.map((mode) => JSON.stringify(mode)).join(" or ");
+    lines.push(
+      `[if the command needs that access, retry it once with sandbox_permissions ${modes} and a justification; a person approves or rejects the retry]`,
+    );
+  }
+  return lines;
+}
+
+/** A label on one line, at most 120 characters. */
+export function oneLine(label: string): string {
+  const flat = label.replace(/\s+/g, " ").trim();
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+}

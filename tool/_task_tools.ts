@@ -1,0 +1,96 @@
+import type { SandboxMode } from "../seam/mod.ts";
+import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
+import { failure, messageOf } from "./_result.ts";
+import { renderTaskKill, renderTaskList, renderTaskOutput } from "./render_task.ts";
+import { TASK_KILL_SCHEMA, TASK_LIST_SCHEMA, TASK_OUTPUT_SCHEMA } from "./schemas.ts";
+import type { BashTool, ToolResult } from "./tool.ts";
+import { validateToolArguments } from "./validate.ts";
+
+/** How long `task_output` waits when `wait: true` comes without `timeout_ms`. */
+const DEFAULT_WAIT_MS = 30_000;
+/** How long `task_kill` waits for a stopped task to exit (past the executor's kill grace). */
+const KILL_SETTLE_MS = 10_000;
+
+interface TaskToolConfig {
+  tasks: TaskRegistry<unknown>;
+  owner: TaskOwner;
+  escalationModes: readonly SandboxMode[];
+}
+
+/** Builds `task_output`, `task_list` and `task_kill` over a registry, for one owner. */
+export function createTaskTools(
+  config: TaskToolConfig,
+): { taskOutput: BashTool; taskList: BashTool; taskKill: BashTool } {
+  const { tasks, owner, escalationModes } = config;
+  const taskOutput: BashTool = {
+    name: "task_output",
+    description:
+      "Read a background task's new output: what it printed since your last read (or (no new output)), then [status: ...] with the exit code or signal once it has finished. A lost-output marker names the files that still hold everything. Set wait: true to block until the task finishes or timeout_ms passes, instead of calling this again and again.",
+    inputSchema: TASK_OUTPUT_SCHEMA,
+    execute: async (args, context) => {
+      const check = validateToolArguments("task_output", TASK_OUTPUT_SCHEMA, args, {
+        refine: (value) =>
+          value.timeout_ms !== undefined && value.wait !== true
+            ? [
+              "timeout_ms applies only with wait: true; add wait: true to block until the task finishes, or drop timeout_ms",
+            ]
+            : [],
+      });
+      if (!check.ok) return failure(check.message);
+      const id = (check.value.task_id as string).trim();
+      const signal = context?.signal;
+      try {
+        if (check.value.wait === true) {
+          const timeoutMs = (check.value.timeout_ms as number | undefined) ?? DEFAULT_WAIT_MS;
+          await tasks.wait(id, owner, signal ? { timeoutMs, signal } : { timeoutMs });
+        }
+        return {
+          text: renderTaskOutput(tasks.read(id, owner), { escalationModes }),
+          isError: false,
+        };
+      } catch (error) {
+        if (signal?.aborted) {
+          return failure(`Stopped waiting for task ${id}: the tool call was cancelled`);
+        }
+        return taskFailure(error);
+      }
+    },
+  };
+  const taskList: BashTool = {
+    name: "task_list",
+    description:
+      "List your background tasks, one per line: id, [kind], status and command. Finished tasks stay listed so their output can still be read.",
+    inputSchema: TASK_LIST_SCHEMA,
+    execute: (args) => {
+      const check = validateToolArguments("task_list", TASK_LIST_SCHEMA, args);
+      if (!check.ok) return Promise.resolve(failure(check.message));
+      return Promise.resolve({ text: renderTaskList(tasks.list(owner)), isError: false });
+    },
+  };
+  const taskKill: BashTool = {
+    name: "task_kill",
+    description:
+      "Stop a background task and every process it started. What it printed stays readable with task_output. The reply ends with the task's [status: ...].",
+    inputSchema: TASK_KILL_SCHEMA,
+    execute: async (args) => {
+      const check = validateToolArguments("task_kill", TASK_KILL_SCHEMA, args);
+      if (!check.ok) return failure(check.message);
+      const id = (check.value.task_id as string).trim();
+      const reason = check.value.reason as string | undefined;
+      try {
+        const outcome = await tasks.kill(id, owner, reason?.trim() || undefined);
+        const snapshot = outcome === "requested"
+          ? await tasks.wait(id, owner, { timeoutMs: KILL_SETTLE_MS })
+          : tasks.get(id, owner);
+        return { text: renderTaskKill(outcome, snapshot), isError: false };
+      } catch (error) {
+        return taskFailure(error);
+      }
+    },
+  };
+  return { taskOutput, taskList, taskKill };
+}
+
+function taskFailure(error: unknown): ToolResult {
+  return failure(messageOf(error));
+}

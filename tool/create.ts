@@ -1,0 +1,139 @@
+import type { BashExecutor, SandboxMode } from "../seam/mod.ts";
+import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
+import { createBashTool } from "./_bash.ts";
+import { createTaskTools } from "./_task_tools.ts";
+import { type ApproveEscalation, widerSandboxModes } from "./escalation.ts";
+import { renderTaskNotice } from "./render_task.ts";
+import type { BashTool } from "./tool.ts";
+
+/**
+ * What {@linkcode createBashTools} builds the tools over.
+ *
+ * @example
+ * ```ts
+ * import type { BashToolsOptions } from "@shellseam/bash/tool";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
+ *
+ * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
+ * await using tasks = new TaskRegistry();
+ * const options: BashToolsOptions = {
+ *   executor,
+ *   tasks,
+ *   owner: taskOwner("session-1"),
+ *   workdir: "/tmp",
+ *   enableRunInBackground: false,
+ * };
+ * console.log(options.workdir);
+ * ```
+ */
+export interface BashToolsOptions {
+  /** Runs the commands. Its `sandboxMode` decides whether escalation fields are offered. */
+  executor: BashExecutor;
+  /** Holds background commands; may be shared with other task kinds and owners. */
+  tasks: TaskRegistry<unknown>;
+  /** Whose tasks these tools start and may see: the calling session. */
+  owner: TaskOwner;
+  /** The session's working directory: the default workdir, and the base of relative ones. */
+  workdir?: string;
+  /**
+   * Asks a person whether one call may run under the wider mode the model
+   * asked for. Without it, every escalation fails closed.
+   */
+  approve?: ApproveEscalation;
+  /**
+   * The session's sandbox mode override (for example the fold of its
+   * `sandbox/mode` events), or `undefined` for the executor's default. An
+   * approved escalation outranks it.
+   */
+  sessionMode?: () => SandboxMode | undefined;
+  /** Offer `run_in_background` and the task tools. Defaults to true. */
+  enableRunInBackground?: boolean;
+}
+
+/**
+ * The tool set for one session: every tool by name, the list to hand a model,
+ * and the pending completion notices.
+ *
+ * @example
+ * ```ts
+ * import type { BashTools } from "@shellseam/bash/tool";
+ *
+ * function toolNames(set: BashTools): string[] {
+ *   return set.tools.map((tool) => tool.name);
+ * }
+ * console.log(typeof toolNames);
+ * ```
+ */
+export interface BashTools {
+  /** The tools to offer the model: `bash`, and the task tools when background runs are enabled. */
+  tools: BashTool[];
+  /** The `bash` tool. */
+  bash: BashTool;
+  /** The `task_output` tool. */
+  taskOutput: BashTool;
+  /** The `task_list` tool. */
+  taskList: BashTool;
+  /** The `task_kill` tool. */
+  taskKill: BashTool;
+  /**
+   * The completion notices due to this owner, each once, as texts to inject
+   * into the next model turn. A task whose final state the model already saw
+   * (a read, a kill, a finished wait) has none.
+   */
+  takeNotices(): string[];
+}
+
+/**
+ * Builds the model-facing tools over an executor and a task registry, for one
+ * owner: `bash` (foreground, or background with `run_in_background`),
+ * `task_output`, `task_list` and `task_kill`. Arguments are validated against
+ * each tool's JSON Schema; mistakes come back as error results the model can
+ * act on. For a sandboxing executor, `bash` also takes `sandbox_permissions`
+ * and `justification`: the call runs under the wider mode only if `approve`
+ * answers `"allow-once"`, for that call only.
+ *
+ * @example Run a command and a background task
+ * ```ts
+ * import { createBashTools } from "@shellseam/bash/tool";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
+ * await using tasks = new TaskRegistry();
+ * const { bash, taskOutput } = createBashTools({ executor, tasks, owner: taskOwner("s") });
+ *
+ * const run = await bash.execute({ command: "echo hello", description: "Say hello" });
+ * assert.deepEqual(run, { text: "hello\n[exit code: 0]", isError: false });
+ *
+ * const started = await bash.execute({
+ *   command: "echo later",
+ *   description: "Echo in the background",
+ *   run_in_background: true,
+ * });
+ * assert.match(started.text, /^started background task bash-1/);
+ * const read = await taskOutput.execute({ task_id: "bash-1", wait: true });
+ * assert.equal(read.text, "later\n[status: completed, exit code: 0]");
+ * ```
+ */
+export function createBashTools(options: BashToolsOptions): BashTools {
+  const runInBackground = options.enableRunInBackground ?? true;
+  const mode = options.executor.sandboxMode;
+  const escalationModes = options.approve && mode !== undefined ? widerSandboxModes(mode) : [];
+  const bash = createBashTool(options, runInBackground, escalationModes);
+  const { taskOutput, taskList, taskKill } = createTaskTools({
+    tasks: options.tasks,
+    owner: options.owner,
+    escalationModes,
+  });
+  return {
+    tools: runInBackground ? [bash, taskOutput, taskList, taskKill] : [bash],
+    bash,
+    taskOutput,
+    taskList,
+    taskKill,
+    takeNotices: () =>
+      options.tasks.takeNotices(options.owner).map((notice) => renderTaskNotice(notice.snapshot)),
+  };
+}

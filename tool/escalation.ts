@@ -1,0 +1,79 @@
+import type { SandboxMode } from "../seam/mod.ts";
+
+/**
+ * What the harness is asked to approve: one command, the wider sandbox mode
+ * the model asked for, and the model's reason.
+ *
+ * @example
+ * ```ts
+ * import type { EscalationRequest } from "@shellseam/bash/tool";
+ *
+ * const request: EscalationRequest = {
+ *   command: "npm install",
+ *   mode: "workspace-write",
+ *   justification: "Install the dependencies into node_modules",
+ * };
+ * console.log(request.mode);
+ * ```
+ */
+export interface EscalationRequest {
+  /** The command exactly as it will run. */
+  command: string;
+  /** The mode it would run under. */
+  mode: SandboxMode;
+  /** Why the model says it needs that mode. */
+  justification: string;
+}
+
+/**
+ * A person's answer to an {@linkcode EscalationRequest}: run this one call
+ * under the wider mode, or do not run it.
+ *
+ * @example
+ * ```ts
+ * import type { EscalationDecision } from "@shellseam/bash/tool";
+ *
+ * const decision: EscalationDecision = "reject";
+ * console.log(decision);
+ * ```
+ */
+export type EscalationDecision = "allow-once" | "reject";
+
+/**
+ * The harness's approver: asks a person and resolves with their decision.
+ * Anything but `"allow-once"` (including a rejection of the promise) means
+ * the command is not run.
+ *
+ * @example
+ * ```ts
+ * import type { ApproveEscalation } from "@shellseam/bash/tool";
+ *
+ * const approve: ApproveEscalation = (request) =>
+ *   Promise.resolve(request.mode === "workspace-write" ? "allow-once" : "reject");
+ * console.log(await approve({ command: "make", mode: "danger-full-access", justification: "x" }));
+ * ```
+ */
+export type ApproveEscalation = (request: EscalationRequest) => Promise<EscalationDecision>;
+
+const MODES_NARROW_TO_WIDE: readonly SandboxMode[] = [
+  "read-only",
+  "workspace-write",
+  "danger-full-access",
+];
+
+/**
+ * The sandbox modes that allow more than `mode`, narrowest first: what a
+ * call may escalate to.
+ *
+ * @example
+ * ```ts
+ * import { widerSandboxModes } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(widerSandboxModes("read-only"), ["workspace-write", "danger-full-access"]);
+ * assert.deepEqual(widerSandboxModes("danger-full-access"), []);
+ * ```
+ */
+export function widerSandboxModes(mode: SandboxMode): SandboxMode[] {
+  return MODES_NARROW_TO_WIDE.slice(MODES_NARROW_TO_WIDE.indexOf(mode) + 1);
+}

@@ -1,0 +1,58 @@
+/**
+ * The JSON Schema subset the tool schemas use for one property: a string
+ * (optionally an enum, a minimum length or a pattern), an integer with bounds,
+ * or a boolean.
+ *
+ * @example
+ * ```ts
+ * import type { JsonSchemaProperty } from "@shellseam/bash/tool";
+ *
+ * const timeout: JsonSchemaProperty = { type: "integer", minimum: 1, description: "Milliseconds." };
+ * console.log(timeout.type);
+ * ```
+ */
+export interface JsonSchemaProperty {
+  /** The JSON type of the value. */
+  type: "string" | "integer" | "boolean";
+  /** What the value means, for the model. */
+  description?: string;
+  /** The allowed values of a string. */
+  enum?: string[];
+  /** The least length of a string. */
+  minLength?: number;
+  /** A regular expression a string must match somewhere (JSON Schema semantics). */
+  pattern?: string;
+  /** The least value of an integer. */
+  minimum?: number;
+  /** The greatest value of an integer. */
+  maximum?: number;
+}
+
+/**
+ * A tool's input schema: a JSON Schema object with named properties and no
+ * others. A plain JSON value, usable as an OpenAI `parameters`, an Anthropic
+ * `input_schema` and an MCP `inputSchema`.
+ *
+ * @example
+ * ```ts
+ * import type { ObjectJsonSchema } from "@shellseam/bash/tool";
+ *
+ * const schema: ObjectJsonSchema = {
+ *   type: "object",
+ *   properties: { task_id: { type: "string", minLength: 1 } },
+ *   required: ["task_id"],
+ *   additionalProperties: false,
+ * };
+ * console.log(JSON.stringify(schema));
+ * ```
+ */
+export interface ObjectJsonSchema {
+  /** Always `"object"`. */
+  type: "object";
+  /** The accepted fields. */
+  properties: Record<string, JsonSchemaProperty>;
+  /** The fields that must be present. */
+  required?: string[];
+  /** Always `false`: unknown fields are rejected. */
+  additionalProperties: false;
+}

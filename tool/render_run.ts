@@ -1,0 +1,119 @@
+import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
+import { widerSandboxModes } from "./escalation.ts";
+import { outputLines, sandboxLines } from "./_markers.ts";
+import type { ToolResult } from "./tool.ts";
+
+/**
+ * Options of {@linkcode renderRunResult}.
+ *
+ * @example
+ * ```ts
+ * import type { RenderRunOptions } from "@shellseam/bash/tool";
+ *
+ * const options: RenderRunOptions = { escalationModes: ["workspace-write"] };
+ * console.log(options.escalationModes);
+ * ```
+ */
+export interface RenderRunOptions {
+  /**
+   * The modes the model may ask for with `sandbox_permissions` (empty or
+   * absent when escalation is not possible, for instance without an
+   * approver). A denial gets a retry hint naming those of them wider than
+   * the mode the command ran under.
+   */
+  escalationModes?: readonly SandboxMode[];
+}
+
+/**
+ * The marker line for a truncated stream, naming the spill file that holds
+ * the whole stream, or `(unavailable)` when there is none.
+ *
+ * @example
+ * ```ts
+ * import { truncationMarker } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const base = { text: "", truncated: true, totalBytes: 90, omittedBytes: 50, invalidUtf8Bytes: 0 };
+ * assert.equal(
+ *   truncationMarker({ ...base, spillPath: "/tmp/s/out", spillComplete: true }),
+ *   "[output truncated: 50 bytes omitted; full output: /tmp/s/out]",
+ * );
+ * assert.equal(
+ *   truncationMarker({ ...base, spillComplete: false }),
+ *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
+ * );
+ * ```
+ */
+export function truncationMarker(output: CollectedOutput): string {
+  let where = "(unavailable)";
+  if (output.spillPath !== undefined) {
+    where = output.spillComplete
+      ? output.spillPath
+      : `(unavailable; ${output.spillPath} holds only the beginning)`;
+  }
+  return `[output truncated: ${output.omittedBytes} bytes omitted; full output: ${where}]`;
+}
+
+/**
+ * Renders a foreground run for the model: stdout, a `[stderr]` section, or
+ * `(no output)`; a truncation marker after each truncated stream; then marker
+ * lines in a fixed order: sandbox denial (or sandbox failure), escalation
+ * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
+ * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
+ * `isError` is false only for a clean exit 0.
+ *
+ * @example
+ * ```ts
+ * import { renderRunResult } from "@shellseam/bash/tool";
+ * import type { BashRunResult } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const stream = { truncated: false, totalBytes: 0, omittedBytes: 0, spillComplete: false, invalidUtf8Bytes: 0 };
+ * const result: BashRunResult = {
+ *   exitCode: 0, signal: null, timedOut: true, idledOut: false, aborted: false, timeoutMs: 1000,
+ *   durationMs: 1002, stdout: { ...stream, text: "\x1b[32mok\x1b[0m\n" }, stderr: { ...stream, text: "" },
+ *   strays: { killed: 1, survivors: [] }, scrubbedEnv: [],
+ * };
+ * assert.deepEqual(renderRunResult(result), {
+ *   text: "ok\n[timed out after 1000 ms]\n[exit code: 0]\n" +
+ *     "[stopped 1 background process(es) left running by the command; use run_in_background for servers]",
+ *   isError: true,
+ * });
+ * ```
+ */
+export function renderRunResult(result: BashRunResult, options: RenderRunOptions = {}): ToolResult {
+  const allowed = options.escalationModes ?? [];
+  const wider = result.sandbox ? widerSandboxModes(result.sandbox.mode) : [];
+  const lines = [
+    ...outputLines({
+      stdout: result.stdout.text,
+      stdoutMarkers: result.stdout.truncated ? [truncationMarker(result.stdout)] : [],
+      stderr: result.stderr.text,
+      stderrMarkers: result.stderr.truncated ? [truncationMarker(result.stderr)] : [],
+    }, "(no output)"),
+    ...sandboxLines(result.sandbox, allowed.filter((mode) => wider.includes(mode))),
+  ];
+  if (result.timedOut) lines.push(`[timed out after ${result.timeoutMs} ms]`);
+  if (result.idledOut) lines.push("[stopped: no output for too long (idle timeout)]");
+  if (result.aborted) {
+    lines.push("[aborted: the tool call was cancelled before the command finished]");
+  }
+  if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
+  else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
+  const { killed, survivors } = result.strays;
+  if (killed > 0) {
+    lines.push(
+      `[stopped ${killed} background process(es) left running by the command; use run_in_background for servers]`,
+    );
+  }
+  if (survivors.length > 0) {
+    lines.push(
+      `[${survivors.length} process(es) left running by the command could not be stopped: pid ${
+        survivors.join(", ")
+      }]`,
+    );
+  }
+  const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
+    !result.aborted && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
+  return { text: lines.join("\n"), isError: !clean };
+}

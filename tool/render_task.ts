@@ -1,0 +1,245 @@
+import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import type { TaskSnapshot } from "../tasks/mod.ts";
+import { widerSandboxModes } from "./escalation.ts";
+import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
+
+/**
+ * What a background bash task's `readOutput` hook returns: the process read,
+ * plus the process's sandbox facts once it has settled.
+ *
+ * @example
+ * ```ts
+ * import type { BashTaskOutput } from "@shellseam/bash/tool";
+ *
+ * const output: BashTaskOutput = {
+ *   stdout: "ready\n", stderr: "", lossy: false, droppedBytes: 0,
+ *   status: "running", exitCode: null, signal: null,
+ * };
+ * console.log(output.stdout);
+ * ```
+ */
+export interface BashTaskOutput extends BashProcessRead {
+  /** Sandbox facts of the settled process, from a sandboxing executor. */
+  sandbox?: BashSandboxInfo;
+}
+
+/**
+ * The inside of a `[status: ...]` marker: the status, then the exit code,
+ * signal, error and kill reason when there are any.
+ *
+ * @example
+ * ```ts
+ * import { renderTaskStatus } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const base = { id: "bash-1", kind: "bash", label: "make", startedAt: 0 };
+ * assert.equal(
+ *   renderTaskStatus({ ...base, status: "completed", exitCode: 0, signal: null }),
+ *   "status: completed, exit code: 0",
+ * );
+ * assert.equal(
+ *   renderTaskStatus({ ...base, status: "killed", exitCode: null, signal: "SIGTERM", killReason: "done" }),
+ *   'status: killed, signal: SIGTERM, kill reason: "done"',
+ * );
+ * ```
+ */
+export function renderTaskStatus(snapshot: TaskSnapshot): string {
+  const parts = [`status: ${snapshot.status}`];
+  if (snapshot.exitCode !== null) parts.push(`exit code: ${snapshot.exitCode}`);
+  if (snapshot.signal !== null) parts.push(`signal: ${snapshot.signal}`);
+  if (snapshot.error !== undefined) parts.push(`error: ${oneLine(snapshot.error)}`);
+  if (snapshot.killReason !== undefined) {
+    parts.push(`kill reason: ${JSON.stringify(oneLine(snapshot.killReason))}`);
+  }
+  return parts.join(", ");
+}
+
+/**
+ * Options of {@linkcode renderTaskOutput}.
+ *
+ * @example
+ * ```ts
+ * import type { RenderTaskOutputOptions } from "@shellseam/bash/tool";
+ *
+ * const options: RenderTaskOutputOptions = { escalationModes: [] };
+ * console.log(options);
+ * ```
+ */
+export interface RenderTaskOutputOptions {
+  /** As in `renderRunResult`: the modes a denied task may be retried under. */
+  escalationModes?: readonly SandboxMode[];
+}
+
+/**
+ * Renders a `task_output` read: the new stdout and `[stderr]` section, or
+ * `(no new output)`; a lossy marker naming the spill files when bytes were
+ * dropped from memory since the last read; the sandbox markers of a settled
+ * sandboxed task; and last `[status: ...]`. Output of other task kinds (a
+ * string, or any JSON value) is shown as is.
+ *
+ * @example
+ * ```ts
+ * import { renderTaskOutput } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const snapshot = {
+ *   id: "bash-1", kind: "bash", label: "make", status: "running" as const,
+ *   exitCode: null, signal: null, startedAt: 0,
+ * };
+ * const output = {
+ *   stdout: "tail\n", stderr: "", lossy: true, droppedBytes: 4096, stdoutSpillPath: "/tmp/s/1",
+ *   status: "running" as const, exitCode: null, signal: null,
+ * };
+ * assert.equal(
+ *   renderTaskOutput({ snapshot, output }),
+ *   "tail\n[output lost: 4096 bytes before this read are no longer in memory; full output: /tmp/s/1]\n" +
+ *     "[status: running]",
+ * );
+ * ```
+ */
+export function renderTaskOutput(
+  read: { snapshot: TaskSnapshot; output: unknown },
+  options: RenderTaskOutputOptions = {},
+): string {
+  const { snapshot, output } = read;
+  const empty = "(no new output)";
+  const lines: string[] = [];
+  if (isBashTaskOutput(output)) {
+    lines.push(...outputLines({
+      stdout: output.stdout,
+      stdoutMarkers: [],
+      stderr: output.stderr,
+      stderrMarkers: [],
+    }, empty));
+    if (output.lossy) lines.push(lossyMarker(output));
+    const wider = output.sandbox ? widerSandboxModes(output.sandbox.mode) : [];
+    const allowed = (options.escalationModes ?? []).filter((mode) => wider.includes(mode));
+    lines.push(...sandboxLines(output.sandbox, allowed));
+  } else {
+    const text = output === undefined || typeof output === "string"
+      ? output ?? ""
+      : JSON.stringify(output, null, 2) ?? "";
+    lines.push(
+      ...outputLines({ stdout: text, stdoutMarkers: [], stderr: "", stderrMarkers: [] }, empty),
+    );
+  }
+  lines.push(`[${renderTaskStatus(snapshot)}]`);
+  return lines.join("\n");
+}
+
+function lossyMarker(output: BashTaskOutput): string {
+  const files = [output.stdoutSpillPath, output.stderrSpillPath].filter((path) =>
+    path !== undefined
+  );
+  return `[output lost: ${output.droppedBytes} bytes before this read are no longer in memory; full output: ${
+    files.length ? files.join(" and ") : "(unavailable)"
+  }]`;
+}
+
+function isBashTaskOutput(output: unknown): output is BashTaskOutput {
+  if (typeof output !== "object" || output === null) return false;
+  const read = output as Partial<Record<keyof BashTaskOutput, unknown>>;
+  return typeof read.stdout === "string" && typeof read.stderr === "string" &&
+    typeof read.lossy === "boolean";
+}
+
+/**
+ * Renders `task_list`: one line per task, `<id> [<kind>] <status> — <label>`,
+ * or `(no background tasks)`.
+ *
+ * @example
+ * ```ts
+ * import { renderTaskList } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(renderTaskList([]), "(no background tasks)");
+ * assert.equal(
+ *   renderTaskList([{
+ *     id: "bash-2", kind: "bash", label: "npm run dev", status: "running",
+ *     exitCode: null, signal: null, startedAt: 0,
+ *   }]),
+ *   "bash-2 [bash] running — npm run dev",
+ * );
+ * ```
+ */
+export function renderTaskList(snapshots: readonly TaskSnapshot[]): string {
+  if (snapshots.length === 0) return "(no background tasks)";
+  return snapshots
+    .map((task) => `${task.id} [${task.kind}] ${task.status} — ${oneLine(task.label)}`)
+    .join("\n");
+}
+
+/**
+ * Renders a completion notice for a harness to inject into the next model
+ * turn.
+ *
+ * @example
+ * ```ts
+ * import { renderTaskNotice } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(
+ *   renderTaskNotice({
+ *     id: "bash-3", kind: "bash", label: "make test", status: "completed",
+ *     exitCode: 0, signal: null, startedAt: 0, endedAt: 5,
+ *   }),
+ *   "background task bash-3 (make test) finished [status: completed, exit code: 0]. " +
+ *     "Read its output with task_output.",
+ * );
+ * ```
+ */
+export function renderTaskNotice(snapshot: TaskSnapshot): string {
+  return `background task ${snapshot.id} (${oneLine(snapshot.label)}) finished [${
+    renderTaskStatus(snapshot)
+  }]. Read its output with task_output.`;
+}
+
+/**
+ * Renders the `bash` reply to a `run_in_background` call.
+ *
+ * @example
+ * ```ts
+ * import { renderBackgroundStart } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.match(renderBackgroundStart("bash-4"), /^started background task bash-4\n/);
+ * ```
+ */
+export function renderBackgroundStart(taskId: string): string {
+  return `started background task ${taskId}\n(read its output with task_output; wait: true blocks until it finishes. Stop it with task_kill.)`;
+}
+
+/**
+ * Renders the `task_kill` reply from the registry's answer and the task's
+ * snapshot afterwards; it ends with `[status: ...]`.
+ *
+ * @example
+ * ```ts
+ * import { renderTaskKill } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const snapshot = {
+ *   id: "bash-1", kind: "bash", label: "sleep 100", status: "killed" as const,
+ *   exitCode: null, signal: "SIGTERM", startedAt: 0, endedAt: 9,
+ * };
+ * assert.equal(
+ *   renderTaskKill("requested", snapshot),
+ *   "stopped task bash-1; read what it printed with task_output\n[status: killed, signal: SIGTERM]",
+ * );
+ * ```
+ */
+export function renderTaskKill(
+  outcome: "requested" | "already-finished",
+  snapshot: TaskSnapshot,
+): string {
+  let head: string;
+  if (outcome === "already-finished") {
+    head = `task ${snapshot.id} had already finished; read its output with task_output`;
+  } else if (snapshot.status === "running" || snapshot.status === "stopping") {
+    head =
+      `asked task ${snapshot.id} to stop, but it has not exited yet; check again with task_list`;
+  } else {
+    head = `stopped task ${snapshot.id}; read what it printed with task_output`;
+  }
+  return `${head}\n[${renderTaskStatus(snapshot)}]`;
+}

@@ -1,0 +1,194 @@
+import type { SandboxMode } from "../seam/mod.ts";
+import { widerSandboxModes } from "./escalation.ts";
+import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
+import { NON_BLANK_PATTERN } from "./validate.ts";
+
+/**
+ * What shapes the `bash` input schema: the executor's default sandbox mode
+ * (`undefined` for an executor that does not sandbox) and whether background
+ * runs are offered.
+ *
+ * @example
+ * ```ts
+ * import type { BashSchemaOptions } from "@shellseam/bash/tool";
+ *
+ * const options: BashSchemaOptions = { sandboxMode: "read-only", runInBackground: true };
+ * console.log(options.sandboxMode);
+ * ```
+ */
+export interface BashSchemaOptions {
+  /** The executor's `sandboxMode`. */
+  sandboxMode: SandboxMode | undefined;
+  /** Offer `run_in_background`. */
+  runInBackground: boolean;
+}
+
+const MODE_MEANINGS: Record<SandboxMode, string> = {
+  "read-only": '"read-only" reads anywhere and writes nowhere',
+  "workspace-write": '"workspace-write" may also write inside the workspace',
+  "danger-full-access": '"danger-full-access" runs without a sandbox',
+};
+
+/**
+ * Builds the `bash` tool's input schema. `command` and `description` are
+ * required; `timeout_ms` and `workdir` are optional; `run_in_background`
+ * appears when background runs are offered; `sandbox_permissions` (only the
+ * modes wider than the executor's default) and `justification` appear only
+ * for a sandboxing executor with a wider mode to offer. There is never an
+ * `env`, `stdin` or `stdoutMaxBytes` field.
+ *
+ * @example
+ * ```ts
+ * import { bashInputSchema } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const plain = bashInputSchema({ sandboxMode: undefined, runInBackground: true });
+ * assert.deepEqual(Object.keys(plain.properties), [
+ *   "command", "description", "timeout_ms", "workdir", "run_in_background",
+ * ]);
+ * const sandboxed = bashInputSchema({ sandboxMode: "read-only", runInBackground: false });
+ * assert.deepEqual(sandboxed.properties.sandbox_permissions?.enum, [
+ *   "workspace-write", "danger-full-access",
+ * ]);
+ * ```
+ */
+export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
+  const properties: Record<string, JsonSchemaProperty> = {
+    command: {
+      type: "string",
+      pattern: NON_BLANK_PATTERN,
+      description:
+        "The bash command. It runs as `bash -c` in a fresh non-interactive shell with no terminal and empty stdin; chain dependent steps with &&.",
+    },
+    description: {
+      type: "string",
+      pattern: NON_BLANK_PATTERN,
+      description:
+        'What the command does, in 5-10 words of active voice (for example "Run the unit tests"). Shown to the user.',
+    },
+    timeout_ms: {
+      type: "integer",
+      minimum: 1,
+      description:
+        "Wall-clock limit in milliseconds for a foreground command, which is killed when it expires. Defaults to the executor's limit, which also caps it.",
+    },
+    workdir: {
+      type: "string",
+      pattern: NON_BLANK_PATTERN,
+      description:
+        "Directory to run in; a relative path resolves against the session's working directory. Prefer it to `cd`.",
+    },
+  };
+  if (options.runInBackground) {
+    properties.run_in_background = {
+      type: "boolean",
+      description:
+        "Start the command and return at once with a task id, for servers, watchers and long builds. No timeout applies; collect its output with task_output and stop it with task_kill.",
+    };
+  }
+  const wider = options.sandboxMode === undefined ? [] : widerSandboxModes(options.sandboxMode);
+  if (wider.length > 0) {
+    properties.sandbox_permissions = {
+      type: "string",
+      enum: wider,
+      description: `Run this one command under a wider sandbox mode: ${
+        wider.map((mode) => MODE_MEANINGS[mode]).join("; ")
+      }. A person must approve it, so give a justification too. Use it only after a sandbox denial of a command that needs the access.`,
+    };
+    properties.justification = {
+      type: "string",
+      pattern: NON_BLANK_PATTERN,
+      description:
+        "Required with sandbox_permissions: one sentence for the person approving, saying why this command needs that access.",
+    };
+  }
+  return {
+    type: "object",
+    properties,
+    required: ["command", "description"],
+    additionalProperties: false,
+  };
+}
+
+const TASK_ID: JsonSchemaProperty = {
+  type: "string",
+  pattern: NON_BLANK_PATTERN,
+  description: 'The task id from "started background task <id>" or task_list, such as bash-1.',
+};
+
+/** The longest `task_output` wait a model may ask for, in milliseconds. */
+export const MAX_TASK_WAIT_MS = 600_000;
+
+/**
+ * The `task_output` tool's input schema: `task_id`, and optionally `wait`
+ * with a `timeout_ms` of at most {@linkcode MAX_TASK_WAIT_MS}.
+ *
+ * @example
+ * ```ts
+ * import { TASK_OUTPUT_SCHEMA } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(TASK_OUTPUT_SCHEMA.required, ["task_id"]);
+ * assert.equal(TASK_OUTPUT_SCHEMA.properties.timeout_ms?.maximum, 600_000);
+ * ```
+ */
+export const TASK_OUTPUT_SCHEMA: ObjectJsonSchema = {
+  type: "object",
+  properties: {
+    task_id: TASK_ID,
+    wait: {
+      type: "boolean",
+      description:
+        "Wait until the task finishes (or timeout_ms passes) before reading. Use it instead of calling task_output again and again.",
+    },
+    timeout_ms: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_TASK_WAIT_MS,
+      description: "With wait: true, the most milliseconds to wait. Defaults to 30000.",
+    },
+  },
+  required: ["task_id"],
+  additionalProperties: false,
+};
+
+/**
+ * The `task_list` tool's input schema: no fields.
+ *
+ * @example
+ * ```ts
+ * import { TASK_LIST_SCHEMA } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(TASK_LIST_SCHEMA.properties, {});
+ * ```
+ */
+export const TASK_LIST_SCHEMA: ObjectJsonSchema = {
+  type: "object",
+  properties: {},
+  additionalProperties: false,
+};
+
+/**
+ * The `task_kill` tool's input schema: `task_id` and an optional `reason`.
+ *
+ * @example
+ * ```ts
+ * import { TASK_KILL_SCHEMA } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(Object.keys(TASK_KILL_SCHEMA.properties), ["task_id", "reason"]);
+ * ```
+ */
+export const TASK_KILL_SCHEMA: ObjectJsonSchema = {
+  type: "object",
+  properties: {
+    task_id: TASK_ID,
+    reason: {
+      type: "string",
+      description: "Why you are stopping it, in a few words; kept with the task.",
+    },
+  },
+  required: ["task_id"],
+  additionalProperties: false,
+};

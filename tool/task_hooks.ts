@@ -1,0 +1,53 @@
+import type { BashProcess } from "../seam/mod.ts";
+import type { TaskHooks, TaskSettlement } from "../tasks/mod.ts";
+import type { BashTaskOutput } from "./render_task.ts";
+
+/**
+ * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
+ * needs: `cancel` kills the process group, `done` settles as `completed`
+ * (exit code), `killed` (signal) or `failed` (the sandbox itself failed), and
+ * `readOutput` is the process's consuming read plus its sandbox facts.
+ *
+ * @example
+ * ```ts
+ * import { bashTaskHooks } from "@shellseam/bash/tool";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
+ * await using tasks = new TaskRegistry();
+ * const owner = taskOwner("s");
+ * const process = await executor.start(executor.resolve({ command: "echo hi" }));
+ * const { id } = tasks.register({ kind: "bash", label: "echo hi", owner, hooks: bashTaskHooks(process) });
+ * const settled = await tasks.wait(id, owner);
+ * assert.equal(settled.status, "completed");
+ * assert.equal(settled.exitCode, 0);
+ * ```
+ */
+export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
+  return {
+    cancel: async () => {
+      await process.kill();
+    },
+    done: process.done.then(() => settlementOf(process)),
+    readOutput: () => {
+      const read: BashTaskOutput = process.readOutput();
+      if (process.sandbox) read.sandbox = process.sandbox;
+      return read;
+    },
+  };
+}
+
+function settlementOf(process: BashProcess): TaskSettlement {
+  const { exitCode, signal, sandbox } = process;
+  if (sandbox?.runnerFailed) {
+    return {
+      status: "failed",
+      exitCode,
+      signal,
+      error: `the ${sandbox.backend} sandbox itself failed to run the command`,
+    };
+  }
+  return { status: process.status === "killed" ? "killed" : "completed", exitCode, signal };
+}

@@ -1,0 +1,77 @@
+import type { ObjectJsonSchema } from "./json_schema.ts";
+
+/**
+ * What a tool call returns: the text the model reads, and whether the call
+ * failed (bad arguments, a command that did not finish cleanly, a refused
+ * escalation, ...). Maps onto MCP's `{ content, isError }`, Anthropic's
+ * `tool_result.is_error` and an OpenAI tool message.
+ *
+ * @example
+ * ```ts
+ * import type { ToolResult } from "@shellseam/bash/tool";
+ *
+ * const result: ToolResult = { text: "hi\n[exit code: 0]", isError: false };
+ * console.log(result.text);
+ * ```
+ */
+export interface ToolResult {
+  /** The text for the model. */
+  text: string;
+  /** True when the call failed; the text says why and what to do. */
+  isError: boolean;
+}
+
+/**
+ * Per-call context a harness may pass to {@linkcode BashTool.execute}.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallContext } from "@shellseam/bash/tool";
+ *
+ * const controller = new AbortController();
+ * const context: ToolCallContext = { signal: controller.signal };
+ * console.log(context.signal?.aborted);
+ * ```
+ */
+export interface ToolCallContext {
+  /**
+   * Aborting it cancels the call: a foreground command is killed (an error
+   * result), and a `task_output` wait stops waiting. Background commands are
+   * not tied to it.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * A model-facing tool: a name, a description written for the model, a plain
+ * JSON Schema for its input, and `execute`, which validates the arguments
+ * against that schema before doing anything. `execute` never rejects for a
+ * model mistake; it returns an error result the model can act on.
+ *
+ * @example Call a tool by hand
+ * ```ts
+ * import type { BashTool } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const echo: BashTool = {
+ *   name: "echo",
+ *   description: "Echo the text back.",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } }, additionalProperties: false },
+ *   execute: (args) => Promise.resolve({ text: JSON.stringify(args), isError: false }),
+ * };
+ * assert.equal((await echo.execute({ text: "hi" })).text, '{"text":"hi"}');
+ * ```
+ */
+export interface BashTool {
+  /** The tool name, as the model calls it (`bash`, `task_output`, ...). */
+  readonly name: string;
+  /** What the tool does and how to use it, written for the model. */
+  readonly description: string;
+  /** The input schema: a JSON Schema object with `additionalProperties: false`. */
+  readonly inputSchema: ObjectJsonSchema;
+  /**
+   * Runs the tool. `args` is the parsed arguments object, or the raw JSON
+   * text of it (OpenAI sends arguments as a string).
+   */
+  execute(args: unknown, context?: ToolCallContext): Promise<ToolResult>;
+}
