@@ -62,7 +62,8 @@ export function completePrefixLength(bytes: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, n); back++) {
     const byte = bytes[n - back]!;
     if ((byte & 0xc0) === 0x80) continue;
-    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    if (byte < 0xc2 || byte > 0xf4) return n;
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
     return length > back ? n - back : n;
   }
   return n;

@@ -12,9 +12,12 @@
  * @module
  */
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
+import { closeSync } from "node:fs";
+import { Socket } from "node:net";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+import { takePipes } from "./_fifo.ts";
 
 // Pause the child's pipe once this many bytes wait unread, as Deno's pipes do.
 const READ_HIGH_WATER_BYTES = 64 * 1024;
@@ -72,36 +75,58 @@ function writable(sink: Writable): WritableStream<Uint8Array> {
   });
 }
 
-function started(child: ChildProcess): Promise<void> {
+type Stdio = [number | "pipe" | "ignore", number | "pipe", number | "pipe"];
+
+/** Spawns and resolves once Node reports 'spawn'; rejects on its 'error' (ENOENT, ...). */
+function launch(request: SpawnRequest, stdio: Stdio): Promise<[ChildProcess, Promise<ExitStatus>]> {
   return new Promise((resolve, reject) => {
-    child.once("spawn", () => {
-      child.off("error", reject);
-      resolve();
+    const child = spawnChild(request.program, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: request.session === "detached",
+      stdio,
+    });
+    const exited = new Promise<ExitStatus>((settle) => {
+      child.once("exit", (code, signal) => settle({ code, signal }));
     });
     child.once("error", reject);
+    child.once("spawn", () => {
+      child.off("error", reject);
+      // From here on Node emits 'error' only for a failed kill or send, which
+      // this runtime reports through kill() instead.
+      child.on("error", () => {});
+      resolve([child, exited]);
+    });
   });
 }
 
 async function spawn(request: SpawnRequest): Promise<SpawnedChild> {
-  const child = spawnChild(request.program, request.args, {
-    cwd: request.cwd,
-    env: request.env,
-    detached: request.session === "detached",
-    stdio: [request.stdin === "piped" ? "pipe" : "ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<ExitStatus>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
-  await started(child);
-  // After a successful spawn, Node only emits 'error' for a failed kill or
-  // send, which this runtime reports through kill() instead.
-  child.on("error", () => {});
-  const { stdin, stdout, stderr, pid } = child;
-  if (!stdout || !stderr || pid === undefined) {
+  const piped = request.stdin === "piped";
+  const pipes = await takePipes(piped ? ["read", "read", "write"] : ["read", "read"]);
+  const [out, err, input] = pipes ?? [];
+  let child: ChildProcess, exited: Promise<ExitStatus>;
+  try {
+    [child, exited] = await launch(request, [
+      input?.child ?? (piped ? "pipe" : "ignore"),
+      out?.child ?? "pipe",
+      err?.child ?? "pipe",
+    ]);
+  } catch (error) {
+    for (const fds of pipes ?? []) closeSync(fds.parent);
+    throw error;
+  } finally {
+    for (const fds of pipes ?? []) closeSync(fds.child);
+  }
+  const socket = (fd: number, reading: boolean) =>
+    new Socket({ fd, readable: reading, writable: !reading });
+  const stdout = out ? socket(out.parent, true) : child.stdout;
+  const stderr = err ? socket(err.parent, true) : child.stderr;
+  const stdin = input ? socket(input.parent, false) : child.stdin;
+  if (!stdout || !stderr || child.pid === undefined) {
     throw new Error(`Node did not hand over the pipes of "${request.program}"; report this bug`);
   }
   return {
-    pid,
+    pid: child.pid,
     stdout: readable(stdout),
     stderr: readable(stderr),
     stdin: stdin ? writable(stdin) : null,

@@ -1,0 +1,63 @@
+import { createHash, randomInt } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import assert from "node:assert/strict";
+
+/** Both session strategies, so core behaviours run under each. */
+export const STRATEGIES = ["setsid-binary", "detached"] as const;
+
+/** A unique `sleep` duration that marks a test's processes in /proc/<pid>/cmdline. */
+export function marker(): string {
+  return `313.${randomInt(100_000, 999_999)}`;
+}
+
+/** Live (non-zombie) pids whose command line contains `token`. */
+export function processesWith(token: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
+      if (!cmdline.includes(token)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      if (state !== "Z" && state !== "X") found.push(Number(name));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** Fails unless no live process carries `token` (a short wait covers /proc catching up). */
+export async function assertNoneLeft(token: string): Promise<void> {
+  const deadline = Date.now() + 1000;
+  let left = processesWith(token);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 50));
+    left = processesWith(token);
+  }
+  assert.deepEqual(left, [], `processes carrying "${token}" were left behind`);
+}
+
+/** Waits until some live process carries `token`. */
+export async function waitForProcess(token: string): Promise<number[]> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const found = processesWith(token);
+    if (found.length > 0) return found;
+    assert.ok(Date.now() < deadline, `no process carrying "${token}" appeared`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+/** Hex sha256 of bytes or text. */
+export function sha256(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** The text `seq 1 n` prints. */
+export function seqText(n: number): string {
+  let text = "";
+  for (let i = 1; i <= n; i++) text += `${i}\n`;
+  return text;
+}

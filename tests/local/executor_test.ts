@@ -1,0 +1,597 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import {
+  type Launch,
+  type LaunchOutcome,
+  type LaunchPlan,
+  LocalBashExecutor,
+  type LocalBashExecutorConfig,
+} from "../../local/mod.ts";
+import { BashConfigError, type BashExecSpec, BashSpawnError } from "../../seam/mod.ts";
+import {
+  assertNoneLeft,
+  marker,
+  processesWith,
+  seqText,
+  sha256,
+  STRATEGIES,
+  waitForProcess,
+} from "./_helpers.ts";
+
+for (const sessionStrategy of STRATEGIES) {
+  const make = (config: LocalBashExecutorConfig = {}): LocalBashExecutor =>
+    new LocalBashExecutor({ sessionStrategy, ...config });
+
+  describe(`LocalBashExecutor.run (${sessionStrategy})`, () => {
+    it("uses the requested session strategy", async () => {
+      await using executor = make();
+      assert.equal(executor.config.sessionStrategy, sessionStrategy);
+    });
+
+    it("runs bash in a new session and process group led by the shell", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command: 'read -r _ _ _ _ pgrp sid _ < /proc/$$/stat; echo "$$ $pgrp $sid $PPID"',
+      }));
+      const [pid, pgrp, sid, ppid] = result.stdout.text.trim().split(" ");
+      assert.equal(pgrp, pid);
+      assert.equal(sid, pid);
+      assert.equal(ppid, String(process.pid));
+    });
+
+    it("captures stdout, stderr and both", async () => {
+      await using executor = make();
+      const out = await executor.run(executor.resolve({ command: "echo out" }));
+      assert.equal(out.stdout.text, "out\n");
+      assert.equal(out.stderr.text, "");
+      const err = await executor.run(executor.resolve({ command: "echo err >&2" }));
+      assert.equal(err.stdout.text, "");
+      assert.equal(err.stderr.text, "err\n");
+      const both = await executor.run(executor.resolve({ command: "echo a; echo b >&2; echo c" }));
+      assert.equal(both.stdout.text, "a\nc\n");
+      assert.equal(both.stderr.text, "b\n");
+      assert.equal(both.exitCode, 0);
+      assert.equal(both.signal, null);
+      assert.equal(both.stdout.truncated, false);
+      assert.equal(both.stdout.totalBytes, 4);
+      assert.ok(both.durationMs > 0);
+    });
+
+    it("resolves a non-zero exit", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({ command: "echo no >&2; exit 7" }));
+      assert.equal(result.exitCode, 7);
+      assert.equal(result.timedOut || result.idledOut || result.aborted, false);
+    });
+
+    it("runs in the executor's cwd by default and in a given workdir", async () => {
+      const root = mkdtempSync(join(tmpdir(), "shellseam-cwd-"));
+      try {
+        await using executor = make({ cwd: root });
+        const byDefault = await executor.run(executor.resolve({ command: "pwd -P" }));
+        assert.equal(byDefault.stdout.text, `${root}\n`);
+        const absolute = await executor.run(executor.resolve({ command: "pwd -P", workdir: "/" }));
+        assert.equal(absolute.stdout.text, "/\n");
+        await executor.run(executor.resolve({ command: "mkdir sub" }));
+        const relative = await executor.run(
+          executor.resolve({ command: "pwd -P", workdir: "sub" }),
+        );
+        assert.equal(relative.stdout.text, `${root}/sub\n`);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+
+    it("rejects a missing workdir with BashSpawnError naming the path", async () => {
+      await using executor = make();
+      const token = marker();
+      await assert.rejects(
+        executor.run(executor.resolve({ command: `sleep ${token}`, workdir: "/no/such/dir" })),
+        (error: unknown) =>
+          error instanceof BashSpawnError && error.message.includes('"/no/such/dir"'),
+      );
+      assert.deepEqual(processesWith(token), []);
+    });
+
+    it("sets the non-interactive env overrides", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command:
+          'echo "$NO_COLOR $TERM $PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $GIT_EDITOR $DEBIAN_FRONTEND"',
+      }));
+      assert.equal(result.stdout.text, "1 dumb cat cat 0 true noninteractive\n");
+    });
+
+    it("keeps ambient credentials and managed names from the child, passes explicit ones", async () => {
+      process.env.MY_API_TOKEN = "ambient-secret";
+      process.env.SHELLSEAM_X = "ambient-managed";
+      let executor: LocalBashExecutor;
+      try {
+        executor = make();
+      } finally {
+        delete process.env.MY_API_TOKEN;
+        delete process.env.SHELLSEAM_X;
+      }
+      await using _ = executor;
+      const ambient = await executor.run(executor.resolve({
+        command: 'echo "[${MY_API_TOKEN-unset}] [${SHELLSEAM_X-unset}]"',
+      }));
+      assert.equal(ambient.stdout.text, "[unset] [unset]\n");
+      assert.ok(ambient.scrubbedEnv.includes("MY_API_TOKEN"));
+      assert.ok(ambient.scrubbedEnv.includes("SHELLSEAM_X"));
+      const explicit = await executor.run(executor.resolve({
+        command: 'echo "$MY_API_TOKEN $SHELLSEAM_X $HOME_AWAY"',
+        env: { MY_API_TOKEN: "given", HOME_AWAY: "yes" },
+        managedEnv: { SHELLSEAM_X: "managed" },
+      }));
+      assert.equal(explicit.stdout.text, "given managed yes\n");
+    });
+
+    it("merges managedEnv last and keeps managed names out of env", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command: 'echo "$PAGER $SHELLSEAM_SESSION"',
+        env: { PAGER: "less" },
+        managedEnv: { SHELLSEAM_SESSION: "s-1" },
+      }));
+      assert.equal(result.stdout.text, "less s-1\n");
+      const spec = executor.resolve({ command: "true" });
+      const smuggled = { ...spec, env: { SHELLSEAM_SESSION: "forged" } };
+      await assert.rejects(executor.run(smuggled), BashConfigError);
+    });
+
+    it("writes stdin and then closes it", async () => {
+      await using executor = make();
+      const text = await executor.run(
+        executor.resolve({ command: "cat; echo end", stdin: "abc\n" }),
+      );
+      assert.equal(text.stdout.text, "abc\nend\n");
+      const bytes = new Uint8Array([0xce, 0xbb, 0x0a]);
+      const binary = await executor.run(executor.resolve({ command: "od -An -tx1", stdin: bytes }));
+      assert.equal(binary.stdout.text.trim(), "ce bb 0a");
+      const closed = await executor.run(executor.resolve({ command: "cat" }));
+      assert.equal(closed.stdout.text, "");
+      assert.equal(closed.exitCode, 0);
+    });
+
+    it("ignores a broken stdin pipe", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command: "exec 0<&-; echo closed",
+        stdin: "x".repeat(1 << 20),
+      }));
+      assert.equal(result.stdout.text, "closed\n");
+      assert.equal(result.exitCode, 0);
+    });
+
+    it("gives no controlling terminal", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command: "if exec 3</dev/tty; then echo opened; else echo refused; fi",
+      }));
+      assert.equal(result.stdout.text, "refused\n");
+    });
+
+    it("kills on timeout and says so", async () => {
+      await using executor = make();
+      const token = marker();
+      const result = await executor.run(
+        executor.resolve({ command: `sleep ${token}; echo late`, timeoutMs: 200 }),
+      );
+      assert.equal(result.timedOut, true);
+      assert.equal(result.idledOut, false);
+      assert.equal(result.aborted, false);
+      assert.equal(result.timeoutMs, 200);
+      assert.equal(result.signal, "SIGTERM");
+      assert.equal(result.stdout.text, "");
+      assert.ok(result.durationMs < 3000, `took ${result.durationMs} ms`);
+      await assertNoneLeft(token);
+    });
+
+    it("kills after the idle time and keeps a chatty command alive", async () => {
+      await using executor = make();
+      const token = marker();
+      const idle = await executor.run(
+        executor.resolve({ command: `echo start; sleep ${token}`, idleTimeoutMs: 300 }),
+      );
+      assert.equal(idle.idledOut, true);
+      assert.equal(idle.timedOut, false);
+      assert.equal(idle.stdout.text, "start\n");
+      await assertNoneLeft(token);
+      const chatty = await executor.run(executor.resolve({
+        command: "for i in 1 2 3 4 5 6; do echo $i; sleep 0.1; done",
+        idleTimeoutMs: 1500,
+      }));
+      assert.equal(chatty.idledOut, false);
+      assert.equal(chatty.exitCode, 0);
+    });
+
+    it("ends a TERM-trapping command by SIGKILL after the grace period", async () => {
+      await using executor = make({ killGraceMs: 500 });
+      const token = marker();
+      const result = await executor.run(executor.resolve({
+        command: `trap '' TERM; sleep ${token}; echo survived`,
+        timeoutMs: 200,
+      }));
+      assert.equal(result.signal, "SIGKILL");
+      assert.equal(result.timedOut, true);
+      assert.ok(result.durationMs < 200 + 500 + 1000 + 1500, `took ${result.durationMs} ms`);
+      assert.equal(result.stdout.text, "");
+      await assertNoneLeft(token);
+    });
+
+    it("aborts mid-run", async () => {
+      await using executor = make();
+      const token = marker();
+      const controller = new AbortController();
+      const running = executor.run(executor.resolve({
+        command: `echo begun; sleep ${token}`,
+        signal: controller.signal,
+      }));
+      await waitForProcess(token);
+      controller.abort();
+      const result = await running;
+      assert.equal(result.aborted, true);
+      assert.equal(result.timedOut, false);
+      assert.equal(result.stdout.text, "begun\n");
+      await assertNoneLeft(token);
+    });
+
+    it("rejects a pre-aborted signal and spawns nothing", async () => {
+      await using executor = make();
+      const token = marker();
+      await assert.rejects(
+        executor.run(executor.resolve({ command: `sleep ${token}`, signal: AbortSignal.abort() })),
+        BashSpawnError,
+      );
+      assert.deepEqual(processesWith(token), []);
+    });
+
+    it("reports a command that kills itself as neither timed out nor aborted", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({ command: "kill -TERM $$" }));
+      assert.equal(result.signal, "SIGTERM");
+      assert.equal(result.exitCode, null);
+      assert.equal(result.timedOut || result.idledOut || result.aborted, false);
+    });
+
+    it("kills grandchildren with the group", async () => {
+      await using executor = make();
+      const token = marker();
+      const result = await executor.run(executor.resolve({
+        command: `bash -c 'bash -c "sleep ${token}"; true'; true`,
+        timeoutMs: 300,
+      }));
+      assert.equal(result.timedOut, true);
+      await assertNoneLeft(token);
+    });
+
+    it("returns soon when a background child holds the pipes, and kills it", async () => {
+      await using executor = make();
+      const token = marker();
+      const result = await executor.run(
+        executor.resolve({ command: `sleep ${token} & echo done` }),
+      );
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.stdout.text, "done\n");
+      assert.ok(result.durationMs < 2000, `took ${result.durationMs} ms`);
+      assert.ok(result.strays.killed >= 1);
+      assert.deepEqual(result.strays.survivors, []);
+      await assertNoneLeft(token);
+    });
+
+    it("finds a child that left the group but kept the session", async () => {
+      await using executor = make();
+      const token = marker();
+      const result = await executor.run(
+        executor.resolve({ command: `set -m; sleep ${token} & echo x` }),
+      );
+      assert.equal(result.stdout.text, "x\n");
+      assert.ok(result.strays.killed >= 1);
+      await assertNoneLeft(token);
+    });
+
+    it("finds a group-leaving child that closed its pipes once a kill happens", async () => {
+      await using executor = make();
+      const token = marker();
+      const result = await executor.run(executor.resolve({
+        command: `set -m; sleep ${token} >/dev/null 2>&1 & sleep ${token}`,
+        timeoutMs: 300,
+      }));
+      assert.equal(result.timedOut, true);
+      await assertNoneLeft(token);
+    });
+
+    it("keeps head and tail and spills the whole stream", async () => {
+      await using executor = make();
+      const expected = seqText(400_000);
+      const result = await executor.run(executor.resolve({ command: "seq 1 400000" }));
+      const out = result.stdout;
+      assert.equal(out.truncated, true);
+      assert.equal(out.totalBytes, Buffer.byteLength(expected));
+      assert.ok(out.spillPath !== undefined);
+      assert.equal(out.spillComplete, true);
+      assert.equal(statSync(out.spillPath).mode & 0o777, 0o600);
+      assert.equal(statSync(join(out.spillPath, "..")).mode & 0o777, 0o700);
+      assert.equal(sha256(readFileSync(out.spillPath)), sha256(expected));
+      const head = expected.slice(0, 8_000);
+      const tail = expected.slice(-56_000);
+      assert.equal(out.omittedBytes, out.totalBytes - 64_000);
+      const gap = head.endsWith("\n") ? "" : "\n";
+      assert.equal(out.text, `${head}${gap}[... ${out.omittedBytes} bytes omitted ...]\n${tail}`);
+    });
+
+    it("does not truncate output exactly at the cap", async () => {
+      await using executor = make({ maxOutputBytes: 5000, headBytes: 1000 });
+      const result = await executor.run(executor.resolve({
+        command: "head -c 5000 /dev/zero | tr '\\0' x",
+      }));
+      assert.equal(result.stdout.truncated, false);
+      assert.equal(result.stdout.text, "x".repeat(5000));
+      assert.equal(result.stdout.spillPath, undefined);
+      assert.equal(result.stdout.spillComplete, false);
+      const over = await executor.run(executor.resolve({
+        command: "head -c 5001 /dev/zero | tr '\\0' x",
+      }));
+      assert.equal(over.stdout.truncated, true);
+      assert.equal(over.stdout.omittedBytes, 1);
+    });
+
+    it("honours stdoutMaxBytes", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command: "seq 1 100000",
+        stdoutMaxBytes: 200_000,
+      }));
+      assert.equal(result.stdout.truncated, true);
+      assert.ok(result.stdout.text.length > 190_000);
+    });
+
+    it("stops the spill file at maxSpillBytes", async () => {
+      await using executor = make({ maxSpillBytes: 100_000 });
+      const expected = seqText(200_000);
+      const result = await executor.run(executor.resolve({ command: "seq 1 200000" }));
+      const { spillPath, spillComplete } = result.stdout;
+      assert.ok(spillPath !== undefined);
+      assert.equal(spillComplete, false);
+      const spilled = readFileSync(spillPath, "latin1");
+      assert.equal(spilled, expected.slice(0, 100_000));
+    });
+
+    it("keeps a 4-byte character split across chunks intact", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command: "printf 'a\\xf0\\x9f'; sleep 0.2; printf '\\x98\\x80b'",
+      }));
+      assert.equal(result.stdout.text, "a\u{1F600}b");
+      assert.equal(result.stdout.invalidUtf8Bytes, 0);
+    });
+
+    it("counts invalid UTF-8 bytes and keeps raw bytes in the spill", async () => {
+      await using executor = make({ maxOutputBytes: 100, headBytes: 10 });
+      const small = await executor.run(executor.resolve({ command: "printf 'a\\xffb\\xc3'" }));
+      assert.equal(small.stdout.text, "a\uFFFDb\uFFFD");
+      assert.equal(small.stdout.invalidUtf8Bytes, 2);
+      const big = await executor.run(executor.resolve({
+        command: "printf '\\xfe%.0s' $(seq 1 300)",
+      }));
+      assert.ok(big.stdout.spillPath !== undefined);
+      assert.deepEqual(readFileSync(big.stdout.spillPath), Buffer.alloc(300, 0xfe));
+      assert.equal(big.stdout.invalidUtf8Bytes, 100);
+    });
+
+    it("stays within its memory bound under `yes`", async () => {
+      await using executor = make({ maxSpillBytes: 1 << 20 });
+      const result = await executor.run(executor.resolve({ command: "yes", timeoutMs: 1000 }));
+      assert.equal(result.timedOut, true);
+      assert.ok(result.stdout.totalBytes > 1 << 20, `only ${result.stdout.totalBytes} bytes`);
+      assert.ok(result.stdout.text.length <= 64_000 + 100, `${result.stdout.text.length} chars`);
+      assert.equal(result.stdout.spillComplete, false);
+      assert.ok(result.stdout.spillPath !== undefined);
+      assert.equal(statSync(result.stdout.spillPath).size, 1 << 20);
+    });
+  });
+}
+
+describe("LocalBashExecutor.resolve", () => {
+  it("fills defaults, caps the timeout and resolves the workdir", async () => {
+    await using executor = new LocalBashExecutor({
+      cwd: "/srv",
+      timeoutMs: 1000,
+      maxTimeoutMs: 5000,
+    });
+    const spec = executor.resolve({ command: "ls" });
+    assert.deepEqual(spec, {
+      command: "ls",
+      workdir: "/srv",
+      timeoutMs: 1000,
+      stdoutMaxBytes: 64_000,
+      sandboxPolicy: null,
+    });
+    assert.equal(executor.resolve({ command: "ls", timeoutMs: 9000 }).timeoutMs, 5000);
+    assert.equal(executor.resolve({ command: "ls", workdir: "../x" }).workdir, "/x");
+  });
+
+  for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+    it(`rejects timeoutMs ${timeoutMs}`, async () => {
+      await using executor = new LocalBashExecutor();
+      assert.throws(() => executor.resolve({ command: "true", timeoutMs }), BashConfigError);
+      assert.throws(
+        () => executor.resolve({ command: "true", idleTimeoutMs: timeoutMs }),
+        BashConfigError,
+      );
+    });
+  }
+
+  it("rejects env keys in the wrong namespace and bad values", async () => {
+    await using executor = new LocalBashExecutor();
+    assert.throws(
+      () => executor.resolve({ command: "true", env: { SHELLSEAM_X: "1" } }),
+      (error: unknown) => error instanceof BashConfigError && error.message.includes("SHELLSEAM_X"),
+    );
+    assert.throws(
+      () =>
+        executor.resolve({
+          command: "true",
+          managedEnv: { ["PLAIN" as `SHELLSEAM_${string}`]: "1" },
+        }),
+      BashConfigError,
+    );
+    assert.throws(() => executor.resolve({ command: "true", stdoutMaxBytes: 0 }), BashConfigError);
+    assert.throws(
+      () => executor.resolve({ command: 1 as unknown as string }),
+      BashConfigError,
+    );
+  });
+});
+
+describe("LocalBashExecutor config", () => {
+  const bad: [keyof LocalBashExecutorConfig, unknown][] = [
+    ["timeoutMs", 0],
+    ["timeoutMs", 700_000],
+    ["maxTimeoutMs", Number.NaN],
+    ["maxOutputBytes", 0],
+    ["maxOutputBytes", 1.5],
+    ["headBytes", -1],
+    ["headBytes", 70_000],
+    ["maxSpillBytes", -1],
+    ["killGraceMs", Number.POSITIVE_INFINITY],
+    ["drainGraceMs", -5],
+    ["keepSpillFiles", "yes"],
+    ["sessionStrategy", "fork"],
+    ["cwd", ""],
+  ];
+  for (const [field, value] of bad) {
+    it(`rejects ${field} = ${String(value)} naming the field`, () => {
+      assert.throws(
+        () => new LocalBashExecutor({ [field]: value } as LocalBashExecutorConfig),
+        (error: unknown) =>
+          error instanceof BashConfigError && error.message.includes(`"${field}"`),
+      );
+    });
+  }
+
+  it("fills the documented defaults", async () => {
+    await using executor = new LocalBashExecutor();
+    const { config } = executor;
+    assert.equal(config.cwd, process.cwd());
+    assert.equal(config.timeoutMs, 120_000);
+    assert.equal(config.maxTimeoutMs, 600_000);
+    assert.equal(config.maxOutputBytes, 64_000);
+    assert.equal(config.headBytes, 8_000);
+    assert.equal(config.maxSpillBytes, 64 * 1024 * 1024);
+    assert.equal(config.killGraceMs, 3_000);
+    assert.equal(config.drainGraceMs, 500);
+    assert.equal(config.keepSpillFiles, false);
+    assert.equal(
+      config.sessionStrategy,
+      existsSync("/usr/bin/setsid") ? "setsid-binary" : "detached",
+    );
+  });
+});
+
+describe("LocalBashExecutor disposal", () => {
+  it("kills running foreground commands, awaits them, and then rejects", async () => {
+    const executor = new LocalBashExecutor({ killGraceMs: 300 });
+    const token = marker();
+    const plain = executor.run(executor.resolve({ command: `sleep ${token}` }));
+    const stubborn = executor.run(executor.resolve({ command: `trap '' TERM; sleep ${token}` }));
+    await waitForProcess(token);
+    await executor[Symbol.asyncDispose]();
+    assert.deepEqual(processesWith(token), []);
+    assert.equal((await plain).signal, "SIGTERM");
+    assert.equal((await stubborn).signal, "SIGKILL");
+    await assert.rejects(executor.run(executor.resolve({ command: "true" })), BashSpawnError);
+  });
+
+  it("removes spill files unless keepSpillFiles", async () => {
+    let spill: string | undefined;
+    {
+      await using executor = new LocalBashExecutor({ maxOutputBytes: 10, headBytes: 5 });
+      spill = (await executor.run(executor.resolve({ command: "seq 1 100" }))).stdout.spillPath;
+      assert.ok(spill !== undefined && existsSync(spill));
+    }
+    assert.equal(existsSync(spill), false);
+    const kept = new LocalBashExecutor({ maxOutputBytes: 10, headBytes: 5, keepSpillFiles: true });
+    spill = (await kept.run(kept.resolve({ command: "seq 1 100" }))).stdout.spillPath;
+    await kept[Symbol.asyncDispose]();
+    assert.ok(spill !== undefined && existsSync(spill));
+    rmSync(join(spill, ".."), { recursive: true });
+  });
+});
+
+describe("LocalBashExecutor.planLaunch", () => {
+  class Planned extends LocalBashExecutor {
+    launches: Launch[] = [];
+    outcomes: LaunchOutcome[] = [];
+    fail: Error | null = null;
+    protected override planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+      this.launches.push(launch);
+      if (this.fail) return Promise.reject(this.fail);
+      return Promise.resolve({
+        launch: { ...launch, args: ["-c", `echo planned; ${spec.command}`] },
+        describe: (outcome) => {
+          this.outcomes.push(outcome);
+          return { mode: "read-only", backend: "none", denied: outcome.exitCode === 3 };
+        },
+      });
+    }
+    dir(): Promise<string> {
+      return this.privateDir();
+    }
+  }
+
+  it("gets the default bash launch and its plan is spawned and described", async () => {
+    await using executor = new Planned({ cwd: "/tmp" });
+    const result = await executor.run(
+      executor.resolve({ command: "echo hi >&2; exit 3", env: { A: "1" } }),
+    );
+    const [launch] = executor.launches;
+    assert.ok(launch !== undefined);
+    assert.match(launch.program, /^\/.*\/bash$/);
+    assert.deepEqual(launch.args, ["-c", "echo hi >&2; exit 3"]);
+    assert.equal(launch.cwd, "/tmp");
+    assert.equal(launch.env.A, "1");
+    assert.equal(launch.env.PAGER, "cat");
+    assert.equal(result.stdout.text, "planned\n");
+    assert.deepEqual(result.sandbox, { mode: "read-only", backend: "none", denied: true });
+    assert.deepEqual(executor.outcomes, [
+      { exitCode: 3, signal: null, stderrText: "hi\n", killedByExecutor: false },
+    ]);
+  });
+
+  it("stamps the description on a settled background process", async () => {
+    await using executor = new Planned();
+    const process = await executor.start(executor.resolve({ command: "exit 3" }));
+    await process.done;
+    assert.deepEqual(process.sandbox, { mode: "read-only", backend: "none", denied: true });
+  });
+
+  it("rejects run and start with the plan's error and spawns nothing", async () => {
+    await using executor = new Planned();
+    executor.fail = new Error("no sandbox");
+    const token = marker();
+    await assert.rejects(
+      executor.run(executor.resolve({ command: `sleep ${token}` })),
+      /no sandbox/,
+    );
+    await assert.rejects(
+      executor.start(executor.resolve({ command: `sleep ${token}` })),
+      /no sandbox/,
+    );
+    assert.deepEqual(processesWith(token), []);
+  });
+
+  it("shares a private 0700 directory that disposal removes", async () => {
+    const executor = new Planned();
+    const dir = await executor.dir();
+    assert.equal(await executor.dir(), dir);
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    await executor[Symbol.asyncDispose]();
+    assert.equal(existsSync(dir), false);
+  });
+});
