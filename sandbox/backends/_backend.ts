@@ -1,0 +1,55 @@
+import type { SandboxEnforcement } from "../../seam/mod.ts";
+import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+
+/** The name of a confining backend. */
+export type SandboxBackendName = "bwrap" | "landlock";
+
+/**
+ * A confined policy, ready to enforce: every path canonical and existing.
+ */
+export interface ConfinedPolicy {
+  /** A confined mode. */
+  mode: "read-only" | "workspace-write";
+  /** The workspace root. */
+  workspaceRoot: string;
+  /** The writable roots that exist (outside read-only mode they are writable). */
+  writableRoots: string[];
+  /** Whether the network is reachable. */
+  network: "deny" | "allow";
+}
+
+/** How a probe command ended. */
+export interface ProbeOutcome {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** One way to confine a command; prepared for one executor, probed before use. */
+export interface SandboxBackend {
+  readonly name: SandboxBackendName;
+  /** `launch` wrapped so that it runs confined by `policy`. */
+  wrap(launch: Launch, policy: ConfinedPolicy): Launch;
+  /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */
+  probeLaunch(launch: Launch, policy: ConfinedPolicy): Launch;
+  /** Why the probe failed, or undefined when it worked (it may record what it learnt). */
+  probeFailure(outcome: ProbeOutcome): string | undefined;
+  /** What this backend enforces for `policy` on this machine. */
+  enforcement(policy: ConfinedPolicy): SandboxEnforcement;
+  /** True when the backend itself failed before the command ran. */
+  runnerFailed(outcome: LaunchOutcome): boolean;
+  /** True when a failed command's stderr carries this backend's denial signature. */
+  denied(outcome: LaunchOutcome, policy: ConfinedPolicy, cwd: string): boolean;
+}
+
+/** The first line of `text`, trimmed. */
+export function firstLine(text: string): string {
+  return text.trimStart().split("\n", 1)[0]?.trim() ?? "";
+}
+
+/** Why a probe failed, in words, from what it printed and how it exited. */
+export function probeFailureReason(outcome: ProbeOutcome): string {
+  const line = firstLine(outcome.stderr);
+  const exit = outcome.exitCode === null ? "was killed" : `exited ${outcome.exitCode}`;
+  return line ? `probe ${exit}: ${line}` : `probe ${exit} without a message`;
+}

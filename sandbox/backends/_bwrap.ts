@@ -1,0 +1,99 @@
+import type { SandboxEnforcement } from "../../seam/mod.ts";
+import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+import { findOnPath } from "../../local/_session.ts";
+import { existingRealpath, isBeneath } from "../_paths.ts";
+import {
+  type ConfinedPolicy,
+  firstLine,
+  probeFailureReason,
+  type ProbeOutcome,
+  type SandboxBackend,
+} from "./_backend.ts";
+
+/** The stderr text of a write to a read-only bind mount. */
+const READ_ONLY_SIGNATURE = "Read-only file system";
+/** What a connect says inside a network namespace that has only loopback. */
+const NETWORK_SIGNATURE = /Network is unreachable|Connection refused/;
+
+/**
+ * The bubblewrap arguments that confine a command by `policy`:
+ * everything read-only, a fresh /dev, /proc and private /tmp, a pid
+ * namespace, a new session, no capabilities (root included), and under
+ * `workspace-write` the workspace and writable roots bound writable with
+ * `<root>/.git` re-bound read-only. Read-only paths under /tmp that the
+ * command needs (the workspace, writable roots, the working directory) are
+ * bound back over the private /tmp; binds go parents first.
+ */
+export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
+  const args = [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--unshare-pid",
+    "--die-with-parent",
+    "--new-session",
+    // Root keeps every capability in the sandbox otherwise, and could remount.
+    "--cap-drop",
+    "ALL",
+  ]; // deno-fmt-ignore
+  if (policy.network === "deny") args.push("--unshare-net");
+  const writable = policy.mode === "workspace-write";
+  const binds = new Map<string, boolean>();
+  const cwd = existingRealpath(launch.cwd) ?? launch.cwd;
+  for (const path of [policy.workspaceRoot, ...policy.writableRoots]) {
+    if (writable) binds.set(path, true);
+    else bindBackUnderTmp(binds, path);
+  }
+  bindBackUnderTmp(binds, cwd);
+  const depth = (path: string): number => path.split("/").length;
+  for (const [path, rw] of [...binds].sort(([a], [b]) => depth(a) - depth(b))) {
+    args.push(rw ? "--bind" : "--ro-bind", path, path);
+  }
+  const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
+  if (git !== undefined) args.push("--ro-bind", git, git);
+  args.push("--chdir", cwd, "--", launch.program, ...launch.args);
+  return args;
+}
+
+/** Adds a read-only bind for `path` when the private /tmp hides it and no bind covers it yet. */
+function bindBackUnderTmp(binds: Map<string, boolean>, path: string): void {
+  if (isBeneath(path, "/tmp") && ![...binds.keys()].some((root) => isBeneath(path, root))) {
+    binds.set(path, false);
+  }
+}
+
+/** The bubblewrap backend, or why it cannot be used (no `bwrap` on `searchPath`). */
+export function createBwrapBackend(
+  searchPath: string | undefined,
+): SandboxBackend | { reason: string } {
+  const bwrap = findOnPath("bwrap", searchPath ?? "");
+  if (bwrap === null) {
+    return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
+  }
+  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => ({
+    program: bwrap,
+    args: bwrapArgs(launch, policy),
+    cwd: launch.cwd,
+    env: { ...launch.env, TMPDIR: "/tmp" },
+  });
+  return {
+    name: "bwrap",
+    wrap,
+    probeLaunch: wrap,
+    probeFailure: (outcome: ProbeOutcome) =>
+      outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
+    enforcement: (): SandboxEnforcement => ({ filesystem: "full", network: "full", gaps: [] }),
+    runnerFailed: (outcome: LaunchOutcome) =>
+      outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: "),
+    denied: (outcome: LaunchOutcome, policy: ConfinedPolicy) =>
+      outcome.exitCode !== null && outcome.exitCode !== 0 &&
+      (outcome.stderrText.includes(READ_ONLY_SIGNATURE) ||
+        (policy.network === "deny" && NETWORK_SIGNATURE.test(outcome.stderrText))),
+  };
+}

@@ -1,0 +1,166 @@
+import { statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { SandboxEnforcement } from "../../seam/mod.ts";
+import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+import { existingRealpath, isBeneath } from "../_paths.ts";
+import {
+  type ConfinedPolicy,
+  firstLine,
+  probeFailureReason,
+  type ProbeOutcome,
+  type SandboxBackend,
+} from "./_backend.ts";
+import {
+  type LandlockLauncherPolicy,
+  LAUNCHER_ABI_PREFIX,
+  LAUNCHER_FAILURE_EXIT,
+  LAUNCHER_FAILURE_PREFIX,
+} from "./_landlock_launcher.ts";
+
+/**
+ * How Deno runs the launcher: no config or lock file to look for, and only
+ * the permissions it uses: FFI (libc) and env (to hand the environment on).
+ * It reads no file itself, so it gets no `--allow-read`.
+ */
+export const LAUNCHER_DENO_FLAGS: readonly string[] = [
+  "run",
+  "--no-config",
+  "--no-lock",
+  "--allow-ffi",
+  "--allow-env",
+];
+
+/** Device files every command may write (as when unconfined), when they exist. */
+const DEVICE_FILES = [
+  "/dev/null",
+  "/dev/zero",
+  "/dev/full",
+  "/dev/random",
+  "/dev/urandom",
+  "/dev/tty",
+];
+
+const DENIED = "Permission denied";
+
+/** What the Landlock backend needs: a deno binary, the launcher written out, a private tmp. */
+export interface LandlockSetup {
+  /** Absolute path of `deno`. */
+  deno: string;
+  /** The launcher script written in the executor's private directory. */
+  launcherPath: string;
+  /** A private writable directory, the commands' TMPDIR. */
+  tmpDir: string;
+}
+
+/** The paths a `policy` lets a command write under Landlock (canonical, existing), by kind. */
+function writablePaths(
+  policy: ConfinedPolicy,
+  tmpDir: string,
+): { dirs: string[]; files: string[] } {
+  const roots = policy.mode === "workspace-write"
+    ? [policy.workspaceRoot, ...policy.writableRoots]
+    : [];
+  const dirs = [tmpDir];
+  const files = DEVICE_FILES.filter((path) => existingRealpath(path) !== undefined);
+  for (const root of roots) (isDirectory(root) ? dirs : files).push(root);
+  return { dirs, files };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The paths a "Permission denied" line names: quoted ones, absolute ones, and the one before it. */
+function namedPaths(line: string): string[] {
+  const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
+  for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
+  const before = line.slice(0, line.indexOf(DENIED)).replace(/[:\s]+$/, "");
+  const last = before.slice(before.lastIndexOf(": ") + 1).trim();
+  if (/^[^\s'‘"]*[./][^\s]*$/.test(last)) paths.push(last);
+  return paths.filter((path) => path !== "");
+}
+
+/** The canonical form of `path` as far as it exists (a file being created does not). */
+function canonical(path: string): string {
+  return existingRealpath(path) ??
+    resolve(existingRealpath(dirname(path)) ?? dirname(path), path.slice(dirname(path).length + 1));
+}
+
+/**
+ * The Landlock backend over a prepared {@linkcode LandlockSetup}. The ABI
+ * is learnt from the probe; until then it is taken as unknown (0).
+ */
+export function createLandlockBackend(setup: LandlockSetup): SandboxBackend & { abi(): number } {
+  let abi = 0;
+  const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
+    const { dirs, files } = writablePaths(policy, setup.tmpDir);
+    const launcherPolicy: LandlockLauncherPolicy = {
+      readPaths: ["/"],
+      writeDirs: dirs,
+      writeFiles: files,
+      network: policy.network,
+      ...(reportAbi ? { reportAbi } : {}),
+    };
+    return {
+      program: setup.deno,
+      args: [
+        ...LAUNCHER_DENO_FLAGS,
+        setup.launcherPath,
+        JSON.stringify(launcherPolicy),
+        launch.program,
+        ...launch.args,
+      ],
+      cwd: launch.cwd,
+      env: { ...launch.env, TMPDIR: setup.tmpDir },
+    };
+  };
+  const enforcement = (policy: ConfinedPolicy): SandboxEnforcement => {
+    const gaps: string[] = [];
+    let network: SandboxEnforcement["network"] = "full";
+    if (policy.network === "deny") {
+      network = abi >= 4 ? "partial" : "none";
+      if (abi < 4) gaps.push(`landlock ABI ${abi}: TCP not confined`);
+      gaps.push("UDP not confined", "Unix sockets not confined");
+    }
+    if (policy.mode === "workspace-write") {
+      gaps.push(`${policy.workspaceRoot}/.git not protected (Landlock cannot narrow a subtree)`);
+    }
+    return { filesystem: "full", network, gaps };
+  };
+  const runnerFailed = (outcome: LaunchOutcome): boolean =>
+    outcome.exitCode === LAUNCHER_FAILURE_EXIT &&
+    firstLine(outcome.stderrText).startsWith(LAUNCHER_FAILURE_PREFIX);
+  return {
+    name: "landlock",
+    abi: () => abi,
+    wrap: (launch, policy) => wrap(launch, policy),
+    probeLaunch: (launch, policy) => wrap(launch, policy, true),
+    probeFailure: (outcome: ProbeOutcome) => {
+      const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));
+      if (outcome.exitCode !== 0 || line === undefined) return probeFailureReason(outcome);
+      abi = Number(line.slice(LAUNCHER_ABI_PREFIX.length).trim());
+      return undefined;
+    },
+    enforcement,
+    runnerFailed,
+    // A "Permission denied" line is Landlock's unless every path it names is
+    // writable under the policy (then it is an ordinary permission problem).
+    denied: (outcome: LaunchOutcome, policy: ConfinedPolicy, cwd: string) => {
+      if (outcome.exitCode === null || outcome.exitCode === 0 || runnerFailed(outcome)) {
+        return false;
+      }
+      const { dirs, files } = writablePaths(policy, setup.tmpDir);
+      const writable = [...dirs, ...files];
+      return outcome.stderrText.split("\n").some((line) => {
+        if (!line.includes(DENIED)) return false;
+        const paths = namedPaths(line).map((path) => canonical(resolve(cwd, path)));
+        return paths.length === 0 ||
+          !paths.every((path) => writable.some((root) => isBeneath(path, root)));
+      });
+    },
+  };
+}

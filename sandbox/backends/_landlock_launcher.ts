@@ -1,0 +1,204 @@
+/**
+ * The Landlock launcher: a program run by `deno run` that restricts itself
+ * with Landlock and then `execve`s the command, so the whole child tree
+ * inherits the restriction. It is written out to a file as
+ * `(<function source>)();` and never imported by the sandboxed side, so
+ * {@linkcode landlockLauncherMain} must not reference anything outside its own
+ * body (types are erased and do not count).
+ *
+ * @module
+ */
+
+/** What the launcher is told to enforce; passed as JSON in its first argument. */
+export interface LandlockLauncherPolicy {
+  /** Paths (with everything beneath) that may be read and executed. */
+  readPaths: string[];
+  /** Directories beneath which everything may also be written. */
+  writeDirs: string[];
+  /** Files (such as /dev/null) that may also be written. */
+  writeFiles: string[];
+  /** With `deny` and ABI >= 4, TCP bind and connect are denied. */
+  network: "deny" | "allow";
+  /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
+  reportAbi?: boolean;
+}
+
+/** The exit code of the launcher when it failed itself (before the command ran). */
+export const LAUNCHER_FAILURE_EXIT = 125;
+
+/** The prefix of every line the launcher prints when it failed itself. */
+export const LAUNCHER_FAILURE_PREFIX = "shellseam-landlock:";
+
+/** The prefix of the ABI line printed with `reportAbi`. */
+export const LAUNCHER_ABI_PREFIX = "shellseam-landlock-abi:";
+
+type NativeFn = (...args: unknown[]) => unknown;
+
+/** The part of the Deno namespace the launcher uses (typed here so the Node build compiles it). */
+interface LauncherDeno {
+  args: string[];
+  exit(code: number): never;
+  env: { toObject(): Record<string, string> };
+  stdout: { writeSync(bytes: Uint8Array): number };
+  stderr: { writeSync(bytes: Uint8Array): number };
+  dlopen(
+    path: string,
+    symbols: Record<string, { name?: string; parameters: string[]; result: string }>,
+  ): { symbols: Record<string, NativeFn> };
+  UnsafePointer: { of(buffer: Uint8Array): unknown; value(pointer: unknown): bigint };
+  UnsafePointerView: new (pointer: unknown) => { getInt32(offset?: number): number };
+}
+
+/**
+ * The launcher's entry point. Arguments: `<policy JSON> <program> [args...]`.
+ * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
+ * when anything fails before the exec; never returns otherwise.
+ */
+export function landlockLauncherMain(): void {
+  const deno = (globalThis as unknown as { Deno: LauncherDeno }).Deno;
+  const encoder = new TextEncoder();
+  const fail = (message: string): never => {
+    deno.stderr.writeSync(encoder.encode(`shellseam-landlock: ${message}\n`));
+    return deno.exit(125);
+  };
+
+  const [policyJson, program, ...programArgs] = deno.args;
+  if (policyJson === undefined || program === undefined) {
+    return fail("usage: <policy JSON> <program> [args...]");
+  }
+  let policy: LandlockLauncherPolicy;
+  try {
+    policy = JSON.parse(policyJson) as LandlockLauncherPolicy;
+  } catch (error) {
+    return fail(`the policy argument is not JSON (${String(error)})`);
+  }
+
+  let libc: Record<string, NativeFn>;
+  try {
+    libc = deno.dlopen("libc.so.6", {
+      landlock_create_ruleset: {
+        name: "syscall",
+        parameters: ["i64", "buffer", "usize", "u32"],
+        result: "i64",
+      },
+      landlock_add_rule: {
+        name: "syscall",
+        parameters: ["i64", "i64", "u32", "buffer", "u32"],
+        result: "i64",
+      },
+      landlock_restrict_self: { name: "syscall", parameters: ["i64", "i64", "u32"], result: "i64" },
+      prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+      open: { parameters: ["buffer", "i32"], result: "i32" },
+      close: { parameters: ["i32"], result: "i32" },
+      signal: { parameters: ["i32", "usize"], result: "usize" },
+      execve: { parameters: ["buffer", "buffer", "buffer"], result: "i32" },
+      __errno_location: { parameters: [], result: "pointer" },
+      strerror: { parameters: ["i32"], result: "pointer" },
+    }).symbols;
+  } catch (error) {
+    return fail(`cannot load libc.so.6 through FFI (${String(error)})`);
+  }
+  const errorText = (): string => {
+    const errno = new deno.UnsafePointerView(libc.__errno_location!()).getInt32();
+    const names: Record<number, string> = {
+      1: "EPERM",
+      2: "ENOENT",
+      13: "EACCES",
+      22: "EINVAL",
+      38: "ENOSYS",
+      95: "EOPNOTSUPP",
+    };
+    return names[errno] ?? `errno ${errno}`;
+  };
+  const cString = (text: string): Uint8Array => encoder.encode(`${text}\0`);
+
+  const SYS_CREATE = 444n, SYS_ADD_RULE = 445n, SYS_RESTRICT = 446n;
+  const abi = Number(libc.landlock_create_ruleset!(SYS_CREATE, null, 0n, 1));
+  if (abi < 1) {
+    return fail(`Landlock is not available in this kernel (${errorText()})`);
+  }
+
+  // Access rights, by the ABI that introduced them.
+  const EXECUTE = 1n, WRITE_FILE = 2n, READ_FILE = 4n, READ_DIR = 8n;
+  const REFER = 1n << 13n, TRUNCATE = 1n << 14n, IOCTL_DEV = 1n << 15n;
+  let handledFs = (1n << 13n) - 1n;
+  if (abi >= 2) handledFs |= REFER;
+  if (abi >= 3) handledFs |= TRUNCATE;
+  if (abi >= 5) handledFs |= IOCTL_DEV;
+  const fileRights = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV;
+  const readRights = (EXECUTE | READ_FILE | READ_DIR | IOCTL_DEV) & handledFs;
+  const denyNetwork = policy.network === "deny";
+  const handledNet = abi >= 4 && denyNetwork ? 3n : 0n; // TCP bind | TCP connect
+  // Scopes (ABI 6): no signals to processes outside the sandbox; no abstract
+  // Unix sockets outside it when the network is denied.
+  const scoped = abi >= 6 ? 2n | (denyNetwork ? 1n : 0n) : 0n;
+
+  const attr = new BigUint64Array([handledFs, handledNet, scoped]);
+  const attrSize = abi >= 6 ? 24n : abi >= 4 ? 16n : 8n;
+  const rulesetFd = libc.landlock_create_ruleset!(
+    SYS_CREATE,
+    new Uint8Array(attr.buffer),
+    attrSize,
+    0,
+  ) as bigint;
+  if (rulesetFd < 0n) return fail(`landlock_create_ruleset failed (${errorText()})`);
+
+  const O_PATH = 0o10000000, O_CLOEXEC = 0o2000000;
+  const addPath = (path: string, rights: bigint): void => {
+    const fd = libc.open!(cString(path), O_PATH | O_CLOEXEC) as number;
+    if (fd < 0) return fail(`cannot open "${path}" (${errorText()})`);
+    const rule = new ArrayBuffer(16); // struct landlock_path_beneath_attr, packed: 12 bytes
+    new BigUint64Array(rule, 0, 1)[0] = rights & handledFs;
+    new Int32Array(rule, 8, 1)[0] = fd;
+    const added = libc.landlock_add_rule!(SYS_ADD_RULE, rulesetFd, 1, new Uint8Array(rule), 0);
+    if ((added as bigint) < 0n) {
+      return fail(`landlock_add_rule for "${path}" failed (${errorText()})`);
+    }
+    libc.close!(fd);
+  };
+  for (const path of policy.readPaths) addPath(path, readRights);
+  for (const path of policy.writeDirs) addPath(path, handledFs);
+  for (const path of policy.writeFiles) addPath(path, fileRights);
+
+  const PR_SET_NO_NEW_PRIVS = 38;
+  if ((libc.prctl!(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) as number) !== 0) {
+    return fail(`prctl(PR_SET_NO_NEW_PRIVS) failed (${errorText()})`);
+  }
+  if ((libc.landlock_restrict_self!(SYS_RESTRICT, rulesetFd, 0) as bigint) !== 0n) {
+    return fail(`landlock_restrict_self failed (${errorText()})`);
+  }
+  libc.close!(Number(rulesetFd));
+
+  if (policy.reportAbi) deno.stdout.writeSync(encoder.encode(`shellseam-landlock-abi: ${abi}\n`));
+
+  // The runtime ignores SIGPIPE and an ignored signal survives execve; the
+  // command must see the default, as it does when spawned normally.
+  const SIGPIPE = 13, SIG_DFL = 0n;
+  libc.signal!(SIGPIPE, SIG_DFL);
+
+  const keep: Uint8Array[] = [];
+  const pointerArray = (items: string[]): Uint8Array => {
+    const array = new BigUint64Array(items.length + 1);
+    items.forEach((item, index) => {
+      const bytes = cString(item);
+      keep.push(bytes);
+      array[index] = deno.UnsafePointer.value(deno.UnsafePointer.of(bytes));
+    });
+    return new Uint8Array(array.buffer);
+  };
+  const argv = pointerArray([program, ...programArgs]);
+  const envp = pointerArray(
+    Object.entries(deno.env.toObject()).map(([key, value]) => `${key}=${value}`),
+  );
+  libc.execve!(cString(program), argv, envp);
+  fail(`execve of "${program}" failed (${errorText()})`);
+}
+
+/**
+ * The launcher as a standalone script: plain JavaScript (the function's
+ * emitted source), so the first run needs neither a type-check nor a
+ * download, however this library was loaded.
+ */
+export function landlockLauncherScript(): string {
+  return `// shellseam Landlock launcher (generated; do not edit)\n(${landlockLauncherMain.toString()})();\n`;
+}

@@ -1,0 +1,434 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import {
+  BashConfigError,
+  type BashExecRequest,
+  type BashExecSpec,
+  type BashSandboxInfo,
+  BashSpawnError,
+  type SandboxEnforcement,
+  type SandboxMode,
+  type SandboxPolicy,
+  SandboxUnavailableError,
+} from "../seam/mod.ts";
+import {
+  type Launch,
+  type LaunchPlan,
+  LocalBashExecutor,
+  type LocalBashExecutorConfig,
+} from "../local/mod.ts";
+import { positiveFinite } from "../local/_config.ts";
+import { isSandboxMode } from "./mode.ts";
+import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
+import { existingRealpath } from "./_paths.ts";
+import { findDeno } from "./_deno.ts";
+import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
+import { createBwrapBackend } from "./backends/_bwrap.ts";
+import { createLandlockBackend } from "./backends/_landlock.ts";
+import { landlockLauncherScript } from "./backends/_landlock_launcher.ts";
+
+export type { SandboxBackendName } from "./backends/_backend.ts";
+
+/**
+ * Every sandbox backend, in the default order of preference.
+ *
+ * @example
+ * ```ts
+ * import { SANDBOX_BACKENDS } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(SANDBOX_BACKENDS, ["bwrap", "landlock"]);
+ * ```
+ */
+export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
+  "bwrap",
+  "landlock",
+]);
+
+/**
+ * Options of a {@linkcode SandboxBashExecutor}: those of
+ * `LocalBashExecutorConfig` plus the sandbox's own.
+ *
+ * | field | default | meaning |
+ * |---|---|---|
+ * | `workspaceRoot` | (required) | the workspace; must exist; symlinks are resolved |
+ * | `cwd` | `workspaceRoot` | where commands run by default |
+ * | `defaultMode` | `"read-only"` | the mode of a call without its own `sandboxPolicy` |
+ * | `network` | `"deny"` | whether confined commands may reach the network |
+ * | `writableRoots` | `[]` | more absolute paths writable under `workspace-write` (skipped while missing) |
+ * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
+ * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
+ * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
+ *
+ * @example
+ * ```ts
+ * import type { SandboxBashExecutorConfig } from "@shellseam/bash/sandbox";
+ *
+ * const config: SandboxBashExecutorConfig = {
+ *   workspaceRoot: "/tmp",
+ *   defaultMode: "workspace-write",
+ *   backends: ["landlock"],
+ * };
+ * console.log(config.defaultMode);
+ * ```
+ */
+export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
+  /** The workspace: readable always, writable under `workspace-write`. */
+  workspaceRoot: string;
+  /** The mode of a call that carries no `sandboxPolicy`. */
+  defaultMode?: SandboxMode;
+  /** Whether confined commands may reach the network. */
+  network?: "deny" | "allow";
+  /** More absolute paths that are writable under `workspace-write`. */
+  writableRoots?: string[];
+  /** Backends to try, in order; the first whose probe works is used. */
+  backends?: SandboxBackendName[];
+  /** A PATH-style list of directories where `bwrap` and `deno` are looked up. */
+  searchPath?: string;
+  /** How long one backend probe may take, in milliseconds. */
+  probeTimeoutMs?: number;
+}
+
+/**
+ * What probing one backend found on this machine.
+ *
+ * @example
+ * ```ts
+ * import type { SandboxBackendStatus } from "@shellseam/bash/sandbox";
+ *
+ * const status: SandboxBackendStatus = {
+ *   backend: "bwrap",
+ *   works: false,
+ *   reason: '"bwrap" was not found on PATH; install bubblewrap',
+ * };
+ * console.log(status.reason);
+ * ```
+ */
+export interface SandboxBackendStatus {
+  /** Which backend. */
+  backend: SandboxBackendName;
+  /** True when a trivial command ran confined by it. */
+  works: boolean;
+  /** Why it does not work. */
+  reason?: string;
+  /** The kernel's Landlock ABI, as the Landlock launcher found it. */
+  landlockAbi?: number;
+  /**
+   * What it would enforce for the executor's default policy (for
+   * `workspace-write` when the default mode is `danger-full-access`).
+   */
+  enforcement?: SandboxEnforcement;
+}
+
+interface Probe {
+  status: SandboxBackendStatus;
+  backend?: SandboxBackend;
+}
+
+/**
+ * A {@linkcode LocalBashExecutor} that confines every command (foreground
+ * and background) by its `sandboxPolicy`: bubblewrap where it works, else a
+ * Landlock launcher run by Deno. `resolve()` stamps the default policy on a
+ * request without one; `danger-full-access` runs unwrapped. Backends are
+ * probed once per executor; when none works, a confined call rejects with
+ * `SandboxUnavailableError` and nothing runs. Each result and settled
+ * background process carries its own `sandbox` facts: mode, backend,
+ * `denied` (only a failure with the backend's denial signature),
+ * `runnerFailed` (the backend itself broke) and what was enforced.
+ *
+ * @example A write outside the workspace is denied
+ * ```ts
+ * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+ * import { SandboxUnavailableError } from "@shellseam/bash/seam";
+ * import { mkdtempSync, readFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const workspace = mkdtempSync(join(tmpdir(), "ws-"));
+ * await using executor = new SandboxBashExecutor({
+ *   workspaceRoot: workspace,
+ *   defaultMode: "workspace-write",
+ * });
+ * try {
+ *   const result = await executor.run(
+ *     executor.resolve({ command: "echo hi > inside.txt && echo no > /etc/shellseam-example" }),
+ *   );
+ *   assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "hi\n");
+ *   assert.equal(result.sandbox?.denied, true);
+ *   assert.equal(result.sandbox?.mode, "workspace-write");
+ * } catch (error) {
+ *   // A machine with neither bubblewrap nor Landlock fails closed.
+ *   assert.ok(error instanceof SandboxUnavailableError);
+ * }
+ * ```
+ */
+export class SandboxBashExecutor extends LocalBashExecutor {
+  /** The default policy of a call without its own (workspace root canonical). */
+  readonly defaultPolicy: Readonly<SandboxPolicy>;
+  /** The backends tried, in order. */
+  readonly backends: readonly SandboxBackendName[];
+  readonly #searchPath: string | undefined;
+  readonly #probeTimeoutMs: number;
+  readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
+  readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
+
+  /** Validates the config; throws `BashConfigError` naming what is wrong. */
+  constructor(config: SandboxBashExecutorConfig) {
+    const {
+      workspaceRoot,
+      defaultMode = "read-only",
+      network = "deny",
+      writableRoots,
+      backends = [...SANDBOX_BACKENDS],
+      searchPath = process.env.PATH,
+      probeTimeoutMs = 15_000,
+      ...local
+    } = config ?? ({} as SandboxBashExecutorConfig);
+    if (workspaceRoot === undefined) {
+      throw new BashConfigError(`"workspaceRoot" is required; pass the workspace directory`);
+    }
+    const root = canonicalWorkspaceRoot(workspaceRoot);
+    super({ cwd: root, ...local });
+    if (!isSandboxMode(defaultMode)) {
+      throw new BashConfigError(
+        `"defaultMode" must be "read-only", "workspace-write" or "danger-full-access"; got ${
+          JSON.stringify(defaultMode)
+        }`,
+      );
+    }
+    this.defaultPolicy = Object.freeze(resolveSandboxPolicy({
+      mode: defaultMode,
+      workspaceRoot: root,
+      network,
+      ...(writableRoots === undefined ? {} : { writableRoots }),
+    }));
+    if (
+      !Array.isArray(backends) || backends.length === 0 ||
+      backends.some((name) => !SANDBOX_BACKENDS.includes(name)) ||
+      new Set(backends).size !== backends.length
+    ) {
+      throw new BashConfigError(
+        `"backends" must list "bwrap" and/or "landlock" once each; got ${JSON.stringify(backends)}`,
+      );
+    }
+    this.backends = Object.freeze([...backends]);
+    this.#searchPath = searchPath;
+    this.#probeTimeoutMs = positiveFinite("probeTimeoutMs", probeTimeoutMs);
+  }
+
+  /**
+   * The executor's default mode; the tool layer offers escalation fields
+   * because it is defined.
+   *
+   * @example
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * assert.equal(executor.sandboxMode, "read-only");
+   * ```
+   */
+  override get sandboxMode(): SandboxMode {
+    return this.defaultPolicy.mode;
+  }
+
+  /**
+   * Resolves like `LocalBashExecutor.resolve()`, then stamps the default
+   * policy when the request has none, or checks the request's policy and
+   * canonicalises its paths. Throws `BashConfigError` for an invalid policy.
+   *
+   * @example
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { realpathSync } from "node:fs";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * const spec = executor.resolve({ command: "ls" });
+   * assert.deepEqual(spec.sandboxPolicy, {
+   *   mode: "read-only",
+   *   workspaceRoot: realpathSync(tmpdir()),
+   *   network: "deny",
+   * });
+   * ```
+   */
+  override resolve(request: BashExecRequest): BashExecSpec {
+    const spec = super.resolve(request);
+    spec.sandboxPolicy = request.sandboxPolicy === undefined
+      ? clonePolicy(this.defaultPolicy)
+      : resolveSandboxPolicy(request.sandboxPolicy);
+    return spec;
+  }
+
+  /**
+   * Probes every configured backend (once per executor; later calls return
+   * the cached findings): whether it works here, why not, the Landlock ABI,
+   * and what it would enforce.
+   *
+   * @example
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * const statuses = await executor.probeBackends();
+   * assert.deepEqual(statuses.map((s) => s.backend), ["bwrap", "landlock"]);
+   * for (const status of statuses) assert.ok(status.works || status.reason);
+   * ```
+   */
+  async probeBackends(): Promise<SandboxBackendStatus[]> {
+    const probes = await Promise.all(this.backends.map((name) => this.#probe(name)));
+    return probes.map((probe) => ({ ...probe.status }));
+  }
+
+  /** Wraps the launch in the selected backend (see the class documentation). */
+  protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+    const probeLaunch = this.#probeLaunches.get(spec.command);
+    if (probeLaunch !== undefined) return { launch: probeLaunch(launch) };
+    // A spec without a policy gets the default: never unconfined by accident.
+    const policy = spec.sandboxPolicy ?? this.defaultPolicy;
+    const { mode } = policy;
+    if (mode === "danger-full-access") {
+      return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
+    }
+    const backend = await this.#select(mode);
+    const confined = confine(policy);
+    const enforcement = backend.enforcement(confined);
+    return {
+      launch: backend.wrap(launch, confined),
+      describe: (outcome): BashSandboxInfo => {
+        const runnerFailed = backend.runnerFailed(outcome);
+        return {
+          mode,
+          backend: backend.name,
+          denied: !runnerFailed && backend.denied(outcome, confined, launch.cwd),
+          enforcement: { ...enforcement, gaps: [...enforcement.gaps] },
+          runnerFailed,
+        };
+      },
+    };
+  }
+
+  async #select(mode: SandboxMode): Promise<SandboxBackend> {
+    const attempts: { backend: string; reason: string }[] = [];
+    for (const name of this.backends) {
+      const probe = await this.#probe(name);
+      if (probe.backend !== undefined) return probe.backend;
+      attempts.push({ backend: name, reason: probe.status.reason ?? "unknown" });
+    }
+    throw new SandboxUnavailableError(
+      `No sandbox backend works on this machine, so the "${mode}" command was not run; ` +
+        `install bubblewrap or Deno (with a Landlock kernel), or run it as "danger-full-access"`,
+      attempts,
+    );
+  }
+
+  #probe(name: SandboxBackendName): Promise<Probe> {
+    let probe = this.#probes.get(name);
+    if (probe === undefined) {
+      probe = this.#runProbe(name);
+      this.#probes.set(name, probe);
+    }
+    return probe;
+  }
+
+  async #runProbe(name: SandboxBackendName): Promise<Probe> {
+    const prepared = name === "bwrap"
+      ? createBwrapBackend(this.#searchPath)
+      : await this.#prepareLandlock();
+    if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
+    const backend = prepared;
+    const token = `shellseam-probe-${name}-${crypto.randomUUID()}`;
+    let reason: string | undefined;
+    try {
+      const policy = confine({ ...this.defaultPolicy, mode: "read-only", network: "deny" });
+      this.#probeLaunches.set(
+        token,
+        (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
+      );
+      const result = await this.run(
+        this.resolve({
+          command: token,
+          workdir: policy.workspaceRoot,
+          timeoutMs: this.#probeTimeoutMs,
+        }),
+      );
+      reason = result.timedOut
+        ? `probe timed out after ${this.#probeTimeoutMs} ms`
+        : backend.probeFailure({
+          exitCode: result.exitCode,
+          stdout: result.stdout.text,
+          stderr: result.stderr.text,
+        });
+    } catch (error) {
+      reason = `probe could not start: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.#probeLaunches.delete(token);
+    }
+    const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
+    if (reason !== undefined) return { status: { ...status, reason } };
+    const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
+      ? { ...this.defaultPolicy, mode: "workspace-write" as const }
+      : this.defaultPolicy;
+    status.enforcement = backend.enforcement(confine(factsPolicy));
+    if ("abi" in backend && typeof backend.abi === "function") status.landlockAbi = backend.abi();
+    return { status, backend };
+  }
+
+  async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
+    const deno = findDeno(this.#searchPath);
+    if ("reason" in deno) return deno;
+    try {
+      const dir = await this.privateDir();
+      const launcherPath = join(dir, "landlock-launcher.js");
+      writeFileSync(launcherPath, landlockLauncherScript(), { mode: 0o600, flag: "wx" });
+      const tmpDir = join(dir, "tmp");
+      mkdirSync(tmpDir, { mode: 0o700 });
+      return createLandlockBackend({
+        deno: deno.path,
+        launcherPath,
+        tmpDir: existingRealpath(tmpDir) ?? tmpDir,
+      });
+    } catch (error) {
+      return {
+        reason: `cannot write the launcher: ${error instanceof Error ? error.message : error}`,
+      };
+    }
+  }
+}
+
+function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
+  const clone: SandboxPolicy = { ...policy };
+  if (policy.writableRoots !== undefined) clone.writableRoots = [...policy.writableRoots];
+  return clone;
+}
+
+/**
+ * A confined mode's policy with every path canonical and existing, read
+ * again at each launch. A workspace root that vanished is a spawn error;
+ * writable roots that do not exist are skipped.
+ */
+function confine(policy: SandboxPolicy): ConfinedPolicy {
+  let workspaceRoot: string;
+  try {
+    workspaceRoot = canonicalWorkspaceRoot(policy.workspaceRoot);
+  } catch (error) {
+    throw new BashSpawnError((error as Error).message, { cause: error });
+  }
+  const writableRoots = (policy.writableRoots ?? []).flatMap((root) => {
+    const real = existingRealpath(root);
+    return real === undefined ? [] : [real];
+  });
+  return {
+    mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
+    workspaceRoot,
+    writableRoots,
+    network: policy.network === "allow" ? "allow" : "deny",
+  };
+}

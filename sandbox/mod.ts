@@ -1,0 +1,37 @@
+/**
+ * The sandboxing executor: every command confined by a {@linkcode SandboxPolicy}
+ * (bubblewrap, or a Landlock launcher run by Deno), failing closed when no
+ * backend works; the sandbox mode vocabulary and the session mode fold; and
+ * {@linkcode shellseamDoctor}, which says what works on this machine.
+ *
+ * @example
+ * ```ts
+ * import { effectiveSandboxMode, sandboxModeEvent, SandboxBashExecutor } from "@shellseam/bash/sandbox";
+ * import { tmpdir } from "node:os";
+ * import assert from "node:assert/strict";
+ *
+ * const override = effectiveSandboxMode([sandboxModeEvent("workspace-write")]);
+ * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+ * const spec = executor.resolve({ command: "ls" });
+ * assert.equal(spec.sandboxPolicy?.mode, "read-only");
+ * assert.equal(override, "workspace-write");
+ * ```
+ *
+ * @module
+ */
+export type { SandboxMode, SandboxPolicy } from "../seam/mod.ts";
+export {
+  effectiveSandboxMode,
+  isSandboxMode,
+  SANDBOX_MODES,
+  type SandboxModeEvent,
+  sandboxModeEvent,
+} from "./mode.ts";
+export { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
+export {
+  SANDBOX_BACKENDS,
+  type SandboxBackendName,
+  type SandboxBackendStatus,
+  SandboxBashExecutor,
+  type SandboxBashExecutorConfig,
+} from "./executor.ts";

@@ -1,0 +1,101 @@
+import type { SandboxMode } from "../seam/mod.ts";
+
+/**
+ * Every sandbox mode, narrowest first.
+ *
+ * @example
+ * ```ts
+ * import { SANDBOX_MODES } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(SANDBOX_MODES, ["read-only", "workspace-write", "danger-full-access"]);
+ * ```
+ */
+export const SANDBOX_MODES: readonly SandboxMode[] = Object.freeze([
+  "read-only",
+  "workspace-write",
+  "danger-full-access",
+]);
+
+/**
+ * True when `value` is one of {@linkcode SANDBOX_MODES}.
+ *
+ * @example
+ * ```ts
+ * import { isSandboxMode } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isSandboxMode("workspace-write"), true);
+ * assert.equal(isSandboxMode("full"), false);
+ * ```
+ */
+export function isSandboxMode(value: unknown): value is SandboxMode {
+  return typeof value === "string" && (SANDBOX_MODES as readonly string[]).includes(value);
+}
+
+/**
+ * The session event that switches the sandbox mode for the rest of a session.
+ * The session's event log is the store: replaying it restores the override.
+ *
+ * @example
+ * ```ts
+ * import type { SandboxModeEvent } from "@shellseam/bash/sandbox";
+ *
+ * const event: SandboxModeEvent = { type: "sandbox/mode", mode: "workspace-write" };
+ * console.log(event.mode);
+ * ```
+ */
+export interface SandboxModeEvent {
+  /** Always `"sandbox/mode"`. */
+  type: "sandbox/mode";
+  /** The mode from now on. */
+  mode: SandboxMode;
+}
+
+/**
+ * Builds the event that switches a session to `mode`; append it to the
+ * session's event log.
+ *
+ * @example
+ * ```ts
+ * import { sandboxModeEvent } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(sandboxModeEvent("read-only"), { type: "sandbox/mode", mode: "read-only" });
+ * ```
+ */
+export function sandboxModeEvent(mode: SandboxMode): SandboxModeEvent {
+  return { type: "sandbox/mode", mode };
+}
+
+/**
+ * Folds a session's event log into its sandbox mode override: the last
+ * `sandbox/mode` event wins; `undefined` means "use the executor's default".
+ * Other events (any object with a `type`) are ignored, and so is a
+ * `sandbox/mode` event whose mode is not a known mode.
+ *
+ * @example
+ * ```ts
+ * import { effectiveSandboxMode, sandboxModeEvent } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const events = [
+ *   { type: "user/message", text: "hi" },
+ *   sandboxModeEvent("workspace-write"),
+ *   sandboxModeEvent("read-only"),
+ * ];
+ * assert.equal(effectiveSandboxMode(events), "read-only");
+ * assert.equal(effectiveSandboxMode([]), undefined);
+ * ```
+ */
+export function effectiveSandboxMode(
+  events: Iterable<{ readonly type: string }>,
+): SandboxMode | undefined {
+  let mode: SandboxMode | undefined;
+  for (const event of events) {
+    if (event.type !== "sandbox/mode") continue;
+    const candidate = (event as { mode?: unknown }).mode;
+    if (isSandboxMode(candidate)) mode = candidate;
+  }
+  return mode;
+}

@@ -1,0 +1,103 @@
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
+import { isSandboxMode } from "./mode.ts";
+import { existingRealpath } from "./_paths.ts";
+
+/**
+ * The canonical form of a workspace root: absolute, every symlink resolved.
+ * Throws `BashConfigError` when the path is relative, does not exist or is
+ * not a directory.
+ *
+ * @example
+ * ```ts
+ * import { canonicalWorkspaceRoot } from "@shellseam/bash/sandbox";
+ * import { BashConfigError } from "@shellseam/bash/seam";
+ * import { mkdtempSync, realpathSync, symlinkSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = mkdtempSync(join(tmpdir(), "ws-"));
+ * symlinkSync(dir, `${dir}-link`);
+ * assert.equal(canonicalWorkspaceRoot(`${dir}-link`), realpathSync(dir));
+ * assert.throws(() => canonicalWorkspaceRoot(join(dir, "missing")), BashConfigError);
+ * ```
+ */
+export function canonicalWorkspaceRoot(path: string): string {
+  if (typeof path !== "string" || !isAbsolute(path)) {
+    throw new BashConfigError(
+      `Workspace root ${JSON.stringify(path)} is not an absolute path; pass an absolute directory`,
+    );
+  }
+  let canonical: string;
+  try {
+    canonical = realpathSync(path);
+  } catch {
+    throw new BashConfigError(
+      `Workspace root "${path}" does not exist; create it or pass an existing directory`,
+    );
+  }
+  if (!statSync(canonical).isDirectory()) {
+    throw new BashConfigError(
+      `Workspace root "${path}" is not a directory; pass an existing directory`,
+    );
+  }
+  return canonical;
+}
+
+/**
+ * Checks a policy and returns it with its workspace root canonicalised.
+ * Writable roots must be absolute; they are canonicalised when they exist
+ * and kept as given otherwise (a writable root that does not exist when a
+ * command starts is skipped for that command: nothing is created).
+ * Throws `BashConfigError` for an unknown mode or network value.
+ *
+ * @example
+ * ```ts
+ * import { resolveSandboxPolicy } from "@shellseam/bash/sandbox";
+ * import { BashConfigError } from "@shellseam/bash/seam";
+ * import { mkdtempSync, realpathSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const root = mkdtempSync(join(tmpdir(), "ws-"));
+ * const policy = resolveSandboxPolicy({ mode: "read-only", workspaceRoot: root, network: "deny" });
+ * assert.equal(policy.workspaceRoot, realpathSync(root));
+ * assert.throws(
+ *   () => resolveSandboxPolicy({ mode: "read-only", workspaceRoot: root, network: "open" as "deny" }),
+ *   BashConfigError,
+ * );
+ * ```
+ */
+export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
+  if (!isSandboxMode(policy.mode)) {
+    throw new BashConfigError(
+      `Sandbox mode ${
+        JSON.stringify(policy.mode)
+      } is not known; use "read-only", "workspace-write" or "danger-full-access"`,
+    );
+  }
+  if (policy.network !== "deny" && policy.network !== "allow") {
+    throw new BashConfigError(
+      `Sandbox network ${JSON.stringify(policy.network)} is not known; use "deny" or "allow"`,
+    );
+  }
+  const resolved: SandboxPolicy = {
+    mode: policy.mode,
+    workspaceRoot: canonicalWorkspaceRoot(policy.workspaceRoot),
+    network: policy.network,
+  };
+  if (policy.writableRoots !== undefined) {
+    resolved.writableRoots = policy.writableRoots.map((root) => {
+      if (typeof root !== "string" || !isAbsolute(root)) {
+        throw new BashConfigError(
+          `Writable root ${JSON.stringify(root)} is not an absolute path; pass absolute paths`,
+        );
+      }
+      return existingRealpath(root) ?? root;
+    });
+  }
+  return resolved;
+}
