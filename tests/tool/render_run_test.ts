@@ -1,0 +1,232 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { BashRunResult, CollectedOutput } from "../../seam/mod.ts";
+import { renderRunResult, truncationMarker } from "../../tool/mod.ts";
+
+function stream(text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput {
+  return {
+    text,
+    truncated: false,
+    totalBytes: text.length,
+    omittedBytes: 0,
+    spillComplete: false,
+    invalidUtf8Bytes: 0,
+    ...extra,
+  };
+}
+
+function result(extra: Partial<BashRunResult> = {}): BashRunResult {
+  return {
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    idledOut: false,
+    aborted: false,
+    timeoutMs: 120_000,
+    durationMs: 5,
+    stdout: stream(""),
+    stderr: stream(""),
+    strays: { killed: 0, survivors: [] },
+    scrubbedEnv: [],
+    ...extra,
+  };
+}
+
+const STRAYS =
+  "[stopped 2 background process(es) left running by the command; use run_in_background for servers]";
+
+describe("renderRunResult", () => {
+  it("shows stdout then the exit code, and is not an error for exit 0", () => {
+    assert.deepEqual(renderRunResult(result({ stdout: stream("hi\n") })), {
+      text: "hi\n[exit code: 0]",
+      isError: false,
+    });
+  });
+
+  it("shows (no output) when both streams are empty or blank", () => {
+    assert.equal(renderRunResult(result()).text, "(no output)\n[exit code: 0]");
+    assert.equal(
+      renderRunResult(result({ stdout: stream("\n"), stderr: stream(" ") })).text,
+      "(no output)\n[exit code: 0]",
+    );
+  });
+
+  it("puts stderr in its own section after stdout", () => {
+    const rendered = renderRunResult(result({
+      exitCode: 2,
+      stdout: stream("out\n"),
+      stderr: stream("warn: x\n"),
+    }));
+    assert.deepEqual(rendered, { text: "out\n[stderr]\nwarn: x\n[exit code: 2]", isError: true });
+  });
+
+  it("shows only the stderr section when stdout is empty", () => {
+    assert.equal(
+      renderRunResult(result({ stderr: stream("oops") })).text,
+      "[stderr]\noops\n[exit code: 0]",
+    );
+  });
+
+  it("strips ANSI escapes and carriage-return redraws from both streams", () => {
+    const rendered = renderRunResult(result({
+      stdout: stream("\x1b[32mgreen\x1b[0m\n 10%\r100%\n"),
+      stderr: stream("\x1b[31mred\x1b[0m\r\n"),
+    }));
+    assert.equal(rendered.text, "green\n100%\n[stderr]\nred\n[exit code: 0]");
+  });
+
+  it("puts a truncation marker after each truncated stream", () => {
+    const rendered = renderRunResult(result({
+      stdout: stream("head\n[...]\ntail\n", {
+        truncated: true,
+        omittedBytes: 1000,
+        spillPath: "/spill/out",
+        spillComplete: true,
+      }),
+      stderr: stream("e-head\n[...]\ne-tail\n", { truncated: true, omittedBytes: 7 }),
+    }));
+    assert.equal(
+      rendered.text,
+      [
+        "head\n[...]\ntail",
+        "[output truncated: 1000 bytes omitted; full output: /spill/out]",
+        "[stderr]",
+        "e-head\n[...]\ne-tail",
+        "[output truncated: 7 bytes omitted; full output: (unavailable)]",
+        "[exit code: 0]",
+      ].join("\n"),
+    );
+  });
+
+  it("says when the spill file holds only the beginning", () => {
+    assert.equal(
+      truncationMarker(
+        stream("x", { truncated: true, omittedBytes: 9, spillPath: "/s/1", spillComplete: false }),
+      ),
+      "[output truncated: 9 bytes omitted; full output: (unavailable; /s/1 holds only the beginning)]",
+    );
+  });
+
+  it("orders sandbox denial, escalation hint, timeout, exit code and strays", () => {
+    const rendered = renderRunResult(
+      result({
+        exitCode: 1,
+        timedOut: true,
+        timeoutMs: 1000,
+        stderr: stream("touch: cannot touch 'x': Read-only file system\n"),
+        strays: { killed: 2, survivors: [] },
+        sandbox: { mode: "read-only", backend: "bwrap", denied: true },
+      }),
+      { escalationModes: ["workspace-write", "danger-full-access"] },
+    );
+    assert.deepEqual(rendered.text.split("\n").slice(2), [
+      "[sandbox: file access denied under read-only mode]",
+      '[if the command needs that access, retry it once with sandbox_permissions "workspace-write" or "danger-full-access" and a justification; a person approves or rejects the retry]',
+      "[timed out after 1000 ms]",
+      "[exit code: 1]",
+      STRAYS,
+    ]);
+    assert.equal(rendered.isError, true);
+  });
+
+  it("shows a signal instead of an exit code", () => {
+    const rendered = renderRunResult(
+      result({ exitCode: null, signal: "SIGKILL", timedOut: true, timeoutMs: 50 }),
+    );
+    assert.deepEqual(rendered, {
+      text: "(no output)\n[timed out after 50 ms]\n[killed by signal: SIGKILL]",
+      isError: true,
+    });
+  });
+
+  it("reports a trapped timeout that exited 0 as a timeout and an error", () => {
+    const rendered = renderRunResult(result({ exitCode: 0, timedOut: true, timeoutMs: 300 }));
+    assert.deepEqual(rendered, {
+      text: "(no output)\n[timed out after 300 ms]\n[exit code: 0]",
+      isError: true,
+    });
+  });
+
+  it("makes an aborted run an error result", () => {
+    const rendered = renderRunResult(result({ exitCode: null, signal: "SIGTERM", aborted: true }));
+    assert.equal(rendered.isError, true);
+    assert.equal(
+      rendered.text,
+      "(no output)\n[aborted: the tool call was cancelled before the command finished]\n[killed by signal: SIGTERM]",
+    );
+  });
+
+  it("reports an idle timeout", () => {
+    const rendered = renderRunResult(result({ exitCode: null, signal: "SIGTERM", idledOut: true }));
+    assert.match(
+      rendered.text,
+      /\n\[stopped: no output for too long \(idle timeout\)\]\n\[killed by signal: SIGTERM\]$/,
+    );
+    assert.equal(rendered.isError, true);
+  });
+
+  it("reports strays killed and survivors last", () => {
+    const rendered = renderRunResult(result({ strays: { killed: 2, survivors: [41, 42] } }));
+    assert.deepEqual(rendered.text.split("\n"), [
+      "(no output)",
+      "[exit code: 0]",
+      STRAYS,
+      "[2 process(es) left running by the command could not be stopped: pid 41, 42]",
+    ]);
+    assert.equal(rendered.isError, false);
+  });
+
+  it("gives no escalation hint without escalation modes, or when none is wider", () => {
+    const denied = result({
+      exitCode: 1,
+      sandbox: { mode: "read-only", backend: "landlock", denied: true },
+    });
+    assert.equal(
+      renderRunResult(denied).text,
+      "(no output)\n[sandbox: file access denied under read-only mode]\n[exit code: 1]",
+    );
+    const widest = result({
+      exitCode: 1,
+      sandbox: { mode: "danger-full-access", backend: "none", denied: true },
+    });
+    assert.doesNotMatch(
+      renderRunResult(widest, { escalationModes: ["workspace-write", "danger-full-access"] }).text,
+      /retry/,
+    );
+  });
+
+  it("hints only the offered modes wider than the mode the command ran under", () => {
+    const denied = result({
+      exitCode: 1,
+      sandbox: { mode: "workspace-write", backend: "bwrap", denied: true },
+    });
+    const text =
+      renderRunResult(denied, { escalationModes: ["workspace-write", "danger-full-access"] }).text;
+    assert.match(text, /sandbox_permissions "danger-full-access" and a justification/);
+    assert.doesNotMatch(text, /"workspace-write"/);
+  });
+
+  it("reports a sandbox runner failure, not a denial, even when denied is also set", () => {
+    const rendered = renderRunResult(
+      result({
+        exitCode: 1,
+        sandbox: { mode: "read-only", backend: "bwrap", denied: true, runnerFailed: true },
+      }),
+      { escalationModes: ["workspace-write"] },
+    );
+    assert.equal(rendered.isError, true);
+    assert.doesNotMatch(rendered.text, /file access denied|retry/);
+    assert.match(
+      rendered.text,
+      /^\(no output\)\n\[sandbox failure: the bwrap sandbox itself failed, .*this is not a permission denial.*\]\n\[exit code: 1\]$/,
+    );
+  });
+
+  it("adds no sandbox line for a sandboxed run that was not denied", () => {
+    const allowed = result({ sandbox: { mode: "read-only", backend: "bwrap", denied: false } });
+    assert.deepEqual(renderRunResult(allowed), {
+      text: "(no output)\n[exit code: 0]",
+      isError: false,
+    });
+  });
+});

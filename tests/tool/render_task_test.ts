@@ -1,0 +1,203 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { TaskSnapshot } from "../../tasks/mod.ts";
+import {
+  type BashTaskOutput,
+  renderBackgroundStart,
+  renderTaskKill,
+  renderTaskList,
+  renderTaskNotice,
+  renderTaskOutput,
+  renderTaskStatus,
+} from "../../tool/mod.ts";
+
+function snapshot(extra: Partial<TaskSnapshot> = {}): TaskSnapshot {
+  return {
+    id: "bash-1",
+    kind: "bash",
+    label: "make test",
+    status: "running",
+    exitCode: null,
+    signal: null,
+    startedAt: 0,
+    ...extra,
+  };
+}
+
+function read(extra: Partial<BashTaskOutput> = {}): BashTaskOutput {
+  return {
+    stdout: "",
+    stderr: "",
+    lossy: false,
+    droppedBytes: 0,
+    status: "running",
+    exitCode: null,
+    signal: null,
+    ...extra,
+  };
+}
+
+describe("renderTaskStatus", () => {
+  it("names the status and, when present, exit code, signal, error and kill reason", () => {
+    assert.equal(renderTaskStatus(snapshot()), "status: running");
+    assert.equal(
+      renderTaskStatus(snapshot({ status: "completed", exitCode: 3 })),
+      "status: completed, exit code: 3",
+    );
+    assert.equal(
+      renderTaskStatus(snapshot({ status: "failed", error: "the bwrap sandbox\nfailed" })),
+      "status: failed, error: the bwrap sandbox failed",
+    );
+    assert.equal(
+      renderTaskStatus(
+        snapshot({ status: "killed", signal: "SIGTERM", killReason: "no longer needed" }),
+      ),
+      'status: killed, signal: SIGTERM, kill reason: "no longer needed"',
+    );
+  });
+});
+
+describe("renderTaskOutput", () => {
+  it("shows new stdout and stderr, then the status last", () => {
+    assert.equal(
+      renderTaskOutput({
+        snapshot: snapshot({ status: "completed", exitCode: 0 }),
+        output: read({ stdout: "\x1b[1mbuilt\x1b[0m\n", stderr: "warning\n" }),
+      }),
+      "built\n[stderr]\nwarning\n[status: completed, exit code: 0]",
+    );
+  });
+
+  it("says (no new output) when nothing arrived since the last read", () => {
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot(), output: read() }),
+      "(no new output)\n[status: running]",
+    );
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot(), output: undefined }),
+      "(no new output)\n[status: running]",
+    );
+  });
+
+  it("names the spill files in the lossy marker", () => {
+    const text = renderTaskOutput({
+      snapshot: snapshot(),
+      output: read({
+        stdout: "tail\n",
+        lossy: true,
+        droppedBytes: 70_000,
+        stdoutSpillPath: "/spill/o",
+        stderrSpillPath: "/spill/e",
+      }),
+    });
+    assert.equal(
+      text,
+      "tail\n[output lost: 70000 bytes before this read are no longer in memory; full output: /spill/o and /spill/e]\n[status: running]",
+    );
+    const noFiles = renderTaskOutput({
+      snapshot: snapshot(),
+      output: read({ lossy: true, droppedBytes: 5 }),
+    });
+    assert.match(noFiles, /full output: \(unavailable\)\]\n\[status: running\]$/);
+  });
+
+  it("shows the sandbox denial of a settled task, with the hint when escalation is possible", () => {
+    const output = read({
+      stderr: "Read-only file system\n",
+      status: "completed",
+      exitCode: 1,
+      sandbox: { mode: "read-only", backend: "bwrap", denied: true },
+    });
+    const settled = snapshot({ status: "completed", exitCode: 1 });
+    assert.equal(
+      renderTaskOutput({ snapshot: settled, output }),
+      "[stderr]\nRead-only file system\n[sandbox: file access denied under read-only mode]\n[status: completed, exit code: 1]",
+    );
+    assert.match(
+      renderTaskOutput({ snapshot: settled, output }, { escalationModes: ["workspace-write"] }),
+      /mode\]\n\[if the command needs that access, retry it once with sandbox_permissions "workspace-write".*\]\n\[status: completed, exit code: 1\]$/,
+    );
+  });
+
+  it("shows other kinds' output as text or JSON", () => {
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot({ kind: "agent" }), output: "summary\n" }),
+      "summary\n[status: running]",
+    );
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot({ kind: "agent" }), output: { n: 1 } }),
+      '{\n  "n": 1\n}\n[status: running]',
+    );
+  });
+});
+
+describe("renderTaskList", () => {
+  it("lists one line per task, labels on one line", () => {
+    assert.equal(renderTaskList([]), "(no background tasks)");
+    assert.equal(
+      renderTaskList([
+        snapshot({ id: "bash-1", label: "npm run dev" }),
+        snapshot({
+          id: "bash-2",
+          label: "for i in 1 2; do\n  echo $i\ndone",
+          status: "completed",
+          exitCode: 0,
+        }),
+        snapshot({ id: "agent-1", kind: "agent", label: "review", status: "failed" }),
+      ]),
+      [
+        "bash-1 [bash] running — npm run dev",
+        "bash-2 [bash] completed — for i in 1 2; do echo $i done",
+        "agent-1 [agent] failed — review",
+      ].join("\n"),
+    );
+  });
+
+  it("shortens very long labels", () => {
+    const line = renderTaskList([snapshot({ label: "x".repeat(500) })]);
+    assert.ok(line.length < 160, line);
+    assert.ok(line.endsWith("…"));
+  });
+});
+
+describe("renderTaskNotice", () => {
+  it("matches the documented text", () => {
+    assert.equal(
+      renderTaskNotice(
+        snapshot({ id: "bash-3", label: "command", status: "completed", exitCode: 0 }),
+      ),
+      "background task bash-3 (command) finished [status: completed, exit code: 0]. Read its output with task_output.",
+    );
+    assert.equal(
+      renderTaskNotice(
+        snapshot({ id: "bash-4", label: "sleep 9", status: "killed", signal: "SIGKILL" }),
+      ),
+      "background task bash-4 (sleep 9) finished [status: killed, signal: SIGKILL]. Read its output with task_output.",
+    );
+  });
+});
+
+describe("renderBackgroundStart and renderTaskKill", () => {
+  it("acknowledges a start with the task id first", () => {
+    const text = renderBackgroundStart("bash-7");
+    assert.equal(text.split("\n")[0], "started background task bash-7");
+    assert.match(text, /task_output/);
+    assert.match(text, /task_kill/);
+  });
+
+  it("ends every kill reply with the status", () => {
+    const killed = snapshot({ status: "killed", signal: "SIGTERM" });
+    assert.equal(
+      renderTaskKill("requested", killed),
+      "stopped task bash-1; read what it printed with task_output\n[status: killed, signal: SIGTERM]",
+    );
+    assert.equal(
+      renderTaskKill("already-finished", snapshot({ status: "completed", exitCode: 0 })),
+      "task bash-1 had already finished; read its output with task_output\n[status: completed, exit code: 0]",
+    );
+    assert.match(
+      renderTaskKill("requested", snapshot({ status: "stopping" })),
+      /has not exited yet.*\n\[status: stopping\]$/,
+    );
+  });
+});

@@ -1,0 +1,99 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  bashInputSchema,
+  type ObjectJsonSchema,
+  TASK_KILL_SCHEMA,
+  TASK_LIST_SCHEMA,
+  TASK_OUTPUT_SCHEMA,
+} from "../../tool/mod.ts";
+
+function assertClosedObject(schema: ObjectJsonSchema): void {
+  assert.equal(schema.type, "object");
+  assert.equal(schema.additionalProperties, false);
+  for (const name of schema.required ?? []) assert.ok(name in schema.properties, name);
+  // A plain JSON value: it survives a JSON round trip unchanged.
+  assert.deepEqual(JSON.parse(JSON.stringify(schema)), schema);
+}
+
+describe("bashInputSchema", () => {
+  it("has the base fields, required command and description, and nothing else", () => {
+    const schema = bashInputSchema({ sandboxMode: undefined, runInBackground: false });
+    assertClosedObject(schema);
+    assert.deepEqual(Object.keys(schema.properties), [
+      "command",
+      "description",
+      "timeout_ms",
+      "workdir",
+    ]);
+    assert.deepEqual(schema.required, ["command", "description"]);
+    assert.equal(schema.properties.timeout_ms?.type, "integer");
+    assert.equal(schema.properties.timeout_ms?.minimum, 1);
+  });
+
+  it("offers run_in_background only when enabled", () => {
+    const schema = bashInputSchema({ sandboxMode: undefined, runInBackground: true });
+    assert.equal(schema.properties.run_in_background?.type, "boolean");
+  });
+
+  it("never exposes env, stdin or stdoutMaxBytes, whatever the options", () => {
+    for (const sandboxMode of [undefined, "read-only", "workspace-write"] as const) {
+      for (const runInBackground of [true, false]) {
+        const schema = bashInputSchema({ sandboxMode, runInBackground });
+        assertClosedObject(schema);
+        for (const field of ["env", "stdin", "stdoutMaxBytes", "managedEnv", "signal"]) {
+          assert.equal(field in schema.properties, false, field);
+        }
+      }
+    }
+  });
+
+  it("has no escalation fields for an executor that does not sandbox", () => {
+    const schema = bashInputSchema({ sandboxMode: undefined, runInBackground: true });
+    assert.equal("sandbox_permissions" in schema.properties, false);
+    assert.equal("justification" in schema.properties, false);
+  });
+
+  it("offers only the modes wider than the executor's default", () => {
+    const readOnly = bashInputSchema({ sandboxMode: "read-only", runInBackground: true });
+    assert.deepEqual(readOnly.properties.sandbox_permissions?.enum, [
+      "workspace-write",
+      "danger-full-access",
+    ]);
+    assert.equal(readOnly.properties.justification?.type, "string");
+    assert.deepEqual(readOnly.required, ["command", "description"]);
+    const workspace = bashInputSchema({ sandboxMode: "workspace-write", runInBackground: true });
+    assert.deepEqual(workspace.properties.sandbox_permissions?.enum, ["danger-full-access"]);
+    assert.match(workspace.properties.sandbox_permissions?.description ?? "", /danger-full-access/);
+    assert.doesNotMatch(
+      workspace.properties.sandbox_permissions?.description ?? "",
+      /"workspace-write"/,
+    );
+  });
+
+  it("has no escalation fields when the default is already the widest mode", () => {
+    const schema = bashInputSchema({ sandboxMode: "danger-full-access", runInBackground: true });
+    assert.equal("sandbox_permissions" in schema.properties, false);
+    assert.equal("justification" in schema.properties, false);
+  });
+
+  it("describes every field for the model", () => {
+    const schema = bashInputSchema({ sandboxMode: "read-only", runInBackground: true });
+    for (const [name, property] of Object.entries(schema.properties)) {
+      assert.ok((property.description ?? "").length > 20, name);
+    }
+  });
+});
+
+describe("task tool schemas", () => {
+  it("are closed objects with the documented fields", () => {
+    assertClosedObject(TASK_OUTPUT_SCHEMA);
+    assertClosedObject(TASK_LIST_SCHEMA);
+    assertClosedObject(TASK_KILL_SCHEMA);
+    assert.deepEqual(Object.keys(TASK_OUTPUT_SCHEMA.properties), ["task_id", "wait", "timeout_ms"]);
+    assert.deepEqual(TASK_OUTPUT_SCHEMA.required, ["task_id"]);
+    assert.deepEqual(Object.keys(TASK_LIST_SCHEMA.properties), []);
+    assert.deepEqual(Object.keys(TASK_KILL_SCHEMA.properties), ["task_id", "reason"]);
+    assert.deepEqual(TASK_KILL_SCHEMA.required, ["task_id"]);
+  });
+});
