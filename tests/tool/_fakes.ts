@@ -1,0 +1,111 @@
+import {
+  type BashExecRequest,
+  type BashExecSpec,
+  BashExecutor,
+  type BashProcess,
+  type BashProcessRead,
+  type BashRunResult,
+  type BashSandboxInfo,
+  type SandboxMode,
+} from "../../seam/mod.ts";
+
+/** A settled fake background process that printed `stdout`. */
+export function fakeProcess(
+  spec: BashExecSpec,
+  extra: { stdout?: string; sandbox?: BashSandboxInfo; status?: "completed" | "killed" } = {},
+): BashProcess & { kills: number } {
+  let pending = extra.stdout ?? "";
+  const status = extra.status ?? "completed";
+  const process = {
+    command: spec.command,
+    pid: 4242,
+    status,
+    exitCode: status === "completed" ? 0 : null,
+    signal: status === "killed" ? "SIGTERM" : null,
+    done: Promise.resolve(),
+    kills: 0,
+    readOutput(): BashProcessRead {
+      const stdout = pending;
+      pending = "";
+      return {
+        stdout,
+        stderr: "",
+        lossy: false,
+        droppedBytes: 0,
+        status,
+        exitCode: process.exitCode,
+        signal: process.signal,
+      };
+    },
+    write: () => Promise.resolve(),
+    closeStdin: () => Promise.resolve(),
+    kill: () => {
+      process.kills++;
+      return Promise.resolve(process.kills === 1);
+    },
+  };
+  return extra.sandbox ? Object.assign(process, { sandbox: extra.sandbox }) : process;
+}
+
+/**
+ * A sandboxing executor that runs nothing: it records each spec and answers
+ * as a sandbox would, denying writes under read-only mode.
+ */
+export class FakeSandboxExecutor extends BashExecutor {
+  readonly runs: BashExecSpec[] = [];
+  readonly starts: BashExecSpec[] = [];
+  readonly #mode: SandboxMode | undefined;
+
+  /** `null` makes an executor that does not sandbox. */
+  constructor(mode: SandboxMode | null = "read-only") {
+    super();
+    this.#mode = mode ?? undefined;
+  }
+
+  override get sandboxMode(): SandboxMode | undefined {
+    return this.#mode;
+  }
+
+  resolve(request: BashExecRequest): BashExecSpec {
+    const { workdir, timeoutMs, stdoutMaxBytes, sandboxPolicy, ...rest } = request;
+    return {
+      ...rest,
+      workdir: workdir ?? "/ws",
+      timeoutMs: timeoutMs ?? 120_000,
+      stdoutMaxBytes: stdoutMaxBytes ?? 64_000,
+      sandboxPolicy: sandboxPolicy ??
+        (this.#mode ? { mode: this.#mode, workspaceRoot: "/ws", network: "deny" } : null),
+    };
+  }
+
+  run(spec: BashExecSpec): Promise<BashRunResult> {
+    this.runs.push(spec);
+    const mode = spec.sandboxPolicy?.mode;
+    const denied = mode === "read-only";
+    const out = { truncated: false, omittedBytes: 0, spillComplete: false, invalidUtf8Bytes: 0 };
+    const result: BashRunResult = {
+      exitCode: denied ? 1 : 0,
+      signal: null,
+      timedOut: false,
+      idledOut: false,
+      aborted: false,
+      timeoutMs: spec.timeoutMs,
+      durationMs: 1,
+      stdout: { ...out, text: denied ? "" : `ran under ${mode ?? "no sandbox"}\n`, totalBytes: 0 },
+      stderr: { ...out, text: denied ? "touch: Read-only file system\n" : "", totalBytes: 0 },
+      strays: { killed: 0, survivors: [] },
+      scrubbedEnv: [],
+    };
+    if (mode) result.sandbox = { mode, backend: "bwrap", denied };
+    return Promise.resolve(result);
+  }
+
+  start(spec: BashExecSpec): Promise<BashProcess> {
+    this.starts.push(spec);
+    return Promise.resolve(fakeProcess(spec, { stdout: "started\n" }));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return Promise.resolve();
+  }
+}

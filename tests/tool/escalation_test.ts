@@ -1,0 +1,227 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type SandboxMode } from "../../seam/mod.ts";
+import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
+import {
+  type ApproveEscalation,
+  createBashTools,
+  type EscalationRequest,
+  widerSandboxModes,
+} from "../../tool/mod.ts";
+import { FakeSandboxExecutor } from "./_fakes.ts";
+
+const WRITE = { command: "touch out.txt", description: "Create a file" };
+const ESCALATED = {
+  ...WRITE,
+  sandbox_permissions: "workspace-write",
+  justification: "The task asks for out.txt in the workspace",
+};
+
+function setup(
+  options: {
+    approve?: ApproveEscalation;
+    sessionMode?: () => SandboxMode | undefined;
+    mode?: SandboxMode;
+  } = {},
+) {
+  const executor = new FakeSandboxExecutor(options.mode ?? "read-only");
+  const tasks = new TaskRegistry();
+  const owner = taskOwner("session-1");
+  const { approve, sessionMode } = options;
+  const tools = createBashTools({
+    executor,
+    tasks,
+    owner,
+    ...(approve ? { approve } : {}),
+    ...(sessionMode ? { sessionMode } : {}),
+  });
+  return { executor, tasks, owner, ...tools };
+}
+
+function recordingApprover(answer: "allow-once" | "reject") {
+  const asked: EscalationRequest[] = [];
+  const approve: ApproveEscalation = (request) => {
+    asked.push(request);
+    return Promise.resolve(answer);
+  };
+  return { asked, approve };
+}
+
+describe("widerSandboxModes", () => {
+  it("lists the modes wider than the given one, narrowest first", () => {
+    assert.deepEqual(widerSandboxModes("read-only"), ["workspace-write", "danger-full-access"]);
+    assert.deepEqual(widerSandboxModes("workspace-write"), ["danger-full-access"]);
+    assert.deepEqual(widerSandboxModes("danger-full-access"), []);
+  });
+});
+
+describe("bash escalation", () => {
+  it("runs an approved call under the wider policy, keeping the rest of the policy", async () => {
+    const { asked, approve } = recordingApprover("allow-once");
+    const { bash, executor } = setup({ approve });
+    const result = await bash.execute(ESCALATED);
+    assert.deepEqual(result, { text: "ran under workspace-write\n[exit code: 0]", isError: false });
+    assert.deepEqual(asked, [{
+      command: "touch out.txt",
+      mode: "workspace-write",
+      justification: "The task asks for out.txt in the workspace",
+    }]);
+    assert.deepEqual(executor.runs[0]?.sandboxPolicy, {
+      mode: "workspace-write",
+      workspaceRoot: "/ws",
+      network: "deny",
+    });
+  });
+
+  it("fails closed on rejection: nothing runs", async () => {
+    const { asked, approve } = recordingApprover("reject");
+    const { bash, executor } = setup({ approve });
+    const result = await bash.execute(ESCALATED);
+    assert.equal(result.isError, true);
+    assert.match(
+      result.text,
+      /did not approve running this command with sandbox_permissions "workspace-write", so it was not run/,
+    );
+    assert.equal(asked.length, 1);
+    assert.equal(executor.runs.length, 0);
+  });
+
+  it("fails closed without an approver, and says so", async () => {
+    const { bash, executor } = setup();
+    const result = await bash.execute(ESCALATED);
+    assert.equal(result.isError, true);
+    assert.match(
+      result.text,
+      /needs a person's approval, and no approver is configured in this session, so the command was not run/,
+    );
+    assert.equal(executor.runs.length, 0);
+  });
+
+  it("fails closed when the approver throws or answers something else", async () => {
+    for (
+      const approve of [
+        (() => Promise.reject(new Error("prompt closed"))) as ApproveEscalation,
+        (() => Promise.resolve("yes")) as unknown as ApproveEscalation,
+      ]
+    ) {
+      const { bash, executor } = setup({ approve });
+      const result = await bash.execute(ESCALATED);
+      assert.equal(result.isError, true, result.text);
+      assert.match(result.text, /was not run/);
+      assert.equal(executor.runs.length, 0);
+    }
+  });
+
+  it("grants one call only: the next call runs under the default mode again", async () => {
+    const { asked, approve } = recordingApprover("allow-once");
+    const { bash, executor } = setup({ approve });
+    await bash.execute(ESCALATED);
+    const after = await bash.execute(WRITE);
+    assert.equal(executor.runs[1]?.sandboxPolicy?.mode, "read-only");
+    assert.match(after.text, /\[sandbox: file access denied under read-only mode\]/);
+    await bash.execute(ESCALATED);
+    assert.equal(asked.length, 2, "a second escalation asks again");
+  });
+
+  it("requires sandbox_permissions and justification together, and a non-blank justification", async () => {
+    const { asked, approve } = recordingApprover("allow-once");
+    const { bash, executor } = setup({ approve });
+    const { justification: _, ...withoutJustification } = ESCALATED;
+    const onlyMode = await bash.execute(withoutJustification);
+    assert.deepEqual(onlyMode, {
+      text:
+        "Invalid arguments for bash: sandbox_permissions and justification go together: give both to ask for wider access, or neither",
+      isError: true,
+    });
+    const onlyJustification = await bash.execute({ ...WRITE, justification: "because" });
+    assert.equal(onlyJustification.text, onlyMode.text);
+    const blank = await bash.execute({ ...ESCALATED, justification: "   " });
+    assert.equal(
+      blank.text,
+      'Invalid arguments for bash: justification must be a non-blank string; got "   "',
+    );
+    assert.equal(asked.length, 0);
+    assert.equal(executor.runs.length, 0);
+  });
+
+  it("offers only wider modes: the default mode itself is not accepted", async () => {
+    const { asked, approve } = recordingApprover("allow-once");
+    const { bash } = setup({ approve, mode: "workspace-write" });
+    const result = await bash.execute(ESCALATED);
+    assert.equal(
+      result.text,
+      'Invalid arguments for bash: sandbox_permissions must be one of "danger-full-access"; got "workspace-write"',
+    );
+    assert.equal(asked.length, 0);
+  });
+
+  it("applies the session override, and an approved escalation outranks it", async () => {
+    const { approve } = recordingApprover("allow-once");
+    const { bash, executor } = setup({ approve, sessionMode: () => "workspace-write" });
+    await bash.execute(WRITE);
+    assert.equal(executor.runs[0]?.sandboxPolicy?.mode, "workspace-write");
+    await bash.execute({ ...ESCALATED, sandbox_permissions: "danger-full-access" });
+    assert.equal(executor.runs[1]?.sandboxPolicy?.mode, "danger-full-access");
+  });
+
+  it("uses the executor default when the session has no override", async () => {
+    const { bash, executor } = setup({ sessionMode: () => undefined });
+    await bash.execute(WRITE);
+    assert.equal(executor.runs[0]?.sandboxPolicy?.mode, "read-only");
+  });
+
+  it("hints at escalation after a denial only when an approver is configured", async () => {
+    const withApprover = setup({ approve: recordingApprover("reject").approve });
+    const hinted = await withApprover.bash.execute(WRITE);
+    assert.deepEqual(hinted.text.split("\n").slice(-3), [
+      "[sandbox: file access denied under read-only mode]",
+      '[if the command needs that access, retry it once with sandbox_permissions "workspace-write" or "danger-full-access" and a justification; a person approves or rejects the retry]',
+      "[exit code: 1]",
+    ]);
+    const without = await setup().bash.execute(WRITE);
+    assert.doesNotMatch(without.text, /retry/);
+    assert.match(
+      without.text,
+      /\[sandbox: file access denied under read-only mode\]\n\[exit code: 1\]$/,
+    );
+  });
+
+  it("escalates a background command for that one start", async () => {
+    const { approve } = recordingApprover("allow-once");
+    const { bash, executor, tasks } = setup({ approve });
+    const started = await bash.execute({ ...ESCALATED, run_in_background: true });
+    assert.match(started.text, /^started background task bash-1\n/);
+    assert.equal(executor.starts[0]?.sandboxPolicy?.mode, "workspace-write");
+    await tasks[Symbol.asyncDispose]();
+  });
+
+  it("describes the sandbox and escalation in the bash description", () => {
+    const { bash } = setup();
+    assert.match(bash.description, /by default in read-only mode/);
+    assert.match(bash.description, /sandbox_permissions and a justification/);
+  });
+});
+
+describe("bash over an executor that does not sandbox", () => {
+  it("has no escalation fields, rejects them as unknown, and leaves the policy null", async () => {
+    const executor = new FakeSandboxExecutor(null);
+    const { bash } = createBashTools({
+      executor,
+      tasks: new TaskRegistry(),
+      owner: taskOwner("s"),
+      approve: () => Promise.resolve("allow-once"),
+      sessionMode: () => "workspace-write",
+    });
+    assert.equal("sandbox_permissions" in bash.inputSchema.properties, false);
+    assert.equal("justification" in bash.inputSchema.properties, false);
+    assert.doesNotMatch(bash.description, /sandbox/);
+    const escalated = await bash.execute(ESCALATED);
+    assert.equal(escalated.isError, true);
+    assert.match(escalated.text, /unknown field "sandbox_permissions"/);
+    assert.match(escalated.text, /unknown field "justification"/);
+    assert.equal(executor.runs.length, 0);
+    const plain = await bash.execute(WRITE);
+    assert.equal(plain.text, "ran under no sandbox\n[exit code: 0]");
+    assert.equal(executor.runs[0]?.sandboxPolicy, null);
+  });
+});
