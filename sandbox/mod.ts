@@ -35,3 +35,9 @@ export {
   SandboxBashExecutor,
   type SandboxBashExecutorConfig,
 } from "./executor.ts";
+export {
+  formatDoctorReport,
+  shellseamDoctor,
+  type ShellseamDoctorOptions,
+  type ShellseamDoctorReport,
+} from "./doctor.ts";

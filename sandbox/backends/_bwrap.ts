@@ -25,23 +25,9 @@ const NETWORK_SIGNATURE = /Network is unreachable|Connection refused/;
  * bound back over the private /tmp; binds go parents first.
  */
 export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
-  const args = [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--unshare-pid",
-    "--die-with-parent",
-    "--new-session",
-    // Root keeps every capability in the sandbox otherwise, and could remount.
-    "--cap-drop",
-    "ALL",
-  ]; // deno-fmt-ignore
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  // Without --cap-drop, root keeps its capabilities inside and could remount "/" writable.
+  args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";
   const binds = new Map<string, boolean>();

@@ -1,0 +1,164 @@
+import { tmpdir } from "node:os";
+import process from "node:process";
+import {
+  type SandboxBackendName,
+  type SandboxBackendStatus,
+  SandboxBashExecutor,
+} from "./executor.ts";
+
+/**
+ * What {@linkcode shellseamDoctor} checks against: the policy whose
+ * enforcement facts it reports, and the executor options that find backends.
+ *
+ * @example
+ * ```ts
+ * import type { ShellseamDoctorOptions } from "@shellseam/bash/sandbox";
+ *
+ * const options: ShellseamDoctorOptions = { mode: "read-only", network: "allow" };
+ * console.log(options.mode);
+ * ```
+ */
+export interface ShellseamDoctorOptions {
+  /** The workspace the facts are about (default: the OS temp directory). */
+  workspaceRoot?: string;
+  /** The confined mode the facts are for (default `workspace-write`). */
+  mode?: "read-only" | "workspace-write";
+  /** The network policy the facts are for (default `deny`). */
+  network?: "deny" | "allow";
+  /** Backends to probe, in order (default: all). */
+  backends?: SandboxBackendName[];
+  /** Where `bwrap` and `deno` are looked up (default: PATH). */
+  searchPath?: string;
+  /** How long one probe may take, in milliseconds. */
+  probeTimeoutMs?: number;
+}
+
+/**
+ * What works on this machine: each backend's probe, the Landlock ABI, the
+ * backend a sandboxing executor would use, and what each would enforce.
+ *
+ * @example
+ * ```ts
+ * import type { ShellseamDoctorReport } from "@shellseam/bash/sandbox";
+ *
+ * const report: ShellseamDoctorReport = {
+ *   platform: "linux",
+ *   mode: "workspace-write",
+ *   network: "deny",
+ *   landlockAbi: null,
+ *   selected: null,
+ *   backends: [{ backend: "bwrap", works: false, reason: '"bwrap" was not found on PATH' }],
+ * };
+ * console.log(report.selected ?? "none");
+ * ```
+ */
+export interface ShellseamDoctorReport {
+  /** `process.platform`. */
+  platform: string;
+  /** The mode the enforcement facts are for. */
+  mode: "read-only" | "workspace-write";
+  /** The network policy the enforcement facts are for. */
+  network: "deny" | "allow";
+  /** The kernel's Landlock ABI, or null when the launcher could not find out. */
+  landlockAbi: number | null;
+  /** The first backend that works (what an executor would use), or null: confined modes fail closed. */
+  selected: SandboxBackendName | null;
+  /** Every probed backend, in order of preference. */
+  backends: SandboxBackendStatus[];
+}
+
+/**
+ * Probes the sandbox backends on this machine and reports what works, the
+ * Landlock ABI and the enforcement each backend would report. Runs a trivial
+ * confined command per backend; nothing is left behind.
+ *
+ * @example
+ * ```ts
+ * import { shellseamDoctor } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const report = await shellseamDoctor({ mode: "read-only" });
+ * assert.deepEqual(report.backends.map((b) => b.backend), ["bwrap", "landlock"]);
+ * const first = report.backends.find((b) => b.works);
+ * assert.equal(report.selected, first?.backend ?? null);
+ * ```
+ */
+export async function shellseamDoctor(
+  options: ShellseamDoctorOptions = {},
+): Promise<ShellseamDoctorReport> {
+  const mode = options.mode ?? "workspace-write";
+  const network = options.network ?? "deny";
+  await using executor = new SandboxBashExecutor({
+    workspaceRoot: options.workspaceRoot ?? tmpdir(),
+    defaultMode: mode,
+    network,
+    ...(options.backends === undefined ? {} : { backends: options.backends }),
+    ...(options.searchPath === undefined ? {} : { searchPath: options.searchPath }),
+    ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
+  });
+  const backends = await executor.probeBackends();
+  return {
+    platform: process.platform,
+    mode,
+    network,
+    landlockAbi: backends.find((b) => b.landlockAbi !== undefined)?.landlockAbi ?? null,
+    selected: backends.find((b) => b.works)?.backend ?? null,
+    backends,
+  };
+}
+
+/**
+ * The doctor's report as text for a person at a terminal.
+ *
+ * @example
+ * ```ts
+ * import { formatDoctorReport } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const text = formatDoctorReport({
+ *   platform: "linux",
+ *   mode: "workspace-write",
+ *   network: "deny",
+ *   landlockAbi: 3,
+ *   selected: "landlock",
+ *   backends: [
+ *     { backend: "bwrap", works: false, reason: '"bwrap" was not found on PATH' },
+ *     {
+ *       backend: "landlock",
+ *       works: true,
+ *       landlockAbi: 3,
+ *       enforcement: { filesystem: "full", network: "none", gaps: ["landlock ABI 3: TCP not confined"] },
+ *     },
+ *   ],
+ * });
+ * assert.match(text, /bwrap: does not work: "bwrap" was not found on PATH/);
+ * assert.match(text, /landlock: works \(Landlock ABI 3\); filesystem full, network none/);
+ * assert.match(text, /gap: landlock ABI 3: TCP not confined/);
+ * assert.match(text, /confined commands use: landlock/);
+ * ```
+ */
+export function formatDoctorReport(report: ShellseamDoctorReport): string {
+  const lines = [
+    `shellseam doctor (${report.platform})`,
+    `sandbox backends, in order of preference (facts for ${report.mode}, network ${report.network}):`,
+  ];
+  for (const status of report.backends) {
+    if (!status.works) {
+      lines.push(`  ${status.backend}: does not work: ${status.reason ?? "unknown reason"}`);
+      continue;
+    }
+    const abi = status.landlockAbi === undefined ? "" : ` (Landlock ABI ${status.landlockAbi})`;
+    const facts = status.enforcement;
+    lines.push(
+      `  ${status.backend}: works${abi}` +
+        (facts ? `; filesystem ${facts.filesystem}, network ${facts.network}` : ""),
+    );
+    for (const gap of facts?.gaps ?? []) lines.push(`    gap: ${gap}`);
+  }
+  lines.push(
+    report.selected === null
+      ? "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)"
+      : `confined commands use: ${report.selected}`,
+  );
+  return lines.join("\n") + "\n";
+}
