@@ -1,0 +1,163 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OutputCollector } from "../../local/_output.ts";
+import { completePrefixLength, countInvalidUtf8 } from "../../local/_utf8.ts";
+
+function bytes(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  for (let i = 0; i < length; i++) out[i] = 97 + ((i * 7 + seed) % 26);
+  return out;
+}
+
+function chunked(data: Uint8Array, sizes: number[]): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  let offset = 0;
+  let i = 0;
+  while (offset < data.length) {
+    const size = sizes[i++ % sizes.length]!;
+    chunks.push(data.slice(offset, offset + size));
+    offset += size;
+  }
+  return chunks;
+}
+
+const latin1 = (data: Uint8Array): string => Buffer.from(data).toString("latin1");
+
+describe("OutputCollector", () => {
+  it("keeps everything up to the budget and head + tail past it, through ring wrap-around", () => {
+    for (const total of [0, 1, 99, 100, 101, 250, 1_000, 10_007]) {
+      const data = bytes(total, total);
+      const collector = new OutputCollector({
+        maxBytes: 100,
+        headBytes: 30,
+        maxSpillBytes: 0,
+        spillDir: () => null,
+      });
+      for (const chunk of chunked(data, [1, 7, 33, 64, 3])) collector.push(chunk);
+      const out = collector.collect();
+      assert.equal(out.totalBytes, total);
+      if (total <= 100) {
+        assert.equal(out.text, latin1(data));
+        assert.equal(out.truncated, false);
+      } else {
+        assert.equal(out.truncated, true);
+        assert.equal(out.omittedBytes, total - 100);
+        assert.equal(
+          out.text,
+          `${latin1(data.subarray(0, 30))}\n[... ${total - 100} bytes omitted ...]\n${
+            latin1(data.subarray(total - 70))
+          }`,
+        );
+      }
+    }
+  });
+
+  it("reads with exact byte cursors and counts what a late read lost", () => {
+    const data = bytes(5_000, 3);
+    const collector = new OutputCollector({
+      maxBytes: 200,
+      headBytes: 50,
+      maxSpillBytes: 0,
+      spillDir: () => null,
+    });
+    let cursor = 0;
+    let seen = "";
+    for (const chunk of chunked(data, [13, 40, 150])) {
+      collector.push(chunk);
+      const slice = collector.readFrom(cursor);
+      assert.equal(slice.dropped, 0);
+      seen += latin1(slice.before ?? new Uint8Array()) + latin1(slice.after ?? new Uint8Array());
+      cursor = slice.end;
+    }
+    assert.equal(seen, latin1(data));
+    collector.push(bytes(1_000, 9));
+    const late = collector.readFrom(cursor);
+    assert.equal(late.before, null);
+    assert.equal(late.dropped, 1_000 - 150);
+    assert.equal(late.after?.length, 150);
+    const fromStart = collector.readFrom(0);
+    assert.equal(fromStart.before?.length, 50);
+    assert.equal(fromStart.dropped, 6_000 - 200);
+  });
+
+  it("spills the whole stream from byte 0 on the first overflow", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-spill-"));
+    try {
+      const data = bytes(1_000, 5);
+      const collector = new OutputCollector({
+        maxBytes: 100,
+        headBytes: 10,
+        maxSpillBytes: 600,
+        spillDir: () => dir,
+      });
+      for (const chunk of chunked(data, [30, 90])) collector.push(chunk);
+      collector.finish();
+      const out = collector.collect();
+      assert.ok(out.spillPath !== undefined && out.spillPath.startsWith(dir));
+      assert.equal(out.spillComplete, false);
+      assert.deepEqual(new Uint8Array(readFileSync(out.spillPath)), data.subarray(0, 600));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives no spill path when the spill file cannot be created", () => {
+    const collector = new OutputCollector({
+      maxBytes: 10,
+      headBytes: 5,
+      maxSpillBytes: 100,
+      spillDir: () => "/proc/no-such-dir",
+    });
+    collector.push(bytes(50, 1));
+    const out = collector.collect();
+    assert.equal(out.spillPath, undefined);
+    assert.equal(out.spillComplete, false);
+    assert.equal(out.truncated, true);
+  });
+
+  it("cuts head and tail on character boundaries and counts the cut bytes as omitted", () => {
+    const text = "\u{1F600}".repeat(100);
+    const collector = new OutputCollector({
+      maxBytes: 41,
+      headBytes: 10,
+      maxSpillBytes: 0,
+      spillDir: () => null,
+    });
+    collector.push(new TextEncoder().encode(text));
+    const out = collector.collect();
+    assert.equal(out.invalidUtf8Bytes, 0);
+    assert.equal(
+      out.text,
+      `${"\u{1F600}".repeat(2)}\n[... 364 bytes omitted ...]\n${"\u{1F600}".repeat(7)}`,
+    );
+  });
+});
+
+describe("UTF-8 helpers", () => {
+  it("counts every byte of each ill-formed subpart", () => {
+    const cases: [number[], number][] = [
+      [[0x61], 0],
+      [[0xc3, 0xa9], 0],
+      [[0xf0, 0x9f, 0x98, 0x80], 0],
+      [[0xff], 1],
+      [[0xc3], 1],
+      [[0xe2, 0x82], 2],
+      [[0xf0, 0x9f, 0x98], 3],
+      [[0xed, 0xa0, 0x80], 3],
+      [[0xc0, 0xaf], 2],
+      [[0x80, 0x61, 0xe2, 0x82, 0xac], 1],
+    ];
+    for (const [input, expected] of cases) {
+      assert.equal(countInvalidUtf8(new Uint8Array(input)), expected, `bytes ${input}`);
+    }
+  });
+
+  it("finds the complete prefix before a cut sequence", () => {
+    assert.equal(completePrefixLength(new Uint8Array([0x61, 0xf0, 0x9f])), 1);
+    assert.equal(completePrefixLength(new Uint8Array([0x61, 0xc3, 0xa9])), 3);
+    assert.equal(completePrefixLength(new Uint8Array([0x61, 0xff])), 2);
+  });
+});
