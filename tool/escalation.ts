@@ -1,3 +1,4 @@
+import { SANDBOX_MODES } from "../sandbox/mode.ts";
 import type { SandboxMode } from "../seam/mod.ts";
 
 /**
@@ -55,15 +56,9 @@ export type EscalationDecision = "allow-once" | "reject";
  */
 export type ApproveEscalation = (request: EscalationRequest) => Promise<EscalationDecision>;
 
-const MODES_NARROW_TO_WIDE: readonly SandboxMode[] = [
-  "read-only",
-  "workspace-write",
-  "danger-full-access",
-];
-
 /**
- * The sandbox modes that allow more than `mode`, narrowest first: what a
- * call may escalate to.
+ * The sandbox modes that allow more than `mode`, narrowest first (in the
+ * order of the sandbox's `SANDBOX_MODES`): what a call may escalate to.
  *
  * @example
  * ```ts
@@ -75,5 +70,5 @@ const MODES_NARROW_TO_WIDE: readonly SandboxMode[] = [
  * ```
  */
 export function widerSandboxModes(mode: SandboxMode): SandboxMode[] {
-  return MODES_NARROW_TO_WIDE.slice(MODES_NARROW_TO_WIDE.indexOf(mode) + 1);
+  return SANDBOX_MODES.slice(SANDBOX_MODES.indexOf(mode) + 1);
 }

@@ -8,8 +8,9 @@ import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
  * ```ts
  * import type { ArgumentCheck } from "@shellseam/bash/tool";
  *
- * const check: ArgumentCheck = { ok: false, message: "Invalid arguments for bash: command is required" };
- * console.log(check.ok ? check.value : check.message);
+ * const report = (check: ArgumentCheck): string =>
+ *   check.ok ? JSON.stringify(check.value) : check.message;
+ * console.log(report({ ok: false, message: "Invalid arguments for bash: command is required" }));
  * ```
  */
 export type ArgumentCheck =

@@ -1,0 +1,388 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
+import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
+import { type BashTools, type BashToolsOptions, createBashTools } from "../../tool/mod.ts";
+
+/** Pids of live processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmdline.includes(marker)) found.push(Number(entry));
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return found;
+}
+
+async function eventually<T>(probe: () => T | undefined, what: string, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+interface Session extends BashTools {
+  dir: string;
+  executor: LocalBashExecutor;
+  tasks: TaskRegistry;
+}
+
+async function withSession(
+  fn: (session: Session) => Promise<void>,
+  options: { config?: LocalBashExecutorConfig; tools?: Partial<BashToolsOptions> } = {},
+): Promise<void> {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-tool-")));
+  const executor = new LocalBashExecutor({ cwd: dir, ...options.config });
+  const tasks = new TaskRegistry();
+  const tools = createBashTools({
+    executor,
+    tasks,
+    owner: taskOwner("alice"),
+    workdir: dir,
+    ...options.tools,
+  });
+  try {
+    await fn({ dir, executor, tasks, ...tools });
+  } finally {
+    await tasks[Symbol.asyncDispose]();
+    await executor[Symbol.asyncDispose]();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("bash tool over a real LocalBashExecutor", () => {
+  it("runs a command and shows stdout, stderr and the exit code", async () => {
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({
+        command: "echo out; echo err >&2; exit 3",
+        description: "Print and fail",
+      });
+      assert.deepEqual(result, { text: "out\n[stderr]\nerr\n[exit code: 3]", isError: true });
+    });
+  });
+
+  it("accepts the arguments as JSON text, as OpenAI sends them", async () => {
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute('{"command":"echo json","description":"Echo"}');
+      assert.deepEqual(result, { text: "json\n[exit code: 0]", isError: false });
+    });
+  });
+
+  it("removes colors and progress-bar redraws printed by a real printf", async () => {
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({
+        command:
+          "printf '\\033[1;32mPASS\\033[0m tests\\n'; for i in 10 50 100; do printf '\\r[%-10s] %3d%%' '##' $i; done; printf '\\n'; printf '\\033[31merr\\033[0m\\n' >&2",
+        description: "Print colors and a progress bar",
+      });
+      assert.equal(result.text, "PASS tests\n[##        ] 100%\n[stderr]\nerr\n[exit code: 0]");
+    });
+  });
+
+  it("names a real spill file that holds the full output when output is truncated", async () => {
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({
+        command: "seq 1 20000",
+        description: "Print many lines",
+      });
+      const match = /\[output truncated: (\d+) bytes omitted; full output: (\/[^\]]+)\]/.exec(
+        result.text,
+      );
+      assert.ok(match, result.text);
+      const full = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join("");
+      assert.equal(readFileSync(match[2] ?? "", "utf8"), full);
+      assert.ok(Number(match[1]) > 0);
+      assert.match(result.text, /^1\n2\n3\n/);
+      assert.match(result.text, /\n20000\n\[output truncated: .*\]\n\[exit code: 0\]$/);
+    }, { config: { maxOutputBytes: 4000, headBytes: 1000 } });
+  });
+
+  it("still reports a timeout that the command traps before exiting 0", async () => {
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({
+        command: "trap 'exit 0' TERM; sleep 313.71 & wait",
+        description: "Trap the timeout",
+        timeout_ms: 500,
+      });
+      assert.equal(result.isError, true);
+      assert.match(result.text, /\[timed out after 500 ms\]\n\[exit code: 0\]/);
+      assert.deepEqual(processesWith("313.71"), []);
+    });
+  });
+
+  it("stops processes a foreground command leaves behind and says so", async () => {
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({
+        command: "sleep 313.72 & echo started",
+        description: "Leave a sleeper behind",
+      });
+      assert.match(
+        result.text,
+        /^started\n\[exit code: 0\]\n\[stopped \d+ background process\(es\) left running by the command; use run_in_background for servers\]$/,
+      );
+      assert.deepEqual(processesWith("313.72"), []);
+    });
+  });
+
+  it("turns a foreground abort into an error result and kills the command", async () => {
+    await withSession(async ({ bash }) => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const result = await bash.execute(
+        { command: "sleep 313.73", description: "Sleep until aborted" },
+        { signal: controller.signal },
+      );
+      assert.equal(result.isError, true);
+      assert.match(
+        result.text,
+        /\[aborted: the tool call was cancelled before the command finished\]/,
+      );
+      assert.deepEqual(processesWith("313.73"), []);
+    });
+  });
+
+  it("refuses to run with an already-aborted signal", async () => {
+    await withSession(async ({ bash, dir }) => {
+      const result = await bash.execute(
+        { command: "touch ran", description: "Should not run" },
+        { signal: AbortSignal.abort() },
+      );
+      assert.equal(result.isError, true);
+      assert.match(result.text, /^The command could not be run: /);
+      assert.equal(existsSync(join(dir, "ran")), false);
+    });
+  });
+
+  it("runs in the session workdir and resolves a relative workdir against it", async () => {
+    await withSession(async ({ bash, dir }) => {
+      mkdirSync(join(dir, "sub"));
+      assert.equal(
+        (await bash.execute({ command: "pwd", description: "Where" })).text,
+        `${dir}\n[exit code: 0]`,
+      );
+      const sub = await bash.execute({ command: "pwd", description: "Where", workdir: "sub" });
+      assert.equal(sub.text, `${dir}/sub\n[exit code: 0]`);
+      const missing = await bash.execute({ command: "pwd", description: "Where", workdir: "nope" });
+      assert.equal(missing.isError, true);
+      assert.match(missing.text, /^The command could not be run: .*nope/);
+    });
+  });
+
+  it("never accepts env, stdin or stdoutMaxBytes from the model, and runs nothing", async () => {
+    await withSession(async ({ bash, dir }) => {
+      const smuggled: [string, unknown, RegExp][] = [
+        ["env", { LD_PRELOAD: "/tmp/x.so" }, /set variables inside the command instead/],
+        ["stdin", "rm -rf /\n", /feed input inside the command instead/],
+        ["stdoutMaxBytes", 1e9, /long output is truncated/],
+        ["managedEnv", { SHELLSEAM_X: "1" }, /accepted fields/],
+      ];
+      for (const [field, value, hint] of smuggled) {
+        const result = await bash.execute({
+          command: "touch ran",
+          description: "Smuggle",
+          [field]: value,
+        });
+        assert.equal(result.isError, true, field);
+        assert.match(result.text, new RegExp(`unknown field "${field}"`));
+        assert.match(result.text, hint);
+      }
+      assert.equal(existsSync(join(dir, "ran")), false);
+    });
+  });
+
+  it("rejects timeout_ms with run_in_background", async () => {
+    await withSession(async ({ bash, tasks }) => {
+      const result = await bash.execute({
+        command: "sleep 1",
+        description: "Sleep",
+        run_in_background: true,
+        timeout_ms: 100,
+      });
+      assert.equal(result.isError, true);
+      assert.match(result.text, /timeout_ms does not apply with run_in_background/);
+      assert.deepEqual(tasks.list(taskOwner("alice")), []);
+    });
+  });
+});
+
+describe("background flow over a real LocalBashExecutor", () => {
+  it("starts, notifies once via takeNotices, and task_output collects everything", async () => {
+    await withSession(async ({ bash, taskOutput, takeNotices }) => {
+      const command = "echo one; sleep 0.2; echo two >&2; echo three";
+      const started = await bash.execute({
+        command,
+        description: "Print in the background",
+        run_in_background: true,
+      });
+      assert.deepEqual(started.isError, false);
+      assert.equal(started.text.split("\n")[0], "started background task bash-1");
+      const notices = await eventually(() => {
+        const due = takeNotices();
+        return due.length ? due : undefined;
+      }, "the completion notice");
+      assert.deepEqual(notices, [
+        `background task bash-1 (${command}) finished [status: completed, exit code: 0]. Read its output with task_output.`,
+      ]);
+      assert.deepEqual(takeNotices(), []);
+      const read = await taskOutput.execute({ task_id: "bash-1" });
+      assert.deepEqual(read, {
+        text: "one\nthree\n[stderr]\ntwo\n[status: completed, exit code: 0]",
+        isError: false,
+      });
+      const again = await taskOutput.execute({ task_id: "bash-1" });
+      assert.equal(again.text, "(no new output)\n[status: completed, exit code: 0]");
+    });
+  });
+
+  it("waits with task_output, and a read of the final state means no notice", async () => {
+    await withSession(async ({ bash, taskOutput, takeNotices }) => {
+      await bash.execute({
+        command: "sleep 0.3; echo done",
+        description: "Finish soon",
+        run_in_background: true,
+      });
+      const early = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 1 });
+      assert.match(early.text, /\[status: running\]$/);
+      const done = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 20_000 });
+      assert.equal(done.text, "done\n[status: completed, exit code: 0]");
+      assert.deepEqual(takeNotices(), []);
+    });
+  });
+
+  it("stops a task with task_kill, lists it, and leaves nothing running", async () => {
+    await withSession(async ({ bash, taskList, taskKill, taskOutput, takeNotices }) => {
+      await bash.execute({
+        command: "echo up; sleep 314.1",
+        description: "Serve",
+        run_in_background: true,
+      });
+      assert.equal(
+        (await taskList.execute({})).text,
+        "bash-1 [bash] running — echo up; sleep 314.1",
+      );
+      await eventually(() => (processesWith("314.1").length ? true : undefined), "the sleeper");
+      const killed = await taskKill.execute({ task_id: "bash-1", reason: "no longer needed" });
+      assert.deepEqual(killed, {
+        text:
+          'stopped task bash-1; read what it printed with task_output\n[status: killed, signal: SIGTERM, kill reason: "no longer needed"]',
+        isError: false,
+      });
+      assert.deepEqual(processesWith("314.1"), []);
+      assert.match((await taskList.execute({})).text, /^bash-1 \[bash\] killed — /);
+      assert.match((await taskOutput.execute({ task_id: "bash-1" })).text, /^up\n\[status: killed/);
+      const twice = await taskKill.execute({ task_id: "bash-1" });
+      assert.match(
+        twice.text,
+        /^task bash-1 had already finished; .*\n\[status: killed, signal: SIGTERM/,
+      );
+      assert.deepEqual(takeNotices(), []);
+    });
+  });
+
+  it("refuses another owner's task id with a clear text", async () => {
+    await withSession(async ({ bash, executor, tasks }) => {
+      await bash.execute({ command: "sleep 314.2", description: "Sleep", run_in_background: true });
+      const bob = createBashTools({ executor, tasks, owner: taskOwner("bob") });
+      for (
+        const result of [
+          await bob.taskOutput.execute({ task_id: "bash-1" }),
+          await bob.taskKill.execute({ task_id: "bash-1" }),
+        ]
+      ) {
+        assert.deepEqual(result, {
+          text:
+            'Task "bash-1" belongs to another session; use task_list to see the ids of your tasks',
+          isError: true,
+        });
+      }
+      assert.equal((await bob.taskList.execute({})).text, "(no background tasks)");
+      assert.equal(tasks.get("bash-1", taskOwner("alice")).status, "running");
+      assert.deepEqual(bob.takeNotices(), []);
+    });
+    assert.deepEqual(processesWith("314.2"), []);
+  });
+
+  it("answers an unknown task id and bad task arguments with texts the model can act on", async () => {
+    await withSession(async ({ taskOutput, taskKill, taskList }) => {
+      assert.deepEqual(await taskOutput.execute({ task_id: "bash-99" }), {
+        text: 'Unknown task id "bash-99"; use task_list to see the ids of your tasks',
+        isError: true,
+      });
+      assert.equal((await taskKill.execute({ task_id: "bash-99" })).isError, true);
+      assert.deepEqual(await taskOutput.execute({ task_id: "bash-1", timeout_ms: 10 }), {
+        text:
+          "Invalid arguments for task_output: timeout_ms applies only with wait: true; add wait: true to block until the task finishes, or drop timeout_ms",
+        isError: true,
+      });
+      assert.equal((await taskList.execute({ all: true })).isError, true);
+      assert.equal(
+        (await taskOutput.execute({})).text,
+        "Invalid arguments for task_output: task_id is required (a non-blank string)",
+      );
+    });
+  });
+
+  it("stops waiting when the tool call is cancelled", async () => {
+    await withSession(async ({ bash, taskOutput }) => {
+      await bash.execute({ command: "sleep 314.3", description: "Sleep", run_in_background: true });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      const result = await taskOutput.execute(
+        { task_id: "bash-1", wait: true, timeout_ms: 60_000 },
+        { signal: controller.signal },
+      );
+      assert.deepEqual(result, {
+        text: "Stopped waiting for task bash-1: the tool call was cancelled",
+        isError: true,
+      });
+    });
+    assert.deepEqual(processesWith("314.3"), []);
+  });
+
+  it("offers only bash, without run_in_background, when background runs are disabled", async () => {
+    await withSession(async ({ tools, bash }) => {
+      assert.deepEqual(tools.map((tool) => tool.name), ["bash"]);
+      assert.equal("run_in_background" in bash.inputSchema.properties, false);
+      assert.doesNotMatch(bash.description, /run_in_background/);
+      const result = await bash.execute({
+        command: "sleep 1",
+        description: "Sleep",
+        run_in_background: true,
+      });
+      assert.equal(result.isError, true);
+      assert.match(result.text, /unknown field "run_in_background"/);
+    }, { tools: { enableRunInBackground: false } });
+  });
+
+  it("offers the four tools by default", async () => {
+    await withSession(({ tools }) => {
+      assert.deepEqual(tools.map((tool) => tool.name), [
+        "bash",
+        "task_output",
+        "task_list",
+        "task_kill",
+      ]);
+      for (const tool of tools) assert.ok(tool.description.length > 50, tool.name);
+      return Promise.resolve();
+    });
+  });
+});

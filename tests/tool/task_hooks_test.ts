@@ -1,0 +1,53 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { bashTaskHooks } from "../../tool/mod.ts";
+import { fakeProcess } from "./_fakes.ts";
+
+const spec = {
+  command: "make",
+  workdir: "/",
+  timeoutMs: 1,
+  stdoutMaxBytes: 1,
+  sandboxPolicy: null,
+};
+
+describe("bashTaskHooks", () => {
+  it("settles a completed process as completed with its exit code", async () => {
+    const hooks = bashTaskHooks(fakeProcess(spec));
+    assert.deepEqual(await hooks.done, { status: "completed", exitCode: 0, signal: null });
+  });
+
+  it("settles a process ended by a signal as killed", async () => {
+    const hooks = bashTaskHooks(fakeProcess(spec, { status: "killed" }));
+    assert.deepEqual(await hooks.done, { status: "killed", exitCode: null, signal: "SIGTERM" });
+  });
+
+  it("settles a sandbox runner failure as failed, with the backend named", async () => {
+    const process = fakeProcess(spec, {
+      sandbox: { mode: "read-only", backend: "landlock", denied: false, runnerFailed: true },
+    });
+    const settlement = await bashTaskHooks(process).done;
+    assert.equal(settlement.status, "failed");
+    assert.equal(settlement.error, "the landlock sandbox itself failed to run the command");
+  });
+
+  it("cancels by killing the process group", async () => {
+    const process = fakeProcess(spec);
+    await bashTaskHooks(process).cancel("stop");
+    assert.equal(process.kills, 1);
+  });
+
+  it("reads consumingly and carries the sandbox facts", () => {
+    const sandbox = { mode: "read-only" as const, backend: "bwrap" as const, denied: true };
+    const hooks = bashTaskHooks(fakeProcess(spec, { stdout: "once\n", sandbox }));
+    const first = hooks.readOutput?.();
+    assert.equal(first?.stdout, "once\n");
+    assert.deepEqual(first?.sandbox, sandbox);
+    assert.equal(hooks.readOutput?.().stdout, "");
+  });
+
+  it("adds no sandbox key for an unsandboxed process", () => {
+    const read = bashTaskHooks(fakeProcess(spec, { stdout: "x" })).readOutput?.();
+    assert.equal(read !== undefined && "sandbox" in read, false);
+  });
+});
