@@ -5,7 +5,19 @@ import {
   scrubbedParentEnv,
 } from "../seam/mod.ts";
 
-/** Set for every command so that nothing pages, colours, prompts or opens an editor. */
+/**
+ * Set for every command so that nothing pages, colours, prompts or opens an
+ * editor. They override the inherited environment; a call's `env` overrides them.
+ *
+ * @example
+ * ```ts
+ * import { ENV_OVERRIDES } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(ENV_OVERRIDES.GIT_TERMINAL_PROMPT, "0");
+ * assert.equal(ENV_OVERRIDES.PAGER, "cat");
+ * ```
+ */
 export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
   NO_COLOR: "1",
   TERM: "dumb",

@@ -1,6 +1,6 @@
 /**
  * The local executor: runs bash commands on this machine through the
- * {@linkcode BashExecutor} seam, in the foreground (`run`) or in the
+ * `BashExecutor` seam, in the foreground (`run`) or in the
  * background (`start`).
  *
  * @example
@@ -15,7 +15,6 @@
  *
  * @module
  */
-export type { BashExecutor } from "../seam/mod.ts";
 export type { LocalBashExecutorConfig, ResolvedLocalBashExecutorConfig } from "./_config.ts";
 export { ENV_OVERRIDES } from "./_env.ts";
 export { LocalBashExecutor } from "./executor.ts";

@@ -1,11 +1,38 @@
-/** How a child is put into a new session and process group of its own. */
+/**
+ * How a child is put into a new session and process group of its own.
+ *
+ * @example
+ * ```ts
+ * import type { SessionStrategy } from "@shellseam/bash/local";
+ *
+ * const strategy: SessionStrategy = "setsid-binary";
+ * console.log(strategy);
+ * ```
+ */
 export type SessionStrategy =
   /** The program is already `setsid` (util-linux), which execs without forking. */
   | "setsid-binary"
   /** The runtime's own `detached` option (setsid in a pre-exec hook; forks). */
   | "detached";
 
-/** One process to spawn. The environment is complete: nothing is inherited. */
+/**
+ * One process to spawn. The environment is complete: nothing is inherited.
+ *
+ * @example
+ * ```ts
+ * import type { SpawnRequest } from "@shellseam/bash/local";
+ *
+ * const request: SpawnRequest = {
+ *   program: "/usr/bin/bash",
+ *   args: ["-c", "true"],
+ *   cwd: "/",
+ *   env: {},
+ *   stdin: "null",
+ *   session: "detached",
+ * };
+ * console.log(request.program);
+ * ```
+ */
 export interface SpawnRequest {
   /** Absolute path of the program. */
   program: string;
@@ -21,7 +48,17 @@ export interface SpawnRequest {
   session: SessionStrategy;
 }
 
-/** How a child ended. */
+/**
+ * How a child ended.
+ *
+ * @example
+ * ```ts
+ * import type { ExitStatus } from "@shellseam/bash/local";
+ *
+ * const status: ExitStatus = { code: null, signal: "SIGKILL" };
+ * console.log(status.signal);
+ * ```
+ */
 export interface ExitStatus {
   /** Exit code, or null when a signal ended it. */
   code: number | null;
@@ -29,7 +66,29 @@ export interface ExitStatus {
   signal: string | null;
 }
 
-/** A spawned child, as the runtime hands it over. */
+/**
+ * A spawned child, as the runtime hands it over. Output chunks must be fresh
+ * buffers: the executor keeps views of them.
+ *
+ * @example
+ * ```ts
+ * import { runtime, type SpawnedChild } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const child: SpawnedChild = await runtime.spawn({
+ *   program: "/bin/sh",
+ *   args: ["-c", "echo hi"],
+ *   cwd: "/",
+ *   env: {},
+ *   stdin: "null",
+ *   session: "detached",
+ * });
+ * const text = await new Response(child.stdout).text();
+ * await child.stderr.cancel();
+ * assert.deepEqual(await child.exited, { code: 0, signal: null });
+ * assert.equal(text, "hi\n");
+ * ```
+ */
 export interface SpawnedChild {
   /** Pid of the child; with a new session it is also the pgid and sid. */
   pid: number;
@@ -43,7 +102,18 @@ export interface SpawnedChild {
   exited: Promise<ExitStatus>;
 }
 
-/** The only runtime-specific operations shellseam needs. */
+/**
+ * The only runtime-specific operations shellseam needs.
+ *
+ * @example
+ * ```ts
+ * import { runtime, type Runtime } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const current: Runtime = runtime;
+ * assert.equal(current.kill(2 ** 22 + 4321, 0), false);
+ * ```
+ */
 export interface Runtime {
   /** Which runtime this is. */
   readonly name: "deno" | "node";
