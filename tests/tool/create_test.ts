@@ -1,34 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { type BashTools, type BashToolsOptions, createBashTools } from "../../tool/mod.ts";
-
-/** Pids of live processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
-      if (cmdline.includes(marker)) found.push(Number(entry));
-    } catch {
-      // The process exited while we looked.
-    }
-  }
-  return found;
-}
+import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
 
 async function eventually<T>(probe: () => T | undefined, what: string, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -117,38 +95,41 @@ describe("bash tool over a real LocalBashExecutor", () => {
   });
 
   it("still reports a timeout that the command traps before exiting 0", async () => {
+    const token = marker();
     await withSession(async ({ bash }) => {
       const result = await bash.execute({
-        command: "trap 'exit 0' TERM; sleep 313.71 & wait",
+        command: `trap 'exit 0' TERM; sleep ${token} & wait`,
         description: "Trap the timeout",
         timeout_ms: 500,
       });
       assert.equal(result.isError, true);
       assert.match(result.text, /\[timed out after 500 ms\]\n\[exit code: 0\]/);
-      assert.deepEqual(processesWith("313.71"), []);
+      await assertNoneLeft(token);
     });
   });
 
   it("stops processes a foreground command leaves behind and says so", async () => {
+    const token = marker();
     await withSession(async ({ bash }) => {
       const result = await bash.execute({
-        command: "sleep 313.72 & echo started",
+        command: `sleep ${token} & echo started`,
         description: "Leave a sleeper behind",
       });
       assert.match(
         result.text,
         /^started\n\[exit code: 0\]\n\[stopped \d+ background process\(es\) left running by the command; use run_in_background for servers\]$/,
       );
-      assert.deepEqual(processesWith("313.72"), []);
+      await assertNoneLeft(token);
     });
   });
 
   it("turns a foreground abort into an error result and kills the command", async () => {
+    const token = marker();
     await withSession(async ({ bash }) => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 300);
       const result = await bash.execute(
-        { command: "sleep 313.73", description: "Sleep until aborted" },
+        { command: `sleep ${token}`, description: "Sleep until aborted" },
         { signal: controller.signal },
       );
       assert.equal(result.isError, true);
@@ -156,7 +137,7 @@ describe("bash tool over a real LocalBashExecutor", () => {
         result.text,
         /\[aborted: the tool call was cancelled before the command finished\]/,
       );
-      assert.deepEqual(processesWith("313.73"), []);
+      await assertNoneLeft(token);
     });
   });
 
@@ -269,24 +250,25 @@ describe("background flow over a real LocalBashExecutor", () => {
   });
 
   it("stops a task with task_kill, lists it, and leaves nothing running", async () => {
+    const token = marker();
     await withSession(async ({ bash, taskList, taskKill, taskOutput, takeNotices }) => {
       await bash.execute({
-        command: "echo up; sleep 314.1",
+        command: `echo up; sleep ${token}`,
         description: "Serve",
         run_in_background: true,
       });
       assert.equal(
         (await taskList.execute({})).text,
-        "bash-1 [bash] running — echo up; sleep 314.1",
+        `bash-1 [bash] running — echo up; sleep ${token}`,
       );
-      await eventually(() => (processesWith("314.1").length ? true : undefined), "the sleeper");
+      await waitForProcess(token);
       const killed = await taskKill.execute({ task_id: "bash-1", reason: "no longer needed" });
       assert.deepEqual(killed, {
         text:
           'stopped task bash-1; read what it printed with task_output\n[status: killed, signal: SIGTERM, kill reason: "no longer needed"]',
         isError: false,
       });
-      assert.deepEqual(processesWith("314.1"), []);
+      await assertNoneLeft(token);
       assert.match((await taskList.execute({})).text, /^bash-1 \[bash\] killed — /);
       assert.match((await taskOutput.execute({ task_id: "bash-1" })).text, /^up\n\[status: killed/);
       const twice = await taskKill.execute({ task_id: "bash-1" });
@@ -299,8 +281,13 @@ describe("background flow over a real LocalBashExecutor", () => {
   });
 
   it("refuses another owner's task id with a clear text", async () => {
+    const token = marker();
     await withSession(async ({ bash, executor, tasks }) => {
-      await bash.execute({ command: "sleep 314.2", description: "Sleep", run_in_background: true });
+      await bash.execute({
+        command: `sleep ${token}`,
+        description: "Sleep",
+        run_in_background: true,
+      });
       const bob = createBashTools({ executor, tasks, owner: taskOwner("bob") });
       for (
         const result of [
@@ -318,7 +305,7 @@ describe("background flow over a real LocalBashExecutor", () => {
       assert.equal(tasks.get("bash-1", taskOwner("alice")).status, "running");
       assert.deepEqual(bob.takeNotices(), []);
     });
-    assert.deepEqual(processesWith("314.2"), []);
+    await assertNoneLeft(token);
   });
 
   it("answers an unknown task id and bad task arguments with texts the model can act on", async () => {
@@ -342,8 +329,13 @@ describe("background flow over a real LocalBashExecutor", () => {
   });
 
   it("stops waiting when the tool call is cancelled", async () => {
+    const token = marker();
     await withSession(async ({ bash, taskOutput }) => {
-      await bash.execute({ command: "sleep 314.3", description: "Sleep", run_in_background: true });
+      await bash.execute({
+        command: `sleep ${token}`,
+        description: "Sleep",
+        run_in_background: true,
+      });
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
       const result = await taskOutput.execute(
@@ -355,7 +347,7 @@ describe("background flow over a real LocalBashExecutor", () => {
         isError: true,
       });
     });
-    assert.deepEqual(processesWith("314.3"), []);
+    await assertNoneLeft(token);
   });
 
   it("offers only bash, without run_in_background, when background runs are disabled", async () => {

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type SandboxMode } from "../../seam/mod.ts";
+import type { SandboxMode } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {
   type ApproveEscalation,
