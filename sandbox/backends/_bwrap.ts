@@ -20,9 +20,9 @@ const NETWORK_SIGNATURE = /Network is unreachable|Connection refused/;
  * everything read-only, a fresh /dev, /proc and private /tmp, a pid
  * namespace, a new session, no capabilities (root included), and under
  * `workspace-write` the workspace and writable roots bound writable with
- * `<root>/.git` re-bound read-only. Read-only paths under /tmp that the
- * command needs (the workspace, writable roots, the working directory) are
- * bound back over the private /tmp; binds go parents first.
+ * `<root>/.git` re-bound read-only. The entries of /tmp holding the
+ * workspace, the writable roots or the working directory are bound back
+ * read-only over the private /tmp; binds go parents first.
  */
 export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
@@ -32,11 +32,12 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   const writable = policy.mode === "workspace-write";
   const binds = new Map<string, boolean>();
   const cwd = existingRealpath(launch.cwd) ?? launch.cwd;
-  for (const path of [policy.workspaceRoot, ...policy.writableRoots]) {
-    if (writable) binds.set(path, true);
-    else bindBackUnderTmp(binds, path);
+  const roots = [policy.workspaceRoot, ...policy.writableRoots];
+  for (const path of [...roots, cwd]) {
+    const top = underTmp(path);
+    if (top !== undefined) binds.set(top, false);
   }
-  bindBackUnderTmp(binds, cwd);
+  if (writable) { for (const root of roots) binds.set(root, true); }
   const depth = (path: string): number => path.split("/").length;
   for (const [path, rw] of [...binds].sort(([a], [b]) => depth(a) - depth(b))) {
     args.push(rw ? "--bind" : "--ro-bind", path, path);
@@ -47,11 +48,15 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   return args;
 }
 
-/** Adds a read-only bind for `path` when the private /tmp hides it and no bind covers it yet. */
-function bindBackUnderTmp(binds: Map<string, boolean>, path: string): void {
-  if (isBeneath(path, "/tmp") && ![...binds.keys()].some((root) => isBeneath(path, root))) {
-    binds.set(path, false);
-  }
+/**
+ * The entry of /tmp that holds `path` (`/tmp` itself for `/tmp`), or
+ * undefined when `path` is not under /tmp. The private /tmp hides it, so it
+ * is bound back read-only: the tree around a workspace under /tmp stays as
+ * visible (and as unwritable) as it would be elsewhere.
+ */
+function underTmp(path: string): string | undefined {
+  if (!isBeneath(path, "/tmp")) return undefined;
+  return path.split("/").slice(0, 3).join("/");
 }
 
 /** The bubblewrap backend, or why it cannot be used (no `bwrap` on `searchPath`). */

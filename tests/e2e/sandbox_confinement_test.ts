@@ -1,0 +1,257 @@
+// Real bash, real bubblewrap, the real Landlock launcher, as whoever runs the
+// tests (root on our machines, which must be confined too). One body, run
+// once per backend.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import type { BashProcess } from "../../seam/mod.ts";
+import {
+  executorFor,
+  probeHere,
+  SANDBOX_BACKENDS,
+  skipUnless,
+  tempWorkspace,
+} from "../sandbox/_fixtures.ts";
+import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
+
+const statuses = await probeHere();
+
+/** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
+async function listener(): Promise<{ port: number; accepted: () => number; server: Server }> {
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted++;
+    socket.destroy();
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const address = server.address();
+  assert.ok(address !== null && typeof address === "object");
+  return { port: address.port, accepted: () => accepted, server };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((done) => server.close(() => done()));
+}
+
+async function settled(process: BashProcess): Promise<BashProcess> {
+  await process.done;
+  return process;
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  const skip = skipUnless(statuses, backend);
+  const landlock = backend === "landlock";
+
+  describe(`sandbox confinement over ${backend}`, { skip }, () => {
+    it("read-only denies a write to the workspace and to /etc, and says so", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const etcFile = `/etc/shellseam-test-${randomUUID()}`;
+      try {
+        for (const target of [join(workspace.root, "out.txt"), etcFile]) {
+          const result = await executor.run(executor.resolve({ command: `echo x > '${target}'` }));
+          assert.notEqual(result.exitCode, 0);
+          assert.equal(existsSync(target), false, `${target} was written`);
+          assert.equal(result.sandbox?.denied, true, result.stderr.text);
+          assert.equal(result.sandbox?.mode, "read-only");
+          assert.equal(result.sandbox?.backend, backend);
+          assert.equal(result.sandbox?.runnerFailed, false);
+          assert.equal(result.sandbox?.enforcement?.filesystem, "full");
+        }
+      } finally {
+        rmSync(etcFile, { force: true });
+      }
+    });
+
+    it("reads work and a clean run is not a denial", async () => {
+      using workspace = tempWorkspace();
+      writeFileSync(join(workspace.root, "in.txt"), "content\n");
+      await using executor = executorFor(backend, workspace);
+      const result = await executor.run(
+        executor.resolve({ command: "cat in.txt; head -c 4 /etc/hostname >/dev/null && echo etc" }),
+      );
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.stdout.text, "content\netc\n");
+      assert.equal(result.sandbox?.denied, false);
+    });
+
+    it("a failure without the denial signature is not a denial", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const result = await executor.run(executor.resolve({ command: "echo broken >&2; exit 3" }));
+      assert.equal(result.exitCode, 3);
+      assert.equal(result.sandbox?.denied, false);
+      assert.equal(result.sandbox?.runnerFailed, false);
+    });
+
+    it("workspace-write lands a file inside the workspace, not beside it nor in $HOME", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const landed = await executor.run(
+        executor.resolve({
+          command: "mkdir -p sub && echo inside > sub/in.txt && mv sub/in.txt moved.txt",
+        }),
+      );
+      assert.equal(landed.exitCode, 0, landed.stderr.text);
+      assert.equal(readFileSync(join(workspace.root, "moved.txt"), "utf8"), "inside\n");
+      assert.equal(landed.sandbox?.denied, false);
+      assert.equal(landed.sandbox?.mode, "workspace-write");
+
+      const home = join(homedir(), `shellseam-test-${randomUUID()}`);
+      try {
+        for (const target of [join(workspace.base, "beside.txt"), home]) {
+          const result = await executor.run(executor.resolve({ command: `echo x > '${target}'` }));
+          assert.notEqual(result.exitCode, 0);
+          assert.equal(existsSync(target), false, `${target} was written`);
+          assert.equal(result.sandbox?.denied, true, result.stderr.text);
+        }
+      } finally {
+        rmSync(home, { force: true });
+      }
+    });
+
+    it("the private TMPDIR is writable in read-only mode", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const result = await executor.run(
+        executor.resolve({ command: 'f=$(mktemp) && echo t > "$f" && cat "$f"' }),
+      );
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.stdout.text, "t\n");
+    });
+
+    it(
+      landlock
+        ? "<workspace>/.git stays writable under workspace-write, and the gap is named"
+        : "<workspace>/.git/hooks is not writable under workspace-write",
+      async () => {
+        using workspace = tempWorkspace();
+        mkdirSync(join(workspace.root, ".git", "hooks"), { recursive: true });
+        await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+        const hook = join(workspace.root, ".git", "hooks", "pre-commit");
+        const result = await executor.run(
+          executor.resolve({ command: "echo 'exit 0' > .git/hooks/pre-commit" }),
+        );
+        const gap = `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`;
+        if (landlock) {
+          assert.equal(result.exitCode, 0, result.stderr.text);
+          assert.equal(existsSync(hook), true);
+          assert.ok(result.sandbox?.enforcement?.gaps.includes(gap), "the .git gap is named");
+        } else {
+          assert.notEqual(result.exitCode, 0);
+          assert.equal(existsSync(hook), false);
+          assert.equal(result.sandbox?.denied, true, result.stderr.text);
+          assert.deepEqual(result.sandbox?.enforcement?.gaps, []);
+        }
+      },
+    );
+
+    it("a symlink inside the workspace pointing outside cannot be written through", async () => {
+      using workspace = tempWorkspace();
+      const outsideDir = join(workspace.base, "outside");
+      mkdirSync(outsideDir);
+      writeFileSync(join(workspace.base, "outside.txt"), "original\n");
+      symlinkSync(outsideDir, join(workspace.root, "dirlink"));
+      symlinkSync(join(workspace.base, "outside.txt"), join(workspace.root, "filelink"));
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      for (const command of ["echo x > dirlink/new.txt", "echo x > filelink"]) {
+        const result = await executor.run(executor.resolve({ command }));
+        assert.notEqual(result.exitCode, 0, command);
+        assert.equal(result.sandbox?.denied, true, result.stderr.text);
+      }
+      assert.equal(existsSync(join(outsideDir, "new.txt")), false);
+      assert.equal(readFileSync(join(workspace.base, "outside.txt"), "utf8"), "original\n");
+    });
+
+    it("network deny blocks a TCP connect to a listener on 127.0.0.1", async () => {
+      using workspace = tempWorkspace();
+      const { port, accepted, server } = await listener();
+      const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
+      try {
+        {
+          await using executor = executorFor(backend, workspace);
+          const result = await executor.run(executor.resolve({ command: connect }));
+          assert.notEqual(result.exitCode, 0);
+          assert.equal(result.stdout.text, "");
+          assert.equal(result.sandbox?.denied, true, result.stderr.text);
+          const enforcement = result.sandbox?.enforcement;
+          if (landlock) {
+            assert.equal(enforcement?.network, "partial");
+            assert.ok(enforcement?.gaps.includes("UDP not confined"));
+            assert.ok(enforcement?.gaps.includes("Unix sockets not confined"));
+          } else {
+            assert.equal(enforcement?.network, "full");
+          }
+        }
+        assert.equal(accepted(), 0, "the listener saw a connection");
+        // The control: with the network allowed, the same connect lands.
+        await using open = executorFor(backend, workspace, { network: "allow" });
+        const allowed = await open.run(open.resolve({ command: connect }));
+        assert.equal(allowed.exitCode, 0, allowed.stderr.text);
+        assert.equal(allowed.stdout.text, "connected\n");
+        assert.equal(allowed.sandbox?.denied, false);
+        assert.equal(allowed.sandbox?.enforcement?.network, "full");
+      } finally {
+        await closeServer(server);
+      }
+    });
+
+    it("a background denial is reported on the settled process", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const process = await executor.start(
+        executor.resolve({ command: "sleep 0.2; echo x > out.txt" }),
+      );
+      assert.equal(process.sandbox === undefined, true, "facts appear only once settled");
+      await settled(process);
+      assert.equal(process.exitCode, 1);
+      assert.equal(process.sandbox?.denied, true);
+      assert.equal(process.sandbox?.backend, backend);
+      assert.equal(existsSync(join(workspace.root, "out.txt")), false);
+    });
+
+    it("two overlapping background commands in different modes keep their own facts", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const narrow = await executor.start(
+        executor.resolve({ command: "sleep 0.3; echo a > a.txt" }),
+      );
+      const wide = await executor.start(executor.resolve({
+        command: "echo b > b.txt; sleep 0.1",
+        sandboxPolicy: { mode: "workspace-write", workspaceRoot: workspace.root, network: "deny" },
+      }));
+      await Promise.all([settled(narrow), settled(wide)]);
+      assert.equal(narrow.sandbox?.mode, "read-only");
+      assert.equal(narrow.sandbox?.denied, true);
+      assert.equal(wide.sandbox?.mode, "workspace-write");
+      assert.equal(wide.sandbox?.denied, false);
+      assert.equal(existsSync(join(workspace.root, "a.txt")), false);
+      assert.equal(readFileSync(join(workspace.root, "b.txt"), "utf8"), "b\n");
+    });
+
+    it("disposal kills sandboxed background processes, leaving nothing", async () => {
+      using workspace = tempWorkspace();
+      const token = marker();
+      const executor = executorFor(backend, workspace);
+      // Under bubblewrap even a child that left the session dies with the pid
+      // namespace; under Landlock that escape is the local executor's gap.
+      const escapee = landlock ? "" : `setsid sleep ${token} & `;
+      const process = await executor.start(
+        executor.resolve({ command: `${escapee}sleep ${token} & sleep ${token}; wait` }),
+      );
+      const expected = landlock ? 2 : 3;
+      const deadline = Date.now() + 5000;
+      while ((await waitForProcess(`sleep\0${token}`)).length < expected) {
+        assert.ok(Date.now() < deadline, "the sleeps did not all start");
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      await executor[Symbol.asyncDispose]();
+      assert.equal(process.status, "killed");
+      await assertNoneLeft(token);
+    });
+  });
+}

@@ -1,0 +1,77 @@
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  SANDBOX_BACKENDS,
+  type SandboxBackendName,
+  type SandboxBackendStatus,
+  SandboxBashExecutor,
+  type SandboxBashExecutorConfig,
+} from "../../sandbox/mod.ts";
+
+/** A workspace `root` inside a private `base` directory (so "beside the workspace" exists). */
+export interface Workspace extends Disposable {
+  /** The private directory holding the workspace. */
+  base: string;
+  /** The workspace root (canonical). */
+  root: string;
+}
+
+/** Creates a fresh workspace; disposing it removes everything. */
+export function tempWorkspace(): Workspace {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-sbx-")));
+  const root = join(base, "ws");
+  mkdirSync(root);
+  return {
+    base,
+    root,
+    [Symbol.dispose]: () => rmSync(base, { recursive: true, force: true }),
+  };
+}
+
+/** What probing each backend found here, once per test module. */
+export async function probeHere(): Promise<Record<SandboxBackendName, SandboxBackendStatus>> {
+  using workspace = tempWorkspace();
+  await using executor = new SandboxBashExecutor({ workspaceRoot: workspace.root });
+  const statuses = await executor.probeBackends();
+  return Object.fromEntries(statuses.map((s) => [s.backend, s])) as Record<
+    SandboxBackendName,
+    SandboxBackendStatus
+  >;
+}
+
+/** `false` when `backend` works here, else a skip message naming what is missing. */
+export function skipUnless(
+  statuses: Record<SandboxBackendName, SandboxBackendStatus>,
+  backend: SandboxBackendName,
+): string | false {
+  const status = statuses[backend];
+  return status.works
+    ? false
+    : `the ${backend} sandbox backend does not work here: ${status.reason}`;
+}
+
+/** An executor confined by exactly one backend, over `workspace`. */
+export function executorFor(
+  backend: SandboxBackendName,
+  workspace: Workspace,
+  config: Partial<SandboxBashExecutorConfig> = {},
+): SandboxBashExecutor {
+  return new SandboxBashExecutor({
+    workspaceRoot: workspace.root,
+    backends: [backend],
+    ...config,
+  });
+}
+
+/** A directory holding an executable `name` script with `body`, to put first on a search path. */
+export function fakeProgram(workspace: Workspace, name: string, body: string): string {
+  const dir = join(workspace.base, "fake-bin");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return dir;
+}
+
+export { SANDBOX_BACKENDS };
