@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from "node:path";
-import type { BashExecRequest, BashExecSpec, SandboxMode } from "../seam/mod.ts";
+import type { BashExecRequest, BashExecSpec, BashProcess, SandboxMode } from "../seam/mod.ts";
 import { renderBackgroundStart } from "./render_task.ts";
 import { renderRunResult } from "./render_run.ts";
 import { bashInputSchema } from "./schemas.ts";
@@ -162,7 +162,7 @@ async function runBash(
       return failure(`The command could not be run: ${messageOf(error)}`);
     }
   }
-  let process;
+  let process: BashProcess;
   try {
     process = await executor.start(spec);
   } catch (error) {

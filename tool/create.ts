@@ -1,4 +1,5 @@
-import type { BashExecutor, SandboxMode } from "../seam/mod.ts";
+import { isAbsolute } from "node:path";
+import { BashConfigError, type BashExecutor, type SandboxMode } from "../seam/mod.ts";
 import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
 import { createBashTool } from "./_bash.ts";
 import { createTaskTools } from "./_task_tools.ts";
@@ -34,7 +35,10 @@ export interface BashToolsOptions {
   tasks: TaskRegistry<unknown>;
   /** Whose tasks these tools start and may see: the calling session. */
   owner: TaskOwner;
-  /** The session's working directory: the default workdir, and the base of relative ones. */
+  /**
+   * The session's working directory, an absolute path: the default workdir,
+   * and the base of relative ones. Without it, the executor's cwd is both.
+   */
   workdir?: string;
   /**
    * Asks a person whether one call may run under the wider mode the model
@@ -93,6 +97,9 @@ export interface BashTools {
  * and `justification`: the call runs under the wider mode only if `approve`
  * answers `"allow-once"`, for that call only.
  *
+ * @throws {BashConfigError} when an option is missing or of the wrong kind,
+ * or `workdir` is not absolute.
+ *
  * @example Run a command and a background task
  * ```ts
  * import { createBashTools } from "@shellseam/bash/tool";
@@ -118,6 +125,7 @@ export interface BashTools {
  * ```
  */
 export function createBashTools(options: BashToolsOptions): BashTools {
+  checkOptions(options);
   const runInBackground = options.enableRunInBackground ?? true;
   const mode = options.executor.sandboxMode;
   const escalationModes = options.approve && mode !== undefined ? widerSandboxModes(mode) : [];
@@ -136,4 +144,47 @@ export function createBashTools(options: BashToolsOptions): BashTools {
     takeNotices: () =>
       options.tasks.takeNotices(options.owner).map((notice) => renderTaskNotice(notice.snapshot)),
   };
+}
+
+function checkOptions(options: BashToolsOptions): void {
+  const { executor, tasks, owner, workdir, approve, sessionMode } = options;
+  const problem = (name: string, expected: string, what: string): BashConfigError =>
+    new BashConfigError(`"${name}" must be ${expected}; pass ${what}`);
+  if (
+    typeof executor?.resolve !== "function" || typeof executor.run !== "function" ||
+    typeof executor.start !== "function"
+  ) {
+    throw problem(
+      "executor",
+      "a BashExecutor",
+      "a LocalBashExecutor, a SandboxBashExecutor or another BashExecutor",
+    );
+  }
+  if (typeof tasks?.register !== "function") {
+    throw problem(
+      "tasks",
+      "a TaskRegistry",
+      "new TaskRegistry(), shared by the sessions of one process",
+    );
+  }
+  if (typeof owner !== "string" || owner === "") {
+    throw problem("owner", "a non-empty task owner", "taskOwner(sessionId)");
+  }
+  if (workdir !== undefined && (typeof workdir !== "string" || !isAbsolute(workdir))) {
+    throw new BashConfigError(
+      `"workdir" must be an absolute path; got ${
+        JSON.stringify(workdir)
+      }; resolve it first, for example with path.resolve()`,
+    );
+  }
+  if (approve !== undefined && typeof approve !== "function") {
+    throw problem("approve", "a function", "an async function that asks a person, or omit it");
+  }
+  if (sessionMode !== undefined && typeof sessionMode !== "function") {
+    throw problem(
+      "sessionMode",
+      "a function",
+      "a function returning the session's mode, or omit it",
+    );
+  }
 }

@@ -92,7 +92,8 @@ export interface RenderTaskOutputOptions {
  * };
  * assert.equal(
  *   renderTaskOutput({ snapshot, output }),
- *   "tail\n[output lost: 4096 bytes before this read are no longer in memory; full output: /tmp/s/1]\n" +
+ *   "tail\n[output lost: 4096 bytes since the last read are no longer in memory and are missing above; " +
+ *     "full output: /tmp/s/1]\n" +
  *     "[status: running]",
  * );
  * ```
@@ -131,7 +132,7 @@ function lossyMarker(output: BashTaskOutput): string {
   const files = [output.stdoutSpillPath, output.stderrSpillPath].filter((path) =>
     path !== undefined
   );
-  return `[output lost: ${output.droppedBytes} bytes before this read are no longer in memory; full output: ${
+  return `[output lost: ${output.droppedBytes} bytes since the last read are no longer in memory and are missing above; full output: ${
     files.length ? files.join(" and ") : "(unavailable)"
   }]`;
 }

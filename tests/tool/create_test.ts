@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
+import { BashConfigError } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { type BashTools, type BashToolsOptions, createBashTools } from "../../tool/mod.ts";
 import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
@@ -376,5 +377,28 @@ describe("background flow over a real LocalBashExecutor", () => {
       for (const tool of tools) assert.ok(tool.description.length > 50, tool.name);
       return Promise.resolve();
     });
+  });
+});
+
+describe("createBashTools options", () => {
+  it("throws a BashConfigError naming a missing or wrong option", async () => {
+    await using executor = new LocalBashExecutor();
+    await using tasks = new TaskRegistry();
+    const owner = taskOwner("s");
+    const table: [Record<string, unknown>, RegExp][] = [
+      [{ executor: {} }, /^"executor" must be a BashExecutor; pass /],
+      [{ tasks: undefined }, /^"tasks" must be a TaskRegistry; pass /],
+      [{ owner: "" }, /^"owner" must be a non-empty task owner; pass taskOwner\(sessionId\)$/],
+      [{ workdir: "relative/dir" }, /^"workdir" must be an absolute path; got "relative\/dir"; /],
+      [{ approve: "yes" }, /^"approve" must be a function; /],
+      [{ sessionMode: "read-only" }, /^"sessionMode" must be a function; /],
+    ];
+    for (const [patch, message] of table) {
+      assert.throws(
+        () => createBashTools({ executor, tasks, owner, ...patch } as BashToolsOptions),
+        (error: unknown) => error instanceof BashConfigError && message.test(error.message),
+        JSON.stringify(patch),
+      );
+    }
   });
 });

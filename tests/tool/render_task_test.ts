@@ -92,7 +92,7 @@ describe("renderTaskOutput", () => {
     });
     assert.equal(
       text,
-      "tail\n[output lost: 70000 bytes before this read are no longer in memory; full output: /spill/o and /spill/e]\n[status: running]",
+      "tail\n[output lost: 70000 bytes since the last read are no longer in memory and are missing above; full output: /spill/o and /spill/e]\n[status: running]",
     );
     const noFiles = renderTaskOutput({
       snapshot: snapshot(),
