@@ -1,4 +1,5 @@
 import { resolve as resolvePath } from "node:path";
+import { isSandboxMode } from "../sandbox/mode.ts";
 import type { BashExecRequest, BashExecSpec, BashProcess, SandboxMode } from "../seam/mod.ts";
 import { renderBackgroundStart } from "./render_task.ts";
 import { renderRunResult } from "./render_run.ts";
@@ -132,6 +133,13 @@ async function runBash(
     mode = asked;
   } else {
     mode = options.sessionMode?.();
+    if (mode !== undefined && !isSandboxMode(mode)) {
+      return failure(
+        `The session's sandbox mode ${
+          JSON.stringify(mode)
+        } is not a known mode, so the command was not run; tell the user, who can set the mode again`,
+      );
+    }
   }
 
   const background = args.run_in_background === true;

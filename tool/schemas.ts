@@ -116,7 +116,17 @@ const TASK_ID: JsonSchemaProperty = {
   description: 'The task id from "started background task <id>" or task_list, such as bash-1.',
 };
 
-/** The longest `task_output` wait a model may ask for, in milliseconds. */
+/**
+ * The longest `task_output` wait a model may ask for, in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { MAX_TASK_WAIT_MS } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(MAX_TASK_WAIT_MS, 10 * 60 * 1000);
+ * ```
+ */
 export const MAX_TASK_WAIT_MS = 600_000;
 
 /**

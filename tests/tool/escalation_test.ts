@@ -164,6 +164,17 @@ describe("bash escalation", () => {
     assert.equal(executor.runs[1]?.sandboxPolicy?.mode, "danger-full-access");
   });
 
+  it("fails closed when the session's mode is not a known mode", async () => {
+    const { bash, executor } = setup({ sessionMode: () => "full" as SandboxMode });
+    const result = await bash.execute(WRITE);
+    assert.deepEqual(result, {
+      text:
+        'The session\'s sandbox mode "full" is not a known mode, so the command was not run; tell the user, who can set the mode again',
+      isError: true,
+    });
+    assert.equal(executor.runs.length, 0);
+  });
+
   it("uses the executor default when the session has no override", async () => {
     const { bash, executor } = setup({ sessionMode: () => undefined });
     await bash.execute(WRITE);
