@@ -88,7 +88,13 @@ async function compileTests(dir: string, installed: string): Promise<string[]> {
   const sources = walk(join(ROOT, "tests")).filter((file) => file.endsWith(".ts"));
   writeTsconfig(
     tsconfig,
-    { ...COMPILER_OPTIONS, declaration: false, rootDir: ROOT, outDir: out },
+    {
+      ...COMPILER_OPTIONS,
+      declaration: false,
+      isolatedDeclarations: false,
+      rootDir: ROOT,
+      outDir: out,
+    },
     sources.map((file) => join(ROOT, "tests", file)),
   );
   await tsc(["-p", tsconfig]);

@@ -1,12 +1,16 @@
 /**
- * Real pipes for Node children. Node's `stdio: "pipe"` is a socketpair, and
- * a socket is not a pipe: `/dev/stdout`, `/dev/stderr` and `/dev/stdin` fail
- * to open (ENXIO), and bash sources `~/.bashrc` when its stdin is a socket
- * (it believes rshd started it). Node cannot call pipe(2), so named pipes
- * stand in: one `mkfifo` call makes a batch in a private 0700 directory, and
- * each is unlinked as soon as both ends are open, which leaves an anonymous
- * pipe. Where `mkfifo` cannot run, `take()` returns null and the caller falls
- * back to Node's sockets.
+ * Real pipes for the output of Node children. Node's `stdio: "pipe"` is a
+ * socketpair, and a socket is not a pipe: `/dev/stdout` and `/dev/stderr`
+ * fail to open (ENXIO), so `echo x > /dev/stderr` breaks. Node cannot call
+ * pipe(2), so named pipes stand in: one `mkfifo` call makes a batch in a
+ * private 0700 directory, and each is unlinked as soon as both ends are open.
+ * Where `mkfifo` cannot run, `takePipes()` resolves to null and the caller
+ * falls back to Node's sockets.
+ *
+ * stdin stays a socket: a named pipe whose writer has closed makes a later
+ * `open("/dev/stdin")` block forever (an anonymous pipe reads EOF), which is
+ * worse than failing with ENXIO. (bash also sources `~/.bashrc` when stdin is
+ * a socket, unless run with `--norc`.)
  *
  * @module
  */
@@ -59,37 +63,24 @@ function makeBatch(): Promise<void> {
 }
 
 /**
- * Opens one pipe per direction: "read" (the child writes, this process reads)
- * or "write" (this process writes, the child reads). Resolves to null when
- * named pipes are unavailable here.
+ * Opens `count` pipes the child writes and this process reads. Resolves to
+ * null when named pipes are unavailable here.
  */
-export async function takePipes(directions: ("read" | "write")[]): Promise<PipeFds[] | null> {
-  while (!unavailable && free.length < directions.length) await makeBatch();
+export async function takePipes(count: number): Promise<PipeFds[] | null> {
+  while (!unavailable && free.length < count) await makeBatch();
   if (unavailable) return null;
-  const paths = free.splice(0, directions.length);
+  const paths = free.splice(0, count);
   if (free.length < LOW_WATER) void makeBatch();
   const opened: number[] = [];
-  const open = (path: string, flags: number): number => {
-    const fd = openSync(path, flags);
-    opened.push(fd);
-    return fd;
-  };
   try {
-    return paths.map((path, index) => {
+    return paths.map((path) => {
       try {
-        if (directions[index] === "read") {
-          // A reader exists first, so the writer's blocking open returns at once.
-          const parent = open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-          return { parent, child: open(path, constants.O_WRONLY) };
-        }
-        // O_RDWR never blocks on Linux; it lets the blocking reader open at once.
-        const holder = openSync(path, constants.O_RDWR);
-        try {
-          const child = open(path, constants.O_RDONLY);
-          return { parent: open(path, constants.O_WRONLY | constants.O_NONBLOCK), child };
-        } finally {
-          closeSync(holder);
-        }
+        // The reader opens first, so the writer's blocking open returns at once.
+        const parent = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+        opened.push(parent);
+        const child = openSync(path, constants.O_WRONLY);
+        opened.push(child);
+        return { parent, child };
       } finally {
         unlinkSync(path);
       }

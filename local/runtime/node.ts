@@ -75,7 +75,7 @@ function writable(sink: Writable): WritableStream<Uint8Array> {
   });
 }
 
-type Stdio = [number | "pipe" | "ignore", number | "pipe", number | "pipe"];
+type Stdio = ["pipe" | "ignore", number | "pipe", number | "pipe"];
 
 /** Spawns and resolves once Node reports 'spawn'; rejects on its 'error' (ENOENT, ...). */
 function launch(request: SpawnRequest, stdio: Stdio): Promise<[ChildProcess, Promise<ExitStatus>]> {
@@ -101,13 +101,12 @@ function launch(request: SpawnRequest, stdio: Stdio): Promise<[ChildProcess, Pro
 }
 
 async function spawn(request: SpawnRequest): Promise<SpawnedChild> {
-  const piped = request.stdin === "piped";
-  const pipes = await takePipes(piped ? ["read", "read", "write"] : ["read", "read"]);
-  const [out, err, input] = pipes ?? [];
+  const pipes = await takePipes(2);
+  const [out, err] = pipes ?? [];
   let child: ChildProcess, exited: Promise<ExitStatus>;
   try {
     [child, exited] = await launch(request, [
-      input?.child ?? (piped ? "pipe" : "ignore"),
+      request.stdin === "piped" ? "pipe" : "ignore",
       out?.child ?? "pipe",
       err?.child ?? "pipe",
     ]);
@@ -117,11 +116,10 @@ async function spawn(request: SpawnRequest): Promise<SpawnedChild> {
   } finally {
     for (const fds of pipes ?? []) closeSync(fds.child);
   }
-  const socket = (fd: number, reading: boolean) =>
-    new Socket({ fd, readable: reading, writable: !reading });
-  const stdout = out ? socket(out.parent, true) : child.stdout;
-  const stderr = err ? socket(err.parent, true) : child.stderr;
-  const stdin = input ? socket(input.parent, false) : child.stdin;
+  const reader = (fd: number) => new Socket({ fd, readable: true, writable: false });
+  const stdout = out ? reader(out.parent) : child.stdout;
+  const stderr = err ? reader(err.parent) : child.stderr;
+  const { stdin } = child;
   if (!stdout || !stderr || child.pid === undefined) {
     throw new Error(`Node did not hand over the pipes of "${request.program}"; report this bug`);
   }

@@ -1,0 +1,207 @@
+// The runtime contract, asserted against whichever runtime local/runtime/
+// selects: deno.ts under `deno test`, node.ts under `node --test` (the Node leg).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runtime, type SpawnedChild, type SpawnRequest } from "../../local/runtime/mod.ts";
+
+const BASH = "/usr/bin/bash";
+const ENV = { PATH: "/usr/local/bin:/usr/bin:/bin" };
+
+function request(script: string, options: Partial<SpawnRequest> = {}): SpawnRequest {
+  return {
+    program: BASH,
+    // Under Node a piped stdin is a socket, and bash -c without --norc then
+    // sources ~/.bashrc (it takes a socket for rshd).
+    args: ["--norc", "-c", script],
+    cwd: tmpdir(),
+    env: ENV,
+    stdin: "null",
+    session: "detached",
+    ...options,
+  };
+}
+
+async function text(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return await new Response(stream).text();
+}
+
+async function outputs(child: SpawnedChild): Promise<[string, string]> {
+  return await Promise.all([text(child.stdout), text(child.stderr)]);
+}
+
+/** Pids of live processes whose command line contains `marker`. */
+function withMarker(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      const state = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.[0];
+      if (cmdline.includes(marker) && state !== "Z") found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** pgrp and session of `pid`, from /proc/<pid>/stat. */
+function groupAndSession(stat: string): [number, number] {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return [Number(fields[2]), Number(fields[3])];
+}
+
+describe("runtime", () => {
+  it("is the runtime this process runs on", () => {
+    assert.equal(runtime.name, "Deno" in globalThis ? "deno" : "node");
+  });
+
+  it("hands over stdout, stderr and the exit code", async () => {
+    const child = await runtime.spawn(request("printf out; printf err >&2; exit 3"));
+    assert.deepEqual(await outputs(child), ["out", "err"]);
+    assert.deepEqual(await child.exited, { code: 3, signal: null });
+    assert.equal(child.stdin, null);
+  });
+
+  it("passes exactly the given environment and working directory", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-rt-"));
+    try {
+      const child = await runtime.spawn(
+        request('echo "$PWD|$ONLY|${HOME-unset}"', { cwd: dir, env: { ...ENV, ONLY: "x y" } }),
+      );
+      assert.deepEqual(await outputs(child), [`${dir}|x y|unset\n`, ""]);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it("gives stdin /dev/null unless piped", async () => {
+    const child = await runtime.spawn(request("readlink /proc/self/fd/0; cat"));
+    assert.deepEqual(await outputs(child), ["/dev/null\n", ""]);
+  });
+
+  it("writes a piped stdin and closes it", async () => {
+    const child = await runtime.spawn(request("cat; echo done", { stdin: "piped" }));
+    assert.ok(child.stdin);
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("line 1\n"));
+    await writer.close();
+    assert.deepEqual(await outputs(child), ["line 1\ndone\n", ""]);
+  });
+
+  it("gives the child real pipes for output, so /dev/stdout and /dev/stderr open", async () => {
+    const child = await runtime.spawn(
+      request(
+        "[ -p /dev/stdout ] && [ -p /dev/stderr ] && echo out > /dev/stdout; echo err > /dev/stderr",
+      ),
+    );
+    assert.deepEqual(await outputs(child), ["out\n", "err\n"]);
+  });
+
+  it("rejects a program that does not exist", async () => {
+    await assert.rejects(runtime.spawn(request("", { program: "/nonexistent/shellseam-rt" })));
+  });
+
+  for (const session of ["detached", "setsid-binary"] as const) {
+    it(`starts a new session and process group (${session})`, async () => {
+      const [program, args] = session === "detached"
+        ? [BASH, ["-c", "cat /proc/$$/stat"]]
+        : ["/usr/bin/setsid", [BASH, "-c", "cat /proc/$$/stat"]];
+      const child = await runtime.spawn(request("", { program, args, session }));
+      const [stat] = await outputs(child);
+      assert.deepEqual(groupAndSession(stat), [child.pid, child.pid]);
+      assert.deepEqual(await child.exited, { code: 0, signal: null });
+    });
+  }
+
+  it("kills a process group, and reports a group that is gone", async () => {
+    const marker = "sleep 313.71";
+    const child = await runtime.spawn(request(`${marker} & ${marker} & wait`));
+    try {
+      await waitFor(() => withMarker(marker).length === 3); // bash and two sleeps
+      assert.equal(runtime.kill(-child.pid, 0), true);
+      assert.equal(runtime.kill(-child.pid, "SIGTERM"), true);
+      assert.deepEqual(await child.exited, { code: null, signal: "SIGTERM" });
+      await outputs(child);
+      await waitFor(() => withMarker(marker).length === 0);
+      // The orphaned sleeps linger as zombies until init reaps them.
+      await waitFor(() => !runtime.kill(-child.pid, 0));
+      assert.equal(runtime.kill(-child.pid, "SIGKILL"), false);
+    } finally {
+      runtime.kill(-child.pid, "SIGKILL");
+    }
+  });
+
+  it("reports the signal that ended the child", async () => {
+    const child = await runtime.spawn(request("kill -KILL $$"));
+    assert.deepEqual(await child.exited, { code: null, signal: "SIGKILL" });
+    await outputs(child);
+  });
+
+  it("resolves exited while a grandchild still holds the pipes", async () => {
+    const marker = "sleep 313.72";
+    const child = await runtime.spawn(request(`${marker} & echo started`));
+    try {
+      assert.deepEqual(await child.exited, { code: 0, signal: null });
+      const reader = child.stdout.getReader();
+      assert.equal(new TextDecoder().decode((await reader.read()).value), "started\n");
+      const ended = reader.read();
+      const first = await Promise.race([ended, delay(200).then(() => "open")]);
+      assert.equal(first, "open");
+      assert.equal(runtime.kill(-child.pid, "SIGKILL"), true);
+      assert.equal((await ended).done, true);
+      await text(child.stderr);
+    } finally {
+      runtime.kill(-child.pid, "SIGKILL");
+    }
+  });
+
+  it("delivers large output completely and holds the writer back while unread", async () => {
+    const size = 8 * 1024 * 1024;
+    const child = await runtime.spawn(request(`head -c ${size} /dev/zero`));
+    const early = await Promise.race([child.exited, delay(300).then(() => "running")]);
+    assert.equal(early, "running");
+    let total = 0;
+    for await (const chunk of child.stdout) total += chunk.byteLength;
+    assert.equal(total, size);
+    assert.deepEqual(await child.exited, { code: 0, signal: null });
+    await text(child.stderr);
+  });
+
+  it("closes the pipe when the reader cancels, so the writer gets SIGPIPE", async () => {
+    const child = await runtime.spawn(request("exec yes"));
+    const reader = child.stdout.getReader();
+    await reader.read();
+    await reader.cancel();
+    assert.deepEqual(await child.exited, { code: null, signal: "SIGPIPE" });
+    await text(child.stderr);
+  });
+
+  it("rejects a write to a child that stopped reading, without crashing", async () => {
+    const child = await runtime.spawn(request("exec 0<&-; sleep 0.1", { stdin: "piped" }));
+    assert.ok(child.stdin);
+    const writer = child.stdin.getWriter();
+    await child.exited;
+    const chunk = new Uint8Array(1024 * 1024);
+    await assert.rejects(async () => {
+      await writer.write(chunk);
+      await writer.write(chunk);
+    });
+    await outputs(child);
+  });
+});
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
+    await delay(20);
+  }
+}
