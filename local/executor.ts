@@ -177,7 +177,8 @@ export class LocalBashExecutor extends BashExecutor {
 
   /**
    * Starts a command in the background and resolves once it is spawned; no
-   * timeout applies. Rejects like {@linkcode run} when it cannot start.
+   * timeout applies (aborting `signal` kills it). Rejects like
+   * {@linkcode run} when it cannot start.
    *
    * @example Kill a background command
    * ```ts
@@ -372,7 +373,7 @@ export class LocalBashExecutor extends BashExecutor {
       drainGraceMs: config.drainGraceMs,
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
       keepStdinOpen,
-      ...(background ? {} : foregroundClocks(spec)),
+      ...clocks(spec, background),
     });
     this.#running.add(running);
     running.settled.then(() => this.#running.delete(running));
@@ -397,13 +398,14 @@ export class LocalBashExecutor extends BashExecutor {
   }
 }
 
-function foregroundClocks(
+/** The wall and idle clocks apply to foreground runs only; the abort signal to both. */
+function clocks(
   spec: BashExecSpec,
-): { timeoutMs: number; idleTimeoutMs?: number; signal?: AbortSignal } {
-  const clocks: { timeoutMs: number; idleTimeoutMs?: number; signal?: AbortSignal } = {
-    timeoutMs: spec.timeoutMs,
-  };
-  if (spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
+  background: boolean,
+): { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } {
+  const clocks: { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } = {};
+  if (!background) clocks.timeoutMs = spec.timeoutMs;
+  if (!background && spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
   if (spec.signal !== undefined) clocks.signal = spec.signal;
   return clocks;
 }

@@ -397,6 +397,28 @@ for (const sessionStrategy of STRATEGIES) {
   });
 }
 
+describe("LocalBashExecutor without bash", () => {
+  it("rejects run and start with BashSpawnError when bash is not on PATH", async () => {
+    const path = process.env.PATH;
+    const empty = mkdtempSync(join(tmpdir(), "shellseam-nopath-"));
+    process.env.PATH = empty;
+    let executor: LocalBashExecutor;
+    try {
+      executor = new LocalBashExecutor({ sessionStrategy: "detached" });
+    } finally {
+      process.env.PATH = path;
+      rmSync(empty, { recursive: true });
+    }
+    await using _ = executor;
+    const spec = executor.resolve({ command: "true" });
+    await assert.rejects(
+      executor.run(spec),
+      (error: unknown) => error instanceof BashSpawnError && /"bash"/.test(error.message),
+    );
+    await assert.rejects(executor.start(spec), BashSpawnError);
+  });
+});
+
 describe("LocalBashExecutor.resolve", () => {
   it("fills defaults, caps the timeout and resolves the workdir", async () => {
     await using executor = new LocalBashExecutor({

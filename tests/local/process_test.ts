@@ -180,6 +180,22 @@ for (const sessionStrategy of STRATEGIES) {
       await assertNoneLeft(token);
     });
 
+    it("is killed when its signal aborts", async () => {
+      await using executor = make();
+      const token = marker();
+      const controller = new AbortController();
+      const process = await executor.start(executor.resolve({
+        command: `sleep ${token}`,
+        signal: controller.signal,
+      }));
+      await waitForProcess(token);
+      controller.abort();
+      await process.done;
+      assert.equal(process.status, "killed");
+      assert.equal(await process.kill(), false);
+      await assertNoneLeft(token);
+    });
+
     it("reports a self-signal as killed with that signal", async () => {
       await using executor = make();
       const process = await executor.start(executor.resolve({ command: "kill -USR1 $$" }));
