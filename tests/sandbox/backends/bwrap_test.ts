@@ -1,0 +1,178 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
+import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
+import { tempWorkspace } from "../_fixtures.ts";
+
+const COMMON = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--tmpfs",
+  "/tmp",
+  "--unshare-pid",
+  "--die-with-parent",
+  "--new-session",
+  "--cap-drop",
+  "ALL",
+]; // deno-fmt-ignore
+
+const launch = (cwd: string) => ({
+  program: "/usr/bin/bash",
+  args: ["-c", "true"],
+  cwd,
+  env: { PATH: "/usr/bin", TMPDIR: "/var/tmp/x" },
+});
+
+function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
+  return {
+    mode: "read-only",
+    workspaceRoot: "/srv/ws",
+    writableRoots: [],
+    network: "deny",
+    ...overrides,
+  };
+}
+
+describe("bwrapArgs", () => {
+  it("read-only, network deny: everything read-only, no network, no capabilities", () => {
+    assert.deepEqual(bwrapArgs(launch("/srv/ws"), policy({})), [
+      ...COMMON,
+      "--unshare-net",
+      "--chdir",
+      "/srv/ws",
+      "--",
+      "/usr/bin/bash",
+      "-c",
+      "true",
+    ]); // deno-fmt-ignore
+  });
+
+  it("network allow keeps the network namespace", () => {
+    const args = bwrapArgs(launch("/srv/ws"), policy({ network: "allow" }));
+    assert.equal(args.includes("--unshare-net"), false);
+  });
+
+  it("workspace-write binds the workspace and writable roots, then .git read-only", () => {
+    using workspace = tempWorkspace();
+    mkdirSync(join(workspace.root, ".git"));
+    const args = bwrapArgs(
+      launch(workspace.root),
+      policy({
+        mode: "workspace-write",
+        workspaceRoot: workspace.root,
+        writableRoots: ["/srv/cache"],
+      }),
+    );
+    const git = join(workspace.root, ".git");
+    assert.deepEqual(args.slice(COMMON.length), [
+      "--unshare-net",
+      "--ro-bind",
+      workspace.base,
+      workspace.base,
+      "--bind",
+      "/srv/cache",
+      "/srv/cache",
+      "--bind",
+      workspace.root,
+      workspace.root,
+      "--ro-bind",
+      git,
+      git,
+      "--chdir",
+      workspace.root,
+      "--",
+      "/usr/bin/bash",
+      "-c",
+      "true",
+    ]); // deno-fmt-ignore
+  });
+
+  it("no .git rebind when the workspace has none", () => {
+    using workspace = tempWorkspace();
+    const args = bwrapArgs(
+      launch(workspace.root),
+      policy({ mode: "workspace-write", workspaceRoot: workspace.root }),
+    );
+    assert.equal(args.some((arg) => arg.endsWith("/.git")), false);
+  });
+
+  it("read-only binds back the /tmp entries holding the workspace and the working directory", () => {
+    using workspace = tempWorkspace();
+    using elsewhere = tempWorkspace();
+    const args = bwrapArgs(launch(elsewhere.root), policy({ workspaceRoot: workspace.root }));
+    assert.deepEqual(args.slice(COMMON.length), [
+      "--unshare-net",
+      "--ro-bind",
+      workspace.base,
+      workspace.base,
+      "--ro-bind",
+      elsewhere.base,
+      elsewhere.base,
+      "--chdir",
+      elsewhere.root,
+      "--",
+      "/usr/bin/bash",
+      "-c",
+      "true",
+    ]); // deno-fmt-ignore
+  });
+});
+
+describe("the bwrap backend", () => {
+  it("is unavailable without bwrap on the search path, saying what to install", () => {
+    assert.deepEqual(createBwrapBackend("/nonexistent"), {
+      reason: '"bwrap" was not found on PATH; install bubblewrap',
+    });
+  });
+
+  const backend = createBwrapBackend(process.env.PATH);
+  const skip = "reason" in backend ? backend.reason : false;
+
+  it("wraps the launch in bwrap with a private TMPDIR", { skip }, () => {
+    assert.ok(!("reason" in backend));
+    const wrapped = backend.wrap(launch("/srv/ws"), policy({}));
+    assert.match(wrapped.program, /\/bwrap$/);
+    assert.equal(wrapped.env.TMPDIR, "/tmp");
+    assert.equal(wrapped.env.PATH, "/usr/bin");
+    assert.deepEqual(backend.enforcement(policy({})), {
+      filesystem: "full",
+      network: "full",
+      gaps: [],
+    });
+  });
+
+  it("tells a runner failure from a denial", { skip }, () => {
+    assert.ok(!("reason" in backend));
+    const outcome = (exitCode: number | null, stderrText: string) => ({
+      exitCode,
+      signal: null,
+      stderrText,
+      killedByExecutor: false,
+    });
+    const setup = outcome(1, "bwrap: Can't mount proc on /newroot/proc: Read-only file system\n");
+    assert.equal(backend.runnerFailed(setup), true);
+    assert.equal(backend.runnerFailed(outcome(1, "make: bwrap: no\n")), false);
+    assert.equal(backend.runnerFailed(outcome(2, "bwrap: x\n")), false);
+
+    const p = policy({});
+    assert.equal(
+      backend.denied(outcome(1, "touch: cannot touch 'x': Read-only file system"), p, "/"),
+      true,
+    );
+    assert.equal(backend.denied(outcome(0, "Read-only file system"), p, "/"), false);
+    assert.equal(backend.denied(outcome(null, "Read-only file system"), p, "/"), false);
+    assert.equal(backend.denied(outcome(7, "curl: (7) Connection refused"), p, "/"), true);
+    assert.equal(backend.denied(outcome(2, "Network is unreachable"), p, "/"), true);
+    const open = policy({ network: "allow" });
+    assert.equal(backend.denied(outcome(7, "curl: (7) Connection refused"), open, "/"), false);
+    assert.equal(backend.denied(outcome(1, "No such file or directory"), p, "/"), false);
+  });
+});

@@ -1,0 +1,126 @@
+// The real launcher, run by the real deno through the local executor.
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { LocalBashExecutor } from "../../../local/mod.ts";
+import { findDeno } from "../../../sandbox/_deno.ts";
+import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
+import {
+  landlockLauncherScript,
+  LAUNCHER_ABI_PREFIX,
+  LAUNCHER_FAILURE_EXIT,
+  LAUNCHER_FAILURE_PREFIX,
+} from "../../../sandbox/backends/_landlock_launcher.ts";
+import { probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
+
+const deno = findDeno(process.env.PATH);
+const skip = "reason" in deno ? deno.reason : skipUnless(await probeHere(), "landlock");
+const workspace = tempWorkspace();
+const executor = new LocalBashExecutor({ cwd: workspace.root });
+const launcher = join(workspace.base, "launcher.js");
+writeFileSync(launcher, landlockLauncherScript());
+after(async () => {
+  await executor[Symbol.asyncDispose]();
+  workspace[Symbol.dispose]();
+});
+
+const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+function launch(args: string[], env: Record<string, string> = {}) {
+  const path = "reason" in deno ? "deno" : deno.path;
+  const command = [path, ...LAUNCHER_DENO_FLAGS, launcher, ...args].map(quote).join(" ");
+  return executor.run(executor.resolve({ command: `exec ${command}`, env }));
+}
+
+const policy = (extra: object = {}) =>
+  JSON.stringify({
+    readPaths: ["/"],
+    writeDirs: [workspace.root],
+    writeFiles: ["/dev/null"],
+    network: "deny",
+    ...extra,
+  });
+
+describe("the Landlock launcher script", () => {
+  it("is standalone JavaScript carrying the shared prefixes", () => {
+    const script = landlockLauncherScript();
+    assert.doesNotThrow(() => new Function(script));
+    assert.doesNotMatch(script, /\bimport\b|\brequire\(/);
+    assert.ok(script.includes(`${LAUNCHER_FAILURE_PREFIX} `));
+    assert.ok(script.includes(`${LAUNCHER_ABI_PREFIX} `));
+    assert.ok(script.includes(`exit(${LAUNCHER_FAILURE_EXIT})`));
+  });
+});
+
+describe("the Landlock launcher, run", { skip }, () => {
+  it("restricts itself, then execs the program with its arguments and environment", async () => {
+    const result = await launch(
+      [
+        policy({ reportAbi: true }),
+        "/usr/bin/bash",
+        "-c",
+        'printf "%s|" "$@" "$GREETING"; echo > inside.txt',
+        "argv0",
+        "two words",
+        "ü",
+      ],
+      { GREETING: "hi there" },
+    );
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    const [abiLine, out] = result.stdout.text.split("\n");
+    assert.match(abiLine!, new RegExp(`^${LAUNCHER_ABI_PREFIX} [1-9]\\d*$`));
+    assert.equal(out, "two words|ü|hi there|");
+    assert.equal(readFileSync(join(workspace.root, "inside.txt"), "utf8"), "\n");
+  });
+
+  it("the command runs with no new privileges and the default SIGPIPE action", async () => {
+    const result = await launch([
+      policy(),
+      "/usr/bin/bash",
+      "-c",
+      "grep -E '^(NoNewPrivs|SigIgn)' /proc/self/status",
+    ]);
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.match(result.stdout.text, /NoNewPrivs:\s+1/);
+    const ignored = BigInt(`0x${/SigIgn:\s+([0-9a-f]+)/.exec(result.stdout.text)![1]}`);
+    assert.equal(ignored & (1n << 12n), 0n, "SIGPIPE is ignored in the command");
+  });
+
+  it("denies a write outside the writable paths", async () => {
+    const result = await launch([
+      policy(),
+      "/usr/bin/bash",
+      "-c",
+      `echo > ${quote(join(workspace.base, "out.txt"))}`,
+    ]);
+    assert.equal(result.exitCode, 1);
+    assert.match(result.stderr.text, /Permission denied/);
+  });
+
+  for (
+    const [name, args, message] of [
+      ["no arguments", [], "usage: <policy JSON> <program> [args...]"],
+      ["a policy that is not JSON", ["{nope", "/bin/true"], "the policy argument is not JSON"],
+      ["a writable path that does not exist", [
+        policy({ writeDirs: ["/nonexistent-shellseam"] }),
+        "/bin/true",
+      ], 'cannot open "/nonexistent-shellseam" (ENOENT)'],
+      [
+        "a program that does not exist",
+        [policy(), "/nonexistent-shellseam"],
+        'execve of "/nonexistent-shellseam" failed (ENOENT)',
+      ],
+    ] as const
+  ) {
+    it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message for ${name}`, async () => {
+      const result = await launch([...args]);
+      assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT);
+      assert.ok(
+        result.stderr.text.startsWith(`${LAUNCHER_FAILURE_PREFIX} ${message}`),
+        result.stderr.text,
+      );
+    });
+  }
+});

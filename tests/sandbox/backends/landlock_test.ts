@@ -1,0 +1,149 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createLandlockBackend, LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
+import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
+import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
+import { tempWorkspace, type Workspace } from "../_fixtures.ts";
+
+function setup(workspace: Workspace) {
+  const tmpDir = join(workspace.base, "private-tmp");
+  mkdirSync(tmpDir);
+  const backend = createLandlockBackend({ deno: "/opt/deno", launcherPath: "/p/l.js", tmpDir });
+  const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy => ({
+    mode: "read-only",
+    workspaceRoot: workspace.root,
+    writableRoots: [],
+    network: "deny",
+    ...overrides,
+  });
+  return { backend, policy, tmpDir };
+}
+
+const launch = { program: "/usr/bin/bash", args: ["-c", "echo hi"], cwd: "/srv", env: { A: "1" } };
+
+const outcome = (exitCode: number | null, stderrText: string) => ({
+  exitCode,
+  signal: null,
+  stderrText,
+  killedByExecutor: false,
+});
+
+describe("the landlock backend", () => {
+  it("runs the launcher with deno, only FFI and env permissions, then the program", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy, tmpDir } = setup(workspace);
+    assert.deepEqual(LAUNCHER_DENO_FLAGS, [
+      "run",
+      "--no-config",
+      "--no-lock",
+      "--allow-ffi",
+      "--allow-env",
+    ]);
+    const wrapped = backend.wrap(launch, policy({ mode: "workspace-write" }));
+    assert.equal(wrapped.program, "/opt/deno");
+    assert.deepEqual(wrapped.args.slice(0, LAUNCHER_DENO_FLAGS.length + 1), [
+      ...LAUNCHER_DENO_FLAGS,
+      "/p/l.js",
+    ]);
+    assert.deepEqual(wrapped.args.slice(-3), ["/usr/bin/bash", "-c", "echo hi"]);
+    const sent = JSON.parse(
+      wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!,
+    ) as LandlockLauncherPolicy;
+    assert.deepEqual(sent.readPaths, ["/"]);
+    assert.deepEqual(sent.writeDirs, [tmpDir, workspace.root]);
+    assert.ok(sent.writeFiles.includes("/dev/null"));
+    assert.equal(sent.network, "deny");
+    assert.equal(sent.reportAbi, undefined);
+    assert.deepEqual(wrapped.env, { A: "1", TMPDIR: tmpDir });
+    assert.equal(wrapped.cwd, "/srv");
+  });
+
+  it("read-only writes only the private tmp and the device files", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy, tmpDir } = setup(workspace);
+    const wrapped = backend.wrap(launch, policy({ writableRoots: ["/srv"] }));
+    const sent = JSON.parse(
+      wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!,
+    ) as LandlockLauncherPolicy;
+    assert.deepEqual(sent.writeDirs, [tmpDir]);
+  });
+
+  it("the probe asks for the ABI, which then shapes the enforcement facts", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace);
+    const probe = backend.probeLaunch(launch, policy());
+    const sent = JSON.parse(probe.args[LAUNCHER_DENO_FLAGS.length + 1]!) as LandlockLauncherPolicy;
+    assert.equal(sent.reportAbi, true);
+
+    assert.equal(
+      backend.probeFailure({ exitCode: 0, stdout: "", stderr: "" }),
+      "probe exited 0 without a message",
+    );
+    assert.equal(
+      backend.probeFailure({ exitCode: 125, stdout: "", stderr: "shellseam-landlock: no\n" }),
+      "probe exited 125: shellseam-landlock: no",
+    );
+    assert.equal(
+      backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 3\n", stderr: "" }),
+      undefined,
+    );
+    assert.equal(backend.abi(), 3);
+    assert.deepEqual(backend.enforcement(policy()), {
+      filesystem: "full",
+      network: "none",
+      gaps: ["landlock ABI 3: TCP not confined", "UDP not confined", "Unix sockets not confined"],
+    });
+    backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 4\n", stderr: "" });
+    assert.deepEqual(backend.enforcement(policy({ mode: "workspace-write" })), {
+      filesystem: "full",
+      network: "partial",
+      gaps: [
+        "UDP not confined",
+        "Unix sockets not confined",
+        `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
+      ],
+    });
+    assert.deepEqual(backend.enforcement(policy({ network: "allow" })), {
+      filesystem: "full",
+      network: "full",
+      gaps: [],
+    });
+  });
+
+  it("a launcher failure is a runner failure and never a denial", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace);
+    const failed = outcome(
+      125,
+      "shellseam-landlock: landlock_restrict_self failed (EPERM): Permission denied\n",
+    );
+    assert.equal(backend.runnerFailed(failed), true);
+    assert.equal(backend.denied(failed, policy(), workspace.root), false);
+    assert.equal(backend.runnerFailed(outcome(125, "other\n")), false);
+    assert.equal(backend.runnerFailed(outcome(1, "shellseam-landlock: x\n")), false);
+  });
+
+  it("a denial is a Permission denied naming a path outside the writable roots", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy, tmpDir } = setup(workspace);
+    const write = policy({ mode: "workspace-write" });
+    const denied = (stderr: string, p = write, code = 1) =>
+      backend.denied(outcome(code, stderr), p, workspace.root);
+    assert.equal(denied("touch: cannot touch '/etc/x': Permission denied"), true);
+    assert.equal(denied(`bash: ${workspace.base}/beside.txt: Permission denied`), true);
+    assert.equal(denied("bash: ../beside.txt: Permission denied"), true);
+    assert.equal(denied("bash: connect: Permission denied"), true);
+    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied"), true);
+    // Paths inside the writable roots: an ordinary permission problem.
+    assert.equal(denied("bash: ./script.sh: Permission denied"), false);
+    assert.equal(denied(`cat: '${workspace.root}/secret': Permission denied`), false);
+    assert.equal(denied(`bash: ${tmpDir}/x: Permission denied`), false);
+    // The same workspace path is a denial under read-only.
+    assert.equal(denied(`cat: '${workspace.root}/secret': Permission denied`, policy()), true);
+    // No signature, or no failure: no denial.
+    assert.equal(denied("cp: cannot stat 'x': No such file or directory"), false);
+    assert.equal(denied("touch: cannot touch '/etc/x': Permission denied", write, 0), false);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BashConfigError } from "../../seam/mod.ts";
+import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "../../sandbox/mod.ts";
+import { tempWorkspace } from "./_fixtures.ts";
+
+describe("canonicalWorkspaceRoot", () => {
+  it("resolves symlinks", () => {
+    using workspace = tempWorkspace();
+    const link = join(workspace.base, "link");
+    symlinkSync(workspace.root, link);
+    assert.equal(canonicalWorkspaceRoot(link), workspace.root);
+    assert.equal(canonicalWorkspaceRoot(`${link}/`), workspace.root);
+  });
+
+  it("rejects a root that does not exist, with what to do", () => {
+    using workspace = tempWorkspace();
+    const missing = join(workspace.base, "missing");
+    assert.throws(() => canonicalWorkspaceRoot(missing), (error: unknown) => {
+      assert.ok(error instanceof BashConfigError);
+      assert.equal(
+        error.message,
+        `Workspace root "${missing}" does not exist; create it or pass an existing directory`,
+      );
+      return true;
+    });
+  });
+
+  it("rejects a relative path and a file", () => {
+    using workspace = tempWorkspace();
+    const file = join(workspace.base, "file");
+    writeFileSync(file, "");
+    assert.throws(() => canonicalWorkspaceRoot("ws"), /is not an absolute path/);
+    assert.throws(() => canonicalWorkspaceRoot(file), /is not a directory/);
+  });
+});
+
+describe("resolveSandboxPolicy", () => {
+  it("canonicalises the workspace root and existing writable roots, keeps missing ones", () => {
+    using workspace = tempWorkspace();
+    const extra = join(workspace.base, "extra");
+    mkdirSync(extra);
+    symlinkSync(extra, join(workspace.base, "extra-link"));
+    const missing = join(workspace.base, "later");
+    const policy = resolveSandboxPolicy({
+      mode: "workspace-write",
+      workspaceRoot: `${workspace.root}/../ws`,
+      network: "allow",
+      writableRoots: [join(workspace.base, "extra-link"), missing],
+    });
+    assert.deepEqual(policy, {
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "allow",
+      writableRoots: [extra, missing],
+    });
+  });
+
+  it("rejects unknown modes, networks and relative writable roots", () => {
+    using workspace = tempWorkspace();
+    const base = { mode: "read-only", workspaceRoot: workspace.root, network: "deny" } as const;
+    assert.throws(
+      () => resolveSandboxPolicy({ ...base, mode: "all" as "read-only" }),
+      /Sandbox mode "all" is not known; use "read-only", "workspace-write" or "danger-full-access"/,
+    );
+    assert.throws(
+      () => resolveSandboxPolicy({ ...base, network: "on" as "deny" }),
+      /Sandbox network "on" is not known; use "deny" or "allow"/,
+    );
+    assert.throws(
+      () => resolveSandboxPolicy({ ...base, writableRoots: ["cache"] }),
+      (error: unknown) => error instanceof BashConfigError && /"cache"/.test(error.message),
+    );
+  });
+});
