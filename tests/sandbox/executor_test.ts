@@ -1,0 +1,320 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
+import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+
+const statuses = await probeHere();
+const noBwrap = skipUnless(statuses, "bwrap");
+const noLandlock = skipUnless(statuses, "landlock");
+
+describe("SandboxBashExecutor config", () => {
+  it("defaults: read-only, network deny, both backends, commands run in the workspace", async () => {
+    using workspace = tempWorkspace();
+    symlinkSync(workspace.root, join(workspace.base, "link"));
+    await using executor = new SandboxBashExecutor({ workspaceRoot: join(workspace.base, "link") });
+    assert.equal(executor.sandboxMode, "read-only");
+    assert.deepEqual(executor.defaultPolicy, {
+      mode: "read-only",
+      workspaceRoot: workspace.root,
+      network: "deny",
+    });
+    assert.deepEqual(executor.backends, SANDBOX_BACKENDS);
+    assert.equal(executor.config.cwd, workspace.root);
+  });
+
+  it("sandboxMode is the configured default", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      cwd: workspace.base,
+    });
+    assert.equal(executor.sandboxMode, "workspace-write");
+    assert.equal(executor.config.cwd, workspace.base);
+  });
+
+  it("rejects bad values with BashConfigError naming them", () => {
+    using workspace = tempWorkspace();
+    const root = workspace.root;
+    const cases: [object, RegExp][] = [
+      [{}, /"workspaceRoot" is required/],
+      [{ workspaceRoot: join(workspace.base, "nope") }, /does not exist; create it/],
+      [{ workspaceRoot: root, defaultMode: "full" }, /"defaultMode" must be/],
+      [{ workspaceRoot: root, network: "on" }, /Sandbox network "on" is not known/],
+      [{ workspaceRoot: root, backends: [] }, /"backends" must list/],
+      [{ workspaceRoot: root, backends: ["bwrap", "bwrap"] }, /"backends" must list/],
+      [{ workspaceRoot: root, backends: ["docker"] }, /"backends" must list/],
+      [{ workspaceRoot: root, probeTimeoutMs: 0 }, /"probeTimeoutMs" must be a positive/],
+      [{ workspaceRoot: root, timeoutMs: -1 }, /"timeoutMs" must be a positive/],
+    ];
+    for (const [config, message] of cases) {
+      assert.throws(
+        () => new SandboxBashExecutor(config as never),
+        (error: unknown) => error instanceof BashConfigError && message.test(error.message),
+        JSON.stringify(config),
+      );
+    }
+  });
+});
+
+describe("SandboxBashExecutor.resolve", () => {
+  it("stamps a copy of the default policy when the request has none", async () => {
+    using workspace = tempWorkspace();
+    const extra = join(workspace.base, "later");
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      writableRoots: [extra],
+    });
+    const spec = executor.resolve({ command: "true" });
+    assert.deepEqual(spec.sandboxPolicy, { ...executor.defaultPolicy, writableRoots: [extra] });
+    assert.notEqual(spec.sandboxPolicy, executor.defaultPolicy);
+    spec.sandboxPolicy!.writableRoots!.push("/x");
+    assert.deepEqual(executor.defaultPolicy.writableRoots, [extra]);
+    assert.equal(spec.workdir, workspace.root);
+  });
+
+  it("checks and canonicalises a request's own policy", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({ workspaceRoot: workspace.root });
+    const spec = executor.resolve({
+      command: "true",
+      sandboxPolicy: {
+        mode: "workspace-write",
+        workspaceRoot: `${workspace.root}/.`,
+        network: "allow",
+      },
+    });
+    assert.deepEqual(spec.sandboxPolicy, {
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "allow",
+    });
+    assert.throws(
+      () =>
+        executor.resolve({
+          command: "true",
+          sandboxPolicy: {
+            mode: "root" as "read-only",
+            workspaceRoot: workspace.root,
+            network: "deny",
+          },
+        }),
+      BashConfigError,
+    );
+  });
+});
+
+describe("danger-full-access", () => {
+  it("runs unwrapped and says so", async () => {
+    using workspace = tempWorkspace();
+    // No backend can be found: danger-full-access does not need one.
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "danger-full-access",
+      searchPath: "/nonexistent",
+      backends: ["bwrap"],
+    });
+    const outside = join(workspace.base, "outside.txt");
+    const result = await executor.run(
+      executor.resolve({ command: `echo x > '${outside}'; exit 3` }),
+    );
+    assert.equal(result.exitCode, 3);
+    assert.equal(readFileSync(outside, "utf8"), "x\n");
+    assert.deepEqual(result.sandbox, {
+      mode: "danger-full-access",
+      backend: "none",
+      denied: false,
+    });
+    const process = await executor.start(executor.resolve({ command: "true" }));
+    await process.done;
+    assert.deepEqual(process.sandbox, {
+      mode: "danger-full-access",
+      backend: "none",
+      denied: false,
+    });
+  });
+});
+
+describe("failing closed", () => {
+  it("no backend found: run and start reject with every attempt, and nothing runs", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      searchPath: "/nonexistent",
+      backends: ["bwrap"],
+    });
+    const spec = executor.resolve({ command: "touch ran" });
+    for (const call of [() => executor.run(spec), () => executor.start(spec)]) {
+      await assert.rejects(call(), (error: unknown) => {
+        assert.ok(error instanceof SandboxUnavailableError);
+        assert.ok(error instanceof BashSpawnError);
+        assert.deepEqual(error.attempts, [
+          { backend: "bwrap", reason: '"bwrap" was not found on PATH; install bubblewrap' },
+        ]);
+        assert.match(error.message, /the "workspace-write" command was not run/);
+        return true;
+      });
+    }
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
+    assert.deepEqual(await executor.probeBackends(), [
+      {
+        backend: "bwrap",
+        works: false,
+        reason: '"bwrap" was not found on PATH; install bubblewrap',
+      },
+    ]);
+  });
+
+  it("a spec with a null policy is confined by the default, never run unconfined", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      searchPath: "/nonexistent",
+      backends: ["bwrap"],
+    });
+    const spec = { ...executor.resolve({ command: "touch ran" }), sandboxPolicy: null };
+    await assert.rejects(executor.run(spec), SandboxUnavailableError);
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
+  });
+
+  it("a workspace root that vanished is a spawn error", { skip: noBwrap }, async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace, { cwd: workspace.base });
+    await executor.probeBackends();
+    rmSync(workspace.root, { recursive: true });
+    await assert.rejects(
+      executor.run(executor.resolve({ command: "true" })),
+      (error: unknown) => error instanceof BashSpawnError && /does not exist/.test(error.message),
+    );
+  });
+});
+
+describe("a broken bwrap on the search path", () => {
+  const failing = "echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1";
+
+  it(
+    "is a runner failure at probe time, and the executor falls to landlock",
+    { skip: noLandlock },
+    async () => {
+      using workspace = tempWorkspace();
+      const fake = fakeProgram(workspace, "bwrap", failing);
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        searchPath: `${fake}:${process.env.PATH}`,
+      });
+      const result = await executor.run(executor.resolve({ command: "echo x > out.txt" }));
+      assert.equal(result.sandbox?.backend, "landlock");
+      assert.equal(result.sandbox?.denied, true);
+      assert.equal(existsSync(join(workspace.root, "out.txt")), false);
+      const [bwrap] = await executor.probeBackends();
+      assert.deepEqual(bwrap, {
+        backend: "bwrap",
+        works: false,
+        reason: "probe exited 1: bwrap: setting up uid map: Permission denied",
+      });
+    },
+  );
+
+  it("fails closed when the executor is restricted to bwrap", async () => {
+    using workspace = tempWorkspace();
+    const fake = fakeProgram(workspace, "bwrap", "exit 1");
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      backends: ["bwrap"],
+      searchPath: `${fake}:${process.env.PATH}`,
+    });
+    await assert.rejects(
+      executor.run(executor.resolve({ command: "touch ran" })),
+      (error: unknown) =>
+        error instanceof SandboxUnavailableError &&
+        error.attempts[0]?.reason === "probe exited 1 without a message",
+    );
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
+  });
+
+  it("is probed once per executor", async () => {
+    using workspace = tempWorkspace();
+    const count = join(workspace.base, "probes");
+    const fake = fakeProgram(workspace, "bwrap", `echo >> '${count}'; exit 1`);
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      backends: ["bwrap"],
+      searchPath: `${fake}:${process.env.PATH}`,
+    });
+    for (let i = 0; i < 3; i++) {
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "true" })),
+        SandboxUnavailableError,
+      );
+    }
+    await executor.probeBackends();
+    assert.equal(readFileSync(count, "utf8"), "\n");
+  });
+
+  it("a probe that hangs times out and counts as not working", async () => {
+    using workspace = tempWorkspace();
+    const fake = fakeProgram(workspace, "bwrap", "exec sleep 30");
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      backends: ["bwrap"],
+      searchPath: `${fake}:${process.env.PATH}`,
+      probeTimeoutMs: 200,
+      killGraceMs: 100,
+    });
+    assert.deepEqual(await executor.probeBackends(), [
+      { backend: "bwrap", works: false, reason: "probe timed out after 200 ms" },
+    ]);
+  });
+});
+
+describe("runner failure wins over denial", () => {
+  for (const backend of SANDBOX_BACKENDS) {
+    const skip = skipUnless(statuses, backend);
+    // The command prints what the backend prints when it breaks, plus a denial signature.
+    const [line, code] = backend === "bwrap"
+      ? ["bwrap: Can't mount tmpfs on /newroot/tmp: Read-only file system", 1]
+      : ["shellseam-landlock: landlock_restrict_self failed (EPERM): Permission denied", 125];
+    it(`over ${backend}`, { skip }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const result = await executor.run(
+        executor.resolve({ command: `echo "${line}" >&2; exit ${code}` }),
+      );
+      assert.equal(result.exitCode, code);
+      assert.equal(result.sandbox?.runnerFailed, true);
+      assert.equal(result.sandbox?.denied, false);
+    });
+  }
+});
+
+describe("probeBackends", () => {
+  it("reports each backend with its enforcement facts for the default policy", {
+    skip: noLandlock || noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "danger-full-access",
+    });
+    const [bwrap, landlock] = await executor.probeBackends();
+    assert.deepEqual(bwrap, {
+      backend: "bwrap",
+      works: true,
+      enforcement: { filesystem: "full", network: "full", gaps: [] },
+    });
+    assert.equal(landlock?.works, true);
+    assert.ok((landlock?.landlockAbi ?? 0) >= 1);
+    assert.ok(
+      landlock?.enforcement?.gaps.includes(
+        `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
+      ),
+      "facts for workspace-write when the default is danger-full-access",
+    );
+  });
+});
