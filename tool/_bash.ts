@@ -96,51 +96,72 @@ export function createBashTool(
   };
 }
 
+/**
+ * The mode this call runs under: an approved escalation, else the session's
+ * override, else `undefined` (the executor's default). A refusal is the
+ * error result to return instead of running anything.
+ */
+async function chooseMode(
+  options: BashToolsOptions,
+  args: BashArgs,
+): Promise<{ mode: SandboxMode | undefined } | { refusal: ToolResult }> {
+  const asked = args.sandbox_permissions;
+  if (asked === undefined) {
+    const mode = options.sessionMode?.();
+    if (mode !== undefined && !isSandboxMode(mode)) {
+      return {
+        refusal: failure(
+          `The session's sandbox mode ${
+            JSON.stringify(mode)
+          } is not a known mode, so the command was not run; tell the user, who can set the mode again`,
+        ),
+      };
+    }
+    return { mode };
+  }
+  if (!options.approve) {
+    return {
+      refusal: failure(
+        `Running with sandbox_permissions "${asked}" needs a person's approval, and no approver is configured in this session, so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
+      ),
+    };
+  }
+  let decision: unknown;
+  try {
+    decision = await options.approve({
+      command: args.command,
+      mode: asked,
+      justification: args.justification ?? "",
+    });
+  } catch (error) {
+    return {
+      refusal: failure(
+        `Asking for approval of sandbox_permissions "${asked}" failed (${
+          messageOf(error)
+        }), so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
+      ),
+    };
+  }
+  if (decision !== "allow-once") {
+    return {
+      refusal: failure(
+        `The user did not approve running this command with sandbox_permissions "${asked}", so it was not run. Do not ask again for the same command; continue without that access, or ask the user how to proceed`,
+      ),
+    };
+  }
+  return { mode: asked };
+}
+
 async function runBash(
   options: BashToolsOptions,
   args: BashArgs,
   escalationModes: readonly SandboxMode[],
   context: ToolCallContext | undefined,
 ): Promise<ToolResult> {
-  const { executor, approve, tasks, owner } = options;
-  let mode: SandboxMode | undefined;
-  if (args.sandbox_permissions !== undefined) {
-    const asked = args.sandbox_permissions;
-    if (!approve) {
-      return failure(
-        `Running with sandbox_permissions "${asked}" needs a person's approval, and no approver is configured in this session, so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
-      );
-    }
-    let decision: unknown;
-    try {
-      decision = await approve({
-        command: args.command,
-        mode: asked,
-        justification: args.justification ?? "",
-      });
-    } catch (error) {
-      return failure(
-        `Asking for approval of sandbox_permissions "${asked}" failed (${
-          messageOf(error)
-        }), so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
-      );
-    }
-    if (decision !== "allow-once") {
-      return failure(
-        `The user did not approve running this command with sandbox_permissions "${asked}", so it was not run. Do not ask again for the same command; continue without that access, or ask the user how to proceed`,
-      );
-    }
-    mode = asked;
-  } else {
-    mode = options.sessionMode?.();
-    if (mode !== undefined && !isSandboxMode(mode)) {
-      return failure(
-        `The session's sandbox mode ${
-          JSON.stringify(mode)
-        } is not a known mode, so the command was not run; tell the user, who can set the mode again`,
-      );
-    }
-  }
+  const { executor, tasks, owner } = options;
+  const choice = await chooseMode(options, args);
+  if ("refusal" in choice) return choice.refusal;
+  const { mode } = choice;
 
   const background = args.run_in_background === true;
   const request: BashExecRequest = { command: args.command };
