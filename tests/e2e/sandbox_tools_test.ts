@@ -1,0 +1,168 @@
+// The model-facing bash tool over the real sandbox: denial rendering, and an
+// escalation that a person approves, rejects, or cannot be asked about.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type ApproveEscalation, createBashTools, type EscalationRequest } from "../../tool/mod.ts";
+import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
+import {
+  effectiveSandboxMode,
+  type SandboxModeEvent,
+  sandboxModeEvent,
+} from "../../sandbox/mod.ts";
+import {
+  executorFor,
+  probeHere,
+  SANDBOX_BACKENDS,
+  skipUnless,
+  tempWorkspace,
+} from "../sandbox/_fixtures.ts";
+
+const statuses = await probeHere();
+const DENIAL = "[sandbox: file access denied under read-only mode]";
+
+for (const backend of SANDBOX_BACKENDS) {
+  describe(
+    `the bash tool over the ${backend} sandbox`,
+    { skip: skipUnless(statuses, backend) },
+    () => {
+      it("offers escalation only for modes wider than the default", async () => {
+        using workspace = tempWorkspace();
+        await using executor = executorFor(backend, workspace);
+        await using tasks = new TaskRegistry();
+        const approve: ApproveEscalation = () => Promise.resolve("allow-once");
+        const { bash } = createBashTools({ executor, tasks, owner: taskOwner("s"), approve });
+        assert.deepEqual(bash.inputSchema.properties.sandbox_permissions?.enum, [
+          "workspace-write",
+          "danger-full-access",
+        ]);
+        assert.ok(bash.inputSchema.properties.justification);
+      });
+
+      it("a denial renders the marker and the hint; an approved retry lands, for that call only", async () => {
+        using workspace = tempWorkspace();
+        await using executor = executorFor(backend, workspace);
+        await using tasks = new TaskRegistry();
+        const asked: EscalationRequest[] = [];
+        const approve: ApproveEscalation = (request) => {
+          asked.push(request);
+          return Promise.resolve("allow-once");
+        };
+        const { bash } = createBashTools({ executor, tasks, owner: taskOwner("s"), approve });
+        const command = "echo hi > out.txt";
+
+        const denied = await bash.execute({ command, description: "Write out.txt" });
+        assert.equal(denied.isError, true);
+        assert.ok(denied.text.includes(DENIAL), denied.text);
+        assert.match(
+          denied.text,
+          /retry it once with sandbox_permissions "workspace-write" or "danger-full-access"/,
+        );
+        assert.equal(existsSync(join(workspace.root, "out.txt")), false);
+        assert.deepEqual(asked, []);
+
+        const justification = "The user asked for out.txt in the workspace";
+        const granted = await bash.execute({
+          command,
+          description: "Write out.txt",
+          sandbox_permissions: "workspace-write",
+          justification,
+        });
+        assert.deepEqual(granted, { text: "(no output)\n[exit code: 0]", isError: false });
+        assert.equal(readFileSync(join(workspace.root, "out.txt"), "utf8"), "hi\n");
+        assert.deepEqual(asked, [{ command, mode: "workspace-write", justification }]);
+
+        const again = await bash.execute({
+          command: "echo hi > again.txt",
+          description: "Write again.txt",
+        });
+        assert.ok(again.text.includes(DENIAL), "the grant covered one call");
+        assert.equal(existsSync(join(workspace.root, "again.txt")), false);
+      });
+
+      it("a rejected escalation fails closed: nothing runs", async () => {
+        using workspace = tempWorkspace();
+        await using executor = executorFor(backend, workspace);
+        await using tasks = new TaskRegistry();
+        const { bash } = createBashTools({
+          executor,
+          tasks,
+          owner: taskOwner("s"),
+          approve: () => Promise.resolve("reject"),
+        });
+        const result = await bash.execute({
+          command: "echo hi > out.txt",
+          description: "Write out.txt",
+          sandbox_permissions: "danger-full-access",
+          justification: "Needs it",
+        });
+        assert.equal(result.isError, true);
+        assert.match(result.text, /did not approve .* so it was not run/);
+        assert.equal(existsSync(join(workspace.root, "out.txt")), false);
+      });
+
+      it("an approver that fails, and no approver at all, fail closed", async () => {
+        using workspace = tempWorkspace();
+        await using executor = executorFor(backend, workspace);
+        await using tasks = new TaskRegistry();
+        const args = {
+          command: "echo hi > out.txt",
+          description: "Write out.txt",
+          sandbox_permissions: "workspace-write",
+          justification: "Needs it",
+        };
+        const failing = createBashTools({
+          executor,
+          tasks,
+          owner: taskOwner("s"),
+          approve: () => Promise.reject(new Error("the person went away")),
+        });
+        const broken = await failing.bash.execute(args);
+        assert.equal(broken.isError, true);
+        assert.match(broken.text, /the person went away\), so the command was not run/);
+
+        const unattended = createBashTools({ executor, tasks, owner: taskOwner("s") });
+        const missing = await unattended.bash.execute(args);
+        assert.equal(missing.isError, true);
+        assert.match(
+          missing.text,
+          /no approver is configured in this session, so the command was not run/,
+        );
+        assert.equal(existsSync(join(workspace.root, "out.txt")), false);
+      });
+
+      it("the session's sandbox/mode override applies, and an approved escalation outranks it", async () => {
+        using workspace = tempWorkspace();
+        await using executor = executorFor(backend, workspace);
+        await using tasks = new TaskRegistry();
+        const events: SandboxModeEvent[] = [sandboxModeEvent("workspace-write")];
+        const { bash } = createBashTools({
+          executor,
+          tasks,
+          owner: taskOwner("s"),
+          sessionMode: () => effectiveSandboxMode(events),
+          approve: () => Promise.resolve("allow-once"),
+        });
+        const wide = await bash.execute({ command: "echo a > a.txt", description: "Write a.txt" });
+        assert.equal(wide.isError, false, wide.text);
+        assert.equal(existsSync(join(workspace.root, "a.txt")), true);
+
+        events.push(sandboxModeEvent("read-only"));
+        const narrow = await bash.execute({
+          command: "echo b > b.txt",
+          description: "Write b.txt",
+        });
+        assert.ok(narrow.text.includes(DENIAL), narrow.text);
+        const escalated = await bash.execute({
+          command: "echo b > b.txt",
+          description: "Write b.txt",
+          sandbox_permissions: "workspace-write",
+          justification: "Needs b.txt",
+        });
+        assert.equal(escalated.isError, false, escalated.text);
+        assert.equal(existsSync(join(workspace.root, "b.txt")), true);
+      });
+    },
+  );
+}
