@@ -141,12 +141,12 @@ interface Probe {
  * ```ts
  * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
  * import { SandboxUnavailableError } from "@shellseam/bash/seam";
- * import { mkdtempSync, readFileSync } from "node:fs";
+ * import { mkdtempSync, readFileSync, rmSync } from "node:fs";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
- * const workspace = mkdtempSync(join(tmpdir(), "ws-"));
+ * const workspace = mkdtempSync(join(tmpdir(), "example-"));
  * await using executor = new SandboxBashExecutor({
  *   workspaceRoot: workspace,
  *   defaultMode: "workspace-write",
@@ -161,6 +161,8 @@ interface Probe {
  * } catch (error) {
  *   // A machine with neither bubblewrap nor Landlock fails closed.
  *   assert.ok(error instanceof SandboxUnavailableError);
+ * } finally {
+ *   rmSync(workspace, { recursive: true });
  * }
  * ```
  */

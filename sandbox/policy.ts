@@ -13,15 +13,17 @@ import { existingRealpath } from "./_paths.ts";
  * ```ts
  * import { canonicalWorkspaceRoot } from "@shellseam/bash/sandbox";
  * import { BashConfigError } from "@shellseam/bash/seam";
- * import { mkdtempSync, realpathSync, symlinkSync } from "node:fs";
+ * import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
- * const dir = mkdtempSync(join(tmpdir(), "ws-"));
- * symlinkSync(dir, `${dir}-link`);
- * assert.equal(canonicalWorkspaceRoot(`${dir}-link`), realpathSync(dir));
+ * const dir = mkdtempSync(join(tmpdir(), "example-"));
+ * mkdirSync(join(dir, "ws"));
+ * symlinkSync(join(dir, "ws"), join(dir, "link"));
+ * assert.equal(canonicalWorkspaceRoot(join(dir, "link")), realpathSync(join(dir, "ws")));
  * assert.throws(() => canonicalWorkspaceRoot(join(dir, "missing")), BashConfigError);
+ * rmSync(dir, { recursive: true });
  * ```
  */
 export function canonicalWorkspaceRoot(path: string): string {
@@ -57,12 +59,11 @@ export function canonicalWorkspaceRoot(path: string): string {
  * ```ts
  * import { resolveSandboxPolicy } from "@shellseam/bash/sandbox";
  * import { BashConfigError } from "@shellseam/bash/seam";
- * import { mkdtempSync, realpathSync } from "node:fs";
+ * import { realpathSync } from "node:fs";
  * import { tmpdir } from "node:os";
- * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
- * const root = mkdtempSync(join(tmpdir(), "ws-"));
+ * const root = tmpdir();
  * const policy = resolveSandboxPolicy({ mode: "read-only", workspaceRoot: root, network: "deny" });
  * assert.equal(policy.workspaceRoot, realpathSync(root));
  * assert.throws(
