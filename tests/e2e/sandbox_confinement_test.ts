@@ -233,6 +233,41 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(readFileSync(join(workspace.root, "b.txt"), "utf8"), "b\n");
     });
 
+    it("stdin, env and the exit code pass through the sandbox", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const result = await executor.run(executor.resolve({
+        command: 'cat; echo "$GREETING"; exit 7',
+        stdin: "from stdin\n",
+        env: { GREETING: "hello" },
+      }));
+      assert.equal(result.stdout.text, "from stdin\nhello\n");
+      assert.equal(result.exitCode, 7);
+      assert.equal(result.sandbox?.denied, false);
+    });
+
+    it("a timeout kills the confined command and everything it started", async () => {
+      using workspace = tempWorkspace();
+      const token = marker();
+      await using executor = executorFor(backend, workspace, { killGraceMs: 500 });
+      const result = await executor.run(
+        executor.resolve({ command: `sleep ${token} & sleep ${token}`, timeoutMs: 300 }),
+      );
+      assert.equal(result.timedOut, true);
+      assert.equal(result.exitCode, null);
+      assert.equal(result.sandbox?.denied, false);
+      assert.equal(result.sandbox?.backend, backend);
+      await assertNoneLeft(token);
+    });
+
+    it("works with the runtime's detached sessions too", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { sessionStrategy: "detached" });
+      const result = await executor.run(executor.resolve({ command: "echo x > out.txt" }));
+      assert.equal(result.sandbox?.denied, true, result.stderr.text);
+      assert.equal(existsSync(join(workspace.root, "out.txt")), false);
+    });
+
     it("disposal kills sandboxed background processes, leaving nothing", async () => {
       using workspace = tempWorkspace();
       const token = marker();
