@@ -40,7 +40,9 @@ export const COMPILER_OPTIONS: Record<string, unknown> = {
   // (local/runtime/deno.ts is emitted like any other file).
   noCheck: true,
   types: [],
-  lib: ["es2022"],
+  // esnext as in Deno; without the disposable lib, tsc 7 emits a bogus
+  // `[Symbol.asyncDispose]` property next to each such method.
+  lib: ["esnext"],
   newLine: "lf",
 };
 
@@ -76,7 +78,13 @@ export function walk(dir: string): string[] {
     .sort();
 }
 
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])([^"']+)\2/g;
+// Module specifiers of import/export statements (at a line start, so doc
+// comments are left alone), side-effect imports and import() calls or types.
+const SPECIFIERS = [
+  /^(\s*(?:import|export)\b[^"';]*?\bfrom\s*)(["'])([^"']+)\2/gm,
+  /^(\s*import\s*)(["'])([^"']+)\2/gm,
+  /(\bimport\s*\(\s*)(["'])([^"']+)\2/g,
+];
 
 /**
  * Rewrites `npm:name@version/sub` and import-mapped bare names in the emitted
@@ -112,9 +120,13 @@ export function rewriteSpecifiers(
     if (!/\.(js|d\.ts)$/.test(file)) continue;
     const path = join(dir, file);
     const text = readFileSync(path, "utf8");
-    const rewritten = text.replace(
-      SPECIFIER,
-      (_, head: string, quote: string, spec: string) => head + quote + resolve(spec) + quote,
+    const rewritten = SPECIFIERS.reduce(
+      (current, pattern) =>
+        current.replace(
+          pattern,
+          (_, head: string, quote: string, spec: string) => head + quote + resolve(spec) + quote,
+        ),
+      text,
     );
     if (rewritten !== text) writeFileSync(path, rewritten);
   }

@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { buildNpm } from "./build_npm.ts";
 import {
   COMPILER_OPTIONS,
@@ -142,6 +142,15 @@ await executor[Symbol.asyncDispose]();
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "shellseam-node-"));
+  try {
+    await checks(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log("\nNode leg passed: npm/ built, packed, installed, tested and type-checked");
+}
+
+async function checks(dir: string): Promise<void> {
   let installed = "";
   let tests: string[] = [];
   await step("build npm/", async () => {
@@ -157,12 +166,18 @@ async function main(): Promise<void> {
   });
   await step(`node --test (${tests.length} files)`, async () => {
     const { code } = await new Deno.Command("node", {
-      args: ["--test", "--test-concurrency=2", "--test-timeout=120000", ...tests],
+      args: [
+        "--test",
+        "--test-reporter=spec",
+        "--test-concurrency=2",
+        "--test-timeout=120000",
+        ...tests,
+      ],
       cwd: join(dir, "run"),
       stdout: "inherit",
       stderr: "inherit",
     }).output();
-    if (code !== 0) throw new Error(`node --test failed; compiled tests are in ${dir}/run`);
+    if (code !== 0) throw new Error("node --test failed");
   });
   await step("ESM script: echo hi through @shellseam/bash/local", async () => {
     writeFileSync(join(dir, "echo_check.mjs"), ECHO_CHECK);
@@ -183,8 +198,6 @@ async function main(): Promise<void> {
     }, ["consumer.ts"]);
     await tsc(["-p", join(dir, "tsconfig.json")], dir);
   });
-  rmSync(dir, { recursive: true, force: true });
-  console.log(`\nNode leg passed (${relative(ROOT, join(ROOT, "npm"))}/ built, packed, tested)`);
 }
 
 if (import.meta.main) await main();
