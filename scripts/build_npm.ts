@@ -6,7 +6,7 @@
  * @module
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import {
   COMPILER_OPTIONS,
   readDenoJson,
@@ -43,7 +43,6 @@ export async function buildNpm(): Promise<string> {
   );
   await tsc(["-p", tsconfig]);
   const dependencies = rewriteSpecifiers(NPM_DIR, deno);
-  copyDenoRunFiles();
   if (hasCli) setNodeShebang(join(NPM_DIR, js(CLI_ENTRY)));
 
   const exports: Record<string, { types: string; import: string }> = {};
@@ -70,36 +69,6 @@ export async function buildNpm(): Promise<string> {
     }
   }
   return NPM_DIR;
-}
-
-const URL_TO_TS = /new URL\(\s*(["'])(\.{1,2}\/[^"']+\.ts)\1\s*,\s*import\.meta\.url\s*\)/g;
-const RELATIVE_IMPORT = /\bfrom\s*(["'])(\.{1,2}\/[^"']+\.ts)\1/g;
-
-// Files the code locates with `new URL("./x.ts", import.meta.url)` are run
-// by a `deno` binary (the Landlock launcher), so they ship as TypeScript,
-// together with the files they import.
-function copyDenoRunFiles(): void {
-  const pending: string[] = [];
-  for (const file of walk(NPM_DIR).filter((path) => path.endsWith(".js"))) {
-    const text = readFileSync(join(NPM_DIR, file), "utf8");
-    for (const [, , target = ""] of text.matchAll(URL_TO_TS)) {
-      pending.push(join(dirname(file), target));
-    }
-  }
-  const copied = new Set<string>();
-  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    if (copied.has(file)) continue;
-    const source = join(ROOT, file);
-    if (!existsSync(source) || relative(ROOT, source).startsWith("..")) {
-      throw new Error(`"${file}" is referenced with new URL() but is not in the repository`);
-    }
-    copied.add(file);
-    mkdirSync(dirname(join(NPM_DIR, file)), { recursive: true });
-    copyFileSync(source, join(NPM_DIR, file));
-    for (const [, , target = ""] of readFileSync(source, "utf8").matchAll(RELATIVE_IMPORT)) {
-      pending.push(join(dirname(file), target));
-    }
-  }
 }
 
 function setNodeShebang(path: string): void {
