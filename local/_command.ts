@@ -51,6 +51,8 @@ export class RunningCommand {
   durationMs = 0;
   /** True once settled. */
   isSettled = false;
+  /** What broke while settling, if anything did (a bug, never a command's failure). */
+  failure: unknown = undefined;
   /** Resolves when settled; never rejects. */
   readonly settled: Promise<void>;
 
@@ -77,7 +79,10 @@ export class RunningCommand {
       else writer.close().catch(() => {});
     }
     this.#startClocks();
-    this.settled = this.#settle();
+    this.settled = this.#settle().catch((error) => {
+      this.failure = error;
+      this.isSettled = true;
+    });
   }
 
   /**

@@ -155,6 +155,7 @@ export class LocalBashExecutor extends BashExecutor {
   async run(spec: BashExecSpec): Promise<BashRunResult> {
     const { running, plan } = await this.#launch(spec, false);
     await running.settled;
+    if (running.failure !== undefined) throw running.failure;
     const stderr = running.stderr.collect();
     const exit = running.exit ?? { code: null, signal: null };
     const result: BashRunResult = {

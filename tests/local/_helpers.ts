@@ -61,3 +61,19 @@ export function seqText(n: number): string {
   for (let i = 1; i <= n; i++) text += `${i}\n`;
   return text;
 }
+
+/**
+ * Waits until `count` processes run `sleep <token>` themselves (not merely a
+ * shell whose command line mentions it), so traps set before the sleep are in place.
+ */
+export async function waitForSleep(token: string, count = 1): Promise<number[]> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const found = processesWith(`sleep\0${token}\0`).filter((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")
+    );
+    if (found.length >= count) return found;
+    assert.ok(Date.now() < deadline, `fewer than ${count} "sleep ${token}" processes appeared`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}

@@ -19,7 +19,7 @@ import {
   seqText,
   sha256,
   STRATEGIES,
-  waitForProcess,
+  waitForSleep,
 } from "./_helpers.ts";
 
 for (const sessionStrategy of STRATEGIES) {
@@ -232,7 +232,7 @@ for (const sessionStrategy of STRATEGIES) {
         command: `echo begun; sleep ${token}`,
         signal: controller.signal,
       }));
-      await waitForProcess(token);
+      await waitForSleep(token);
       controller.abort();
       const result = await running;
       assert.equal(result.aborted, true);
@@ -522,7 +522,7 @@ describe("LocalBashExecutor disposal", () => {
     const token = marker();
     const plain = executor.run(executor.resolve({ command: `sleep ${token}` }));
     const stubborn = executor.run(executor.resolve({ command: `trap '' TERM; sleep ${token}` }));
-    await waitForProcess(token);
+    await waitForSleep(token, 2);
     await executor[Symbol.asyncDispose]();
     assert.deepEqual(processesWith(token), []);
     assert.equal((await plain).signal, "SIGTERM");

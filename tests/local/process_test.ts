@@ -10,7 +10,7 @@ import {
   seqText,
   sha256,
   STRATEGIES,
-  waitForProcess,
+  waitForSleep,
 } from "./_helpers.ts";
 
 const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
@@ -155,7 +155,7 @@ for (const sessionStrategy of STRATEGIES) {
       await using executor = make();
       const token = marker();
       const process = await executor.start(executor.resolve({ command: `sleep ${token}` }));
-      await waitForProcess(token);
+      await waitForSleep(token);
       const [first, second] = await Promise.all([process.kill(), process.kill()]);
       assert.equal(first, true);
       assert.equal(second, false);
@@ -171,7 +171,7 @@ for (const sessionStrategy of STRATEGIES) {
       const process = await executor.start(executor.resolve({
         command: `trap '' TERM; sleep ${token}`,
       }));
-      await waitForProcess(token);
+      await waitForSleep(token);
       const started = performance.now();
       assert.equal(await process.kill(), true);
       assert.ok(performance.now() - started < 300 + 2000);
@@ -188,12 +188,29 @@ for (const sessionStrategy of STRATEGIES) {
         command: `sleep ${token}`,
         signal: controller.signal,
       }));
-      await waitForProcess(token);
+      await waitForSleep(token);
       controller.abort();
       await process.done;
       assert.equal(process.status, "killed");
       assert.equal(await process.kill(), false);
       await assertNoneLeft(token);
+    });
+
+    it("does not restart the SIGKILL timer on a second kill", async () => {
+      await using executor = make({ killGraceMs: 1000 });
+      const token = marker();
+      const process = await executor.start(executor.resolve({
+        command: `trap '' TERM; sleep ${token}`,
+      }));
+      await waitForSleep(token);
+      const started = performance.now();
+      const first = process.kill();
+      await pause(700);
+      assert.equal(await process.kill(), false);
+      assert.equal(await first, true);
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 1000 + 700, `took ${elapsed} ms, as if the timer restarted`);
+      assert.equal(process.signal, "SIGKILL");
     });
 
     it("reports a self-signal as killed with that signal", async () => {
@@ -267,7 +284,7 @@ describe("LocalBashExecutor disposal with background processes", () => {
     const stubborn = await executor.start(executor.resolve({
       command: `trap '' TERM; sleep ${token}`,
     }));
-    await waitForProcess(token);
+    await waitForSleep(token, 2);
     await executor[Symbol.asyncDispose]();
     assert.deepEqual(processesWith(token), []);
     assert.equal(finished.status, "completed");
