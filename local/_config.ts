@@ -14,7 +14,7 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `maxTimeoutMs` | 600000 | cap on any per-call `timeoutMs` |
  * | `maxOutputBytes` | 64000 | bytes kept in memory per stream (head + tail) |
  * | `headBytes` | 8000 | bytes of the head |
- * | `maxSpillBytes` | 64 MiB | cap of each spill file |
+ * | `maxSpillBytes` | 64 MiB | cap of each spill file (0: no spill files) |
  * | `killGraceMs` | 3000 | SIGTERM to SIGKILL |
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
@@ -42,7 +42,7 @@ export interface LocalBashExecutorConfig {
   maxOutputBytes?: number;
   /** Bytes of the head of each stream (the rest of the budget is a rolling tail). */
   headBytes?: number;
-  /** Cap of each spill file, in bytes. */
+  /** Cap of each spill file, in bytes; 0 turns spill files off. */
   maxSpillBytes?: number;
   /** Time between SIGTERM and SIGKILL, in milliseconds. */
   killGraceMs?: number;

@@ -68,6 +68,5 @@ export function commandEnv(
   managedEnv: ManagedEnv | undefined,
 ): Record<string, string> {
   checkEnvKeys(env, managedEnv);
-  if (env === undefined && managedEnv === undefined) return base.env as Record<string, string>;
   return { ...base.env, ...env, ...managedEnv };
 }

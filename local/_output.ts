@@ -153,6 +153,7 @@ export class OutputCollector {
 
   #startSpill(chunk: Uint8Array): void {
     this.#spillTried = true;
+    if (this.#budget.maxSpillBytes === 0) return;
     const dir = this.#budget.spillDir();
     if (dir === null) return;
     const spill = SpillFile.create(dir, this.#budget.maxSpillBytes);

@@ -586,6 +586,19 @@ describe("LocalBashExecutor.planLaunch", () => {
     ]);
   });
 
+  it("gives each launch its own env object", async () => {
+    class Mutating extends LocalBashExecutor {
+      protected override planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+        if (spec.command === "true") launch.env.LEAKED = "yes";
+        return Promise.resolve({ launch });
+      }
+    }
+    await using executor = new Mutating();
+    await executor.run(executor.resolve({ command: "true" }));
+    const result = await executor.run(executor.resolve({ command: 'echo "${LEAKED-unset}"' }));
+    assert.equal(result.stdout.text, "unset\n");
+  });
+
   it("stamps the description on a settled background process", async () => {
     await using executor = new Planned();
     const process = await executor.start(executor.resolve({ command: "exit 3" }));

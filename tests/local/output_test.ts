@@ -104,6 +104,19 @@ describe("OutputCollector", () => {
     }
   });
 
+  it("makes no spill file when maxSpillBytes is 0", () => {
+    const collector = new OutputCollector({
+      maxBytes: 10,
+      headBytes: 5,
+      maxSpillBytes: 0,
+      spillDir: () => {
+        throw new Error("no spill directory should be needed");
+      },
+    });
+    collector.push(bytes(50, 1));
+    assert.equal(collector.collect().spillPath, undefined);
+  });
+
   it("gives no spill path when the spill file cannot be created", () => {
     const collector = new OutputCollector({
       maxBytes: 10,
