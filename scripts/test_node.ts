@@ -169,7 +169,7 @@ async function checks(dir: string): Promise<void> {
       args: [
         "--test",
         "--test-reporter=spec",
-        "--test-concurrency=2",
+        "--test-concurrency=1",
         "--test-timeout=120000",
         ...tests,
       ],

@@ -1,0 +1,67 @@
+// Node-only: the named pipes node.ts gives children for their output
+// (local/runtime/_fifo.ts). Deno's own pipes are real pipes already.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { runtime } from "../../local/runtime/mod.ts";
+
+const skip = "Deno" in globalThis ? "Node-only: named pipes stand in for Node's sockets" : false;
+
+// The runtime module as this test file sees it: .ts from sources, .js once compiled.
+const RUNTIME_URL = new URL(
+  `../../local/runtime/mod${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`,
+  import.meta.url,
+).href;
+
+// A Node process that spawns one bash through the runtime and prints what
+// bash's stdout and stderr are, then exits.
+const PROBE = `
+const { runtime } = await import(process.argv[1]);
+const child = await runtime.spawn({
+  program: "/usr/bin/bash",
+  args: ["--norc", "-c", "for fd in 1 2; do [ -p /dev/fd/$fd ] && echo pipe || echo other; done"],
+  cwd: "/",
+  env: {},
+  stdin: "null",
+  session: "detached",
+});
+const [out] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+await child.exited;
+console.log(out.trim().replace("\\n", " "));
+`;
+
+async function probe(env: Record<string, string>): Promise<string> {
+  const child = await runtime.spawn({
+    program: process.execPath,
+    args: ["--input-type=module", "-e", PROBE, RUNTIME_URL],
+    cwd: "/",
+    env,
+    stdin: "null",
+    session: "detached",
+  });
+  const [out, err] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  assert.deepEqual(await child.exited, { code: 0, signal: null }, err);
+  return out.trim();
+}
+
+describe("node runtime output pipes", () => {
+  it("are named pipes, whose directory is gone once the process exits", { skip }, async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "shellseam-fifo-test-"));
+    try {
+      assert.equal(await probe({ PATH: process.env["PATH"] ?? "", TMPDIR: tmp }), "pipe pipe");
+      assert.deepEqual(readdirSync(tmp), []);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("fall back to Node's sockets where mkfifo cannot run", { skip }, async () => {
+    assert.equal(await probe({ PATH: "/nonexistent" }), "other other");
+  });
+});
