@@ -238,7 +238,8 @@ export class LocalBashExecutor extends BashExecutor {
 
   /**
    * The executor's private 0700 directory (created on first use; it also
-   * holds the spill files). Removed at disposal unless `keepSpillFiles`.
+   * holds the spill files). Removed at disposal unless `keepSpillFiles`;
+   * rejects with `BashSpawnError` once the executor is disposed.
    *
    * @example
    * ```ts
@@ -256,6 +257,9 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   protected privateDir(): Promise<string> {
+    if (this.#disposed) {
+      return Promise.reject(disposedError());
+    }
     try {
       return Promise.resolve(this.#privateDir());
     } catch (error) {
@@ -388,7 +392,7 @@ export class LocalBashExecutor extends BashExecutor {
 
   #checkCanSpawn(spec: BashExecSpec): void {
     if (this.#disposed) {
-      throw new BashSpawnError("The executor was disposed; create a new executor to run commands");
+      throw disposedError();
     }
     if (spec.signal?.aborted) {
       throw new BashSpawnError(
@@ -397,6 +401,10 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
   }
+}
+
+function disposedError(): BashSpawnError {
+  return new BashSpawnError("The executor was disposed; create a new executor to run commands");
 }
 
 /** The wall and idle clocks apply to foreground runs only; the abort signal to both. */

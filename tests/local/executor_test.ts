@@ -628,5 +628,6 @@ describe("LocalBashExecutor.planLaunch", () => {
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     await executor[Symbol.asyncDispose]();
     assert.equal(existsSync(dir), false);
+    await assert.rejects(executor.dir(), BashSpawnError);
   });
 });
