@@ -1,5 +1,8 @@
 /**
- * The Node runtime: `child_process.spawn` and `process.kill`.
+ * The Node runtime: `child_process.spawn` and `process.kill`. A child's
+ * stdout and stderr are named pipes (see `_fifo.ts`) rather than Node's
+ * socketpairs, so `/dev/stdout` and `/dev/stderr` open as under Deno; a piped
+ * stdin is Node's socket.
  *
  * @example
  * ```ts
@@ -19,7 +22,8 @@ import type { Readable, Writable } from "node:stream";
 import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
 import { takePipes } from "./_fifo.ts";
 
-// Pause the child's pipe once this many bytes wait unread, as Deno's pipes do.
+// Stop reading once this many bytes wait unread: the child then blocks on a
+// full pipe instead of this process buffering its output without bound.
 const READ_HIGH_WATER_BYTES = 64 * 1024;
 
 function readable(source: Readable): ReadableStream<Uint8Array> {
