@@ -1,0 +1,72 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type Runtime, runtime } from "../../local/mod.ts";
+import { GroupReaper } from "../../local/_reaper.ts";
+import { assertNoneLeft, marker, waitForSleep } from "./_helpers.ts";
+
+async function spawnSleep(token: string) {
+  const child = await runtime.spawn({
+    program: "/bin/sh",
+    args: ["-c", `exec sleep ${token}`],
+    cwd: "/",
+    env: {},
+    stdin: "null",
+    session: "detached",
+  });
+  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+  await waitForSleep(token);
+  return child;
+}
+
+describe("GroupReaper", () => {
+  it("reports processes that would not die as survivors", async () => {
+    const token = marker();
+    const child = await spawnSleep(token);
+    const signals: string[] = [];
+    const deaf: Runtime = {
+      name: runtime.name,
+      spawn: runtime.spawn,
+      kill: (pid, signal) => {
+        if (signal === 0) return runtime.kill(pid, 0);
+        signals.push(signal);
+        return true;
+      },
+    };
+    try {
+      const reaper = new GroupReaper(deaf, child.pid, 100);
+      const report = await reaper.sweep(true);
+      assert.deepEqual(report, { killed: 0, survivors: [child.pid] });
+      assert.ok(signals.includes("SIGTERM") && signals.includes("SIGKILL"));
+    } finally {
+      runtime.kill(-child.pid, "SIGKILL");
+      await child.exited;
+    }
+    await assertNoneLeft(token);
+  });
+
+  it("takes no census when nothing was killed and the group is gone", async () => {
+    let probes = 0;
+    const counting: Runtime = {
+      name: runtime.name,
+      spawn: runtime.spawn,
+      kill: (pid, signal) => {
+        if (signal === 0) probes++;
+        else assert.fail(`unexpected ${signal} to ${pid}`);
+        return false;
+      },
+    };
+    const report = await new GroupReaper(counting, 2 ** 22 + 999, 100).sweep(false);
+    assert.deepEqual(report, { killed: 0, survivors: [] });
+    assert.equal(probes, 1);
+  });
+
+  it("kills a live process of the session and counts it", async () => {
+    const token = marker();
+    const child = await spawnSleep(token);
+    const reaper = new GroupReaper(runtime, child.pid, 3000);
+    const report = await reaper.sweep(false);
+    await child.exited;
+    assert.deepEqual(report, { killed: 1, survivors: [] });
+    await assertNoneLeft(token);
+  });
+});
