@@ -2,10 +2,11 @@
 // selects: deno.ts under `deno test`, node.ts under `node --test` (the Node leg).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtime, type SpawnedChild, type SpawnRequest } from "../../local/runtime/mod.ts";
+import { assertNoneLeft, marker, waitForSleep } from "../local/_helpers.ts";
 
 const BASH = "/usr/bin/bash";
 const ENV = { PATH: "/usr/local/bin:/usr/bin:/bin" };
@@ -30,22 +31,6 @@ async function text(stream: ReadableStream<Uint8Array>): Promise<string> {
 
 async function outputs(child: SpawnedChild): Promise<[string, string]> {
   return await Promise.all([text(child.stdout), text(child.stderr)]);
-}
-
-/** Pids of live processes whose command line contains `marker`. */
-function withMarker(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
-      const state = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.[0];
-      if (cmdline.includes(marker) && state !== "Z") found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
 }
 
 /** pgrp and session of `pid`, from /proc/<pid>/stat. */
@@ -118,15 +103,15 @@ describe("runtime", () => {
   }
 
   it("kills a process group, and reports a group that is gone", async () => {
-    const marker = "sleep 313.71";
-    const child = await runtime.spawn(request(`${marker} & ${marker} & wait`));
+    const token = marker();
+    const child = await runtime.spawn(request(`sleep ${token} & sleep ${token} & wait`));
     try {
-      await waitFor(() => withMarker(marker).length === 3); // bash and two sleeps
+      await waitForSleep(token, 2);
       assert.equal(runtime.kill(-child.pid, 0), true);
       assert.equal(runtime.kill(-child.pid, "SIGTERM"), true);
       assert.deepEqual(await child.exited, { code: null, signal: "SIGTERM" });
       await outputs(child);
-      await waitFor(() => withMarker(marker).length === 0);
+      await assertNoneLeft(token);
       // The orphaned sleeps linger as zombies until init reaps them.
       await waitFor(() => !runtime.kill(-child.pid, 0));
       assert.equal(runtime.kill(-child.pid, "SIGKILL"), false);
@@ -142,8 +127,8 @@ describe("runtime", () => {
   });
 
   it("resolves exited while a grandchild still holds the pipes", async () => {
-    const marker = "sleep 313.72";
-    const child = await runtime.spawn(request(`${marker} & echo started`));
+    const token = marker();
+    const child = await runtime.spawn(request(`sleep ${token} & echo started`));
     try {
       assert.deepEqual(await child.exited, { code: 0, signal: null });
       const reader = child.stdout.getReader();
@@ -154,6 +139,7 @@ describe("runtime", () => {
       assert.equal(runtime.kill(-child.pid, "SIGKILL"), true);
       assert.equal((await ended).done, true);
       await text(child.stderr);
+      await assertNoneLeft(token);
     } finally {
       runtime.kill(-child.pid, "SIGKILL");
     }
