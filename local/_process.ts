@@ -71,7 +71,9 @@ export class LocalBashProcess implements BashProcess {
   get status(): BashProcessStatus {
     const running = this.#command;
     if (!running.isSettled) return "running";
-    return running.exit?.signal != null || running.cause !== null ? "killed" : "completed";
+    return (running.exit?.signal ?? null) !== null || running.cause !== null
+      ? "killed"
+      : "completed";
   }
 
   get exitCode(): number | null {

@@ -530,6 +530,15 @@ describe("LocalBashExecutor disposal", () => {
     await assert.rejects(executor.run(executor.resolve({ command: "true" })), BashSpawnError);
   });
 
+  it("spawns nothing for a run that was still being planned when disposal began", async () => {
+    const executor = new LocalBashExecutor();
+    const token = marker();
+    const late = executor.run(executor.resolve({ command: `sleep ${token}` }));
+    await executor[Symbol.asyncDispose]();
+    await assert.rejects(late, BashSpawnError);
+    assert.deepEqual(processesWith(token), []);
+  });
+
   it("removes spill files unless keepSpillFiles", async () => {
     let spill: string | undefined;
     {
