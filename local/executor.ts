@@ -396,7 +396,7 @@ export class LocalBashExecutor extends BashExecutor {
     }
     if (spec.signal?.aborted) {
       throw new BashSpawnError(
-        "The signal was aborted before the command started; nothing was run",
+        "The signal was aborted before the command started, so nothing was run; pass a signal that is not aborted yet",
         { cause: spec.signal.reason },
       );
     }
