@@ -17,17 +17,23 @@ const NETWORK_SIGNATURE = /Network is unreachable|Connection refused/;
 
 /**
  * The bubblewrap arguments that confine a command by `policy`:
- * everything read-only, a fresh /dev, /proc and private /tmp, a pid
- * namespace, a new session, no capabilities (root included), and under
+ * everything read-only (the kernel's settings in /proc/sys included), a
+ * fresh /dev, /proc and private /tmp, pid and IPC namespaces, a new session,
+ * no capabilities (root included), and under
  * `workspace-write` the workspace and writable roots bound writable with
  * `<root>/.git` re-bound read-only. The entries of /tmp holding the
  * workspace, the writable roots or the working directory are bound back
  * read-only over the private /tmp; binds go parents first.
  */
 export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  // Without --cap-drop, root keeps its capabilities inside and could remount "/" writable.
-  args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  // The new /proc leaves the kernel's settings writable by root (the host's
+  // hostname, for one); bind the host's /proc/sys read-only over it.
+  args.push("--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp");
+  // Without --cap-drop, root keeps its capabilities inside and could remount
+  // "/" writable; --unshare-ipc keeps it out of the host's SysV shared memory.
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session");
+  args.push("--cap-drop", "ALL");
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";
   const binds = new Map<string, boolean>();
@@ -79,7 +85,13 @@ export function createBwrapBackend(
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
-    enforcement: (): SandboxEnforcement => ({ filesystem: "full", network: "full", gaps: [] }),
+    // Sockets bound in the host's filesystem stay reachable: a namespace without
+    // interfaces confines IP networking only.
+    enforcement: (policy: ConfinedPolicy): SandboxEnforcement => ({
+      filesystem: "full",
+      network: "full",
+      gaps: policy.network === "deny" ? ["Unix sockets not confined"] : [],
+    }),
     runnerFailed: (outcome: LaunchOutcome) =>
       outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: "),
     denied: (outcome: LaunchOutcome, policy: ConfinedPolicy) =>

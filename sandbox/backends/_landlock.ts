@@ -129,6 +129,9 @@ export function createLandlockBackend(setup: LandlockSetup): SandboxBackend & { 
     if (policy.mode === "workspace-write") {
       gaps.push(`${policy.workspaceRoot}/.git not protected (Landlock cannot narrow a subtree)`);
     }
+    if (abi < 6) {
+      gaps.push(`landlock ABI ${abi}: signals to processes outside the sandbox not confined`);
+    }
     return { filesystem: "full", network, gaps };
   };
   const runnerFailed = (outcome: LaunchOutcome): boolean =>

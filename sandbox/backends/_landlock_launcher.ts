@@ -88,6 +88,8 @@ export function landlockLauncherMain(): void {
       },
       landlock_restrict_self: { name: "syscall", parameters: ["i64", "i64", "u32"], result: "i64" },
       prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+      capset: { parameters: ["buffer", "buffer"], result: "i32" },
+      geteuid: { parameters: [], result: "u32" },
       open: { parameters: ["buffer", "i32"], result: "i32" },
       close: { parameters: ["i32"], result: "i32" },
       signal: { parameters: ["i32", "usize"], result: "usize" },
@@ -98,8 +100,11 @@ export function landlockLauncherMain(): void {
   } catch (error) {
     return fail(`cannot load libc.so.6 through FFI (${String(error)})`);
   }
+  // The runtime may clobber errno between calls: read it through a pointer
+  // taken once, right after the failing call. It only feeds messages.
+  const errnoView = new deno.UnsafePointerView(libc.__errno_location!());
   const errorText = (): string => {
-    const errno = new deno.UnsafePointerView(libc.__errno_location!()).getInt32();
+    const errno = errnoView.getInt32();
     const names: Record<number, string> = {
       1: "EPERM",
       2: "ENOENT",
@@ -168,6 +173,27 @@ export function landlockLauncherMain(): void {
     return fail(`landlock_restrict_self failed (${errorText()})`);
   }
   libc.close!(Number(rulesetFd));
+
+  // Landlock confines paths and ports, not privileges: root would keep every
+  // capability (load modules, set the clock, reboot). Empty the bounding set
+  // (root's execve grants exactly that set) and every capability set; with no
+  // new privileges, the command cannot get any back.
+  const PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24;
+  const PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4n;
+  const root = (libc.geteuid!() as number) === 0;
+  // PR_CAPBSET_READ answers 1 (in the set), 0, or -1 past the last capability.
+  for (let cap = 0n; (libc.prctl!(PR_CAPBSET_READ, cap, 0n, 0n, 0n) as number) >= 0; cap++) {
+    if ((libc.prctl!(PR_CAPBSET_READ, cap, 0n, 0n, 0n) as number) === 0) continue;
+    if ((libc.prctl!(PR_CAPBSET_DROP, cap, 0n, 0n, 0n) as number) === 0) continue;
+    // Without CAP_SETPCAP the set cannot shrink; a non-root user gains nothing from it.
+    if (!root) break;
+    return fail(`dropping capability ${cap} from the bounding set failed (${errorText()})`);
+  }
+  libc.prctl!(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0n, 0n, 0n);
+  const header = new Uint32Array([0x20080522, 0]); // _LINUX_CAPABILITY_VERSION_3, this thread
+  if ((libc.capset!(new Uint8Array(header.buffer), new Uint8Array(24)) as number) !== 0) {
+    return fail(`clearing the capability sets failed (${errorText()})`);
+  }
 
   if (policy.reportAbi) deno.stdout.writeSync(encoder.encode(`shellseam-landlock-abi: ${abi}\n`));
 

@@ -145,7 +145,10 @@ for (const backend of SANDBOX_BACKENDS) {
           assert.notEqual(result.exitCode, 0);
           assert.equal(existsSync(hook), false);
           assert.equal(result.sandbox?.denied, true, result.stderr.text);
-          assert.deepEqual(result.sandbox?.enforcement?.gaps, []);
+          assert.equal(
+            result.sandbox?.enforcement?.gaps.some((gap) => gap.includes(".git")),
+            false,
+          );
         }
       },
     );
@@ -185,6 +188,7 @@ for (const backend of SANDBOX_BACKENDS) {
             assert.ok(enforcement?.gaps.includes("Unix sockets not confined"));
           } else {
             assert.equal(enforcement?.network, "full");
+            assert.deepEqual(enforcement?.gaps, ["Unix sockets not confined"]);
           }
         }
         assert.equal(accepted(), 0, "the listener saw a connection");
@@ -231,6 +235,56 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(wide.sandbox?.denied, false);
       assert.equal(existsSync(join(workspace.root, "a.txt")), false);
       assert.equal(readFileSync(join(workspace.root, "b.txt"), "utf8"), "b\n");
+    });
+
+    it("root is confined too: no capabilities, kernel settings and hostname unchanged", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const caps = await executor.run(
+        executor.resolve({
+          command: "grep -E '^(Cap(Inh|Prm|Eff|Amb)|NoNewPrivs)' /proc/self/status",
+        }),
+      );
+      assert.equal(caps.exitCode, 0, caps.stderr.text);
+      const lines = caps.stdout.text.trim().split("\n");
+      assert.equal(lines.length, 5);
+      for (const line of lines) {
+        // No capability now, and none to gain by exec (no new privileges).
+        assert.match(line, /^(Cap\w+:\s+0+|NoNewPrivs:\s+1)$/);
+      }
+      // Each writes back the value it read, so even a regression changes nothing.
+      for (
+        const command of [
+          "cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname",
+          'hostname "$(hostname)"',
+        ]
+      ) {
+        const result = await executor.run(executor.resolve({ command }));
+        assert.notEqual(result.exitCode, 0, `${command} succeeded`);
+      }
+    });
+
+    it("a Unix socket in the host filesystem stays reachable, and that gap is named", async () => {
+      using workspace = tempWorkspace();
+      const path = join(workspace.base, "daemon.sock");
+      let accepted = 0;
+      const server = createServer((socket) => {
+        accepted++;
+        socket.destroy();
+      });
+      await new Promise<void>((done) => server.listen(path, done));
+      try {
+        await using executor = executorFor(backend, workspace);
+        const result = await executor.run(executor.resolve({
+          command: `python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("${path}")'`,
+        }));
+        if (result.exitCode !== 0 && /python3: command not found/.test(result.stderr.text)) return;
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        assert.equal(accepted, 1);
+        assert.ok(result.sandbox?.enforcement?.gaps.includes("Unix sockets not confined"));
+      } finally {
+        await closeServer(server);
+      }
     });
 
     it("stdin, env and the exit code pass through the sandbox", async () => {

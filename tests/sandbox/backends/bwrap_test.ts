@@ -7,22 +7,12 @@ import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
 import { tempWorkspace } from "../_fixtures.ts";
 
+// deno-fmt-ignore
 const COMMON = [
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--proc",
-  "/proc",
-  "--tmpfs",
-  "/tmp",
-  "--unshare-pid",
-  "--die-with-parent",
-  "--new-session",
-  "--cap-drop",
-  "ALL",
-]; // deno-fmt-ignore
+  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+  "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp",
+  "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+];
 
 const launch = (cwd: string) => ({
   program: "/usr/bin/bash",
@@ -52,7 +42,7 @@ describe("bwrapArgs", () => {
       "/usr/bin/bash",
       "-c",
       "true",
-    ]); // deno-fmt-ignore
+    ]);
   });
 
   it("network allow keeps the network namespace", () => {
@@ -92,7 +82,7 @@ describe("bwrapArgs", () => {
       "/usr/bin/bash",
       "-c",
       "true",
-    ]); // deno-fmt-ignore
+    ]);
   });
 
   it("no .git rebind when the workspace has none", () => {
@@ -122,7 +112,7 @@ describe("bwrapArgs", () => {
       "/usr/bin/bash",
       "-c",
       "true",
-    ]); // deno-fmt-ignore
+    ]);
   });
 });
 
@@ -145,8 +135,9 @@ describe("the bwrap backend", () => {
     assert.deepEqual(backend.enforcement(policy({})), {
       filesystem: "full",
       network: "full",
-      gaps: [],
+      gaps: ["Unix sockets not confined"],
     });
+    assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
 
   it("tells a runner failure from a denial", { skip }, () => {

@@ -75,15 +75,18 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.equal(readFileSync(join(workspace.root, "inside.txt"), "utf8"), "\n");
   });
 
-  it("the command runs with no new privileges and the default SIGPIPE action", async () => {
+  it("the command runs with no capabilities, no new privileges and the default SIGPIPE action", async () => {
     const result = await launch([
       policy(),
       "/usr/bin/bash",
       "-c",
-      "grep -E '^(NoNewPrivs|SigIgn)' /proc/self/status",
+      "grep -E '^(NoNewPrivs|SigIgn|Cap)' /proc/self/status",
     ]);
     assert.equal(result.exitCode, 0, result.stderr.text);
     assert.match(result.stdout.text, /NoNewPrivs:\s+1/);
+    for (const set of ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"]) {
+      assert.match(result.stdout.text, new RegExp(`${set}:\\s+0+\n`), `${set} is not empty`);
+    }
     const ignored = BigInt(`0x${/SigIgn:\s+([0-9a-f]+)/.exec(result.stdout.text)![1]}`);
     assert.equal(ignored & (1n << 12n), 0n, "SIGPIPE is ignored in the command");
   });
@@ -106,11 +109,11 @@ describe("the Landlock launcher, run", { skip }, () => {
       ["a writable path that does not exist", [
         policy({ writeDirs: ["/nonexistent-shellseam"] }),
         "/bin/true",
-      ], 'cannot open "/nonexistent-shellseam" (ENOENT)'],
+      ], 'cannot open "/nonexistent-shellseam" ('],
       [
         "a program that does not exist",
         [policy(), "/nonexistent-shellseam"],
-        'execve of "/nonexistent-shellseam" failed (ENOENT)',
+        'execve of "/nonexistent-shellseam" failed (',
       ],
     ] as const
   ) {

@@ -93,7 +93,12 @@ describe("the landlock backend", () => {
     assert.deepEqual(backend.enforcement(policy()), {
       filesystem: "full",
       network: "none",
-      gaps: ["landlock ABI 3: TCP not confined", "UDP not confined", "Unix sockets not confined"],
+      gaps: [
+        "landlock ABI 3: TCP not confined",
+        "UDP not confined",
+        "Unix sockets not confined",
+        "landlock ABI 3: signals to processes outside the sandbox not confined",
+      ],
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 4\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ mode: "workspace-write" })), {
@@ -103,8 +108,10 @@ describe("the landlock backend", () => {
         "UDP not confined",
         "Unix sockets not confined",
         `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
+        "landlock ABI 4: signals to processes outside the sandbox not confined",
       ],
     });
+    backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 6\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })), {
       filesystem: "full",
       network: "full",
