@@ -137,6 +137,19 @@ interface Probe {
  * `denied` (only a failure with the backend's denial signature),
  * `runnerFailed` (the backend itself broke) and what was enforced.
  *
+ * Both backends confine root too (no capabilities, no new privileges), read
+ * everywhere, and write only in the writable roots (under `workspace-write`)
+ * and in a private temporary directory, which `TMPDIR` names:
+ * - `bwrap`: a fresh tmpfs on /tmp per command (the /tmp entries holding the
+ *   workspace, the writable roots or the working directory are bound back
+ *   read-only); `<root>/.git` stays read-only; a pid namespace, so disposal
+ *   and kills reach every process, even one that left the session.
+ * - `landlock`: /tmp stays the host's (read-only); `TMPDIR` is a directory in
+ *   the executor's private directory, shared by its commands.
+ *
+ * A writable root that does not exist when a command starts is skipped for
+ * that command (nothing is created).
+ *
  * @example A write outside the workspace is denied
  * ```ts
  * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
@@ -379,7 +392,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
     status.enforcement = backend.enforcement(confine(factsPolicy));
-    if ("abi" in backend && typeof backend.abi === "function") status.landlockAbi = backend.abi();
+    if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
   }
 

@@ -28,6 +28,8 @@ export interface ProbeOutcome {
 /** One way to confine a command; prepared for one executor, probed before use. */
 export interface SandboxBackend {
   readonly name: SandboxBackendName;
+  /** The kernel's Landlock ABI as the probe found it (the Landlock backend only). */
+  readonly landlockAbi?: () => number;
   /** `launch` wrapped so that it runs confined by `policy`. */
   wrap(launch: Launch, policy: ConfinedPolicy): Launch;
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */

@@ -94,7 +94,9 @@ function canonical(path: string): string {
  * The Landlock backend over a prepared {@linkcode LandlockSetup}. The ABI
  * is learnt from the probe; until then it is taken as unknown (0).
  */
-export function createLandlockBackend(setup: LandlockSetup): SandboxBackend & { abi(): number } {
+export function createLandlockBackend(
+  setup: LandlockSetup,
+): SandboxBackend & { landlockAbi: () => number } {
   let abi = 0;
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
@@ -139,7 +141,7 @@ export function createLandlockBackend(setup: LandlockSetup): SandboxBackend & { 
     firstLine(outcome.stderrText).startsWith(LAUNCHER_FAILURE_PREFIX);
   return {
     name: "landlock",
-    abi: () => abi,
+    landlockAbi: () => abi,
     wrap: (launch, policy) => wrap(launch, policy),
     probeLaunch: (launch, policy) => wrap(launch, policy, true),
     probeFailure: (outcome: ProbeOutcome) => {

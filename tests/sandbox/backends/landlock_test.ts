@@ -89,7 +89,7 @@ describe("the landlock backend", () => {
       backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 3\n", stderr: "" }),
       undefined,
     );
-    assert.equal(backend.abi(), 3);
+    assert.equal(backend.landlockAbi(), 3);
     assert.deepEqual(backend.enforcement(policy()), {
       filesystem: "full",
       network: "none",
