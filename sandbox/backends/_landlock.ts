@@ -40,7 +40,8 @@ const DEVICE_FILES = [
   "/dev/tty",
 ];
 
-const DENIED = "Permission denied";
+/** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
+const DENIED = /permission denied/i;
 
 /** What the Landlock backend needs: a deno binary, the launcher written out, a private tmp. */
 export interface LandlockSetup {
@@ -78,7 +79,7 @@ function isDirectory(path: string): boolean {
 function namedPaths(line: string): string[] {
   const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
   for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
-  const before = line.slice(0, line.indexOf(DENIED)).replace(/[:\s]+$/, "");
+  const before = line.slice(0, line.search(DENIED)).replace(/[:\s]+$/, "");
   const last = before.slice(before.lastIndexOf(": ") + 1).trim();
   if (/^[^\s'‘"]*[./][^\s]*$/.test(last)) paths.push(last);
   return paths.filter((path) => path !== "");
@@ -161,7 +162,7 @@ export function createLandlockBackend(
       const { dirs, files } = writablePaths(policy, setup.tmpDir);
       const writable = [...dirs, ...files];
       return outcome.stderrText.split("\n").some((line) => {
-        if (!line.includes(DENIED)) return false;
+        if (!DENIED.test(line)) return false;
         const paths = namedPaths(line).map((path) => canonical(resolve(cwd, path)));
         return paths.length === 0 ||
           !paths.every((path) => writable.some((root) => isBeneath(path, root)));

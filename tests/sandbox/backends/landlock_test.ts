@@ -143,6 +143,8 @@ describe("the landlock backend", () => {
     assert.equal(denied("bash: ../beside.txt: Permission denied"), true);
     assert.equal(denied("bash: connect: Permission denied"), true);
     assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied"), true);
+    assert.equal(denied("Error: EACCES: permission denied, open '/etc/x'"), true);
+    assert.equal(denied(`Error: EACCES: permission denied, open '${workspace.root}/x'`), false);
     // Paths inside the writable roots: an ordinary permission problem.
     assert.equal(denied("bash: ./script.sh: Permission denied"), false);
     assert.equal(denied(`cat: '${workspace.root}/secret': Permission denied`), false);
