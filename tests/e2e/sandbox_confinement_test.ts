@@ -314,6 +314,18 @@ for (const backend of SANDBOX_BACKENDS) {
       await assertNoneLeft(token);
     });
 
+    it("a foreground run leaves nothing behind", async () => {
+      using workspace = tempWorkspace();
+      const token = marker();
+      await using executor = executorFor(backend, workspace);
+      const result = await executor.run(
+        executor.resolve({ command: `sleep ${token} & (sleep ${token} &) ; echo started` }),
+      );
+      assert.equal(result.stdout.text, "started\n");
+      assert.equal(result.sandbox?.denied, false);
+      await assertNoneLeft(token);
+    });
+
     it("works with the runtime's detached sessions too", async () => {
       using workspace = tempWorkspace();
       await using executor = executorFor(backend, workspace, { sessionStrategy: "detached" });
