@@ -184,7 +184,13 @@ async function checks(dir: string): Promise<void> {
     console.log(await run("node", ["echo_check.mjs"], dir));
   });
   await step("consumer type-check (tsc --noEmit, nodenext)", async () => {
-    writeFileSync(join(dir, "consumer.ts"), CONSUMER);
+    // Every subpath is imported, so tsc checks all of the published .d.ts.
+    const { name, exports } = readDenoJson();
+    const everySubpath = Object.keys(exports).map((subpath, index) =>
+      `import type * as subpath${index} from "${name}${subpath.slice(1)}";\n` +
+      `export type Subpath${index} = typeof subpath${index};\n`
+    );
+    writeFileSync(join(dir, "consumer.ts"), CONSUMER + everySubpath.join(""));
     writeTsconfig(join(dir, "tsconfig.json"), {
       target: "es2022",
       module: "nodenext",
