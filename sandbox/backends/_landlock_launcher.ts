@@ -72,6 +72,11 @@ export function landlockLauncherMain(): void {
   } catch (error) {
     return fail(`the policy argument is not JSON (${String(error)})`);
   }
+  const isPathList = (value: unknown): boolean =>
+    Array.isArray(value) && value.every((item) => typeof item === "string");
+  if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
+    return fail("the policy needs readPaths, writeDirs and writeFiles, each a list of paths");
+  }
 
   let libc: Record<string, NativeFn>;
   try {
@@ -95,7 +100,6 @@ export function landlockLauncherMain(): void {
       signal: { parameters: ["i32", "usize"], result: "usize" },
       execve: { parameters: ["buffer", "buffer", "buffer"], result: "i32" },
       __errno_location: { parameters: [], result: "pointer" },
-      strerror: { parameters: ["i32"], result: "pointer" },
     }).symbols;
   } catch (error) {
     return fail(`cannot load libc.so.6 through FFI (${String(error)})`);
@@ -182,9 +186,10 @@ export function landlockLauncherMain(): void {
   const PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4n;
   const root = (libc.geteuid!() as number) === 0;
   // PR_CAPBSET_READ answers 1 (in the set), 0, or -1 past the last capability.
-  for (let cap = 0n; (libc.prctl!(PR_CAPBSET_READ, cap, 0n, 0n, 0n) as number) >= 0; cap++) {
-    if ((libc.prctl!(PR_CAPBSET_READ, cap, 0n, 0n, 0n) as number) === 0) continue;
-    if ((libc.prctl!(PR_CAPBSET_DROP, cap, 0n, 0n, 0n) as number) === 0) continue;
+  for (let cap = 0n;; cap++) {
+    const inSet = libc.prctl!(PR_CAPBSET_READ, cap, 0n, 0n, 0n) as number;
+    if (inSet < 0) break;
+    if (inSet === 0 || (libc.prctl!(PR_CAPBSET_DROP, cap, 0n, 0n, 0n) as number) === 0) continue;
     // Without CAP_SETPCAP the set cannot shrink; a non-root user gains nothing from it.
     if (!root) break;
     return fail(`dropping capability ${cap} from the bounding set failed (${errorText()})`);
