@@ -5,7 +5,15 @@
  *
  * @module
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import {
   COMPILER_OPTIONS,
@@ -23,27 +31,29 @@ export const NPM_DIR: string = join(ROOT, "npm");
 /** The command-line entry, packaged as the `shellseam` bin when it exists. */
 const CLI_ENTRY = "cli/main.ts";
 
-const BUILD_DIR = join(ROOT, ".build");
-
 const js = (path: string): string => "./" + path.replace(/^\.\//, "").replace(/\.ts$/, ".js");
 const dts = (path: string): string => js(path).replace(/\.js$/, ".d.ts");
 
-/** Builds `npm/` from scratch and returns its path. */
-export async function buildNpm(): Promise<string> {
+/** Builds the package from scratch into `outDir` (default `npm/`) and returns its path. */
+export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   const deno = readDenoJson();
-  rmSync(NPM_DIR, { recursive: true, force: true });
-  mkdirSync(BUILD_DIR, { recursive: true });
+  rmSync(outDir, { recursive: true, force: true });
   const hasCli = existsSync(join(ROOT, CLI_ENTRY));
   const entries = [...Object.values(deno.exports), ...(hasCli ? [CLI_ENTRY] : [])];
-  const tsconfig = join(BUILD_DIR, "tsconfig.npm.json");
-  writeTsconfig(
-    tsconfig,
-    { ...COMPILER_OPTIONS, rootDir: "..", outDir: "../npm" },
-    entries.map((entry) => join("..", entry)),
-  );
-  await tsc(["-p", tsconfig]);
-  const dependencies = rewriteSpecifiers(NPM_DIR, deno);
-  if (hasCli) setNodeShebang(join(NPM_DIR, js(CLI_ENTRY)));
+  const configDir = mkdtempSync(join(tmpdir(), "shellseam-tsconfig-"));
+  try {
+    const tsconfig = join(configDir, "tsconfig.json");
+    writeTsconfig(
+      tsconfig,
+      { ...COMPILER_OPTIONS, rootDir: ROOT, outDir },
+      entries.map((entry) => join(ROOT, entry)),
+    );
+    await tsc(["-p", tsconfig]);
+  } finally {
+    rmSync(configDir, { recursive: true, force: true });
+  }
+  const dependencies = rewriteSpecifiers(outDir, deno);
+  if (hasCli) setNodeShebang(join(outDir, js(CLI_ENTRY)));
 
   const exports: Record<string, { types: string; import: string }> = {};
   for (const [subpath, source] of Object.entries(deno.exports)) {
@@ -61,14 +71,14 @@ export async function buildNpm(): Promise<string> {
     engines: { node: ">=20" },
     ...(Object.keys(dependencies).length ? { dependencies } : {}),
   };
-  writeFileSync(join(NPM_DIR, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+  writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   for (const file of ["README.md", "LICENSE"]) {
-    if (existsSync(join(ROOT, file))) copyFileSync(join(ROOT, file), join(NPM_DIR, file));
+    if (existsSync(join(ROOT, file))) copyFileSync(join(ROOT, file), join(outDir, file));
     else if (file === "LICENSE") {
       throw new Error("LICENSE is missing at the repository root; add it");
     }
   }
-  return NPM_DIR;
+  return outDir;
 }
 
 function setNodeShebang(path: string): void {

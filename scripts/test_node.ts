@@ -1,5 +1,6 @@
 /**
- * `deno task test:node`: the Node leg of the tests. Builds `npm/`, packs it,
+ * `deno task test:node`: the Node leg of the tests. Builds the package as
+ * `deno task build:npm` does (into a temporary folder), packs it,
  * installs the tarball into a fresh temporary folder, compiles
  * `tests/**\/*.ts` the way the package is compiled, points the tests' relative
  * imports at the installed package, and runs them with `node --test`. Then a
@@ -153,11 +154,13 @@ async function main(): Promise<void> {
 async function checks(dir: string): Promise<void> {
   let installed = "";
   let tests: string[] = [];
-  await step("build npm/", async () => {
-    await buildNpm();
+  // Built in the temporary folder, so a run leaves the checkout as it was.
+  const built = join(dir, "package");
+  await step("build the package", async () => {
+    await buildNpm(built);
   });
   await step("npm pack and install into a fresh folder", async () => {
-    installed = await packAndInstall(join(ROOT, "npm"), dir);
+    installed = await packAndInstall(built, dir);
   });
   await step("compile tests against the installed package", async () => {
     mkdirSync(join(dir, "run"));
