@@ -78,13 +78,15 @@ export function walk(dir: string): string[] {
     .sort();
 }
 
-// Module specifiers of import/export statements (at a line start, so doc
-// comments are left alone), side-effect imports and import() calls or types.
-const SPECIFIERS = [
+// Module specifiers of import/export statements and side-effect imports, at
+// a line start so doc comments and strings are left alone.
+const STATEMENTS = [
   /^(\s*(?:import|export)\b[^"';]*?\bfrom\s*)(["'])([^"']+)\2/gm,
   /^(\s*import\s*)(["'])([^"']+)\2/gm,
-  /(\bimport\s*\(\s*)(["'])([^"']+)\2/g,
 ];
+// import() calls and types may stand anywhere on a line, so text that merely
+// looks like one is possible: unknown names there are left as they are.
+const IMPORT_CALL = /(\bimport\s*\(\s*)(["'])([^"']+)\2/g;
 
 /**
  * Rewrites `npm:name@version/sub` and import-mapped bare names in the emitted
@@ -97,7 +99,7 @@ export function rewriteSpecifiers(
   { name: self, imports = {} }: DenoJson,
 ): Record<string, string> {
   const dependencies: Record<string, string> = {};
-  const resolve = (specifier: string): string => {
+  const resolve = (specifier: string, strict: boolean): string => {
     // tsc rewrites `.ts` in JavaScript but leaves it in declarations.
     if (specifier.startsWith(".")) return specifier.replace(/(?<!\.d)\.ts$/, ".js");
     if (specifier.startsWith("node:")) return specifier;
@@ -105,6 +107,7 @@ export function rewriteSpecifiers(
     if (specifier === self || specifier.startsWith(self + "/")) return specifier;
     const mapped = imports[specifier] ?? mappedPrefix(specifier, imports) ?? specifier;
     const npm = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)(?:@([^/]+))?(\/.*)?$/.exec(mapped);
+    if (!npm && !strict) return specifier;
     if (!npm) {
       throw new Error(
         `Cannot map import "${specifier}" to an npm package; use "node:" built-ins or an "npm:" ` +
@@ -120,14 +123,17 @@ export function rewriteSpecifiers(
     if (!/\.(js|d\.ts)$/.test(file)) continue;
     const path = join(dir, file);
     const text = readFileSync(path, "utf8");
-    const rewritten = SPECIFIERS.reduce(
-      (current, pattern) =>
-        current.replace(
-          pattern,
-          (_, head: string, quote: string, spec: string) => head + quote + resolve(spec) + quote,
-        ),
-      text,
-    );
+    const rewrite = (pattern: RegExp, strict: boolean) => (current: string) =>
+      current.replace(
+        pattern,
+        (_, head: string, quote: string, spec: string) =>
+          head + quote + resolve(spec, strict) + quote,
+      );
+    const rewritten = [
+      ...STATEMENTS.map((pattern) => rewrite(pattern, true)),
+      rewrite(IMPORT_CALL, false),
+    ]
+      .reduce((current, step) => step(current), text);
     if (rewritten !== text) writeFileSync(path, rewritten);
   }
   return dependencies;

@@ -1,0 +1,112 @@
+// The specifier rewrite of the Node build (scripts/_tsc.ts). Deno-only: the
+// build runs under Deno, and scripts/ is not part of the package the Node leg
+// tests, so the module is imported inside the test.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const skip = "Deno" in globalThis ? false : "Deno-only: the build runs under Deno";
+
+const DENO_JSON = {
+  name: "@shellseam/bash",
+  version: "0.1.0",
+  exports: { ".": "./mod.ts" },
+  imports: {
+    "typescript": "npm:typescript@7.0.2",
+    "zod": "npm:zod@3.23.8",
+    "@scope/pkg": "npm:@scope/pkg@2.0.0",
+  },
+};
+
+async function rewrite(files: Record<string, string>, imports = DENO_JSON.imports) {
+  const { rewriteSpecifiers } = await import("../../scripts/_tsc.ts");
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-build-test-"));
+  try {
+    mkdirSync(join(dir, "sub"));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    const dependencies = rewriteSpecifiers(dir, { ...DENO_JSON, imports });
+    const out: Record<string, string> = {};
+    for (const name of Object.keys(files)) out[name] = readFileSync(join(dir, name), "utf8");
+    return { dependencies, out };
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+}
+
+describe("rewriteSpecifiers", () => {
+  it("turns npm: and import-mapped names into plain packages with pinned dependencies", {
+    skip,
+  }, async () => {
+    const { dependencies, out } = await rewrite({
+      "a.js": [
+        'import { z } from "zod";',
+        'import { v4 } from "zod/v4";',
+        'export { p } from "npm:@scope/pkg@2.0.0/sub";',
+        'import "npm:left-pad@1.3.0";',
+        'const m = await import("npm:chalk@5.3.0");',
+        `const said = "call import('somewhere') later";`,
+        'import process from "node:process";',
+        'import { x } from "./x.js";',
+      ].join("\n"),
+    });
+    assert.equal(
+      out["a.js"],
+      [
+        'import { z } from "zod";',
+        'import { v4 } from "zod/v4";',
+        'export { p } from "@scope/pkg/sub";',
+        'import "left-pad";',
+        'const m = await import("chalk");',
+        `const said = "call import('somewhere') later";`,
+        'import process from "node:process";',
+        'import { x } from "./x.js";',
+      ].join("\n"),
+    );
+    assert.deepEqual(dependencies, {
+      "zod": "3.23.8",
+      "@scope/pkg": "2.0.0",
+      "left-pad": "1.3.0",
+      "chalk": "5.3.0",
+    });
+  });
+
+  it("rewrites relative .ts imports in declarations and leaves .d.ts, self-imports and docs", {
+    skip,
+  }, async () => {
+    const dts = [
+      "/**",
+      " * ```ts",
+      ' * import { x } from "not-a-dependency";',
+      ' * import { y } from "@shellseam/bash/local";',
+      " * ```",
+      " */",
+      'import type { A } from "./a.ts";',
+      'export * from "../b.ts";',
+      'import type { C } from "./c.d.ts";',
+      'export type D = import("./d.ts").D;',
+      'export declare const s: "from \\"text\\"";',
+    ].join("\n");
+    const { dependencies, out } = await rewrite({ "sub/m.d.ts": dts });
+    assert.equal(
+      out["sub/m.d.ts"],
+      dts.replace('"./a.ts"', '"./a.js"').replace('"../b.ts"', '"../b.js"')
+        .replace('"./d.ts"', '"./d.js"'),
+    );
+    assert.deepEqual(dependencies, {});
+  });
+
+  it("refuses a name deno.json does not map, and an npm: specifier without a version", {
+    skip,
+  }, async () => {
+    await assert.rejects(
+      rewrite({ "a.js": 'import x from "left-pad";' }),
+      /Cannot map import "left-pad" to an npm package/,
+    );
+    await assert.rejects(
+      rewrite({ "a.js": 'import x from "npm:left-pad";' }),
+      /Pin a version for "npm:left-pad"/,
+    );
+  });
+});
