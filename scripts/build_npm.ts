@@ -72,11 +72,11 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
     ...(Object.keys(dependencies).length ? { dependencies } : {}),
   };
   writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+  if (!existsSync(join(ROOT, "LICENSE"))) {
+    throw new Error("LICENSE is missing at the repository root; add it before building");
+  }
   for (const file of ["README.md", "LICENSE"]) {
     if (existsSync(join(ROOT, file))) copyFileSync(join(ROOT, file), join(outDir, file));
-    else if (file === "LICENSE") {
-      throw new Error("LICENSE is missing at the repository root; add it");
-    }
   }
   return outDir;
 }

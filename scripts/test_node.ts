@@ -57,7 +57,7 @@ async function step(title: string, action: () => Promise<void>): Promise<void> {
   console.log(`== ${title}: ok (${((performance.now() - start) / 1000).toFixed(1)} s)`);
 }
 
-/** Packs `npm/` and installs the tarball into `dir`; returns the installed package. */
+/** Packs the package built at `npmDir`, installs the tarball into `dir`, returns its folder there. */
 async function packAndInstall(npmDir: string, dir: string): Promise<string> {
   const [packed] = JSON.parse(
     await run("npm", ["pack", "--json", "--pack-destination", dir], npmDir),
