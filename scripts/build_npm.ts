@@ -37,6 +37,9 @@ const dts = (path: string): string => js(path).replace(/\.js$/, ".d.ts");
 /** Builds the package from scratch into `outDir` (default `npm/`) and returns its path. */
 export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   const deno = readDenoJson();
+  if (!existsSync(join(ROOT, "LICENSE"))) {
+    throw new Error("LICENSE is missing at the repository root; add it before building");
+  }
   rmSync(outDir, { recursive: true, force: true });
   const hasCli = existsSync(join(ROOT, CLI_ENTRY));
   const entries = [...Object.values(deno.exports), ...(hasCli ? [CLI_ENTRY] : [])];
@@ -72,9 +75,6 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
     ...(Object.keys(dependencies).length ? { dependencies } : {}),
   };
   writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
-  if (!existsSync(join(ROOT, "LICENSE"))) {
-    throw new Error("LICENSE is missing at the repository root; add it before building");
-  }
   for (const file of ["README.md", "LICENSE"]) {
     if (existsSync(join(ROOT, file))) copyFileSync(join(ROOT, file), join(outDir, file));
   }
