@@ -2,14 +2,14 @@ import { resolve as resolvePath } from "node:path";
 import { isSandboxMode } from "../sandbox/mode.ts";
 import type { BashExecRequest, BashExecSpec, BashProcess, SandboxMode } from "../seam/mod.ts";
 import { renderBackgroundStart } from "./render_task.ts";
-import { renderRunResult } from "./render_run.ts";
+import { type RenderRunOptions, renderRunResult } from "./render_run.ts";
 import { bashInputSchema } from "./schemas.ts";
 import { bashTaskHooks } from "./task_hooks.ts";
 import { failure, messageOf } from "./_result.ts";
 import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./create.ts";
 import { validateToolArguments } from "./validate.ts";
-import { widerSandboxModes } from "./escalation.ts";
+import { describeMode } from "./_modes.ts";
 
 interface BashArgs {
   command: string;
@@ -25,12 +25,8 @@ const NEVER_ACCEPTED: Readonly<Record<string, string>> = {
   env: "set variables inside the command instead (FOO=bar cmd, or export FOO=bar && cmd)",
   stdin: "feed input inside the command instead (a heredoc, or printf '...' | cmd)",
   stdoutMaxBytes: "long output is truncated and saved to a file named in the result",
-};
-
-const MODE_MEANINGS: Record<SandboxMode, string> = {
-  "read-only": "it may read files anywhere but write nowhere outside a private /tmp",
-  "workspace-write": "it may read anywhere and write inside the workspace",
-  "danger-full-access": "it is not confined",
+  cwd: "use workdir",
+  timeout: "use timeout_ms, in milliseconds",
 };
 
 /** Builds the `bash` tool over an executor; see `createBashTools`. */
@@ -39,33 +35,32 @@ export function createBashTool(
   runInBackground: boolean,
   escalationModes: readonly SandboxMode[],
 ): BashTool {
-  const { executor } = options;
-  const defaultMode = executor.sandboxMode;
+  const defaultMode = options.executor.sandboxMode;
   const inputSchema = bashInputSchema({ sandboxMode: defaultMode, runInBackground });
-  const offered = defaultMode === undefined ? [] : widerSandboxModes(defaultMode);
-
+  const render: RenderRunOptions = { escalationModes, runInBackground };
   const lines = [
     "Run a bash command and return its output.",
-    "- Each call runs `bash -c` in a fresh non-interactive shell: no terminal, empty stdin, and cd, exports and variables do not carry over. Chain dependent steps with && and use workdir instead of cd.",
-    "- The result is stdout, then a [stderr] section, then marker lines such as [timed out after N ms], [killed by signal: SIGX] or [exit code: N]. Check them before trusting the output.",
-    "- Long output keeps its beginning and end; an [output truncated: ...] marker names a file that holds all of it. Color codes and progress-bar redraws are removed.",
+    "- Each call runs `bash -c <command>` in a fresh non-interactive shell with no terminal and empty stdin; cd, exports and variables do not carry over to the next call. Chain dependent steps with && and set workdir instead of using cd.",
+    "- The result is stdout, then a [stderr] section, or (no output) when both are empty. Marker lines follow: [timed out after N ms] when the time limit stopped the command, then [killed by signal: SIGX] or [exit code: N]. Check them before you trust the output.",
+    "- Long output keeps its beginning and its end; [output truncated: N bytes omitted; full output: <path>] names a file that holds all of it (search it with grep, head or tail). Color codes and progress-bar redraws are removed.",
+    "- Processes the command leaves running are stopped when it ends; a [stopped N background process(es) ...] line says so.",
   ];
   if (runInBackground) {
     lines.push(
-      "- For servers, watchers and anything that does not exit on its own, set run_in_background: true: you get a task id at once; read its output with task_output and stop it with task_kill. A foreground command that leaves processes running has them stopped when it ends.",
+      "- For servers, watchers and other commands that do not exit on their own, set run_in_background: true. The reply is at once: started background task <id>. Read the task's output with task_output and stop it with task_kill.",
     );
   }
   if (defaultMode !== undefined) {
     lines.push(
-      `- Commands run in a sandbox, by default in ${defaultMode} mode: ${
-        MODE_MEANINGS[defaultMode]
-      }. A blocked write ends with [sandbox: file access denied under <mode> mode].`,
+      `- Commands run in a sandbox, by default in ${
+        describeMode(defaultMode)
+      } mode. A command the sandbox blocked gets a [sandbox: ...] line.`,
     );
-    if (offered.length > 0) {
-      lines.push(
-        "- If a denied command truly needs more access, retry it once with sandbox_permissions and a justification; a person approves or rejects that one call.",
-      );
-    }
+  }
+  if (escalationModes.length > 0) {
+    lines.push(
+      "- If a blocked command truly needs more access, run it again once with sandbox_permissions and a justification; a person approves or rejects that one call.",
+    );
   }
 
   return {
@@ -91,7 +86,7 @@ export function createBashTool(
         },
       });
       if (!check.ok) return failure(check.message);
-      return await runBash(options, check.value as unknown as BashArgs, escalationModes, context);
+      return await runBash(options, check.value as unknown as BashArgs, render, context);
     },
   };
 }
@@ -155,7 +150,7 @@ async function chooseMode(
 async function runBash(
   options: BashToolsOptions,
   args: BashArgs,
-  escalationModes: readonly SandboxMode[],
+  render: RenderRunOptions,
   context: ToolCallContext | undefined,
 ): Promise<ToolResult> {
   const { executor, tasks, owner } = options;
@@ -186,7 +181,7 @@ async function runBash(
 
   if (!background) {
     try {
-      return renderRunResult(await executor.run(spec), { escalationModes });
+      return renderRunResult(await executor.run(spec), render);
     } catch (error) {
       return failure(`The command could not be run: ${messageOf(error)}`);
     }

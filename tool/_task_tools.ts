@@ -2,12 +2,15 @@ import type { SandboxMode } from "../seam/mod.ts";
 import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
 import { failure, messageOf } from "./_result.ts";
 import { renderTaskKill, renderTaskList, renderTaskOutput } from "./render_task.ts";
-import { TASK_KILL_SCHEMA, TASK_LIST_SCHEMA, TASK_OUTPUT_SCHEMA } from "./schemas.ts";
+import {
+  DEFAULT_TASK_WAIT_MS,
+  TASK_KILL_SCHEMA,
+  TASK_LIST_SCHEMA,
+  TASK_OUTPUT_SCHEMA,
+} from "./schemas.ts";
 import type { BashTool, ToolResult } from "./tool.ts";
 import { validateToolArguments } from "./validate.ts";
 
-/** How long `task_output` waits when `wait: true` comes without `timeout_ms`. */
-const DEFAULT_WAIT_MS = 30_000;
 /** How long `task_kill` waits for a stopped task to exit (past the executor's kill grace). */
 const KILL_SETTLE_MS = 10_000;
 
@@ -25,7 +28,7 @@ export function createTaskTools(
   const taskOutput: BashTool = {
     name: "task_output",
     description:
-      "Read a background task's new output: what it printed since your last read (or (no new output)), then [status: ...] with the exit code or signal once it has finished. A lost-output marker names the files that still hold everything. Set wait: true to block until the task finishes or timeout_ms passes, instead of calling this again and again.",
+      "Read what a background task printed since your last read: stdout, then a [stderr] section, or (no new output). The reply ends with [status: ...], which gives the exit code or signal once the task has finished. If output was dropped from memory before you read it, an [output lost: ...] line names the files that hold all of it. Set wait: true to block until the task finishes (or timeout_ms passes) instead of calling task_output again and again.",
     inputSchema: TASK_OUTPUT_SCHEMA,
     execute: async (args, context) => {
       const check = validateToolArguments("task_output", TASK_OUTPUT_SCHEMA, args, {
@@ -41,7 +44,7 @@ export function createTaskTools(
       const signal = context?.signal;
       try {
         if (check.value.wait === true) {
-          const timeoutMs = (check.value.timeout_ms as number | undefined) ?? DEFAULT_WAIT_MS;
+          const timeoutMs = (check.value.timeout_ms as number | undefined) ?? DEFAULT_TASK_WAIT_MS;
           await tasks.wait(id, owner, signal ? { timeoutMs, signal } : { timeoutMs });
         }
         return {
@@ -59,7 +62,7 @@ export function createTaskTools(
   const taskList: BashTool = {
     name: "task_list",
     description:
-      "List your background tasks, one per line: id, [kind], status and command. Finished tasks stay listed so their output can still be read.",
+      "List your background tasks, one line each: <id> [<kind>] <status> — <command>, or (no background tasks). Finished tasks stay listed, and their output stays readable with task_output.",
     inputSchema: TASK_LIST_SCHEMA,
     execute: (args) => {
       const check = validateToolArguments("task_list", TASK_LIST_SCHEMA, args);

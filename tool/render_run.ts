@@ -10,7 +10,7 @@ import type { ToolResult } from "./tool.ts";
  * ```ts
  * import type { RenderRunOptions } from "@shellseam/bash/tool";
  *
- * const options: RenderRunOptions = { escalationModes: ["workspace-write"] };
+ * const options: RenderRunOptions = { escalationModes: ["workspace-write"], runInBackground: false };
  * console.log(options.escalationModes);
  * ```
  */
@@ -22,42 +22,54 @@ export interface RenderRunOptions {
    * the mode the command ran under.
    */
   escalationModes?: readonly SandboxMode[];
+  /**
+   * Whether the model is offered `run_in_background` (default true). The
+   * stray-process marker advises it only then.
+   */
+  runInBackground?: boolean;
 }
 
 /**
- * The marker line for a truncated stream, naming the spill file that holds
- * the whole stream, or `(unavailable)` when there is none.
+ * The marker lines for a truncated stream:
+ * `[output truncated: N bytes omitted; full output: <path>]`, with
+ * `(unavailable)` for the path when no file holds the whole stream. When the
+ * spill file stopped at its size limit, a second line names it as holding
+ * only the beginning.
  *
  * @example
  * ```ts
- * import { truncationMarker } from "@shellseam/bash/tool";
+ * import { truncationMarkers } from "@shellseam/bash/tool";
  * import assert from "node:assert/strict";
  *
  * const base = { text: "", truncated: true, totalBytes: 90, omittedBytes: 50, invalidUtf8Bytes: 0 };
- * assert.equal(
- *   truncationMarker({ ...base, spillPath: "/tmp/s/out", spillComplete: true }),
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: "/tmp/s/out", spillComplete: true }), [
  *   "[output truncated: 50 bytes omitted; full output: /tmp/s/out]",
- * );
- * assert.equal(
- *   truncationMarker({ ...base, spillComplete: false }),
+ * ]);
+ * assert.deepEqual(truncationMarkers({ ...base, spillComplete: false }), [
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
- * );
+ * ]);
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: "/tmp/s/out", spillComplete: false }), [
+ *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
+ *   "[only the beginning of the output was saved: /tmp/s/out]",
+ * ]);
+ * assert.deepEqual(truncationMarkers({ ...base, truncated: false, spillComplete: false }), []);
  * ```
  */
-export function truncationMarker(output: CollectedOutput): string {
-  let where = "(unavailable)";
-  if (output.spillPath !== undefined) {
-    where = output.spillComplete
-      ? output.spillPath
-      : `(unavailable; ${output.spillPath} holds only the beginning)`;
+export function truncationMarkers(output: CollectedOutput): string[] {
+  if (!output.truncated) return [];
+  const { omittedBytes, spillPath, spillComplete } = output;
+  const full = spillPath !== undefined && spillComplete ? spillPath : "(unavailable)";
+  const lines = [`[output truncated: ${omittedBytes} bytes omitted; full output: ${full}]`];
+  if (spillPath !== undefined && !spillComplete) {
+    lines.push(`[only the beginning of the output was saved: ${spillPath}]`);
   }
-  return `[output truncated: ${output.omittedBytes} bytes omitted; full output: ${where}]`;
+  return lines;
 }
 
 /**
  * Renders a foreground run for the model: stdout, a `[stderr]` section, or
- * `(no output)`; a truncation marker after each truncated stream; then marker
- * lines in a fixed order: sandbox denial (or sandbox failure), escalation
+ * `(no output)`; the {@linkcode truncationMarkers} after each truncated
+ * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
  * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
  * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
  * `isError` is false only for a clean exit 0.
@@ -87,9 +99,9 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   const lines = [
     ...outputLines({
       stdout: result.stdout.text,
-      stdoutMarkers: result.stdout.truncated ? [truncationMarker(result.stdout)] : [],
+      stdoutMarkers: truncationMarkers(result.stdout),
       stderr: result.stderr.text,
-      stderrMarkers: result.stderr.truncated ? [truncationMarker(result.stderr)] : [],
+      stderrMarkers: truncationMarkers(result.stderr),
     }, "(no output)"),
     ...sandboxLines(result.sandbox, allowed.filter((mode) => wider.includes(mode))),
   ];
@@ -102,9 +114,8 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
   const { killed, survivors } = result.strays;
   if (killed > 0) {
-    lines.push(
-      `[stopped ${killed} background process(es) left running by the command; use run_in_background for servers]`,
-    );
+    const advice = options.runInBackground === false ? "" : "; use run_in_background for servers";
+    lines.push(`[stopped ${killed} background process(es) left running by the command${advice}]`);
   }
   if (survivors.length > 0) {
     lines.push(

@@ -72,8 +72,8 @@ export interface RenderTaskOutputOptions {
 
 /**
  * Renders a `task_output` read: the new stdout and `[stderr]` section, or
- * `(no new output)`; a lossy marker naming the spill files when bytes were
- * dropped from memory since the last read; the sandbox markers of a settled
+ * `(no new output)`; an `[output lost: ...]` marker naming each stream's
+ * spill file when bytes were dropped from memory since the last read; the sandbox markers of a settled
  * sandboxed task; and last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
  *
@@ -92,8 +92,8 @@ export interface RenderTaskOutputOptions {
  * };
  * assert.equal(
  *   renderTaskOutput({ snapshot, output }),
- *   "tail\n[output lost: 4096 bytes since the last read are no longer in memory and are missing above; " +
- *     "full output: /tmp/s/1]\n" +
+ *   "tail\n[output lost: 4096 bytes since the last read were dropped from memory and are missing above; " +
+ *     "full output: /tmp/s/1 (stdout)]\n" +
  *     "[status: running]",
  * );
  * ```
@@ -129,11 +129,11 @@ export function renderTaskOutput(
 }
 
 function lossyMarker(output: BashTaskOutput): string {
-  const files = [output.stdoutSpillPath, output.stderrSpillPath].filter((path) =>
-    path !== undefined
-  );
-  return `[output lost: ${output.droppedBytes} bytes since the last read are no longer in memory and are missing above; full output: ${
-    files.length ? files.join(" and ") : "(unavailable)"
+  const files: string[] = [];
+  if (output.stdoutSpillPath !== undefined) files.push(`${output.stdoutSpillPath} (stdout)`);
+  if (output.stderrSpillPath !== undefined) files.push(`${output.stderrSpillPath} (stderr)`);
+  return `[output lost: ${output.droppedBytes} bytes since the last read were dropped from memory and are missing above; full output: ${
+    files.length ? files.join(", ") : "(unavailable)"
   }]`;
 }
 
@@ -196,18 +196,19 @@ export function renderTaskNotice(snapshot: TaskSnapshot): string {
 }
 
 /**
- * Renders the `bash` reply to a `run_in_background` call.
+ * Renders the `bash` reply to a `run_in_background` call:
+ * `started background task <id>`.
  *
  * @example
  * ```ts
  * import { renderBackgroundStart } from "@shellseam/bash/tool";
  * import assert from "node:assert/strict";
  *
- * assert.match(renderBackgroundStart("bash-4"), /^started background task bash-4\n/);
+ * assert.equal(renderBackgroundStart("bash-4"), "started background task bash-4");
  * ```
  */
 export function renderBackgroundStart(taskId: string): string {
-  return `started background task ${taskId}\n(read its output with task_output; wait: true blocks until it finishes. Stop it with task_kill.)`;
+  return `started background task ${taskId}`;
 }
 
 /**
@@ -238,7 +239,7 @@ export function renderTaskKill(
     head = `task ${snapshot.id} had already finished; read its output with task_output`;
   } else if (snapshot.status === "running" || snapshot.status === "stopping") {
     head =
-      `asked task ${snapshot.id} to stop, but it has not exited yet; check again with task_list`;
+      `asked task ${snapshot.id} to stop, but it has not exited yet; check its status later with task_list`;
   } else {
     head = `stopped task ${snapshot.id}; read what it printed with task_output`;
   }

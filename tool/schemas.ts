@@ -1,5 +1,6 @@
 import type { SandboxMode } from "../seam/mod.ts";
 import { widerSandboxModes } from "./escalation.ts";
+import { describeMode } from "./_modes.ts";
 import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 import { NON_BLANK_PATTERN } from "./validate.ts";
 
@@ -22,12 +23,6 @@ export interface BashSchemaOptions {
   /** Offer `run_in_background`. */
   runInBackground: boolean;
 }
-
-const MODE_MEANINGS: Record<SandboxMode, string> = {
-  "read-only": '"read-only" reads anywhere and writes nowhere',
-  "workspace-write": '"workspace-write" may also write inside the workspace',
-  "danger-full-access": '"danger-full-access" runs without a sandbox',
-};
 
 /**
  * Builds the `bash` tool's input schema. `command` and `description` are
@@ -58,32 +53,32 @@ export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
       type: "string",
       pattern: NON_BLANK_PATTERN,
       description:
-        "The bash command. It runs as `bash -c` in a fresh non-interactive shell with no terminal and empty stdin; chain dependent steps with &&.",
+        "The bash command to run. It runs as `bash -c <command>` in a fresh non-interactive shell with no terminal and empty stdin; chain dependent steps with &&.",
     },
     description: {
       type: "string",
       pattern: NON_BLANK_PATTERN,
       description:
-        'What the command does, in 5-10 words of active voice (for example "Run the unit tests"). Shown to the user.',
+        'What the command does, in 5-10 words of active voice, such as "Run the unit tests". Shown to the user.',
     },
     timeout_ms: {
       type: "integer",
       minimum: 1,
       description:
-        "Wall-clock limit in milliseconds for a foreground command, which is killed when it expires. Defaults to the executor's limit, which also caps it.",
+        "Time limit in milliseconds. When it runs out the command is stopped and the result says [timed out after N ms]. Defaults to the executor's limit, which also caps it. Not allowed with run_in_background.",
     },
     workdir: {
       type: "string",
       pattern: NON_BLANK_PATTERN,
       description:
-        "Directory to run in; a relative path resolves against the session's working directory. Prefer it to `cd`.",
+        "Directory to run in. A relative path resolves against the session's working directory, which is the default. Use it instead of cd.",
     },
   };
   if (options.runInBackground) {
     properties.run_in_background = {
       type: "boolean",
       description:
-        "Start the command and return at once with a task id, for servers, watchers and long builds. No timeout applies; collect its output with task_output and stop it with task_kill.",
+        "Start the command and reply at once with its task id, for servers, watchers and long builds. No time limit applies; read its output with task_output and stop it with task_kill.",
     };
   }
   const wider = options.sandboxMode === undefined ? [] : widerSandboxModes(options.sandboxMode);
@@ -92,14 +87,14 @@ export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
       type: "string",
       enum: wider,
       description: `Run this one command under a wider sandbox mode: ${
-        wider.map((mode) => MODE_MEANINGS[mode]).join("; ")
-      }. A person must approve it, so give a justification too. Use it only after a sandbox denial of a command that needs the access.`,
+        wider.map(describeMode).join(" or ")
+      }. A person approves or rejects the call, so give a justification too. Use it only after the sandbox blocked a command that needs that access.`,
     };
     properties.justification = {
       type: "string",
       pattern: NON_BLANK_PATTERN,
       description:
-        "Required with sandbox_permissions: one sentence for the person approving, saying why this command needs that access.",
+        "Required with sandbox_permissions: one sentence for the person who approves, saying why this command needs that access.",
     };
   }
   return {
@@ -130,6 +125,20 @@ const TASK_ID: JsonSchemaProperty = {
 export const MAX_TASK_WAIT_MS = 600_000;
 
 /**
+ * How long a `task_output` call with `wait: true` and no `timeout_ms` waits,
+ * in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TASK_WAIT_MS } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(DEFAULT_TASK_WAIT_MS, 30_000);
+ * ```
+ */
+export const DEFAULT_TASK_WAIT_MS = 30_000;
+
+/**
  * The `task_output` tool's input schema: `task_id`, and optionally `wait`
  * with a `timeout_ms` of at most {@linkcode MAX_TASK_WAIT_MS}.
  *
@@ -149,13 +158,14 @@ export const TASK_OUTPUT_SCHEMA: ObjectJsonSchema = {
     wait: {
       type: "boolean",
       description:
-        "Wait until the task finishes (or timeout_ms passes) before reading. Use it instead of calling task_output again and again.",
+        "Block until the task finishes or timeout_ms passes, then read. Use it instead of calling task_output again and again.",
     },
     timeout_ms: {
       type: "integer",
       minimum: 1,
       maximum: MAX_TASK_WAIT_MS,
-      description: "With wait: true, the most milliseconds to wait. Defaults to 30000.",
+      description:
+        `With wait: true, the longest to wait, in milliseconds (at most ${MAX_TASK_WAIT_MS}). Defaults to ${DEFAULT_TASK_WAIT_MS}.`,
     },
   },
   required: ["task_id"],
@@ -196,7 +206,8 @@ export const TASK_KILL_SCHEMA: ObjectJsonSchema = {
     task_id: TASK_ID,
     reason: {
       type: "string",
-      description: "Why you are stopping it, in a few words; kept with the task.",
+      description:
+        "Why you are stopping it, in a few words; shown as the kill reason in the task's [status: ...].",
     },
   },
   required: ["task_id"],

@@ -1,13 +1,23 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { BashConfigError } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { type BashTools, type BashToolsOptions, createBashTools } from "../../tool/mod.ts";
-import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
+import { assertNoneLeft, marker, seqText, waitForSleep } from "../local/_helpers.ts";
+import { markerTemplates, RENDERED, templatePattern } from "./_markers.ts";
 
 async function eventually<T>(probe: () => T | undefined, what: string, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -83,16 +93,37 @@ describe("bash tool over a real LocalBashExecutor", () => {
         command: "seq 1 20000",
         description: "Print many lines",
       });
-      const match = /\[output truncated: (\d+) bytes omitted; full output: (\/[^\]]+)\]/.exec(
+      const match =
+        /\n\[output truncated: (\d+) bytes omitted; full output: (\/[^\]]+)\]\n\[exit code: 0\]$/
+          .exec(result.text);
+      assert.ok(match, result.text);
+      const full = Buffer.from(seqText(20000));
+      assert.ok(readFileSync(match[2] ?? "").equals(full), "the spill file holds every byte");
+      assert.match(result.text, /^1\n2\n3\n/);
+      assert.match(result.text, /\n19999\n20000\n\[output truncated: /);
+      // 4000 bytes are kept in memory (the head and the tail); the rest is omitted.
+      assert.equal(Number(match[1]), full.length - 4000);
+      assert.equal(result.isError, false);
+    }, { config: { maxOutputBytes: 4000, headBytes: 1000 } });
+  });
+
+  it("strips colors from what the model sees while the spill file keeps the raw bytes", async () => {
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({
+        command: "for i in $(seq 1 300); do printf '\\033[32mline %d\\033[0m\\r\\n' $i; done",
+        description: "Print colored lines",
+      });
+      const match = /\[output truncated: \d+ bytes omitted; full output: (\/[^\]]+)\]/.exec(
         result.text,
       );
       assert.ok(match, result.text);
-      const full = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join("");
-      assert.equal(readFileSync(match[2] ?? "", "utf8"), full);
-      assert.ok(Number(match[1]) > 0);
-      assert.match(result.text, /^1\n2\n3\n/);
-      assert.match(result.text, /\n20000\n\[output truncated: .*\]\n\[exit code: 0\]$/);
-    }, { config: { maxOutputBytes: 4000, headBytes: 1000 } });
+      let raw = "";
+      for (let i = 1; i <= 300; i++) raw += `\x1b[32mline ${i}\x1b[0m\r\n`;
+      assert.ok(readFileSync(match[1] ?? "").equals(Buffer.from(raw)), "the spill file is raw");
+      assert.equal(result.text.includes("\x1b") || result.text.includes("\r"), false);
+      assert.match(result.text, /^line 1\nline 2\n/);
+      assert.match(result.text, /\nline 300\n\[output truncated: /);
+    }, { config: { maxOutputBytes: 2000, headBytes: 500 } });
   });
 
   it("still reports a timeout that the command traps before exiting 0", async () => {
@@ -101,10 +132,12 @@ describe("bash tool over a real LocalBashExecutor", () => {
       const result = await bash.execute({
         command: `trap 'exit 0' TERM; sleep ${token} & wait`,
         description: "Trap the timeout",
-        timeout_ms: 500,
+        timeout_ms: 1000,
       });
-      assert.equal(result.isError, true);
-      assert.match(result.text, /\[timed out after 500 ms\]\n\[exit code: 0\]/);
+      assert.deepEqual(result, {
+        text: "(no output)\n[timed out after 1000 ms]\n[exit code: 0]",
+        isError: true,
+      });
       await assertNoneLeft(token);
     });
   });
@@ -122,6 +155,21 @@ describe("bash tool over a real LocalBashExecutor", () => {
       );
       await assertNoneLeft(token);
     });
+  });
+
+  it("does not advise run_in_background for strays when it is not offered", async () => {
+    const token = marker();
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({
+        command: `sleep ${token} & echo started`,
+        description: "Leave a sleeper behind",
+      });
+      assert.equal(
+        result.text,
+        "started\n[exit code: 0]\n[stopped 1 background process(es) left running by the command]",
+      );
+      await assertNoneLeft(token);
+    }, { tools: { enableRunInBackground: false } });
   });
 
   it("turns a foreground abort into an error result and kills the command", async () => {
@@ -191,6 +239,15 @@ describe("bash tool over a real LocalBashExecutor", () => {
     });
   });
 
+  it("points common wrong field names at the right ones", async () => {
+    await withSession(async ({ bash }) => {
+      const cwd = await bash.execute({ command: "pwd", description: "Where", cwd: "/" });
+      assert.match(cwd.text, /^Invalid arguments for bash: unknown field "cwd"; use workdir \(/);
+      const timeout = await bash.execute({ command: "pwd", description: "Where", timeout: 5 });
+      assert.match(timeout.text, /unknown field "timeout"; use timeout_ms, in milliseconds \(/);
+    });
+  });
+
   it("rejects timeout_ms with run_in_background", async () => {
     await withSession(async ({ bash, tasks }) => {
       const result = await bash.execute({
@@ -215,8 +272,7 @@ describe("background flow over a real LocalBashExecutor", () => {
         description: "Print in the background",
         run_in_background: true,
       });
-      assert.deepEqual(started.isError, false);
-      assert.equal(started.text.split("\n")[0], "started background task bash-1");
+      assert.deepEqual(started, { text: "started background task bash-1", isError: false });
       const notices = await eventually(() => {
         const due = takeNotices();
         return due.length ? due : undefined;
@@ -236,14 +292,15 @@ describe("background flow over a real LocalBashExecutor", () => {
   });
 
   it("waits with task_output, and a read of the final state means no notice", async () => {
-    await withSession(async ({ bash, taskOutput, takeNotices }) => {
+    await withSession(async ({ bash, taskOutput, takeNotices, dir }) => {
       await bash.execute({
-        command: "sleep 0.3; echo done",
-        description: "Finish soon",
+        command: "while [ ! -e go ]; do sleep 0.02; done; echo done",
+        description: "Finish once told to",
         run_in_background: true,
       });
       const early = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 1 });
-      assert.match(early.text, /\[status: running\]$/);
+      assert.deepEqual(early, { text: "(no new output)\n[status: running]", isError: false });
+      writeFileSync(join(dir, "go"), "");
       const done = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 20_000 });
       assert.equal(done.text, "done\n[status: completed, exit code: 0]");
       assert.deepEqual(takeNotices(), []);
@@ -262,7 +319,9 @@ describe("background flow over a real LocalBashExecutor", () => {
         (await taskList.execute({})).text,
         `bash-1 [bash] running — echo up; sleep ${token}`,
       );
-      await waitForProcess(token);
+      // The sleep itself, not only a shell naming it: by then "up" is printed
+      // and the process group exists, so SIGTERM reaches the whole task.
+      await waitForSleep(token);
       const killed = await taskKill.execute({ task_id: "bash-1", reason: "no longer needed" });
       assert.deepEqual(killed, {
         text:
@@ -351,6 +410,24 @@ describe("background flow over a real LocalBashExecutor", () => {
     await assertNoneLeft(token);
   });
 
+  it("stops a background command it cannot register, and says so", async () => {
+    const token = marker();
+    await withSession(async ({ bash, tasks }) => {
+      await tasks[Symbol.asyncDispose]();
+      const result = await bash.execute({
+        command: `sleep ${token}`,
+        description: "Sleep",
+        run_in_background: true,
+      });
+      assert.equal(result.isError, true);
+      assert.match(
+        result.text,
+        /^The background command was stopped because it could not be registered: /,
+      );
+      await assertNoneLeft(token);
+    });
+  });
+
   it("offers only bash, without run_in_background, when background runs are disabled", async () => {
     await withSession(async ({ tools, bash }) => {
       assert.deepEqual(tools.map((tool) => tool.name), ["bash"]);
@@ -374,7 +451,50 @@ describe("background flow over a real LocalBashExecutor", () => {
         "task_list",
         "task_kill",
       ]);
-      for (const tool of tools) assert.ok(tool.description.length > 50, tool.name);
+      return Promise.resolve();
+    });
+  });
+});
+
+describe("what the model reads in the tool descriptions", () => {
+  it("describes each result shape with the texts the tools really produce", async () => {
+    await withSession(({ bash, taskOutput, taskList, taskKill }) => {
+      for (
+        const phrase of [
+          "[stderr] section, or (no output) when both are empty",
+          "[timed out after N ms] when the time limit stopped the command, then [killed by signal: SIGX] or [exit code: N]",
+          "[output truncated: N bytes omitted; full output: <path>]",
+          "set run_in_background: true. The reply is at once: started background task <id>.",
+        ]
+      ) {
+        assert.ok(bash.description.includes(phrase), phrase);
+      }
+      assert.match(
+        taskOutput.description,
+        /\(no new output\)\. The reply ends with \[status: \.\.\.\]/,
+      );
+      assert.match(taskOutput.description, /an \[output lost: \.\.\.\] line names the files/);
+      assert.match(
+        taskList.description,
+        /<id> \[<kind>\] <status> — <command>, or \(no background tasks\)/,
+      );
+      assert.match(taskKill.description, /ends with the task's \[status: \.\.\.\]/);
+      return Promise.resolve();
+    });
+  });
+
+  it("names only markers the renderers really produce", async () => {
+    await withSession(({ tools }) => {
+      for (const tool of tools) {
+        for (const template of markerTemplates(tool.description)) {
+          if (/^\[(stderr|status: \.\.\.|<kind>)\]$/.test(template)) continue;
+          const pattern = templatePattern(template);
+          assert.ok(
+            RENDERED.some((text) => pattern.test(text)),
+            `${tool.name}: no rendering matches ${template}`,
+          );
+        }
+      }
       return Promise.resolve();
     });
   });

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { BashRunResult, CollectedOutput } from "../../seam/mod.ts";
-import { renderRunResult, truncationMarker } from "../../tool/mod.ts";
+import { renderRunResult, truncationMarkers } from "../../tool/mod.ts";
 
 function stream(text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput {
   return {
@@ -98,12 +98,32 @@ describe("renderRunResult", () => {
     );
   });
 
-  it("says when the spill file holds only the beginning", () => {
+  it("keeps the marker exact when the spill file holds only the beginning, and names that file", () => {
+    const partial = stream("head\n[...]\ntail\n", {
+      truncated: true,
+      omittedBytes: 9,
+      spillPath: "/s/1",
+      spillComplete: false,
+    });
+    assert.deepEqual(truncationMarkers(partial), [
+      "[output truncated: 9 bytes omitted; full output: (unavailable)]",
+      "[only the beginning of the output was saved: /s/1]",
+    ]);
     assert.equal(
-      truncationMarker(
-        stream("x", { truncated: true, omittedBytes: 9, spillPath: "/s/1", spillComplete: false }),
-      ),
-      "[output truncated: 9 bytes omitted; full output: (unavailable; /s/1 holds only the beginning)]",
+      renderRunResult(result({ stdout: partial })).text,
+      [
+        "head\n[...]\ntail",
+        "[output truncated: 9 bytes omitted; full output: (unavailable)]",
+        "[only the beginning of the output was saved: /s/1]",
+        "[exit code: 0]",
+      ].join("\n"),
+    );
+  });
+
+  it("has no truncation marker for a stream that was not truncated, even with a spill path", () => {
+    assert.deepEqual(
+      truncationMarkers(stream("x", { spillPath: "/s/2", spillComplete: true })),
+      [],
     );
   });
 
@@ -163,6 +183,18 @@ describe("renderRunResult", () => {
       /\n\[stopped: no output for too long \(idle timeout\)\]\n\[killed by signal: SIGTERM\]$/,
     );
     assert.equal(rendered.isError, true);
+  });
+
+  it("advises run_in_background for strays only when it is offered", () => {
+    const strays = result({ strays: { killed: 1, survivors: [] } });
+    assert.equal(
+      renderRunResult(strays, { runInBackground: false }).text,
+      "(no output)\n[exit code: 0]\n[stopped 1 background process(es) left running by the command]",
+    );
+    assert.equal(
+      renderRunResult(strays, { runInBackground: true }).text.split("\n").at(-1),
+      "[stopped 1 background process(es) left running by the command; use run_in_background for servers]",
+    );
   });
 
   it("reports strays killed and survivors last", () => {

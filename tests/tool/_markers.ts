@@ -1,0 +1,92 @@
+import type { BashRunResult, CollectedOutput } from "../../seam/mod.ts";
+import { renderRunResult, renderTaskOutput } from "../../tool/mod.ts";
+
+/**
+ * Every `[...]` marker template a text names, such as `[exit code: N]` or
+ * `[output truncated: N bytes omitted; full output: <path>]`.
+ */
+export function markerTemplates(text: string): string[] {
+  return [...new Set(text.match(/\[[^\][]*\]/g) ?? [])];
+}
+
+/** A pattern for a template: N is a number, <path> a path, SIGX a signal, ... anything. */
+export function templatePattern(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    .replace(/\\\.\\\.\\\./g, ".*")
+    .replace(/\bN\b/g, "\\d+")
+    .replace(/<path>/g, "/[^\\]]+")
+    .replace(/\bSIGX\b/g, "SIG[A-Z0-9]+");
+  return new RegExp(escaped);
+}
+
+function stream(text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput {
+  return {
+    text,
+    truncated: false,
+    totalBytes: text.length,
+    omittedBytes: 0,
+    spillComplete: false,
+    invalidUtf8Bytes: 0,
+    ...extra,
+  };
+}
+
+function run(extra: Partial<BashRunResult>): BashRunResult {
+  return {
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    idledOut: false,
+    aborted: false,
+    timeoutMs: 1000,
+    durationMs: 1,
+    stdout: stream(""),
+    stderr: stream(""),
+    strays: { killed: 0, survivors: [] },
+    scrubbedEnv: [],
+    ...extra,
+  };
+}
+
+/** Texts the renderers really produce, covering every marker the tools document. */
+export const RENDERED: readonly string[] = [
+  renderRunResult(
+    run({
+      exitCode: 2,
+      timedOut: true,
+      stdout: stream("a\n[...]\nz\n", {
+        truncated: true,
+        omittedBytes: 10,
+        spillPath: "/tmp/s/out",
+        spillComplete: true,
+      }),
+      stderr: stream("warn\n"),
+      strays: { killed: 1, survivors: [] },
+      sandbox: { mode: "read-only", backend: "bwrap", denied: true },
+    }),
+    { escalationModes: ["workspace-write"] },
+  ).text,
+  renderRunResult(run({ exitCode: null, signal: "SIGKILL" })).text,
+  renderRunResult(run({})).text,
+  renderTaskOutput({
+    snapshot: {
+      id: "bash-1",
+      kind: "bash",
+      label: "make",
+      status: "running",
+      exitCode: null,
+      signal: null,
+      startedAt: 0,
+    },
+    output: {
+      stdout: "",
+      stderr: "",
+      lossy: true,
+      droppedBytes: 5,
+      stdoutSpillPath: "/tmp/s/1",
+      status: "running",
+      exitCode: null,
+      signal: null,
+    },
+  }),
+];

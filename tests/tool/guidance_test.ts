@@ -1,0 +1,36 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { BASH_TOOL_GUIDANCE } from "../../tool/mod.ts";
+import { markerTemplates, RENDERED, templatePattern } from "./_markers.ts";
+
+describe("BASH_TOOL_GUIDANCE", () => {
+  it("tells the model to check the exit marker", () => {
+    assert.match(
+      BASH_TOOL_GUIDANCE,
+      /Check the marker lines .*\[exit code: N\] \(0 means success\)/,
+    );
+  });
+
+  it("tells the model not to busy-poll, and how to wait instead", () => {
+    assert.match(
+      BASH_TOOL_GUIDANCE,
+      /Do not busy-poll a background task\. Call task_output with wait: true/,
+    );
+  });
+
+  it("tells the model to collect background tasks before answering", () => {
+    assert.match(
+      BASH_TOOL_GUIDANCE,
+      /Before you give your final answer, collect every background task you started: read its output with task_output, or stop it with task_kill/,
+    );
+  });
+
+  it("names only markers the tools really render", () => {
+    const templates = markerTemplates(BASH_TOOL_GUIDANCE);
+    assert.ok(templates.length >= 5, templates.join(" "));
+    for (const template of templates) {
+      const pattern = templatePattern(template);
+      assert.ok(RENDERED.some((text) => pattern.test(text)), `no rendering matches ${template}`);
+    }
+  });
+});
