@@ -1,0 +1,161 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { readFileSync } from "node:fs";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import type { BashProcess, BashProcessRead } from "../../seam/mod.ts";
+import { seqText, STRATEGIES } from "./_helpers.ts";
+
+const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** What consecutive stdout reads delivered: text pieces and gaps of dropped bytes, in order. */
+class ReadLog {
+  readonly pieces: ({ text: string } | { dropped: number })[] = [];
+  /** Stream bytes the reads have moved past (ASCII streams only: one char is one byte). */
+  consumed = 0;
+  nonEmptyReads = 0;
+  lossyReads = 0;
+
+  /**
+   * Records one read of a stream that has no head (`headBytes: 0`), so a lossy
+   * read is exactly the omission marker followed by the retained tail.
+   */
+  add(read: BashProcessRead): void {
+    let text = read.stdout;
+    if (read.lossy) {
+      const marker = /^\[\.\.\. (\d+) bytes omitted \.\.\.\]\n/.exec(text);
+      assert.ok(marker !== null, `a lossy read starts with the marker: ${text.slice(0, 80)}`);
+      const dropped = Number(marker[1]);
+      assert.equal(dropped, read.droppedBytes, "the marker counts the dropped bytes");
+      this.pieces.push({ dropped });
+      this.consumed += dropped;
+      this.lossyReads++;
+      text = text.slice(marker[0].length);
+    } else {
+      assert.equal(read.droppedBytes, 0);
+    }
+    if (text !== "") {
+      this.pieces.push({ text });
+      this.consumed += text.length;
+      this.nonEmptyReads++;
+    }
+  }
+
+  /** Every read, with each gap filled from `stream`; equals `stream` when nothing was skipped. */
+  rebuild(stream: string): string {
+    let offset = 0;
+    let out = "";
+    for (const piece of this.pieces) {
+      const length = "text" in piece ? piece.text.length : piece.dropped;
+      out += "text" in piece ? piece.text : stream.slice(offset, offset + length);
+      offset += length;
+    }
+    return out;
+  }
+}
+
+/** Reads until `log` has moved past `bytes` bytes of the stream. */
+async function readUntil(process: BashProcess, log: ReadLog, bytes: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (log.consumed < bytes) {
+    assert.ok(Date.now() < deadline, `only ${log.consumed} of ${bytes} bytes arrived`);
+    log.add(process.readOutput());
+    await pause(1);
+  }
+  assert.equal(log.consumed, bytes, "no read went past the end of the phase");
+}
+
+for (const sessionStrategy of STRATEGIES) {
+  describe(`background reads (${sessionStrategy})`, () => {
+    it("concatenating every read, gaps filled from the spill file, is the stream byte for byte", async () => {
+      await using executor = new LocalBashExecutor({
+        sessionStrategy,
+        maxOutputBytes: 1024,
+        headBytes: 0,
+      });
+      // Phase one: 10,000 small writes. Phase two, once the test says so: one
+      // burst far larger than the 1024-byte window.
+      const process = await executor.start(executor.resolve({
+        command: "for i in $(seq 1 10000); do echo $i; done; read -r _; seq 1 20000",
+        keepStdinOpen: true,
+      }));
+      const phaseOne = seqText(10_000);
+      const phaseTwo = seqText(20_000);
+      const log = new ReadLog();
+      await readUntil(process, log, phaseOne.length);
+      assert.ok(log.nonEmptyReads > 1, "the stream arrived over several reads");
+      await process.write("go\n");
+      await process.done;
+      const last = process.readOutput();
+      assert.equal(last.lossy, true);
+      assert.equal(last.droppedBytes, phaseTwo.length - 1024);
+      assert.equal(
+        last.stdout,
+        `[... ${phaseTwo.length - 1024} bytes omitted ...]\n${phaseTwo.slice(-1024)}`,
+        "a read that fell behind returns exactly what is retained",
+      );
+      log.add(last);
+      assert.ok(last.stdoutSpillPath !== undefined, "a lossy read names the spill file");
+      const spilled = readFileSync(last.stdoutSpillPath);
+      assert.ok(spilled.equals(Buffer.from(phaseOne + phaseTwo)), "the spill is the whole stream");
+      assert.equal(log.consumed, spilled.length);
+      assert.equal(log.rebuild(spilled.toString("latin1")), phaseOne + phaseTwo);
+      const after = process.readOutput();
+      assert.deepEqual(
+        [after.stdout, after.stderr, after.lossy, after.droppedBytes, after.status],
+        ["", "", false, 0, "completed"],
+        "reads stay valid after exit and deliver nothing twice",
+      );
+    });
+
+    it("a reader that keeps up loses nothing however small the window", async () => {
+      await using executor = new LocalBashExecutor({
+        sessionStrategy,
+        maxOutputBytes: 64,
+        headBytes: 16,
+      });
+      const process = await executor.start(
+        executor.resolve({ command: "cat", keepStdinOpen: true }),
+      );
+      const chunks = Array.from({ length: 300 }, (_, i) => `${String(i).padStart(6, "0")}\n`);
+      let delivered = "";
+      for (const chunk of chunks) {
+        await process.write(chunk);
+        const want = delivered.length + chunk.length;
+        const deadline = Date.now() + 10_000;
+        while (delivered.length < want) {
+          assert.ok(Date.now() < deadline, `chunk ${JSON.stringify(chunk)} never came back`);
+          const read = process.readOutput();
+          assert.equal(read.lossy, false, `lossy at byte ${delivered.length}`);
+          delivered += read.stdout;
+          if (delivered.length < want) await pause(1);
+        }
+        assert.equal(delivered, chunks.slice(0, chunks.indexOf(chunk) + 1).join(""));
+      }
+      await process.closeStdin();
+      await process.done;
+      assert.equal(process.readOutput().stdout, "");
+      assert.equal(process.status, "completed");
+    });
+
+    it("keeps stderr's cursor apart from stdout's", async () => {
+      await using executor = new LocalBashExecutor({ sessionStrategy });
+      const process = await executor.start(executor.resolve({
+        command: "echo o1; echo e1 >&2; read -r _; echo o2; echo e2 >&2",
+        keepStdinOpen: true,
+      }));
+      let first = { stdout: "", stderr: "" };
+      const deadline = Date.now() + 10_000;
+      while (first.stdout !== "o1\n" || first.stderr !== "e1\n") {
+        assert.ok(Date.now() < deadline, `got ${JSON.stringify(first)}`);
+        const read = process.readOutput();
+        first = { stdout: first.stdout + read.stdout, stderr: first.stderr + read.stderr };
+        await pause(5);
+      }
+      await process.write("\n");
+      await process.done;
+      const second = process.readOutput();
+      assert.deepEqual([second.stdout, second.stderr], ["o2\n", "e2\n"]);
+    });
+  });
+}
