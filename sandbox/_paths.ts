@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 
 /** The realpath of `path`, or undefined when it does not exist. */
 export function existingRealpath(path: string): string | undefined {
@@ -8,6 +8,18 @@ export function existingRealpath(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The canonical form of an absolute `path` as far as it exists: the realpath
+ * of its longest existing ancestor, joined with the components that do not
+ * exist yet (a file being created, a writable root not made yet).
+ */
+export function canonicalPath(path: string): string {
+  const real = existingRealpath(path);
+  if (real !== undefined) return real;
+  const parent = dirname(path);
+  return parent === path ? path : join(canonicalPath(parent), basename(path));
 }
 
 /** True when `path` is `root` or lies beneath it (both canonical). */

@@ -24,7 +24,12 @@ import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
 import { existingRealpath } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import { createBwrapBackend } from "./backends/_bwrap.ts";
+import {
+  BWRAP_DENY_FAMILIES,
+  type BwrapFilterPaths,
+  createBwrapBackend,
+} from "./backends/_bwrap.ts";
+import { seccompFilter } from "./backends/_seccomp.ts";
 import { createLandlockBackend } from "./backends/_landlock.ts";
 import { landlockLauncherScript } from "./backends/_landlock_launcher.ts";
 
@@ -355,7 +360,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 
   async #runProbe(name: SandboxBackendName): Promise<Probe> {
     const prepared = name === "bwrap"
-      ? createBwrapBackend(this.#searchPath)
+      ? createBwrapBackend(this.#searchPath, await this.#writeBwrapFilters())
       : await this.#prepareLandlock();
     if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
     const backend = prepared;
@@ -396,6 +401,18 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return { status, backend };
   }
 
+  /** The seccomp filters bwrap loads, written once; undefined on an unknown architecture. */
+  async #writeBwrapFilters(): Promise<BwrapFilterPaths | undefined> {
+    const deny = seccompFilter(BWRAP_DENY_FAMILIES);
+    const allow = seccompFilter();
+    if (deny === undefined || allow === undefined) return undefined;
+    const dir = await this.privateDir();
+    const paths = { deny: join(dir, "seccomp-deny.bpf"), allow: join(dir, "seccomp-allow.bpf") };
+    writeFileSync(paths.deny, deny, { mode: 0o600, flag: "wx" });
+    writeFileSync(paths.allow, allow, { mode: 0o600, flag: "wx" });
+    return paths;
+  }
+
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
@@ -425,9 +442,12 @@ function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
 }
 
 /**
- * A confined mode's policy with every path canonical and existing, read
- * again at each launch. A workspace root that vanished is a spawn error;
- * writable roots that do not exist are skipped.
+ * A confined mode's policy with every path canonical and existing, checked
+ * again at each launch. Each path must still resolve to itself: a path that
+ * now leads elsewhere got a symlink since it was resolved (a confined command
+ * may plant one where a writable root will appear), and following it would
+ * make its target writable. A workspace root that vanished or moved so is a
+ * spawn error; such writable roots, and those that do not exist, are skipped.
  */
 function confine(policy: SandboxPolicy): ConfinedPolicy {
   let workspaceRoot: string;
@@ -436,10 +456,15 @@ function confine(policy: SandboxPolicy): ConfinedPolicy {
   } catch (error) {
     throw new BashSpawnError((error as Error).message, { cause: error });
   }
-  const writableRoots = (policy.writableRoots ?? []).flatMap((root) => {
-    const real = existingRealpath(root);
-    return real === undefined ? [] : [real];
-  });
+  if (workspaceRoot !== policy.workspaceRoot) {
+    throw new BashSpawnError(
+      `Workspace root "${policy.workspaceRoot}" now resolves to "${workspaceRoot}", so nothing ` +
+        "was run; remove the symlink in its path, or resolve the request again to confine it there",
+    );
+  }
+  const writableRoots = (policy.writableRoots ?? []).filter((root) =>
+    existingRealpath(root) === root
+  );
   return {
     mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
     workspaceRoot,

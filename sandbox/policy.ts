@@ -1,8 +1,8 @@
 import { realpathSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
 import { isSandboxMode } from "./mode.ts";
-import { existingRealpath } from "./_paths.ts";
+import { canonicalPath, isBeneath } from "./_paths.ts";
 
 /**
  * The canonical form of a workspace root: absolute, every symlink resolved.
@@ -50,9 +50,11 @@ export function canonicalWorkspaceRoot(path: string): string {
 
 /**
  * Checks a policy and returns it with its workspace root canonicalised.
- * Writable roots must be absolute; they are canonicalised when they exist
- * and kept as given otherwise (a writable root that does not exist when a
- * command starts is skipped for that command: nothing is created).
+ * Writable roots must be absolute; one beneath the workspace root or beneath
+ * another writable root is dropped (it is writable already, and resolving it
+ * could follow a symlink that a confined command planted); the others are
+ * canonicalised as far as they exist (a writable root that does not exist
+ * when a command starts is skipped for that command: nothing is created).
  * Throws `BashConfigError` for an unknown mode or network value.
  *
  * @example
@@ -91,14 +93,24 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
     network: policy.network,
   };
   if (policy.writableRoots !== undefined) {
-    resolved.writableRoots = policy.writableRoots.map((root) => {
-      if (typeof root !== "string" || !isAbsolute(root)) {
-        throw new BashConfigError(
-          `Writable root ${JSON.stringify(root)} is not an absolute path; pass absolute paths`,
-        );
-      }
-      return existingRealpath(root) ?? root;
-    });
+    const given = [
+      ...new Set(policy.writableRoots.map((root) => {
+        if (typeof root !== "string" || !isAbsolute(root)) {
+          throw new BashConfigError(
+            `Writable root ${JSON.stringify(root)} is not an absolute path; pass absolute paths`,
+          );
+        }
+        return resolve(root);
+      })),
+    ];
+    // A root beneath another writable path is writable already; following a
+    // symlink there would follow one that a confined command could plant.
+    const workspace = [resolve(policy.workspaceRoot), resolved.workspaceRoot];
+    resolved.writableRoots = given
+      .filter((root) =>
+        ![...workspace, ...given].some((other) => other !== root && isBeneath(root, other))
+      )
+      .map(canonicalPath);
   }
   return resolved;
 }

@@ -9,6 +9,7 @@ import {
   type ProbeOutcome,
   type SandboxBackend,
 } from "./_backend.ts";
+import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
@@ -65,20 +66,51 @@ function underTmp(path: string): string | undefined {
   return path.split("/").slice(0, 3).join("/");
 }
 
-/** The bubblewrap backend, or why it cannot be used (no `bwrap` on `searchPath`). */
+/** The socket families a command may create with the network denied: all namespaced. */
+export const BWRAP_DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
+
+/** Where the seccomp filters for each network setting were written (see `_seccomp.ts`). */
+export type BwrapFilterPaths = Record<ConfinedPolicy["network"], string>;
+
+/** How the wrapper shell tells its own failure (exit code, message prefix). */
+const WRAPPER_FAILURE_EXIT = 125;
+const WRAPPER_NAME = "shellseam-bwrap";
+
+/**
+ * Runs outside the sandbox, before bwrap: closes every descriptor above 2
+ * (ones the runtime inherited without close-on-exec would reach into the
+ * sandbox), then opens the seccomp filter (`$1`, when not empty) on fd 3 for
+ * bwrap's `--seccomp 3`. `--posix`, so that no `BASH_ENV` is read unconfined.
+ */
+const WRAPPER =
+  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; ' +
+  `done; if [ -n "$1" ]; then [ -r "$1" ] || { echo "${WRAPPER_NAME}: cannot read the ` +
+  `seccomp filter $1" >&2; exit ${WRAPPER_FAILURE_EXIT}; }; exec 3<"$1"; fi; shift; exec "$@"`;
+
+/**
+ * The bubblewrap backend, or why it cannot be used (no `bwrap` on `searchPath`).
+ * `filters` are the seccomp filter files; without them (an architecture with
+ * no filter) the kernel keyrings are a named gap.
+ */
 export function createBwrapBackend(
   searchPath: string | undefined,
+  filters?: BwrapFilterPaths,
 ): SandboxBackend | { reason: string } {
   const bwrap = findOnPath("bwrap", searchPath ?? "");
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => ({
-    program: bwrap,
-    args: bwrapArgs(launch, policy),
-    cwd: launch.cwd,
-    env: { ...launch.env, TMPDIR: "/tmp" },
-  });
+  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
+    const filter = filters?.[policy.network];
+    const args = bwrapArgs(launch, policy);
+    if (filter !== undefined) args.unshift("--seccomp", "3");
+    return {
+      program: launch.program,
+      args: ["--posix", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
+      cwd: launch.cwd,
+      env: { ...launch.env, TMPDIR: "/tmp" },
+    };
+  };
   return {
     name: "bwrap",
     wrap,
@@ -90,10 +122,15 @@ export function createBwrapBackend(
     enforcement: (policy: ConfinedPolicy): SandboxEnforcement => ({
       filesystem: "full",
       network: "full",
-      gaps: policy.network === "deny" ? ["Unix sockets not confined"] : [],
+      gaps: [
+        ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
+        ...(filters === undefined ? ["kernel keyrings not confined (no seccomp filter here)"] : []),
+      ],
     }),
     runnerFailed: (outcome: LaunchOutcome) =>
-      outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: "),
+      (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
+      (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
+        firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `)),
     denied: (outcome: LaunchOutcome, policy: ConfinedPolicy) =>
       outcome.exitCode !== null && outcome.exitCode !== 0 &&
       (outcome.stderrText.includes(READ_ONLY_SIGNATURE) ||

@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import process from "node:process";
+import { resolve } from "node:path";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
-import { existingRealpath, isBeneath } from "../_paths.ts";
+import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
   firstLine,
@@ -10,6 +11,7 @@ import {
   type ProbeOutcome,
   type SandboxBackend,
 } from "./_backend.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
 import {
   type LandlockLauncherPolicy,
   LAUNCHER_ABI_PREFIX,
@@ -51,6 +53,8 @@ export interface LandlockSetup {
   launcherPath: string;
   /** A private writable directory, the commands' TMPDIR. */
   tmpDir: string;
+  /** The `process.arch` to build the seccomp filter for (this process's by default). */
+  arch?: string;
 }
 
 /** The paths a `policy` lets a command write under Landlock (canonical, existing), by kind. */
@@ -62,7 +66,7 @@ function writablePaths(
     ? [policy.workspaceRoot, ...policy.writableRoots]
     : [];
   const dirs = [tmpDir];
-  const files = DEVICE_FILES.filter((path) => existingRealpath(path) !== undefined);
+  const files = DEVICE_FILES.flatMap((path) => existingRealpath(path) ?? []);
   for (const root of roots) (isDirectory(root) ? dirs : files).push(root);
   return { dirs, files };
 }
@@ -85,12 +89,6 @@ function namedPaths(line: string): string[] {
   return paths.filter((path) => path !== "");
 }
 
-/** The canonical form of `path` as far as it exists (a file being created does not). */
-function canonical(path: string): string {
-  return existingRealpath(path) ??
-    resolve(existingRealpath(dirname(path)) ?? dirname(path), path.slice(dirname(path).length + 1));
-}
-
 /**
  * The Landlock backend over a prepared {@linkcode LandlockSetup}. The ABI
  * is learnt from the probe; until then it is taken as unknown (0).
@@ -98,14 +96,19 @@ function canonical(path: string): string {
 export function createLandlockBackend(
   setup: LandlockSetup,
 ): SandboxBackend & { landlockAbi: () => number } {
+  const arch = setup.arch ?? process.arch;
   let abi = 0;
+  const filterFor = (policy: ConfinedPolicy): Uint8Array | undefined =>
+    seccompFilter(policy.network === "deny" ? [AF_UNIX, AF_NETLINK] : undefined, setup.arch);
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
+    const filter = filterFor(policy);
     const launcherPolicy: LandlockLauncherPolicy = {
       readPaths: ["/"],
       writeDirs: dirs,
       writeFiles: files,
       network: policy.network,
+      ...(filter === undefined ? {} : { seccompFilter: [...filter] }),
       ...(reportAbi ? { reportAbi } : {}),
     };
     return {
@@ -124,11 +127,17 @@ export function createLandlockBackend(
   const enforcement = (policy: ConfinedPolicy): SandboxEnforcement => {
     const gaps: string[] = [];
     let network: SandboxEnforcement["network"] = "full";
+    // The seccomp filter refuses IP sockets outright when the network is denied.
+    const filtered = filterFor(policy) !== undefined;
     if (policy.network === "deny") {
-      network = abi >= 4 ? "partial" : "none";
-      if (abi < 4) gaps.push(`landlock ABI ${abi}: TCP not confined`);
-      gaps.push("UDP not confined", "Unix sockets not confined");
+      if (!filtered) {
+        network = abi >= 4 ? "partial" : "none";
+        if (abi < 4) gaps.push(`landlock ABI ${abi}: TCP not confined`);
+        gaps.push("UDP not confined");
+      }
+      gaps.push("Unix sockets not confined");
     }
+    if (!filtered) gaps.push(`kernel keyrings not confined (no seccomp filter for ${arch})`);
     if (policy.mode === "workspace-write") {
       gaps.push(`${policy.workspaceRoot}/.git not protected (Landlock cannot narrow a subtree)`);
     }
@@ -163,7 +172,7 @@ export function createLandlockBackend(
       const writable = [...dirs, ...files];
       return outcome.stderrText.split("\n").some((line) => {
         if (!DENIED.test(line)) return false;
-        const paths = namedPaths(line).map((path) => canonical(resolve(cwd, path)));
+        const paths = namedPaths(line).map((path) => canonicalPath(resolve(cwd, path)));
         return paths.length === 0 ||
           !paths.every((path) => writable.some((root) => isBeneath(path, root)));
       });

@@ -19,6 +19,8 @@ export interface LandlockLauncherPolicy {
   writeFiles: string[];
   /** With `deny` and ABI >= 4, TCP bind and connect are denied. */
   network: "deny" | "allow";
+  /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
+  seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
   reportAbi?: boolean;
 }
@@ -77,6 +79,14 @@ export function landlockLauncherMain(): void {
   if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
     return fail("the policy needs readPaths, writeDirs and writeFiles, each a list of paths");
   }
+  const filter = policy.seccompFilter;
+  if (
+    filter !== undefined &&
+    (!Array.isArray(filter) || filter.length % 8 !== 0 ||
+      !filter.every((byte) => Number.isInteger(byte) && byte >= 0 && byte < 256))
+  ) {
+    return fail("the policy's seccompFilter must be a list of bytes, 8 per instruction");
+  }
 
   let libc: Record<string, NativeFn>;
   try {
@@ -92,10 +102,15 @@ export function landlockLauncherMain(): void {
         result: "i64",
       },
       landlock_restrict_self: { name: "syscall", parameters: ["i64", "i64", "u32"], result: "i64" },
+      openat2: {
+        name: "syscall",
+        parameters: ["i64", "i32", "buffer", "buffer", "usize"],
+        result: "i64",
+      },
+      close_range: { name: "syscall", parameters: ["i64", "u32", "u32", "u32"], result: "i64" },
       prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
       capset: { parameters: ["buffer", "buffer"], result: "i32" },
       geteuid: { parameters: [], result: "u32" },
-      open: { parameters: ["buffer", "i32"], result: "i32" },
       close: { parameters: ["i32"], result: "i32" },
       signal: { parameters: ["i32", "usize"], result: "usize" },
       execve: { parameters: ["buffer", "buffer", "buffer"], result: "i32" },
@@ -135,7 +150,9 @@ export function landlockLauncherMain(): void {
   if (abi >= 3) handledFs |= TRUNCATE;
   if (abi >= 5) handledFs |= IOCTL_DEV;
   const fileRights = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV;
-  const readRights = (EXECUTE | READ_FILE | READ_DIR | IOCTL_DEV) & handledFs;
+  // No IOCTL_DEV: a device opened only for reading would still take ioctls
+  // that change the host (attaching a loop device, for one).
+  const readRights = (EXECUTE | READ_FILE | READ_DIR) & handledFs;
   const denyNetwork = policy.network === "deny";
   const handledNet = abi >= 4 && denyNetwork ? 3n : 0n; // TCP bind | TCP connect
   // Scopes (ABI 6): no signals to processes outside the sandbox; no abstract
@@ -152,10 +169,15 @@ export function landlockLauncherMain(): void {
   ) as bigint;
   if (rulesetFd < 0n) return fail(`landlock_create_ruleset failed (${errorText()})`);
 
-  const O_PATH = 0o10000000, O_CLOEXEC = 0o2000000;
+  // The paths are canonical: a symlink met on the way was planted since they
+  // were resolved, and following it would grant its target.
+  const SYS_OPENAT2 = 437n, AT_FDCWD = -100, RESOLVE_NO_SYMLINKS = 4n;
+  const openHow = new BigUint64Array([BigInt(0o10000000 | 0o2000000), 0n, RESOLVE_NO_SYMLINKS]);
   const addPath = (path: string, rights: bigint): void => {
-    const fd = libc.open!(cString(path), O_PATH | O_CLOEXEC) as number;
-    if (fd < 0) return fail(`cannot open "${path}" (${errorText()})`);
+    const fd = Number(
+      libc.openat2!(SYS_OPENAT2, AT_FDCWD, cString(path), new Uint8Array(openHow.buffer), 24n),
+    );
+    if (fd < 0) return fail(`cannot open "${path}" without following a symlink (${errorText()})`);
     const rule = new ArrayBuffer(16); // struct landlock_path_beneath_attr, packed: 12 bytes
     new BigUint64Array(rule, 0, 1)[0] = rights & handledFs;
     new Int32Array(rule, 8, 1)[0] = fd;
@@ -206,6 +228,25 @@ export function landlockLauncherMain(): void {
   // command must see the default, as it does when spawned normally.
   const SIGPIPE = 13, SIG_DFL = 0n;
   libc.signal!(SIGPIPE, SIG_DFL);
+
+  // Descriptors the runtime inherited without close-on-exec (from whatever
+  // started the executor) would hand the command files it may not open.
+  const SYS_CLOSE_RANGE = 436n, CLOSE_RANGE_CLOEXEC = 4;
+  if (Number(libc.close_range!(SYS_CLOSE_RANGE, 3, 0xffffffff, CLOSE_RANGE_CLOEXEC)) !== 0) {
+    return fail(`marking inherited descriptors close-on-exec failed (${errorText()})`);
+  }
+  if (filter !== undefined) {
+    const instructions = new Uint8Array(filter);
+    const prog = new DataView(new ArrayBuffer(16)); // struct sock_fprog
+    prog.setUint16(0, filter.length / 8, true);
+    prog.setBigUint64(8, deno.UnsafePointer.value(deno.UnsafePointer.of(instructions)), true);
+    const PR_SET_SECCOMP = 22, SECCOMP_MODE_FILTER = 2n;
+    const progBytes = new Uint8Array(prog.buffer);
+    const progPointer = deno.UnsafePointer.value(deno.UnsafePointer.of(progBytes));
+    if ((libc.prctl!(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, progPointer, 0n, 0n) as number) !== 0) {
+      return fail(`installing the seccomp filter failed (${errorText()})`);
+    }
+  }
 
   const keep: Uint8Array[] = [];
   const pointerArray = (items: string[]): Uint8Array => {

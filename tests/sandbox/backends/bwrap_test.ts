@@ -123,13 +123,23 @@ describe("the bwrap backend", () => {
     });
   });
 
-  const backend = createBwrapBackend(process.env.PATH);
+  const filters = { deny: "/p/deny.bpf", allow: "/p/allow.bpf" };
+  const backend = createBwrapBackend(process.env.PATH, filters);
   const skip = "reason" in backend ? backend.reason : false;
 
-  it("wraps the launch in bwrap with a private TMPDIR", { skip }, () => {
+  it("wraps the launch in bwrap, behind a shell that hands it the seccomp filter", { skip }, () => {
     assert.ok(!("reason" in backend));
     const wrapped = backend.wrap(launch("/srv/ws"), policy({}));
-    assert.match(wrapped.program, /\/bwrap$/);
+    assert.equal(wrapped.program, "/usr/bin/bash");
+    const [posix, c, script, name, filter, bwrap, ...args] = wrapped.args;
+    assert.deepEqual([posix, c, name, filter], ["--posix", "-c", "shellseam-bwrap", filters.deny]);
+    assert.match(script!, /exec \$fd>&-/);
+    assert.match(bwrap!, /\/bwrap$/);
+    assert.deepEqual(args, ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}))]);
+    assert.equal(
+      backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[4],
+      filters.allow,
+    );
     assert.equal(wrapped.env.TMPDIR, "/tmp");
     assert.equal(wrapped.env.PATH, "/usr/bin");
     assert.deepEqual(backend.enforcement(policy({})), {
@@ -139,6 +149,21 @@ describe("the bwrap backend", () => {
     });
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
+
+  it(
+    "without a filter (an unknown architecture) loads none and names the keyring gap",
+    { skip },
+    () => {
+      const bare = createBwrapBackend(process.env.PATH);
+      assert.ok(!("reason" in bare));
+      const args = bare.wrap(launch("/srv/ws"), policy({})).args;
+      assert.equal(args[4], "");
+      assert.equal(args.includes("--seccomp"), false);
+      assert.deepEqual(bare.enforcement(policy({ network: "allow" })).gaps, [
+        "kernel keyrings not confined (no seccomp filter here)",
+      ]);
+    },
+  );
 
   it("tells a runner failure from a denial", { skip }, () => {
     assert.ok(!("reason" in backend));
@@ -152,6 +177,9 @@ describe("the bwrap backend", () => {
     assert.equal(backend.runnerFailed(setup), true);
     assert.equal(backend.runnerFailed(outcome(1, "make: bwrap: no\n")), false);
     assert.equal(backend.runnerFailed(outcome(2, "bwrap: x\n")), false);
+    const wrapper = outcome(125, "shellseam-bwrap: cannot read the seccomp filter /p/deny.bpf\n");
+    assert.equal(backend.runnerFailed(wrapper), true);
+    assert.equal(backend.runnerFailed(outcome(125, "shellseam-bwrapper: x\n")), false);
 
     const p = policy({});
     assert.equal(

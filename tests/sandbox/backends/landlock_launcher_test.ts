@@ -13,6 +13,7 @@ import {
   LAUNCHER_FAILURE_EXIT,
   LAUNCHER_FAILURE_PREFIX,
 } from "../../../sandbox/backends/_landlock_launcher.ts";
+import { AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
 
 const deno = findDeno(process.env.PATH);
@@ -93,6 +94,40 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.equal(ignored & (1n << 12n), 0n, "SIGPIPE is ignored in the command");
   });
 
+  it("installs the seccomp filter it is given, and none otherwise", async () => {
+    const status = "grep '^Seccomp:' /proc/self/status";
+    const filtered = await launch([
+      policy({ seccompFilter: [...seccompFilter([AF_UNIX])!] }),
+      "/usr/bin/bash",
+      "-c",
+      `${status}; exec 3<>/dev/tcp/127.0.0.1/9 || echo refused`,
+    ]);
+    assert.match(filtered.stdout.text, /^Seccomp:\s+2\nrefused\n$/);
+    assert.match(filtered.stderr.text, /Permission denied/);
+    const plain = await launch([policy(), "/usr/bin/bash", "-c", status]);
+    assert.match(plain.stdout.text, /^Seccomp:\s+0\n$/);
+  });
+
+  it("descriptors inherited without close-on-exec do not reach the command", async () => {
+    const path = "reason" in deno ? "deno" : deno.path;
+    const command = [
+      path,
+      ...LAUNCHER_DENO_FLAGS,
+      launcher,
+      policy(),
+      "/usr/bin/ls",
+      "/proc/self/fd",
+    ]
+      .map(quote).join(" ");
+    const outside = join(workspace.base, "outside.txt");
+    const result = await executor.run(
+      executor.resolve({ command: `exec 7>>${quote(outside)} && exec ${command}` }),
+    );
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    // ls lists 0-2 and the descriptor it reads the directory through.
+    assert.deepEqual(result.stdout.text.trim().split("\n"), ["0", "1", "2", "3"]);
+  });
+
   it("denies a write outside the writable paths", async () => {
     const result = await launch([
       policy(),
@@ -116,7 +151,15 @@ describe("the Landlock launcher, run", { skip }, () => {
       ["a writable path that does not exist", [
         policy({ writeDirs: ["/nonexistent-shellseam"] }),
         "/bin/true",
-      ], 'cannot open "/nonexistent-shellseam" ('],
+      ], 'cannot open "/nonexistent-shellseam" without following a symlink ('],
+      ["a writable path reached through a symlink", [
+        policy({ writeDirs: ["/proc/self/cwd"] }),
+        "/bin/true",
+      ], 'cannot open "/proc/self/cwd" without following a symlink ('],
+      ["a seccomp filter that is not bytes", [
+        policy({ seccompFilter: [1, 2, 3] }),
+        "/bin/true",
+      ], "the policy's seccompFilter must be a list of bytes, 8 per instruction"],
       [
         "a program that does not exist",
         [policy(), "/nonexistent-shellseam"],

@@ -5,12 +5,18 @@ import { join } from "node:path";
 import { createLandlockBackend, LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { tempWorkspace, type Workspace } from "../_fixtures.ts";
 
-function setup(workspace: Workspace) {
+function setup(workspace: Workspace, arch?: string) {
   const tmpDir = join(workspace.base, "private-tmp");
   mkdirSync(tmpDir);
-  const backend = createLandlockBackend({ deno: "/opt/deno", launcherPath: "/p/l.js", tmpDir });
+  const backend = createLandlockBackend({
+    deno: "/opt/deno",
+    launcherPath: "/p/l.js",
+    tmpDir,
+    ...(arch === undefined ? {} : { arch }),
+  });
   const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy => ({
     mode: "read-only",
     workspaceRoot: workspace.root,
@@ -55,7 +61,12 @@ describe("the landlock backend", () => {
     assert.deepEqual(sent.writeDirs, [tmpDir, workspace.root]);
     assert.ok(sent.writeFiles.includes("/dev/null"));
     assert.equal(sent.network, "deny");
+    assert.deepEqual(sent.seccompFilter, [...seccompFilter([AF_UNIX, AF_NETLINK])!]);
     assert.equal(sent.reportAbi, undefined);
+    const open = JSON.parse(
+      backend.wrap(launch, policy({ network: "allow" })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
+    ) as LandlockLauncherPolicy;
+    assert.deepEqual(open.seccompFilter, [...seccompFilter()!]);
     assert.deepEqual(wrapped.env, { A: "1", TMPDIR: tmpDir });
     assert.equal(wrapped.cwd, "/srv");
   });
@@ -72,7 +83,8 @@ describe("the landlock backend", () => {
 
   it("the probe asks for the ABI, which then shapes the enforcement facts", () => {
     using workspace = tempWorkspace();
-    const { backend, policy } = setup(workspace);
+    // An architecture without a seccomp filter: Landlock alone.
+    const { backend, policy } = setup(workspace, "mips");
     const probe = backend.probeLaunch(launch, policy());
     const sent = JSON.parse(probe.args[LAUNCHER_DENO_FLAGS.length + 1]!) as LandlockLauncherPolicy;
     assert.equal(sent.reportAbi, true);
@@ -97,6 +109,7 @@ describe("the landlock backend", () => {
         "landlock ABI 3: TCP not confined",
         "UDP not confined",
         "Unix sockets not confined",
+        "kernel keyrings not confined (no seccomp filter for mips)",
         "landlock ABI 3: signals to processes outside the sandbox not confined",
       ],
     });
@@ -107,6 +120,7 @@ describe("the landlock backend", () => {
       gaps: [
         "UDP not confined",
         "Unix sockets not confined",
+        "kernel keyrings not confined (no seccomp filter for mips)",
         `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
         "landlock ABI 4: signals to processes outside the sandbox not confined",
       ],
@@ -115,8 +129,24 @@ describe("the landlock backend", () => {
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })), {
       filesystem: "full",
       network: "full",
-      gaps: [],
+      gaps: ["kernel keyrings not confined (no seccomp filter for mips)"],
     });
+  });
+
+  it("with the seccomp filter, IP is confined whatever the ABI, and keyrings are", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace, "x64");
+    backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 3\n", stderr: "" });
+    assert.deepEqual(backend.enforcement(policy()), {
+      filesystem: "full",
+      network: "full",
+      gaps: [
+        "Unix sockets not confined",
+        "landlock ABI 3: signals to processes outside the sandbox not confined",
+      ],
+    });
+    backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 7\n", stderr: "" });
+    assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
 
   it("a launcher failure is a runner failure and never a denial", () => {

@@ -1,0 +1,85 @@
+/**
+ * The seccomp filter both backends install: what paths, namespaces and
+ * Landlock leave open to a confined root. The kernel keyrings are shared
+ * with the host (a key added to the session or user keyring outlives the
+ * command); io_uring creates sockets without the `socket` system call; and
+ * with the network denied, socket families outside `socketFamilies` (IP under
+ * Landlock, VSOCK under bubblewrap's network namespace) are refused. System
+ * calls of another ABI (32-bit, x32) could bypass all of that, so they fail.
+ *
+ * @module
+ */
+import process from "node:process";
+
+/** `AF_UNIX`. */
+export const AF_UNIX = 1;
+/** `AF_INET`. */
+export const AF_INET = 2;
+/** `AF_INET6`. */
+export const AF_INET6 = 10;
+/** `AF_NETLINK` (changing anything through it needs a capability). */
+export const AF_NETLINK = 16;
+
+interface Arch {
+  audit: number;
+  socket: number;
+  keyrings: number[];
+  x32: boolean;
+}
+
+/** System call numbers by `process.arch` (io_uring is 425-427 on both). */
+const ARCHES: Record<string, Arch> = {
+  x64: { audit: 0xc000003e, socket: 41, keyrings: [248, 249, 250], x32: true },
+  arm64: { audit: 0xc00000b7, socket: 198, keyrings: [217, 218, 219], x32: false },
+};
+const IO_URING = [425, 426, 427];
+
+const LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, RET = 0x06;
+const ALLOW = 0x7fff0000, ERRNO = 0x00050000, EACCES = 13, ENOSYS = 38;
+
+/**
+ * The filter as a `struct sock_filter` array (8 bytes an instruction), or
+ * undefined on an architecture this module does not know. `socketFamilies`
+ * lists the only families `socket` may create; undefined allows any.
+ * Refusals say EACCES ("Permission denied"); io_uring and foreign ABIs say
+ * ENOSYS, so programs fall back as on a kernel without them.
+ */
+export function seccompFilter(
+  socketFamilies?: readonly number[],
+  arch: string = process.arch,
+): Uint8Array | undefined {
+  const known = ARCHES[arch];
+  if (known === undefined) return undefined;
+  const program: [number, number, number, number][] = [];
+  const op = (code: number, k: number, jt = 0, jf = 0) => program.push([code, jt, jf, k]);
+  op(LD_ABS, 4); // seccomp_data.arch
+  op(JEQ, known.audit, 1, 0);
+  op(RET, ERRNO | ENOSYS);
+  op(LD_ABS, 0); // seccomp_data.nr
+  if (known.x32) {
+    op(JGE, 0x40000000, 0, 1);
+    op(RET, ERRNO | ENOSYS);
+  }
+  for (const [numbers, errno] of [[known.keyrings, EACCES], [IO_URING, ENOSYS]] as const) {
+    for (const nr of numbers) {
+      op(JEQ, nr, 0, 1);
+      op(RET, ERRNO | errno);
+    }
+  }
+  if (socketFamilies !== undefined) {
+    op(JEQ, known.socket, 1, 0);
+    op(RET, ALLOW);
+    op(LD_ABS, 16); // the low half of seccomp_data.args[0], the family
+    socketFamilies.forEach((family, index) => op(JEQ, family, socketFamilies.length - index, 0));
+    op(RET, ERRNO | EACCES);
+  }
+  op(RET, ALLOW);
+  const bytes = new DataView(new ArrayBuffer(program.length * 8));
+  program.forEach(([code, jt, jf, k], index) => {
+    bytes.setUint16(index * 8, code, true);
+    bytes.setUint8(index * 8 + 2, jt);
+    bytes.setUint8(index * 8 + 3, jf);
+    bytes.setUint32(index * 8 + 4, k, true);
+  });
+  return new Uint8Array(bytes.buffer);
+}

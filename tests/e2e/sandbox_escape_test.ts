@@ -1,0 +1,250 @@
+// Escape attempts by a confined root, over each backend: host processes,
+// kernel keyrings, device ioctls, descriptors inherited from the executor's
+// parent, symlinks planted where a writable root will be resolved, UDP and
+// abstract Unix sockets under a denied network. Each must fail; where a
+// regression would change the host, the test undoes it.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createSocket } from "node:dgram";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import process from "node:process";
+import { randomUUID } from "node:crypto";
+import { BashSpawnError } from "../../seam/mod.ts";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { findDeno } from "../../sandbox/_deno.ts";
+import {
+  executorFor,
+  probeHere,
+  SANDBOX_BACKENDS,
+  skipUnless,
+  tempWorkspace,
+} from "../sandbox/_fixtures.ts";
+
+const statuses = await probeHere();
+const deno = findDeno(process.env.PATH);
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** True when the command failed because python3 is missing (the test then has nothing to try). */
+const noPython = (stderr: string) => /python3: (command )?not found|No such file/.test(stderr);
+
+for (const backend of SANDBOX_BACKENDS) {
+  const skip = skipUnless(statuses, backend);
+
+  describe(`sandbox escapes over ${backend}`, { skip }, () => {
+    it("host processes can be neither signalled nor inspected", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const pid = process.pid;
+      for (
+        const command of [
+          `kill -0 ${pid}`,
+          `cat /proc/${pid}/environ`,
+          `ls /proc/${pid}/cwd/`,
+          `echo x > /proc/${pid}/cwd/shellseam-escape-${randomUUID()}`,
+        ]
+      ) {
+        const result = await executor.run(executor.resolve({ command }));
+        assert.notEqual(result.exitCode, 0, `${command} succeeded: ${result.stdout.text}`);
+      }
+    });
+
+    it("the kernel keyrings, shared with the host, cannot be written", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const description = `shellseam-escape-${randomUUID()}`;
+      // add_key("user", description, "v", 1, KEY_SPEC_USER_KEYRING): the user
+      // keyring of root is every root process's on this host.
+      const script = `import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+nr = {"x86_64": 248, "aarch64": 217}[__import__("platform").machine()]
+key = libc.syscall(nr, b"user", b"${description}", b"v", 1, ctypes.c_int(-4))
+print(key, ctypes.get_errno())`;
+      const run = (mode: "workspace-write" | "danger-full-access", code: string) =>
+        executor.run(executor.resolve({
+          command: `python3 -c '${code}'`,
+          sandboxPolicy: { mode, workspaceRoot: workspace.root, network: "deny" },
+        }));
+      const result = await run("workspace-write", script);
+      if (result.exitCode !== 0 && noPython(result.stderr.text)) return;
+      try {
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        assert.equal(result.stdout.text, "-1 13\n", "add_key was not refused with EACCES");
+        assert.equal(readFileSync("/proc/keys", "utf8").includes(description), false);
+      } finally {
+        const key = /^(\d+) 0$/.exec(result.stdout.text.trim())?.[1];
+        if (key !== undefined) {
+          // KEYCTL_INVALIDATE, outside the sandbox: undo what a regression added.
+          await run(
+            "danger-full-access",
+            `import ctypes; ctypes.CDLL(None).syscall(${
+              process.arch === "arm64" ? 219 : 250
+            }, 21, ${key})`,
+          );
+        }
+      }
+    });
+
+    it("a device opened for reading takes no ioctl", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      // BLKGETSIZE64 on the first loop device: harmless, but any ioctl allowed
+      // here would allow LOOP_SET_FD, which changes the host.
+      const result = await executor.run(executor.resolve({
+        command: `python3 -c 'import fcntl, array
+f = open("/dev/loop0", "rb")
+fcntl.ioctl(f, 0x80081272, array.array("Q", [0]))
+print("ioctl worked")'`,
+      }));
+      if (noPython(result.stderr.text) && !/Traceback/.test(result.stderr.text)) return;
+      assert.notEqual(result.exitCode, 0);
+      assert.equal(result.stdout.text, "");
+      assert.match(result.stderr.text, /PermissionError|FileNotFoundError|OSError/);
+    });
+
+    it("a writable root planted as a symlink by a confined command is not followed", async () => {
+      using workspace = tempWorkspace();
+      const victim = join(workspace.base, "victim");
+      mkdirSync(victim);
+      const cache = join(workspace.root, "cache");
+      await using executor = executorFor(backend, workspace, {
+        defaultMode: "workspace-write",
+        writableRoots: [cache],
+      });
+      const plant = await executor.run(executor.resolve({ command: `ln -s '${victim}' cache` }));
+      assert.equal(plant.exitCode, 0, plant.stderr.text);
+      const write = await executor.run(executor.resolve({ command: `echo x > '${victim}/x'` }));
+      assert.equal(existsSync(join(victim, "x")), false, "the planted symlink was followed");
+      assert.equal(write.sandbox?.denied, true, write.stderr.text);
+      // A later session resolving the same configuration does not follow it either.
+      await using later = executorFor(backend, workspace, {
+        defaultMode: "workspace-write",
+        writableRoots: [cache],
+      });
+      const again = await later.run(later.resolve({ command: `echo x > cache/x` }));
+      assert.notEqual(again.exitCode, 0);
+      assert.equal(existsSync(join(victim, "x")), false, "a new executor followed it");
+    });
+
+    it("paths swapped for symlinks after resolve are refused or skipped, never followed", async () => {
+      using workspace = tempWorkspace();
+      const victim = join(workspace.base, "victim");
+      mkdirSync(victim);
+      const extra = join(workspace.base, "extra");
+      mkdirSync(extra);
+      await using executor = executorFor(backend, workspace, {
+        defaultMode: "workspace-write",
+        writableRoots: [extra],
+      });
+      const spec = executor.resolve({ command: `echo x > '${victim}/x'` });
+      // What a command under a wider writable root (or anything else) could do
+      // between resolve and launch.
+      renameSync(extra, `${extra}.old`);
+      symlinkSync(victim, extra);
+      const skipped = await executor.run(spec);
+      assert.equal(skipped.sandbox?.denied, true, skipped.stderr.text);
+      assert.equal(existsSync(join(victim, "x")), false, "a swapped writable root was followed");
+
+      renameSync(workspace.root, `${workspace.root}.old`);
+      symlinkSync(victim, workspace.root);
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "echo x > x" })),
+        (error: unknown) =>
+          error instanceof BashSpawnError && /now resolves to ".*victim"/.test(error.message),
+      );
+      assert.equal(existsSync(join(victim, "x")), false, "a swapped workspace was followed");
+    });
+
+    it("network deny: UDP and abstract Unix sockets on the host are not reached", async () => {
+      using workspace = tempWorkspace();
+      const udp = createSocket("udp4");
+      let datagrams = 0;
+      udp.on("message", () => datagrams++);
+      await new Promise<void>((done) => udp.bind(0, "127.0.0.1", done));
+      const name = `shellseam-escape-${randomUUID()}`;
+      let connections = 0;
+      const abstract = createServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((done) => abstract.listen(`\0${name}`, done));
+      try {
+        const command = (port: number) =>
+          `echo hi > /dev/udp/127.0.0.1/${port}; ` +
+          `python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("\\0${name}")'`;
+        {
+          await using executor = executorFor(backend, workspace);
+          await executor.run(executor.resolve({ command: command(udp.address().port) }));
+          await new Promise((done) => setTimeout(done, 300));
+          assert.equal(datagrams, 0, "a datagram reached the host");
+          assert.equal(connections, 0, "an abstract socket on the host was reached");
+        }
+        // The control: with the network allowed, the datagram lands.
+        await using open = executorFor(backend, workspace, { network: "allow" });
+        await open.run(open.resolve({ command: command(udp.address().port) }));
+        const deadline = Date.now() + 5000;
+        while (datagrams === 0 && Date.now() < deadline) {
+          await new Promise((done) => setTimeout(done, 20));
+        }
+        assert.equal(datagrams, 1);
+      } finally {
+        udp.close();
+        await new Promise((done) => abstract.close(done));
+      }
+    });
+  });
+}
+
+describe("descriptors the executor's process inherited", {
+  skip: !("Deno" in globalThis)
+    ? "runs a Deno script over the TypeScript sources, which only a Deno checkout has"
+    : "reason" in deno
+    ? deno.reason
+    : false,
+}, () => {
+  it("do not reach a confined command under either backend", async () => {
+    assert.ok(!("reason" in deno));
+    using workspace = tempWorkspace();
+    const outside = join(workspace.base, "outside.txt");
+    writeFileSync(outside, "");
+    const script = join(workspace.base, "inherit.ts");
+    const backends = SANDBOX_BACKENDS.filter((backend) => statuses[backend].works);
+    writeFileSync(
+      script,
+      `import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
+for (const backend of ${JSON.stringify(backends)}) {
+  await using executor = new SandboxBashExecutor({
+    workspaceRoot: ${JSON.stringify(workspace.root)},
+    backends: [backend],
+  });
+  const result = await executor.run(
+    executor.resolve({ command: "echo escaped >&7; ls /proc/self/fd" }),
+  );
+  console.log(backend, result.stdout.text.trim().split("\\n").join(","));
+}
+`,
+    );
+    await using executor = new LocalBashExecutor({ cwd: workspace.base });
+    const result = await executor.run(executor.resolve({
+      command: `exec 7>>'${outside}' && "$DENO" run --no-config --no-lock --allow-all inherit.ts`,
+      env: { DENO: deno.path },
+      timeoutMs: 60_000,
+    }));
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.equal(readFileSync(outside, "utf8"), "", "a command wrote through fd 7");
+    assert.deepEqual(
+      result.stdout.text.trim().split("\n"),
+      backends.map((backend) => `${backend} 0,1,2,3`),
+    );
+  });
+});
