@@ -93,23 +93,25 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly setsidPath: string | null;
 }
 
-/** Throws unless `value` is a positive finite number; names `field`. */
+/** A bad value as an error message shows it (JSON would print NaN and Infinity as null). */
+function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value);
+}
+
+/** Throws unless `value` is a positive finite number of milliseconds; names `field`. */
 export function positiveFinite(field: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     throw new BashConfigError(
-      `"${field}" must be a positive finite number of milliseconds or bytes; got ${
-        JSON.stringify(value) ?? String(value)
-      }`,
+      `"${field}" must be a positive finite number of milliseconds; got ${shown(value)}`,
     );
   }
   return value;
 }
 
-function count(field: string, value: unknown, min: number): number {
+/** Throws unless `value` is a whole number of at least `min`; names `field`. */
+export function wholeNumber(field: string, value: unknown, min: number): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
-    throw new BashConfigError(
-      `"${field}" must be a whole number >= ${min}; got ${JSON.stringify(value) ?? String(value)}`,
-    );
+    throw new BashConfigError(`"${field}" must be a whole number >= ${min}; got ${shown(value)}`);
   }
   return value;
 }
@@ -117,9 +119,7 @@ function count(field: string, value: unknown, min: number): number {
 function nonNegative(field: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
     throw new BashConfigError(
-      `"${field}" must be a finite number >= 0 of milliseconds; got ${
-        JSON.stringify(value) ?? String(value)
-      }`,
+      `"${field}" must be a finite number >= 0 of milliseconds; got ${shown(value)}`,
     );
   }
   return value;
@@ -132,7 +132,7 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
   }
   const cwd = config.cwd ?? process.cwd();
   if (typeof cwd !== "string" || cwd === "") {
-    throw new BashConfigError(`"cwd" must be a non-empty path; got ${JSON.stringify(cwd)}`);
+    throw new BashConfigError(`"cwd" must be a non-empty path; got ${shown(cwd)}`);
   }
   const maxTimeoutMs = positiveFinite("maxTimeoutMs", config.maxTimeoutMs ?? 600_000);
   const timeoutMs = positiveFinite("timeoutMs", config.timeoutMs ?? 120_000);
@@ -141,8 +141,8 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
       `"timeoutMs" (${timeoutMs}) exceeds "maxTimeoutMs" (${maxTimeoutMs}); lower it or raise "maxTimeoutMs"`,
     );
   }
-  const maxOutputBytes = count("maxOutputBytes", config.maxOutputBytes ?? 64_000, 1);
-  const headBytes = count("headBytes", config.headBytes ?? 8_000, 0);
+  const maxOutputBytes = wholeNumber("maxOutputBytes", config.maxOutputBytes ?? 64_000, 1);
+  const headBytes = wholeNumber("headBytes", config.headBytes ?? 8_000, 0);
   if (headBytes > maxOutputBytes) {
     throw new BashConfigError(
       `"headBytes" (${headBytes}) exceeds "maxOutputBytes" (${maxOutputBytes}); lower it or raise "maxOutputBytes"`,
@@ -151,15 +151,13 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
   const keepSpillFiles = config.keepSpillFiles ?? false;
   if (typeof keepSpillFiles !== "boolean") {
     throw new BashConfigError(
-      `"keepSpillFiles" must be true or false; got ${JSON.stringify(keepSpillFiles)}`,
+      `"keepSpillFiles" must be true or false; got ${shown(keepSpillFiles)}`,
     );
   }
   const strategy = config.sessionStrategy ?? "auto";
   if (strategy !== "auto" && strategy !== "setsid-binary" && strategy !== "detached") {
     throw new BashConfigError(
-      `"sessionStrategy" must be "auto", "setsid-binary" or "detached"; got ${
-        JSON.stringify(strategy)
-      }`,
+      `"sessionStrategy" must be "auto", "setsid-binary" or "detached"; got ${shown(strategy)}`,
     );
   }
   const setsidPath = strategy === "detached" ? null : findSetsid();
@@ -174,7 +172,7 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     maxTimeoutMs,
     maxOutputBytes,
     headBytes,
-    maxSpillBytes: count("maxSpillBytes", config.maxSpillBytes ?? 64 * 1024 * 1024, 0),
+    maxSpillBytes: wholeNumber("maxSpillBytes", config.maxSpillBytes ?? 64 * 1024 * 1024, 0),
     killGraceMs: nonNegative("killGraceMs", config.killGraceMs ?? 3_000),
     drainGraceMs: nonNegative("drainGraceMs", config.drainGraceMs ?? 500),
     keepSpillFiles,

@@ -17,6 +17,7 @@ import {
   positiveFinite,
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
+  wholeNumber,
 } from "./_config.ts";
 import { type BaseEnv, baseEnv, checkEnvKeys, commandEnv } from "./_env.ts";
 import { OutputCollector } from "./_output.ts";
@@ -114,12 +115,11 @@ export class LocalBashExecutor extends BashExecutor {
     if (request.idleTimeoutMs !== undefined) {
       positiveFinite("idleTimeoutMs", request.idleTimeoutMs);
     }
-    const stdoutMaxBytes = request.stdoutMaxBytes ?? config.maxOutputBytes;
-    if (!Number.isSafeInteger(stdoutMaxBytes) || stdoutMaxBytes < 1) {
-      throw new BashConfigError(
-        `"stdoutMaxBytes" must be a whole number >= 1; got ${JSON.stringify(stdoutMaxBytes)}`,
-      );
-    }
+    const stdoutMaxBytes = wholeNumber(
+      "stdoutMaxBytes",
+      request.stdoutMaxBytes ?? config.maxOutputBytes,
+      1,
+    );
     if (
       request.stdin !== undefined && typeof request.stdin !== "string" &&
       !(request.stdin instanceof Uint8Array)

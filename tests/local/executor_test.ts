@@ -1,6 +1,7 @@
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -10,6 +11,8 @@ import {
   type LaunchPlan,
   LocalBashExecutor,
   type LocalBashExecutorConfig,
+  runtime,
+  type SpawnRequest,
 } from "../../local/mod.ts";
 import { BashConfigError, type BashExecSpec, BashSpawnError } from "../../seam/mod.ts";
 import {
@@ -22,6 +25,72 @@ import {
   waitForSleep,
 } from "./_helpers.ts";
 
+/** Every process a test spawns inherits this variable (executors snapshot the env when made). */
+const LEAK_MARK = "LOCAL_EXECUTOR_TEST_MARK";
+
+/** Live pids whose environment carries `LEAK_MARK=<mark>`. */
+function markedProcesses(mark: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/environ`, "latin1").includes(`${LEAK_MARK}=${mark}\0`)) {
+        continue;
+      }
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      if (state !== "Z" && state !== "X") found.push(Number(name));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/**
+ * `it`, plus the check that the test left no process behind: everything the
+ * test spawned carries a mark in its environment, and nothing carrying it may
+ * be alive once the test is over (no grace: runs settle only when their
+ * session is empty).
+ */
+function it(name: string, body: () => void | Promise<void>): void {
+  nodeIt(name, async () => {
+    const mark = randomUUID();
+    process.env[LEAK_MARK] = mark;
+    try {
+      await body();
+    } finally {
+      delete process.env[LEAK_MARK];
+    }
+    assert.deepEqual(markedProcesses(mark), [], "the test left processes behind");
+  });
+}
+
+/** Runs `body` while recording each stdout chunk the runtime hands over. */
+async function recordingStdoutChunks<T>(
+  body: () => Promise<T>,
+): Promise<{ result: T; chunks: number[][] }> {
+  const spawn = runtime.spawn;
+  const chunks: number[][] = [];
+  runtime.spawn = async (request: SpawnRequest) => {
+    const child = await spawn(request);
+    const stdout = child.stdout.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          chunks.push([...chunk]);
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return { ...child, stdout };
+  };
+  try {
+    return { result: await body(), chunks };
+  } finally {
+    runtime.spawn = spawn;
+  }
+}
+
 for (const sessionStrategy of STRATEGIES) {
   const make = (config: LocalBashExecutorConfig = {}): LocalBashExecutor =>
     new LocalBashExecutor({ sessionStrategy, ...config });
@@ -30,6 +99,17 @@ for (const sessionStrategy of STRATEGIES) {
     it("uses the requested session strategy", async () => {
       await using executor = make();
       assert.equal(executor.config.sessionStrategy, sessionStrategy);
+    });
+
+    it("marks every process with the leak check's variable", async () => {
+      const mark = process.env[LEAK_MARK];
+      assert.ok(mark !== undefined);
+      await using executor = make();
+      const token = marker();
+      const child = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+      await waitForSleep(token);
+      assert.ok(markedProcesses(mark).length > 0);
+      await child.kill();
     });
 
     it("runs bash in a new session and process group led by the shell", async () => {
@@ -58,7 +138,12 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(both.signal, null);
       assert.equal(both.stdout.truncated, false);
       assert.equal(both.stdout.totalBytes, 4);
-      assert.ok(both.durationMs > 0);
+    });
+
+    it("measures durationMs", async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({ command: "sleep 0.3" }));
+      assert.ok(result.durationMs >= 250 && result.durationMs < 3000, `${result.durationMs} ms`);
     });
 
     it("resolves a non-zero exit", async () => {
@@ -97,8 +182,20 @@ for (const sessionStrategy of STRATEGIES) {
       assert.deepEqual(processesWith(token), []);
     });
 
-    it("sets the non-interactive env overrides", async () => {
-      await using executor = make();
+    it("sets the non-interactive env overrides over ambient values", async () => {
+      const ambient = { PAGER: process.env.PAGER, TERM: process.env.TERM };
+      process.env.PAGER = "less";
+      process.env.TERM = "xterm-256color";
+      let executor: LocalBashExecutor;
+      try {
+        executor = make();
+      } finally {
+        for (const [name, value] of Object.entries(ambient)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      }
+      await using _ = executor;
       const result = await executor.run(executor.resolve({
         command:
           'echo "$NO_COLOR $TERM $PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $GIT_EDITOR $DEBIAN_FRONTEND"',
@@ -219,7 +316,9 @@ for (const sessionStrategy of STRATEGIES) {
       }));
       assert.equal(result.signal, "SIGKILL");
       assert.equal(result.timedOut, true);
-      assert.ok(result.durationMs < 200 + 500 + 1000 + 1500, `took ${result.durationMs} ms`);
+      // Dead at the SIGKILL step: not before the grace ran out, and within the grace + 1 s.
+      assert.ok(result.durationMs >= 200 + 500 - 20, `took only ${result.durationMs} ms`);
+      assert.ok(result.durationMs < 200 + 500 + 1000, `took ${result.durationMs} ms`);
       assert.equal(result.stdout.text, "");
       await assertNoneLeft(token);
     });
@@ -251,6 +350,23 @@ for (const sessionStrategy of STRATEGIES) {
       assert.deepEqual(processesWith(token), []);
     });
 
+    it("keeps the first cause and does not restart the grace on a second kill", async () => {
+      await using executor = make({ killGraceMs: 1500 });
+      const token = marker();
+      const controller = new AbortController();
+      const late = setTimeout(() => controller.abort(), 800);
+      const result = await executor.run(executor.resolve({
+        command: `trap '' TERM; sleep ${token}`,
+        timeoutMs: 200,
+        signal: controller.signal,
+      }));
+      clearTimeout(late);
+      assert.equal(result.timedOut, true);
+      assert.equal(result.aborted, false);
+      assert.equal(result.signal, "SIGKILL");
+      await assertNoneLeft(token);
+    });
+
     it("reports a command that kills itself as neither timed out nor aborted", async () => {
       await using executor = make();
       const result = await executor.run(executor.resolve({ command: "kill -TERM $$" }));
@@ -268,6 +384,15 @@ for (const sessionStrategy of STRATEGIES) {
       }));
       assert.equal(result.timedOut, true);
       await assertNoneLeft(token);
+    });
+
+    it("waits drainGraceMs for children that still hold the pipes", async () => {
+      await using executor = make({ drainGraceMs: 3000 });
+      const result = await executor.run(executor.resolve({
+        command: "(sleep 0.3; echo late) & echo early",
+      }));
+      assert.equal(result.stdout.text, "early\nlate\n");
+      assert.deepEqual(result.strays, { killed: 0, survivors: [] });
     });
 
     it("returns soon when a background child holds the pipes, and kills it", async () => {
@@ -364,11 +489,15 @@ for (const sessionStrategy of STRATEGIES) {
 
     it("keeps a 4-byte character split across chunks intact", async () => {
       await using executor = make();
-      const result = await executor.run(executor.resolve({
-        command: "printf 'a\\xf0\\x9f'; sleep 0.2; printf '\\x98\\x80b'",
-      }));
-      assert.equal(result.stdout.text, "a\u{1F600}b");
-      assert.equal(result.stdout.invalidUtf8Bytes, 0);
+      const chunks = await recordingStdoutChunks(() =>
+        executor.run(executor.resolve({
+          command: "printf 'a\\xf0\\x9f'; sleep 0.3; printf '\\x98\\x80b'",
+        }))
+      );
+      // The character really arrived in two reads.
+      assert.deepEqual(chunks.chunks, [[0x61, 0xf0, 0x9f], [0x98, 0x80, 0x62]]);
+      assert.equal(chunks.result.stdout.text, "a\u{1F600}b");
+      assert.equal(chunks.result.stdout.invalidUtf8Bytes, 0);
     });
 
     it("counts invalid UTF-8 bytes and keeps raw bytes in the spill", async () => {
@@ -386,7 +515,16 @@ for (const sessionStrategy of STRATEGIES) {
 
     it("stays within its memory bound under `yes`", async () => {
       await using executor = make({ maxSpillBytes: 1 << 20 });
+      await executor.run(executor.resolve({ command: "true" }));
+      const before = process.memoryUsage();
       const result = await executor.run(executor.resolve({ command: "yes", timeoutMs: 1000 }));
+      const after = process.memoryUsage();
+      const grown = after.heapUsed + after.external - before.heapUsed - before.external;
+      // `yes` writes about 1 GB a second here; uncollected garbage chunks stay well below this.
+      assert.ok(
+        grown < 256 * 1024 * 1024,
+        `memory grew by ${grown} bytes for ${result.stdout.totalBytes} bytes of output`,
+      );
       assert.equal(result.timedOut, true);
       assert.ok(result.stdout.totalBytes > 1 << 20, `only ${result.stdout.totalBytes} bytes`);
       assert.ok(result.stdout.text.length <= 64_000 + 100, `${result.stdout.text.length} chars`);
@@ -441,19 +579,26 @@ describe("LocalBashExecutor.resolve", () => {
   for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
     it(`rejects timeoutMs ${timeoutMs}`, async () => {
       await using executor = new LocalBashExecutor();
-      assert.throws(() => executor.resolve({ command: "true", timeoutMs }), BashConfigError);
+      assert.throws(
+        () => executor.resolve({ command: "true", timeoutMs }),
+        (error: unknown) =>
+          error instanceof BashConfigError && error.message.includes('"timeoutMs"'),
+      );
       assert.throws(
         () => executor.resolve({ command: "true", idleTimeoutMs: timeoutMs }),
-        BashConfigError,
+        (error: unknown) =>
+          error instanceof BashConfigError && error.message.includes('"idleTimeoutMs"'),
       );
     });
   }
 
-  it("rejects env keys in the wrong namespace and bad values", async () => {
+  it("rejects env keys in the wrong namespace and bad values, naming them", async () => {
     await using executor = new LocalBashExecutor();
+    const naming = (text: string) => (error: unknown) =>
+      error instanceof BashConfigError && error.message.includes(text);
     assert.throws(
       () => executor.resolve({ command: "true", env: { SHELLSEAM_X: "1" } }),
-      (error: unknown) => error instanceof BashConfigError && error.message.includes("SHELLSEAM_X"),
+      naming('"SHELLSEAM_X"'),
     );
     assert.throws(
       () =>
@@ -461,31 +606,44 @@ describe("LocalBashExecutor.resolve", () => {
           command: "true",
           managedEnv: { ["PLAIN" as `SHELLSEAM_${string}`]: "1" },
         }),
-      BashConfigError,
+      naming('"PLAIN"'),
     );
-    assert.throws(() => executor.resolve({ command: "true", stdoutMaxBytes: 0 }), BashConfigError);
+    for (const stdoutMaxBytes of [0, 1.5, Number.NaN]) {
+      assert.throws(
+        () => executor.resolve({ command: "true", stdoutMaxBytes }),
+        naming('"stdoutMaxBytes"'),
+      );
+    }
     assert.throws(
-      () => executor.resolve({ command: 1 as unknown as string }),
-      BashConfigError,
+      () => executor.resolve({ command: "true", stdin: 5 as unknown as string }),
+      naming('"stdin"'),
     );
+    assert.throws(() => executor.resolve({ command: 1 as unknown as string }), naming('"command"'));
   });
 });
 
 describe("LocalBashExecutor config", () => {
   const bad: [keyof LocalBashExecutorConfig, unknown][] = [
     ["timeoutMs", 0],
+    ["timeoutMs", "5000"],
     ["timeoutMs", 700_000],
     ["maxTimeoutMs", Number.NaN],
+    ["maxTimeoutMs", 0],
     ["maxOutputBytes", 0],
     ["maxOutputBytes", 1.5],
     ["headBytes", -1],
+    ["headBytes", 0.5],
     ["headBytes", 70_000],
     ["maxSpillBytes", -1],
+    ["maxSpillBytes", 1.5],
     ["killGraceMs", Number.POSITIVE_INFINITY],
+    ["killGraceMs", -1],
     ["drainGraceMs", -5],
+    ["drainGraceMs", Number.NaN],
     ["keepSpillFiles", "yes"],
     ["sessionStrategy", "fork"],
     ["cwd", ""],
+    ["cwd", 42],
   ];
   for (const [field, value] of bad) {
     it(`rejects ${field} = ${String(value)} naming the field`, () => {
@@ -496,6 +654,24 @@ describe("LocalBashExecutor config", () => {
       );
     });
   }
+
+  it("shows the bad value as written", () => {
+    assert.throws(
+      () => new LocalBashExecutor({ killGraceMs: Number.NaN }),
+      /"killGraceMs" must be a finite number >= 0 of milliseconds; got NaN$/,
+    );
+    assert.throws(
+      () => new LocalBashExecutor({ sessionStrategy: "fork" as "auto" }),
+      /got "fork"$/,
+    );
+  });
+
+  it("rejects a config that is not an object", () => {
+    assert.throws(
+      () => new LocalBashExecutor(null as unknown as LocalBashExecutorConfig),
+      BashConfigError,
+    );
+  });
 
   it("fills the documented defaults", async () => {
     await using executor = new LocalBashExecutor();
@@ -523,7 +699,12 @@ describe("LocalBashExecutor disposal", () => {
     const plain = executor.run(executor.resolve({ command: `sleep ${token}` }));
     const stubborn = executor.run(executor.resolve({ command: `trap '' TERM; sleep ${token}` }));
     await waitForSleep(token, 2);
+    const started = performance.now();
     await executor[Symbol.asyncDispose]();
+    assert.ok(
+      performance.now() - started >= 300 - 20,
+      "disposal did not wait for the SIGKILL step",
+    );
     assert.deepEqual(processesWith(token), []);
     assert.equal((await plain).signal, "SIGTERM");
     assert.equal((await stubborn).signal, "SIGKILL");

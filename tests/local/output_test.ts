@@ -147,6 +147,23 @@ describe("OutputCollector", () => {
       `${"\u{1F600}".repeat(2)}\n[... 364 bytes omitted ...]\n${"\u{1F600}".repeat(7)}`,
     );
   });
+  it("keeps characters split across chunks and across the head and tail intact", () => {
+    const encoded = new TextEncoder().encode(`${"a".repeat(8)}\u{1F600}\u00e9\u{1F600}`);
+    for (let cut = 1; cut < encoded.length; cut++) {
+      const collector = new OutputCollector({
+        maxBytes: 100,
+        headBytes: 10,
+        maxSpillBytes: 0,
+        spillDir: () => null,
+      });
+      collector.push(encoded.slice(0, cut));
+      collector.push(encoded.slice(cut));
+      const out = collector.collect();
+      assert.equal(out.text, `${"a".repeat(8)}\u{1F600}\u00e9\u{1F600}`, `cut at ${cut}`);
+      assert.equal(out.invalidUtf8Bytes, 0);
+      assert.equal(out.truncated, false);
+    }
+  });
 });
 
 describe("UTF-8 helpers", () => {

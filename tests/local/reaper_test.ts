@@ -60,6 +60,32 @@ describe("GroupReaper", () => {
     assert.equal(probes, 1);
   });
 
+  it("sends SIGTERM once and SIGKILL once, after the grace, however often it is asked", async () => {
+    const sent: [number, string][] = [];
+    const recording: Runtime = {
+      name: runtime.name,
+      spawn: runtime.spawn,
+      kill: (pid, signal) => {
+        sent.push([pid, String(signal)]);
+        return true;
+      },
+    };
+    const sid = 2 ** 22 + 777;
+    const reaper = new GroupReaper(recording, sid, 300);
+    reaper.terminate();
+    reaper.terminate();
+    assert.deepEqual(sent, [[-sid, "SIGTERM"]]);
+    await new Promise((done) => setTimeout(done, 150));
+    reaper.terminate();
+    assert.deepEqual(sent, [[-sid, "SIGTERM"]]);
+    const deadline = Date.now() + 5000;
+    while (sent.length < 2 && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    assert.deepEqual(sent, [[-sid, "SIGTERM"], [-sid, "SIGKILL"]]);
+    reaper.dispose();
+  });
+
   it("kills a live process of the session and counts it", async () => {
     const token = marker();
     const child = await spawnSleep(token);

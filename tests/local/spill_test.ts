@@ -9,6 +9,8 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,6 +65,23 @@ describe("SpillFile", () => {
       assert.equal(spill.path, null);
       assert.equal(spill.complete, false);
       assert.equal(existsSync(path), false);
+    });
+  });
+
+  it("never writes through a file or link that already has its name", () => {
+    withDir((dir) => {
+      const target = join(dir, "target");
+      writeFileSync(target, "precious");
+      const name = "00000000-0000-4000-8000-000000000000";
+      symlinkSync(target, join(dir, `${name}.out`));
+      const randomUUID = crypto.randomUUID;
+      crypto.randomUUID = () => name;
+      try {
+        assert.equal(SpillFile.create(dir, 10), null);
+      } finally {
+        crypto.randomUUID = randomUUID;
+      }
+      assert.equal(readFileSync(target, "latin1"), "precious");
     });
   });
 
