@@ -142,7 +142,10 @@ interface Probe {
  * `denied` (only a failure with the backend's denial signature),
  * `runnerFailed` (the backend itself broke) and what was enforced.
  *
- * Both backends confine root too (no capabilities, no new privileges), read
+ * Both backends confine root too (no capabilities, no new privileges, no
+ * descriptors but stdin, stdout and stderr, and a seccomp filter that refuses
+ * the kernel keyrings, io_uring and, with the network denied, sockets other
+ * than Unix, netlink and, inside bubblewrap's network namespace, IP), read
  * everywhere, and write only in the writable roots (under `workspace-write`)
  * and in a private temporary directory, which `TMPDIR` names:
  * - `bwrap`: a fresh tmpfs on /tmp per command (the /tmp entries holding the
@@ -153,7 +156,9 @@ interface Probe {
  *   the executor's private directory, shared by its commands.
  *
  * A writable root that does not exist when a command starts is skipped for
- * that command (nothing is created).
+ * that command (nothing is created), and so is one that now resolves
+ * elsewhere (a symlink appeared in its path); a workspace root that does is
+ * a `BashSpawnError`.
  *
  * @example A write outside the workspace is denied
  * ```ts

@@ -42,6 +42,9 @@ const DEVICE_FILES = [
   "/dev/tty",
 ];
 
+/** Without a pid namespace, a process that leaves the session escapes the kill census. */
+export const SETSID_GAP = "processes that call setsid outlive kills and disposal";
+
 /** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
 const DENIED = /permission denied/i;
 
@@ -144,6 +147,7 @@ export function createLandlockBackend(
     if (abi < 6) {
       gaps.push(`landlock ABI ${abi}: signals to processes outside the sandbox not confined`);
     }
+    gaps.push(SETSID_GAP);
     return { filesystem: "full", network, gaps };
   };
   const runnerFailed = (outcome: LaunchOutcome): boolean =>

@@ -17,6 +17,7 @@ import {
   tempWorkspace,
 } from "../sandbox/_fixtures.ts";
 import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
+import { SETSID_GAP } from "../../sandbox/backends/_landlock.ts";
 
 const statuses = await probeHere();
 
@@ -185,7 +186,10 @@ for (const backend of SANDBOX_BACKENDS) {
           // architecture has one), so UDP and the rest are confined too.
           const enforcement = result.sandbox?.enforcement;
           assert.equal(enforcement?.network, "full");
-          assert.deepEqual(enforcement?.gaps, ["Unix sockets not confined"]);
+          assert.deepEqual(enforcement?.gaps, [
+            "Unix sockets not confined",
+            ...(landlock ? [SETSID_GAP] : []),
+          ]);
         }
         assert.equal(accepted(), 0, "the listener saw a connection");
         // The control: with the network allowed, the same connect lands.
@@ -348,6 +352,7 @@ for (const backend of SANDBOX_BACKENDS) {
       }
       await executor[Symbol.asyncDispose]();
       assert.equal(process.status, "killed");
+      assert.equal(process.sandbox?.enforcement?.gaps.includes(SETSID_GAP), landlock);
       await assertNoneLeft(token);
     });
   });

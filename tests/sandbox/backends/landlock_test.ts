@@ -2,7 +2,11 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createLandlockBackend, LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
+import {
+  createLandlockBackend,
+  LAUNCHER_DENO_FLAGS,
+  SETSID_GAP,
+} from "../../../sandbox/backends/_landlock.ts";
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
@@ -111,6 +115,7 @@ describe("the landlock backend", () => {
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
         "landlock ABI 3: signals to processes outside the sandbox not confined",
+        SETSID_GAP,
       ],
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 4\n", stderr: "" });
@@ -123,13 +128,14 @@ describe("the landlock backend", () => {
         "kernel keyrings not confined (no seccomp filter for mips)",
         `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
         "landlock ABI 4: signals to processes outside the sandbox not confined",
+        SETSID_GAP,
       ],
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 6\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })), {
       filesystem: "full",
       network: "full",
-      gaps: ["kernel keyrings not confined (no seccomp filter for mips)"],
+      gaps: ["kernel keyrings not confined (no seccomp filter for mips)", SETSID_GAP],
     });
   });
 
@@ -143,10 +149,11 @@ describe("the landlock backend", () => {
       gaps: [
         "Unix sockets not confined",
         "landlock ABI 3: signals to processes outside the sandbox not confined",
+        SETSID_GAP,
       ],
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 7\n", stderr: "" });
-    assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
+    assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, [SETSID_GAP]);
   });
 
   it("a launcher failure is a runner failure and never a denial", () => {
