@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { BashConfigError, type BashProcess, BashSpawnError } from "../../seam/mod.ts";
 import {
@@ -84,16 +85,55 @@ for (const sessionStrategy of STRATEGIES) {
       await process.closeStdin();
       await process.done;
       assert.equal(process.readOutput().stdout, "first\nsecond\nthird\neof\n");
-      await assert.rejects(process.write("late"), BashConfigError);
+      await assert.rejects(
+        process.write("late"),
+        (error: unknown) =>
+          error instanceof BashConfigError &&
+          /Cannot write to stdin of process \d+: stdin is closed or the command exited; start a new process/
+            .test(error.message),
+      );
+    });
+
+    it("refuses a write after closeStdin, and fails a write the command never reads", async () => {
+      await using executor = make();
+      const closed = await executor.start(executor.resolve({
+        command: "cat",
+        keepStdinOpen: true,
+      }));
+      await closed.closeStdin();
+      await assert.rejects(closed.write("x"), /stdin is closed or the command exited/);
+      await closed.done;
+      assert.equal(closed.exitCode, 0);
+      const deaf = await executor.start(executor.resolve({
+        command: "sleep 0.3",
+        keepStdinOpen: true,
+      }));
+      // Far more than a pipe holds: the write can only end when the command exits.
+      await assert.rejects(
+        deaf.write(new Uint8Array(4 << 20)),
+        (error: unknown) =>
+          error instanceof BashConfigError &&
+          /Stdin of process \d+ is closed \(the command exited or stopped reading\)/.test(
+            error.message,
+          ),
+      );
+      await deaf.done;
+      assert.equal(deaf.status, "completed");
     });
 
     it("refuses stdin writes without keepStdinOpen", async () => {
       await using executor = make();
       const process = await executor.start(executor.resolve({ command: "cat" }));
-      await assert.rejects(process.write("x"), BashConfigError);
-      await assert.rejects(process.closeStdin(), BashConfigError);
+      const refused = (verb: string) => (error: unknown): boolean =>
+        error instanceof BashConfigError &&
+        error.message ===
+          `Cannot ${verb} stdin of process ${process.pid}: it was not started with "keepStdinOpen: true"; pass that option to start()`;
+      await assert.rejects(process.write("x"), refused("write to"));
+      await assert.rejects(process.closeStdin(), refused("close"));
       await process.done;
       assert.equal(process.exitCode, 0);
+      assert.equal(process.readOutput().stdout, "", "stdin was /dev/null");
+      await assert.rejects(process.write("x"), refused("write to"));
     });
 
     it("delivers every byte once and in order across 10,000 small writes", async () => {
@@ -121,9 +161,19 @@ for (const sessionStrategy of STRATEGIES) {
       assert.ok(read.stdoutSpillPath !== undefined && read.stderrSpillPath !== undefined);
       assert.equal(sha256(readFileSync(read.stdoutSpillPath)), sha256(fullOut));
       assert.equal(sha256(readFileSync(read.stderrSpillPath)), sha256(fullErr));
-      assert.ok(read.stdout.startsWith(fullOut.slice(0, 7_000)));
-      assert.ok(read.stdout.endsWith(fullOut.slice(-56_000)));
-      assert.match(read.stdout, /\[\.\.\. \d+ bytes omitted \.\.\.\]/);
+      // The 8000-byte head ends mid-line, so the marker starts a line of its own.
+      assert.equal(
+        read.stdout,
+        `${fullOut.slice(0, 8_000)}\n[... ${fullOut.length - 64_000} bytes omitted ...]\n${
+          fullOut.slice(-56_000)
+        }`,
+      );
+      assert.equal(
+        read.stderr,
+        `${fullErr.slice(0, 8_000)}\n[... ${fullErr.length - 64_000} bytes omitted ...]\n${
+          fullErr.slice(-56_000)
+        }`,
+      );
       const again = process.readOutput();
       assert.equal(again.stdout, "");
       assert.equal(again.lossy, false);
@@ -234,6 +284,45 @@ for (const sessionStrategy of STRATEGIES) {
       await assertNoneLeft(token);
     });
 
+    it("gets the env and stdin of run, and its sweep of children that left the group", async () => {
+      await using executor = make();
+      const token = marker();
+      const process = await executor.start(executor.resolve({
+        command: `set -m; sleep ${token} & cat; echo "$PAGER $TERM $A $SHELLSEAM_ID"`,
+        stdin: "fed\n",
+        env: { A: "a" },
+        managedEnv: { SHELLSEAM_ID: "m" },
+      }));
+      await process.done;
+      assert.equal(process.readOutput().stdout, "fed\ncat dumb a m\n");
+      assert.equal(process.status, "completed");
+      await assertNoneLeft(token);
+    });
+
+    it("after the shell exits: no stdin writes, kill is false and ends the children holding its pipes", async () => {
+      await using executor = make({ drainGraceMs: 30_000 });
+      const token = marker();
+      const process = await executor.start(
+        executor.resolve({ command: `sleep ${token} <&0 & exit 5`, keepStdinOpen: true }),
+      );
+      await waitForSleep(token);
+      const deadline = Date.now() + 5000;
+      while (existsSync(`/proc/${process.pid}`)) {
+        assert.ok(Date.now() < deadline, "the shell did not exit");
+        await pause(10);
+      }
+      assert.equal(process.status, "running", "settling waits for the pipes");
+      // The child still holds the stdin pipe, yet the command counts as exited.
+      await assert.rejects(process.write("x"), /stdin is closed or the command exited/);
+      const started = performance.now();
+      assert.equal(await process.kill(), false);
+      assert.ok(performance.now() - started < 5000, "the kill ended the drain wait");
+      assert.equal(process.status, "completed");
+      assert.equal(process.exitCode, 5);
+      assert.equal(process.signal, null);
+      await assertNoneLeft(token);
+    });
+
     it("settles 100 processes started at once and leaves nothing", async () => {
       await using executor = make();
       const token = marker();
@@ -292,5 +381,29 @@ describe("LocalBashExecutor disposal with background processes", () => {
     assert.equal(plain.status, "killed");
     assert.equal(stubborn.status, "killed");
     assert.equal(stubborn.signal, "SIGKILL");
+  });
+
+  it("removes the spill files of background processes unless keepSpillFiles", async () => {
+    for (const keepSpillFiles of [false, true]) {
+      const executor = new LocalBashExecutor({ maxOutputBytes: 10, headBytes: 5, keepSpillFiles });
+      const token = marker();
+      const process = await executor.start(executor.resolve({
+        command: `seq 1 100; sleep ${token}`,
+      }));
+      let spill: string | undefined;
+      const deadline = Date.now() + 5000;
+      while ((spill = process.readOutput().stdoutSpillPath) === undefined) {
+        assert.ok(Date.now() < deadline, "no spill file appeared");
+        await pause(10);
+      }
+      await waitForSleep(token);
+      await executor[Symbol.asyncDispose]();
+      assert.equal(process.status, "killed");
+      assert.equal(existsSync(spill), keepSpillFiles);
+      if (keepSpillFiles) {
+        assert.equal(readFileSync(spill, "latin1"), seqText(100));
+        rmSync(dirname(spill), { recursive: true });
+      }
+    }
   });
 });
