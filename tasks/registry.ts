@@ -92,6 +92,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   /**
    * Creates an empty registry.
    *
+   * @throws {BashConfigError} when `options` is not an object or `onListenerError` is not a function.
+   *
    * @example
    * ```ts
    * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
@@ -102,6 +104,15 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * ```
    */
   constructor(options: TaskRegistryOptions = {}) {
+    const valid = typeof options === "object" && options !== null &&
+      (options.onListenerError === undefined || typeof options.onListenerError === "function");
+    if (!valid) {
+      throw new BashConfigError(
+        `"options" must be an object whose optional "onListenerError" is a function; got ${
+          describeValue(options?.onListenerError ?? options)
+        }; pass {} for the defaults`,
+      );
+    }
     this.#onListenerError = options.onListenerError ??
       ((error, snapshot) =>
         console.error(

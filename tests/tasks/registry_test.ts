@@ -12,6 +12,7 @@ import {
   type TaskOwner,
   taskOwner,
   TaskRegistry,
+  type TaskRegistryOptions,
   type TaskSettlement,
   type TaskSnapshot,
 } from "../../tasks/mod.ts";
@@ -429,6 +430,15 @@ describe("TaskRegistry: wait", () => {
     });
   });
 
+  it("waits for settlement when the timeout is longer than a timer can hold", async () => {
+    await withRegistry(async (registry) => {
+      const { id, task } = start(registry, alice);
+      setTimeout(() => task.finish({ status: "completed", exitCode: 0 }), 30);
+      const snapshot = await registry.wait(id, alice, { timeoutMs: 2 ** 40 });
+      assert.equal(snapshot.status, "completed", "a huge timeout did not fire at once");
+    });
+  });
+
   it("rejects invalid timeouts with BashConfigError", async () => {
     await withRegistry(async (registry) => {
       const { id } = start(registry, alice);
@@ -620,6 +630,19 @@ describe("TaskRegistry: listeners", () => {
     }, registry);
   });
 
+  it("rejects options that are not an object, or an onListenerError that is not a function", () => {
+    for (const options of [null, "loud", { onListenerError: "log" }]) {
+      assert.throws(
+        () => new TaskRegistry(options as unknown as TaskRegistryOptions),
+        (error: unknown) =>
+          error instanceof BashConfigError &&
+          /^"options" must be an object whose optional "onListenerError" is a function; got .+; pass \{\} for the defaults$/
+            .test(error.message),
+        JSON.stringify(options),
+      );
+    }
+  });
+
   it("a throwing onListenerError does not break settlement either", async () => {
     const registry = new TaskRegistry<string>({
       onListenerError: () => {
@@ -700,6 +723,34 @@ describe("TaskRegistry: disposal", () => {
       );
       assert.throws(() => registry.get(stuck.id, alice), UnknownTaskError);
       assert.deepEqual(fine.task.cancels, ["disposed with its owner"]);
+    });
+  });
+
+  it("a dropped task that settles later sends no notice and calls listeners once", async () => {
+    await withRegistry(async (registry) => {
+      const seen: string[] = [];
+      registry.onTaskDone((snapshot) => seen.push(`${snapshot.id}:${snapshot.status}`));
+      const { id, task } = start(
+        registry,
+        alice,
+        fakeTask(() => Promise.reject(new Error("cannot signal"))),
+      );
+      await assert.rejects(registry.disposeOwner(alice), AggregateError);
+      task.finish({ status: "completed", exitCode: 0 });
+      await tick();
+      assert.deepEqual(registry.takeNotices(alice), []);
+      assert.deepEqual(seen, [`${id}:completed`]);
+      assert.throws(() => registry.get(id, alice), UnknownTaskError);
+    });
+  });
+
+  it("disposeOwner with no tasks resolves, and disposing one owner twice is harmless", async () => {
+    await withRegistry(async (registry) => {
+      const theirs = start(registry, bob);
+      await registry.disposeOwner(alice);
+      await registry.disposeOwner(alice);
+      assert.equal(registry.get(theirs.id, bob).status, "running");
+      assert.throws(() => registry.disposeOwner("" as TaskOwner), BashConfigError);
     });
   });
 
