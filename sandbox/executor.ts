@@ -145,7 +145,8 @@ interface Probe {
  * Both backends confine root too (no capabilities, no new privileges, no
  * descriptors but stdin, stdout and stderr, and a seccomp filter that refuses
  * the kernel keyrings, io_uring and, with the network denied, sockets other
- * than Unix, netlink and, inside bubblewrap's network namespace, IP), read
+ * than Unix, netlink and, inside bubblewrap's network namespace, IP; under
+ * Landlock, which has no IPC namespace, System V IPC and message queues), read
  * everywhere, and write only in the writable roots (under `workspace-write`)
  * and in a private temporary directory, which `TMPDIR` names:
  * - `bwrap`: a fresh tmpfs on /tmp per command (the /tmp entries holding the
@@ -408,7 +409,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 
   /** The seccomp filters bwrap loads, written once; undefined on an unknown architecture. */
   async #writeBwrapFilters(): Promise<BwrapFilterPaths | undefined> {
-    const deny = seccompFilter(BWRAP_DENY_FAMILIES);
+    const deny = seccompFilter({ socketFamilies: BWRAP_DENY_FAMILIES });
     const allow = seccompFilter();
     if (deny === undefined || allow === undefined) return undefined;
     const dir = await this.privateDir();

@@ -102,7 +102,10 @@ export function createLandlockBackend(
   const arch = setup.arch ?? process.arch;
   let abi = 0;
   const filterFor = (policy: ConfinedPolicy): Uint8Array | undefined =>
-    seccompFilter(policy.network === "deny" ? [AF_UNIX, AF_NETLINK] : undefined, setup.arch);
+    seccompFilter({
+      denyIpc: true,
+      ...(policy.network === "deny" ? { socketFamilies: [AF_UNIX, AF_NETLINK] } : {}),
+    }, setup.arch);
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
@@ -140,7 +143,12 @@ export function createLandlockBackend(
       }
       gaps.push("Unix sockets not confined");
     }
-    if (!filtered) gaps.push(`kernel keyrings not confined (no seccomp filter for ${arch})`);
+    if (!filtered) {
+      gaps.push(
+        `kernel keyrings not confined (no seccomp filter for ${arch})`,
+        `System V IPC and message queues not confined (no seccomp filter for ${arch})`,
+      );
+    }
     if (policy.mode === "workspace-write") {
       gaps.push(`${policy.workspaceRoot}/.git not protected (Landlock cannot narrow a subtree)`);
     }

@@ -4,8 +4,11 @@
  * with the host (a key added to the session or user keyring outlives the
  * command); io_uring creates sockets without the `socket` system call; and
  * with the network denied, socket families outside `socketFamilies` (IP under
- * Landlock, VSOCK under bubblewrap's network namespace) are refused. System
- * calls of another ABI (32-bit, x32) could bypass all of that, so they fail.
+ * Landlock, VSOCK under bubblewrap's network namespace) are refused. Without
+ * an IPC namespace (Landlock), System V IPC and POSIX message queues are the
+ * host's: a confined root could create objects that outlive the command, or
+ * write into another root process's shared memory. System calls of another
+ * ABI (32-bit, x32) could bypass all of that, so they fail.
  *
  * @module
  */
@@ -24,14 +27,36 @@ interface Arch {
   audit: number;
   socket: number;
   keyrings: number[];
+  /** shmget, shmat, shmctl, sem*, msg*, mq_open and mq_unlink (shmdt is harmless). */
+  ipc: number[];
   x32: boolean;
 }
 
 /** System call numbers by `process.arch` (io_uring is 425-427 on both). */
 const ARCHES: Record<string, Arch> = {
-  x64: { audit: 0xc000003e, socket: 41, keyrings: [248, 249, 250], x32: true },
-  arm64: { audit: 0xc00000b7, socket: 198, keyrings: [217, 218, 219], x32: false },
+  x64: {
+    audit: 0xc000003e,
+    socket: 41,
+    keyrings: [248, 249, 250],
+    ipc: [29, 30, 31, 64, 65, 66, 68, 69, 70, 71, 220, 240, 241],
+    x32: true,
+  },
+  arm64: {
+    audit: 0xc00000b7,
+    socket: 198,
+    keyrings: [217, 218, 219],
+    ipc: [180, 181, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196],
+    x32: false,
+  },
 };
+
+/** What the filter refuses beyond the keyrings, io_uring and foreign ABIs. */
+export interface SeccompOptions {
+  /** The only families `socket` may create; undefined allows any. */
+  socketFamilies?: readonly number[];
+  /** Refuse System V IPC and POSIX message queues (no IPC namespace). */
+  denyIpc?: boolean;
+}
 const IO_URING = [425, 426, 427];
 
 const LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, RET = 0x06;
@@ -39,15 +64,15 @@ const ALLOW = 0x7fff0000, ERRNO = 0x00050000, EACCES = 13, ENOSYS = 38;
 
 /**
  * The filter as a `struct sock_filter` array (8 bytes an instruction), or
- * undefined on an architecture this module does not know. `socketFamilies`
- * lists the only families `socket` may create; undefined allows any.
- * Refusals say EACCES ("Permission denied"); io_uring and foreign ABIs say
- * ENOSYS, so programs fall back as on a kernel without them.
+ * undefined on an architecture this module does not know. Refusals say
+ * EACCES ("Permission denied"); io_uring and foreign ABIs say ENOSYS, so
+ * programs fall back as on a kernel without them.
  */
 export function seccompFilter(
-  socketFamilies?: readonly number[],
+  options: SeccompOptions = {},
   arch: string = process.arch,
 ): Uint8Array | undefined {
+  const { socketFamilies, denyIpc = false } = options;
   const known = ARCHES[arch];
   if (known === undefined) return undefined;
   const program: [number, number, number, number][] = [];
@@ -60,7 +85,9 @@ export function seccompFilter(
     op(JGE, 0x40000000, 0, 1);
     op(RET, ERRNO | ENOSYS);
   }
-  for (const [numbers, errno] of [[known.keyrings, EACCES], [IO_URING, ENOSYS]] as const) {
+  const refused = [[known.keyrings, EACCES], [IO_URING, ENOSYS]] as [number[], number][];
+  if (denyIpc) refused.push([known.ipc, EACCES]);
+  for (const [numbers, errno] of refused) {
     for (const nr of numbers) {
       op(JEQ, nr, 0, 1);
       op(RET, ERRNO | errno);

@@ -95,6 +95,49 @@ print(key, ctypes.get_errno())`;
       }
     });
 
+    it("System V IPC and message queues of the host are out of reach", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      const key = `0x${randomUUID().slice(0, 7)}`;
+      const host = (command: string) =>
+        executor.run(executor.resolve({
+          command,
+          sandboxPolicy: {
+            mode: "danger-full-access",
+            workspaceRoot: workspace.root,
+            network: "deny",
+          },
+        }));
+      // A segment of the host's, owned by root: a confined root must not reach it.
+      const made = await host(
+        `python3 -c 'import ctypes; print(ctypes.CDLL(None).shmget(${key}, 4096, 0o1600))'`,
+      );
+      if (made.exitCode !== 0 && noPython(made.stderr.text)) return;
+      const id = made.stdout.text.trim();
+      assert.match(id, /^\d+$/, made.stderr.text);
+      const queueKey = `0x0${randomUUID().slice(0, 7)}`;
+      let queues = "";
+      try {
+        const result = await executor.run(executor.resolve({
+          command: `python3 -c 'import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+attached = libc.shmat(${id}, None, 0) not in (None, 2**64 - 1)
+print(libc.shmget(${key}, 0, 0), attached)
+libc.msgget(${queueKey}, 0o1600)'`,
+        }));
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        assert.equal(result.stdout.text, "-1 False\n", "the host's shared memory was reached");
+      } finally {
+        await host(`ipcrm -m ${id}`);
+        // A queue made in bubblewrap's own IPC namespace dies with it; none on the host.
+        queues = (await host(
+          `n=$(ipcs -q | grep -ci '^${queueKey} '); [ "$n" = 0 ] || ipcrm -Q ${queueKey}; echo "$n"`,
+        )).stdout.text.trim();
+      }
+      assert.equal(queues, "0", "a message queue was made on the host");
+    });
+
     it("a device opened for reading takes no ioctl", async () => {
       using workspace = tempWorkspace();
       await using executor = executorFor(backend, workspace);

@@ -97,7 +97,7 @@ describe("the Landlock launcher, run", { skip }, () => {
   it("installs the seccomp filter it is given, and none otherwise", async () => {
     const status = "grep '^Seccomp:' /proc/self/status";
     const filtered = await launch([
-      policy({ seccompFilter: [...seccompFilter([AF_UNIX])!] }),
+      policy({ seccompFilter: [...seccompFilter({ socketFamilies: [AF_UNIX] })!] }),
       "/usr/bin/bash",
       "-c",
       `${status}; exec 3<>/dev/tcp/127.0.0.1/9 || echo refused`,

@@ -65,12 +65,14 @@ describe("the landlock backend", () => {
     assert.deepEqual(sent.writeDirs, [tmpDir, workspace.root]);
     assert.ok(sent.writeFiles.includes("/dev/null"));
     assert.equal(sent.network, "deny");
-    assert.deepEqual(sent.seccompFilter, [...seccompFilter([AF_UNIX, AF_NETLINK])!]);
+    assert.deepEqual(sent.seccompFilter, [
+      ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
+    ]);
     assert.equal(sent.reportAbi, undefined);
     const open = JSON.parse(
       backend.wrap(launch, policy({ network: "allow" })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
-    assert.deepEqual(open.seccompFilter, [...seccompFilter()!]);
+    assert.deepEqual(open.seccompFilter, [...seccompFilter({ denyIpc: true })!]);
     assert.deepEqual(wrapped.env, { A: "1", TMPDIR: tmpDir });
     assert.equal(wrapped.cwd, "/srv");
   });
@@ -114,6 +116,7 @@ describe("the landlock backend", () => {
         "UDP not confined",
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
+        "System V IPC and message queues not confined (no seccomp filter for mips)",
         "landlock ABI 3: signals to processes outside the sandbox not confined",
         SETSID_GAP,
       ],
@@ -126,6 +129,7 @@ describe("the landlock backend", () => {
         "UDP not confined",
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
+        "System V IPC and message queues not confined (no seccomp filter for mips)",
         `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
         "landlock ABI 4: signals to processes outside the sandbox not confined",
         SETSID_GAP,
@@ -135,7 +139,11 @@ describe("the landlock backend", () => {
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })), {
       filesystem: "full",
       network: "full",
-      gaps: ["kernel keyrings not confined (no seccomp filter for mips)", SETSID_GAP],
+      gaps: [
+        "kernel keyrings not confined (no seccomp filter for mips)",
+        "System V IPC and message queues not confined (no seccomp filter for mips)",
+        SETSID_GAP,
+      ],
     });
   });
 

@@ -36,7 +36,7 @@ const X64 = 0xc000003e, ARM64 = 0xc00000b7;
 
 describe("seccompFilter", () => {
   it("refuses the keyring calls and io_uring, and allows the rest (x64)", () => {
-    const filter = seccompFilter(undefined, "x64")!;
+    const filter = seccompFilter({}, "x64")!;
     for (const nr of [248, 249, 250]) assert.equal(verdict(filter, nr, X64), EACCES, `${nr}`);
     for (const nr of [425, 426, 427]) assert.equal(verdict(filter, nr, X64), ENOSYS, `${nr}`);
     for (const nr of [0, 1, 41, 59, 247, 251, 424, 428]) {
@@ -45,20 +45,20 @@ describe("seccompFilter", () => {
   });
 
   it("uses arm64's numbers on arm64", () => {
-    const filter = seccompFilter(undefined, "arm64")!;
+    const filter = seccompFilter({}, "arm64")!;
     for (const nr of [217, 218, 219]) assert.equal(verdict(filter, nr, ARM64), EACCES);
     assert.equal(verdict(filter, 250, ARM64), ALLOW);
   });
 
   it("fails every call of another ABI: 32-bit and x32", () => {
-    const filter = seccompFilter(undefined, "x64")!;
+    const filter = seccompFilter({}, "x64")!;
     assert.equal(verdict(filter, 0, 0x40000003), ENOSYS);
     assert.equal(verdict(filter, 0x40000000 + 250, X64), ENOSYS);
     assert.equal(verdict(filter, 0x40000000, X64), ENOSYS);
   });
 
   it("with socket families, socket() creates only those", () => {
-    const filter = seccompFilter([AF_UNIX, AF_NETLINK], "x64")!;
+    const filter = seccompFilter({ socketFamilies: [AF_UNIX, AF_NETLINK] }, "x64")!;
     assert.equal(verdict(filter, 41, X64, AF_UNIX), ALLOW);
     assert.equal(verdict(filter, 41, X64, AF_NETLINK), ALLOW);
     for (const family of [AF_INET, 10, 40, 0]) {
@@ -68,7 +68,20 @@ describe("seccompFilter", () => {
     assert.equal(verdict(filter, 250, X64), EACCES);
   });
 
+  it("refuses System V IPC and message queues only when asked", () => {
+    const open = seccompFilter({}, "x64")!;
+    const closed = seccompFilter({ denyIpc: true }, "x64")!;
+    for (const nr of [29, 30, 31, 64, 65, 66, 68, 69, 70, 71, 220, 240, 241]) {
+      assert.equal(verdict(open, nr, X64), ALLOW, `${nr}`);
+      assert.equal(verdict(closed, nr, X64), EACCES, `${nr}`);
+    }
+    assert.equal(verdict(closed, 67, X64), ALLOW, "shmdt");
+    const arm = seccompFilter({ denyIpc: true }, "arm64")!;
+    for (const nr of [180, 181, 186, 194, 196]) assert.equal(verdict(arm, nr, ARM64), EACCES);
+    assert.equal(verdict(arm, 197, ARM64), ALLOW, "shmdt");
+  });
+
   it("is undefined on an architecture it does not know", () => {
-    assert.equal(seccompFilter(undefined, "mips"), undefined);
+    assert.equal(seccompFilter({}, "mips"), undefined);
   });
 });
