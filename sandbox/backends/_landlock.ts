@@ -42,11 +42,17 @@ const DEVICE_FILES = [
   "/dev/tty",
 ];
 
+/** What Landlock leaves open on the user's own files, which only root's read-only mounts close. */
+export const METADATA_GAP =
+  "modes, timestamps and extended attributes of your files outside the writable roots not confined";
+
 /** Without a pid namespace, a process that leaves the session escapes the kill census. */
 export const SETSID_GAP = "processes that call setsid outlive kills and disposal";
 
 /** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
 const DENIED = /permission denied/i;
+/** EROFS, from the read-only mounts a root command runs under. */
+const READ_ONLY = /read-only file system/i;
 
 /** What the Landlock backend needs: a deno binary, the launcher written out, a private tmp. */
 export interface LandlockSetup {
@@ -58,6 +64,8 @@ export interface LandlockSetup {
   tmpDir: string;
   /** The `process.arch` to build the seccomp filter for (this process's by default). */
   arch?: string;
+  /** Whether commands run as root (as this process does, by default). */
+  root?: boolean;
 }
 
 /** The paths a `policy` lets a command write under Landlock (canonical, existing), by kind. */
@@ -82,6 +90,24 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/**
+ * For root: the writable mounts over a read-only view, and `<root>/.git`
+ * bound back read-only under `workspace-write`, as bubblewrap does.
+ */
+function readOnlyView(
+  policy: ConfinedPolicy,
+  dirs: string[],
+  files: string[],
+): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts"> {
+  const git = policy.mode === "workspace-write"
+    ? existingRealpath(`${policy.workspaceRoot}/.git`)
+    : undefined;
+  return {
+    writableMounts: [...dirs, ...files.filter((file) => !isBeneath(file, "/dev"))],
+    readOnlyMounts: git === undefined ? [] : [git],
+  };
+}
+
 /** The paths a "Permission denied" line names: quoted ones, absolute ones, and the one before it. */
 function namedPaths(line: string): string[] {
   const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
@@ -100,6 +126,7 @@ export function createLandlockBackend(
   setup: LandlockSetup,
 ): SandboxBackend & { landlockAbi: () => number } {
   const arch = setup.arch ?? process.arch;
+  const root = setup.root ?? process.getuid?.() === 0;
   let abi = 0;
   const filterFor = (policy: ConfinedPolicy): Uint8Array | undefined =>
     seccompFilter({
@@ -113,6 +140,7 @@ export function createLandlockBackend(
       readPaths: ["/"],
       writeDirs: dirs,
       writeFiles: files,
+      ...(root ? readOnlyView(policy, dirs, files) : {}),
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: [...filter] }),
       ...(reportAbi ? { reportAbi } : {}),
@@ -149,14 +177,16 @@ export function createLandlockBackend(
         `System V IPC and message queues not confined (no seccomp filter for ${arch})`,
       );
     }
-    if (policy.mode === "workspace-write") {
+    if (policy.mode === "workspace-write" && !root) {
       gaps.push(`${policy.workspaceRoot}/.git not protected (Landlock cannot narrow a subtree)`);
     }
     if (abi < 6) {
       gaps.push(`landlock ABI ${abi}: signals to processes outside the sandbox not confined`);
     }
     gaps.push(SETSID_GAP);
-    return { filesystem: "full", network, gaps };
+    // Only root may mount the read-only view that closes this gap.
+    if (!root) gaps.unshift(METADATA_GAP);
+    return { filesystem: root ? "full" : "partial", network, gaps };
   };
   const runnerFailed = (outcome: LaunchOutcome): boolean =>
     outcome.exitCode === LAUNCHER_FAILURE_EXIT &&
@@ -183,6 +213,7 @@ export function createLandlockBackend(
       const { dirs, files } = writablePaths(policy, setup.tmpDir);
       const writable = [...dirs, ...files];
       return outcome.stderrText.split("\n").some((line) => {
+        if (READ_ONLY.test(line)) return root;
         if (!DENIED.test(line)) return false;
         const paths = namedPaths(line).map((path) => canonicalPath(resolve(cwd, path)));
         return paths.length === 0 ||

@@ -19,6 +19,15 @@ export interface LandlockLauncherPolicy {
   writeFiles: string[];
   /** With `deny` and ABI >= 4, TCP bind and connect are denied. */
   network: "deny" | "allow";
+  /**
+   * When present (for root): in a private mount namespace, every mount is made
+   * read-only but fresh binds of these paths. Landlock does not cover modes,
+   * timestamps nor extended attributes, which an owner (root owns nearly
+   * everything) may change on any file it can reach.
+   */
+  writableMounts?: string[];
+  /** With `writableMounts`: paths bound back read-only beneath them (such as `<root>/.git`). */
+  readOnlyMounts?: string[];
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
@@ -79,6 +88,11 @@ export function landlockLauncherMain(): void {
   if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
     return fail("the policy needs readPaths, writeDirs and writeFiles, each a list of paths");
   }
+  const mounts = policy.writableMounts;
+  const readOnlyMounts = policy.readOnlyMounts ?? [];
+  if (mounts !== undefined && ![mounts, readOnlyMounts].every(isPathList)) {
+    return fail("the policy's writableMounts and readOnlyMounts must be lists of paths");
+  }
   const filter = policy.seccompFilter;
   if (
     filter !== undefined &&
@@ -108,6 +122,15 @@ export function landlockLauncherMain(): void {
         result: "i64",
       },
       close_range: { name: "syscall", parameters: ["i64", "u32", "u32", "u32"], result: "i64" },
+      mount_setattr: {
+        name: "syscall",
+        parameters: ["i64", "i32", "buffer", "u32", "buffer", "usize"],
+        result: "i64",
+      },
+      unshare: { parameters: ["i32"], result: "i32" },
+      getcwd: { parameters: ["buffer", "usize"], result: "pointer" },
+      chdir: { parameters: ["buffer"], result: "i32" },
+      mount: { parameters: ["buffer", "buffer", "buffer", "u64", "buffer"], result: "i32" },
       prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
       capset: { parameters: ["buffer", "buffer"], result: "i32" },
       geteuid: { parameters: [], result: "u32" },
@@ -135,6 +158,47 @@ export function landlockLauncherMain(): void {
     return names[errno] ?? `errno ${errno}`;
   };
   const cString = (text: string): Uint8Array => encoder.encode(`${text}\0`);
+
+  // Mounts first: once restricted by Landlock, the process may not mount.
+  if (mounts !== undefined) {
+    const CLONE_NEWNS = 0x20000, MS_BIND = 0x1000n, MS_REC = 0x4000n, MS_PRIVATE = 0x40000n;
+    const SYS_MOUNT_SETATTR = 442n, AT_FDCWD = -100, AT_RECURSIVE = 0x8000, RDONLY = 1n;
+    const setattr = (path: string, flags: number, set: bigint, clear: bigint): boolean => {
+      const attr = new BigUint64Array([set, clear, 0n, 0n]); // struct mount_attr
+      const bytes = new Uint8Array(attr.buffer);
+      return Number(
+        libc.mount_setattr!(SYS_MOUNT_SETATTR, AT_FDCWD, cString(path), flags, bytes, 32n),
+      ) === 0;
+    };
+    if ((libc.unshare!(CLONE_NEWNS) as number) !== 0) {
+      return fail(`cannot make a private mount namespace (${errorText()})`);
+    }
+    // Private before anything else, so that no change reaches the host's mounts.
+    if ((libc.mount!(null, cString("/"), null, MS_REC | MS_PRIVATE, null) as number) !== 0) {
+      return fail(`cannot make the mounts private (${errorText()})`);
+    }
+    if (!setattr("/", AT_RECURSIVE, RDONLY, 0n)) {
+      return fail(`cannot make the mounts read-only (${errorText()})`);
+    }
+    const bind = (path: string) =>
+      (libc.mount!(cString(path), cString(path), null, MS_BIND | MS_REC, null) as number) === 0;
+    for (const path of mounts) {
+      if (!bind(path) || !setattr(path, 0, 0n, RDONLY)) {
+        return fail(`cannot mount "${path}" writable (${errorText()})`);
+      }
+    }
+    for (const path of readOnlyMounts) {
+      if (!bind(path) || !setattr(path, 0, RDONLY, 0n)) {
+        return fail(`cannot mount "${path}" read-only (${errorText()})`);
+      }
+    }
+    // The working directory still points into the mount it was opened on:
+    // enter it again by path, so a writable root there is writable.
+    const cwd = new Uint8Array(4096);
+    if (libc.getcwd!(cwd, 4096n) === null || (libc.chdir!(cwd) as number) !== 0) {
+      return fail(`cannot enter the working directory again (${errorText()})`);
+    }
+  }
 
   const SYS_CREATE = 444n, SYS_ADD_RULE = 445n, SYS_RESTRICT = 446n;
   const abi = Number(libc.landlock_create_ruleset!(SYS_CREATE, null, 0n, 1));

@@ -7,10 +7,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createSocket } from "node:dgram";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   readFileSync,
   renameSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -22,6 +24,7 @@ import { randomUUID } from "node:crypto";
 import { BashSpawnError } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
+import { METADATA_GAP } from "../../sandbox/backends/_landlock.ts";
 import {
   executorFor,
   probeHere,
@@ -136,6 +139,34 @@ libc.msgget(${queueKey}, 0o1600)'`,
         )).stdout.text.trim();
       }
       assert.equal(queues, "0", "a message queue was made on the host");
+    });
+
+    it("modes, timestamps and extended attributes outside the writable roots stay", async () => {
+      using workspace = tempWorkspace();
+      const outside = join(workspace.base, "outside.txt");
+      writeFileSync(outside, "x");
+      chmodSync(outside, 0o644);
+      const before = statSync(outside);
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const result = await executor.run(executor.resolve({
+        command: `chmod 4755 '${outside}'; touch -d 2001-01-01 '${outside}'; ` +
+          `setfattr -n user.x -v 1 '${outside}' 2>/dev/null; ` +
+          "echo in > in.txt && chmod 700 in.txt && touch -d 2001-01-01 in.txt && echo inside",
+      }));
+      assert.equal(result.stdout.text, "inside\n", result.stderr.text);
+      const after = statSync(outside);
+      const root = process.getuid?.() === 0;
+      if (backend === "landlock" && !root) {
+        // A user's own files: only root can mount the read-only view; the gap says so.
+        assert.ok(result.sandbox?.enforcement?.gaps.includes(METADATA_GAP));
+        chmodSync(outside, 0o644);
+        return;
+      }
+      assert.equal(after.mode & 0o7777, 0o644, "the mode changed");
+      assert.equal(after.mtimeMs, before.mtimeMs, "the timestamp changed");
+      assert.match(result.stderr.text, /chmod: changing permissions of .*: Read-only file system/);
+      assert.equal(result.sandbox?.enforcement?.filesystem, "full");
+      assert.equal(statSync(join(workspace.root, "in.txt")).mode & 0o777, 0o700);
     });
 
     it("a device opened for reading takes no ioctl", async () => {

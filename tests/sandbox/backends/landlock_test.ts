@@ -5,6 +5,7 @@ import { join } from "node:path";
 import {
   createLandlockBackend,
   LAUNCHER_DENO_FLAGS,
+  METADATA_GAP,
   SETSID_GAP,
 } from "../../../sandbox/backends/_landlock.ts";
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
@@ -12,13 +13,14 @@ import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { tempWorkspace, type Workspace } from "../_fixtures.ts";
 
-function setup(workspace: Workspace, arch?: string) {
+function setup(workspace: Workspace, arch?: string, root = false) {
   const tmpDir = join(workspace.base, "private-tmp");
-  mkdirSync(tmpDir);
+  mkdirSync(tmpDir, { recursive: true });
   const backend = createLandlockBackend({
     deno: "/opt/deno",
     launcherPath: "/p/l.js",
     tmpDir,
+    root,
     ...(arch === undefined ? {} : { arch }),
   });
   const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy => ({
@@ -77,6 +79,28 @@ describe("the landlock backend", () => {
     assert.equal(wrapped.cwd, "/srv");
   });
 
+  it("for root, asks for a read-only view with the writable paths and .git bound back", () => {
+    using workspace = tempWorkspace();
+    mkdirSync(join(workspace.root, ".git"));
+    const sent = (root: boolean, mode: ConfinedPolicy["mode"]) => {
+      const { backend, policy } = setup(workspace, "x64", root);
+      const wrapped = backend.wrap(launch, policy({ mode }));
+      return JSON.parse(wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!) as LandlockLauncherPolicy;
+    };
+    const rootWrite = sent(true, "workspace-write");
+    assert.deepEqual(rootWrite.writableMounts, rootWrite.writeDirs);
+    assert.deepEqual(rootWrite.readOnlyMounts, [join(workspace.root, ".git")]);
+    assert.deepEqual(sent(true, "read-only").readOnlyMounts, []);
+    assert.equal(sent(false, "workspace-write").writableMounts, undefined);
+    const { backend, policy } = setup(workspace, "x64", true);
+    assert.equal(
+      backend.enforcement(policy({ mode: "workspace-write" })).gaps.some((gap) =>
+        gap.includes(".git")
+      ),
+      false,
+    );
+  });
+
   it("read-only writes only the private tmp and the device files", () => {
     using workspace = tempWorkspace();
     const { backend, policy, tmpDir } = setup(workspace);
@@ -109,9 +133,10 @@ describe("the landlock backend", () => {
     );
     assert.equal(backend.landlockAbi(), 3);
     assert.deepEqual(backend.enforcement(policy()), {
-      filesystem: "full",
+      filesystem: "partial",
       network: "none",
       gaps: [
+        METADATA_GAP,
         "landlock ABI 3: TCP not confined",
         "UDP not confined",
         "Unix sockets not confined",
@@ -123,9 +148,10 @@ describe("the landlock backend", () => {
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 4\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ mode: "workspace-write" })), {
-      filesystem: "full",
+      filesystem: "partial",
       network: "partial",
       gaps: [
+        METADATA_GAP,
         "UDP not confined",
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
@@ -137,9 +163,10 @@ describe("the landlock backend", () => {
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 6\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })), {
-      filesystem: "full",
+      filesystem: "partial",
       network: "full",
       gaps: [
+        METADATA_GAP,
         "kernel keyrings not confined (no seccomp filter for mips)",
         "System V IPC and message queues not confined (no seccomp filter for mips)",
         SETSID_GAP,
@@ -149,7 +176,7 @@ describe("the landlock backend", () => {
 
   it("with the seccomp filter, IP is confined whatever the ABI, and keyrings are", () => {
     using workspace = tempWorkspace();
-    const { backend, policy } = setup(workspace, "x64");
+    const { backend, policy } = setup(workspace, "x64", true);
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 3\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy()), {
       filesystem: "full",
