@@ -300,9 +300,11 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(idle.stdout.text, "start\n");
       await assertNoneLeft(token);
       const chatty = await executor.run(executor.resolve({
-        command: "for i in 1 2 3 4 5 6; do echo $i; sleep 0.1; done",
-        idleTimeoutMs: 1500,
+        command: "for i in $(seq 1 12); do echo $i; sleep 0.1; done",
+        idleTimeoutMs: 600,
       }));
+      // It ran for longer than the idle time, but never went quiet for that long.
+      assert.ok(chatty.durationMs > 600, `${chatty.durationMs} ms`);
       assert.equal(chatty.idledOut, false);
       assert.equal(chatty.exitCode, 0);
     });
@@ -344,7 +346,11 @@ for (const sessionStrategy of STRATEGIES) {
       await using executor = make();
       const token = marker();
       await assert.rejects(
-        executor.run(executor.resolve({ command: `sleep ${token}`, signal: AbortSignal.abort() })),
+        executor.run(executor.resolve({
+          command: `sleep ${token}`,
+          signal: AbortSignal.abort(),
+          timeoutMs: 2000,
+        })),
         BashSpawnError,
       );
       assert.deepEqual(processesWith(token), []);
