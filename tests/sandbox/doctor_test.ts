@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { formatDoctorReport, shellseamDoctor } from "../../sandbox/mod.ts";
-import { fakeProgram, probeHere, tempWorkspace } from "./_fixtures.ts";
+import { executorFor, fakeProgram, probeHere, tempWorkspace } from "./_fixtures.ts";
 
 const statuses = await probeHere();
 
@@ -21,6 +21,19 @@ describe("shellseamDoctor", () => {
     }
     assert.equal(report.selected, report.backends.find((b) => b.works)?.backend ?? null);
     assert.equal(report.landlockAbi, statuses.landlock.landlockAbi ?? null);
+  });
+
+  it("its facts are those a command run by each working backend reports", async () => {
+    using workspace = tempWorkspace();
+    const report = await shellseamDoctor({ workspaceRoot: workspace.root, network: "allow" });
+    for (const status of report.backends.filter((b) => b.works)) {
+      await using executor = executorFor(status.backend, workspace, {
+        defaultMode: "workspace-write",
+        network: "allow",
+      });
+      const result = await executor.run(executor.resolve({ command: "true" }));
+      assert.deepEqual(status.enforcement, result.sandbox?.enforcement, status.backend);
+    }
   });
 
   it("reports a broken backend with its reason, and none selected when nothing works", async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { findDeno } from "../../sandbox/_deno.ts";
 import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
 const statuses = await probeHere();
@@ -168,6 +169,35 @@ describe("failing closed", () => {
         reason: '"bwrap" was not found on PATH; install bubblewrap',
       },
     ]);
+  });
+
+  const denoElsewhere = findDeno("/nonexistent");
+  it("neither backend found: the error lists each, in order, with its reason", {
+    skip: "path" in denoElsewhere
+      ? `the deno npm package is installed (${denoElsewhere.path})`
+      : false,
+  }, async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      searchPath: "/nonexistent",
+    });
+    await assert.rejects(
+      executor.run(executor.resolve({ command: "touch ran" })),
+      (error: unknown) => {
+        assert.ok(error instanceof SandboxUnavailableError);
+        assert.deepEqual(error.attempts, [
+          { backend: "bwrap", reason: '"bwrap" was not found on PATH; install bubblewrap' },
+          {
+            backend: "landlock",
+            reason: '"deno" was not found on PATH nor as the "deno" npm package; install Deno ' +
+              "or the deno npm package",
+          },
+        ]);
+        return true;
+      },
+    );
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
   });
 
   it("a spec with a null policy is confined by the default, never run unconfined", async () => {
