@@ -80,7 +80,9 @@ const WRAPPER_NAME = "shellseam-bwrap";
  * Runs outside the sandbox, before bwrap: closes every descriptor above 2
  * (ones the runtime inherited without close-on-exec would reach into the
  * sandbox), then opens the seccomp filter (`$1`, when not empty) on fd 3 for
- * bwrap's `--seccomp 3`. `--posix`, so that no `BASH_ENV` is read unconfined.
+ * bwrap's `--seccomp 3`. It runs unconfined, so it reads no `BASH_ENV` and
+ * imports no function from the environment (`-p`), and no function can stand
+ * in for `exec` or `eval` (`--posix`: special builtins come first).
  */
 const WRAPPER =
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; ' +
@@ -106,7 +108,7 @@ export function createBwrapBackend(
     if (filter !== undefined) args.unshift("--seccomp", "3");
     return {
       program: launch.program,
-      args: ["--posix", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
+      args: ["--posix", "-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
       cwd: launch.cwd,
       env: { ...launch.env, TMPDIR: "/tmp" },
     };

@@ -169,6 +169,19 @@ libc.msgget(${queueKey}, 0o1600)'`,
       assert.equal(statSync(join(workspace.root, "in.txt")).mode & 0o777, 0o700);
     });
 
+    it("BASH_ENV runs only inside the sandbox, never in what wraps it", async () => {
+      using workspace = tempWorkspace();
+      const marker = join(workspace.base, "bash-env-ran");
+      const script = join(workspace.base, "bash_env.sh");
+      writeFileSync(script, `echo ran >> '${marker}'\n`);
+      await using executor = executorFor(backend, workspace);
+      const result = await executor.run(
+        executor.resolve({ command: "echo ok", env: { BASH_ENV: script } }),
+      );
+      assert.equal(result.stdout.text, "ok\n");
+      assert.equal(existsSync(marker), false, "BASH_ENV ran outside the sandbox");
+    });
+
     it("a device opened for reading takes no ioctl", async () => {
       using workspace = tempWorkspace();
       await using executor = executorFor(backend, workspace);

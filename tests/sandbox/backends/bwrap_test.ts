@@ -131,13 +131,16 @@ describe("the bwrap backend", () => {
     assert.ok(!("reason" in backend));
     const wrapped = backend.wrap(launch("/srv/ws"), policy({}));
     assert.equal(wrapped.program, "/usr/bin/bash");
-    const [posix, c, script, name, filter, bwrap, ...args] = wrapped.args;
-    assert.deepEqual([posix, c, name, filter], ["--posix", "-c", "shellseam-bwrap", filters.deny]);
+    const [posix, privileged, c, script, name, filter, bwrap, ...args] = wrapped.args;
+    assert.deepEqual(
+      [posix, privileged, c, name, filter],
+      ["--posix", "-p", "-c", "shellseam-bwrap", filters.deny],
+    );
     assert.match(script!, /exec \$fd>&-/);
     assert.match(bwrap!, /\/bwrap$/);
     assert.deepEqual(args, ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}))]);
     assert.equal(
-      backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[4],
+      backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[5],
       filters.allow,
     );
     assert.equal(wrapped.env.TMPDIR, "/tmp");
@@ -157,7 +160,7 @@ describe("the bwrap backend", () => {
       const bare = createBwrapBackend(process.env.PATH);
       assert.ok(!("reason" in bare));
       const args = bare.wrap(launch("/srv/ws"), policy({})).args;
-      assert.equal(args[4], "");
+      assert.equal(args[5], "");
       assert.equal(args.includes("--seccomp"), false);
       assert.deepEqual(bare.enforcement(policy({ network: "allow" })).gaps, [
         "kernel keyrings not confined (no seccomp filter here)",
