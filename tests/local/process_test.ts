@@ -47,6 +47,7 @@ for (const sessionStrategy of STRATEGIES) {
       const process = await executor.start(executor.resolve({
         command: `sleep ${token.replace("313", "0")}; echo fin; exit 4`,
         timeoutMs: 1,
+        idleTimeoutMs: 1,
       }));
       assert.ok(performance.now() - started < 1000);
       assert.equal(process.status, "running");
