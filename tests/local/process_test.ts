@@ -2,8 +2,18 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
-import { BashConfigError, type BashProcess, BashSpawnError } from "../../seam/mod.ts";
+import {
+  type Launch,
+  type LaunchPlan,
+  LocalBashExecutor,
+  type LocalBashExecutorConfig,
+} from "../../local/mod.ts";
+import {
+  BashConfigError,
+  type BashExecSpec,
+  type BashProcess,
+  BashSpawnError,
+} from "../../seam/mod.ts";
 import {
   assertNoneLeft,
   marker,
@@ -363,6 +373,27 @@ describe("LocalBashExecutor.start failures", () => {
       BashSpawnError,
     );
     assert.deepEqual(processesWith(token), []);
+  });
+});
+
+describe("LocalBashProcess.done", () => {
+  it("resolves even when the launch plan's describe hook throws", async () => {
+    class Broken extends LocalBashExecutor {
+      protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+        return Promise.resolve({
+          launch,
+          describe: () => {
+            throw new Error("describe bug");
+          },
+        });
+      }
+    }
+    await using executor = new Broken();
+    const process = await executor.start(executor.resolve({ command: "echo ok" }));
+    await process.done;
+    assert.equal(process.status, "completed");
+    assert.equal(process.sandbox, undefined);
+    assert.equal(process.readOutput().stdout, "ok\n");
   });
 });
 
