@@ -5,6 +5,8 @@ import type { Runtime } from "./runtime/_types.ts";
 /** How long processes that got SIGKILL may take to disappear before they count as survivors. */
 const SURVIVOR_WAIT_MS = 1000;
 const MAX_POLL_MS = 50;
+/** How long children whose pipes closed get to finish exiting before they count as strays. */
+const EXIT_SETTLE_MS = 20;
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
@@ -51,6 +53,12 @@ export class GroupReaper {
       return { killed: 0, survivors: [] };
     }
     let members = sessionMembers(this.#sid);
+    if (members.length > 0 && !pipesOpen && !this.#terminated) {
+      // Closed pipes can mean the last children are on their way out: look again
+      // so that a process that ended by itself is not counted as killed.
+      await sleep(EXIT_SETTLE_MS);
+      members = sessionMembers(this.#sid);
+    }
     const seen = new Set(members);
     if (members.length > 0) {
       if (this.#terminated) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", members);

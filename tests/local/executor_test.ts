@@ -679,6 +679,38 @@ describe("LocalBashExecutor config", () => {
     );
   });
 
+  const readme = new URL("../../README.md", import.meta.url);
+  nodeIt("matches the README's Defaults table", {
+    skip: existsSync(readme) ? false : "README.md is not beside these tests (a compiled copy)",
+  }, async () => {
+    const text = readFileSync(readme, "utf8");
+    const table = text.slice(
+      text.indexOf("## Defaults"),
+      text.indexOf("\n## ", text.indexOf("## Defaults") + 1),
+    );
+    const documented = new Map<string, string>();
+    for (const match of table.matchAll(/^\| `(\w+)` +\| ([^|]+?) +\|/gm)) {
+      documented.set(match[1]!, match[2]!);
+    }
+    await using executor = new LocalBashExecutor();
+    const { config } = executor;
+    const expected: Record<string, string> = {
+      timeoutMs: String(config.timeoutMs),
+      maxTimeoutMs: String(config.maxTimeoutMs),
+      maxOutputBytes: String(config.maxOutputBytes),
+      headBytes: String(config.headBytes),
+      maxSpillBytes: `${config.maxSpillBytes / 1024 / 1024} MiB`,
+      killGraceMs: String(config.killGraceMs),
+      drainGraceMs: String(config.drainGraceMs),
+      keepSpillFiles: String(config.keepSpillFiles),
+      sessionStrategy: "`auto`",
+      idleTimeoutMs: "none",
+    };
+    for (const [name, value] of Object.entries(expected)) {
+      assert.equal(documented.get(name), value, `README default of "${name}"`);
+    }
+  });
+
   it("fills the documented defaults", async () => {
     await using executor = new LocalBashExecutor();
     const { config } = executor;
