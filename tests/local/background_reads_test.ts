@@ -73,17 +73,24 @@ for (const sessionStrategy of STRATEGIES) {
         maxOutputBytes: 1024,
         headBytes: 0,
       });
-      // Phase one: 10,000 small writes. Phase two, once the test says so: one
-      // burst far larger than the 1024-byte window.
+      // Phase one: 10,000 small writes, with a stop halfway so that at least two
+      // reads see it. Phase two, once the test says so: one burst far larger
+      // than the 1024-byte window.
       const process = await executor.start(executor.resolve({
-        command: "for i in $(seq 1 10000); do echo $i; done; read -r _; seq 1 20000",
+        command: [
+          "for i in $(seq 1 5000); do echo $i; done; read -r _",
+          "for i in $(seq 5001 10000); do echo $i; done; read -r _",
+          "seq 1 20000",
+        ].join("; "),
         keepStdinOpen: true,
       }));
       const phaseOne = seqText(10_000);
       const phaseTwo = seqText(20_000);
       const log = new ReadLog();
+      await readUntil(process, log, seqText(5_000).length);
+      await process.write("go\n");
       await readUntil(process, log, phaseOne.length);
-      assert.ok(log.nonEmptyReads > 1, "the stream arrived over several reads");
+      assert.ok(log.nonEmptyReads >= 2);
       await process.write("go\n");
       await process.done;
       const last = process.readOutput();
@@ -136,6 +143,35 @@ for (const sessionStrategy of STRATEGIES) {
       await process.done;
       assert.equal(process.readOutput().stdout, "");
       assert.equal(process.status, "completed");
+    });
+
+    it("characters split across 10,000 writes arrive whole, however the reads fall", async () => {
+      await using executor = new LocalBashExecutor({ sessionStrategy, maxOutputBytes: 1 << 20 });
+      const half = "for i in $(seq 1 5000); do printf '\\xe2'; printf '\\x82\\xac'; done";
+      const process = await executor.start(executor.resolve({
+        command: `${half}; read -r _; ${half}`,
+        keepStdinOpen: true,
+      }));
+      let settled = false;
+      void process.done.then(() => (settled = true));
+      let text = "";
+      let halfway = false;
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const wasSettled = settled;
+        const read = process.readOutput();
+        assert.equal(read.lossy, false);
+        text += read.stdout;
+        if (wasSettled) break;
+        // The stop halfway guarantees that more than one read sees the stream.
+        if (!halfway && text.length === 5_000) {
+          halfway = true;
+          await process.write("go\n");
+        }
+        assert.ok(Date.now() < deadline, `only ${text.length} characters arrived`);
+        await pause(1);
+      }
+      assert.equal(text, "\u20ac".repeat(10_000));
     });
 
     it("keeps stderr's cursor apart from stdout's", async () => {

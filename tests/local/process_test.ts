@@ -319,14 +319,17 @@ for (const sessionStrategy of STRATEGIES) {
         executor.resolve({ command: `sleep ${token} <&0 & exit 5`, keepStdinOpen: true }),
       );
       await waitForSleep(token);
+      // The child still holds the stdin pipe, so only the shell's exit can make a write fail.
+      let refused: unknown;
       const deadline = Date.now() + 5000;
-      while (existsSync(`/proc/${process.pid}`)) {
-        assert.ok(Date.now() < deadline, "the shell did not exit");
-        await pause(10);
+      while (refused === undefined) {
+        assert.ok(Date.now() < deadline, "writes were still accepted after the shell exited");
+        await process.write("x").then(() => pause(10), (error: unknown) => (refused = error));
       }
+      assert.ok(refused instanceof BashConfigError);
+      assert.match(refused.message, /stdin is closed or the command exited/);
+      assert.equal(existsSync(`/proc/${process.pid}`), false, "the shell is gone");
       assert.equal(process.status, "running", "settling waits for the pipes");
-      // The child still holds the stdin pipe, yet the command counts as exited.
-      await assert.rejects(process.write("x"), /stdin is closed or the command exited/);
       const started = performance.now();
       assert.equal(await process.kill(), false);
       assert.ok(performance.now() - started < 5000, "the kill ended the drain wait");
