@@ -479,7 +479,13 @@ for (const sessionStrategy of STRATEGIES) {
         stdoutMaxBytes: 200_000,
       }));
       assert.equal(result.stdout.truncated, true);
-      assert.ok(result.stdout.text.length > 190_000);
+      assert.equal(result.stdout.omittedBytes, result.stdout.totalBytes - 200_000);
+      const lowered = await executor.run(executor.resolve({
+        command: "seq 1 1000; seq 1 1000 >&2",
+        stdoutMaxBytes: 100,
+      }));
+      assert.equal(lowered.stdout.omittedBytes, lowered.stdout.totalBytes - 100);
+      assert.equal(lowered.stderr.truncated, false);
     });
 
     it("stops the spill file at maxSpillBytes", async () => {
