@@ -3,7 +3,8 @@
  * socketpair, and a socket is not a pipe: `/dev/stdout` and `/dev/stderr`
  * fail to open (ENXIO), so `echo x > /dev/stderr` breaks. Node cannot call
  * pipe(2), so named pipes stand in: one `mkfifo` call makes a batch in a
- * private 0700 directory, and each is unlinked as soon as both ends are open.
+ * private 0700 directory (removed at exit, or by the next process when this
+ * one was killed), and each is unlinked as soon as both ends are open.
  * Where `mkfifo` cannot run, `takePipes()` resolves to null and the caller
  * falls back to Node's sockets.
  *
@@ -15,7 +16,16 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  unlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -41,7 +51,9 @@ function makeBatch(): Promise<void> {
   refilling ??= (async () => {
     try {
       if (dir === undefined) {
-        dir = mkdtempSync(join(tmpdir(), "shellseam-fifo-"));
+        const prefix = `shellseam-fifo-${pidNamespace()}-`;
+        removeOrphans(prefix);
+        dir = mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`));
         const made = dir;
         process.once("exit", () => rmSync(made, { recursive: true, force: true }));
       }
@@ -60,6 +72,40 @@ function makeBatch(): Promise<void> {
     }
   })();
   return refilling;
+}
+
+// The pid namespace tags the directories, so a pid is only ever judged in
+// the namespace it belongs to.
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
+  } catch {
+    return "0";
+  }
+}
+
+// A process ended by a signal never runs its 'exit' handler, so the next one
+// removes the directories whose owner is gone.
+function removeOrphans(prefix: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(prefix)) continue;
+    const owner = Number(name.slice(prefix.length).split("-")[0]);
+    if (!Number.isInteger(owner) || owner <= 0 || isAlive(owner)) continue;
+    try {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    } catch {
+      // Another user's directory, or one removed meanwhile: not ours to clean.
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
 }
 
 /**

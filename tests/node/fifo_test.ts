@@ -31,12 +31,13 @@ const child = await runtime.spawn({
 const [out] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
 await child.exited;
 console.log(out.trim().replace("\\n", " "));
+if (process.argv[2] === "die") process.kill(process.pid, "SIGKILL");
 `;
 
-async function probe(env: Record<string, string>): Promise<string> {
+async function probe(env: Record<string, string>, die = false): Promise<string> {
   const child = await runtime.spawn({
     program: process.execPath,
-    args: ["--input-type=module", "-e", PROBE, RUNTIME_URL],
+    args: ["--input-type=module", "-e", PROBE, RUNTIME_URL, ...(die ? ["die"] : [])],
     cwd: "/",
     env,
     stdin: "null",
@@ -46,7 +47,8 @@ async function probe(env: Record<string, string>): Promise<string> {
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
   ]);
-  assert.deepEqual(await child.exited, { code: 0, signal: null }, err);
+  const status = die ? { code: null, signal: "SIGKILL" } : { code: 0, signal: null };
+  assert.deepEqual(await child.exited, status, err);
   return out.trim();
 }
 
@@ -55,6 +57,19 @@ describe("node runtime output pipes", () => {
     const tmp = mkdtempSync(join(tmpdir(), "shellseam-fifo-test-"));
     try {
       assert.equal(await probe({ PATH: process.env["PATH"] ?? "", TMPDIR: tmp }), "pipe pipe");
+      assert.deepEqual(readdirSync(tmp), []);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("are cleaned up by the next process when a process was killed", { skip }, async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "shellseam-fifo-test-"));
+    try {
+      const env = { PATH: process.env["PATH"] ?? "", TMPDIR: tmp };
+      assert.equal(await probe(env, true), "pipe pipe");
+      assert.equal(readdirSync(tmp).length, 1);
+      assert.equal(await probe(env), "pipe pipe");
       assert.deepEqual(readdirSync(tmp), []);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
