@@ -9,7 +9,7 @@ import { failure, messageOf } from "./_result.ts";
 import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./create.ts";
 import { validateToolArguments } from "./validate.ts";
-import { describeMode } from "./_modes.ts";
+import { MODE_MEANINGS } from "./_modes.ts";
 
 interface BashArgs {
   command: string;
@@ -52,9 +52,9 @@ export function createBashTool(
   }
   if (defaultMode !== undefined) {
     lines.push(
-      `- Commands run in a sandbox, by default in ${
-        describeMode(defaultMode)
-      } mode. A command the sandbox blocked gets a [sandbox: ...] line.`,
+      `- Commands run in a sandbox, by default in "${defaultMode}" mode: ${
+        MODE_MEANINGS[defaultMode]
+      }. A command the sandbox blocked gets a [sandbox: ...] line.`,
     );
   }
   if (escalationModes.length > 0) {

@@ -210,7 +210,7 @@ describe("bash escalation", () => {
     const without = setup().bash.description;
     assert.match(
       without,
-      /by default in "read-only" \(reads anywhere; writes only to a private temporary directory \(\$TMPDIR\)\) mode\. A command the sandbox blocked gets a \[sandbox: \.\.\.\] line\./,
+      /by default in "read-only" mode: reads anywhere; writes only to a private temporary directory \(\$TMPDIR\)\. A command the sandbox blocked gets a \[sandbox: \.\.\.\] line\./,
     );
     assert.doesNotMatch(without, /sandbox_permissions/);
     const withApprover = setup({ approve: recordingApprover("reject").approve }).bash.description;
