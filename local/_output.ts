@@ -77,6 +77,11 @@ export class OutputCollector {
     return this.#spill?.path ?? null;
   }
 
+  /** True while the spill file holds every byte of the stream so far. */
+  get spillComplete(): boolean {
+    return this.#spill?.complete ?? false;
+  }
+
   /** Takes one chunk; the collector may keep a view of it, so it must not be reused. */
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
@@ -103,7 +108,7 @@ export class OutputCollector {
   collect(): CollectedOutput {
     const spillPath = this.spillPath;
     const spill = spillPath === null ? {} : { spillPath };
-    const spillComplete = this.#spill?.complete ?? false;
+    const spillComplete = this.spillComplete;
     const head = concat(this.#head, this.#headLen);
     if (this.#headLen + this.#tailLen === this.#total) {
       const tail = this.#tailFrom(0);

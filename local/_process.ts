@@ -98,14 +98,22 @@ export class LocalBashProcess implements BashProcess {
       exitCode: this.exitCode,
       signal: this.signal,
     };
-    const stdoutSpill = running.stdout.spillPath;
-    const stderrSpill = running.stderr.spillPath;
+    // Only a spill file that still holds every byte is worth naming.
+    const stdoutSpill = running.stdout.spillComplete ? running.stdout.spillPath : null;
+    const stderrSpill = running.stderr.spillComplete ? running.stderr.spillPath : null;
     if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
     if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
     return read;
   }
 
   async write(data: string | Uint8Array): Promise<void> {
+    if (typeof data !== "string" && !(data instanceof Uint8Array)) {
+      throw new BashConfigError(
+        `"data" must be a string or a Uint8Array; got ${
+          data === null ? "null" : typeof data
+        }; encode it first`,
+      );
+    }
     const writer = this.#openStdin("write to");
     try {
       await writer.write(typeof data === "string" ? encoder.encode(data) : data);
