@@ -164,6 +164,7 @@ export class RunningCommand {
     } catch {
       this.exit = { code: null, signal: null };
     }
+    this.#reaper.leaderExited();
     this.#stopClocks();
     const drained = await within(pumps, drainGraceMs);
     this.strays = await this.#reaper.sweep(!drained);

@@ -20,6 +20,7 @@ export class GroupReaper {
   readonly #sid: number;
   readonly #graceMs: number;
   #terminated = false;
+  #leaderAlive = true;
   #killedAt = -1;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -28,6 +29,14 @@ export class GroupReaper {
     this.#runtime = runtime;
     this.#sid = sid;
     this.#graceMs = graceMs;
+  }
+
+  /**
+   * Marks the spawned program as exited (and reaped): from now on its pid may
+   * be reused, so only its group and session are signalled.
+   */
+  leaderExited(): void {
+    this.#leaderAlive = false;
   }
 
   /** True once a kill was requested. */
@@ -89,6 +98,9 @@ export class GroupReaper {
   }
 
   #signal(signal: "SIGTERM" | "SIGKILL", members: readonly number[]): void {
+    // Until the launcher has called setsid() there is no group to signal yet,
+    // so the program itself is signalled too while it is alive.
+    if (this.#leaderAlive) this.#send(this.#sid, signal);
     this.#send(-this.#sid, signal);
     for (const pid of members) this.#send(pid, signal);
   }

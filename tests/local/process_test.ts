@@ -226,6 +226,20 @@ for (const sessionStrategy of STRATEGIES) {
       await assertNoneLeft(token);
     });
 
+    it("ends by SIGTERM when killed right after start, before the new session exists", async () => {
+      // A grace period this long turns a lost SIGTERM into a SIGKILL seconds later.
+      await using executor = make({ killGraceMs: 20_000 });
+      for (let i = 0; i < 20; i++) {
+        const token = marker();
+        const process = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+        const started = performance.now();
+        assert.equal(await process.kill(), true);
+        assert.equal(process.signal, "SIGTERM", `try ${i}`);
+        assert.ok(performance.now() - started < 5000, `try ${i} waited for SIGKILL`);
+        await assertNoneLeft(token);
+      }
+    });
+
     it("ends a TERM-trapping process by SIGKILL", async () => {
       await using executor = make({ killGraceMs: 300 });
       const token = marker();
