@@ -139,7 +139,8 @@ interface Probe {
  * probed once per executor; when none works, a confined call rejects with
  * `SandboxUnavailableError` and nothing runs. Each result and settled
  * background process carries its own `sandbox` facts: mode, backend,
- * `denied` (only a failure with the backend's denial signature),
+ * `denied` (only a failure with the backend's denial signature) and
+ * `denial` (whether the filesystem or the network was refused),
  * `runnerFailed` (the backend itself broke) and what was enforced.
  *
  * Both backends confine root too (no capabilities, no new privileges, no
@@ -181,6 +182,7 @@ interface Probe {
  *   );
  *   assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "hi\n");
  *   assert.equal(result.sandbox?.denied, true);
+ *   assert.equal(result.sandbox?.denial, "filesystem");
  *   assert.equal(result.sandbox?.mode, "workspace-write");
  * } catch (error) {
  *   // A machine with neither bubblewrap nor Landlock fails closed.
@@ -330,10 +332,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       launch: backend.wrap(launch, confined),
       describe: (outcome): BashSandboxInfo => {
         const runnerFailed = backend.runnerFailed(outcome);
+        const denial = runnerFailed ? undefined : backend.denied(outcome, confined, launch.cwd);
         return {
           mode,
           backend: backend.name,
-          denied: !runnerFailed && backend.denied(outcome, confined, launch.cwd),
+          denied: denial !== undefined,
+          ...(denial === undefined ? {} : { denial }),
           enforcement: { ...enforcement, gaps: [...enforcement.gaps] },
           runnerFailed,
         };

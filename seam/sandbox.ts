@@ -73,6 +73,20 @@ export interface SandboxEnforcement {
  * const info: BashSandboxInfo = { mode: "danger-full-access", backend: "none", denied: false };
  * console.log(info.backend);
  * ```
+ *
+ * @example A network connection the sandbox refused
+ * ```ts
+ * import type { BashSandboxInfo } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const info: BashSandboxInfo = {
+ *   mode: "workspace-write",
+ *   backend: "bwrap",
+ *   denied: true,
+ *   denial: "network",
+ * };
+ * assert.equal(info.denied, info.denial !== undefined);
+ * ```
  */
 export interface BashSandboxInfo {
   /** The mode the command ran under. */
@@ -81,6 +95,13 @@ export interface BashSandboxInfo {
   backend: "bwrap" | "landlock" | "none";
   /** True only when the command failed and its stderr carries the backend's denial signature. */
   denied: boolean;
+  /**
+   * Which access was denied: `filesystem` (a write, or a read under Landlock,
+   * outside what the mode allows) or `network` (a connection refused by the
+   * network policy, which is separate from the mode). Present exactly when
+   * `denied` is true.
+   */
+  denial?: "filesystem" | "network";
   /** What the backend enforced; absent when nothing was confined. */
   enforcement?: SandboxEnforcement;
   /** True when the backend itself broke (it then wins over `denied`). */

@@ -28,9 +28,10 @@ function showable(text: string): string | undefined {
 }
 
 /**
- * The sandbox marker lines: a runner failure, or a denial followed by the
- * escalation hint when `escalationModes` offers a mode wider than the one the
- * command ran under.
+ * The sandbox marker lines: a runner failure, or a denial (of file or of
+ * network access) followed by the escalation hint naming those of
+ * `escalationModes` that would grant it. The network policy is not part of
+ * the mode, so only `danger-full-access` (unconfined) grants a denied network.
  */
 export function sandboxLines(
   info: BashSandboxInfo | undefined,
@@ -43,9 +44,15 @@ export function sandboxLines(
     ];
   }
   if (!info.denied) return [];
-  const lines = [`[sandbox: file access denied under ${info.mode} mode]`];
-  if (escalationModes.length > 0) {
-    const modes = escalationModes.map((mode) => JSON.stringify(mode)).join(" or ");
+  const network = info.denial === "network";
+  const lines = [
+    `[sandbox: ${network ? "network" : "file"} access denied under ${info.mode} mode]`,
+  ];
+  const helping = network
+    ? escalationModes.filter((mode) => mode === "danger-full-access")
+    : escalationModes;
+  if (helping.length > 0) {
+    const modes = helping.map((mode) => JSON.stringify(mode)).join(" or ");
     lines.push(
       `[if the command needs that access, retry it once with sandbox_permissions ${modes} and a justification; a person approves or rejects the retry]`,
     );

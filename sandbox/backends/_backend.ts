@@ -1,5 +1,8 @@
-import type { SandboxEnforcement } from "../../seam/mod.ts";
+import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+
+/** Which access a command was denied. */
+export type SandboxDenial = NonNullable<BashSandboxInfo["denial"]>;
 
 /** The name of a confining backend. */
 export type SandboxBackendName = "bwrap" | "landlock";
@@ -40,8 +43,15 @@ export interface SandboxBackend {
   enforcement(policy: ConfinedPolicy): SandboxEnforcement;
   /** True when the backend itself failed before the command ran. */
   runnerFailed(outcome: LaunchOutcome): boolean;
-  /** True when a failed command's stderr carries this backend's denial signature. */
-  denied(outcome: LaunchOutcome, policy: ConfinedPolicy, cwd: string): boolean;
+  /**
+   * Which access a failed command was denied, from the first stderr line that
+   * carries this backend's denial signature; undefined when none does.
+   */
+  denied(
+    outcome: LaunchOutcome,
+    policy: ConfinedPolicy,
+    cwd: string,
+  ): SandboxDenial | undefined;
 }
 
 /** The first line of `text`, trimmed. */

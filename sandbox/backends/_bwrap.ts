@@ -8,6 +8,7 @@ import {
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
+  type SandboxDenial,
 } from "./_backend.ts";
 import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX } from "./_seccomp.ts";
 
@@ -133,9 +134,15 @@ export function createBwrapBackend(
       (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
       (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
         firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `)),
-    denied: (outcome: LaunchOutcome, policy: ConfinedPolicy) =>
-      outcome.exitCode !== null && outcome.exitCode !== 0 &&
-      (outcome.stderrText.includes(READ_ONLY_SIGNATURE) ||
-        (policy.network === "deny" && NETWORK_SIGNATURE.test(outcome.stderrText))),
+    // The first line with a signature decides, so a command that hit both
+    // reports the denial it met first.
+    denied: (outcome: LaunchOutcome, policy: ConfinedPolicy): SandboxDenial | undefined => {
+      if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
+      for (const line of outcome.stderrText.split("\n")) {
+        if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
+        if (policy.network === "deny" && NETWORK_SIGNATURE.test(line)) return "network";
+      }
+      return undefined;
+    },
   };
 }

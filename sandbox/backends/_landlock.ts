@@ -53,6 +53,10 @@ export const SETSID_GAP = "processes that call setsid outlive kills and disposal
 const DENIED = /permission denied/i;
 /** EROFS, from the read-only mounts a root command runs under. */
 const READ_ONLY = /read-only file system/i;
+/** What a refused socket or connection says besides "Permission denied" (a heuristic). */
+const NETWORK_WORDS = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
+/** Bash's socket pseudo-paths: an address, not a file. */
+const SOCKET_PATH = /^\/dev\/(?:tcp|udp)\//;
 
 /** What the Landlock backend needs: a deno binary, the launcher written out, a private tmp. */
 export interface LandlockSetup {
@@ -108,8 +112,15 @@ function readOnlyView(
   };
 }
 
-/** The paths a "Permission denied" line names: quoted ones, absolute ones, and the one before it. */
-function namedPaths(line: string): string[] {
+/** A leading program path (`/usr/bin/bash: `) with more before "Permission denied". */
+const PROGRAM_PREFIX = /^\s*\/[^\s:'‘"]+:\s+(?!permission denied)/i;
+
+/**
+ * The paths a "Permission denied" line names: quoted ones, absolute ones, and
+ * the one before it; not the program path that may lead the line.
+ */
+function namedPaths(text: string): string[] {
+  const line = text.replace(PROGRAM_PREFIX, "");
   const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
   for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
   const before = line.slice(0, line.search(DENIED)).replace(/[:\s]+$/, "");
@@ -205,20 +216,35 @@ export function createLandlockBackend(
     enforcement,
     runnerFailed,
     // A "Permission denied" line is Landlock's unless every path it names is
-    // writable under the policy (then it is an ordinary permission problem).
+    // writable under the policy (then it is an ordinary permission problem);
+    // the first such line decides which access was denied. One naming a path
+    // is a filesystem denial. One naming none (bash's /dev/tcp and /dev/udp
+    // are addresses, not paths) is the seccomp filter's or Landlock's refusal
+    // of a socket when the network is denied and the line speaks of sockets or
+    // connections, and a filesystem denial otherwise: a heuristic, as EACCES
+    // says nothing of which rule refused it.
     denied: (outcome: LaunchOutcome, policy: ConfinedPolicy, cwd: string) => {
       if (outcome.exitCode === null || outcome.exitCode === 0 || runnerFailed(outcome)) {
-        return false;
+        return undefined;
       }
       const { dirs, files } = writablePaths(policy, setup.tmpDir);
       const writable = [...dirs, ...files];
-      return outcome.stderrText.split("\n").some((line) => {
-        if (READ_ONLY.test(line)) return root;
-        if (!DENIED.test(line)) return false;
-        const paths = namedPaths(line).map((path) => canonicalPath(resolve(cwd, path)));
-        return paths.length === 0 ||
-          !paths.every((path) => writable.some((root) => isBeneath(path, root)));
-      });
+      for (const line of outcome.stderrText.split("\n")) {
+        if (READ_ONLY.test(line)) {
+          if (root) return "filesystem";
+          continue;
+        }
+        if (!DENIED.test(line)) continue;
+        const paths = namedPaths(line).filter((path) => !SOCKET_PATH.test(path));
+        if (paths.length === 0) {
+          return policy.network === "deny" && NETWORK_WORDS.test(line) ? "network" : "filesystem";
+        }
+        const resolved = paths.map((path) => canonicalPath(resolve(cwd, path)));
+        if (!resolved.every((path) => writable.some((root) => isBeneath(path, root)))) {
+          return "filesystem";
+        }
+      }
+      return undefined;
     },
   };
 }

@@ -4,14 +4,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import process from "node:process";
 import type { BashProcess } from "../../seam/mod.ts";
 import {
+  closeServer,
   executorFor,
+  listener,
   probeHere,
   SANDBOX_BACKENDS,
   skipUnless,
@@ -21,23 +23,6 @@ import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
 import { SETSID_GAP } from "../../sandbox/backends/_landlock.ts";
 
 const statuses = await probeHere();
-
-/** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
-async function listener(): Promise<{ port: number; accepted: () => number; server: Server }> {
-  let accepted = 0;
-  const server = createServer((socket) => {
-    accepted++;
-    socket.destroy();
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const address = server.address();
-  assert.ok(address !== null && typeof address === "object");
-  return { port: address.port, accepted: () => accepted, server };
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((done) => server.close(() => done()));
-}
 
 async function settled(process: BashProcess): Promise<BashProcess> {
   await process.done;
@@ -59,6 +44,7 @@ for (const backend of SANDBOX_BACKENDS) {
           assert.notEqual(result.exitCode, 0);
           assert.equal(existsSync(target), false, `${target} was written`);
           assert.equal(result.sandbox?.denied, true, result.stderr.text);
+          assert.equal(result.sandbox?.denial, "filesystem", result.stderr.text);
           assert.equal(result.sandbox?.mode, "read-only");
           assert.equal(result.sandbox?.backend, backend);
           assert.equal(result.sandbox?.runnerFailed, false);
@@ -186,6 +172,7 @@ for (const backend of SANDBOX_BACKENDS) {
           assert.notEqual(result.exitCode, 0);
           assert.equal(result.stdout.text, "");
           assert.equal(result.sandbox?.denied, true, result.stderr.text);
+          assert.equal(result.sandbox?.denial, "network", result.stderr.text);
           // Under Landlock, the seccomp filter refuses IP sockets (this machine's
           // architecture has one), so UDP and the rest are confined too.
           const enforcement = result.sandbox?.enforcement;
@@ -202,6 +189,7 @@ for (const backend of SANDBOX_BACKENDS) {
         assert.equal(allowed.exitCode, 0, allowed.stderr.text);
         assert.equal(allowed.stdout.text, "connected\n");
         assert.equal(allowed.sandbox?.denied, false);
+        assert.equal(allowed.sandbox?.denial, undefined);
         assert.equal(allowed.sandbox?.enforcement?.network, "full");
       } finally {
         await closeServer(server);

@@ -12,7 +12,9 @@ import {
   sandboxModeEvent,
 } from "../../sandbox/mod.ts";
 import {
+  closeServer,
   executorFor,
+  listener,
   probeHere,
   SANDBOX_BACKENDS,
   skipUnless,
@@ -21,6 +23,7 @@ import {
 
 const statuses = await probeHere();
 const DENIAL = "[sandbox: file access denied under read-only mode]";
+const NETWORK_DENIAL = "[sandbox: network access denied under read-only mode]";
 
 for (const backend of SANDBOX_BACKENDS) {
   describe(
@@ -79,6 +82,58 @@ for (const backend of SANDBOX_BACKENDS) {
         });
         assert.ok(again.text.includes(DENIAL), "the grant covered one call");
         assert.equal(existsSync(join(workspace.root, "again.txt")), false);
+      });
+
+      it("a refused connection renders the network marker, hinting only danger-full-access", async () => {
+        using workspace = tempWorkspace();
+        const { port, accepted, server } = await listener();
+        try {
+          await using executor = executorFor(backend, workspace, { network: "deny" });
+          await using tasks = new TaskRegistry();
+          const approve: ApproveEscalation = () => Promise.resolve("allow-once");
+          const { bash } = createBashTools({ executor, tasks, owner: taskOwner("s"), approve });
+          const denied = await bash.execute({
+            command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`,
+            description: "Connect to the test listener",
+          });
+          assert.equal(denied.isError, true);
+          assert.ok(denied.text.includes(NETWORK_DENIAL), denied.text);
+          assert.doesNotMatch(denied.text, /file access denied|"workspace-write"/);
+          assert.match(
+            denied.text,
+            /retry it once with sandbox_permissions "danger-full-access" and/,
+          );
+
+          // workspace-write does not open the network either.
+          const wider = createBashTools({
+            executor,
+            tasks,
+            owner: taskOwner("s"),
+            approve,
+            sessionMode: () => "workspace-write",
+          });
+          const writing = await wider.bash.execute({
+            command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`,
+            description: "Connect to the test listener",
+          });
+          assert.ok(
+            writing.text.includes("[sandbox: network access denied under workspace-write mode]"),
+            writing.text,
+          );
+          assert.match(writing.text, /retry it once with sandbox_permissions "danger-full-access"/);
+
+          // Without an approver nothing is offered, so no hint.
+          const unattended = createBashTools({ executor, tasks, owner: taskOwner("s") });
+          const unhinted = await unattended.bash.execute({
+            command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`,
+            description: "Connect to the test listener",
+          });
+          assert.ok(unhinted.text.includes(NETWORK_DENIAL), unhinted.text);
+          assert.doesNotMatch(unhinted.text, /retry|sandbox_permissions/);
+          assert.equal(accepted(), 0, "the listener saw a connection");
+        } finally {
+          await closeServer(server);
+        }
       });
 
       it("a rejected escalation fails closed: nothing runs", async () => {

@@ -1,5 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   SANDBOX_BACKENDS,
@@ -75,3 +77,23 @@ export function fakeProgram(workspace: Workspace, name: string, body: string): s
 }
 
 export { SANDBOX_BACKENDS };
+
+/** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
+export async function listener(): Promise<
+  { port: number; accepted: () => number; server: Server }
+> {
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted++;
+    socket.destroy();
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const address = server.address();
+  assert.ok(address !== null && typeof address === "object");
+  return { port: address.port, accepted: () => accepted, server };
+}
+
+/** Closes `server` and waits until it has. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((done) => server.close(() => done()));
+}

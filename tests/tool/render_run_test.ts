@@ -238,6 +238,50 @@ describe("renderRunResult", () => {
     assert.doesNotMatch(text, /"workspace-write"/);
   });
 
+  it("names a network denial and hints only danger-full-access, the one mode that opens it", () => {
+    const denied = result({
+      exitCode: 1,
+      stderr: stream("bash: connect: Network is unreachable\n"),
+      sandbox: { mode: "read-only", backend: "bwrap", denied: true, denial: "network" },
+    });
+    const rendered = renderRunResult(denied, {
+      escalationModes: ["workspace-write", "danger-full-access"],
+    });
+    assert.deepEqual(rendered.text.split("\n").slice(2), [
+      "[sandbox: network access denied under read-only mode]",
+      '[if the command needs that access, retry it once with sandbox_permissions "danger-full-access" and a justification; a person approves or rejects the retry]',
+      "[exit code: 1]",
+    ]);
+    assert.equal(rendered.isError, true);
+  });
+
+  it("gives a network denial no hint when danger-full-access is not offered", () => {
+    const denied = result({
+      exitCode: 1,
+      sandbox: { mode: "read-only", backend: "landlock", denied: true, denial: "network" },
+    });
+    assert.equal(
+      renderRunResult(denied, { escalationModes: ["workspace-write"] }).text,
+      "(no output)\n[sandbox: network access denied under read-only mode]\n[exit code: 1]",
+    );
+  });
+
+  it("keeps the file marker and every wider offered mode for a filesystem denial", () => {
+    const denied = result({
+      exitCode: 1,
+      sandbox: { mode: "read-only", backend: "landlock", denied: true, denial: "filesystem" },
+    });
+    assert.deepEqual(
+      renderRunResult(denied, { escalationModes: ["workspace-write"] }).text.split("\n"),
+      [
+        "(no output)",
+        "[sandbox: file access denied under read-only mode]",
+        '[if the command needs that access, retry it once with sandbox_permissions "workspace-write" and a justification; a person approves or rejects the retry]',
+        "[exit code: 1]",
+      ],
+    );
+  });
+
   it("reports a sandbox runner failure, not a denial, even when denied is also set", () => {
     const rendered = renderRunResult(
       result({

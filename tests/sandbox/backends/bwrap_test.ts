@@ -185,16 +185,19 @@ describe("the bwrap backend", () => {
     assert.equal(backend.runnerFailed(outcome(125, "shellseam-bwrapper: x\n")), false);
 
     const p = policy({});
-    assert.equal(
-      backend.denied(outcome(1, "touch: cannot touch 'x': Read-only file system"), p, "/"),
-      true,
-    );
-    assert.equal(backend.denied(outcome(0, "Read-only file system"), p, "/"), false);
-    assert.equal(backend.denied(outcome(null, "Read-only file system"), p, "/"), false);
-    assert.equal(backend.denied(outcome(7, "curl: (7) Connection refused"), p, "/"), true);
-    assert.equal(backend.denied(outcome(2, "Network is unreachable"), p, "/"), true);
+    const denied = (exitCode: number | null, stderr: string, on = p) =>
+      backend.denied(outcome(exitCode, stderr), on, "/");
+    assert.equal(denied(1, "touch: cannot touch 'x': Read-only file system"), "filesystem");
+    assert.equal(denied(0, "Read-only file system"), undefined);
+    assert.equal(denied(null, "Read-only file system"), undefined);
+    assert.equal(denied(7, "curl: (7) Connection refused"), "network");
+    assert.equal(denied(2, "Network is unreachable"), "network");
     const open = policy({ network: "allow" });
-    assert.equal(backend.denied(outcome(7, "curl: (7) Connection refused"), open, "/"), false);
-    assert.equal(backend.denied(outcome(1, "No such file or directory"), p, "/"), false);
+    assert.equal(denied(7, "curl: (7) Connection refused", open), undefined);
+    assert.equal(denied(1, "x: Read-only file system", open), "filesystem");
+    assert.equal(denied(1, "No such file or directory"), undefined);
+    // The first line with a signature decides.
+    assert.equal(denied(1, "Connection refused\ntouch: x: Read-only file system"), "network");
+    assert.equal(denied(1, "touch: x: Read-only file system\nConnection refused"), "filesystem");
   });
 });

@@ -199,7 +199,7 @@ describe("the landlock backend", () => {
       "shellseam-landlock: landlock_restrict_self failed (EPERM): Permission denied\n",
     );
     assert.equal(backend.runnerFailed(failed), true);
-    assert.equal(backend.denied(failed, policy(), workspace.root), false);
+    assert.equal(backend.denied(failed, policy(), workspace.root), undefined);
     assert.equal(backend.runnerFailed(outcome(125, "other\n")), false);
     assert.equal(backend.runnerFailed(outcome(1, "shellseam-landlock: x\n")), false);
   });
@@ -208,23 +208,58 @@ describe("the landlock backend", () => {
     using workspace = tempWorkspace();
     const { backend, policy, tmpDir } = setup(workspace);
     const write = policy({ mode: "workspace-write" });
-    const denied = (stderr: string, p = write, code = 1) =>
+    const denied = (stderr: string, p = write, code: number | null = 1) =>
       backend.denied(outcome(code, stderr), p, workspace.root);
-    assert.equal(denied("touch: cannot touch '/etc/x': Permission denied"), true);
-    assert.equal(denied(`bash: ${workspace.base}/beside.txt: Permission denied`), true);
-    assert.equal(denied("bash: ../beside.txt: Permission denied"), true);
-    assert.equal(denied("bash: connect: Permission denied"), true);
-    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied"), true);
-    assert.equal(denied("Error: EACCES: permission denied, open '/etc/x'"), true);
-    assert.equal(denied(`Error: EACCES: permission denied, open '${workspace.root}/x'`), false);
+    const FS = "filesystem";
+    assert.equal(denied("touch: cannot touch '/etc/x': Permission denied"), FS);
+    assert.equal(denied(`bash: ${workspace.base}/beside.txt: Permission denied`), FS);
+    assert.equal(denied("bash: ../beside.txt: Permission denied"), FS);
+    assert.equal(denied("Error: EACCES: permission denied, open '/etc/x'"), FS);
+    assert.equal(denied(`Error: EACCES: permission denied, open '${workspace.root}/x'`), undefined);
     // Paths inside the writable roots: an ordinary permission problem.
-    assert.equal(denied("bash: ./script.sh: Permission denied"), false);
-    assert.equal(denied(`cat: '${workspace.root}/secret': Permission denied`), false);
-    assert.equal(denied(`bash: ${tmpDir}/x: Permission denied`), false);
+    assert.equal(denied("bash: ./script.sh: Permission denied"), undefined);
+    assert.equal(denied("/usr/bin/bash: line 1: ./script.sh: Permission denied"), undefined);
+    assert.equal(denied(`cat: '${workspace.root}/secret': Permission denied`), undefined);
+    assert.equal(denied(`bash: ${tmpDir}/x: Permission denied`), undefined);
     // The same workspace path is a denial under read-only.
-    assert.equal(denied(`cat: '${workspace.root}/secret': Permission denied`, policy()), true);
+    assert.equal(denied(`cat: '${workspace.root}/secret': Permission denied`, policy()), FS);
     // No signature, or no failure: no denial.
-    assert.equal(denied("cp: cannot stat 'x': No such file or directory"), false);
-    assert.equal(denied("touch: cannot touch '/etc/x': Permission denied", write, 0), false);
+    assert.equal(denied("cp: cannot stat 'x': No such file or directory"), undefined);
+    assert.equal(denied("touch: cannot touch '/etc/x': Permission denied", write, 0), undefined);
+    assert.equal(denied("touch: cannot touch '/etc/x': Permission denied", write, null), undefined);
+  });
+
+  it("a pathless denial that speaks of sockets is the network's, only when it is denied", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace);
+    const deny = policy({ mode: "workspace-write" });
+    const allow = policy({ mode: "workspace-write", network: "allow" });
+    const denied = (stderr: string, p = deny) =>
+      backend.denied(outcome(1, stderr), p, workspace.root);
+    assert.equal(denied("bash: connect: Permission denied"), "network");
+    assert.equal(denied("bash: socket: Permission denied"), "network");
+    // The program path that leads the line is not what was denied.
+    assert.equal(denied("/usr/bin/bash: socket: Permission denied"), "network");
+    assert.equal(denied("/etc/x: Permission denied"), "filesystem");
+    // Bash's /dev/tcp names an address, not a file.
+    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied"), "network");
+    assert.equal(
+      denied("/usr/bin/bash: line 1: /dev/tcp/127.0.0.1/80: Permission denied"),
+      "network",
+    );
+    assert.equal(denied("curl: (6) Could not resolve host: x: Permission denied"), "network");
+    // A pathless line without a network word, or any line with the network allowed: files.
+    assert.equal(denied("PermissionError: [Errno 13] Permission denied"), "filesystem");
+    assert.equal(denied("bash: connect: Permission denied", allow), "filesystem");
+    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied", allow), "filesystem");
+    // The first denied line decides.
+    assert.equal(
+      denied("bash: connect: Permission denied\ntouch: cannot touch '/etc/x': Permission denied"),
+      "network",
+    );
+    assert.equal(
+      denied("touch: cannot touch '/etc/x': Permission denied\nbash: connect: Permission denied"),
+      "filesystem",
+    );
   });
 });
