@@ -54,6 +54,15 @@ export interface SandboxBackend {
   ): SandboxDenial | undefined;
 }
 
+/**
+ * What clients print when a connection or a name lookup fails. Under network
+ * `deny` both backends leave a command no network at all (bwrap: a namespace
+ * with only loopback; Landlock: IP sockets refused), so such a failure is the
+ * sandbox's doing.
+ */
+export const NETWORK_FAILURE: RegExp =
+  /Network is unreachable|Connection refused|Couldn't connect to server|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)/i;
+
 /** The first line of `text`, trimmed. */
 export function firstLine(text: string): string {
   return text.trimStart().split("\n", 1)[0]?.trim() ?? "";

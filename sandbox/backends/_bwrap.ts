@@ -5,6 +5,7 @@ import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
   firstLine,
+  NETWORK_FAILURE,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
@@ -14,8 +15,6 @@ import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
-/** What a connect says inside a network namespace that has only loopback. */
-const NETWORK_SIGNATURE = /Network is unreachable|Connection refused/;
 
 /**
  * The bubblewrap arguments that confine a command by `policy`:
@@ -140,7 +139,7 @@ export function createBwrapBackend(
       if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
       for (const line of outcome.stderrText.split("\n")) {
         if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-        if (policy.network === "deny" && NETWORK_SIGNATURE.test(line)) return "network";
+        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
       }
       return undefined;
     },

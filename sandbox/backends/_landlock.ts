@@ -7,6 +7,7 @@ import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
   firstLine,
+  NETWORK_FAILURE,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
@@ -234,6 +235,7 @@ export function createLandlockBackend(
           if (root) return "filesystem";
           continue;
         }
+        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
         if (!DENIED.test(line)) continue;
         const paths = namedPaths(line).filter((path) => !SOCKET_PATH.test(path));
         if (paths.length === 0) {

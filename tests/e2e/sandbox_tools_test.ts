@@ -4,6 +4,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
+import { findOnPath } from "../../local/_session.ts";
 import { type ApproveEscalation, createBashTools, type EscalationRequest } from "../../tool/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {
@@ -130,6 +132,34 @@ for (const backend of SANDBOX_BACKENDS) {
           });
           assert.ok(unhinted.text.includes(NETWORK_DENIAL), unhinted.text);
           assert.doesNotMatch(unhinted.text, /retry|sandbox_permissions/);
+          assert.equal(accepted(), 0, "the listener saw a connection");
+        } finally {
+          await closeServer(server);
+        }
+      });
+
+      it("curl and a Python name lookup failing under network deny render the network marker", {
+        skip: ["curl", "python3"].every((name) => findOnPath(name, process.env.PATH))
+          ? false
+          : "curl or python3 is not on PATH",
+      }, async () => {
+        using workspace = tempWorkspace();
+        const { port, accepted, server } = await listener();
+        try {
+          await using executor = executorFor(backend, workspace, { network: "deny" });
+          await using tasks = new TaskRegistry();
+          const { bash } = createBashTools({ executor, tasks, owner: taskOwner("s") });
+          for (
+            const command of [
+              `curl -sS http://127.0.0.1:${port}/`,
+              "curl -sS http://example.invalid/",
+              `python3 -c "import socket; socket.getaddrinfo('example.com', 80)"`,
+            ]
+          ) {
+            const result = await bash.execute({ command, description: "Reach the network" });
+            assert.equal(result.isError, true);
+            assert.ok(result.text.includes(NETWORK_DENIAL), `${command}\n${result.text}`);
+          }
           assert.equal(accepted(), 0, "the listener saw a connection");
         } finally {
           await closeServer(server);
