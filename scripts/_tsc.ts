@@ -53,7 +53,7 @@ export async function tsc(args: string[], cwd: string = ROOT): Promise<void> {
     throw new Error('Pin the compiler in deno.json, e.g. "typescript": "npm:typescript@7.0.2"');
   }
   const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--no-lock", `${pin}/tsc`, ...args],
+    args: ["run", "--allow-all", `${pin}/tsc`, ...args],
     cwd,
     stdout: "inherit",
     stderr: "inherit",
