@@ -28,6 +28,19 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
   DEBIAN_FRONTEND: "noninteractive",
 });
 
+/**
+ * Files a non-interactive bash would source at start: ambient values are
+ * dropped (a caller's explicit `env` may still set them).
+ */
+const STARTUP_FILE_VARIABLES = ["BASH_ENV", "ENV"];
+
+/**
+ * Flags that keep bash from reading rc files, including the ~/.bashrc it
+ * reads when stdin is a socket and SHLVL is unset (its remote-shell guess,
+ * which Node's socket stdio triggers).
+ */
+export const BASH_FLAGS: readonly string[] = ["--norc", "--noprofile"];
+
 /** The part of every command's environment that does not depend on the call. */
 export interface BaseEnv {
   env: Readonly<Record<string, string>>;
@@ -37,7 +50,13 @@ export interface BaseEnv {
 /** The scrubbed parent environment with the overrides on top; computed once per executor. */
 export function baseEnv(): BaseEnv {
   const { env, scrubbed } = scrubbedParentEnv();
-  return { env: { ...env, ...ENV_OVERRIDES }, scrubbed };
+  for (const name of STARTUP_FILE_VARIABLES) {
+    if (name in env) {
+      delete env[name];
+      scrubbed.push(name);
+    }
+  }
+  return { env: { ...env, ...ENV_OVERRIDES }, scrubbed: scrubbed.sort() };
 }
 
 /** Throws `BashConfigError` for an `env` key in the managed namespace or a `managedEnv` key outside it. */

@@ -19,7 +19,7 @@ import {
   type ResolvedLocalBashExecutorConfig,
   wholeNumber,
 } from "./_config.ts";
-import { type BaseEnv, baseEnv, checkEnvKeys, commandEnv } from "./_env.ts";
+import { type BaseEnv, baseEnv, BASH_FLAGS, checkEnvKeys, commandEnv } from "./_env.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { findOnPath } from "./_session.ts";
@@ -207,7 +207,7 @@ export class LocalBashExecutor extends BashExecutor {
   /**
    * The hook a subclass uses to change what is spawned (a sandbox wraps the
    * launch). Called by `run()` and `start()` after validation and before
-   * spawning, with `{ program: <absolute bash>, args: ["-c", command], cwd, env }`.
+   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`.
    * The session strategy is applied to the returned launch. Rejecting makes
    * the call reject with that error, and nothing is spawned.
    *
@@ -219,9 +219,9 @@ export class LocalBashExecutor extends BashExecutor {
    *
    * class Traced extends LocalBashExecutor {
    *   protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-   *     const command = `echo traced; ${launch.args[1]}`;
+   *     const command = `echo traced; ${launch.args.at(-1)}`;
    *     return Promise.resolve({
-   *       launch: { ...launch, args: ["-c", command] },
+   *       launch: { ...launch, args: [...launch.args.slice(0, -1), command] },
    *       describe: () => ({ mode: "danger-full-access", backend: "none", denied: false }),
    *     });
    *   }
@@ -341,7 +341,7 @@ export class LocalBashExecutor extends BashExecutor {
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
     const plan = await this.planLaunch(spec, {
       program: bash,
-      args: ["-c", spec.command],
+      args: [...BASH_FLAGS, "-c", spec.command],
       cwd: spec.workdir,
       env,
     });

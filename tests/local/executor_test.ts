@@ -1,7 +1,15 @@
 import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -226,6 +234,61 @@ for (const sessionStrategy of STRATEGIES) {
         managedEnv: { SHELLSEAM_X: "managed" },
       }));
       assert.equal(explicit.stdout.text, "given managed yes\n");
+    });
+
+    it("reads no rc file: ambient BASH_ENV and ENV are dropped, ~/.bashrc is not read", async () => {
+      const home = mkdtempSync(join(tmpdir(), "shellseam-rc-"));
+      const rc = join(home, "rc.sh");
+      writeFileSync(rc, "echo sourced-rc\n");
+      writeFileSync(join(home, ".bashrc"), "echo sourced-bashrc\n");
+      writeFileSync(join(home, ".bash_profile"), "echo sourced-profile\n");
+      const saved = {
+        BASH_ENV: process.env.BASH_ENV,
+        ENV: process.env.ENV,
+        SHLVL: process.env.SHLVL,
+      };
+      process.env.BASH_ENV = rc;
+      process.env.ENV = rc;
+      // Without SHLVL, bash reads ~/.bashrc when stdin is a socket (as Node gives it).
+      delete process.env.SHLVL;
+      let executor: LocalBashExecutor;
+      try {
+        executor = make();
+      } finally {
+        for (const [name, value] of Object.entries(saved)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      }
+      try {
+        await using _ = executor;
+        for (const keepStdinOpen of [false, true]) {
+          const spec = executor.resolve({
+            command: "echo body",
+            env: { HOME: home },
+            keepStdinOpen,
+          });
+          const started = await executor.start(spec);
+          if (keepStdinOpen) await started.closeStdin();
+          await started.done;
+          assert.equal(started.readOutput().stdout, "body\n", `keepStdinOpen: ${keepStdinOpen}`);
+        }
+        const result = await executor.run(executor.resolve({ command: "echo body" }));
+        assert.equal(result.stdout.text, "body\n");
+        assert.ok(result.scrubbedEnv.includes("BASH_ENV"));
+        assert.ok(result.scrubbedEnv.includes("ENV"));
+        const explicit = await executor.run(executor.resolve({
+          command: "echo body",
+          env: { BASH_ENV: rc },
+        }));
+        assert.equal(
+          explicit.stdout.text,
+          "sourced-rc\nbody\n",
+          "an explicit BASH_ENV is honoured",
+        );
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
     });
 
     it("merges managedEnv last and keeps managed names out of env", async () => {
@@ -809,7 +872,7 @@ describe("LocalBashExecutor.planLaunch", () => {
     const [launch] = executor.launches;
     assert.ok(launch !== undefined);
     assert.match(launch.program, /^\/.*\/bash$/);
-    assert.deepEqual(launch.args, ["-c", "echo hi >&2; exit 3"]);
+    assert.deepEqual(launch.args, ["--norc", "--noprofile", "-c", "echo hi >&2; exit 3"]);
     assert.equal(launch.cwd, "/tmp");
     assert.equal(launch.env.A, "1");
     assert.equal(launch.env.PAGER, "cat");
