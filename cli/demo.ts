@@ -105,6 +105,28 @@ try {
     console.log(renderRunResult(result).text.replace(/^/gm, "  | "));
     console.log(`sandbox: ${JSON.stringify(result.sandbox)}`);
   }
+
+  if (report.selected !== null) {
+    section("Escalation: a denial, then one approved retry");
+    await using readOnly = new SandboxBashExecutor({ workspaceRoot: workspace });
+    const session = createBashTools({
+      executor: readOnly,
+      tasks,
+      owner: taskOwner("demo-session"),
+      approve: (request) => {
+        console.log(`  (a person is asked: ${JSON.stringify(request)} -> allow-once)`);
+        return Promise.resolve("allow-once");
+      },
+    });
+    const write = { command: "echo note > notes.txt && cat notes.txt", description: "Write notes" };
+    console.log((await session.bash.execute(write)).text.replace(/^/gm, "  | "));
+    const retry = {
+      ...write,
+      sandbox_permissions: "workspace-write",
+      justification: "The task asks for a notes file in the workspace",
+    };
+    console.log((await session.bash.execute(retry)).text.replace(/^/gm, "  | "));
+  }
 } finally {
   rmSync(workspace, { recursive: true, force: true });
 }
