@@ -6,8 +6,40 @@ import {
   type BashProcessRead,
   type BashRunResult,
   type BashSandboxInfo,
+  type CollectedOutput,
   type SandboxMode,
 } from "../../seam/mod.ts";
+
+/** One collected stream holding `text`, untruncated unless `extra` says otherwise. */
+export function stream(text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput {
+  return {
+    text,
+    truncated: false,
+    totalBytes: text.length,
+    omittedBytes: 0,
+    spillComplete: false,
+    invalidUtf8Bytes: 0,
+    ...extra,
+  };
+}
+
+/** A foreground result: a clean exit 0 with no output, unless `extra` says otherwise. */
+export function runResult(extra: Partial<BashRunResult> = {}): BashRunResult {
+  return {
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    idledOut: false,
+    aborted: false,
+    timeoutMs: 120_000,
+    durationMs: 5,
+    stdout: stream(""),
+    stderr: stream(""),
+    strays: { killed: 0, survivors: [] },
+    scrubbedEnv: [],
+    ...extra,
+  };
+}
 
 /** A settled fake background process that printed `stdout`. */
 export function fakeProcess(

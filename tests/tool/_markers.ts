@@ -1,5 +1,5 @@
-import type { BashRunResult, CollectedOutput } from "../../seam/mod.ts";
 import { renderRunResult, renderTaskOutput } from "../../tool/mod.ts";
+import { runResult, stream } from "./_fakes.ts";
 
 /**
  * Every `[...]` marker template a text names, such as `[exit code: N]` or
@@ -19,39 +19,10 @@ export function templatePattern(template: string): RegExp {
   return new RegExp(escaped);
 }
 
-function stream(text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput {
-  return {
-    text,
-    truncated: false,
-    totalBytes: text.length,
-    omittedBytes: 0,
-    spillComplete: false,
-    invalidUtf8Bytes: 0,
-    ...extra,
-  };
-}
-
-function run(extra: Partial<BashRunResult>): BashRunResult {
-  return {
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    idledOut: false,
-    aborted: false,
-    timeoutMs: 1000,
-    durationMs: 1,
-    stdout: stream(""),
-    stderr: stream(""),
-    strays: { killed: 0, survivors: [] },
-    scrubbedEnv: [],
-    ...extra,
-  };
-}
-
 /** Texts the renderers really produce, covering every marker the tools document. */
 export const RENDERED: readonly string[] = [
   renderRunResult(
-    run({
+    runResult({
       exitCode: 2,
       timedOut: true,
       stdout: stream("a\n[...]\nz\n", {
@@ -66,8 +37,8 @@ export const RENDERED: readonly string[] = [
     }),
     { escalationModes: ["workspace-write"] },
   ).text,
-  renderRunResult(run({ exitCode: null, signal: "SIGKILL" })).text,
-  renderRunResult(run({})).text,
+  renderRunResult(runResult({ exitCode: null, signal: "SIGKILL" })).text,
+  renderRunResult(runResult({})).text,
   renderTaskOutput({
     snapshot: {
       id: "bash-1",

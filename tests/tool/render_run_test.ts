@@ -1,58 +1,29 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { BashRunResult, CollectedOutput } from "../../seam/mod.ts";
 import { renderRunResult, truncationMarkers } from "../../tool/mod.ts";
-
-function stream(text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput {
-  return {
-    text,
-    truncated: false,
-    totalBytes: text.length,
-    omittedBytes: 0,
-    spillComplete: false,
-    invalidUtf8Bytes: 0,
-    ...extra,
-  };
-}
-
-function result(extra: Partial<BashRunResult> = {}): BashRunResult {
-  return {
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    idledOut: false,
-    aborted: false,
-    timeoutMs: 120_000,
-    durationMs: 5,
-    stdout: stream(""),
-    stderr: stream(""),
-    strays: { killed: 0, survivors: [] },
-    scrubbedEnv: [],
-    ...extra,
-  };
-}
+import { runResult, stream } from "./_fakes.ts";
 
 const STRAYS =
   "[stopped 2 background process(es) left running by the command; use run_in_background for servers]";
 
 describe("renderRunResult", () => {
   it("shows stdout then the exit code, and is not an error for exit 0", () => {
-    assert.deepEqual(renderRunResult(result({ stdout: stream("hi\n") })), {
+    assert.deepEqual(renderRunResult(runResult({ stdout: stream("hi\n") })), {
       text: "hi\n[exit code: 0]",
       isError: false,
     });
   });
 
   it("shows (no output) when both streams are empty or blank", () => {
-    assert.equal(renderRunResult(result()).text, "(no output)\n[exit code: 0]");
+    assert.equal(renderRunResult(runResult()).text, "(no output)\n[exit code: 0]");
     assert.equal(
-      renderRunResult(result({ stdout: stream("\n"), stderr: stream(" ") })).text,
+      renderRunResult(runResult({ stdout: stream("\n"), stderr: stream(" ") })).text,
       "(no output)\n[exit code: 0]",
     );
   });
 
   it("puts stderr in its own section after stdout", () => {
-    const rendered = renderRunResult(result({
+    const rendered = renderRunResult(runResult({
       exitCode: 2,
       stdout: stream("out\n"),
       stderr: stream("warn: x\n"),
@@ -62,13 +33,13 @@ describe("renderRunResult", () => {
 
   it("shows only the stderr section when stdout is empty", () => {
     assert.equal(
-      renderRunResult(result({ stderr: stream("oops") })).text,
+      renderRunResult(runResult({ stderr: stream("oops") })).text,
       "[stderr]\noops\n[exit code: 0]",
     );
   });
 
   it("strips ANSI escapes and carriage-return redraws from both streams", () => {
-    const rendered = renderRunResult(result({
+    const rendered = renderRunResult(runResult({
       stdout: stream("\x1b[32mgreen\x1b[0m\n 10%\r100%\n"),
       stderr: stream("\x1b[31mred\x1b[0m\r\n"),
     }));
@@ -76,7 +47,7 @@ describe("renderRunResult", () => {
   });
 
   it("puts a truncation marker after each truncated stream", () => {
-    const rendered = renderRunResult(result({
+    const rendered = renderRunResult(runResult({
       stdout: stream("head\n[...]\ntail\n", {
         truncated: true,
         omittedBytes: 1000,
@@ -110,7 +81,7 @@ describe("renderRunResult", () => {
       "[only the beginning of the output was saved: /s/1]",
     ]);
     assert.equal(
-      renderRunResult(result({ stdout: partial })).text,
+      renderRunResult(runResult({ stdout: partial })).text,
       [
         "head\n[...]\ntail",
         "[output truncated: 9 bytes omitted; full output: (unavailable)]",
@@ -129,7 +100,7 @@ describe("renderRunResult", () => {
 
   it("orders sandbox denial, escalation hint, timeout, exit code and strays", () => {
     const rendered = renderRunResult(
-      result({
+      runResult({
         exitCode: 1,
         timedOut: true,
         timeoutMs: 1000,
@@ -151,7 +122,7 @@ describe("renderRunResult", () => {
 
   it("shows a signal instead of an exit code", () => {
     const rendered = renderRunResult(
-      result({ exitCode: null, signal: "SIGKILL", timedOut: true, timeoutMs: 50 }),
+      runResult({ exitCode: null, signal: "SIGKILL", timedOut: true, timeoutMs: 50 }),
     );
     assert.deepEqual(rendered, {
       text: "(no output)\n[timed out after 50 ms]\n[killed by signal: SIGKILL]",
@@ -160,7 +131,7 @@ describe("renderRunResult", () => {
   });
 
   it("reports a trapped timeout that exited 0 as a timeout and an error", () => {
-    const rendered = renderRunResult(result({ exitCode: 0, timedOut: true, timeoutMs: 300 }));
+    const rendered = renderRunResult(runResult({ exitCode: 0, timedOut: true, timeoutMs: 300 }));
     assert.deepEqual(rendered, {
       text: "(no output)\n[timed out after 300 ms]\n[exit code: 0]",
       isError: true,
@@ -168,7 +139,9 @@ describe("renderRunResult", () => {
   });
 
   it("makes an aborted run an error result", () => {
-    const rendered = renderRunResult(result({ exitCode: null, signal: "SIGTERM", aborted: true }));
+    const rendered = renderRunResult(
+      runResult({ exitCode: null, signal: "SIGTERM", aborted: true }),
+    );
     assert.equal(rendered.isError, true);
     assert.equal(
       rendered.text,
@@ -177,7 +150,9 @@ describe("renderRunResult", () => {
   });
 
   it("reports an idle timeout", () => {
-    const rendered = renderRunResult(result({ exitCode: null, signal: "SIGTERM", idledOut: true }));
+    const rendered = renderRunResult(
+      runResult({ exitCode: null, signal: "SIGTERM", idledOut: true }),
+    );
     assert.match(
       rendered.text,
       /\n\[stopped: no output for too long \(idle timeout\)\]\n\[killed by signal: SIGTERM\]$/,
@@ -186,7 +161,7 @@ describe("renderRunResult", () => {
   });
 
   it("advises run_in_background for strays only when it is offered", () => {
-    const strays = result({ strays: { killed: 1, survivors: [] } });
+    const strays = runResult({ strays: { killed: 1, survivors: [] } });
     assert.equal(
       renderRunResult(strays, { runInBackground: false }).text,
       "(no output)\n[exit code: 0]\n[stopped 1 background process(es) left running by the command]",
@@ -198,7 +173,7 @@ describe("renderRunResult", () => {
   });
 
   it("reports strays killed and survivors last", () => {
-    const rendered = renderRunResult(result({ strays: { killed: 2, survivors: [41, 42] } }));
+    const rendered = renderRunResult(runResult({ strays: { killed: 2, survivors: [41, 42] } }));
     assert.deepEqual(rendered.text.split("\n"), [
       "(no output)",
       "[exit code: 0]",
@@ -209,7 +184,7 @@ describe("renderRunResult", () => {
   });
 
   it("gives no escalation hint without escalation modes, or when none is wider", () => {
-    const denied = result({
+    const denied = runResult({
       exitCode: 1,
       sandbox: { mode: "read-only", backend: "landlock", denied: true },
     });
@@ -217,7 +192,7 @@ describe("renderRunResult", () => {
       renderRunResult(denied).text,
       "(no output)\n[sandbox: file access denied under read-only mode]\n[exit code: 1]",
     );
-    const widest = result({
+    const widest = runResult({
       exitCode: 1,
       sandbox: { mode: "danger-full-access", backend: "none", denied: true },
     });
@@ -228,7 +203,7 @@ describe("renderRunResult", () => {
   });
 
   it("hints only the offered modes wider than the mode the command ran under", () => {
-    const denied = result({
+    const denied = runResult({
       exitCode: 1,
       sandbox: { mode: "workspace-write", backend: "bwrap", denied: true },
     });
@@ -239,7 +214,7 @@ describe("renderRunResult", () => {
   });
 
   it("names a network denial and hints only danger-full-access, the one mode that opens it", () => {
-    const denied = result({
+    const denied = runResult({
       exitCode: 1,
       stderr: stream("bash: connect: Network is unreachable\n"),
       sandbox: { mode: "read-only", backend: "bwrap", denied: true, denial: "network" },
@@ -256,7 +231,7 @@ describe("renderRunResult", () => {
   });
 
   it("gives a network denial no hint when danger-full-access is not offered", () => {
-    const denied = result({
+    const denied = runResult({
       exitCode: 1,
       sandbox: { mode: "read-only", backend: "landlock", denied: true, denial: "network" },
     });
@@ -267,7 +242,7 @@ describe("renderRunResult", () => {
   });
 
   it("keeps the file marker and every wider offered mode for a filesystem denial", () => {
-    const denied = result({
+    const denied = runResult({
       exitCode: 1,
       sandbox: { mode: "read-only", backend: "landlock", denied: true, denial: "filesystem" },
     });
@@ -284,7 +259,7 @@ describe("renderRunResult", () => {
 
   it("reports a sandbox runner failure, not a denial, even when denied is also set", () => {
     const rendered = renderRunResult(
-      result({
+      runResult({
         exitCode: 1,
         sandbox: { mode: "read-only", backend: "bwrap", denied: true, runnerFailed: true },
       }),
@@ -299,7 +274,7 @@ describe("renderRunResult", () => {
   });
 
   it("adds no sandbox line for a sandboxed run that was not denied", () => {
-    const allowed = result({ sandbox: { mode: "read-only", backend: "bwrap", denied: false } });
+    const allowed = runResult({ sandbox: { mode: "read-only", backend: "bwrap", denied: false } });
     assert.deepEqual(renderRunResult(allowed), {
       text: "(no output)\n[exit code: 0]",
       isError: false,
