@@ -1,4 +1,5 @@
 import type { BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import { widerSandboxModes } from "./escalation.ts";
 import { stripTerminalControls } from "./terminal.ts";
 
 /**
@@ -30,8 +31,9 @@ function showable(text: string): string | undefined {
 /**
  * The sandbox marker lines: a runner failure, or a denial (of file or of
  * network access) followed by the escalation hint naming those of
- * `escalationModes` that would grant it. The network policy is not part of
- * the mode, so only `danger-full-access` (unconfined) grants a denied network.
+ * `escalationModes` that are wider than the mode the command ran under and
+ * would grant it. The network policy is not part of the mode, so only
+ * `danger-full-access` (unconfined) grants a denied network.
  */
 export function sandboxLines(
   info: BashSandboxInfo | undefined,
@@ -48,9 +50,10 @@ export function sandboxLines(
   const lines = [
     `[sandbox: ${network ? "network" : "file"} access denied under ${info.mode} mode]`,
   ];
-  const helping = network
-    ? escalationModes.filter((mode) => mode === "danger-full-access")
-    : escalationModes;
+  const wider = widerSandboxModes(info.mode);
+  const helping = escalationModes.filter((mode) =>
+    wider.includes(mode) && (!network || mode === "danger-full-access")
+  );
   if (helping.length > 0) {
     const modes = helping.map((mode) => JSON.stringify(mode)).join(" or ");
     lines.push(

@@ -1,5 +1,4 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
-import { widerSandboxModes } from "./escalation.ts";
 import { outputLines, sandboxLines } from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
 
@@ -94,8 +93,6 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * ```
  */
 export function renderRunResult(result: BashRunResult, options: RenderRunOptions = {}): ToolResult {
-  const allowed = options.escalationModes ?? [];
-  const wider = result.sandbox ? widerSandboxModes(result.sandbox.mode) : [];
   const lines = [
     ...outputLines({
       stdout: result.stdout.text,
@@ -103,7 +100,7 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
       stderr: result.stderr.text,
       stderrMarkers: truncationMarkers(result.stderr),
     }, "(no output)"),
-    ...sandboxLines(result.sandbox, allowed.filter((mode) => wider.includes(mode))),
+    ...sandboxLines(result.sandbox, options.escalationModes ?? []),
   ];
   if (result.timedOut) lines.push(`[timed out after ${result.timeoutMs} ms]`);
   if (result.idledOut) lines.push("[stopped: no output for too long (idle timeout)]");

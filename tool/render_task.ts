@@ -1,6 +1,5 @@
 import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { widerSandboxModes } from "./escalation.ts";
 import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
 
 /**
@@ -113,9 +112,7 @@ export function renderTaskOutput(
       stderrMarkers: [],
     }, empty));
     if (output.lossy) lines.push(lossyMarker(output));
-    const wider = output.sandbox ? widerSandboxModes(output.sandbox.mode) : [];
-    const allowed = (options.escalationModes ?? []).filter((mode) => wider.includes(mode));
-    lines.push(...sandboxLines(output.sandbox, allowed));
+    lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
   } else {
     const text = output === undefined || typeof output === "string"
       ? output ?? ""
