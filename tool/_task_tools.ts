@@ -8,7 +8,7 @@ import {
   TASK_LIST_SCHEMA,
   TASK_OUTPUT_SCHEMA,
 } from "./schemas.ts";
-import type { BashTool, ToolResult } from "./tool.ts";
+import type { BashTool } from "./tool.ts";
 import { validateToolArguments } from "./validate.ts";
 
 /** How long `task_kill` waits for a stopped task to exit (past the executor's kill grace). */
@@ -55,7 +55,7 @@ export function createTaskTools(
         if (signal?.aborted) {
           return failure(`Stopped waiting for task ${id}: the tool call was cancelled`);
         }
-        return taskFailure(error);
+        return failure(messageOf(error));
       }
     },
   };
@@ -87,13 +87,9 @@ export function createTaskTools(
           : tasks.get(id, owner);
         return { text: renderTaskKill(outcome, snapshot), isError: false };
       } catch (error) {
-        return taskFailure(error);
+        return failure(messageOf(error));
       }
     },
   };
   return { taskOutput, taskList, taskKill };
-}
-
-function taskFailure(error: unknown): ToolResult {
-  return failure(messageOf(error));
 }
