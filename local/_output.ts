@@ -67,11 +67,6 @@ export class OutputCollector {
     this.#tailLimit = budget.maxBytes - this.#headLimit;
   }
 
-  /** Bytes the stream produced so far. */
-  get totalBytes(): number {
-    return this.#total;
-  }
-
   /** The spill file's path, when there is a usable one. */
   get spillPath(): string | null {
     return this.#spill?.path ?? null;

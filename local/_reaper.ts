@@ -39,11 +39,6 @@ export class GroupReaper {
     this.#leaderAlive = false;
   }
 
-  /** True once a kill was requested. */
-  get terminated(): boolean {
-    return this.#terminated;
-  }
-
   /** SIGTERM now, SIGKILL after the grace period; idempotent. */
   terminate(): void {
     if (this.#terminated) return;
