@@ -140,11 +140,18 @@ export function createLandlockBackend(
   const arch = setup.arch ?? process.arch;
   const root = setup.root ?? process.getuid?.() === 0;
   let abi = 0;
-  const filterFor = (policy: ConfinedPolicy): Uint8Array | undefined =>
-    seccompFilter({
-      denyIpc: true,
-      ...(policy.network === "deny" ? { socketFamilies: [AF_UNIX, AF_NETLINK] } : {}),
-    }, setup.arch);
+  // The filter depends on the network policy alone, so each is built once.
+  const filters = new Map<ConfinedPolicy["network"], number[] | undefined>();
+  const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
+    if (!filters.has(policy.network)) {
+      const filter = seccompFilter({
+        denyIpc: true,
+        ...(policy.network === "deny" ? { socketFamilies: [AF_UNIX, AF_NETLINK] } : {}),
+      }, setup.arch);
+      filters.set(policy.network, filter && [...filter]);
+    }
+    return filters.get(policy.network);
+  };
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
@@ -154,7 +161,7 @@ export function createLandlockBackend(
       writeFiles: files,
       ...(root ? readOnlyView(policy, dirs, files) : {}),
       network: policy.network,
-      ...(filter === undefined ? {} : { seccompFilter: [...filter] }),
+      ...(filter === undefined ? {} : { seccompFilter: filter }),
       ...(reportAbi ? { reportAbi } : {}),
     };
     return {
