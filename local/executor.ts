@@ -105,7 +105,10 @@ export class LocalBashExecutor extends BashExecutor {
    */
   resolve(request: BashExecRequest): BashExecSpec {
     if (typeof request?.command !== "string") {
-      throw new BashConfigError(`"command" must be a string; got ${typeof request?.command}`);
+      const got = typeof request?.command;
+      throw new BashConfigError(
+        `"command" must be a string; got ${got}; pass the bash source as a string`,
+      );
     }
     const { config } = this;
     const timeoutMs = Math.min(
@@ -124,7 +127,11 @@ export class LocalBashExecutor extends BashExecutor {
       request.stdin !== undefined && typeof request.stdin !== "string" &&
       !(request.stdin instanceof Uint8Array)
     ) {
-      throw new BashConfigError(`"stdin" must be a string or a Uint8Array`);
+      throw new BashConfigError(
+        `"stdin" must be a string or a Uint8Array; got ${
+          request.stdin === null ? "null" : typeof request.stdin
+        }; encode it first`,
+      );
     }
     checkEnvKeys(request.env, request.managedEnv);
     return {

@@ -223,7 +223,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       throw new BashConfigError(
         `"defaultMode" must be "read-only", "workspace-write" or "danger-full-access"; got ${
           JSON.stringify(defaultMode)
-        }`,
+        }; pass one of them, or omit it for "read-only"`,
       );
     }
     this.defaultPolicy = Object.freeze(resolveSandboxPolicy({
@@ -238,7 +238,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       new Set(backends).size !== backends.length
     ) {
       throw new BashConfigError(
-        `"backends" must list "bwrap" and/or "landlock" once each; got ${JSON.stringify(backends)}`,
+        `"backends" must list "bwrap" and/or "landlock" once each; got ${
+          JSON.stringify(backends)
+        }; omit it to try both, bwrap first`,
       );
     }
     this.backends = Object.freeze([...backends]);

@@ -691,9 +691,12 @@ describe("LocalBashExecutor.resolve", () => {
     }
     assert.throws(
       () => executor.resolve({ command: "true", stdin: 5 as unknown as string }),
-      naming('"stdin"'),
+      naming('"stdin" must be a string or a Uint8Array; got number; encode it first'),
     );
-    assert.throws(() => executor.resolve({ command: 1 as unknown as string }), naming('"command"'));
+    assert.throws(
+      () => executor.resolve({ command: 1 as unknown as string }),
+      naming('"command" must be a string; got number; pass the bash source as a string'),
+    );
   });
 });
 

@@ -44,11 +44,11 @@ describe("SandboxBashExecutor config", () => {
     const cases: [object, RegExp][] = [
       [{}, /"workspaceRoot" is required/],
       [{ workspaceRoot: join(workspace.base, "nope") }, /does not exist; create it/],
-      [{ workspaceRoot: root, defaultMode: "full" }, /"defaultMode" must be/],
+      [{ workspaceRoot: root, defaultMode: "full" }, /"defaultMode" must be .*; pass one of them/],
       [{ workspaceRoot: root, network: "on" }, /Sandbox network "on" is not known/],
-      [{ workspaceRoot: root, backends: [] }, /"backends" must list/],
-      [{ workspaceRoot: root, backends: ["bwrap", "bwrap"] }, /"backends" must list/],
-      [{ workspaceRoot: root, backends: ["docker"] }, /"backends" must list/],
+      [{ workspaceRoot: root, backends: [] }, /"backends" must list .*; omit it/],
+      [{ workspaceRoot: root, backends: ["bwrap", "bwrap"] }, /"backends" must list .*; omit it/],
+      [{ workspaceRoot: root, backends: ["docker"] }, /"backends" must list .*; omit it/],
       [{ workspaceRoot: root, probeTimeoutMs: 0 }, /"probeTimeoutMs" must be a positive/],
       [{ workspaceRoot: root, timeoutMs: -1 }, /"timeoutMs" must be a positive/],
     ];
