@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 /** Both session strategies, so core behaviours run under each. */
 export const STRATEGIES = ["setsid-binary", "detached"] as const;
 
+/** Resolves after `ms` milliseconds. */
+export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
 /** A unique `sleep` duration that marks a test's processes in /proc/<pid>/cmdline. */
 export function marker(): string {
   return `313.${randomInt(100_000, 999_999)}`;
@@ -33,7 +36,7 @@ export async function assertNoneLeft(token: string): Promise<void> {
   const deadline = Date.now() + 1000;
   let left = processesWith(token);
   while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((done) => setTimeout(done, 50));
+    await pause(50);
     left = processesWith(token);
   }
   assert.deepEqual(left, [], `processes carrying "${token}" were left behind`);
@@ -46,7 +49,7 @@ export async function waitForProcess(token: string): Promise<number[]> {
     const found = processesWith(token);
     if (found.length > 0) return found;
     assert.ok(Date.now() < deadline, `no process carrying "${token}" appeared`);
-    await new Promise((done) => setTimeout(done, 20));
+    await pause(20);
   }
 }
 
@@ -74,6 +77,6 @@ export async function waitForSleep(token: string, count = 1): Promise<number[]> 
     );
     if (found.length >= count) return found;
     assert.ok(Date.now() < deadline, `fewer than ${count} "sleep ${token}" processes appeared`);
-    await new Promise((done) => setTimeout(done, 20));
+    await pause(20);
   }
 }

@@ -4,9 +4,7 @@ import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import type { BashProcess, BashProcessRead } from "../../seam/mod.ts";
-import { seqText, STRATEGIES } from "./_helpers.ts";
-
-const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+import { pause, seqText, STRATEGIES } from "./_helpers.ts";
 
 /** What consecutive stdout reads delivered: text pieces and gaps of dropped bytes, in order. */
 class ReadLog {

@@ -17,14 +17,13 @@ import {
 import {
   assertNoneLeft,
   marker,
+  pause,
   processesWith,
   seqText,
   sha256,
   STRATEGIES,
   waitForSleep,
 } from "./_helpers.ts";
-
-const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** Reads until the process has settled, returning every read. */
 async function drain(
