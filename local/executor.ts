@@ -11,6 +11,7 @@ import {
   type BashSandboxInfo,
   BashSpawnError,
 } from "../seam/mod.ts";
+import { messageOf } from "../seam/_message.ts";
 import { RunningCommand } from "./_command.ts";
 import {
   type LocalBashExecutorConfig,
@@ -370,7 +371,7 @@ export class LocalBashExecutor extends BashExecutor {
     } catch (cause) {
       throw new BashSpawnError(
         `Could not start "${launch.program}" in "${launch.cwd}": ${
-          cause instanceof Error ? cause.message : String(cause)
+          messageOf(cause)
         }; check that the program and the directory exist`,
         { cause },
       );

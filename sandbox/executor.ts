@@ -19,6 +19,7 @@ import {
   type LocalBashExecutorConfig,
 } from "../local/mod.ts";
 import { positiveFinite } from "../local/_config.ts";
+import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
 import { existingRealpath } from "./_paths.ts";
@@ -399,7 +400,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           stderr: result.stderr.text,
         });
     } catch (error) {
-      reason = `probe could not start: ${error instanceof Error ? error.message : String(error)}`;
+      reason = `probe could not start: ${messageOf(error)}`;
     } finally {
       this.#probeLaunches.delete(token);
     }
@@ -441,7 +442,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       });
     } catch (error) {
       return {
-        reason: `cannot write the launcher: ${error instanceof Error ? error.message : error}`,
+        reason: `cannot write the launcher: ${messageOf(error)}`,
       };
     }
   }

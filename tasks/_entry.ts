@@ -1,3 +1,4 @@
+import { messageOf } from "../seam/_message.ts";
 import type { TaskOwner } from "./owner.ts";
 import type { TaskHooks, TaskSettlement, TaskSnapshot, TaskStatus } from "./task.ts";
 
@@ -105,5 +106,5 @@ export function normalizeSettlement(value: unknown): TaskSettlement {
 
 /** The settlement of a task whose `done` promise rejected. */
 export function failedSettlement(error: unknown): TaskSettlement {
-  return { status: "failed", error: error instanceof Error ? error.message : String(error) };
+  return { status: "failed", error: messageOf(error) };
 }

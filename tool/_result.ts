@@ -4,8 +4,3 @@ import type { ToolResult } from "./tool.ts";
 export function failure(text: string): ToolResult {
   return { text, isError: true };
 }
-
-/** The message of a thrown value. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

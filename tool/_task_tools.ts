@@ -1,6 +1,7 @@
 import type { SandboxMode } from "../seam/mod.ts";
 import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
-import { failure, messageOf } from "./_result.ts";
+import { messageOf } from "../seam/_message.ts";
+import { failure } from "./_result.ts";
 import { renderTaskKill, renderTaskList, renderTaskOutput } from "./render_task.ts";
 import {
   DEFAULT_TASK_WAIT_MS,
