@@ -1,4 +1,18 @@
-/** The machine-readable reason a {@linkcode BashError} was thrown. */
+/**
+ * The machine-readable reason a {@linkcode BashError} was thrown.
+ *
+ * @example
+ * ```ts
+ * import { BashError, type BashErrorCode } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * function codeOf(error: unknown): BashErrorCode | undefined {
+ *   return error instanceof BashError ? error.code : undefined;
+ * }
+ * assert.equal(codeOf(new BashError("spawn", "No bash; install it")), "spawn");
+ * assert.equal(codeOf(new Error("other")), undefined);
+ * ```
+ */
 export type BashErrorCode =
   | "config"
   | "spawn"

@@ -4,7 +4,18 @@ import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 /** Which access a command was denied. */
 export type SandboxDenial = NonNullable<BashSandboxInfo["denial"]>;
 
-/** The name of a confining backend. */
+/**
+ * The name of a confining backend.
+ *
+ * @example
+ * ```ts
+ * import { SANDBOX_BACKENDS, type SandboxBackendName } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const preferred: SandboxBackendName = "bwrap";
+ * assert.ok(SANDBOX_BACKENDS.includes(preferred));
+ * ```
+ */
 export type SandboxBackendName = "bwrap" | "landlock";
 
 /**
