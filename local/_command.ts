@@ -42,7 +42,6 @@ export class RunningCommand {
   readonly pid: number;
   readonly stdout: OutputCollector;
   readonly stderr: OutputCollector;
-  readonly startedAt: number = performance.now();
   /** The first reason the executor ended it, or null. */
   cause: KillCause | null = null;
   /** Set when the program exited. */
@@ -58,9 +57,10 @@ export class RunningCommand {
 
   readonly #options: CommandOptions;
   readonly #reaper: GroupReaper;
+  readonly #startedAt: number = performance.now();
   readonly #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
   #stdin: WritableStreamDefaultWriter<Uint8Array> | null = null;
-  #lastOutput: number = this.startedAt;
+  #lastOutput: number = this.#startedAt;
   #wallTimer: ReturnType<typeof setTimeout> | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #onAbort: (() => void) | undefined;
@@ -176,7 +176,7 @@ export class RunningCommand {
     await this.closeStdin();
     this.stdout.finish();
     this.stderr.finish();
-    this.durationMs = performance.now() - this.startedAt;
+    this.durationMs = performance.now() - this.#startedAt;
     this.isSettled = true;
   }
 }

@@ -376,11 +376,10 @@ export class LocalBashExecutor extends BashExecutor {
         { cause },
       );
     }
-    const stdoutMax = spec.stdoutMaxBytes;
     const running = new RunningCommand({
       runtime,
       child,
-      stdout: this.#collector(stdoutMax),
+      stdout: this.#collector(spec.stdoutMaxBytes),
       stderr: this.#collector(config.maxOutputBytes),
       killGraceMs: config.killGraceMs,
       drainGraceMs: config.drainGraceMs,
