@@ -59,7 +59,11 @@ function makeBatch(): Promise<void> {
       }
       const paths = Array.from({ length: BATCH }, () => join(dir as string, String(serial++)));
       const ok = await new Promise<boolean>((resolve) => {
-        const child = spawn("mkfifo", ["-m", "600", "--", ...paths], { stdio: "ignore" });
+        // A helper of the runtime, not of any command: it inherits nothing but PATH.
+        const child = spawn("mkfifo", ["-m", "600", "--", ...paths], {
+          stdio: "ignore",
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        });
         child.once("error", () => resolve(false));
         child.once("exit", (code) => resolve(code === 0));
       });
