@@ -1,0 +1,51 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { runtime } from "../../local/mod.ts";
+import { liveSession, sessionMembers } from "../../local/_census.ts";
+import { assertNoneLeft, marker, waitForSleep } from "./_helpers.ts";
+
+/** A stat line as the kernel writes it, with a command name that holds spaces and parentheses. */
+function statLine(state: string, flags: number): string {
+  return `4242 (we (ird) name) ${state} 1 4240 4200 0 -1 ${flags} 97 0 0 0 0 0 0 0 20 0 1 0 712401`;
+}
+
+describe("liveSession", () => {
+  it("reads the session after a command name with spaces and parentheses", () => {
+    assert.equal(liveSession(statLine("S", 0x400000)), 4200);
+    assert.equal(liveSession(statLine("R", 0)), 4200);
+  });
+
+  it("does not count zombies, dead tasks or processes already inside exit()", () => {
+    assert.equal(liveSession(statLine("Z", 0x400000)), null);
+    assert.equal(liveSession(statLine("X", 0)), null);
+    assert.equal(liveSession(statLine("R", 0x400004)), null, "PF_EXITING is set");
+    assert.equal(liveSession(statLine("D", 0x4)), null, "PF_EXITING is set");
+  });
+
+  it("returns null for a truncated line", () => {
+    assert.equal(liveSession("4242 (sh) S 1 4240"), null);
+  });
+});
+
+describe("sessionMembers", () => {
+  it("finds a live process in its own session and drops it once it is gone", async () => {
+    const token = marker();
+    const child = await runtime.spawn({
+      program: "/bin/sh",
+      args: ["-c", `exec sleep ${token}`],
+      cwd: "/",
+      env: {},
+      stdin: "null",
+      session: "detached",
+    });
+    await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+    await waitForSleep(token);
+    assert.equal(liveSession(readFileSync(`/proc/${child.pid}/stat`, "latin1")), child.pid);
+    assert.deepEqual(sessionMembers(child.pid), [child.pid]);
+    runtime.kill(child.pid, "SIGKILL");
+    await child.exited;
+    assert.deepEqual(sessionMembers(child.pid), []);
+    await assertNoneLeft(token);
+  });
+});
