@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve as resolvePath } from "node:path";
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import {
   BashConfigError,
   type BashExecRequest,
@@ -147,7 +147,8 @@ export class LocalBashExecutor extends BashExecutor {
   /**
    * Runs a command in the foreground. Rejects with `BashSpawnError` only when
    * it cannot start (missing workdir, missing bash, pre-aborted signal,
-   * disposed executor); a non-zero exit, a timeout or an abort resolves.
+   * disposed executor), and with `BashConfigError` for a spec that did not
+   * come from `resolve()`; a non-zero exit, a timeout or an abort resolves.
    *
    * @example A timeout resolves
    * ```ts
@@ -398,6 +399,7 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {
+    checkSpec(spec);
     if (this.#disposed) {
       throw disposedError();
     }
@@ -408,6 +410,20 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
   }
+}
+
+/** A JavaScript caller may hand run() or start() a plain request: say how to make a spec. */
+function checkSpec(spec: BashExecSpec): void {
+  const workdir: unknown = spec?.workdir;
+  if (typeof workdir !== "string" || !isAbsolute(workdir) || spec.sandboxPolicy === undefined) {
+    throw new BashConfigError(
+      `run() and start() take a spec with an absolute "workdir" and a "sandboxPolicy"; got workdir ${
+        JSON.stringify(workdir) ?? "undefined"
+      }; pass executor.resolve(request) instead of the request`,
+    );
+  }
+  positiveFinite("timeoutMs", spec.timeoutMs);
+  wholeNumber("stdoutMaxBytes", spec.stdoutMaxBytes, 1);
 }
 
 function disposedError(): BashSpawnError {

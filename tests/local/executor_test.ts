@@ -700,6 +700,35 @@ describe("LocalBashExecutor.resolve", () => {
   });
 });
 
+describe("LocalBashExecutor.run and start with a spec that did not come from resolve()", () => {
+  it("reject a plain request, a relative workdir and bad numbers with BashConfigError", async () => {
+    await using executor = new LocalBashExecutor();
+    const token = marker();
+    const spec = executor.resolve({ command: `sleep ${token}` });
+    const request = { command: `sleep ${token}` } as unknown as BashExecSpec;
+    const naming = (text: string) => (error: unknown) =>
+      error instanceof BashConfigError && error.message.includes(text);
+    const resolveHint = "pass executor.resolve(request) instead of the request";
+    await assert.rejects(executor.run(request), naming(`got workdir undefined; ${resolveHint}`));
+    await assert.rejects(executor.start(request), naming(resolveHint));
+    await assert.rejects(
+      executor.run({ ...spec, workdir: "src" }),
+      naming(`got workdir "src"; ${resolveHint}`),
+    );
+    const unstamped = { ...spec } as Partial<BashExecSpec>;
+    delete unstamped.sandboxPolicy;
+    await assert.rejects(executor.run(unstamped as BashExecSpec), naming('"sandboxPolicy"'));
+    await assert.rejects(executor.run({ ...spec, timeoutMs: -5 }), naming('"timeoutMs"'));
+    await assert.rejects(
+      executor.start({ ...spec, stdoutMaxBytes: 0 }),
+      naming('"stdoutMaxBytes"'),
+    );
+    await assertNoneLeft(token);
+    const result = await executor.run(executor.resolve({ command: "echo still fine" }));
+    assert.equal(result.stdout.text, "still fine\n");
+  });
+});
+
 describe("LocalBashExecutor config", () => {
   const bad: [keyof LocalBashExecutorConfig, unknown][] = [
     ["timeoutMs", 0],
