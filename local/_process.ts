@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import {
   BashConfigError,
   type BashProcess,
@@ -35,6 +36,15 @@ class StreamCursor {
     else if (final) text += this.#decoder.decode();
     return { text, dropped };
   }
+}
+
+/**
+ * The spill path worth naming: its file holds every byte of the stream and
+ * was not removed since (disposal without `keepSpillFiles` removes it).
+ */
+function completeSpill(collector: OutputCollector): string | null {
+  const path = collector.spillComplete ? collector.spillPath : null;
+  return path !== null && existsSync(path) ? path : null;
 }
 
 /** A background command as `LocalBashExecutor.start()` hands it out. */
@@ -98,9 +108,8 @@ export class LocalBashProcess implements BashProcess {
       exitCode: this.exitCode,
       signal: this.signal,
     };
-    // Only a spill file that still holds every byte is worth naming.
-    const stdoutSpill = running.stdout.spillComplete ? running.stdout.spillPath : null;
-    const stderrSpill = running.stderr.spillComplete ? running.stderr.spillPath : null;
+    const stdoutSpill = completeSpill(running.stdout);
+    const stderrSpill = completeSpill(running.stderr);
     if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
     if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
     return read;

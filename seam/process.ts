@@ -36,9 +36,9 @@ export interface BashProcessRead {
   lossy: boolean;
   /** How many bytes were skipped over, both streams together. */
   droppedBytes: number;
-  /** The spill file that holds all of stdout, when there is one. */
+  /** The spill file that holds all of stdout, while one exists (disposal may remove it). */
   stdoutSpillPath?: string;
-  /** The spill file that holds all of stderr, when there is one. */
+  /** The spill file that holds all of stderr, while one exists (disposal may remove it). */
   stderrSpillPath?: string;
   /** Status at the time of the read. */
   status: BashProcessStatus;

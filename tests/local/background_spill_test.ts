@@ -1,11 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { seqText } from "./_helpers.ts";
 
-describe("background reads and a capped spill file", () => {
-  it("name a spill path only while its file holds every byte of the stream", async () => {
+describe("background reads and a spill file", () => {
+  it("name no spill path once the capped file no longer holds every byte", async () => {
     await using executor = new LocalBashExecutor({
       maxOutputBytes: 100,
       headBytes: 0,
@@ -15,12 +16,24 @@ describe("background reads and a capped spill file", () => {
     await process.done;
     const read = process.readOutput();
     assert.equal(read.lossy, true);
-    if (read.stdoutSpillPath !== undefined) {
-      assert.equal(
-        readFileSync(read.stdoutSpillPath, "latin1"),
-        seqText(10_000),
-        "the named spill file was capped, so it does not hold the bytes this read dropped",
-      );
+    assert.equal(read.stdoutSpillPath, undefined, "the capped spill file lacks dropped bytes");
+  });
+
+  it("name no spill path after disposal removed it, and one while it is kept", async () => {
+    for (const keepSpillFiles of [false, true]) {
+      const executor = new LocalBashExecutor({ maxOutputBytes: 100, headBytes: 0, keepSpillFiles });
+      const process = await executor.start(executor.resolve({ command: "seq 1 10000" }));
+      await process.done;
+      await executor[Symbol.asyncDispose]();
+      const read = process.readOutput();
+      assert.equal(read.lossy, true);
+      if (keepSpillFiles) {
+        const path = read.stdoutSpillPath ?? "";
+        assert.equal(readFileSync(path, "latin1"), seqText(10_000));
+        rmSync(dirname(path), { recursive: true });
+      } else {
+        assert.equal(read.stdoutSpillPath, undefined, "disposal removed the spill directory");
+      }
     }
   });
 });
