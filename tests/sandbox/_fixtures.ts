@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -52,6 +53,12 @@ export function skipUnless(
     ? false
     : `the ${backend} sandbox backend does not work here: ${status.reason}`;
 }
+
+/** `false` when `python3` runs here, else a skip message naming it (some escape probes need ctypes). */
+export const skipWithoutPython: string | false =
+  spawnSync("python3", ["-c", "import ctypes"], { stdio: "ignore" }).status === 0
+    ? false
+    : "python3 with ctypes is not installed here; install python3 to run this test";
 
 /** An executor confined by exactly one backend, over `workspace`. */
 export function executorFor(
