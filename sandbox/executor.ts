@@ -32,7 +32,7 @@ import {
 } from "./backends/_bwrap.ts";
 import { seccompFilter } from "./backends/_seccomp.ts";
 import { createLandlockBackend } from "./backends/_landlock.ts";
-import { landlockLauncherScript } from "./backends/_landlock_launcher.ts";
+import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
 
@@ -420,7 +420,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const allow = seccompFilter();
     if (deny === undefined || allow === undefined) return undefined;
     const dir = await this.privateDir();
-    const paths = { deny: join(dir, "seccomp-deny.bpf"), allow: join(dir, "seccomp-allow.bpf") };
+    const privateDir = existingRealpath(dir) ?? dir;
+    const paths = {
+      deny: join(privateDir, "seccomp-deny.bpf"),
+      allow: join(privateDir, "seccomp-allow.bpf"),
+      privateDir,
+    };
     writeFileSync(paths.deny, deny, { mode: 0o600, flag: "wx" });
     writeFileSync(paths.allow, allow, { mode: 0o600, flag: "wx" });
     return paths;
@@ -430,20 +435,15 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
     try {
-      const dir = await this.privateDir();
-      const launcherPath = join(dir, "landlock-launcher.js");
-      writeFileSync(launcherPath, landlockLauncherScript(), { mode: 0o600, flag: "wx" });
-      const tmpDir = join(dir, "tmp");
+      const tmpDir = join(await this.privateDir(), "tmp");
       mkdirSync(tmpDir, { mode: 0o700 });
       return createLandlockBackend({
         deno: deno.path,
-        launcherPath,
+        launcher: landlockLauncherModule(),
         tmpDir: existingRealpath(tmpDir) ?? tmpDir,
       });
     } catch (error) {
-      return {
-        reason: `cannot write the launcher: ${messageOf(error)}`,
-      };
+      return { reason: `cannot make its private TMPDIR: ${messageOf(error)}` };
     }
   }
 }

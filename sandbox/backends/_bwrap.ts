@@ -24,9 +24,11 @@ const READ_ONLY_SIGNATURE = "Read-only file system";
  * `workspace-write` the workspace and writable roots bound writable with
  * `<root>/.git` re-bound read-only. The entries of /tmp holding the
  * workspace, the writable roots or the working directory are bound back
- * read-only over the private /tmp; binds go parents first.
+ * read-only over the private /tmp; binds go parents first. `privateDir` (the
+ * executor's, which holds the seccomp filters read outside the sandbox) is
+ * bound back read-only when a writable root holds it.
  */
-export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
+export function bwrapArgs(launch: Launch, policy: ConfinedPolicy, privateDir?: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
   // hostname, for one); bind the host's /proc/sys read-only over it.
@@ -51,6 +53,9 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   }
   const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
   if (git !== undefined) args.push("--ro-bind", git, git);
+  if (writable && privateDir !== undefined && roots.some((root) => isBeneath(privateDir, root))) {
+    args.push("--ro-bind", privateDir, privateDir);
+  }
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
@@ -69,8 +74,11 @@ function underTmp(path: string): string | undefined {
 /** The socket families a command may create with the network denied: all namespaced. */
 export const BWRAP_DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
 
-/** Where the seccomp filters for each network setting were written (see `_seccomp.ts`). */
-export type BwrapFilterPaths = Record<ConfinedPolicy["network"], string>;
+/**
+ * Where the seccomp filters for each network setting were written (see
+ * `_seccomp.ts`): in `privateDir` (canonical), which no command may write.
+ */
+export type BwrapFilterPaths = Record<ConfinedPolicy["network"], string> & { privateDir: string };
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;
@@ -104,7 +112,7 @@ export function createBwrapBackend(
   }
   const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
     const filter = filters?.[policy.network];
-    const args = bwrapArgs(launch, policy);
+    const args = bwrapArgs(launch, policy, filters?.privateDir);
     if (filter !== undefined) args.unshift("--seccomp", "3");
     return {
       program: launch.program,

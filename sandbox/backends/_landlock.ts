@@ -59,12 +59,12 @@ const NETWORK_WORDS = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//
 /** Bash's socket pseudo-paths: an address, not a file. */
 const SOCKET_PATH = /^\/dev\/(?:tcp|udp)\//;
 
-/** What the Landlock backend needs: a deno binary, the launcher written out, a private tmp. */
+/** What the Landlock backend needs: a deno binary, the launcher module, a private tmp. */
 export interface LandlockSetup {
   /** Absolute path of `deno`. */
   deno: string;
-  /** The launcher script written in the executor's private directory. */
-  launcherPath: string;
+  /** The launcher's module specifier (see `landlockLauncherModule()`). */
+  launcher: string;
   /** A private writable directory, the commands' TMPDIR. */
   tmpDir: string;
   /** The `process.arch` to build the seccomp filter for (this process's by default). */
@@ -168,7 +168,7 @@ export function createLandlockBackend(
       program: setup.deno,
       args: [
         ...LAUNCHER_DENO_FLAGS,
-        setup.launcherPath,
+        setup.launcher,
         JSON.stringify(launcherPolicy),
         launch.program,
         ...launch.args,

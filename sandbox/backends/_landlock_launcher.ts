@@ -1,13 +1,14 @@
 /**
  * The Landlock launcher: a program run by `deno run` that restricts itself
  * with Landlock and then `execve`s the command, so the whole child tree
- * inherits the restriction. It is written out to a file as
+ * inherits the restriction. It is handed to Deno as a `data:` URL of
  * `(<function source>)();` and never imported by the sandboxed side, so
  * {@linkcode landlockLauncherMain} must not reference anything outside its own
  * body (types are erased and do not count).
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 
 /** What the launcher is told to enforce; passed as JSON in its first argument. */
 export interface LandlockLauncherPolicy {
@@ -337,4 +338,16 @@ export function landlockLauncherMain(): void {
  */
 export function landlockLauncherScript(): string {
   return `// shellseam Landlock launcher (generated; do not edit)\n(${landlockLauncherMain.toString()})();\n`;
+}
+
+/**
+ * The launcher as the `data:` URL that `deno run` is given. It never touches
+ * the disk: a file could be rewritten by a confined command whose writable
+ * roots hold it, and the next launch, which runs with FFI before any
+ * restriction, would run that instead.
+ */
+export function landlockLauncherModule(): string {
+  return `data:application/javascript;base64,${
+    Buffer.from(landlockLauncherScript()).toString("base64")
+  }`;
 }

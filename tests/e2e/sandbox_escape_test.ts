@@ -10,6 +10,7 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   statSync,
@@ -253,6 +254,43 @@ print("ioctl worked")'`,
           error instanceof BashSpawnError && /now resolves to ".*victim"/.test(error.message),
       );
       assert.equal(existsSync(join(victim, "x")), false, "a swapped workspace was followed");
+    });
+
+    it("the executor's private directory inside a writable root cannot be tampered with", async () => {
+      using workspace = tempWorkspace();
+      const outside = join(workspace.base, "escaped");
+      // The executor's private directory lands in the workspace.
+      const previous = process.env.TMPDIR;
+      process.env.TMPDIR = join(workspace.root, "tmp");
+      mkdirSync(process.env.TMPDIR);
+      try {
+        await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+        const first = await executor.run(executor.resolve({ command: "true" }));
+        assert.equal(first.exitCode, 0, first.stderr.text);
+        const files = () =>
+          Object.fromEntries(
+            readdirSync(process.env.TMPDIR!, { recursive: true, encoding: "utf8" })
+              .map((name) => join(process.env.TMPDIR!, name))
+              .filter((path) => statSync(path).isFile())
+              .map((path) => [path, readFileSync(path, "latin1")]),
+          );
+        const before = files();
+        // Were the launcher or a seccomp filter read from here, this would run
+        // unconfined at the next launch (through Deno's FFI, or with no filter).
+        const payload = 'Deno.dlopen("libc.so.6", { system: { parameters: ["buffer"], ' +
+          `result: "i32" } }).symbols.system(new TextEncoder().encode("touch ${outside}\\0"));`;
+        await executor.run(executor.resolve({
+          command:
+            `for f in $(find tmp -type f); do printf '%s\\n' '${payload}' > "$f"; done; true`,
+        }));
+        assert.deepEqual(files(), before, "a file of the private directory changed");
+        const next = await executor.run(executor.resolve({ command: `touch '${outside}'` }));
+        assert.equal(existsSync(outside), false, "the next command ran unconfined");
+        assert.equal(next.sandbox?.denied, true, next.stderr.text);
+      } finally {
+        if (previous === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = previous;
+      }
     });
 
     it("network deny: UDP and abstract Unix sockets on the host are not reached", {

@@ -85,6 +85,24 @@ describe("bwrapArgs", () => {
     ]);
   });
 
+  it("re-binds the private directory read-only when a writable root holds it, and only then", () => {
+    const writing = policy({ mode: "workspace-write", writableRoots: ["/srv/cache"] });
+    const inside = bwrapArgs(launch("/srv/ws"), writing, "/srv/cache/shellseam-x");
+    assert.deepEqual(inside.slice(inside.indexOf("--chdir") - 3, inside.indexOf("--chdir")), [
+      "--ro-bind",
+      "/srv/cache/shellseam-x",
+      "/srv/cache/shellseam-x",
+    ]);
+    for (
+      const [on, dir] of [[writing, "/srv/other/shellseam-x"], [
+        policy({ writableRoots: ["/srv/cache"] }),
+        "/srv/cache/shellseam-x",
+      ]] as const
+    ) {
+      assert.equal(bwrapArgs(launch("/srv/ws"), on, dir).includes(dir), false);
+    }
+  });
+
   it("no .git rebind when the workspace has none", () => {
     using workspace = tempWorkspace();
     const args = bwrapArgs(
@@ -123,7 +141,7 @@ describe("the bwrap backend", () => {
     });
   });
 
-  const filters = { deny: "/p/deny.bpf", allow: "/p/allow.bpf" };
+  const filters = { deny: "/p/deny.bpf", allow: "/p/allow.bpf", privateDir: "/p" };
   const backend = createBwrapBackend(process.env.PATH, filters);
   const skip = "reason" in backend ? backend.reason : false;
 

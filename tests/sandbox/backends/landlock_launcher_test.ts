@@ -1,13 +1,14 @@
 // The real launcher, run by the real deno through the local executor.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
 import { findDeno } from "../../../sandbox/_deno.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
+  landlockLauncherModule,
   landlockLauncherScript,
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
@@ -20,8 +21,7 @@ const deno = findDeno(process.env.PATH);
 const skip = "reason" in deno ? deno.reason : skipUnless(await probeHere(), "landlock");
 const workspace = tempWorkspace();
 const executor = new LocalBashExecutor({ cwd: workspace.root });
-const launcher = join(workspace.base, "launcher.js");
-writeFileSync(launcher, landlockLauncherScript());
+const launcher = landlockLauncherModule();
 after(async () => {
   await executor[Symbol.asyncDispose]();
   workspace[Symbol.dispose]();
@@ -52,6 +52,15 @@ describe("the Landlock launcher script", () => {
     assert.ok(script.includes(`${LAUNCHER_FAILURE_PREFIX} `));
     assert.ok(script.includes(`${LAUNCHER_ABI_PREFIX} `));
     assert.ok(script.includes(`exit(${LAUNCHER_FAILURE_EXIT})`));
+  });
+
+  it("is handed to deno as a data: URL of that script, never as a file", () => {
+    const [head, body] = landlockLauncherModule().split(",", 2);
+    assert.equal(head, "data:application/javascript;base64");
+    assert.equal(
+      new TextDecoder().decode(Uint8Array.from(atob(body!), (c) => c.charCodeAt(0))),
+      landlockLauncherScript(),
+    );
   });
 });
 

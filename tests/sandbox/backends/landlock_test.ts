@@ -18,7 +18,7 @@ function setup(workspace: Workspace, arch?: string, root = false) {
   mkdirSync(tmpDir, { recursive: true });
   const backend = createLandlockBackend({
     deno: "/opt/deno",
-    launcherPath: "/p/l.js",
+    launcher: "data:l",
     tmpDir,
     root,
     ...(arch === undefined ? {} : { arch }),
@@ -57,7 +57,7 @@ describe("the landlock backend", () => {
     assert.equal(wrapped.program, "/opt/deno");
     assert.deepEqual(wrapped.args.slice(0, LAUNCHER_DENO_FLAGS.length + 1), [
       ...LAUNCHER_DENO_FLAGS,
-      "/p/l.js",
+      "data:l",
     ]);
     assert.deepEqual(wrapped.args.slice(-3), ["/usr/bin/bash", "-c", "echo hi"]);
     const sent = JSON.parse(
