@@ -88,14 +88,18 @@ const WRAPPER_NAME = "shellseam-bwrap";
  * Runs outside the sandbox, before bwrap: closes every descriptor above 2
  * (ones the runtime inherited without close-on-exec would reach into the
  * sandbox), then opens the seccomp filter (`$1`, when not empty) on fd 3 for
- * bwrap's `--seccomp 3`. It runs unconfined, so it reads no `BASH_ENV` and
- * imports no function from the environment (`-p`), and no function can stand
- * in for `exec` or `eval` (`--posix`: special builtins come first).
+ * bwrap's `--seccomp 3`, then execs bwrap; a bwrap that cannot be run (gone
+ * since the probe) is its failure too (`execfail`). It runs unconfined, so it
+ * reads no `BASH_ENV` and imports no function from the environment (`-p`),
+ * and no function can stand in for `exec` or `eval` (`--posix`: special
+ * builtins come first).
  */
 const WRAPPER =
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; ' +
   `done; if [ -n "$1" ]; then [ -r "$1" ] || { echo "${WRAPPER_NAME}: cannot read the ` +
-  `seccomp filter $1" >&2; exit ${WRAPPER_FAILURE_EXIT}; }; exec 3<"$1"; fi; shift; exec "$@"`;
+  `seccomp filter $1" >&2; exit ${WRAPPER_FAILURE_EXIT}; }; exec 3<"$1"; fi; shift; ` +
+  `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
+  `exit ${WRAPPER_FAILURE_EXIT}`;
 
 /**
  * The bubblewrap backend, or why it cannot be used (no `bwrap` on `searchPath`).

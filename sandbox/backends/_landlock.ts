@@ -207,9 +207,13 @@ export function createLandlockBackend(
     if (!root) gaps.unshift(METADATA_GAP);
     return { filesystem: root ? "full" : "partial", network, gaps };
   };
+  // The launcher says when it failed; a deno gone since the probe is named
+  // by what could not execute it (the setsid binary says "failed to execute").
   const runnerFailed = (outcome: LaunchOutcome): boolean =>
-    outcome.exitCode === LAUNCHER_FAILURE_EXIT &&
-    firstLine(outcome.stderrText).startsWith(LAUNCHER_FAILURE_PREFIX);
+    (outcome.exitCode === LAUNCHER_FAILURE_EXIT &&
+      firstLine(outcome.stderrText).startsWith(LAUNCHER_FAILURE_PREFIX)) ||
+    ((outcome.exitCode === 126 || outcome.exitCode === 127) &&
+      firstLine(outcome.stderrText).includes(`${setup.deno}: `));
   return {
     name: "landlock",
     landlockAbi: () => abi,

@@ -334,10 +334,14 @@ export function landlockLauncherMain(): void {
 /**
  * The launcher as a standalone script: plain JavaScript (the function's
  * emitted source), so the first run needs neither a type-check nor a
- * download, however this library was loaded.
+ * download, however this library was loaded. Whatever it throws is its own
+ * failure too (exit {@linkcode LAUNCHER_FAILURE_EXIT}, prefixed message).
  */
 export function landlockLauncherScript(): string {
-  return `// shellseam Landlock launcher (generated; do not edit)\n(${landlockLauncherMain.toString()})();\n`;
+  return "// shellseam Landlock launcher (generated; do not edit)\n" +
+    `try {\n  (${landlockLauncherMain.toString()})();\n} catch (error) {\n` +
+    `  Deno.stderr.writeSync(new TextEncoder().encode(\`${LAUNCHER_FAILURE_PREFIX} \${error}\\n\`));\n` +
+    `  Deno.exit(${LAUNCHER_FAILURE_EXIT});\n}\n`;
 }
 
 /**

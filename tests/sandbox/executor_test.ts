@@ -1,11 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
+import { findOnPath } from "../../local/_session.ts";
 import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
 const statuses = await probeHere();
@@ -301,6 +302,47 @@ describe("a broken bwrap on the search path", () => {
       { backend: "bwrap", works: false, reason: "probe timed out after 200 ms" },
     ]);
   });
+});
+
+describe("a backend that breaks after its probe worked", () => {
+  const cases = [
+    ["bwrap", "fails itself", (dir: string) => writeFileSync(join(dir, "broken"), "")],
+    ["bwrap", "vanished", (dir: string) => rmSync(join(dir, "bwrap"))],
+    ["landlock", "vanished (its deno)", (dir: string) => rmSync(join(dir, "deno"))],
+  ] as const;
+  for (const [backend, name, breakIt] of cases) {
+    it(`${backend} ${name}: a runner failure, not a denial, and nothing runs`, {
+      skip: skipUnless(statuses, backend),
+    }, async () => {
+      using workspace = tempWorkspace();
+      const program = backend === "bwrap" ? "bwrap" : "deno";
+      const fake = fakeProgram(
+        workspace,
+        program,
+        `[ -e "$(dirname "$0")/broken" ] && { echo 'bwrap: Creating new namespace failed' >&2; ` +
+          `exit 1; }; exec '${findOnPath(program, process.env.PATH)}' "$@"`,
+      );
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        defaultMode: "workspace-write",
+        backends: [backend],
+        searchPath: `${fake}:${process.env.PATH}`,
+      });
+      const works = await executor.run(executor.resolve({ command: "touch before" }));
+      assert.equal(works.exitCode, 0, works.stderr.text);
+      breakIt(fake);
+      const result = await executor.run(
+        executor.resolve({ command: "touch ran; echo x > /etc/shellseam-never" }),
+      );
+      assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
+      assert.notEqual(result.exitCode, 0);
+      assert.deepEqual(
+        [result.sandbox?.backend, result.sandbox?.runnerFailed, result.sandbox?.denied],
+        [backend, true, false],
+        result.stderr.text,
+      );
+    });
+  }
 });
 
 describe("runner failure wins over denial", () => {

@@ -1,7 +1,7 @@
 // The real launcher, run by the real deno through the local executor.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
@@ -29,9 +29,9 @@ after(async () => {
 
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
-function launch(args: string[], env: Record<string, string> = {}) {
+function launch(args: string[], env: Record<string, string> = {}, flags = LAUNCHER_DENO_FLAGS) {
   const path = "reason" in deno ? "deno" : deno.path;
-  const command = [path, ...LAUNCHER_DENO_FLAGS, launcher, ...args].map(quote).join(" ");
+  const command = [path, ...flags, launcher, ...args].map(quote).join(" ");
   return executor.run(executor.resolve({ command: `exec ${command}`, env }));
 }
 
@@ -146,6 +146,15 @@ describe("the Landlock launcher, run", { skip }, () => {
     ]);
     assert.equal(result.exitCode, 1);
     assert.match(result.stderr.text, /Permission denied/);
+  });
+
+  it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message when it throws`, async () => {
+    // Without --allow-env, reading the environment to hand on throws.
+    const flags = LAUNCHER_DENO_FLAGS.filter((flag) => flag !== "--allow-env");
+    const result = await launch([policy(), "/usr/bin/touch", "ran"], {}, flags);
+    assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT, result.stderr.text);
+    assert.match(result.stderr.text, new RegExp(`^${LAUNCHER_FAILURE_PREFIX} NotCapable: `));
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
   });
 
   for (

@@ -202,6 +202,15 @@ describe("the landlock backend", () => {
     assert.equal(backend.denied(failed, policy(), workspace.root), undefined);
     assert.equal(backend.runnerFailed(outcome(125, "other\n")), false);
     assert.equal(backend.runnerFailed(outcome(1, "shellseam-landlock: x\n")), false);
+    const gone = "setsid: failed to execute /opt/deno: No such file or directory\n";
+    assert.equal(backend.runnerFailed(outcome(127, gone)), true);
+    assert.equal(backend.denied(outcome(127, gone), policy(), workspace.root), undefined);
+    assert.equal(backend.runnerFailed(outcome(126, gone.replace("No such", "Permission"))), true);
+    assert.equal(backend.runnerFailed(outcome(1, gone)), false);
+    assert.equal(
+      backend.runnerFailed(outcome(127, "bash: line 1: deno: command not found\n")),
+      false,
+    );
   });
 
   it("a denial is a Permission denied naming a path outside the writable roots", () => {
