@@ -172,6 +172,24 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(text, "\u20ac".repeat(10_000));
     });
 
+    it("a lossy read whose window starts mid-character drops and counts the cut bytes", async () => {
+      await using executor = new LocalBashExecutor({
+        sessionStrategy,
+        maxOutputBytes: 100,
+        headBytes: 0,
+      });
+      const process = await executor.start(executor.resolve({
+        command: "for i in $(seq 1 1000); do printf '\\xe2\\x82\\xac'; done",
+      }));
+      await process.done;
+      // 3000 bytes, the last 100 retained: the window starts on the third byte of a
+      // character, so that byte is dropped with the 2900 before it.
+      const read = process.readOutput();
+      assert.equal(read.lossy, true);
+      assert.equal(read.droppedBytes, 2901);
+      assert.equal(read.stdout, `[... 2901 bytes omitted ...]\n${"\u20ac".repeat(33)}`);
+    });
+
     it("keeps stderr's cursor apart from stdout's", async () => {
       await using executor = new LocalBashExecutor({ sessionStrategy });
       const process = await executor.start(executor.resolve({

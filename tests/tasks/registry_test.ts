@@ -566,6 +566,17 @@ describe("TaskRegistry: notices", () => {
       assert.deepEqual(registry.takeNotices(alice), []);
     });
   });
+
+  it("sends no notice after a wait on a task that had already settled", async () => {
+    await withRegistry(async (registry) => {
+      const { id, task } = start(registry, alice);
+      task.finish({ status: "failed", error: "boom" });
+      await tick();
+      const snapshot = await registry.wait(id, alice, { timeoutMs: 1_000 });
+      assert.deepEqual([snapshot.status, snapshot.error], ["failed", "boom"]);
+      assert.deepEqual(registry.takeNotices(alice), []);
+    });
+  });
 });
 
 describe("TaskRegistry: listeners", () => {
