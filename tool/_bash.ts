@@ -30,6 +30,8 @@ const NEVER_ACCEPTED: Readonly<Record<string, string>> = {
   timeout: "use timeout_ms, in milliseconds",
 };
 
+const CANCELLED = "The tool call was cancelled, so the command was not run";
+
 /** Builds the `bash` tool over an executor; see `createBashTools`. */
 export function createBashTool(
   options: BashToolsOptions,
@@ -155,8 +157,12 @@ async function runBash(
   context: ToolCallContext | undefined,
 ): Promise<ToolResult> {
   const { executor, tasks, owner } = options;
+  const signal = context?.signal;
+  if (signal?.aborted) return failure(CANCELLED);
   const choice = await chooseMode(options, args);
   if ("refusal" in choice) return choice.refusal;
+  // The call may have been cancelled while a person was asked.
+  if (signal?.aborted) return failure(CANCELLED);
   const { mode } = choice;
 
   const background = args.run_in_background === true;
@@ -168,7 +174,7 @@ async function runBash(
     : resolvePath(options.workdir, args.workdir);
   if (workdir !== undefined) request.workdir = workdir;
   if (args.timeout_ms !== undefined) request.timeoutMs = args.timeout_ms;
-  if (!background && context?.signal) request.signal = context.signal;
+  if (!background && signal) request.signal = signal;
 
   let spec: BashExecSpec;
   try {

@@ -147,7 +147,7 @@ export function createBashTools(options: BashToolsOptions): BashTools {
 }
 
 function checkOptions(options: BashToolsOptions): void {
-  const { executor, tasks, owner, workdir, approve, sessionMode } = options;
+  const { executor, tasks, owner, workdir, approve, sessionMode, enableRunInBackground } = options;
   const problem = (name: string, expected: string, what: string): BashConfigError =>
     new BashConfigError(`"${name}" must be ${expected}; pass ${what}`);
   if (
@@ -179,6 +179,9 @@ function checkOptions(options: BashToolsOptions): void {
   }
   if (approve !== undefined && typeof approve !== "function") {
     throw problem("approve", "a function", "an async function that asks a person, or omit it");
+  }
+  if (enableRunInBackground !== undefined && typeof enableRunInBackground !== "boolean") {
+    throw problem("enableRunInBackground", "true or false", "a boolean, or omit it for true");
   }
   if (sessionMode !== undefined && typeof sessionMode !== "function") {
     throw problem(

@@ -35,8 +35,9 @@ export interface ToolResult {
  */
 export interface ToolCallContext {
   /**
-   * Aborting it cancels the call: a foreground command is killed (an error
-   * result), and a `task_output` wait stops waiting. Background commands are
+   * Aborting it cancels the call: a command not started yet is not run, a
+   * foreground command is killed (an error result either way), and a
+   * `task_output` wait stops waiting. A background command, once started, is
    * not tied to it.
    */
   signal?: AbortSignal;

@@ -1,3 +1,4 @@
+import { messageOf } from "../seam/_message.ts";
 import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 
 /**
@@ -89,7 +90,7 @@ export function validateToolArguments(
         input = JSON.parse(input);
       } catch (error) {
         return fail([
-          `the arguments are not valid JSON (${(error as Error).message}); send a JSON object`,
+          `the arguments are not valid JSON (${messageOf(error)}); send a JSON object`,
         ]);
       }
     }

@@ -44,7 +44,12 @@ export function runResult(extra: Partial<BashRunResult> = {}): BashRunResult {
 /** A settled fake background process that printed `stdout`. */
 export function fakeProcess(
   spec: BashExecSpec,
-  extra: { stdout?: string; sandbox?: BashSandboxInfo; status?: "completed" | "killed" } = {},
+  extra: {
+    stdout?: string;
+    sandbox?: BashSandboxInfo;
+    status?: "completed" | "killed";
+    exitCode?: number;
+  } = {},
 ): BashProcess & { kills: number } {
   let pending = extra.stdout ?? "";
   const status = extra.status ?? "completed";
@@ -52,7 +57,7 @@ export function fakeProcess(
     command: spec.command,
     pid: 4242,
     status,
-    exitCode: status === "completed" ? 0 : null,
+    exitCode: status === "completed" ? extra.exitCode ?? 0 : null,
     signal: status === "killed" ? "SIGTERM" : null,
     done: Promise.resolve(),
     kills: 0,
@@ -80,12 +85,58 @@ export function fakeProcess(
 }
 
 /**
+ * A background process that runs until killed: `kill()` resolves at once,
+ * and the process settles as killed by SIGTERM `settleMs` later.
+ */
+export function lingeringProcess(spec: BashExecSpec, settleMs: number): BashProcess {
+  let settle = (): void => {};
+  const done = new Promise<void>((resolve) => settle = resolve);
+  const process: BashProcess = {
+    command: spec.command,
+    pid: 4243,
+    status: "running",
+    exitCode: null,
+    signal: null,
+    done,
+    readOutput: () => ({
+      stdout: "",
+      stderr: "",
+      lossy: false,
+      droppedBytes: 0,
+      status: process.status,
+      exitCode: process.exitCode,
+      signal: process.signal,
+    }),
+    write: () => Promise.resolve(),
+    closeStdin: () => Promise.resolve(),
+    kill: () => {
+      if (process.status !== "running") return Promise.resolve(false);
+      setTimeout(() => {
+        Object.assign(process, { status: "killed", signal: "SIGTERM" });
+        settle();
+      }, settleMs);
+      return Promise.resolve(true);
+    },
+  };
+  return process;
+}
+
+/**
  * A sandboxing executor that runs nothing: it records each spec and answers
- * as a sandbox would, denying writes under read-only mode.
+ * as a sandbox would, denying writes under read-only mode, in the foreground
+ * and in the background.
  */
 export class FakeSandboxExecutor extends BashExecutor {
   readonly runs: BashExecSpec[] = [];
   readonly starts: BashExecSpec[] = [];
+  /** What `start` returns; replace it to start another kind of process. */
+  startProcess: (spec: BashExecSpec) => BashProcess = (spec) => {
+    const mode = spec.sandboxPolicy?.mode;
+    if (!mode) return fakeProcess(spec, { stdout: "started\n" });
+    const denied = mode === "read-only";
+    const sandbox: BashSandboxInfo = { mode, backend: "bwrap", denied };
+    return fakeProcess(spec, { stdout: "started\n", sandbox, exitCode: denied ? 1 : 0 });
+  };
   readonly #mode: SandboxMode | undefined;
 
   /** `null` makes an executor that does not sandbox. */
@@ -134,7 +185,7 @@ export class FakeSandboxExecutor extends BashExecutor {
 
   start(spec: BashExecSpec): Promise<BashProcess> {
     this.starts.push(spec);
-    return Promise.resolve(fakeProcess(spec, { stdout: "started\n" }));
+    return Promise.resolve(this.startProcess(spec));
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -18,6 +18,7 @@ import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { type BashTools, type BashToolsOptions, createBashTools } from "../../tool/mod.ts";
 import { assertNoneLeft, marker, seqText, waitForSleep } from "../local/_helpers.ts";
 import { markerTemplates, RENDERED, templatePattern } from "./_markers.ts";
+import { FakeSandboxExecutor, lingeringProcess } from "./_fakes.ts";
 
 async function eventually<T>(probe: () => T | undefined, what: string, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -190,14 +191,16 @@ describe("bash tool over a real LocalBashExecutor", () => {
     });
   });
 
-  it("refuses to run with an already-aborted signal", async () => {
+  it("runs nothing when the tool call is already cancelled", async () => {
     await withSession(async ({ bash, dir }) => {
       const result = await bash.execute(
         { command: "touch ran", description: "Should not run" },
         { signal: AbortSignal.abort() },
       );
-      assert.equal(result.isError, true);
-      assert.match(result.text, /^The command could not be run: /);
+      assert.deepEqual(result, {
+        text: "The tool call was cancelled, so the command was not run",
+        isError: true,
+      });
       assert.equal(existsSync(join(dir, "ran")), false);
     });
   });
@@ -388,6 +391,24 @@ describe("background flow over a real LocalBashExecutor", () => {
     });
   });
 
+  it("keeps a background command running when its bash call's signal aborts later", async () => {
+    const token = marker();
+    await withSession(async ({ bash, tasks, taskKill }) => {
+      const controller = new AbortController();
+      const started = await bash.execute(
+        { command: `sleep ${token}`, description: "Sleep", run_in_background: true },
+        { signal: controller.signal },
+      );
+      assert.equal(started.text, "started background task bash-1");
+      await waitForSleep(token);
+      controller.abort();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(tasks.get("bash-1", taskOwner("alice")).status, "running");
+      assert.match((await taskKill.execute({ task_id: "bash-1" })).text, /^stopped task bash-1;/);
+    });
+    await assertNoneLeft(token);
+  });
+
   it("stops waiting when the tool call is cancelled", async () => {
     const token = marker();
     await withSession(async ({ bash, taskOutput }) => {
@@ -465,6 +486,7 @@ describe("what the model reads in the tool descriptions", () => {
           "[timed out after N ms] when the time limit stopped the command, then [killed by signal: SIGX] or [exit code: N]",
           "[output truncated: N bytes omitted; full output: <path>]",
           "set run_in_background: true. The reply is at once: started background task <id>.",
+          "Processes the command leaves running are stopped when it ends; a [stopped N background process(es) ...] line says so.",
         ]
       ) {
         assert.ok(bash.description.includes(phrase), phrase);
@@ -512,6 +534,7 @@ describe("createBashTools options", () => {
       [{ workdir: "relative/dir" }, /^"workdir" must be an absolute path; got "relative\/dir"; /],
       [{ approve: "yes" }, /^"approve" must be a function; /],
       [{ sessionMode: "read-only" }, /^"sessionMode" must be a function; /],
+      [{ enableRunInBackground: "no" }, /^"enableRunInBackground" must be true or false; /],
     ];
     for (const [patch, message] of table) {
       assert.throws(
@@ -520,5 +543,41 @@ describe("createBashTools options", () => {
         JSON.stringify(patch),
       );
     }
+  });
+});
+
+describe("bash and task_kill over a recording executor", () => {
+  it("resolves a relative workdir against the session workdir, not the executor's cwd", async () => {
+    const executor = new FakeSandboxExecutor(null);
+    const tasks = new TaskRegistry();
+    const owner = taskOwner("s");
+    const session = createBashTools({ executor, tasks, owner, workdir: "/work/session" });
+    const unset = createBashTools({ executor, tasks, owner });
+    await session.bash.execute({ command: "pwd", description: "Where" });
+    await session.bash.execute({ command: "pwd", description: "Where", workdir: "sub" });
+    await session.bash.execute({ command: "pwd", description: "Where", workdir: ".." });
+    await session.bash.execute({ command: "pwd", description: "Where", workdir: "/abs" });
+    // Without a session workdir, the executor resolves it (against its own cwd).
+    await unset.bash.execute({ command: "pwd", description: "Where", workdir: "sub" });
+    assert.deepEqual(executor.runs.map((spec) => spec.workdir), [
+      "/work/session",
+      "/work/session/sub",
+      "/work",
+      "/abs",
+      "sub",
+    ]);
+  });
+
+  it("task_kill waits for the stopped task to settle before it answers", async () => {
+    const executor = new FakeSandboxExecutor(null);
+    executor.startProcess = (spec) => lingeringProcess(spec, 200);
+    await using tasks = new TaskRegistry();
+    const { bash, taskKill } = createBashTools({ executor, tasks, owner: taskOwner("s") });
+    await bash.execute({ command: "serve", description: "Serve", run_in_background: true });
+    assert.deepEqual(await taskKill.execute({ task_id: "bash-1" }), {
+      text:
+        "stopped task bash-1; read what it printed with task_output\n[status: killed, signal: SIGTERM]",
+      isError: false,
+    });
   });
 });

@@ -206,6 +206,67 @@ describe("bash escalation", () => {
     await tasks[Symbol.asyncDispose]();
   });
 
+  it("shows a background task's denial through task_output, with the hint only when escalation is possible", async () => {
+    const denial = "[sandbox: file access denied under read-only mode]";
+    const status = "[status: completed, exit code: 1]";
+    const { bash, taskOutput, tasks } = setup({ approve: recordingApprover("reject").approve });
+    const started = await bash.execute({ ...WRITE, run_in_background: true });
+    assert.equal(started.text, "started background task bash-1");
+    const read = await taskOutput.execute({ task_id: "bash-1", wait: true });
+    assert.deepEqual(read, {
+      text: [
+        "started",
+        denial,
+        '[if the command needs that access, retry it once with sandbox_permissions "workspace-write" or "danger-full-access" and a justification; a person approves or rejects the retry]',
+        status,
+      ].join("\n"),
+      isError: false,
+    });
+    await tasks[Symbol.asyncDispose]();
+
+    const unattended = setup();
+    await unattended.bash.execute({ ...WRITE, run_in_background: true });
+    const plain = await unattended.taskOutput.execute({ task_id: "bash-1", wait: true });
+    assert.equal(plain.text, ["started", denial, status].join("\n"));
+    await unattended.tasks[Symbol.asyncDispose]();
+  });
+
+  it("runs nothing and asks no one when the call is already cancelled", async () => {
+    const { asked, approve } = recordingApprover("allow-once");
+    const { bash, executor, tasks, owner } = setup({ approve });
+    const signal = AbortSignal.abort();
+    for (
+      const args of [WRITE, { ...WRITE, run_in_background: true }, ESCALATED]
+    ) {
+      assert.deepEqual(await bash.execute(args, { signal }), {
+        text: "The tool call was cancelled, so the command was not run",
+        isError: true,
+      }, JSON.stringify(args));
+    }
+    assert.deepEqual(asked, []);
+    assert.deepEqual([executor.runs, executor.starts, tasks.list(owner)], [[], [], []]);
+  });
+
+  it("runs nothing when the call is cancelled while a person is asked", async () => {
+    let controller = new AbortController();
+    let asked = 0;
+    const approve: ApproveEscalation = () => {
+      asked++;
+      controller.abort();
+      return Promise.resolve("allow-once");
+    };
+    const { bash, executor, tasks, owner } = setup({ approve });
+    for (const args of [ESCALATED, { ...ESCALATED, run_in_background: true }]) {
+      controller = new AbortController();
+      assert.deepEqual(await bash.execute(args, { signal: controller.signal }), {
+        text: "The tool call was cancelled, so the command was not run",
+        isError: true,
+      });
+    }
+    assert.equal(asked, 2);
+    assert.deepEqual([executor.runs, executor.starts, tasks.list(owner)], [[], [], []]);
+  });
+
   it("describes the sandbox, and escalation only when an approver can be asked", () => {
     const without = setup().bash.description;
     assert.match(

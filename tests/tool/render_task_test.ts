@@ -127,6 +127,28 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("orders the output, the lossy marker, the sandbox lines and the status", () => {
+    const text = renderTaskOutput({
+      snapshot: snapshot({ status: "completed", exitCode: 1 }),
+      output: read({
+        stdout: "tail\n",
+        lossy: true,
+        droppedBytes: 9,
+        stdoutSpillPath: "/spill/o",
+        status: "completed",
+        exitCode: 1,
+        sandbox: { mode: "workspace-write", backend: "landlock", denied: true },
+      }),
+    }, { escalationModes: ["workspace-write", "danger-full-access"] });
+    assert.deepEqual(text.split("\n"), [
+      "tail",
+      "[output lost: 9 bytes since the last read were dropped from memory and are missing above; full output: /spill/o (stdout)]",
+      "[sandbox: file access denied under workspace-write mode]",
+      '[if the command needs that access, retry it once with sandbox_permissions "danger-full-access" and a justification; a person approves or rejects the retry]',
+      "[status: completed, exit code: 1]",
+    ]);
+  });
+
   it("shows other kinds' output as text or JSON", () => {
     assert.equal(
       renderTaskOutput({ snapshot: snapshot({ kind: "agent" }), output: "summary\n" }),

@@ -148,6 +148,35 @@ describe("validateToolArguments", () => {
     );
   });
 
+  it("describes every kind of bound a schema may set", () => {
+    const schema: ObjectJsonSchema = {
+      type: "object",
+      properties: {
+        code: { type: "string", minLength: 3 },
+        id: { type: "string", pattern: "^bash-\\d+$" },
+        any: { type: "integer" },
+        low: { type: "integer", minimum: 0 },
+        high: { type: "integer", maximum: 9 },
+      },
+      additionalProperties: false,
+    };
+    const table: [Record<string, unknown>, string][] = [
+      [{ code: "ab" }, 'code must be a string of at least 3 character(s); got "ab"'],
+      [{ code: "🎉🎉" }, 'code must be a string of at least 3 character(s); got "🎉🎉"'],
+      [{ id: "task-1" }, 'id must be a string matching /^bash-\\d+$/; got "task-1"'],
+      [{ any: 0.5 }, "any must be an integer; got 0.5"],
+      [{ low: -1 }, "low must be an integer of at least 0; got -1"],
+      [{ high: 10 }, "high must be an integer of at most 9; got 10"],
+    ];
+    for (const [args, expected] of table) {
+      assert.equal(message(schema, args), `Invalid arguments for bash: ${expected}`);
+    }
+    assert.deepEqual(
+      validateToolArguments("bash", schema, { code: "🎉🎉🎉", id: "bash-12", any: -3, low: 0 }),
+      { ok: true, value: { code: "🎉🎉🎉", id: "bash-12", any: -3, low: 0 } },
+    );
+  });
+
   it("adds hints to named unknown fields and runs refine only on valid input", () => {
     const calls: unknown[] = [];
     const check = validateToolArguments("bash", bash, { ...ok, env: { A: "1" } }, {
