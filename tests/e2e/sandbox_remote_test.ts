@@ -1,6 +1,7 @@
 // The Landlock launcher when the library is loaded from a remote URL (as from
 // JSR): the sources are served over HTTP on loopback to a separate deno
-// process, and the launcher must not need to fetch anything of its own.
+// process with an empty DENO_DIR, and the launcher must not need to fetch
+// anything of its own (nor type-check) once they are loaded.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,8 +26,18 @@ describe("the Landlock backend loaded from a remote URL", { skip }, () => {
     assert.ok(!("reason" in deno));
     using workspace = tempWorkspace();
     const requested: string[] = [];
+    // Once the script says its imports are loaded, the network is gone: any
+    // later request (a launcher fetched by URL) is refused and recorded.
+    const late: string[] = [];
+    let loaded = false;
     const server = createServer((request, response) => {
       const path = normalize(decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname));
+      if (loaded || path === "/loaded") {
+        if (path === "/loaded") loaded = true;
+        else late.push(path);
+        response.writeHead(path === "/loaded" ? 204 : 503).end();
+        return;
+      }
       requested.push(path);
       const file = join(ROOT, path);
       if (!file.startsWith(ROOT) || !existsSync(file)) {
@@ -44,6 +55,7 @@ describe("the Landlock backend loaded from a remote URL", { skip }, () => {
     writeFileSync(
       script,
       `import { SandboxBashExecutor } from "http://${origin}/sandbox/mod.ts";
+await (await fetch("http://${origin}/loaded")).body?.cancel();
 await using executor = new SandboxBashExecutor({
   workspaceRoot: ${JSON.stringify(workspace.root)},
   backends: ["landlock"],
@@ -65,7 +77,8 @@ console.log(JSON.stringify(result.sandbox));
       assert.equal(facts.denied, true);
       assert.equal(existsSync(join(workspace.root, "out.txt")), false);
       assert.ok(requested.includes("/sandbox/mod.ts"));
-      assert.deepEqual(requested.filter((path) => !path.endsWith(".ts")), []);
+      assert.equal(loaded, true);
+      assert.deepEqual(late, [], "something was fetched after the imports had loaded");
     } finally {
       await new Promise((done) => server.close(done));
     }

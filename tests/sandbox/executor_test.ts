@@ -365,6 +365,23 @@ describe("runner failure wins over denial", () => {
   }
 });
 
+describe("the backends option", () => {
+  it("orders the backends: the first that works confines", {
+    skip: noLandlock || noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    for (const order of [["landlock", "bwrap"], ["bwrap", "landlock"]] as const) {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: [...order],
+      });
+      const result = await executor.run(executor.resolve({ command: "true" }));
+      assert.equal(result.sandbox?.backend, order[0]);
+      assert.deepEqual((await executor.probeBackends()).map((s) => s.backend), order);
+    }
+  });
+});
+
 describe("probeBackends", () => {
   it("reports each backend with its enforcement facts for the default policy", {
     skip: noLandlock || noBwrap,

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
 import { findDeno } from "../../../sandbox/_deno.ts";
+import { findOnPath } from "../../../local/_session.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
   landlockLauncherModule,
@@ -15,10 +16,11 @@ import {
   LAUNCHER_FAILURE_PREFIX,
 } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
+import { closeServer, listener, probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
 
 const deno = findDeno(process.env.PATH);
-const skip = "reason" in deno ? deno.reason : skipUnless(await probeHere(), "landlock");
+const statuses = await probeHere();
+const skip = "reason" in deno ? deno.reason : skipUnless(statuses, "landlock");
 const workspace = tempWorkspace();
 const executor = new LocalBashExecutor({ cwd: workspace.root });
 const launcher = landlockLauncherModule();
@@ -29,10 +31,16 @@ after(async () => {
 
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
-function launch(args: string[], env: Record<string, string> = {}, flags = LAUNCHER_DENO_FLAGS) {
+/** Runs the launcher with `args`; `shell` turns its quoted command line into the bash command. */
+function launch(args: string[], options: {
+  env?: Record<string, string>;
+  flags?: readonly string[];
+  shell?: (command: string) => string;
+} = {}) {
+  const { env = {}, flags = LAUNCHER_DENO_FLAGS, shell = (command) => `exec ${command}` } = options;
   const path = "reason" in deno ? "deno" : deno.path;
   const command = [path, ...flags, launcher, ...args].map(quote).join(" ");
-  return executor.run(executor.resolve({ command: `exec ${command}`, env }));
+  return executor.run(executor.resolve({ command: shell(command), env }));
 }
 
 const policy = (extra: object = {}) =>
@@ -76,7 +84,7 @@ describe("the Landlock launcher, run", { skip }, () => {
         "two words",
         "ü",
       ],
-      { GREETING: "hi there" },
+      { env: { GREETING: "hi there" } },
     );
     assert.equal(result.exitCode, 0, result.stderr.text);
     const [abiLine, out] = result.stdout.text.split("\n");
@@ -103,6 +111,19 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.equal(ignored & (1n << 12n), 0n, "SIGPIPE is ignored in the command");
   });
 
+  it("inheritable capabilities of its parent do not reach the command", {
+    skip: process.getuid?.() !== 0 || findOnPath("setpriv", process.env.PATH) === null
+      ? "needs root and util-linux setpriv to give the launcher an inheritable capability"
+      : false,
+  }, async () => {
+    const result = await launch([policy(), "/usr/bin/grep", "^Cap", "/proc/self/status"], {
+      shell: (command) => `exec setpriv --inh-caps +net_raw ${command}`,
+    });
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.match(result.stdout.text, /^CapInh:\s+0+$/m);
+    assert.match(result.stdout.text, /^CapAmb:\s+0+$/m);
+  });
+
   it("installs the seccomp filter it is given, and none otherwise", async () => {
     const status = "grep '^Seccomp:' /proc/self/status";
     const filtered = await launch([
@@ -117,21 +138,34 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.match(plain.stdout.text, /^Seccomp:\s+0\n$/);
   });
 
+  it("with the network denied, Landlock alone refuses a TCP connect (ABI >= 4)", {
+    skip: (statuses.landlock.landlockAbi ?? 0) < 4
+      ? "this kernel's Landlock ABI is below 4"
+      : false,
+  }, async () => {
+    const { port, accepted, server } = await listener();
+    try {
+      const connect = [
+        "/usr/bin/bash",
+        "-c",
+        `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`,
+      ];
+      const denied = await launch([policy(), ...connect]);
+      assert.equal(denied.stdout.text, "");
+      assert.match(denied.stderr.text, /Permission denied/);
+      assert.equal(accepted(), 0);
+      const allowed = await launch([policy({ network: "allow" }), ...connect]);
+      assert.equal(allowed.stdout.text, "connected\n", allowed.stderr.text);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
   it("descriptors inherited without close-on-exec do not reach the command", async () => {
-    const path = "reason" in deno ? "deno" : deno.path;
-    const command = [
-      path,
-      ...LAUNCHER_DENO_FLAGS,
-      launcher,
-      policy(),
-      "/usr/bin/ls",
-      "/proc/self/fd",
-    ]
-      .map(quote).join(" ");
     const outside = join(workspace.base, "outside.txt");
-    const result = await executor.run(
-      executor.resolve({ command: `exec 7>>${quote(outside)} && exec ${command}` }),
-    );
+    const result = await launch([policy(), "/usr/bin/ls", "/proc/self/fd"], {
+      shell: (command) => `exec 7>>${quote(outside)} && exec ${command}`,
+    });
     assert.equal(result.exitCode, 0, result.stderr.text);
     // ls lists 0-2 and the descriptor it reads the directory through.
     assert.deepEqual(result.stdout.text.trim().split("\n"), ["0", "1", "2", "3"]);
@@ -151,7 +185,7 @@ describe("the Landlock launcher, run", { skip }, () => {
   it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message when it throws`, async () => {
     // Without --allow-env, reading the environment to hand on throws.
     const flags = LAUNCHER_DENO_FLAGS.filter((flag) => flag !== "--allow-env");
-    const result = await launch([policy(), "/usr/bin/touch", "ran"], {}, flags);
+    const result = await launch([policy(), "/usr/bin/touch", "ran"], { flags });
     assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT, result.stderr.text);
     assert.match(result.stderr.text, new RegExp(`^${LAUNCHER_FAILURE_PREFIX} NotCapable: `));
     assert.equal(existsSync(join(workspace.root, "ran")), false);
