@@ -190,6 +190,28 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(read.stdout, `[... 2901 bytes omitted ...]\n${"\u20ac".repeat(33)}`);
     });
 
+    it("the read after exit ends a stream cut mid-character with one replacement character", async () => {
+      await using executor = new LocalBashExecutor({ sessionStrategy });
+      const process = await executor.start(executor.resolve({
+        command: "printf 'ok\\xe2\\x82'; read -r _",
+        keepStdinOpen: true,
+      }));
+      let text = "";
+      const deadline = Date.now() + 10_000;
+      while (text !== "ok") {
+        assert.ok(Date.now() < deadline, `got ${JSON.stringify(text)}`);
+        text += process.readOutput().stdout;
+        await pause(5);
+      }
+      // The two bytes of the unfinished character arrived with "ok" and wait for more.
+      await pause(50);
+      assert.equal(process.readOutput().stdout, "");
+      await process.write("\n");
+      await process.done;
+      assert.equal(process.readOutput().stdout, "\ufffd");
+      assert.equal(process.readOutput().stdout, "");
+    });
+
     it("keeps stderr's cursor apart from stdout's", async () => {
       await using executor = new LocalBashExecutor({ sessionStrategy });
       const process = await executor.start(executor.resolve({

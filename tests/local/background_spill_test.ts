@@ -6,6 +6,25 @@ import { LocalBashExecutor } from "../../local/mod.ts";
 import { seqText } from "./_helpers.ts";
 
 describe("background reads and a spill file", () => {
+  it("are lossy when only stderr fell behind, and name only its spill file", async () => {
+    await using executor = new LocalBashExecutor({ maxOutputBytes: 1024, headBytes: 0 });
+    const process = await executor.start(
+      executor.resolve({ command: "seq 1 20000 >&2; echo out" }),
+    );
+    await process.done;
+    const read = process.readOutput();
+    const stream = seqText(20_000);
+    assert.deepEqual(
+      [read.lossy, read.droppedBytes, read.stdout, read.stdoutSpillPath],
+      [true, stream.length - 1024, "out\n", undefined],
+    );
+    assert.equal(
+      read.stderr,
+      `[... ${stream.length - 1024} bytes omitted ...]\n${stream.slice(-1024)}`,
+    );
+    assert.equal(readFileSync(read.stderrSpillPath ?? "", "latin1"), stream);
+  });
+
   it("name no spill path once the capped file no longer holds every byte", async () => {
     await using executor = new LocalBashExecutor({
       maxOutputBytes: 100,
