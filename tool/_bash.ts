@@ -1,6 +1,12 @@
 import { resolve as resolvePath } from "node:path";
 import { isSandboxMode } from "../sandbox/mode.ts";
-import type { BashExecRequest, BashExecSpec, BashProcess, SandboxMode } from "../seam/mod.ts";
+import type {
+  BashExecRequest,
+  BashExecSpec,
+  BashExecutor,
+  BashProcess,
+  SandboxMode,
+} from "../seam/mod.ts";
 import { renderBackgroundStart } from "./render_task.ts";
 import { type RenderRunOptions, renderRunResult } from "./render_run.ts";
 import { bashInputSchema } from "./schemas.ts";
@@ -39,7 +45,12 @@ export function createBashTool(
   escalationModes: readonly SandboxMode[],
 ): BashTool {
   const defaultMode = options.executor.sandboxMode;
-  const inputSchema = bashInputSchema({ sandboxMode: defaultMode, runInBackground });
+  const timeouts = timeoutLimits(options.executor);
+  const inputSchema = bashInputSchema({
+    sandboxMode: defaultMode,
+    runInBackground,
+    ...(timeouts ? { timeouts } : {}),
+  });
   const render: RenderRunOptions = { escalationModes, runInBackground };
   const lines = [
     "Run a bash command and return its output.",
@@ -92,6 +103,24 @@ export function createBashTool(
       return await runBash(options, check.value as unknown as BashArgs, render, context);
     },
   };
+}
+
+/**
+ * The executor's default and greatest time limits, read through `resolve()`
+ * (which fills in the default and caps what is asked), or `undefined` when
+ * it will not resolve a plain request.
+ */
+function timeoutLimits(
+  executor: BashExecutor,
+): { defaultMs: number; maxMs: number | undefined } | undefined {
+  try {
+    const defaultMs = executor.resolve({ command: "true" }).timeoutMs;
+    const maxMs = executor.resolve({ command: "true", timeoutMs: Number.MAX_SAFE_INTEGER })
+      .timeoutMs;
+    return { defaultMs, maxMs: maxMs < Number.MAX_SAFE_INTEGER ? maxMs : undefined };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -6,8 +6,8 @@ import { NON_BLANK_PATTERN } from "./validate.ts";
 
 /**
  * What shapes the `bash` input schema: the executor's default sandbox mode
- * (`undefined` for an executor that does not sandbox) and whether background
- * runs are offered.
+ * (`undefined` for an executor that does not sandbox), whether background
+ * runs are offered, and the executor's time limits when known.
  *
  * @example
  * ```ts
@@ -22,15 +22,22 @@ export interface BashSchemaOptions {
   sandboxMode: SandboxMode | undefined;
   /** Offer `run_in_background`. */
   runInBackground: boolean;
+  /**
+   * The executor's time limits in milliseconds: the default, and the most a
+   * call may ask for (`undefined` when it sets none). Named in the
+   * `timeout_ms` description; `maxMs` becomes its `maximum`.
+   */
+  timeouts?: { defaultMs: number; maxMs: number | undefined };
 }
 
 /**
  * Builds the `bash` tool's input schema. `command` and `description` are
- * required; `timeout_ms` and `workdir` are optional; `run_in_background`
- * appears when background runs are offered; `sandbox_permissions` (only the
- * modes wider than the executor's default) and `justification` appear only
- * for a sandboxing executor with a wider mode to offer. There is never an
- * `env`, `stdin` or `stdoutMaxBytes` field.
+ * required; `timeout_ms` (at most `timeouts.maxMs` when given) and `workdir`
+ * are optional; `run_in_background` appears when background runs are
+ * offered; `sandbox_permissions` (only the modes wider than the executor's
+ * default) and `justification` appear only for a sandboxing executor with a
+ * wider mode to offer. There is never an `env`, `stdin` or `stdoutMaxBytes`
+ * field.
  *
  * @example
  * ```ts
@@ -41,10 +48,15 @@ export interface BashSchemaOptions {
  * assert.deepEqual(Object.keys(plain.properties), [
  *   "command", "description", "timeout_ms", "workdir", "run_in_background",
  * ]);
- * const sandboxed = bashInputSchema({ sandboxMode: "read-only", runInBackground: false });
+ * const sandboxed = bashInputSchema({
+ *   sandboxMode: "read-only",
+ *   runInBackground: false,
+ *   timeouts: { defaultMs: 120_000, maxMs: 600_000 },
+ * });
  * assert.deepEqual(sandboxed.properties.sandbox_permissions?.enum, [
  *   "workspace-write", "danger-full-access",
  * ]);
+ * assert.equal(sandboxed.properties.timeout_ms?.maximum, 600_000);
  * ```
  */
 export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
@@ -61,12 +73,7 @@ export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
       description:
         'What the command does, in 5-10 words of active voice, such as "Run the unit tests". Shown to the user.',
     },
-    timeout_ms: {
-      type: "integer",
-      minimum: 1,
-      description:
-        "Time limit in milliseconds. When it runs out the command is stopped and the result says [timed out after N ms]. Defaults to the executor's limit, which also caps it. Not allowed with run_in_background.",
-    },
+    timeout_ms: timeoutProperty(options),
     workdir: {
       type: "string",
       pattern: NON_BLANK_PATTERN,
@@ -103,6 +110,29 @@ export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
     required: ["command", "description"],
     additionalProperties: false,
   };
+}
+
+function timeoutProperty(options: BashSchemaOptions): JsonSchemaProperty {
+  const { timeouts, runInBackground } = options;
+  const sentences = [
+    "Time limit in milliseconds. When it runs out the command is stopped and the result says [timed out after N ms].",
+  ];
+  if (!timeouts) {
+    sentences.push("The executor sets the default and may cap it.");
+  } else {
+    sentences.push(`Defaults to ${timeouts.defaultMs}.`);
+    if (timeouts.maxMs !== undefined) sentences.push(`At most ${timeouts.maxMs}.`);
+  }
+  if (runInBackground) {
+    sentences.push("Not allowed with run_in_background, which suits longer work.");
+  }
+  const property: JsonSchemaProperty = {
+    type: "integer",
+    minimum: 1,
+    description: sentences.join(" "),
+  };
+  if (timeouts?.maxMs !== undefined) property.maximum = timeouts.maxMs;
+  return property;
 }
 
 const TASK_ID: JsonSchemaProperty = {

@@ -131,11 +131,17 @@ function checkProperty(
   field: unknown,
   required: boolean,
 ): string | undefined {
-  if (!matches(property, field)) {
-    const omit = field === null && !required ? "; omit the field to use its default" : "";
-    return `${name} must be ${expectation(property)}; got ${describeValue(field)}${omit}`;
+  if (matches(property, field)) return undefined;
+  let expected = expectation(property);
+  if (property.type === "integer" && Number.isInteger(field)) {
+    // An integer out of range: name the bound it crossed.
+    const { minimum, maximum } = property;
+    if (maximum !== undefined && (field as number) > maximum) expected = `at most ${maximum}`;
+    else if (minimum === 1) expected = "a positive integer";
+    else if (minimum !== undefined) expected = `at least ${minimum}`;
   }
-  return undefined;
+  const omit = field === null && !required ? "; omit the field to use its default" : "";
+  return `${name} must be ${expected}; got ${describeValue(field)}${omit}`;
 }
 
 function matches(property: JsonSchemaProperty, field: unknown): boolean {

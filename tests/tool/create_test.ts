@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
-import { BashConfigError } from "../../seam/mod.ts";
+import { BashConfigError, type BashExecSpec } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { type BashTools, type BashToolsOptions, createBashTools } from "../../tool/mod.ts";
 import { assertNoneLeft, marker, seqText, waitForSleep } from "../local/_helpers.ts";
@@ -249,6 +249,25 @@ describe("bash tool over a real LocalBashExecutor", () => {
       const timeout = await bash.execute({ command: "pwd", description: "Where", timeout: 5 });
       assert.match(timeout.text, /unknown field "timeout"; use timeout_ms, in milliseconds \(/);
     });
+  });
+
+  it("offers timeout_ms up to the executor's cap, and says so when asked for more", async () => {
+    await withSession(async ({ bash }) => {
+      assert.equal(bash.inputSchema.properties.timeout_ms?.maximum, 90_000);
+      assert.match(
+        bash.inputSchema.properties.timeout_ms?.description ?? "",
+        /Defaults to 30000\. At most 90000\./,
+      );
+      const args = { command: "touch ran", description: "Touch" };
+      assert.deepEqual(await bash.execute({ ...args, timeout_ms: 90_001 }), {
+        text: "Invalid arguments for bash: timeout_ms must be at most 90000; got 90001",
+        isError: true,
+      });
+      assert.deepEqual(await bash.execute({ ...args, timeout_ms: -5 }), {
+        text: "Invalid arguments for bash: timeout_ms must be a positive integer; got -5",
+        isError: true,
+      });
+    }, { config: { timeoutMs: 30_000, maxTimeoutMs: 90_000 } });
   });
 
   it("rejects timeout_ms with run_in_background", async () => {
@@ -566,6 +585,29 @@ describe("bash and task_kill over a recording executor", () => {
       "/abs",
       "sub",
     ]);
+  });
+
+  it("builds the tools over an executor that refuses a request, and reports the refusal", async () => {
+    class Refusing extends FakeSandboxExecutor {
+      override resolve(): BashExecSpec {
+        throw new BashConfigError('"timeoutMs" is not allowed here; omit it');
+      }
+    }
+    const executor = new Refusing(null);
+    const { bash } = createBashTools({
+      executor,
+      tasks: new TaskRegistry(),
+      owner: taskOwner("s"),
+    });
+    assert.match(
+      bash.inputSchema.properties.timeout_ms?.description ?? "",
+      /The executor sets the default and may cap it\./,
+    );
+    assert.deepEqual(await bash.execute({ command: "ls", description: "List" }), {
+      text: 'The command was not run: "timeoutMs" is not allowed here; omit it',
+      isError: true,
+    });
+    assert.deepEqual(executor.runs, []);
   });
 
   it("task_kill waits for the stopped task to settle before it answers", async () => {

@@ -31,6 +31,32 @@ describe("bashInputSchema", () => {
     assert.equal(schema.properties.timeout_ms?.minimum, 1);
   });
 
+  it("names the executor's time limits for timeout_ms, and caps it at the greatest", () => {
+    const limited = bashInputSchema({
+      sandboxMode: undefined,
+      runInBackground: true,
+      timeouts: { defaultMs: 120_000, maxMs: 600_000 },
+    });
+    assert.equal(limited.properties.timeout_ms?.maximum, 600_000);
+    assert.match(
+      limited.properties.timeout_ms?.description ?? "",
+      /\. Defaults to 120000\. At most 600000\. Not allowed with run_in_background, which suits longer work\.$/,
+    );
+    const uncapped = bashInputSchema({
+      sandboxMode: undefined,
+      runInBackground: false,
+      timeouts: { defaultMs: 5000, maxMs: undefined },
+    });
+    assert.equal("maximum" in (uncapped.properties.timeout_ms ?? {}), false);
+    assert.match(uncapped.properties.timeout_ms?.description ?? "", /\. Defaults to 5000\.$/);
+    const unknown = bashInputSchema({ sandboxMode: undefined, runInBackground: false });
+    assert.equal("maximum" in (unknown.properties.timeout_ms ?? {}), false);
+    assert.match(
+      unknown.properties.timeout_ms?.description ?? "",
+      /\. The executor sets the default and may cap it\.$/,
+    );
+  });
+
   it("offers run_in_background only when enabled", () => {
     const schema = bashInputSchema({ sandboxMode: undefined, runInBackground: true });
     assert.equal(schema.properties.run_in_background?.type, "boolean");

@@ -137,15 +137,19 @@ describe("validateToolArguments", () => {
     assert.match(text, /got "x{77}\.\.\."$/);
   });
 
-  it("describes integer bounds", () => {
-    assert.equal(
-      message(
-        TASK_OUTPUT_SCHEMA,
-        { task_id: "bash-1", wait: true, timeout_ms: 700_000 },
-        "task_output",
-      ),
-      "Invalid arguments for task_output: timeout_ms must be an integer from 1 to 600000; got 700000",
-    );
+  it("names the bound an out-of-range integer crossed, and every bound for a wrong type", () => {
+    const table: [unknown, string][] = [
+      [700_000, "timeout_ms must be at most 600000; got 700000"],
+      [-5, "timeout_ms must be a positive integer; got -5"],
+      [1.5, "timeout_ms must be an integer from 1 to 600000; got 1.5"],
+      ["9", 'timeout_ms must be an integer from 1 to 600000; got "9"'],
+    ];
+    for (const [timeout_ms, expected] of table) {
+      assert.equal(
+        message(TASK_OUTPUT_SCHEMA, { task_id: "bash-1", wait: true, timeout_ms }, "task_output"),
+        `Invalid arguments for task_output: ${expected}`,
+      );
+    }
   });
 
   it("describes every kind of bound a schema may set", () => {
@@ -165,8 +169,10 @@ describe("validateToolArguments", () => {
       [{ code: "🎉🎉" }, 'code must be a string of at least 3 character(s); got "🎉🎉"'],
       [{ id: "task-1" }, 'id must be a string matching /^bash-\\d+$/; got "task-1"'],
       [{ any: 0.5 }, "any must be an integer; got 0.5"],
-      [{ low: -1 }, "low must be an integer of at least 0; got -1"],
-      [{ high: 10 }, "high must be an integer of at most 9; got 10"],
+      [{ low: -1 }, "low must be at least 0; got -1"],
+      [{ low: "0" }, 'low must be an integer of at least 0; got "0"'],
+      [{ high: 10 }, "high must be at most 9; got 10"],
+      [{ high: 0.5 }, "high must be an integer of at most 9; got 0.5"],
     ];
     for (const [args, expected] of table) {
       assert.equal(message(schema, args), `Invalid arguments for bash: ${expected}`);
