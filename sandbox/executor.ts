@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import {
@@ -25,12 +25,7 @@ import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
 import { existingRealpath } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import {
-  BWRAP_DENY_FAMILIES,
-  type BwrapFilterPaths,
-  createBwrapBackend,
-} from "./backends/_bwrap.ts";
-import { seccompFilter } from "./backends/_seccomp.ts";
+import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend } from "./backends/_landlock.ts";
 import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
 
@@ -373,7 +368,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 
   async #runProbe(name: SandboxBackendName): Promise<Probe> {
     const prepared = name === "bwrap"
-      ? createBwrapBackend(this.#searchPath, await this.#writeBwrapFilters())
+      ? createBwrapBackend(this.#searchPath)
       : await this.#prepareLandlock();
     if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
     const backend = prepared;
@@ -412,23 +407,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     status.enforcement = backend.enforcement(confine(factsPolicy));
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
-  }
-
-  /** The seccomp filters bwrap loads, written once; undefined on an unknown architecture. */
-  async #writeBwrapFilters(): Promise<BwrapFilterPaths | undefined> {
-    const deny = seccompFilter({ socketFamilies: BWRAP_DENY_FAMILIES });
-    const allow = seccompFilter();
-    if (deny === undefined || allow === undefined) return undefined;
-    const dir = await this.privateDir();
-    const privateDir = existingRealpath(dir) ?? dir;
-    const paths = {
-      deny: join(privateDir, "seccomp-deny.bpf"),
-      allow: join(privateDir, "seccomp-allow.bpf"),
-      privateDir,
-    };
-    writeFileSync(paths.deny, deny, { mode: 0o600, flag: "wx" });
-    writeFileSync(paths.allow, allow, { mode: 0o600, flag: "wx" });
-    return paths;
   }
 
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {

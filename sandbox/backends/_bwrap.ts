@@ -1,3 +1,4 @@
+import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { findOnPath } from "../../local/_session.ts";
@@ -11,7 +12,7 @@ import {
   type SandboxBackend,
   type SandboxDenial,
 } from "./_backend.ts";
-import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX } from "./_seccomp.ts";
+import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
@@ -24,11 +25,9 @@ const READ_ONLY_SIGNATURE = "Read-only file system";
  * `workspace-write` the workspace and writable roots bound writable with
  * `<root>/.git` re-bound read-only. The entries of /tmp holding the
  * workspace, the writable roots or the working directory are bound back
- * read-only over the private /tmp; binds go parents first. `privateDir` (the
- * executor's, which holds the seccomp filters read outside the sandbox) is
- * bound back read-only when a writable root holds it.
+ * read-only over the private /tmp; binds go parents first.
  */
-export function bwrapArgs(launch: Launch, policy: ConfinedPolicy, privateDir?: string): string[] {
+export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
   // hostname, for one); bind the host's /proc/sys read-only over it.
@@ -53,9 +52,6 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy, privateDir?: s
   }
   const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
   if (git !== undefined) args.push("--ro-bind", git, git);
-  if (writable && privateDir !== undefined && roots.some((root) => isBeneath(privateDir, root))) {
-    args.push("--ro-bind", privateDir, privateDir);
-  }
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
@@ -72,13 +68,7 @@ function underTmp(path: string): string | undefined {
 }
 
 /** The socket families a command may create with the network denied: all namespaced. */
-export const BWRAP_DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
-
-/**
- * Where the seccomp filters for each network setting were written (see
- * `_seccomp.ts`): in `privateDir` (canonical), which no command may write.
- */
-export type BwrapFilterPaths = Record<ConfinedPolicy["network"], string> & { privateDir: string };
+const DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;
@@ -87,40 +77,49 @@ const WRAPPER_NAME = "shellseam-bwrap";
 /**
  * Runs outside the sandbox, before bwrap: closes every descriptor above 2
  * (ones the runtime inherited without close-on-exec would reach into the
- * sandbox), then opens the seccomp filter (`$1`, when not empty) on fd 3 for
- * bwrap's `--seccomp 3`, then execs bwrap; a bwrap that cannot be run (gone
- * since the probe) is its failure too (`execfail`). It runs unconfined, so it
- * reads no `BASH_ENV` and imports no function from the environment (`-p`),
- * and no function can stand in for `exec` or `eval` (`--posix`: special
- * builtins come first).
+ * sandbox), then puts the seccomp filter (`$1`, `printf` escapes, when not
+ * empty) on fd 3 for bwrap's `--seccomp 3` through a pipe: from memory, never
+ * from a file a confined command could rewrite. Then it execs bwrap; a bwrap
+ * that cannot be run (gone since the probe) is its failure too (`execfail`).
+ * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
+ * the environment (`-p`).
  */
 const WRAPPER =
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; ' +
-  `done; if [ -n "$1" ]; then [ -r "$1" ] || { echo "${WRAPPER_NAME}: cannot read the ` +
-  `seccomp filter $1" >&2; exit ${WRAPPER_FAILURE_EXIT}; }; exec 3<"$1"; fi; shift; ` +
+  'done; if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
+/** `bytes` as a `printf` format that prints exactly them. */
+function printfEscaped(bytes: Uint8Array): string {
+  return [...bytes].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
+}
+
 /**
- * The bubblewrap backend, or why it cannot be used (no `bwrap` on `searchPath`).
- * `filters` are the seccomp filter files; without them (an architecture with
- * no filter) the kernel keyrings are a named gap.
+ * The bubblewrap backend, or why it cannot be used (no `bwrap` on
+ * `searchPath`). Its seccomp filters are built for `arch`; on an
+ * architecture with none, the kernel keyrings are a named gap.
  */
 export function createBwrapBackend(
   searchPath: string | undefined,
-  filters?: BwrapFilterPaths,
+  arch: string = process.arch,
 ): SandboxBackend | { reason: string } {
   const bwrap = findOnPath("bwrap", searchPath ?? "");
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
+  const deny = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
+  const allow = seccompFilter({}, arch);
+  const filters = deny === undefined || allow === undefined
+    ? undefined
+    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
   const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
     const filter = filters?.[policy.network];
-    const args = bwrapArgs(launch, policy, filters?.privateDir);
+    const args = bwrapArgs(launch, policy);
     if (filter !== undefined) args.unshift("--seccomp", "3");
     return {
       program: launch.program,
-      args: ["--posix", "-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
+      args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
       cwd: launch.cwd,
       env: { ...launch.env, TMPDIR: "/tmp" },
     };
