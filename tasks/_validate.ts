@@ -72,3 +72,14 @@ export function timerDelay(timeoutMs: unknown): number | undefined {
   }
   return Math.min(timeoutMs, MAX_TIMER_MS);
 }
+
+/** Throws unless `signal` is absent or an `AbortSignal`. */
+export function assertSignal(signal: unknown): asserts signal is AbortSignal | undefined {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new BashConfigError(
+      `"signal" must be an AbortSignal; got ${
+        describeValue(signal)
+      }; pass an AbortController's signal or omit it`,
+    );
+  }
+}

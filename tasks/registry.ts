@@ -10,6 +10,7 @@ import {
   assertKind,
   assertLabel,
   assertOwnerToken,
+  assertSignal,
   describeValue,
   timerDelay,
 } from "./_validate.ts";
@@ -309,7 +310,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * abort of `signal` rejects with the signal's reason; a task dropped by
    * `disposeOwner` while waited on rejects with {@linkcode UnknownTaskError}.
    *
-   * @throws {BashConfigError} when `timeoutMs` is not a positive finite number.
+   * @throws {BashConfigError} when `timeoutMs` is not a positive finite number or `signal`
+   * is not an `AbortSignal`.
    * @throws {UnknownTaskError} for an id never issued or already dropped.
    * @throws {TaskOwnershipError} for another owner's task.
    *
@@ -339,8 +341,9 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   ): Promise<TaskSnapshot> {
     return new Promise<TaskSnapshot>((resolve, reject) => {
       const entry = this.#entry(id, owner);
-      const delay = timerDelay(options.timeoutMs);
-      const { signal } = options;
+      const delay = timerDelay(options?.timeoutMs);
+      const signal = options?.signal;
+      assertSignal(signal);
       signal?.throwIfAborted();
       if (entry.settled) {
         this.#acknowledge(entry);

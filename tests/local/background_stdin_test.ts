@@ -22,3 +22,20 @@ describe("LocalBashProcess.write with bad data", () => {
     assert.equal(process.readOutput().stdout, "still open\n");
   });
 });
+
+describe("keepStdinOpen outside start()", () => {
+  it("is ignored by run(), whose stdin ends after the given bytes", async () => {
+    await using executor = new LocalBashExecutor();
+    for (const stdin of [undefined, "in\n"]) {
+      const request = { command: "cat; echo end", keepStdinOpen: true, timeoutMs: 5_000 };
+      const result = await executor.run(
+        executor.resolve(stdin === undefined ? request : { ...request, stdin }),
+      );
+      assert.deepEqual(
+        [result.stdout.text, result.timedOut],
+        [`${stdin ?? ""}end\n`, false],
+        `stdin ${JSON.stringify(stdin)}`,
+      );
+    }
+  });
+});

@@ -454,6 +454,25 @@ describe("TaskRegistry: wait", () => {
     });
   });
 
+  it("rejects a signal that is not an AbortSignal with BashConfigError, and no options at all", async () => {
+    await withRegistry(async (registry) => {
+      const { id, task } = start(registry, alice);
+      for (const signal of ["abort", { aborted: true }, null]) {
+        await assert.rejects(
+          registry.wait(id, alice, { signal: signal as unknown as AbortSignal }),
+          (error: unknown) =>
+            error instanceof BashConfigError &&
+            /^"signal" must be an AbortSignal; got .+; pass an AbortController's signal or omit it$/
+              .test(error.message),
+          JSON.stringify(signal),
+        );
+      }
+      task.finish({ status: "completed", exitCode: 0 });
+      const settled = await registry.wait(id, alice, null as unknown as { timeoutMs?: number });
+      assert.equal(settled.status, "completed");
+    });
+  });
+
   it("wait vs settlement race: exactly one of a settled wait or a notice reaches the owner", async () => {
     await withRegistry(async (registry) => {
       const outcomes = { wait: 0, notice: 0 };
