@@ -134,7 +134,18 @@ async function chooseMode(
 ): Promise<{ mode: SandboxMode | undefined } | { refusal: ToolResult }> {
   const asked = args.sandbox_permissions;
   if (asked === undefined) {
-    const mode = options.sessionMode?.();
+    let mode: SandboxMode | undefined;
+    try {
+      mode = options.sessionMode?.();
+    } catch (error) {
+      return {
+        refusal: failure(
+          `The session's sandbox mode could not be read (${
+            messageOf(error)
+          }), so the command was not run; tell the user`,
+        ),
+      };
+    }
     if (mode !== undefined && !isSandboxMode(mode)) {
       return {
         refusal: failure(

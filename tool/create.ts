@@ -48,7 +48,8 @@ export interface BashToolsOptions {
   /**
    * The session's sandbox mode override (for example the fold of its
    * `sandbox/mode` events), or `undefined` for the executor's default. An
-   * approved escalation outranks it.
+   * approved escalation outranks it. Read at each call; when it throws or
+   * answers an unknown mode, the call fails closed.
    */
   sessionMode?: () => SandboxMode | undefined;
   /** Offer `run_in_background` and the task tools. Defaults to true. */

@@ -175,6 +175,20 @@ describe("bash escalation", () => {
     assert.equal(executor.runs.length, 0);
   });
 
+  it("fails closed when the session's mode cannot be read", async () => {
+    const { bash, executor } = setup({
+      sessionMode: () => {
+        throw new Error("event log unreadable");
+      },
+    });
+    assert.deepEqual(await bash.execute(WRITE), {
+      text:
+        "The session's sandbox mode could not be read (event log unreadable), so the command was not run; tell the user",
+      isError: true,
+    });
+    assert.equal(executor.runs.length, 0);
+  });
+
   it("uses the executor default when the session has no override", async () => {
     const { bash, executor } = setup({ sessionMode: () => undefined });
     await bash.execute(WRITE);
