@@ -14,7 +14,7 @@
  */
 export const BASH_TOOL_GUIDANCE: string = `# Running shell commands
 - Each bash call runs in a fresh non-interactive shell: no terminal, empty stdin, and no cd, export or variable carries over to the next call. Chain dependent steps with && and use workdir instead of cd.
-- Check the marker lines at the end of every bash result before you trust the output. [exit code: N] (0 means success) or [killed by signal: SIGX] comes last, after [timed out after N ms] when the time limit stopped the command. [output truncated: N bytes omitted; full output: <path>] means the full output is in that file: search it with grep, head or tail rather than printing all of it.
+- Check the marker lines at the end of every bash result before you trust the output: [timed out after N ms] when the time limit stopped the command, then [exit code: N] (0 means success) or [killed by signal: SIGX]. [output truncated: N bytes omitted; full output: <path>] means the full output is in that file: search it with grep, head or tail rather than printing all of it.
 - Commands that do not exit on their own (servers, watchers, long builds) need run_in_background: true. A foreground command's leftover processes are stopped when it ends.
 - Do not busy-poll a background task. Call task_output with wait: true (and a timeout_ms) to block until it finishes, or do other work meanwhile: when a task you have not looked at finishes, you get a notice.
 - Before you give your final answer, collect every background task you started: read its output with task_output, or stop it with task_kill if you no longer need it. task_list shows them all.

@@ -4,10 +4,10 @@ import { BASH_TOOL_GUIDANCE } from "../../tool/mod.ts";
 import { markerTemplates, RENDERED, templatePattern } from "./_markers.ts";
 
 describe("BASH_TOOL_GUIDANCE", () => {
-  it("tells the model to check the exit marker", () => {
+  it("tells the model to check the exit marker, and the order of the markers", () => {
     assert.match(
       BASH_TOOL_GUIDANCE,
-      /Check the marker lines .*\[exit code: N\] \(0 means success\)/,
+      /Check the marker lines at the end of every bash result before you trust the output: \[timed out after N ms\] when the time limit stopped the command, then \[exit code: N\] \(0 means success\) or \[killed by signal: SIGX\]\./,
     );
   });
 
