@@ -1,5 +1,5 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, join, sep } from "node:path";
+import { readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, sep } from "node:path";
 
 /** The realpath of `path`, or undefined when it does not exist. */
 export function existingRealpath(path: string): string | undefined {
@@ -25,4 +25,34 @@ export function canonicalPath(path: string): string {
 /** True when `path` is `root` or lies beneath it (both canonical). */
 export function isBeneath(path: string, root: string): boolean {
   return path === root || root === sep || path.startsWith(root + sep);
+}
+
+/**
+ * Every location the resolution of the absolute `path` passes through: each
+ * component as found in its (canonical) directory, symlinks included, then
+ * their targets. Whoever may replace one of them decides what `path` opens.
+ */
+export function resolutionLocations(path: string): string[] {
+  const locations: string[] = [];
+  const parts = path.split("/");
+  let current = "/";
+  for (let links = 0; parts.length > 0;) {
+    const name = parts.shift()!;
+    if (name === "" || name === ".") continue;
+    const location = join(current, name);
+    locations.push(location);
+    let target: string | undefined;
+    try {
+      target = readlinkSync(location);
+    } catch {
+      target = undefined;
+    }
+    if (target === undefined || ++links > 40) {
+      current = location;
+      continue;
+    }
+    parts.unshift(...target.split("/"));
+    if (isAbsolute(target)) current = "/";
+  }
+  return locations;
 }

@@ -22,7 +22,7 @@ import { positiveFinite } from "../local/_config.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
-import { existingRealpath } from "./_paths.ts";
+import { existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
@@ -133,7 +133,10 @@ interface Probe {
  * Landlock launcher run by Deno. `resolve()` stamps the default policy on a
  * request without one; `danger-full-access` runs unwrapped. Backends are
  * probed once per executor; when none works, a confined call rejects with
- * `SandboxUnavailableError` and nothing runs. Each result and settled
+ * `SandboxUnavailableError` and nothing runs. A backend is passed over for a
+ * call whose writable roots hold a program it runs before the confinement
+ * applies (bwrap, deno, the setsid binary, the wrapping bash, or a symlink on
+ * the way to one): a confined command could replace it. Each result and settled
  * background process carries its own `sandbox` facts: mode, backend,
  * `denied` (only a failure with the backend's denial signature) and
  * `denial` (whether the filesystem or the network was refused),
@@ -323,8 +326,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (mode === "danger-full-access") {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
-    const backend = await this.#select(mode);
     const confined = confine(policy);
+    const backend = await this.#select(confined, launch);
     const enforcement = backend.enforcement(confined);
     return {
       launch: backend.wrap(launch, confined),
@@ -343,16 +346,43 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     };
   }
 
-  async #select(mode: SandboxMode): Promise<SandboxBackend> {
+  /**
+   * The first backend that works here and whose programs, run before the
+   * confinement applies, the policy's writable roots cannot replace (a
+   * command could otherwise swap one, and the next launch would run it
+   * unconfined).
+   */
+  async #select(policy: ConfinedPolicy, launch: Launch): Promise<SandboxBackend> {
     const attempts: { backend: string; reason: string }[] = [];
+    const writable = policy.mode === "workspace-write"
+      ? [policy.workspaceRoot, ...policy.writableRoots]
+      : [];
+    const setsid = this.config.setsidPath;
     for (const name of this.backends) {
-      const probe = await this.#probe(name);
-      if (probe.backend !== undefined) return probe.backend;
-      attempts.push({ backend: name, reason: probe.status.reason ?? "unknown" });
+      const { backend, status } = await this.#probe(name);
+      if (backend === undefined) {
+        attempts.push({ backend: name, reason: status.reason ?? "unknown" });
+        continue;
+      }
+      const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
+      const exposed = runners.flatMap((runner) => {
+        const location = resolutionLocations(runner).find((path) =>
+          writable.some((root) => isBeneath(path, root))
+        );
+        return location === undefined ? [] : [{ runner, location }];
+      })[0];
+      if (exposed === undefined) return backend;
+      attempts.push({
+        backend: name,
+        reason: `"${exposed.runner}" runs before the sandbox applies, and "${exposed.location}" ` +
+          "lies in a writable root, where a confined command could replace it; install it " +
+          "elsewhere or narrow the writable roots",
+      });
     }
     throw new SandboxUnavailableError(
-      `No sandbox backend works on this machine, so the "${mode}" command was not run; ` +
-        `install bubblewrap or Deno (with a Landlock kernel), or run it as "danger-full-access"`,
+      `No sandbox backend can confine this command here, so the "${policy.mode}" command was ` +
+        `not run; install bubblewrap or Deno (with a Landlock kernel), or run it as ` +
+        `"danger-full-access"`,
       attempts,
     );
   }

@@ -46,6 +46,8 @@ export interface SandboxBackend {
   readonly landlockAbi?: () => number;
   /** `launch` wrapped so that it runs confined by `policy`. */
   wrap(launch: Launch, policy: ConfinedPolicy): Launch;
+  /** The programs that run before the confinement applies, for `launch`. */
+  runners(launch: Launch): string[];
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */
   probeLaunch(launch: Launch, policy: ConfinedPolicy): Launch;
   /** Why the probe failed, or undefined when it worked (it may record what it learnt). */

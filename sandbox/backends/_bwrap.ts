@@ -127,6 +127,7 @@ export function createBwrapBackend(
   return {
     name: "bwrap",
     wrap,
+    runners: (launch: Launch) => [launch.program, bwrap],
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),

@@ -218,6 +218,7 @@ export function createLandlockBackend(
     name: "landlock",
     landlockAbi: () => abi,
     wrap: (launch, policy) => wrap(launch, policy),
+    runners: () => [setup.deno],
     probeLaunch: (launch, policy) => wrap(launch, policy, true),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));

@@ -22,7 +22,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { randomUUID } from "node:crypto";
-import { BashSpawnError } from "../../seam/mod.ts";
+import { BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
+import { findOnPath } from "../../local/_session.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { METADATA_GAP } from "../../sandbox/backends/_landlock.ts";
@@ -291,6 +292,43 @@ print("ioctl worked")'`,
         if (previous === undefined) delete process.env.TMPDIR;
         else process.env.TMPDIR = previous;
       }
+    });
+
+    it("a program run before confinement that lies in a writable root is refused, not replaced", async () => {
+      using workspace = tempWorkspace();
+      const outside = join(workspace.base, "escaped");
+      // As the deno npm package in the workspace's node_modules, or bwrap there.
+      const program = backend === "bwrap" ? "bwrap" : "deno";
+      const real = findOnPath(program, process.env.PATH);
+      assert.ok(real !== null);
+      const bin = join(workspace.root, "node_modules", ".bin");
+      mkdirSync(bin, { recursive: true });
+      symlinkSync(real, join(bin, program));
+      await using executor = executorFor(backend, workspace, {
+        searchPath: `${bin}:${process.env.PATH}`,
+      });
+      const readOnly = await executor.run(executor.resolve({ command: "echo ok" }));
+      assert.equal(readOnly.stdout.text, "ok\n", readOnly.stderr.text);
+      const replace = `rm node_modules/.bin/${program} && ` +
+        `printf '#!/bin/sh\\ntouch ${outside}\\n' > node_modules/.bin/${program} && ` +
+        `chmod +x node_modules/.bin/${program}`;
+      await assert.rejects(
+        executor.run(executor.resolve({
+          command: replace,
+          sandboxPolicy: {
+            mode: "workspace-write",
+            workspaceRoot: workspace.root,
+            network: "deny",
+          },
+        })),
+        (error: unknown) =>
+          error instanceof SandboxUnavailableError &&
+          error.attempts.length === 1 &&
+          error.attempts[0]!.reason.includes(`"${join(bin, program)}" runs before`),
+      );
+      await executor.run(executor.resolve({ command: "true" }));
+      assert.equal(existsSync(outside), false, "a replaced runner ran unconfined");
+      assert.equal(readFileSync(join(bin, program)).length > 1000, true, "the runner was replaced");
     });
 
     it("network deny: UDP and abstract Unix sockets on the host are not reached", {

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
@@ -379,6 +379,30 @@ describe("the backends option", () => {
       assert.equal(result.sandbox?.backend, order[0]);
       assert.deepEqual((await executor.probeBackends()).map((s) => s.backend), order);
     }
+  });
+
+  it("passes over a backend whose deno lies in the call's writable roots, for that call", {
+    skip: noLandlock || noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const deno = findDeno(process.env.PATH);
+    assert.ok("path" in deno);
+    const bin = join(workspace.root, "bin");
+    mkdirSync(bin);
+    symlinkSync(deno.path, join(bin, "deno"));
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock", "bwrap"],
+      searchPath: `${bin}:${process.env.PATH}`,
+    });
+    const policy = { workspaceRoot: workspace.root, network: "deny" } as const;
+    const backendFor = async (mode: "read-only" | "workspace-write") =>
+      (await executor.run(
+        executor.resolve({ command: "true", sandboxPolicy: { mode, ...policy } }),
+      ))
+        .sandbox?.backend;
+    assert.equal(await backendFor("workspace-write"), "bwrap");
+    assert.equal(await backendFor("read-only"), "landlock");
   });
 });
 
