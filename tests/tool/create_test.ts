@@ -16,7 +16,7 @@ import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod
 import { BashConfigError, type BashExecSpec } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { type BashTools, type BashToolsOptions, createBashTools } from "../../tool/mod.ts";
-import { assertNoneLeft, marker, seqText, waitForSleep } from "../local/_helpers.ts";
+import { assertNoneLeft, marker, pause, seqText, waitForSleep } from "../local/_helpers.ts";
 import { markerTemplates, RENDERED, templatePattern } from "./_markers.ts";
 import { FakeSandboxExecutor, lingeringProcess } from "./_fakes.ts";
 
@@ -26,7 +26,7 @@ async function eventually<T>(probe: () => T | undefined, what: string, ms = 10_0
     const value = probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await pause(25);
   }
 }
 
@@ -421,7 +421,7 @@ describe("background flow over a real LocalBashExecutor", () => {
       assert.equal(started.text, "started background task bash-1");
       await waitForSleep(token);
       controller.abort();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await pause(300);
       assert.equal(tasks.get("bash-1", taskOwner("alice")).status, "running");
       assert.match((await taskKill.execute({ task_id: "bash-1" })).text, /^stopped task bash-1;/);
     });
@@ -472,7 +472,11 @@ describe("background flow over a real LocalBashExecutor", () => {
     await withSession(async ({ tools, bash }) => {
       assert.deepEqual(tools.map((tool) => tool.name), ["bash"]);
       assert.equal("run_in_background" in bash.inputSchema.properties, false);
-      assert.doesNotMatch(bash.description, /run_in_background/);
+      assert.doesNotMatch(bash.description, /run_in_background|task_output|task_kill/);
+      assert.doesNotMatch(
+        JSON.stringify(bash.inputSchema),
+        /run_in_background|task_output|task_kill/,
+      );
       const result = await bash.execute({
         command: "sleep 1",
         description: "Sleep",
@@ -524,10 +528,14 @@ describe("what the model reads in the tool descriptions", () => {
     });
   });
 
-  it("names only markers the renderers really produce", async () => {
+  it("names only markers the renderers really produce, in descriptions and field descriptions", async () => {
     await withSession(({ tools }) => {
       for (const tool of tools) {
-        for (const template of markerTemplates(tool.description)) {
+        const texts = [
+          tool.description,
+          ...Object.values(tool.inputSchema.properties).map((field) => field.description ?? ""),
+        ];
+        for (const template of markerTemplates(texts.join("\n"))) {
           if (/^\[(stderr|status: \.\.\.|<kind>)\]$/.test(template)) continue;
           const pattern = templatePattern(template);
           assert.ok(
