@@ -217,6 +217,42 @@ for (const backend of SANDBOX_BACKENDS) {
         assert.equal(existsSync(join(workspace.root, "out.txt")), false);
       });
 
+      it("two overlapping background tasks in different modes keep their own facts", async () => {
+        using workspace = tempWorkspace();
+        await using executor = executorFor(backend, workspace);
+        await using tasks = new TaskRegistry();
+        const { bash, taskOutput } = createBashTools({
+          executor,
+          tasks,
+          owner: taskOwner("s"),
+          approve: () => Promise.resolve("allow-once"),
+        });
+        const narrow = await bash.execute({
+          command: "sleep 0.3; echo a > a.txt",
+          description: "Write a.txt later",
+          run_in_background: true,
+        });
+        const wide = await bash.execute({
+          command: "echo b > b.txt; sleep 0.1",
+          description: "Write b.txt",
+          run_in_background: true,
+          sandbox_permissions: "workspace-write",
+          justification: "The user asked for b.txt",
+        });
+        assert.deepEqual([narrow.text, wide.text], [
+          "started background task bash-1",
+          "started background task bash-2",
+        ]);
+        const [first, second] = await Promise.all(
+          ["bash-1", "bash-2"].map((task_id) => taskOutput.execute({ task_id, wait: true })),
+        );
+        assert.ok(first!.text.includes(DENIAL), first!.text);
+        assert.match(first!.text, /\[status: completed, exit code: 1\]$/);
+        assert.equal(second!.text, "(no new output)\n[status: completed, exit code: 0]");
+        assert.equal(existsSync(join(workspace.root, "a.txt")), false);
+        assert.equal(readFileSync(join(workspace.root, "b.txt"), "utf8"), "b\n");
+      });
+
       it("the session's sandbox/mode override applies, and an approved escalation outranks it", async () => {
         using workspace = tempWorkspace();
         await using executor = executorFor(backend, workspace);
