@@ -1,4 +1,5 @@
 import { describe, it } from "node:test";
+import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,11 +8,46 @@ import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../
 import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { findOnPath } from "../../local/_session.ts";
-import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+import {
+  executorFor,
+  fakeProgram,
+  probeHere,
+  skipUnless,
+  skipWithoutPython,
+  tempWorkspace,
+} from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
 const noLandlock = skipUnless(statuses, "landlock");
+
+// A regression that breaks a backend's probe would otherwise only turn its
+// tests into skips: where its prerequisites hold (checked without our code),
+// the backend must work.
+describe("the backends this machine has", () => {
+  const bwrap = findOnPath("bwrap", process.env.PATH);
+  const bwrapRuns = bwrap !== null &&
+    spawnSync(bwrap, ["--ro-bind", "/", "/", "--unshare-pid", "true"]).status === 0;
+  it("bwrap works where bwrap itself runs", {
+    skip: bwrapRuns ? false : "bwrap is not installed or cannot make namespaces here",
+  }, () => {
+    assert.equal(statuses.bwrap.works, true, statuses.bwrap.reason);
+  });
+
+  // landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION), through python's ctypes.
+  const abi = Number(
+    spawnSync("python3", ["-c", "import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))"])
+      .stdout?.toString().trim(),
+  );
+  it("landlock works where the kernel offers Landlock and deno is installed", {
+    skip: skipWithoutPython ||
+      ("reason" in findDeno(process.env.PATH) ? "deno is not installed here" : false) ||
+      (abi >= 1 ? false : "this kernel offers no Landlock"),
+  }, () => {
+    assert.equal(statuses.landlock.works, true, statuses.landlock.reason);
+    assert.equal(statuses.landlock.landlockAbi, abi);
+  });
+});
 
 describe("SandboxBashExecutor config", () => {
   it("defaults: read-only, network deny, both backends, commands run in the workspace", async () => {
