@@ -21,14 +21,17 @@ import {
 } from "./_landlock_launcher.ts";
 
 /**
- * How Deno runs the launcher: no config or lock file to look for, and only
- * the permissions it uses: FFI (libc) and env (to hand the environment on).
- * It reads no file itself, so it gets no `--allow-read`.
+ * How Deno runs the launcher: no config or lock file to look for, no V8 code
+ * cache (DENO_DIR may lie in a writable root, and cached bytecode would run
+ * before any restriction), and only the permissions it uses: FFI (libc) and
+ * env (to hand the environment on). It reads no file itself, so it gets no
+ * `--allow-read`.
  */
 export const LAUNCHER_DENO_FLAGS: readonly string[] = [
   "run",
   "--no-config",
   "--no-lock",
+  "--no-code-cache",
   "--allow-ffi",
   "--allow-env",
 ];

@@ -43,13 +43,14 @@ const outcome = (exitCode: number | null, stderrText: string) => ({
 });
 
 describe("the landlock backend", () => {
-  it("runs the launcher with deno, only FFI and env permissions, then the program", () => {
+  it("runs the launcher with deno, no code cache, only FFI and env permissions, then the program", () => {
     using workspace = tempWorkspace();
     const { backend, policy, tmpDir } = setup(workspace);
     assert.deepEqual(LAUNCHER_DENO_FLAGS, [
       "run",
       "--no-config",
       "--no-lock",
+      "--no-code-cache",
       "--allow-ffi",
       "--allow-env",
     ]);
