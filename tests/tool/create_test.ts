@@ -320,8 +320,11 @@ describe("background flow over a real LocalBashExecutor", () => {
         description: "Finish once told to",
         run_in_background: true,
       });
-      const early = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 1 });
+      const asked = Date.now();
+      const early = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 100 });
       assert.deepEqual(early, { text: "(no new output)\n[status: running]", isError: false });
+      // timeout_ms bounds the wait (the default is 30 s); the bound is loose for busy machines.
+      assert.ok(Date.now() - asked < 10_000, "the wait outlived its timeout_ms");
       writeFileSync(join(dir, "go"), "");
       const done = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 20_000 });
       assert.equal(done.text, "done\n[status: completed, exit code: 0]");
@@ -616,6 +619,27 @@ describe("bash and task_kill over a recording executor", () => {
       isError: true,
     });
     assert.deepEqual(executor.runs, []);
+  });
+
+  it("trims task ids and drops a blank kill reason", async () => {
+    const executor = new FakeSandboxExecutor(null);
+    executor.startProcess = (spec) => lingeringProcess(spec, 10);
+    await using tasks = new TaskRegistry();
+    const { bash, taskOutput, taskKill } = createBashTools({
+      executor,
+      tasks,
+      owner: taskOwner("s"),
+    });
+    await bash.execute({ command: "serve", description: "Serve", run_in_background: true });
+    assert.equal(
+      (await taskOutput.execute({ task_id: " bash-1\n" })).text,
+      "(no new output)\n[status: running]",
+    );
+    assert.deepEqual(await taskKill.execute({ task_id: " bash-1 ", reason: "  " }), {
+      text:
+        "stopped task bash-1; read what it printed with task_output\n[status: killed, signal: SIGTERM]",
+      isError: false,
+    });
   });
 
   it("task_kill waits for the stopped task to settle before it answers", async () => {

@@ -273,6 +273,17 @@ describe("renderRunResult", () => {
     );
   });
 
+  it("is an error whenever the sandbox flags the run, even with exit code 0", () => {
+    for (
+      const sandbox of [
+        { mode: "read-only", backend: "bwrap", denied: true },
+        { mode: "read-only", backend: "landlock", denied: false, runnerFailed: true },
+      ] as const
+    ) {
+      assert.equal(renderRunResult(runResult({ sandbox })).isError, true, JSON.stringify(sandbox));
+    }
+  });
+
   it("adds no sandbox line for a sandboxed run that was not denied", () => {
     const allowed = runResult({ sandbox: { mode: "read-only", backend: "bwrap", denied: false } });
     assert.deepEqual(renderRunResult(allowed), {
