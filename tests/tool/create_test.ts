@@ -313,6 +313,26 @@ describe("background flow over a real LocalBashExecutor", () => {
     });
   });
 
+  it("names a real spill file holding everything when a background read lost output", async () => {
+    await withSession(async ({ bash, taskOutput }) => {
+      await bash.execute({
+        command: "seq 1 20000",
+        description: "Print many lines",
+        run_in_background: true,
+      });
+      const read = await taskOutput.execute({ task_id: "bash-1", wait: true });
+      const match =
+        /\n\[output lost: (\d+) bytes since the last read were dropped from memory and are missing above; full output: (\/[^\]]+) \(stdout\)\]\n\[status: completed, exit code: 0\]$/
+          .exec(read.text);
+      assert.ok(match, read.text);
+      const full = Buffer.from(seqText(20000));
+      assert.ok(readFileSync(match[2] ?? "").equals(full), "the spill file holds every byte");
+      assert.equal(Number(match[1]), full.length - 4000);
+      assert.match(read.text, /^1\n2\n3\n/);
+      assert.match(read.text, /\n19999\n20000\n\[output lost: /);
+    }, { config: { maxOutputBytes: 4000, headBytes: 1000 } });
+  });
+
   it("waits with task_output, and a read of the final state means no notice", async () => {
     await withSession(async ({ bash, taskOutput, takeNotices, dir }) => {
       await bash.execute({
