@@ -182,11 +182,11 @@ describe("bash tool over a real LocalBashExecutor", () => {
         { command: `sleep ${token}`, description: "Sleep until aborted" },
         { signal: controller.signal },
       );
-      assert.equal(result.isError, true);
-      assert.match(
-        result.text,
-        /\[aborted: the tool call was cancelled before the command finished\]/,
-      );
+      assert.deepEqual(result, {
+        text:
+          "(no output)\n[aborted: the tool call was cancelled before the command finished]\n[killed by signal: SIGTERM]",
+        isError: true,
+      });
       await assertNoneLeft(token);
     });
   });
@@ -419,13 +419,19 @@ describe("background flow over a real LocalBashExecutor", () => {
         text: 'Unknown task id "bash-99"; use task_list to see the ids of your tasks',
         isError: true,
       });
-      assert.equal((await taskKill.execute({ task_id: "bash-99" })).isError, true);
+      assert.deepEqual(await taskKill.execute({ task_id: "bash-99" }), {
+        text: 'Unknown task id "bash-99"; use task_list to see the ids of your tasks',
+        isError: true,
+      });
       assert.deepEqual(await taskOutput.execute({ task_id: "bash-1", timeout_ms: 10 }), {
         text:
           "Invalid arguments for task_output: timeout_ms applies only with wait: true; add wait: true to block until the task finishes, or drop timeout_ms",
         isError: true,
       });
-      assert.equal((await taskList.execute({ all: true })).isError, true);
+      assert.deepEqual(await taskList.execute({ all: true }), {
+        text: 'Invalid arguments for task_list: unknown field "all" (accepted fields: none)',
+        isError: true,
+      });
       assert.equal(
         (await taskOutput.execute({})).text,
         "Invalid arguments for task_output: task_id is required (a non-blank string)",

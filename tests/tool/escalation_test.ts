@@ -88,26 +88,28 @@ describe("bash escalation", () => {
 
   it("fails closed without an approver, and says so", async () => {
     const { bash, executor } = setup();
-    const result = await bash.execute(ESCALATED);
-    assert.equal(result.isError, true);
-    assert.match(
-      result.text,
-      /needs a person's approval, and no approver is configured in this session, so the command was not run/,
-    );
+    assert.deepEqual(await bash.execute(ESCALATED), {
+      text:
+        'Running with sandbox_permissions "workspace-write" needs a person\'s approval, and no approver is configured in this session, so the command was not run. Run it without sandbox_permissions, or ask the user to run it',
+      isError: true,
+    });
     assert.equal(executor.runs.length, 0);
   });
 
   it("fails closed when the approver throws or answers something else", async () => {
-    for (
-      const approve of [
-        (() => Promise.reject(new Error("prompt closed"))) as ApproveEscalation,
+    const table: [ApproveEscalation, string][] = [
+      [
+        () => Promise.reject(new Error("prompt closed")),
+        'Asking for approval of sandbox_permissions "workspace-write" failed (prompt closed), so the command was not run. Run it without sandbox_permissions, or ask the user to run it',
+      ],
+      [
         (() => Promise.resolve("yes")) as unknown as ApproveEscalation,
-      ]
-    ) {
+        'The user did not approve running this command with sandbox_permissions "workspace-write", so it was not run. Do not ask again for the same command; continue without that access, or ask the user how to proceed',
+      ],
+    ];
+    for (const [approve, text] of table) {
       const { bash, executor } = setup({ approve });
-      const result = await bash.execute(ESCALATED);
-      assert.equal(result.isError, true, result.text);
-      assert.match(result.text, /was not run/);
+      assert.deepEqual(await bash.execute(ESCALATED), { text, isError: true });
       assert.equal(executor.runs.length, 0);
     }
   });
