@@ -123,7 +123,9 @@ export class RunningCommand {
       };
       this.#idleTimer = setTimeout(check, idleTimeoutMs);
     }
-    if (signal !== undefined) {
+    // The signal may have aborted while the program was being spawned.
+    if (signal?.aborted) this.kill("abort");
+    else if (signal !== undefined) {
       this.#onAbort = () => this.kill("abort");
       signal.addEventListener("abort", this.#onAbort, { once: true });
     }

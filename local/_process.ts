@@ -8,32 +8,51 @@ import {
 } from "../seam/mod.ts";
 import type { RunningCommand } from "./_command.ts";
 import type { OutputCollector } from "./_output.ts";
-import { leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
+import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
 
 const encoder = new TextEncoder();
 
-/** A consuming read position in one stream, with a streaming decoder across reads. */
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+function joined(first: Uint8Array, second: Uint8Array | null): Uint8Array {
+  if (second === null || second.length === 0) return first;
+  if (first.length === 0) return second;
+  const both = new Uint8Array(first.length + second.length);
+  both.set(first);
+  both.set(second, first.length);
+  return both;
+}
+
+/**
+ * A consuming read position in one stream. A character cut by the end of a
+ * read waits for the next read; one cut by a gap in what is retained is left
+ * out and counted as dropped, as `run()` does at the edges of head and tail.
+ */
 class StreamCursor {
   #offset = 0;
-  readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  #pending: Uint8Array = new Uint8Array(0);
 
   read(collector: OutputCollector, final: boolean): { text: string; dropped: number } {
     const slice = collector.readFrom(this.#offset);
     this.#offset = slice.end;
-    let text = slice.before === null ? "" : this.#decoder.decode(slice.before, { stream: true });
     let dropped = slice.dropped;
-    let after = slice.after;
+    let text = "";
+    let rest = joined(this.#pending, slice.before);
     if (dropped > 0) {
-      text += this.#decoder.decode();
-      if (after !== null) {
-        const skip = leadingContinuationBytes(after);
-        dropped += skip;
-        after = after.subarray(skip);
-      }
+      const whole = completePrefixLength(rest);
+      text = decoder.decode(rest.subarray(0, whole));
+      dropped += rest.length - whole;
+      rest = slice.after ?? new Uint8Array(0);
+      const skip = leadingContinuationBytes(rest);
+      dropped += skip;
+      rest = rest.subarray(skip);
       text += omissionMarker(text, dropped);
+    } else {
+      rest = joined(rest, slice.after);
     }
-    if (after !== null) text += this.#decoder.decode(after, { stream: !final });
-    else if (final) text += this.#decoder.decode();
+    const whole = final ? rest.length : completePrefixLength(rest);
+    text += decoder.decode(rest.subarray(0, whole));
+    this.#pending = rest.slice(whole);
     return { text, dropped };
   }
 }

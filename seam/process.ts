@@ -69,9 +69,12 @@ export interface BashProcess {
   readonly pid: number;
   /** Live status. */
   readonly status: BashProcessStatus;
-  /** Exit code once completed, else null. */
+  /**
+   * The shell's exit code once it exited by itself, else null. A command that
+   * answers a kill by exiting is `killed` and still has its exit code.
+   */
   readonly exitCode: number | null;
-  /** Ending signal once killed, else null. */
+  /** The signal that ended the shell, else null (also for a killed command that exited). */
   readonly signal: string | null;
   /** Settles when the process and its output have settled; never rejects. */
   readonly done: Promise<void>;

@@ -190,6 +190,27 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(read.stdout, `[... 2901 bytes omitted ...]\n${"\u20ac".repeat(33)}`);
     });
 
+    it("a lossy read cuts a character at the head's edge as run() does", async () => {
+      await using executor = new LocalBashExecutor({
+        sessionStrategy,
+        maxOutputBytes: 100,
+        headBytes: 5,
+      });
+      const spec = executor.resolve({
+        command: "for i in $(seq 1 1000); do printf '\\xe2\\x82\\xac'; done",
+      });
+      const process = await executor.start(spec);
+      await process.done;
+      const foreground = await executor.run(spec);
+      // The 5-byte head ends two bytes into a character and the 95-byte tail starts
+      // two bytes into one: both readers leave those four out and count them with the gap.
+      const read = process.readOutput();
+      assert.equal(foreground.stdout.omittedBytes, 2904);
+      assert.equal(read.droppedBytes, 2904);
+      assert.equal(read.stdout, foreground.stdout.text);
+      assert.equal(read.stdout, `\u20ac\n[... 2904 bytes omitted ...]\n${"\u20ac".repeat(31)}`);
+    });
+
     it("the read after exit ends a stream cut mid-character with one replacement character", async () => {
       await using executor = new LocalBashExecutor({ sessionStrategy });
       const process = await executor.start(executor.resolve({

@@ -421,10 +421,6 @@ describe("LocalBashExecutor.start failures", () => {
 
   it(
     "kills a process whose signal aborts while it is being spawned",
-    {
-      skip:
-        "RunningCommand adds its abort listener without checking signal.aborted, so an abort between the last check and the spawn's end is lost (fix in local/_command.ts)",
-    },
     async () => {
       /** Aborts its signal after `depth` microtasks, counted from the end of planning. */
       class AbortingLate extends LocalBashExecutor {
