@@ -341,11 +341,21 @@ describe("a broken bwrap on the search path", () => {
 });
 
 describe("a backend that breaks after its probe worked", () => {
+  const broken = (dir: string) => writeFileSync(join(dir, "broken"), "");
+  // Once broken, the fake bwrap fails as bwrap does; the fake deno runs the
+  // real launcher denied the environment it hands on, so the launcher throws.
   const cases = [
-    ["bwrap", "fails itself", (dir: string) => writeFileSync(join(dir, "broken"), "")],
+    ["bwrap", "fails itself", broken],
     ["bwrap", "vanished", (dir: string) => rmSync(join(dir, "bwrap"))],
-    ["landlock", "vanished (its deno)", (dir: string) => rmSync(join(dir, "deno"))],
+    ["landlock", "its launcher fails", broken],
+    ["landlock", "its deno vanished", (dir: string) => rmSync(join(dir, "deno"))],
   ] as const;
+  const whenBroken = {
+    bwrap: "echo 'bwrap: Creating new namespace failed' >&2; exit 1",
+    landlock: `run=$1; shift; exec '${
+      findOnPath("deno", process.env.PATH)
+    }' "$run" --deny-env "$@"`,
+  };
   for (const [backend, name, breakIt] of cases) {
     it(`${backend} ${name}: a runner failure, not a denial, and nothing runs`, {
       skip: skipUnless(statuses, backend),
@@ -355,8 +365,8 @@ describe("a backend that breaks after its probe worked", () => {
       const fake = fakeProgram(
         workspace,
         program,
-        `[ -e "$(dirname "$0")/broken" ] && { echo 'bwrap: Creating new namespace failed' >&2; ` +
-          `exit 1; }; exec '${findOnPath(program, process.env.PATH)}' "$@"`,
+        `[ -e "$(dirname "$0")/broken" ] && { ${whenBroken[backend]}; }; ` +
+          `exec '${findOnPath(program, process.env.PATH)}' "$@"`,
       );
       await using executor = new SandboxBashExecutor({
         workspaceRoot: workspace.root,
