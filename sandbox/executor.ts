@@ -243,6 +243,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       );
     }
     this.backends = Object.freeze([...backends]);
+    if (searchPath !== undefined && typeof searchPath !== "string") {
+      throw new BashConfigError(
+        `"searchPath" must be a PATH-style string of directories; got ${
+          JSON.stringify(searchPath)
+        }; omit it to use PATH`,
+      );
+    }
     this.#searchPath = searchPath;
     this.#probeTimeoutMs = positiveFinite("probeTimeoutMs", probeTimeoutMs);
   }

@@ -55,7 +55,8 @@ export function canonicalWorkspaceRoot(path: string): string {
  * could follow a symlink that a confined command planted); the others are
  * canonicalised as far as they exist (a writable root that does not exist
  * when a command starts is skipped for that command: nothing is created).
- * Throws `BashConfigError` for an unknown mode or network value.
+ * Throws `BashConfigError` for a policy that is not an object, an unknown
+ * mode or network value, or writable roots that are not absolute paths.
  *
  * @example
  * ```ts
@@ -75,6 +76,13 @@ export function canonicalWorkspaceRoot(path: string): string {
  * ```
  */
 export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
+  if (typeof policy !== "object" || policy === null) {
+    throw new BashConfigError(
+      `A sandbox policy must be an object; got ${
+        JSON.stringify(policy)
+      }; pass { mode, workspaceRoot, network }, or omit it for the executor's default`,
+    );
+  }
   if (!isSandboxMode(policy.mode)) {
     throw new BashConfigError(
       `Sandbox mode ${
@@ -93,6 +101,13 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
     network: policy.network,
   };
   if (policy.writableRoots !== undefined) {
+    if (!Array.isArray(policy.writableRoots)) {
+      throw new BashConfigError(
+        `Writable roots must be a list of absolute paths; got ${
+          JSON.stringify(policy.writableRoots)
+        }; pass an array such as ["/srv/cache"]`,
+      );
+    }
     const given = [
       ...new Set(policy.writableRoots.map((root) => {
         if (typeof root !== "string" || !isAbsolute(root)) {

@@ -87,6 +87,8 @@ describe("SandboxBashExecutor config", () => {
       [{ workspaceRoot: root, backends: ["bwrap", "bwrap"] }, /"backends" must list .*; omit it/],
       [{ workspaceRoot: root, backends: ["docker"] }, /"backends" must list .*; omit it/],
       [{ workspaceRoot: root, probeTimeoutMs: 0 }, /"probeTimeoutMs" must be a positive/],
+      [{ workspaceRoot: root, searchPath: 5 }, /"searchPath" must be a PATH-style .*; omit it/],
+      [{ workspaceRoot: root, writableRoots: "/srv" }, /Writable roots must be a list .*"\/srv"/],
       [{ workspaceRoot: root, timeoutMs: -1 }, /"timeoutMs" must be a positive/],
     ];
     for (const [config, message] of cases) {

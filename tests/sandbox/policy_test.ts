@@ -58,7 +58,7 @@ describe("resolveSandboxPolicy", () => {
     });
   });
 
-  it("rejects unknown modes, networks and relative writable roots", () => {
+  it("rejects non-objects, unknown modes and networks, and writable roots that are not absolute paths", () => {
     using workspace = tempWorkspace();
     const base = { mode: "read-only", workspaceRoot: workspace.root, network: "deny" } as const;
     assert.throws(
@@ -73,5 +73,22 @@ describe("resolveSandboxPolicy", () => {
       () => resolveSandboxPolicy({ ...base, writableRoots: ["cache"] }),
       (error: unknown) => error instanceof BashConfigError && /"cache"/.test(error.message),
     );
+    assert.throws(
+      () => resolveSandboxPolicy({ ...base, writableRoots: "/srv" as unknown as string[] }),
+      (error: unknown) =>
+        error instanceof BashConfigError &&
+        /^Writable roots must be a list of absolute paths; got "\/srv"; pass an array/.test(
+          error.message,
+        ),
+    );
+    for (const policy of [null, "read-only"]) {
+      assert.throws(
+        () => resolveSandboxPolicy(policy as unknown as typeof base),
+        (error: unknown) =>
+          error instanceof BashConfigError &&
+          /^A sandbox policy must be an object; got .*; pass \{ mode, workspaceRoot, network \}/
+            .test(error.message),
+      );
+    }
   });
 });
