@@ -1,5 +1,5 @@
 // The real launcher, run by the real deno through the local executor.
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,18 +16,23 @@ import {
   LAUNCHER_FAILURE_PREFIX,
 } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { closeServer, listener, probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
+import {
+  closeServer,
+  listener,
+  probeHere,
+  skipUnless,
+  tempWorkspace,
+  type Workspace,
+} from "../_fixtures.ts";
 
 const deno = findDeno(process.env.PATH);
 const statuses = await probeHere();
 const skip = "reason" in deno ? deno.reason : skipUnless(statuses, "landlock");
-const workspace = tempWorkspace();
-const executor = new LocalBashExecutor({ cwd: workspace.root });
 const launcher = landlockLauncherModule();
-after(async () => {
-  await executor[Symbol.asyncDispose]();
-  workspace[Symbol.dispose]();
-});
+// Made in the running suite's before(): a skipped suite (or Deno's top-level
+// after(), which does not run then) would leave them behind.
+let workspace: Workspace;
+let executor: LocalBashExecutor;
 
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
@@ -43,14 +48,18 @@ function launch(args: string[], options: {
   return executor.run(executor.resolve({ command: shell(command), env }));
 }
 
-const policy = (extra: object = {}) =>
+/** A policy that lets nothing but /dev/null be written, with `extra` fields. */
+const bare = (extra: object = {}) =>
   JSON.stringify({
     readPaths: ["/"],
-    writeDirs: [workspace.root],
+    writeDirs: [],
     writeFiles: ["/dev/null"],
     network: "deny",
     ...extra,
   });
+
+/** A policy that lets the workspace be written, with `extra` fields. */
+const policy = (extra: object = {}) => bare({ writeDirs: [workspace.root], ...extra });
 
 describe("the Landlock launcher script", () => {
   it("is standalone JavaScript carrying the shared prefixes", () => {
@@ -73,6 +82,15 @@ describe("the Landlock launcher script", () => {
 });
 
 describe("the Landlock launcher, run", { skip }, () => {
+  before(() => {
+    workspace = tempWorkspace();
+    executor = new LocalBashExecutor({ cwd: workspace.root });
+  });
+  after(async () => {
+    await executor[Symbol.asyncDispose]();
+    workspace[Symbol.dispose]();
+  });
+
   it("restricts itself, then execs the program with its arguments and environment", async () => {
     const result = await launch(
       [
@@ -201,20 +219,20 @@ describe("the Landlock launcher, run", { skip }, () => {
         "the policy needs readPaths, writeDirs and writeFiles, each a list of paths",
       ],
       ["a writable path that does not exist", [
-        policy({ writeDirs: ["/nonexistent-shellseam"] }),
+        bare({ writeDirs: ["/nonexistent-shellseam"] }),
         "/bin/true",
       ], 'cannot open "/nonexistent-shellseam" without following a symlink ('],
       ["a writable path reached through a symlink", [
-        policy({ writeDirs: ["/proc/self/cwd"] }),
+        bare({ writeDirs: ["/proc/self/cwd"] }),
         "/bin/true",
       ], 'cannot open "/proc/self/cwd" without following a symlink ('],
       ["a seccomp filter that is not bytes", [
-        policy({ seccompFilter: [1, 2, 3] }),
+        bare({ seccompFilter: [1, 2, 3] }),
         "/bin/true",
       ], "the policy's seccompFilter must be a list of bytes, 8 per instruction"],
       [
         "a program that does not exist",
-        [policy(), "/nonexistent-shellseam"],
+        [bare(), "/nonexistent-shellseam"],
         'execve of "/nonexistent-shellseam" failed (',
       ],
     ] as const
