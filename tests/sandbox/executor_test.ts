@@ -454,6 +454,50 @@ describe("the backends option", () => {
   });
 });
 
+describe("the setsid binary in a call's writable roots", () => {
+  it("passes every backend over for that call: it runs before any of them", {
+    skip: noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const setsid = findOnPath("setsid", process.env.PATH);
+    assert.ok(setsid !== null);
+    const bin = join(workspace.root, "bin");
+    mkdirSync(bin);
+    symlinkSync(setsid, join(bin, "setsid"));
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: ["bwrap"],
+        sessionStrategy: "setsid-binary",
+      });
+      assert.equal(executor.config.setsidPath, join(bin, "setsid"));
+      const readOnly = await executor.run(executor.resolve({ command: "true" }));
+      assert.equal(readOnly.sandbox?.backend, "bwrap");
+      await assert.rejects(
+        executor.run(executor.resolve({
+          command: "touch ran",
+          sandboxPolicy: {
+            mode: "workspace-write",
+            workspaceRoot: workspace.root,
+            network: "deny",
+          },
+        })),
+        (error: unknown) =>
+          error instanceof SandboxUnavailableError &&
+          error.attempts[0]?.reason.startsWith(
+              `"${join(bin, "setsid")}" runs before the sandbox`,
+            ) ===
+            true,
+      );
+      assert.equal(existsSync(join(workspace.root, "ran")), false);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});
+
 describe("probeBackends", () => {
   it("reports each backend with its enforcement facts for the default policy", {
     skip: noLandlock || noBwrap,
