@@ -22,12 +22,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { randomUUID } from "node:crypto";
-import { BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
+import { BashSpawnError } from "../../seam/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { METADATA_GAP } from "../../sandbox/backends/_landlock.ts";
 import {
+  assertRunnerRefused,
   executorFor,
   probeHere,
   SANDBOX_BACKENDS,
@@ -312,20 +313,7 @@ print("ioctl worked")'`,
       const replace = `rm node_modules/.bin/${program} && ` +
         `printf '#!/bin/sh\\ntouch ${outside}\\n' > node_modules/.bin/${program} && ` +
         `chmod +x node_modules/.bin/${program}`;
-      await assert.rejects(
-        executor.run(executor.resolve({
-          command: replace,
-          sandboxPolicy: {
-            mode: "workspace-write",
-            workspaceRoot: workspace.root,
-            network: "deny",
-          },
-        })),
-        (error: unknown) =>
-          error instanceof SandboxUnavailableError &&
-          error.attempts.length === 1 &&
-          error.attempts[0]!.reason.includes(`"${join(bin, program)}" runs before`),
-      );
+      await assertRunnerRefused(executor, workspace, replace, join(bin, program));
       await executor.run(executor.resolve({ command: "true" }));
       assert.equal(existsSync(outside), false, "a replaced runner ran unconfined");
       assert.equal(readFileSync(join(bin, program)).length > 1000, true, "the runner was replaced");

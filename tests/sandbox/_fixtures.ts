@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { SandboxUnavailableError } from "../../seam/mod.ts";
 import {
   SANDBOX_BACKENDS,
   type SandboxBackendName,
@@ -98,6 +99,28 @@ export async function listener(): Promise<
   const address = server.address();
   assert.ok(address !== null && typeof address === "object");
   return { port: address.port, accepted: () => accepted, server };
+}
+
+/**
+ * Asserts that `command`, run under workspace-write by a one-backend
+ * `executor`, is refused because `runner` (which runs before the sandbox
+ * applies) lies in the workspace.
+ */
+export async function assertRunnerRefused(
+  executor: SandboxBashExecutor,
+  workspace: Workspace,
+  command: string,
+  runner: string,
+): Promise<void> {
+  await assert.rejects(
+    executor.run(executor.resolve({
+      command,
+      sandboxPolicy: { mode: "workspace-write", workspaceRoot: workspace.root, network: "deny" },
+    })),
+    (error: unknown) =>
+      error instanceof SandboxUnavailableError && error.attempts.length === 1 &&
+      error.attempts[0]!.reason.startsWith(`"${runner}" runs before the sandbox applies`),
+  );
 }
 
 /** Closes `server` and waits until it has. */

@@ -9,6 +9,7 @@ import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { findOnPath } from "../../local/_session.ts";
 import {
+  assertRunnerRefused,
   executorFor,
   fakeProgram,
   probeHere,
@@ -475,22 +476,7 @@ describe("the setsid binary in a call's writable roots", () => {
       assert.equal(executor.config.setsidPath, join(bin, "setsid"));
       const readOnly = await executor.run(executor.resolve({ command: "true" }));
       assert.equal(readOnly.sandbox?.backend, "bwrap");
-      await assert.rejects(
-        executor.run(executor.resolve({
-          command: "touch ran",
-          sandboxPolicy: {
-            mode: "workspace-write",
-            workspaceRoot: workspace.root,
-            network: "deny",
-          },
-        })),
-        (error: unknown) =>
-          error instanceof SandboxUnavailableError &&
-          error.attempts[0]?.reason.startsWith(
-              `"${join(bin, "setsid")}" runs before the sandbox`,
-            ) ===
-            true,
-      );
+      await assertRunnerRefused(executor, workspace, "touch ran", join(bin, "setsid"));
       assert.equal(existsSync(join(workspace.root, "ran")), false);
     } finally {
       process.env.PATH = path;
