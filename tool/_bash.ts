@@ -17,6 +17,7 @@ import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./create.ts";
 import { validateToolArguments } from "./validate.ts";
 import { MODE_MEANINGS } from "./_modes.ts";
+import { type EscalationRequest, widerSandboxModes } from "./escalation.ts";
 
 interface BashArgs {
   command: string;
@@ -125,37 +126,41 @@ function timeoutLimits(
 
 /**
  * The mode this call runs under: an approved escalation, else the session's
- * override, else `undefined` (the executor's default). A refusal is the
- * error result to return instead of running anything.
+ * override, else `undefined` (the executor's default). A person is asked only
+ * when the mode asked for is wider than the one the session already runs
+ * under. A refusal is the error result to return instead of running anything.
  */
 async function chooseMode(
   options: BashToolsOptions,
   args: BashArgs,
+  signal: AbortSignal | undefined,
 ): Promise<{ mode: SandboxMode | undefined } | { refusal: ToolResult }> {
+  let session: SandboxMode | undefined;
+  try {
+    session = options.sessionMode?.();
+  } catch (error) {
+    return {
+      refusal: failure(
+        `The session's sandbox mode could not be read (${
+          messageOf(error)
+        }), so the command was not run; tell the user`,
+      ),
+    };
+  }
+  if (session !== undefined && !isSandboxMode(session)) {
+    return {
+      refusal: failure(
+        `The session's sandbox mode ${
+          JSON.stringify(session)
+        } is not a known mode, so the command was not run; tell the user, who can set the mode again`,
+      ),
+    };
+  }
   const asked = args.sandbox_permissions;
-  if (asked === undefined) {
-    let mode: SandboxMode | undefined;
-    try {
-      mode = options.sessionMode?.();
-    } catch (error) {
-      return {
-        refusal: failure(
-          `The session's sandbox mode could not be read (${
-            messageOf(error)
-          }), so the command was not run; tell the user`,
-        ),
-      };
-    }
-    if (mode !== undefined && !isSandboxMode(mode)) {
-      return {
-        refusal: failure(
-          `The session's sandbox mode ${
-            JSON.stringify(mode)
-          } is not a known mode, so the command was not run; tell the user, who can set the mode again`,
-        ),
-      };
-    }
-    return { mode };
+  if (asked === undefined) return { mode: session };
+  const current = session ?? options.executor.sandboxMode;
+  if (current !== undefined && !widerSandboxModes(current).includes(asked)) {
+    return { mode: asked };
   }
   if (!options.approve) {
     return {
@@ -164,13 +169,15 @@ async function chooseMode(
       ),
     };
   }
+  const request: EscalationRequest = {
+    command: args.command,
+    mode: asked,
+    justification: args.justification ?? "",
+  };
+  if (signal !== undefined) request.signal = signal;
   let decision: unknown;
   try {
-    decision = await options.approve({
-      command: args.command,
-      mode: asked,
-      justification: args.justification ?? "",
-    });
+    decision = await options.approve(request);
   } catch (error) {
     return {
       refusal: failure(
@@ -199,7 +206,7 @@ async function runBash(
   const { executor, tasks, owner } = options;
   const signal = context?.signal;
   if (signal?.aborted) return failure(CANCELLED);
-  const choice = await chooseMode(options, args);
+  const choice = await chooseMode(options, args, signal);
   if ("refusal" in choice) return choice.refusal;
   // The call may have been cancelled while a person was asked.
   if (signal?.aborted) return failure(CANCELLED);

@@ -42,7 +42,9 @@ export interface BashToolsOptions {
   workdir?: string;
   /**
    * Asks a person whether one call may run under the wider mode the model
-   * asked for. Without it, every escalation fails closed.
+   * asked for; the request carries the call's `signal`. Not asked for a mode
+   * the session already runs under or exceeds. Without it, every escalation
+   * beyond the session's mode fails closed.
    */
   approve?: ApproveEscalation;
   /**
@@ -95,8 +97,8 @@ export interface BashTools {
  * `task_output`, `task_list` and `task_kill`. Arguments are validated against
  * each tool's JSON Schema; mistakes come back as error results the model can
  * act on. For a sandboxing executor, `bash` also takes `sandbox_permissions`
- * and `justification`: the call runs under the wider mode only if `approve`
- * answers `"allow-once"`, for that call only.
+ * and `justification`: the call runs under a mode wider than the session's
+ * only if `approve` answers `"allow-once"`, for that call only.
  *
  * @throws {BashConfigError} when an option is missing or of the wrong kind,
  * or `workdir` is not absolute.

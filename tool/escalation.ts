@@ -24,6 +24,11 @@ export interface EscalationRequest {
   mode: SandboxMode;
   /** Why the model says it needs that mode. */
   justification: string;
+  /**
+   * Aborts when the tool call is cancelled: the command will not run, so an
+   * approver may stop asking.
+   */
+  signal?: AbortSignal;
 }
 
 /**

@@ -166,6 +166,24 @@ describe("bash escalation", () => {
     assert.equal(executor.runs[1]?.sandboxPolicy?.mode, "danger-full-access");
   });
 
+  it("asks no one for a mode the session already runs under or exceeds", async () => {
+    const { asked, approve } = recordingApprover("reject");
+    const { bash, executor } = setup({ approve, sessionMode: () => "danger-full-access" });
+    for (const mode of ["workspace-write", "danger-full-access"]) {
+      const result = await bash.execute({ ...ESCALATED, sandbox_permissions: mode });
+      assert.deepEqual(result, { text: `ran under ${mode}\n[exit code: 0]`, isError: false });
+    }
+    assert.deepEqual(executor.runs.map((spec) => spec.sandboxPolicy?.mode), [
+      "workspace-write",
+      "danger-full-access",
+    ]);
+    assert.deepEqual(asked, []);
+    const withoutApprover = setup({ sessionMode: () => "workspace-write" });
+    const result = await withoutApprover.bash.execute(ESCALATED);
+    assert.equal(result.isError, false, result.text);
+    assert.equal(withoutApprover.executor.runs[0]?.sandboxPolicy?.mode, "workspace-write");
+  });
+
   it("fails closed when the session's mode is not a known mode", async () => {
     const { bash, executor } = setup({ sessionMode: () => "full" as SandboxMode });
     const result = await bash.execute(WRITE);
@@ -266,9 +284,11 @@ describe("bash escalation", () => {
   it("runs nothing when the call is cancelled while a person is asked", async () => {
     let controller = new AbortController();
     let asked = 0;
-    const approve: ApproveEscalation = () => {
+    const approve: ApproveEscalation = (request) => {
       asked++;
+      assert.equal(request.signal, controller.signal, "the approver gets the call's signal");
       controller.abort();
+      assert.equal(request.signal?.aborted, true);
       return Promise.resolve("allow-once");
     };
     const { bash, executor, tasks, owner } = setup({ approve });
