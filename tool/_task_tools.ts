@@ -2,7 +2,12 @@ import type { SandboxMode } from "../seam/mod.ts";
 import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
-import { renderTaskKill, renderTaskList, renderTaskOutput } from "./render_task.ts";
+import {
+  renderTaskKill,
+  renderTaskList,
+  renderTaskOutput,
+  type RenderTaskOutputOptions,
+} from "./render_task.ts";
 import {
   DEFAULT_TASK_WAIT_MS,
   TASK_KILL_SCHEMA,
@@ -44,14 +49,13 @@ export function createTaskTools(
       const id = (check.value.task_id as string).trim();
       const signal = context?.signal;
       try {
+        const options: RenderTaskOutputOptions = { escalationModes };
         if (check.value.wait === true) {
           const timeoutMs = (check.value.timeout_ms as number | undefined) ?? DEFAULT_TASK_WAIT_MS;
           await tasks.wait(id, owner, signal ? { timeoutMs, signal } : { timeoutMs });
+          options.waitedMs = timeoutMs;
         }
-        return {
-          text: renderTaskOutput(tasks.read(id, owner), { escalationModes }),
-          isError: false,
-        };
+        return { text: renderTaskOutput(tasks.read(id, owner), options), isError: false };
       } catch (error) {
         if (signal?.aborted) {
           return failure(`Stopped waiting for task ${id}: the tool call was cancelled`);

@@ -67,13 +67,19 @@ export function renderTaskStatus(snapshot: TaskSnapshot): string {
 export interface RenderTaskOutputOptions {
   /** As in `renderRunResult`: the modes a denied task may be retried under. */
   escalationModes?: readonly SandboxMode[];
+  /**
+   * How long the call waited for the task to finish (`wait: true`); a task
+   * still running afterwards gets a line saying the wait ran out.
+   */
+  waitedMs?: number;
 }
 
 /**
  * Renders a `task_output` read: the new stdout and `[stderr]` section, or
  * `(no new output)`; an `[output lost: ...]` marker naming each stream's
  * spill file when bytes were dropped from memory since the last read; the sandbox markers of a settled
- * sandboxed task; and last `[status: ...]`. Output of other task kinds (a
+ * sandboxed task; a line when a wait ran out with the task unfinished; and
+ * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
  *
  * @example
@@ -119,6 +125,12 @@ export function renderTaskOutput(
       : JSON.stringify(output, null, 2) ?? "";
     lines.push(
       ...outputLines({ stdout: text, stdoutMarkers: [], stderr: "", stderrMarkers: [] }, empty),
+    );
+  }
+  const unsettled = snapshot.status === "running" || snapshot.status === "stopping";
+  if (options.waitedMs !== undefined && unsettled) {
+    lines.push(
+      `[still ${snapshot.status} after waiting ${options.waitedMs} ms; wait again or do other work meanwhile]`,
     );
   }
   lines.push(`[${renderTaskStatus(snapshot)}]`);

@@ -342,7 +342,11 @@ describe("background flow over a real LocalBashExecutor", () => {
       });
       const asked = Date.now();
       const early = await taskOutput.execute({ task_id: "bash-1", wait: true, timeout_ms: 100 });
-      assert.deepEqual(early, { text: "(no new output)\n[status: running]", isError: false });
+      assert.deepEqual(early, {
+        text:
+          "(no new output)\n[still running after waiting 100 ms; wait again or do other work meanwhile]\n[status: running]",
+        isError: false,
+      });
       // timeout_ms bounds the wait (the default is 30 s); the bound is loose for busy machines.
       assert.ok(Date.now() - asked < 10_000, "the wait outlived its timeout_ms");
       writeFileSync(join(dir, "go"), "");

@@ -79,6 +79,27 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("says when a wait ran out before the task finished, and only then", () => {
+    const ranOut = "[still running after waiting 500 ms; wait again or do other work meanwhile]";
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot(), output: read() }, { waitedMs: 500 }),
+      `(no new output)\n${ranOut}\n[status: running]`,
+    );
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot({ status: "stopping" }), output: read() }, {
+        waitedMs: 500,
+      }),
+      "(no new output)\n[still stopping after waiting 500 ms; wait again or do other work meanwhile]\n[status: stopping]",
+    );
+    assert.equal(
+      renderTaskOutput({
+        snapshot: snapshot({ status: "completed", exitCode: 0 }),
+        output: read({ stdout: "ok\n" }),
+      }, { waitedMs: 500 }),
+      "ok\n[status: completed, exit code: 0]",
+    );
+  });
+
   it("names the spill files in the lossy marker", () => {
     const text = renderTaskOutput({
       snapshot: snapshot(),
