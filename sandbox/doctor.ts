@@ -1,9 +1,11 @@
 import { tmpdir } from "node:os";
 import process from "node:process";
+import { SandboxUnavailableError } from "../seam/mod.ts";
 import {
   type SandboxBackendName,
   type SandboxBackendStatus,
   SandboxBashExecutor,
+  type SandboxBashExecutorConfig,
 } from "./executor.ts";
 
 /**
@@ -48,6 +50,7 @@ export interface ShellseamDoctorOptions {
  *   landlockAbi: null,
  *   selected: null,
  *   backends: [{ backend: "bwrap", works: false, reason: '"bwrap" was not found on PATH' }],
+ *   unusable: [],
  * };
  * console.log(report.selected ?? "none");
  * ```
@@ -61,16 +64,25 @@ export interface ShellseamDoctorReport {
   network: "deny" | "allow";
   /** The kernel's Landlock ABI, or null when the launcher could not find out. */
   landlockAbi: number | null;
-  /** The first backend that works (what an executor would use), or null: confined modes fail closed. */
+  /**
+   * The backend a confined command in `mode` over the workspace runs under,
+   * or null: such commands fail closed.
+   */
   selected: SandboxBackendName | null;
   /** Every probed backend, in order of preference. */
   backends: SandboxBackendStatus[];
+  /**
+   * Backends that work here but refuse this workspace's commands, and why:
+   * a program they run before confinement lies in a writable root.
+   */
+  unusable: { backend: SandboxBackendName; reason: string }[];
 }
 
 /**
  * Probes the sandbox backends on this machine and reports what works, the
- * Landlock ABI and the enforcement each backend would report. Runs a trivial
- * confined command per backend; nothing is left behind.
+ * Landlock ABI and the enforcement each backend would report, then runs a
+ * trivial confined command in `mode` over the workspace with each working
+ * backend to find the one such commands use; nothing is left behind.
  *
  * @example
  * ```ts
@@ -88,22 +100,44 @@ export async function shellseamDoctor(
 ): Promise<ShellseamDoctorReport> {
   const mode = options.mode ?? "workspace-write";
   const network = options.network ?? "deny";
-  await using executor = new SandboxBashExecutor({
+  const config = (backends?: SandboxBackendName[]): SandboxBashExecutorConfig => ({
     workspaceRoot: options.workspaceRoot ?? tmpdir(),
     defaultMode: mode,
     network,
-    ...(options.backends === undefined ? {} : { backends: options.backends }),
+    ...(backends === undefined ? {} : { backends }),
     ...(options.searchPath === undefined ? {} : { searchPath: options.searchPath }),
     ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
   });
-  const backends = await executor.probeBackends();
+  let backends: SandboxBackendStatus[];
+  {
+    await using executor = new SandboxBashExecutor(config(options.backends));
+    backends = await executor.probeBackends();
+  }
+  let selected: SandboxBackendName | null = null;
+  const unusable: { backend: SandboxBackendName; reason: string }[] = [];
+  for (const { backend } of backends.filter((status) => status.works)) {
+    await using executor = new SandboxBashExecutor(config([backend]));
+    try {
+      const result = await executor.run(executor.resolve({ command: "true" }));
+      if (result.sandbox?.runnerFailed === true) {
+        const said = result.stderr.text.trim() || `exit code ${result.exitCode}`;
+        unusable.push({ backend, reason: `its runner failed on a trivial command: ${said}` });
+      } else {
+        selected ??= backend;
+      }
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) throw error;
+      unusable.push({ backend, reason: error.attempts[0]?.reason ?? error.message });
+    }
+  }
   return {
     platform: process.platform,
     mode,
     network,
     landlockAbi: backends.find((b) => b.landlockAbi !== undefined)?.landlockAbi ?? null,
-    selected: backends.find((b) => b.works)?.backend ?? null,
+    selected,
     backends,
+    unusable,
   };
 }
 
@@ -130,6 +164,7 @@ export async function shellseamDoctor(
  *       enforcement: { filesystem: "full", network: "none", gaps: ["landlock ABI 3: TCP not confined"] },
  *     },
  *   ],
+ *   unusable: [],
  * });
  * assert.match(text, /bwrap: does not work: "bwrap" was not found on PATH/);
  * assert.match(text, /landlock: works \(Landlock ABI 3\); filesystem full, network none/);
@@ -154,11 +189,15 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
         (facts ? `; filesystem ${facts.filesystem}, network ${facts.network}` : ""),
     );
     for (const gap of facts?.gaps ?? []) lines.push(`    gap: ${gap}`);
+    const refusal = report.unusable.find((u) => u.backend === status.backend);
+    if (refusal !== undefined) lines.push(`    not usable for this workspace: ${refusal.reason}`);
   }
   lines.push(
-    report.selected === null
-      ? "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)"
-      : `confined commands use: ${report.selected}`,
+    report.selected !== null
+      ? `confined commands use: ${report.selected}`
+      : report.unusable.length > 0
+      ? "confined commands fail closed: every working backend is unusable for this workspace (see above)"
+      : "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
   );
   return lines.join("\n") + "\n";
 }

@@ -1,8 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import process from "node:process";
 import { formatDoctorReport, shellseamDoctor } from "../../sandbox/mod.ts";
-import { executorFor, fakeProgram, probeHere, tempWorkspace } from "./_fixtures.ts";
+import { findOnPath } from "../../local/_session.ts";
+import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
 const statuses = await probeHere();
 
@@ -20,7 +23,55 @@ describe("shellseamDoctor", () => {
       else assert.ok(status.reason, `${status.backend} reason`);
     }
     assert.equal(report.selected, report.backends.find((b) => b.works)?.backend ?? null);
+    assert.deepEqual(report.unusable, []);
     assert.equal(report.landlockAbi, statuses.landlock.landlockAbi ?? null);
+  });
+
+  it("names a working backend this workspace cannot use, and selects the next one", {
+    skip: skipUnless(statuses, "landlock") || skipUnless(statuses, "bwrap"),
+  }, async () => {
+    using workspace = tempWorkspace();
+    // Deno as the npm package in the workspace: the launcher would run a program
+    // that a workspace-write command can replace.
+    const deno = findOnPath("deno", process.env.PATH);
+    assert.ok(deno !== null);
+    const bin = join(workspace.root, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(deno, join(bin, "deno"));
+    const searchPath = `${bin}:${process.env.PATH}`;
+    const refusal = `"${join(bin, "deno")}" runs before the sandbox applies`;
+    const landlockOnly = await shellseamDoctor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock"],
+      searchPath,
+    });
+    assert.equal(landlockOnly.backends[0]?.works, true);
+    assert.equal(landlockOnly.selected, null);
+    assert.deepEqual(landlockOnly.unusable.map((u) => u.backend), ["landlock"]);
+    assert.ok(
+      landlockOnly.unusable[0]?.reason.startsWith(refusal),
+      landlockOnly.unusable[0]?.reason,
+    );
+    const text = formatDoctorReport(landlockOnly);
+    assert.match(
+      text,
+      /\n {4}not usable for this workspace: "[^"]+" runs before the sandbox applies/,
+    );
+    assert.match(text, /confined commands fail closed: every working backend is unusable/);
+    const both = await shellseamDoctor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock", "bwrap"],
+      searchPath,
+    });
+    assert.equal(both.selected, "bwrap");
+    assert.deepEqual(both.unusable.map((u) => u.backend), ["landlock"]);
+    const readOnly = await shellseamDoctor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock"],
+      searchPath,
+      mode: "read-only",
+    });
+    assert.equal(readOnly.selected, "landlock", "read-only writes nowhere a runner lies");
   });
 
   it("its facts are those a command run by each working backend reports", async () => {
@@ -60,6 +111,7 @@ describe("shellseamDoctor", () => {
         works: false,
         reason: "probe exited 1: bwrap: No permissions to create new namespace",
       }],
+      unusable: [],
     });
     assert.equal(
       formatDoctorReport(report),
@@ -95,6 +147,7 @@ describe("formatDoctorReport", () => {
           enforcement: { filesystem: "full", network: "partial", gaps: ["UDP not confined"] },
         },
       ],
+      unusable: [],
     });
     assert.equal(
       text,
