@@ -53,7 +53,12 @@ async function run(program: string, args: string[], cwd: string): Promise<string
 async function step(title: string, action: () => Promise<void>): Promise<void> {
   const start = performance.now();
   console.log(`\n== ${title}`);
-  await action();
+  try {
+    await action();
+  } catch (error) {
+    console.log(`== ${title}: FAILED`);
+    throw error;
+  }
   console.log(`== ${title}: ok (${((performance.now() - start) / 1000).toFixed(1)} s)`);
 }
 
@@ -111,7 +116,9 @@ async function compileTests(dir: string, installed: string): Promise<string[]> {
   for (const entry of readdirSync(installed)) {
     if (!existsSync(join(dir, entry))) symlinkSync(join(installed, entry), join(dir, entry));
   }
-  return walk(tests).filter((file) => file.endsWith("_test.js")).map((file) => join(tests, file));
+  // The names `deno test` picks up: test.ts, *_test.ts and *.test.ts.
+  return walk(tests).filter((file) => /(^|\/|_|\.)test\.js$/.test(file))
+    .map((file) => join(tests, file));
 }
 
 const ECHO_CHECK = `import assert from "node:assert/strict";

@@ -1,11 +1,12 @@
-// The specifier rewrite of the Node build (scripts/_tsc.ts). Deno-only: the
-// build runs under Deno, and scripts/ is not part of the package the Node leg
-// tests, so the module is imported inside the test.
-import { describe, it } from "node:test";
+// The Node build (scripts/). Deno-only: the build runs under Deno, and
+// scripts/ is not part of the package the Node leg tests, so its modules are
+// imported inside the tests.
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { importProblems } from "./_package.ts";
 
 const skip = "Deno" in globalThis ? false : "Deno-only: the build runs under Deno";
 
@@ -108,5 +109,55 @@ describe("rewriteSpecifiers", () => {
       rewrite({ "a.js": 'import x from "npm:left-pad";' }),
       /Pin a version for "npm:left-pad"/,
     );
+  });
+});
+
+describe("buildNpm", { skip }, () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  let dir = "";
+  let out = "";
+  before(async () => {
+    const { buildNpm } = await import("../../scripts/build_npm.ts");
+    dir = mkdtempSync(join(tmpdir(), "shellseam-build-test-"));
+    out = await buildNpm(join(dir, "npm"));
+  });
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true });
+  });
+  const read = (base: string, file: string) => readFileSync(join(base, file), "utf8");
+
+  it("writes package.json from deno.json, with each subpath's types and import", () => {
+    const deno = JSON.parse(read(root, "deno.json"));
+    const manifest = JSON.parse(read(out, "package.json"));
+    const exports: Record<string, { types: string; import: string }> = {};
+    for (const [subpath, source] of Object.entries<string>(deno.exports)) {
+      exports[subpath] = {
+        types: source.replace(/\.ts$/, ".d.ts"),
+        import: source.replace(/\.ts$/, ".js"),
+      };
+    }
+    const { description: _, ...rest } = manifest;
+    assert.deepEqual(rest, {
+      name: "@shellseam/bash",
+      version: deno.version,
+      license: deno.license,
+      type: "module",
+      exports,
+      ...(existsSync(join(root, "cli/main.ts")) ? { bin: { shellseam: "./cli/main.js" } } : {}),
+      engines: { node: ">=20" },
+    });
+    for (const { types, import: js } of Object.values(exports)) {
+      assert.ok(existsSync(join(out, types)), `${types} was not emitted`);
+      assert.ok(existsSync(join(out, js)), `${js} was not emitted`);
+    }
+  });
+
+  it("emits only relative .js imports, node: built-ins and dependencies it declares", () => {
+    const manifest = JSON.parse(read(out, "package.json"));
+    assert.deepEqual(importProblems(out, manifest.dependencies ?? {}), []);
+  });
+
+  it("copies README.md and LICENSE", () => {
+    for (const file of ["README.md", "LICENSE"]) assert.equal(read(out, file), read(root, file));
   });
 });

@@ -1,0 +1,50 @@
+// The package as the tests reach it. Under Deno its name resolves through
+// deno.json to the sources; in the Node leg, through the installed package's
+// exports to the build, which the tests' relative imports must reach too.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, realpathSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { importProblems, NAME } from "./_package.ts";
+
+const onNode = !("Deno" in globalThis);
+const nodeOnly = onNode ? false : "Node-only: under Deno the tests import the sources";
+// .ts in the sources, .js once compiled for the Node leg.
+const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
+const ROOT = dirname(fileURLToPath(import.meta.resolve(NAME)));
+const MANIFEST = JSON.parse(
+  readFileSync(join(ROOT, onNode ? "package.json" : "deno.json"), "utf8"),
+) as { exports: Record<string, unknown>; dependencies?: Record<string, string> };
+
+/** Where the tests' relative imports of `path` land, symlinks resolved as Node does. */
+function byPath(path: string): string {
+  return pathToFileURL(realpathSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)))).href;
+}
+
+describe("the package", () => {
+  it("has a subpath export per public folder, each the mod file the tests import", async () => {
+    const subpaths = Object.keys(MANIFEST.exports);
+    assert.deepEqual(subpaths, [".", "./seam", "./local", "./tasks", "./tool", "./sandbox"]);
+    for (const subpath of subpaths) {
+      const specifier = NAME + subpath.slice(1);
+      const file = `${subpath === "." ? "" : subpath.slice(2) + "/"}mod${EXT}`;
+      assert.equal(import.meta.resolve(specifier), byPath(file), specifier);
+      assert.equal(await import(specifier), await import(byPath(file)), specifier);
+    }
+  });
+
+  it("is, in the Node leg, the installed build and not the sources", { skip: nodeOnly }, () => {
+    assert.ok(
+      ROOT.endsWith(`${sep}node_modules${sep}${NAME.replace("/", sep)}`),
+      `${NAME} resolved to ${ROOT}, not to an installed package`,
+    );
+    assert.equal(byPath(`mod${EXT}`), pathToFileURL(join(ROOT, "mod.js")).href);
+  });
+
+  it("imports, once installed, only its own .js files, node: built-ins and its dependencies", {
+    skip: nodeOnly,
+  }, () => {
+    assert.deepEqual(importProblems(ROOT, MANIFEST.dependencies ?? {}), []);
+  });
+});
