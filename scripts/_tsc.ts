@@ -46,15 +46,18 @@ export const COMPILER_OPTIONS: Record<string, unknown> = {
   newLine: "lf",
 };
 
-/** Runs the pinned `tsc` (deno.json `imports.typescript`) with `args`. */
-export async function tsc(args: string[], cwd: string = ROOT): Promise<void> {
+/**
+ * Runs the pinned `tsc` (deno.json `imports.typescript`) with `args`, from the
+ * repository root so Deno resolves it under the committed lock file.
+ */
+export async function tsc(args: string[]): Promise<void> {
   const pin = readDenoJson().imports?.["typescript"];
   if (!pin?.startsWith("npm:typescript@")) {
     throw new Error('Pin the compiler in deno.json, e.g. "typescript": "npm:typescript@7.0.2"');
   }
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", `${pin}/tsc`, ...args],
-    cwd,
+    cwd: ROOT,
     stdout: "inherit",
     stderr: "inherit",
   }).output();

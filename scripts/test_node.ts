@@ -212,7 +212,7 @@ async function checks(dir: string): Promise<void> {
       skipLibCheck: false,
       noEmit: true,
     }, ["consumer.ts"]);
-    await tsc(["-p", join(dir, "tsconfig.json")], dir);
+    await tsc(["-p", join(dir, "tsconfig.json")]);
   });
 }
 

@@ -2,9 +2,10 @@
 // selects: deno.ts under `deno test`, node.ts under `node --test` (the Node leg).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { runtime, type SpawnedChild, type SpawnRequest } from "../../local/runtime/mod.ts";
 import { assertNoneLeft, marker, waitForSleep } from "../local/_helpers.ts";
 
@@ -42,6 +43,52 @@ function groupAndSession(stat: string): [number, number] {
 describe("runtime", () => {
   it("is the runtime this process runs on", () => {
     assert.equal(runtime.name, "Deno" in globalThis ? "deno" : "node");
+  });
+
+  it("never loads node:child_process under Deno, in any subpath or a run", {
+    skip: "Deno" in globalThis ? false : "Deno-only: the Node leg runs without Deno throughout",
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-rt-"));
+    try {
+      writeFileSync(join(dir, "trap.js"), 'throw new Error("node:child_process was loaded");\n');
+      writeFileSync(
+        join(dir, "map.json"),
+        JSON.stringify({ imports: { "node:child_process": "./trap.js" } }),
+      );
+      const root = new URL("../../", import.meta.url);
+      const { exports } = JSON.parse(readFileSync(new URL("deno.json", root), "utf8")) as {
+        exports: Record<string, string>;
+      };
+      const url = (path: string) => JSON.stringify(new URL(path, root).href);
+      writeFileSync(
+        join(dir, "main.ts"),
+        Object.values(exports).map((path) => `import ${url(path)};\n`).join("") +
+          `import { LocalBashExecutor } from ${url("local/mod.ts")};
+await using executor = new LocalBashExecutor();
+console.log((await executor.run(executor.resolve({ command: "echo hi" }))).stdout.text);
+`,
+      );
+      const env: Record<string, string> = {};
+      for (const [name, value] of Object.entries(process.env)) if (value) env[name] = value;
+      const child = await runtime.spawn(request("", {
+        program: process.execPath,
+        args: [
+          "run",
+          "--allow-all",
+          "--no-config",
+          "--no-lock",
+          "--import-map=map.json",
+          "main.ts",
+        ],
+        cwd: dir,
+        env,
+      }));
+      const [out, err] = await outputs(child);
+      assert.deepEqual(await child.exited, { code: 0, signal: null }, err);
+      assert.equal(out, "hi\n\n");
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it("hands over stdout, stderr and the exit code", async () => {
