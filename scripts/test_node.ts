@@ -135,6 +135,26 @@ try {
 }
 `;
 
+// node --test names only the file whose time ran out, and the spec reporter
+// prints a test once it ends: this reporter names the tests still running.
+const STILL_RUNNING_REPORTER = `export default async function* (events) {
+  const open = new Map();
+  for await (const { type, data } of events) {
+    if (!data?.file) continue;
+    const tests = open.get(data.file) ?? [];
+    open.set(data.file, tests);
+    if (type === "test:dequeue" && data.name !== data.file) {
+      tests.length = data.nesting;
+      tests.push(data.name);
+    } else if ((type === "test:pass" || type === "test:fail") && tests[data.nesting] === data.name) {
+      tests.length = data.nesting;
+    } else if (type === "test:fail" && data.name === data.file && tests.length > 0) {
+      yield \`Still running when \${data.file} was stopped: \${tests.join(" > ")}\\n\`;
+    }
+  }
+}
+`;
+
 const CONSUMER =
   `import { BashSpawnError, type BashExecutor, type BashRunResult } from "@shellseam/bash";
 import { LocalBashExecutor } from "@shellseam/bash/local";
@@ -175,10 +195,14 @@ async function checks(dir: string): Promise<void> {
     tests = await compileTests(join(dir, "run"), installed);
   });
   await step(`node --test (${tests.length} files)`, async () => {
+    writeFileSync(join(dir, "run", "still_running.mjs"), STILL_RUNNING_REPORTER);
     const { code } = await new Deno.Command("node", {
       args: [
         "--test",
         "--test-reporter=spec",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=./still_running.mjs",
+        "--test-reporter-destination=stderr",
         "--test-concurrency=1",
         "--test-timeout=120000",
         ...tests,
