@@ -20,6 +20,8 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
  *
+ * Durations must fit a timer: at most 2147483647 ms (about 24 days).
+ *
  * @example
  * ```ts
  * import { LocalBashExecutor, type LocalBashExecutorConfig } from "@shellseam/bash/local";
@@ -108,6 +110,19 @@ export function positiveFinite(field: string, value: unknown): number {
   return value;
 }
 
+/** The longest delay a timer can wait: `setTimeout` fires at once for a longer one. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Throws unless `value` milliseconds fit a timer; names `field`. */
+export function fitsTimer(field: string, value: number): number {
+  if (value > MAX_TIMER_MS) {
+    throw new BashConfigError(
+      `"${field}" must be at most ${MAX_TIMER_MS} milliseconds (about 24 days), the longest a timer waits; got ${value}`,
+    );
+  }
+  return value;
+}
+
 /** Throws unless `value` is a whole number of at least `min`; names `field`. */
 export function wholeNumber(field: string, value: unknown, min: number): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
@@ -134,7 +149,10 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
   if (typeof cwd !== "string" || cwd === "") {
     throw new BashConfigError(`"cwd" must be a non-empty path; got ${shown(cwd)}`);
   }
-  const maxTimeoutMs = positiveFinite("maxTimeoutMs", config.maxTimeoutMs ?? 600_000);
+  const maxTimeoutMs = fitsTimer(
+    "maxTimeoutMs",
+    positiveFinite("maxTimeoutMs", config.maxTimeoutMs ?? 600_000),
+  );
   const timeoutMs = positiveFinite("timeoutMs", config.timeoutMs ?? 120_000);
   if (timeoutMs > maxTimeoutMs) {
     throw new BashConfigError(
@@ -173,8 +191,11 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     maxOutputBytes,
     headBytes,
     maxSpillBytes: wholeNumber("maxSpillBytes", config.maxSpillBytes ?? 64 * 1024 * 1024, 0),
-    killGraceMs: nonNegative("killGraceMs", config.killGraceMs ?? 3_000),
-    drainGraceMs: nonNegative("drainGraceMs", config.drainGraceMs ?? 500),
+    killGraceMs: fitsTimer("killGraceMs", nonNegative("killGraceMs", config.killGraceMs ?? 3_000)),
+    drainGraceMs: fitsTimer(
+      "drainGraceMs",
+      nonNegative("drainGraceMs", config.drainGraceMs ?? 500),
+    ),
     keepSpillFiles,
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,

@@ -59,19 +59,20 @@ export function baseEnv(): BaseEnv {
   return { env: { ...env, ...ENV_OVERRIDES }, scrubbed: scrubbed.sort() };
 }
 
-/** Throws `BashConfigError` for an `env` key in the managed namespace or a `managedEnv` key outside it. */
-export function checkEnvKeys(
-  env: Record<string, string> | undefined,
-  managedEnv: ManagedEnv | undefined,
-): void {
-  for (const key in env) {
+/**
+ * Throws `BashConfigError` unless `env` and `managedEnv` are objects of
+ * strings that an environment can carry, with `env` keys outside the managed
+ * namespace and `managedEnv` keys inside it.
+ */
+export function checkEnv(env: unknown, managedEnv: unknown): void {
+  for (const key of Object.keys(checkedEntries("env", env))) {
     if (key.startsWith(MANAGED_ENV_PREFIX)) {
       throw new BashConfigError(
         `"env" key "${key}" uses the managed prefix "${MANAGED_ENV_PREFIX}"; pass it in "managedEnv" instead`,
       );
     }
   }
-  for (const key in managedEnv) {
+  for (const key of Object.keys(checkedEntries("managedEnv", managedEnv))) {
     if (!key.startsWith(MANAGED_ENV_PREFIX)) {
       throw new BashConfigError(
         `"managedEnv" key "${key}" lacks the managed prefix "${MANAGED_ENV_PREFIX}"; rename it or pass it in "env"`,
@@ -80,12 +81,45 @@ export function checkEnvKeys(
   }
 }
 
+function checkedEntries(field: string, value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new BashConfigError(
+      `"${field}" must be an object of names to strings; got ${
+        value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+      }`,
+    );
+  }
+  const entries = value as Record<string, unknown>;
+  for (const [key, entry] of Object.entries(entries)) {
+    if (key === "" || key.includes("=") || key.includes("\0")) {
+      throw new BashConfigError(
+        `"${field}" key ${
+          JSON.stringify(key)
+        } cannot name an environment variable (it is empty or holds "=" or a NUL byte); rename it`,
+      );
+    }
+    if (typeof entry !== "string") {
+      throw new BashConfigError(
+        `"${field}" value of "${key}" must be a string; got ${
+          entry === null ? "null" : typeof entry
+        }; convert it with String()`,
+      );
+    }
+    if (entry.includes("\0")) {
+      throw new BashConfigError(
+        `"${field}" value of "${key}" holds a NUL byte, which an environment variable cannot carry; remove it`,
+      );
+    }
+  }
+  return entries;
+}
+
 /** base -> env -> managedEnv (last, so a caller's env cannot displace a managed fact). */
 export function commandEnv(
   base: BaseEnv,
   env: Record<string, string> | undefined,
   managedEnv: ManagedEnv | undefined,
 ): Record<string, string> {
-  checkEnvKeys(env, managedEnv);
   return { ...base.env, ...env, ...managedEnv };
 }

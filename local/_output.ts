@@ -31,15 +31,14 @@ export interface StreamSlice {
   end: number;
 }
 
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+/** `first` followed by `second`, copied only when both hold bytes. */
+export function joined(first: Uint8Array, second: Uint8Array | null): Uint8Array {
+  if (second === null || second.length === 0) return first;
+  if (first.length === 0) return second;
+  const both = new Uint8Array(first.length + second.length);
+  both.set(first);
+  both.set(second, first.length);
+  return both;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -52,7 +51,7 @@ export class OutputCollector {
   readonly #headLimit: number;
   readonly #tailLimit: number;
   readonly #budget: OutputBudget;
-  readonly #head: Uint8Array[] = [];
+  #head: Uint8Array | null = null;
   #headLen = 0;
   #ring: Uint8Array | null = null;
   #ringStart = 0;
@@ -77,7 +76,10 @@ export class OutputCollector {
     return this.#spill?.complete ?? false;
   }
 
-  /** Takes one chunk; the collector may keep a view of it, so it must not be reused. */
+  /**
+   * Takes one chunk. What is kept is copied: a runtime may hand over a 1-byte
+   * view of a 64 KiB buffer, and keeping views would keep those buffers.
+   */
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
     this.#total += chunk.length;
@@ -87,7 +89,8 @@ export class OutputCollector {
     let rest = chunk;
     if (this.#headLen < this.#headLimit) {
       const take = Math.min(this.#headLimit - this.#headLen, chunk.length);
-      this.#head.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+      this.#head ??= new Uint8Array(this.#headLimit);
+      this.#head.set(take === chunk.length ? chunk : chunk.subarray(0, take), this.#headLen);
       this.#headLen += take;
       rest = chunk.subarray(take);
     }
@@ -104,11 +107,9 @@ export class OutputCollector {
     const spillPath = this.spillPath;
     const spill = spillPath === null ? {} : { spillPath };
     const spillComplete = this.spillComplete;
-    const head = concat(this.#head, this.#headLen);
+    const head = this.#headBytes();
     if (this.#headLen + this.#tailLen === this.#total) {
-      const tail = this.#tailFrom(0);
-      const bytes = tail.length === 0 ? head : concat([head, tail], this.#total);
-      const { text, invalid } = decodeCounting(bytes);
+      const { text, invalid } = decodeCounting(joined(head, this.#tailFrom(0)));
       return {
         text,
         truncated: false,
@@ -141,7 +142,7 @@ export class OutputCollector {
     let cursor = offset;
     let before: Uint8Array | null = null;
     if (cursor < this.#headLen) {
-      before = concat(this.#head, this.#headLen).subarray(cursor);
+      before = this.#headBytes().subarray(cursor);
       cursor = this.#headLen;
     }
     const tailStart = this.#total - this.#tailLen;
@@ -159,9 +160,13 @@ export class OutputCollector {
     const spill = SpillFile.create(dir, this.#budget.maxSpillBytes);
     if (spill === null) return;
     this.#spill = spill;
-    for (const piece of this.#head) spill.write(piece);
+    spill.write(this.#headBytes());
     spill.write(this.#tailFrom(0));
     spill.write(chunk);
+  }
+
+  #headBytes(): Uint8Array {
+    return this.#head?.subarray(0, this.#headLen) ?? EMPTY;
   }
 
   #pushTail(bytes: Uint8Array): void {

@@ -7,21 +7,12 @@ import {
   type BashSandboxInfo,
 } from "../seam/mod.ts";
 import type { RunningCommand } from "./_command.ts";
-import type { OutputCollector } from "./_output.ts";
+import { joined, type OutputCollector } from "./_output.ts";
 import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
 
 const encoder = new TextEncoder();
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-function joined(first: Uint8Array, second: Uint8Array | null): Uint8Array {
-  if (second === null || second.length === 0) return first;
-  if (first.length === 0) return second;
-  const both = new Uint8Array(first.length + second.length);
-  both.set(first);
-  both.set(second, first.length);
-  return both;
-}
 
 /**
  * A consuming read position in one stream. A character cut by the end of a

@@ -14,15 +14,17 @@ import {
 import { messageOf } from "../seam/_message.ts";
 import { RunningCommand } from "./_command.ts";
 import {
+  fitsTimer,
   type LocalBashExecutorConfig,
   positiveFinite,
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
   wholeNumber,
 } from "./_config.ts";
-import { type BaseEnv, baseEnv, BASH_FLAGS, checkEnvKeys, commandEnv } from "./_env.ts";
+import { type BaseEnv, baseEnv, BASH_FLAGS, commandEnv } from "./_env.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
+import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { runtime } from "./runtime/mod.ts";
@@ -87,8 +89,11 @@ export class LocalBashExecutor extends BashExecutor {
    * Fills a request from the defaults: workdir resolved against `cwd`,
    * `timeoutMs` defaulted and capped at `maxTimeoutMs`, `stdoutMaxBytes`
    * defaulted to `maxOutputBytes`, `sandboxPolicy` null when absent. Throws
-   * `BashConfigError` for a timeout that is not a positive finite number and
-   * for env keys in the wrong namespace.
+   * `BashConfigError` naming the field for a timeout that is not a positive
+   * finite number (or that no timer can wait: over 2147483647 ms for
+   * `idleTimeoutMs`), env keys in the wrong namespace, env values that are
+   * not strings, a NUL byte in the command, the workdir or the env, and a
+   * `signal` that is not an `AbortSignal`.
    *
    * @example
    * ```ts
@@ -105,39 +110,21 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   resolve(request: BashExecRequest): BashExecSpec {
-    if (typeof request?.command !== "string") {
-      const got = typeof request?.command;
-      throw new BashConfigError(
-        `"command" must be a string; got ${got}; pass the bash source as a string`,
-      );
-    }
+    checkCallValues(request);
     const { config } = this;
     const timeoutMs = Math.min(
       positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
       config.maxTimeoutMs,
     );
-    if (request.idleTimeoutMs !== undefined) {
-      positiveFinite("idleTimeoutMs", request.idleTimeoutMs);
-    }
     const stdoutMaxBytes = wholeNumber(
       "stdoutMaxBytes",
       request.stdoutMaxBytes ?? config.maxOutputBytes,
       1,
     );
-    if (
-      request.stdin !== undefined && typeof request.stdin !== "string" &&
-      !(request.stdin instanceof Uint8Array)
-    ) {
-      throw new BashConfigError(
-        `"stdin" must be a string or a Uint8Array; got ${
-          request.stdin === null ? "null" : typeof request.stdin
-        }; encode it first`,
-      );
-    }
-    checkEnvKeys(request.env, request.managedEnv);
+    const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
     return {
       ...request,
-      workdir: resolvePath(config.cwd, request.workdir ?? "."),
+      workdir: resolvePath(config.cwd, workdir),
       timeoutMs,
       stdoutMaxBytes,
       sandboxPolicy: request.sandboxPolicy ?? null,
@@ -422,8 +409,9 @@ function checkSpec(spec: BashExecSpec): void {
       }; pass executor.resolve(request) instead of the request`,
     );
   }
-  positiveFinite("timeoutMs", spec.timeoutMs);
+  fitsTimer("timeoutMs", positiveFinite("timeoutMs", spec.timeoutMs));
   wholeNumber("stdoutMaxBytes", spec.stdoutMaxBytes, 1);
+  checkCallValues(spec);
 }
 
 function disposedError(): BashSpawnError {

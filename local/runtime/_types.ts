@@ -67,8 +67,7 @@ export interface ExitStatus {
 }
 
 /**
- * A spawned child, as the runtime hands it over. Output chunks must be fresh
- * buffers: the executor keeps views of them.
+ * A spawned child, as the runtime hands it over.
  *
  * @example
  * ```ts

@@ -8,6 +8,13 @@ export const STRATEGIES = ["setsid-binary", "detached"] as const;
 /** Resolves after `ms` milliseconds. */
 export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
+/** Aborts `controller` after `depth` more microtasks, to land an abort between two awaits. */
+export function abortAfterMicrotasks(controller: AbortController, depth: number): void {
+  queueMicrotask(() =>
+    depth === 0 ? controller.abort() : abortAfterMicrotasks(controller, depth - 1)
+  );
+}
+
 /** A unique `sleep` duration that marks a test's processes in /proc/<pid>/cmdline. */
 export function marker(): string {
   return `313.${randomInt(100_000, 999_999)}`;

@@ -13,6 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import {
   type Launch,
   type LaunchOutcome,
@@ -22,8 +23,15 @@ import {
   runtime,
   type SpawnRequest,
 } from "../../local/mod.ts";
-import { BashConfigError, type BashExecSpec, BashSpawnError } from "../../seam/mod.ts";
 import {
+  BashConfigError,
+  type BashExecRequest,
+  type BashExecSpec,
+  BashSpawnError,
+} from "../../seam/mod.ts";
+import { findOnPath } from "../../local/_session.ts";
+import {
+  abortAfterMicrotasks,
   assertNoneLeft,
   marker,
   processesWith,
@@ -336,6 +344,47 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(result.stdout.text, "refused\n");
     });
 
+    nodeIt("gives no controlling terminal even when the agent has one", {
+      skip: findOnPath("script") === null ? "util-linux script is not installed" : false,
+    }, async () => {
+      // The agent runs under `script`, so it has a terminal its commands could inherit.
+      const dir = mkdtempSync(join(tmpdir(), "shellseam-tty-"));
+      try {
+        const module = new URL(
+          `../../local/mod.${import.meta.url.endsWith(".ts") ? "ts" : "js"}`,
+          import.meta.url,
+        );
+        const agent = join(dir, "agent.mjs");
+        writeFileSync(
+          agent,
+          `import { openSync } from "node:fs";
+          import { LocalBashExecutor } from ${JSON.stringify(module.href)};
+          try { openSync("/dev/tty", "r"); console.log("agent: tty"); }
+          catch { console.log("agent: none"); }
+          const executor = new LocalBashExecutor({ sessionStrategy: "${sessionStrategy}" });
+          const result = await executor.run(executor.resolve({
+            command: "if exec 3</dev/tty; then echo command: tty; else echo command: none; fi",
+          }));
+          await executor[Symbol.asyncDispose]();
+          console.log(result.stdout.text.trim());`,
+        );
+        const run = globalThis.Deno ? `run --allow-all '${agent}'` : `'${agent}'`;
+        await using executor = make();
+        const result = await executor.run(executor.resolve({
+          command: `script -qec "'${process.execPath}' ${run}" /dev/null`,
+          workdir: fileURLToPath(new URL("../..", import.meta.url)),
+          timeoutMs: 30_000,
+        }));
+        assert.deepEqual(
+          result.stdout.text.split(/\r?\n/).filter((line) => line.includes(": ")),
+          ["agent: tty", "command: none"],
+          result.stdout.text + result.stderr.text,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("kills on timeout and says so", async () => {
       await using executor = make();
       const token = marker();
@@ -403,6 +452,35 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(result.timedOut, false);
       assert.equal(result.stdout.text, "begun\n");
       await assertNoneLeft(token);
+    });
+
+    it("kills a command whose signal aborts while it is being spawned", async () => {
+      let onPlanned = (): void => {};
+      class Hooked extends LocalBashExecutor {
+        protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+          onPlanned();
+          return Promise.resolve({ launch });
+        }
+      }
+      await using executor = new Hooked({ sessionStrategy });
+      // Each depth lands the abort at another step between planning and the abort listener.
+      for (let depth = 0; depth < 8; depth++) {
+        const controller = new AbortController();
+        onPlanned = () => abortAfterMicrotasks(controller, depth);
+        const token = marker();
+        // A lost abort would show as a timeout.
+        const spec = executor.resolve({
+          command: `sleep ${token}`,
+          signal: controller.signal,
+          timeoutMs: 3000,
+        });
+        const result = await executor.run(spec).catch((error: unknown) => {
+          assert.ok(error instanceof BashSpawnError, `depth ${depth}: ${error}`);
+          return null;
+        });
+        if (result !== null) assert.equal(result.aborted, true, `depth ${depth}`);
+        await assertNoneLeft(token);
+      }
     });
 
     it("rejects a pre-aborted signal and spawns nothing", async () => {
@@ -486,6 +564,19 @@ for (const sessionStrategy of STRATEGIES) {
       );
       assert.equal(result.stdout.text, "x\n");
       assert.ok(result.strays.killed >= 1);
+      await assertNoneLeft(token);
+    });
+
+    it("kills a double-forked child that closed its pipes", async () => {
+      await using executor = make();
+      const token = marker();
+      const result = await executor.run(
+        executor.resolve({ command: `(sleep ${token} >/dev/null 2>&1 &); echo x` }),
+      );
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.stdout.text, "x\n");
+      assert.equal(result.strays.killed, 1);
+      assert.deepEqual(result.strays.survivors, []);
       await assertNoneLeft(token);
     });
 
@@ -700,6 +791,105 @@ describe("LocalBashExecutor.resolve", () => {
   });
 });
 
+describe("LocalBashExecutor timers", () => {
+  it("accepts the longest timer and caps a longer per-call timeout to it without firing early", async () => {
+    await using executor = new LocalBashExecutor({ maxTimeoutMs: 2 ** 31 - 1 });
+    const spec = executor.resolve({ command: "sleep 0.3; echo done", timeoutMs: 3e9 });
+    assert.equal(spec.timeoutMs, 2 ** 31 - 1);
+    const result = await executor.run(spec);
+    assert.equal(result.timedOut, false);
+    assert.equal(result.stdout.text, "done\n");
+  });
+
+  it("rejects an idle time, or a spec's timeout, that no timer can wait", async () => {
+    await using executor = new LocalBashExecutor();
+    const tooLong = (field: string) => (error: unknown) =>
+      error instanceof BashConfigError &&
+      error.message ===
+        `"${field}" must be at most 2147483647 milliseconds (about 24 days), the longest a timer waits; got 3000000000`;
+    assert.throws(
+      () => executor.resolve({ command: "true", idleTimeoutMs: 3e9 }),
+      tooLong("idleTimeoutMs"),
+    );
+    const token = marker();
+    const spec = executor.resolve({ command: `sleep ${token}` });
+    await assert.rejects(executor.run({ ...spec, timeoutMs: 3e9 }), tooLong("timeoutMs"));
+    await assert.rejects(executor.run({ ...spec, idleTimeoutMs: 3e9 }), tooLong("idleTimeoutMs"));
+    assert.deepEqual(processesWith(token), []);
+  });
+});
+
+describe("LocalBashExecutor with values an environment, an argument or a path cannot carry", () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    [
+      "a signal that is not an AbortSignal",
+      { signal: {} },
+      '"signal" must be an AbortSignal; got object; pass an AbortController\'s signal',
+    ],
+    [
+      "an env value that is not a string",
+      { env: { A: 1 } },
+      '"env" value of "A" must be a string; got number; convert it with String()',
+    ],
+    [
+      "a managedEnv value that is not a string",
+      { managedEnv: { SHELLSEAM_A: null } },
+      '"managedEnv" value of "SHELLSEAM_A" must be a string; got null; convert it with String()',
+    ],
+    [
+      "an env that is a string",
+      { env: "A=1" },
+      '"env" must be an object of names to strings; got string',
+    ],
+    [
+      "an env key with =",
+      { env: { "A=B": "1" } },
+      '"env" key "A=B" cannot name an environment variable (it is empty or holds "=" or a NUL byte); rename it',
+    ],
+    [
+      "an empty env key",
+      { env: { "": "1" } },
+      '"env" key "" cannot name an environment variable (it is empty or holds "=" or a NUL byte); rename it',
+    ],
+    [
+      "a NUL byte in an env value",
+      { env: { A: "x\0y" } },
+      '"env" value of "A" holds a NUL byte, which an environment variable cannot carry; remove it',
+    ],
+    [
+      "a NUL byte in the command",
+      { command: "echo a\0b" },
+      '"command" holds a NUL byte, which no program can receive; remove it',
+    ],
+    [
+      "a NUL byte in the workdir",
+      { workdir: "/tmp\0x" },
+      '"workdir" holds a NUL byte, which no program can receive; remove it',
+    ],
+    [
+      "a workdir that is not a string",
+      { workdir: 5 },
+      '"workdir" must be a string; got number; pass a directory path',
+    ],
+  ];
+  for (const [name, values, message] of cases) {
+    it(`rejects ${name} with BashConfigError, in resolve() and in run() and start(), spawning nothing`, async () => {
+      await using executor = new LocalBashExecutor();
+      const token = marker();
+      const request = { command: `sleep ${token}`, ...values } as unknown as BashExecRequest;
+      const saying = (error: unknown) =>
+        error instanceof BashConfigError && error.message === message;
+      assert.throws(() => executor.resolve(request), saying);
+      if (!("workdir" in values)) {
+        const spec = { ...executor.resolve({ command: `sleep ${token}` }), ...values };
+        await assert.rejects(executor.run(spec as BashExecSpec), saying);
+        await assert.rejects(executor.start(spec as BashExecSpec), saying);
+      }
+      assert.deepEqual(processesWith(token), []);
+    });
+  }
+});
+
 describe("LocalBashExecutor.run and start with a spec that did not come from resolve()", () => {
   it("reject a plain request, a relative workdir and bad numbers with BashConfigError", async () => {
     await using executor = new LocalBashExecutor();
@@ -743,6 +933,9 @@ describe("LocalBashExecutor config", () => {
     ["headBytes", 70_000],
     ["maxSpillBytes", -1],
     ["maxSpillBytes", 1.5],
+    ["maxTimeoutMs", 2 ** 31],
+    ["killGraceMs", 2 ** 31],
+    ["drainGraceMs", 2 ** 31],
     ["killGraceMs", Number.POSITIVE_INFINITY],
     ["killGraceMs", -1],
     ["drainGraceMs", -5],

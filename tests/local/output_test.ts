@@ -55,6 +55,33 @@ describe("OutputCollector", () => {
     }
   });
 
+  it("copies what it keeps: views of larger buffers are not held, and reused buffers do not change it", () => {
+    const collector = new OutputCollector({
+      maxBytes: 100,
+      headBytes: 30,
+      maxSpillBytes: 0,
+      spillDir: () => null,
+    });
+    // As Deno hands over a slow writer's output: each byte a view of its own 64 KiB buffer.
+    const buffers: Uint8Array[] = [];
+    const data = bytes(150, 4);
+    for (const byte of data) {
+      const buffer = new Uint8Array(64 * 1024);
+      buffer[0] = byte;
+      buffers.push(buffer);
+      collector.push(buffer.subarray(0, 1));
+    }
+    for (const buffer of buffers) buffer.fill(0x21);
+    assert.equal(
+      collector.collect().text,
+      `${latin1(data.subarray(0, 30))}\n[... 50 bytes omitted ...]\n${latin1(data.subarray(80))}`,
+    );
+    assert.equal(
+      latin1(collector.readFrom(0).before ?? new Uint8Array()),
+      latin1(data.subarray(0, 30)),
+    );
+  });
+
   it("reads with exact byte cursors and counts what a late read lost", () => {
     const data = bytes(5_000, 3);
     const collector = new OutputCollector({

@@ -1,0 +1,52 @@
+import { BashConfigError } from "../seam/mod.ts";
+import { fitsTimer, positiveFinite } from "./_config.ts";
+import { checkEnv } from "./_env.ts";
+
+/** What a value is, as an error message names it. */
+function kindOf(value: unknown): string {
+  return value === null ? "null" : typeof value;
+}
+
+/** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
+export function checkText(field: string, value: unknown, what: string): string {
+  if (typeof value !== "string") {
+    throw new BashConfigError(`"${field}" must be a string; got ${kindOf(value)}; pass ${what}`);
+  }
+  if (value.includes("\0")) {
+    throw new BashConfigError(
+      `"${field}" holds a NUL byte, which no program can receive; remove it`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks the values a request and a spec share, before anything is spawned:
+ * the command, the idle clock, stdin, the abort signal and both env maps.
+ * Throws `BashConfigError` naming the field.
+ */
+export function checkCallValues(call: {
+  command: unknown;
+  idleTimeoutMs?: unknown;
+  stdin?: unknown;
+  signal?: unknown;
+  env?: unknown;
+  managedEnv?: unknown;
+}): void {
+  checkText("command", call?.command, "the bash source as a string");
+  if (call.idleTimeoutMs !== undefined) {
+    fitsTimer("idleTimeoutMs", positiveFinite("idleTimeoutMs", call.idleTimeoutMs));
+  }
+  const { stdin, signal } = call;
+  if (stdin !== undefined && typeof stdin !== "string" && !(stdin instanceof Uint8Array)) {
+    throw new BashConfigError(
+      `"stdin" must be a string or a Uint8Array; got ${kindOf(stdin)}; encode it first`,
+    );
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new BashConfigError(
+      `"signal" must be an AbortSignal; got ${kindOf(signal)}; pass an AbortController's signal`,
+    );
+  }
+  checkEnv(call.env, call.managedEnv);
+}
