@@ -29,10 +29,16 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * Files a non-interactive bash would source at start: ambient values are
- * dropped (a caller's explicit `env` may still set them).
+ * What a non-interactive bash acts on at start: files it would source
+ * (`BASH_ENV`, `ENV`), options it would turn on (`SHELLOPTS`, `BASHOPTS`,
+ * `xtrace` say) and exported functions (`BASH_FUNC_<name>%%`, which can
+ * replace any command). Ambient values are dropped; a caller's explicit
+ * `env` may still set them.
  */
-const STARTUP_FILE_VARIABLES = ["BASH_ENV", "ENV"];
+function changesShellStartup(name: string): boolean {
+  return name === "BASH_ENV" || name === "ENV" || name === "SHELLOPTS" || name === "BASHOPTS" ||
+    name.startsWith("BASH_FUNC_");
+}
 
 /**
  * Flags that keep bash from reading rc files, including the ~/.bashrc it
@@ -50,8 +56,8 @@ export interface BaseEnv {
 /** The scrubbed parent environment with the overrides on top; computed once per executor. */
 export function baseEnv(): BaseEnv {
   const { env, scrubbed } = scrubbedParentEnv();
-  for (const name of STARTUP_FILE_VARIABLES) {
-    if (name in env) {
+  for (const name of Object.keys(env)) {
+    if (changesShellStartup(name)) {
       delete env[name];
       scrubbed.push(name);
     }

@@ -244,6 +244,36 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(explicit.stdout.text, "given managed yes\n");
     });
 
+    it("takes no shell options or functions from the agent's environment", async () => {
+      const names = ["SHELLOPTS", "BASHOPTS", "BASH_FUNC_ls%%"] as const;
+      const saved = names.map((name) => process.env[name]);
+      process.env.SHELLOPTS = "xtrace";
+      process.env.BASHOPTS = "nullglob";
+      process.env["BASH_FUNC_ls%%"] = "() {  echo hijacked; }";
+      let executor: LocalBashExecutor;
+      try {
+        executor = make();
+      } finally {
+        names.forEach((name, i) => {
+          const value = saved[i];
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        });
+      }
+      await using _ = executor;
+      const result = await executor.run(executor.resolve({
+        command: "ls -d /; shopt -q nullglob && echo nullglob; [[ $- == *x* ]] && echo xtrace; :",
+      }));
+      assert.equal(result.stdout.text, "/\n");
+      assert.equal(result.stderr.text, "");
+      for (const name of names) assert.ok(result.scrubbedEnv.includes(name), name);
+      const explicit = await executor.run(executor.resolve({
+        command: "ls -d /",
+        env: { "BASH_FUNC_ls%%": "() {  echo given; }" },
+      }));
+      assert.equal(explicit.stdout.text, "given\n", "an explicit exported function is honoured");
+    });
+
     it("reads no rc file: ambient BASH_ENV and ENV are dropped, ~/.bashrc is not read", async () => {
       const home = mkdtempSync(join(tmpdir(), "shellseam-rc-"));
       const rc = join(home, "rc.sh");
