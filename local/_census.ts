@@ -26,9 +26,10 @@ export function liveSession(stat: string): number | null {
 /**
  * Live processes in session `sid`, found by a census of /proc. Processes
  * that left the process group (job control, setpgid) but kept the session
- * are found too. Empty where there is no /proc.
+ * are found too. `among` limits which pids are read. Empty where there is
+ * no /proc.
  */
-export function sessionMembers(sid: number): number[] {
+export function sessionMembers(sid: number, among?: (pid: number) => boolean): number[] {
   if (!isLinux) return [];
   const members: number[] = [];
   let names: string[];
@@ -40,13 +41,56 @@ export function sessionMembers(sid: number): number[] {
   for (const name of names) {
     const first = name.charCodeAt(0);
     if (first < 48 || first > 57) continue;
+    const pid = Number(name);
+    if (among !== undefined && !among(pid)) continue;
     let stat: string;
     try {
       stat = readFileSync(`/proc/${name}/stat`, "latin1");
     } catch {
       continue;
     }
-    if (liveSession(stat) === sid) members.push(Number(name));
+    if (liveSession(stat) === sid) members.push(pid);
   }
   return members;
+}
+
+function readProcNumber(path: string, pattern: RegExp): number | null {
+  try {
+    const match = pattern.exec(readFileSync(path, "latin1"));
+    return match?.[1] === undefined ? null : Number(match[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** How many tasks (processes and threads, each taking a pid) the kernel has created since boot. */
+export function forkCount(): number | null {
+  return isLinux ? readProcNumber("/proc/stat", /\nprocesses (\d+)/) : null;
+}
+
+let pidMax: number | null | undefined;
+
+/** Whether `pid` lies from `first` to `last` in a pid space that wraps around. */
+export function inPidInterval(pid: number, first: number, last: number): boolean {
+  return first <= last ? pid >= first && pid <= last : pid >= first || pid <= last;
+}
+
+/**
+ * Live members of session `sid` (its leader's pid), reading only the pids
+ * handed out since the leader was spawned, since every member is younger
+ * than its leader. `forksAtSpawn` is {@linkcode forkCount} taken just after
+ * the spawn: when so many tasks were created since that pids may have
+ * wrapped past the leader's, or a counter cannot be read, every process is read.
+ */
+export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
+  pidMax ??= readProcNumber("/proc/sys/kernel/pid_max", /(\d+)/);
+  const lastPid = readProcNumber("/proc/sys/kernel/ns_last_pid", /(\d+)/);
+  const forks = forkCount();
+  if (
+    pidMax === null || lastPid === null || forks === null || forksAtSpawn === null ||
+    forks - forksAtSpawn >= pidMax / 2
+  ) {
+    return sessionMembers(sid);
+  }
+  return sessionMembers(sid, (pid) => inPidInterval(pid, sid, lastPid));
 }

@@ -1,5 +1,5 @@
 import type { StrayReport } from "../seam/mod.ts";
-import { sessionMembers } from "./_census.ts";
+import { forkCount, recentSessionMembers, sessionMembers } from "./_census.ts";
 import type { Runtime } from "./runtime/_types.ts";
 
 /** How long processes that got SIGKILL may take to disappear before they count as survivors. */
@@ -19,6 +19,7 @@ export class GroupReaper {
   readonly #runtime: Runtime;
   readonly #sid: number;
   readonly #graceMs: number;
+  readonly #forksAtSpawn: number | null = forkCount();
   #terminated = false;
   #leaderAlive = true;
   #killedAt = -1;
@@ -50,18 +51,20 @@ export class GroupReaper {
   /**
    * Called once the program has exited: kills whatever is left of its group
    * and session and reports it. Without a kill request, open pipes or live
-   * group members, no census is taken.
+   * group members, only a process that left the group can be left, and the
+   * census reads only the pids handed out since the spawn.
    */
   async sweep(pipesOpen: boolean): Promise<StrayReport> {
-    if (!pipesOpen && !this.#terminated && !this.#send(-this.#sid, 0)) {
-      return { killed: 0, survivors: [] };
-    }
-    let members = sessionMembers(this.#sid);
+    const quiet = !pipesOpen && !this.#terminated && !this.#send(-this.#sid, 0);
+    const census = quiet
+      ? () => recentSessionMembers(this.#sid, this.#forksAtSpawn)
+      : () => sessionMembers(this.#sid);
+    let members = census();
     if (members.length > 0 && !pipesOpen && !this.#terminated) {
       // Closed pipes can mean the last children are on their way out: look again
       // so that a process that ended by itself is not counted as killed.
       await sleep(EXIT_SETTLE_MS);
-      members = sessionMembers(this.#sid);
+      members = census();
     }
     const seen = new Set(members);
     if (members.length > 0) {

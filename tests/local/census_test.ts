@@ -2,7 +2,13 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { runtime } from "../../local/mod.ts";
-import { liveSession, sessionMembers } from "../../local/_census.ts";
+import {
+  forkCount,
+  inPidInterval,
+  liveSession,
+  recentSessionMembers,
+  sessionMembers,
+} from "../../local/_census.ts";
 import { assertNoneLeft, marker, waitForSleep } from "./_helpers.ts";
 
 /** A stat line as the kernel writes it, with a command name that holds spaces and parentheses. */
@@ -28,6 +34,47 @@ describe("liveSession", () => {
   });
 });
 
+describe("inPidInterval", () => {
+  it("covers the pids from first to last, across the wrap of the pid space", () => {
+    assert.deepEqual([99, 100, 150, 200, 201].map((pid) => inPidInterval(pid, 100, 200)), [
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    // Handed out from 32000 up to pid_max, then again from 300 up to 500.
+    assert.deepEqual(
+      [31999, 32000, 32767, 300, 500, 501].map((pid) => inPidInterval(pid, 32000, 500)),
+      [
+        false,
+        true,
+        true,
+        true,
+        true,
+        false,
+      ],
+    );
+  });
+});
+
+describe("forkCount", () => {
+  it("counts every task the kernel creates", async () => {
+    const before = forkCount();
+    assert.ok(before !== null && before > 0);
+    const child = await runtime.spawn({
+      program: "/bin/sh",
+      args: ["-c", "true"],
+      cwd: "/",
+      env: {},
+      stdin: "null",
+      session: "detached",
+    });
+    await Promise.all([child.stdout.cancel(), child.stderr.cancel(), child.exited]);
+    assert.ok((forkCount() ?? 0) > before);
+  });
+});
+
 describe("sessionMembers", () => {
   it("finds a live process in its own session and drops it once it is gone", async () => {
     const token = marker();
@@ -43,6 +90,10 @@ describe("sessionMembers", () => {
     await waitForSleep(token);
     assert.equal(liveSession(readFileSync(`/proc/${child.pid}/stat`, "latin1")), child.pid);
     assert.deepEqual(sessionMembers(child.pid), [child.pid]);
+    assert.deepEqual(sessionMembers(child.pid, (pid) => pid !== child.pid), [], "among limits");
+    for (const forks of [forkCount(), null, (forkCount() ?? 0) - 2 ** 23]) {
+      assert.deepEqual(recentSessionMembers(child.pid, forks), [child.pid], `forks ${forks}`);
+    }
     runtime.kill(child.pid, "SIGKILL");
     await child.exited;
     assert.deepEqual(sessionMembers(child.pid), []);

@@ -44,7 +44,7 @@ describe("GroupReaper", () => {
     await assertNoneLeft(token);
   });
 
-  it("takes no census when nothing was killed and the group is gone", async () => {
+  it("reports nothing when nothing was killed and no process of the session is left", async () => {
     let probes = 0;
     const counting: Runtime = {
       name: runtime.name,
