@@ -1,6 +1,8 @@
 import { createHash, randomInt } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import assert from "node:assert/strict";
+import { runtime } from "../../local/mod.ts";
+import type { SpawnedChild } from "../../local/runtime/_types.ts";
 
 /** Both session strategies, so core behaviours run under each. */
 export const STRATEGIES = ["setsid-binary", "detached"] as const;
@@ -86,4 +88,22 @@ export async function waitForSleep(token: string, count = 1): Promise<number[]> 
     assert.ok(Date.now() < deadline, `fewer than ${count} "sleep ${token}" processes appeared`);
     await pause(20);
   }
+}
+
+/**
+ * Spawns `sleep <token>` straight through the runtime in a session of its
+ * own (its pid is the session id), with its pipes cancelled, once it runs.
+ */
+export async function spawnSleep(token: string): Promise<SpawnedChild> {
+  const child = await runtime.spawn({
+    program: "/bin/sh",
+    args: ["-c", `exec sleep ${token}`],
+    cwd: "/",
+    env: {},
+    stdin: "null",
+    session: "detached",
+  });
+  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+  await waitForSleep(token);
+  return child;
 }

@@ -9,7 +9,7 @@ import {
   recentSessionMembers,
   sessionMembers,
 } from "../../local/_census.ts";
-import { assertNoneLeft, marker, waitForSleep } from "./_helpers.ts";
+import { assertNoneLeft, marker, spawnSleep } from "./_helpers.ts";
 
 /** A stat line as the kernel writes it, with a command name that holds spaces and parentheses. */
 function statLine(state: string, flags: number): string {
@@ -78,16 +78,7 @@ describe("forkCount", () => {
 describe("sessionMembers", () => {
   it("finds a live process in its own session and drops it once it is gone", async () => {
     const token = marker();
-    const child = await runtime.spawn({
-      program: "/bin/sh",
-      args: ["-c", `exec sleep ${token}`],
-      cwd: "/",
-      env: {},
-      stdin: "null",
-      session: "detached",
-    });
-    await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
-    await waitForSleep(token);
+    const child = await spawnSleep(token);
     assert.equal(liveSession(readFileSync(`/proc/${child.pid}/stat`, "latin1")), child.pid);
     assert.deepEqual(sessionMembers(child.pid), [child.pid]);
     assert.deepEqual(sessionMembers(child.pid, (pid) => pid !== child.pid), [], "among limits");

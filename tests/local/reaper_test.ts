@@ -2,21 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Runtime, runtime } from "../../local/mod.ts";
 import { GroupReaper } from "../../local/_reaper.ts";
-import { assertNoneLeft, marker, waitForSleep } from "./_helpers.ts";
-
-async function spawnSleep(token: string) {
-  const child = await runtime.spawn({
-    program: "/bin/sh",
-    args: ["-c", `exec sleep ${token}`],
-    cwd: "/",
-    env: {},
-    stdin: "null",
-    session: "detached",
-  });
-  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
-  await waitForSleep(token);
-  return child;
-}
+import { assertNoneLeft, marker, spawnSleep } from "./_helpers.ts";
 
 describe("GroupReaper", () => {
   it("reports processes that would not die as survivors", async () => {
