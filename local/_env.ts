@@ -4,6 +4,7 @@ import {
   type ManagedEnv,
   scrubbedParentEnv,
 } from "../seam/mod.ts";
+import { kindOf } from "../seam/_message.ts";
 
 /**
  * Set for every command so that nothing pages, colours, prompts or opens an
@@ -108,7 +109,7 @@ function checkedEntries(field: string, value: unknown): Record<string, unknown> 
     if (typeof entry !== "string") {
       throw new BashConfigError(
         `"${field}" value of "${key}" must be a string; got ${
-          entry === null ? "null" : typeof entry
+          kindOf(entry)
         }; convert it with String()`,
       );
     }

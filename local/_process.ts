@@ -6,6 +6,7 @@ import {
   type BashProcessStatus,
   type BashSandboxInfo,
 } from "../seam/mod.ts";
+import { kindOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
 import { joined, type OutputCollector } from "./_output.ts";
 import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
@@ -128,9 +129,7 @@ export class LocalBashProcess implements BashProcess {
   async write(data: string | Uint8Array): Promise<void> {
     if (typeof data !== "string" && !(data instanceof Uint8Array)) {
       throw new BashConfigError(
-        `"data" must be a string or a Uint8Array; got ${
-          data === null ? "null" : typeof data
-        }; encode it first`,
+        `"data" must be a string or a Uint8Array; got ${kindOf(data)}; encode it first`,
       );
     }
     const writer = this.#openStdin("write to");

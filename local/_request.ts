@@ -1,11 +1,7 @@
 import { BashConfigError } from "../seam/mod.ts";
+import { kindOf } from "../seam/_message.ts";
 import { fitsTimer, positiveFinite } from "./_config.ts";
 import { checkEnv } from "./_env.ts";
-
-/** What a value is, as an error message names it. */
-function kindOf(value: unknown): string {
-  return value === null ? "null" : typeof value;
-}
 
 /** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
 export function checkText(field: string, value: unknown, what: string): string {
