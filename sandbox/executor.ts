@@ -371,6 +371,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         attempts.push({ backend: name, reason: status.reason ?? "unknown" });
         continue;
       }
+      // Read-only calls write nowhere, so no runner can be replaced by one.
+      if (writable.length === 0) return backend;
       const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
       const exposed = runners.flatMap((runner) => {
         const location = resolutionLocations(runner).find((path) =>
