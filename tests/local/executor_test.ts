@@ -597,31 +597,25 @@ for (const sessionStrategy of STRATEGIES) {
       await assertNoneLeft(token);
     });
 
-    it("kills a double-forked child that closed its pipes", async () => {
-      await using executor = make();
-      const token = marker();
-      const result = await executor.run(
-        executor.resolve({ command: `(sleep ${token} >/dev/null 2>&1 &); echo x` }),
-      );
-      assert.equal(result.exitCode, 0);
-      assert.equal(result.stdout.text, "x\n");
-      assert.equal(result.strays.killed, 1);
-      assert.deepEqual(result.strays.survivors, []);
-      await assertNoneLeft(token);
-    });
-
-    it("finds a group-leaving child that closed its pipes after a command that ended on its own", async () => {
-      await using executor = make();
-      const token = marker();
-      const result = await executor.run(executor.resolve({
-        command: `set -m; sleep ${token} >/dev/null 2>&1 & echo x`,
-      }));
-      assert.equal(result.exitCode, 0);
-      assert.equal(result.stdout.text, "x\n");
-      assert.equal(result.strays.killed, 1);
-      assert.deepEqual(result.strays.survivors, []);
-      await assertNoneLeft(token);
-    });
+    const pipeClosers = [
+      ["a double-forked child", (token: string) => `(sleep ${token} >/dev/null 2>&1 &); echo x`],
+      [
+        "a group-leaving child",
+        (token: string) => `set -m; sleep ${token} >/dev/null 2>&1 & echo x`,
+      ],
+    ] as const;
+    for (const [child, command] of pipeClosers) {
+      it(`kills ${child} that closed its pipes after a command that ended on its own`, async () => {
+        await using executor = make();
+        const token = marker();
+        const result = await executor.run(executor.resolve({ command: command(token) }));
+        assert.equal(result.exitCode, 0);
+        assert.equal(result.stdout.text, "x\n");
+        assert.equal(result.strays.killed, 1);
+        assert.deepEqual(result.strays.survivors, []);
+        await assertNoneLeft(token);
+      });
+    }
 
     it("finds a group-leaving child that closed its pipes once a kill happens", async () => {
       await using executor = make();
