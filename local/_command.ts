@@ -1,7 +1,8 @@
 import type { StrayReport } from "../seam/mod.ts";
 import type { OutputCollector } from "./_output.ts";
 import { GroupReaper } from "./_reaper.ts";
-import type { ExitStatus, Runtime, SpawnedChild } from "./runtime/_types.ts";
+import type { ProcessControl } from "./_control.ts";
+import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
 
 /** Why the executor ended a command. */
 export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose";
@@ -11,7 +12,7 @@ const PIPE_CLOSE_WAIT_MS = 1000;
 
 /** Everything a spawned child needs to be watched until it settles. */
 export interface CommandOptions {
-  runtime: Runtime;
+  control: ProcessControl;
   child: SpawnedChild;
   stdout: OutputCollector;
   stderr: OutputCollector;
@@ -71,7 +72,7 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = new GroupReaper(options.runtime, child.pid, options.killGraceMs);
+    this.#reaper = new GroupReaper(options.control, child.pid, options.killGraceMs);
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});

@@ -26,6 +26,8 @@ import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
+import { ProcessControl } from "./_control.ts";
+import { Watchdog } from "./_watchdog.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { runtime } from "./runtime/mod.ts";
 
@@ -74,6 +76,8 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #env: BaseEnv;
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
+  readonly #watchdog: Watchdog | null;
+  readonly #control: ProcessControl;
   #disposed = false;
   #dir: string | null = null;
 
@@ -83,6 +87,14 @@ export class LocalBashExecutor extends BashExecutor {
     this.config = resolveConfig(config);
     this.#bash = findOnPath("bash");
     this.#env = baseEnv();
+    this.#watchdog = this.#bash === null ? null : new Watchdog({
+      runtime,
+      bash: this.#bash,
+      setsidPath: this.config.setsidPath,
+      session: this.config.sessionStrategy,
+      tempRoot: tmpdir(),
+    });
+    this.#control = new ProcessControl(runtime, this.#watchdog);
   }
 
   /**
@@ -290,10 +302,15 @@ export class LocalBashExecutor extends BashExecutor {
       rmSync(this.#dir, { recursive: true, force: true });
       this.#dir = null;
     }
+    await this.#watchdog?.close();
   }
 
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-"));
+    if (this.#dir === null) {
+      this.#dir = mkdtempSync(join(tmpdir(), "shellseam-"));
+      // A kept directory outlives the executor, so no one may remove it as a dead host's.
+      if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
+    }
     return this.#dir;
   }
 
@@ -346,6 +363,9 @@ export class LocalBashExecutor extends BashExecutor {
     const { config } = this;
     const setsid = config.setsidPath;
     const keepStdinOpen = background && spec.keepStdinOpen === true;
+    const watchdog = this.#watchdog;
+    await watchdog?.ready();
+    this.#checkCanSpawn(spec);
     let child;
     try {
       child = await runtime.spawn({
@@ -364,8 +384,9 @@ export class LocalBashExecutor extends BashExecutor {
         { cause },
       );
     }
+    watchdog?.watch(child.pid);
     const running = new RunningCommand({
-      runtime,
+      control: this.#control,
       child,
       stdout: this.#collector(spec.stdoutMaxBytes),
       stderr: this.#collector(config.maxOutputBytes),
@@ -376,7 +397,10 @@ export class LocalBashExecutor extends BashExecutor {
       ...clocks(spec, background),
     });
     this.#running.add(running);
-    running.settled.then(() => this.#running.delete(running));
+    running.settled.then(() => {
+      this.#running.delete(running);
+      watchdog?.release(child.pid);
+    });
     return { running, plan };
   }
 

@@ -1,0 +1,107 @@
+/**
+ * The watchdog, a bash script run as `bash -c <script> shellseam-watchdog <tempRoot>`
+ * (the script handed over in the environment, as `SHELLSEAM_WATCHDOG_SCRIPT`)
+ * in a session of its own, so that neither Ctrl-C in the host's terminal nor a
+ * hang-up reaches it. It reads one request per line on stdin:
+ *
+ * - `+ <sid>` / `- <sid>`: a command's session started / settled;
+ * - `d <dir>`: the executor's private directory; it writes `<dir>/owner`
+ *   (the host's pid and start time, field 22 of /proc/<pid>/stat);
+ * - `c <id> <sid>`: census: answers `c <id> <pid>...`, the live members of the
+ *   session, or `e <id> <reason>`;
+ * - `k <id> <signal> <target>...`: sends the signal (a negative target is a
+ *   group) and answers `k <id> <status>...`, one per target: 1 sent, 0 no
+ *   such process, 2 refused;
+ * - `q`: the host is disposing; exit without killing anything.
+ *
+ * End of input without `q` means the host died: it SIGKILLs every session it
+ * was told about (the group, then every member a census finds, until none is
+ * left), removes the private directory, and exits. At start it removes the
+ * private directories under `<tempRoot>` whose owner is gone (its pid is free,
+ * or now names a process that started at another time).
+ */
+export const WATCHDOG_SCRIPT = `
+unset SHELLSEAM_WATCHDOG_SCRIPT
+trap '' INT HUP PIPE QUIT TSTP TTIN TTOU
+exec 2>/dev/null
+declare -A sessions=()
+dir=""
+stat_re='\\) ([^ ]) -?[0-9]+ -?[0-9]+ (-?[0-9]+) -?[0-9]+ -?[0-9]+ ([0-9]+) '
+
+members() {
+  local d line out=""
+  for d in /proc/[0-9]*; do
+    read -r line < "$d/stat" || continue
+    [[ $line =~ $stat_re && \${BASH_REMATCH[2]} == "$1" && \${BASH_REMATCH[1]} != [ZXx] ]] ||
+      continue
+    (( BASH_REMATCH[3] & 4 )) && continue
+    out+=" \${d#/proc/}"
+  done
+  REPLY=$out
+}
+
+start_time() {
+  local line fields
+  REPLY=""
+  read -r line < "/proc/$1/stat" || return 1
+  read -ra fields <<< "\${line##*) }"
+  REPLY=\${fields[19]}
+  [[ -n $REPLY ]]
+}
+
+sweep_stale() {
+  local d pid start
+  for d in "$1"/shellseam-*; do
+    [[ -d $d && ! -L $d && -O $d && -f $d/owner && ! -L $d/owner ]] || continue
+    read -r pid start < "$d/owner" || continue
+    [[ $pid =~ ^[0-9]+$ && $start =~ ^[0-9]+$ ]] || continue
+    start_time "$pid" && [[ $REPLY == "$start" ]] && continue
+    rm -rf -- "$d"
+  done
+}
+
+signal() {
+  local id=$1 sig=$2 target out=""
+  shift 2
+  for target in "$@"; do
+    if kill -s "$sig" -- "$target"; then out+=" 1"
+    elif [[ $target != -* && -e /proc/$target ]]; then out+=" 2"
+    else out+=" 0"
+    fi
+  done
+  echo "k $id$out"
+}
+
+host_died() {
+  local sid left round
+  for sid in "\${!sessions[@]}"; do kill -s KILL -- "-$sid"; done
+  for round in 1 2 3 4 5 6 7 8 9 10; do
+    left=""
+    for sid in "\${!sessions[@]}"; do members "$sid"; left+=$REPLY; done
+    [[ -z $left ]] && break
+    kill -s KILL -- $left
+  done
+  [[ -n $dir ]] && rm -rf -- "$dir"
+}
+
+[[ -r /proc/self/stat ]] && proc=1 || proc=0
+sweep_stale "$1"
+while IFS=' ' read -r op a b c; do
+  case $op in
+    +) sessions[$a]=1 ;;
+    -) unset "sessions[$a]" ;;
+    d)
+      dir=$a
+      start_time "$PPID" && printf '%s %s\\n' "$PPID" "$REPLY" > "$dir/owner"
+      ;;
+    c)
+      if (( proc )); then members "$b"; echo "c $a$REPLY"
+      else echo "e $a /proc is not readable"
+      fi
+      ;;
+    k) signal "$a" "$b" $c ;;
+    q) exit 0 ;;
+  esac
+done
+host_died
+`;
