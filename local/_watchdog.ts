@@ -121,6 +121,7 @@ export class Watchdog {
     const live = this.#live ?? (await this.#starting?.catch(() => null)) ?? null;
     this.#live = null;
     if (live === null) return;
+    live.child.ref();
     if (!live.dead) await live.writer.write(encoder.encode("q\n")).catch(() => {});
     await live.writer.close().catch(() => {});
     await live.reader.cancel().catch(() => {});

@@ -28,6 +28,7 @@ import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog } from "./_watchdog.ts";
+import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { runtime } from "./runtime/mod.ts";
 
@@ -78,6 +79,7 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #launching = new Set<Promise<unknown>>();
   readonly #watchdog: Watchdog | null;
   readonly #control: ProcessControl;
+  readonly #signalHooks = new Set<Disposable>();
   #disposed = false;
   #dir: string | null = null;
 
@@ -276,6 +278,38 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   /**
+   * Makes this process, on SIGTERM, SIGINT or SIGHUP (or the `signals`
+   * given), dispose this executor (and every other executor that asked),
+   * then exit with the conventional code, 128 + the signal's number (143,
+   * 130, 129). Without it, shellseam installs no signal listener: a host
+   * killed by a signal still loses no command to the void (the watchdog kills
+   * them), but only disposal awaits their exit. Returns what removes the
+   * listeners again; disposal removes them too.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   * import process from "node:process";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const before = process.listenerCount("SIGTERM");
+   * using _hook = executor.killOnSignals();
+   * assert.equal(process.listenerCount("SIGTERM"), before + 1);
+   * ```
+   */
+  killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
+    const hook = disposeOnSignals(() => this[Symbol.asyncDispose](), signals);
+    this.#signalHooks.add(hook);
+    return {
+      [Symbol.dispose]: () => {
+        this.#signalHooks.delete(hook);
+        hook[Symbol.dispose]();
+      },
+    };
+  }
+
+  /**
    * Kills every running command, foreground and background (SIGTERM, then
    * SIGKILL after `killGraceMs`), awaits every exit, and removes the private
    * directory unless `keepSpillFiles`. `run()` and `start()` reject afterwards.
@@ -295,6 +329,8 @@ export class LocalBashExecutor extends BashExecutor {
    */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposed = true;
+    for (const hook of this.#signalHooks) hook[Symbol.dispose]();
+    this.#signalHooks.clear();
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");
     await Promise.all([...this.#running].map((running) => running.settled));

@@ -104,6 +104,8 @@ export interface SpawnedChild {
    * pipes keep the event loop alive any more (a read in progress still does).
    */
   unref(): void;
+  /** Undoes {@linkcode SpawnedChild.unref}, to await the child's exit. */
+  ref(): void;
 }
 
 /**

@@ -36,6 +36,7 @@ function spawn(request: SpawnRequest): Promise<SpawnedChild> {
       stdin: request.stdin === "piped" ? child.stdin : null,
       exited,
       unref: () => child.unref(),
+      ref: () => child.ref(),
     });
   } catch (error) {
     return Promise.reject(error);

@@ -137,6 +137,10 @@ async function spawn(request: SpawnRequest): Promise<SpawnedChild> {
       child.unref();
       for (const stream of [stdin, stdout, stderr]) (stream as Socket | null)?.unref();
     },
+    ref: () => {
+      child.ref();
+      for (const stream of [stdin, stdout, stderr]) (stream as Socket | null)?.ref();
+    },
   };
 }
 
