@@ -62,6 +62,13 @@ export class Watchdog {
     this.#options = options;
   }
 
+  /**
+   * The host's pid and start time as `<pid>-<start>`, once the watchdog has
+   * started and could read them, else null. A private directory named
+   * `shellseam-<owner>-...` is removed by a later watchdog once its owner is gone.
+   */
+  owner: string | null = null;
+
   /** The watchdog's pid while it runs, else null. */
   get pid(): number | null {
     return this.#live?.dead === false ? this.#live.child.pid : null;
@@ -179,6 +186,8 @@ export class Watchdog {
     };
     child.exited.then(() => this.#died(live));
     this.#live = live;
+    const [pid, start] = await this.#expect(live, 0);
+    this.owner = /^\d+$/.test(pid ?? "") && /^\d+$/.test(start ?? "") ? `${pid}-${start}` : null;
     const lines = [...this.#sessions].map((sid) => `+ ${sid}`);
     if (this.#dir !== null) lines.push(`d ${this.#dir}`);
     if (lines.length > 0) this.#write(live, lines.join("\n"));
@@ -198,6 +207,12 @@ export class Watchdog {
   async #ask(op: string, args: string): Promise<string[]> {
     const live = await this.#ensure();
     const id = this.#nextId++;
+    this.#write(live, `${op} ${id} ${args}`);
+    return await this.#expect(live, id);
+  }
+
+  /** The answer numbered `id`. */
+  #expect(live: Live, id: number): Promise<string[]> {
     const answer = new Promise<string[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
@@ -205,9 +220,8 @@ export class Watchdog {
       }, ANSWER_WAIT_MS);
       this.#pending.set(id, { resolve, reject, timer });
     });
-    this.#write(live, `${op} ${id} ${args}`);
     this.#read(live);
-    return await answer;
+    return answer;
   }
 
   /** Reads answers while some are awaited, so an idle watchdog keeps no read going. */

@@ -5,8 +5,7 @@
  * hang-up reaches it. It reads one request per line on stdin:
  *
  * - `+ <sid>` / `- <sid>`: a command's session started / settled;
- * - `d <dir>`: the executor's private directory; it writes `<dir>/owner`
- *   (the host's pid and start time, field 22 of /proc/<pid>/stat);
+ * - `d <dir>`: the executor's private directory, to remove when the host dies;
  * - `c <id> <sid>`: census: answers `c <id> <pid>...`, the live members of the
  *   session, or `e <id> <reason>`;
  * - `k <id> <signal> <target>...`: sends the signal (a negative target is a
@@ -14,11 +13,16 @@
  *   such process, 2 refused;
  * - `q`: the host is disposing; exit without killing anything.
  *
+ * At start it answers `h 0 <pid> <start>`: the host's pid and its start time
+ * (field 22 of /proc/<pid>/stat), which the host puts in the name of its
+ * private directory (`shellseam-<pid>-<start>-XXXXXX`); then it removes the
+ * private directories under `<tempRoot>` whose owner is gone (its pid is
+ * free, or now names a process that started at another time). The owner is
+ * in the name, not in a file, so no command can rewrite it.
+ *
  * End of input without `q` means the host died: it SIGKILLs every session it
  * was told about (the group, then every member a census finds, until none is
- * left), removes the private directory, and exits. At start it removes the
- * private directories under `<tempRoot>` whose owner is gone (its pid is free,
- * or now names a process that started at another time).
+ * left), removes the private directory, and exits.
  */
 export const WATCHDOG_SCRIPT = `
 unset SHELLSEAM_WATCHDOG_SCRIPT
@@ -50,12 +54,10 @@ start_time() {
 }
 
 sweep_stale() {
-  local d pid start
-  for d in "$1"/shellseam-*; do
-    [[ -d $d && ! -L $d && -O $d && -f $d/owner && ! -L $d/owner ]] || continue
-    read -r pid start < "$d/owner" || continue
-    [[ $pid =~ ^[0-9]+$ && $start =~ ^[0-9]+$ ]] || continue
-    start_time "$pid" && [[ $REPLY == "$start" ]] && continue
+  local d owner_re='/shellseam-([0-9]+)-([0-9]+)-[^/]+$'
+  for d in "$1"/shellseam-*-*-*; do
+    [[ $d =~ $owner_re && -d $d && ! -L $d && -O $d ]] || continue
+    start_time "\${BASH_REMATCH[1]}" && [[ $REPLY == "\${BASH_REMATCH[2]}" ]] && continue
     rm -rf -- "$d"
   done
 }
@@ -85,6 +87,8 @@ host_died() {
 }
 
 [[ -r /proc/self/stat ]] && proc=1 || proc=0
+start_time "$PPID"
+echo "h 0 $PPID $REPLY"
 sweep_stale "$1"
 while IFS=' ' read -r op a b c; do
   case $op in

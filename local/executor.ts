@@ -266,15 +266,12 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(statSync(await executor.dir()).mode & 0o777, 0o700);
    * ```
    */
-  protected privateDir(): Promise<string> {
-    if (this.#disposed) {
-      return Promise.reject(disposedError());
-    }
-    try {
-      return Promise.resolve(this.#privateDir());
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  protected async privateDir(): Promise<string> {
+    if (this.#disposed) throw disposedError();
+    // Started first, so the folder's name can carry its owner (see #privateDir).
+    await this.#watchdog?.ready();
+    if (this.#disposed) throw disposedError();
+    return this.#privateDir();
   }
 
   /**
@@ -341,9 +338,15 @@ export class LocalBashExecutor extends BashExecutor {
     await this.#watchdog?.close();
   }
 
+  /**
+   * Named `shellseam-<pid>-<start>-XXXXXX` after the host's pid and start
+   * time (as the watchdog read them), so that a later executor's watchdog
+   * removes it once this process is gone; a kept folder carries no owner.
+   */
   #privateDir(): string {
     if (this.#dir === null) {
-      this.#dir = mkdtempSync(join(tmpdir(), "shellseam-"));
+      const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
+      this.#dir = mkdtempSync(join(tmpdir(), owner === null ? "shellseam-" : `shellseam-${owner}-`));
       // A kept directory outlives the executor, so no one may remove it as a dead host's.
       if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     }
