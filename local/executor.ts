@@ -26,6 +26,7 @@ import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
+import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
@@ -382,8 +383,9 @@ export class LocalBashExecutor extends BashExecutor {
     let isDirectory = false;
     try {
       isDirectory = statSync(spec.workdir).isDirectory();
-    } catch {
-      // Reported below.
+    } catch (error) {
+      throwIfDenied(error, `check the workdir "${spec.workdir}"`);
+      // Otherwise reported below.
     }
     if (!isDirectory) {
       throw new BashSpawnError(
@@ -405,6 +407,7 @@ export class LocalBashExecutor extends BashExecutor {
     const watchdog = this.#watchdog;
     await watchdog?.ready();
     this.#checkCanSpawn(spec);
+    this.#checkPrivateDir();
     let child;
     try {
       child = await runtime.spawn({
@@ -417,9 +420,11 @@ export class LocalBashExecutor extends BashExecutor {
       });
     } catch (cause) {
       throw new BashSpawnError(
-        `Could not start "${launch.program}" in "${launch.cwd}": ${
-          messageOf(cause)
-        }; check that the program and the directory exist`,
+        `Could not start "${launch.program}" in "${launch.cwd}": ${messageOf(cause)}; ${
+          runtime.deniedPermission(cause)
+            ? `grant that permission (the README's "Deno permissions" lists them)`
+            : "check that the program and the directory exist"
+        }`,
         { cause },
       );
     }
@@ -441,6 +446,20 @@ export class LocalBashExecutor extends BashExecutor {
       watchdog?.release(child.pid);
     });
     return { running, plan };
+  }
+
+  /**
+   * Makes the private folder before the first command, so that a refused
+   * permission is an error now and not a spill that silently never happens.
+   */
+  #checkPrivateDir(): void {
+    if (this.#dir !== null) return;
+    try {
+      this.#privateDir();
+    } catch (error) {
+      throwIfDenied(error, "make the private folder for spill files");
+      // Any other failure leaves the command without spill files, as when it overflows.
+    }
   }
 
   #collector(maxBytes: number): OutputCollector {
