@@ -5,6 +5,7 @@ import {
   type BashProcessRead,
   type BashProcessStatus,
   type BashSandboxInfo,
+  type StrayReport,
 } from "../seam/mod.ts";
 import { kindOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
@@ -64,6 +65,7 @@ export class LocalBashProcess implements BashProcess {
   readonly pid: number;
   readonly done: Promise<void>;
   sandbox?: BashSandboxInfo;
+  strays?: StrayReport;
   readonly #command: RunningCommand;
   readonly #keepStdinOpen: boolean;
   readonly #stdout = new StreamCursor();
@@ -80,6 +82,7 @@ export class LocalBashProcess implements BashProcess {
     this.#command = running;
     this.#keepStdinOpen = keepStdinOpen;
     this.done = running.settled.then(() => {
+      this.strays = running.strays;
       try {
         const info = describe?.();
         if (info !== undefined) this.sandbox = info;

@@ -112,12 +112,7 @@ export class GroupReaper {
       }
     }
     this.dispose();
-    return {
-      killed,
-      survivors: [],
-      censusFailed: `no census of the command's processes could be taken (${reason}); ` +
-        "its process group was killed, but processes that left the group may be left",
-    };
+    return { killed, survivors: [], censusFailed: reason };
   }
 
   #census(quiet: boolean): Promise<number[]> {

@@ -347,7 +347,9 @@ export class LocalBashExecutor extends BashExecutor {
   #privateDir(): string {
     if (this.#dir === null) {
       const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
-      this.#dir = mkdtempSync(join(tmpdir(), owner === null ? "shellseam-" : `shellseam-${owner}-`));
+      this.#dir = mkdtempSync(
+        join(tmpdir(), owner === null ? "shellseam-" : `shellseam-${owner}-`),
+      );
       // A kept directory outlives the executor, so no one may remove it as a dead host's.
       if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     }

@@ -1,5 +1,5 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
-import { outputLines, sandboxLines } from "./_markers.ts";
+import { outputLines, sandboxLines, strayTroubleLines } from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -70,7 +70,8 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
  * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
  * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
- * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
+ * `[exit code: N]`, stray processes stopped, those that would not stop, and
+ * a census that failed (so that nothing reads as "nothing left"). Terminal controls are removed.
  * `isError` is false only for a clean exit 0.
  *
  * @example
@@ -109,18 +110,13 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   }
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
-  const { killed, survivors } = result.strays;
-  if (killed > 0) {
+  if (result.strays.killed > 0) {
     const advice = options.runInBackground === false ? "" : "; use run_in_background for servers";
-    lines.push(`[stopped ${killed} background process(es) left running by the command${advice}]`);
-  }
-  if (survivors.length > 0) {
     lines.push(
-      `[${survivors.length} process(es) left running by the command could not be stopped: pid ${
-        survivors.join(", ")
-      }]`,
+      `[stopped ${result.strays.killed} background process(es) left running by the command${advice}]`,
     );
   }
+  lines.push(...strayTroubleLines(result.strays));
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
     !result.aborted && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
   return { text: lines.join("\n"), isError: !clean };

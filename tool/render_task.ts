@@ -1,10 +1,10 @@
-import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import type { BashProcessRead, BashSandboxInfo, SandboxMode, StrayReport } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
+import { oneLine, outputLines, sandboxLines, strayTroubleLines } from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
- * plus the process's sandbox facts once it has settled.
+ * plus the process's sandbox facts and stray report once it has settled.
  *
  * @example
  * ```ts
@@ -20,6 +20,8 @@ import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
 export interface BashTaskOutput extends BashProcessRead {
   /** Sandbox facts of the settled process, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** What the settled process left behind (see `BashRunResult.strays`). */
+  strays?: StrayReport;
 }
 
 /**
@@ -78,7 +80,7 @@ export interface RenderTaskOutputOptions {
  * Renders a `task_output` read: the new stdout and `[stderr]` section, or
  * `(no new output)`; an `[output lost: ...]` marker naming each stream's
  * spill file when bytes were dropped from memory since the last read; the sandbox markers of a settled
- * sandboxed task; a line when a wait ran out with the task unfinished; and
+ * sandboxed task; a line for processes it left that would not die, or whose census failed; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
  *
@@ -119,6 +121,7 @@ export function renderTaskOutput(
     }, empty));
     if (output.lossy) lines.push(lossyMarker(output));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
+    if (output.strays !== undefined) lines.push(...strayTroubleLines(output.strays));
   } else {
     const text = output === undefined || typeof output === "string"
       ? output ?? ""

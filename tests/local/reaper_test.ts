@@ -44,7 +44,8 @@ describe("GroupReaper", () => {
         return false;
       },
     };
-    const report = await new GroupReaper(new ProcessControl(counting, null), 2 ** 22 + 999, 100).sweep(false);
+    const report = await new GroupReaper(new ProcessControl(counting, null), 2 ** 22 + 999, 100)
+      .sweep(false);
     assert.deepEqual(report, { killed: 0, survivors: [] });
     assert.equal(probes, 1);
   });
