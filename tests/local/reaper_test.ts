@@ -90,4 +90,19 @@ describe("GroupReaper", () => {
     assert.deepEqual(report, { killed: 1, survivors: [] });
     await assertNoneLeft(token);
   });
+
+  it("kills the process group when no census can be taken, and says the census failed", async () => {
+    const token = marker();
+    const child = await spawnSleep(token);
+    class Blind extends ProcessControl {
+      override members(): Promise<number[]> {
+        return Promise.reject(new Error("no /proc here"));
+      }
+    }
+    const reaper = new GroupReaper(new Blind(runtime, null), child.pid, 3000);
+    const report = await reaper.sweep(false);
+    assert.deepEqual(report, { killed: 0, survivors: [], censusFailed: "no /proc here" });
+    assert.equal((await child.exited).signal, "SIGTERM");
+    await assertNoneLeft(token);
+  });
 });
