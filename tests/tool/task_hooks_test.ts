@@ -60,6 +60,6 @@ describe("bashTaskHooks", () => {
     );
     const hooks = bashTaskHooks(process);
     await hooks.done;
-    assert.deepEqual(hooks.readOutput().strays, { killed: 1, survivors: [] });
+    assert.deepEqual(hooks.readOutput?.().strays, { killed: 1, survivors: [] });
   });
 });
