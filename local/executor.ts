@@ -87,16 +87,22 @@ export class LocalBashExecutor extends BashExecutor {
   /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
   constructor(config: LocalBashExecutorConfig = {}) {
     super();
-    this.config = resolveConfig(config);
-    this.#bash = findOnPath("bash");
-    this.#env = baseEnv();
-    this.#watchdog = this.#bash === null ? null : new Watchdog({
-      runtime,
-      bash: this.#bash,
-      setsidPath: this.config.setsidPath,
-      session: this.config.sessionStrategy,
-      tempRoot: tmpdir(),
-    });
+    try {
+      this.config = resolveConfig(config);
+      this.#bash = findOnPath("bash");
+      this.#env = baseEnv();
+      this.#watchdog = this.#bash === null ? null : new Watchdog({
+        runtime,
+        bash: this.#bash,
+        setsidPath: this.config.setsidPath,
+        session: this.config.sessionStrategy,
+        tempRoot: tmpdir(),
+      });
+    } catch (error) {
+      // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
+      throwIfDenied(error, "read the environment and find bash");
+      throw error;
+    }
     this.#control = new ProcessControl(runtime, this.#watchdog);
   }
 
