@@ -1,4 +1,5 @@
 import process from "node:process";
+import { clearTimeout as clearUnrefTimeout, setTimeout as setUnrefTimeout } from "node:timers";
 import { BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import type { Runtime, SessionStrategy, SpawnedChild } from "./runtime/_types.ts";
@@ -6,6 +7,8 @@ import { WATCHDOG_SCRIPT } from "./_watchdog_script.ts";
 
 /** How long the watchdog may take to answer a census or a signal request. */
 const ANSWER_WAIT_MS = 10_000;
+/** How long a settled session may wait to be released, unless a new one is told first. */
+const RELEASE_DELAY_MS = 200;
 
 /** The name the watchdog runs under (its `$0`), so it can be found in /proc by its command line. */
 export const WATCHDOG_NAME = "shellseam-watchdog";
@@ -50,6 +53,8 @@ export class Watchdog {
   readonly #options: WatchdogOptions;
   readonly #sessions = new Set<number>();
   readonly #pending = new Map<number, Pending>();
+  #released: number[] = [];
+  #releaseTimer: ReturnType<typeof setUnrefTimeout> | undefined;
   #dir: string | null = null;
   #live: Live | null = null;
   #starting: Promise<Live> | null = null;
@@ -83,16 +88,29 @@ export class Watchdog {
     await this.#ensure();
   }
 
-  /** A command's session (its pid) started: kill it when the host dies. */
+  /**
+   * A command's session (its pid) started: kill it when the host dies. With
+   * the releases waiting, this is one write of one line per command.
+   */
   watch(sid: number): void {
     this.#sessions.add(sid);
-    this.#send(`+ ${sid}`);
+    this.#send([...this.#takeReleased(), `+ ${sid}`].join("\n"));
   }
 
-  /** A command's session settled: nothing of it is left to kill. */
+  /**
+   * A command's session settled: nothing of it is left to kill. Said with the
+   * next `watch()`, or within {@linkcode RELEASE_DELAY_MS}, before its pid
+   * could come round again.
+   */
   release(sid: number): void {
     this.#sessions.delete(sid);
-    this.#send(`- ${sid}`);
+    this.#released.push(sid);
+    if (this.#releaseTimer !== undefined) return;
+    this.#releaseTimer = setUnrefTimeout(() => {
+      const lines = this.#takeReleased();
+      if (lines.length > 0) this.#send(lines.join("\n"));
+    }, RELEASE_DELAY_MS);
+    this.#releaseTimer.unref();
   }
 
   /** The private directory: the watchdog records its owner there and removes it when the host dies. */
@@ -125,6 +143,7 @@ export class Watchdog {
   /** Stops the watchdog without killing anything (the executor did its own cleanup). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#takeReleased();
     const live = this.#live ?? (await this.#starting?.catch(() => null)) ?? null;
     this.#live = null;
     if (live === null) return;
@@ -192,6 +211,14 @@ export class Watchdog {
     if (this.#dir !== null) lines.push(`d ${this.#dir}`);
     if (lines.length > 0) this.#write(live, lines.join("\n"));
     return live;
+  }
+
+  #takeReleased(): string[] {
+    clearUnrefTimeout(this.#releaseTimer);
+    this.#releaseTimer = undefined;
+    const lines = this.#released.map((sid) => `- ${sid}`);
+    this.#released = [];
+    return lines;
   }
 
   #send(line: string): void {
