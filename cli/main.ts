@@ -14,7 +14,9 @@
  *
  * @module
  */
+import { realpathSync } from "node:fs";
 import process from "node:process";
+import { pathToFileURL } from "node:url";
 import { BashError } from "@shellseam/bash";
 import { UsageError } from "./_args.ts";
 import { DEMO_USAGE, demoCommand } from "./demo.ts";
@@ -75,4 +77,15 @@ export async function main(args: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) process.exit(await main(process.argv.slice(2)));
+/**
+ * True when this module is the program being run: `import.meta.main` where
+ * the runtime has it (Deno, Node 24.2+), else the script Node was given (a
+ * bin link resolved to this file).
+ */
+function runAsProgram(): boolean {
+  if (typeof import.meta.main === "boolean") return import.meta.main;
+  const script = process.argv[1];
+  return script !== undefined && pathToFileURL(realpathSync(script)).href === import.meta.url;
+}
+
+if (runAsProgram()) process.exit(await main(process.argv.slice(2)));

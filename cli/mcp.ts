@@ -192,8 +192,8 @@ export async function mcpCommand(args: string[], transport?: Transport): Promise
     tasks,
     enableRunInBackground: values["no-background"] !== true,
   });
-  const stopped = Promise.withResolvers<void>();
-  const stop = () => stopped.resolve();
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => stop = resolve);
   server.onclose = stop;
   const signals = ["SIGTERM", "SIGINT"] as const;
   for (const signal of signals) process.on(signal, stop);
@@ -204,7 +204,7 @@ export async function mcpCommand(args: string[], transport?: Transport): Promise
   }
   try {
     await server.connect(transport ?? new StdioServerTransport());
-    await stopped.promise;
+    await stopped;
   } finally {
     for (const signal of signals) process.off(signal, stop);
     if (stdio) {

@@ -28,7 +28,12 @@ const sandboxSkip = statuses.bwrap.works || statuses.landlock.works
 
 /** How to start the server: the Deno entry always, the Node build's bin when built. */
 const ENTRIES: { name: string; command: string; args: string[]; skip: string | false }[] = [
-  { name: "deno", command: process.execPath, args: ["run", "--allow-all", MAIN], skip: false },
+  {
+    name: "deno",
+    command: process.execPath,
+    args: ["run", "--allow-all", MAIN],
+    skip: "Deno" in globalThis ? false : "runs the Deno entry from a checkout",
+  },
   {
     name: "node",
     command: "node",
@@ -301,6 +306,36 @@ for (const entry of ENTRIES) {
       await eventually(() => !existsSync(`/proc/${pid}`), "the server exits");
       assert.deepEqual(processesWith(marker), []);
     });
+
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      it(`kills every command on ${signal}, then exits`, async () => {
+        using workspace = tempWorkspace();
+        const marker = `mcp-${signal}-${crypto.randomUUID()}`;
+        const { client, transport } = await connect(entry, workspace.root);
+        const pid = transport.pid;
+        assert.ok(pid !== null);
+        const exited = new Promise<void>((resolve) => {
+          transport.onclose = () => resolve();
+        });
+        try {
+          await client.callTool({
+            name: "bash",
+            arguments: {
+              command: `sleep 300; : ${marker}`,
+              description: "Sleep",
+              run_in_background: true,
+            },
+          });
+          await eventually(() => processesWith(marker).length > 0, "the task runs");
+          process.kill(pid, signal);
+          await exited;
+          await eventually(() => !existsSync(`/proc/${pid}`), "the server exits");
+          assert.deepEqual(processesWith(marker), []);
+        } finally {
+          await client.close();
+        }
+      });
+    }
 
     it("--no-background offers only bash", async () => {
       using workspace = tempWorkspace();
