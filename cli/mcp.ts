@@ -87,7 +87,10 @@ export interface McpServerOptions {
  * await server.connect(serverSide);
  * const client = new Client({ name: "example", version: "1.0.0" });
  * await client.connect(clientSide);
- * const result = await client.callTool({ name: "bash", arguments: { command: "echo hi" } });
+ * const result = await client.callTool({
+ *   name: "bash",
+ *   arguments: { command: "echo hi", description: "Say hi" },
+ * });
  * assert.deepEqual(result.content, [{ type: "text", text: "hi\n[exit code: 0]" }]);
  * await client.close();
  * ```
