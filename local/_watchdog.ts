@@ -58,6 +58,8 @@ export class Watchdog {
   #dir: string | null = null;
   #live: Live | null = null;
   #starting: Promise<Live> | null = null;
+  /** The last write to the watchdog, until it completes. */
+  #lastWrite: Promise<void> = Promise.resolve();
   #nextId = 1;
   #reading = false;
   #text = "";
@@ -81,11 +83,17 @@ export class Watchdog {
 
   /**
    * Starts the watchdog unless it runs (again, when it died: it is told the
-   * sessions and the directory anew). Rejects with `BashSpawnError` when it
-   * cannot start: then nothing would stop a command from outliving the host.
+   * sessions and the directory anew), and waits for the last write to
+   * complete. Rejects with `BashSpawnError` when it cannot start: then
+   * nothing would stop a command from outliving the host. Called before each
+   * spawn: a write to an idle pipe reaches the kernel before `write()`
+   * returns (Deno queues one behind a write in flight until a later turn of
+   * the event loop), so a command is known to the watchdog as soon as it is
+   * spawned, and a host killed a moment later loses no session.
    */
   async ready(): Promise<void> {
     await this.#ensure();
+    await this.#lastWrite;
   }
 
   /**
@@ -228,7 +236,7 @@ export class Watchdog {
   }
 
   #write(live: Live, lines: string): void {
-    live.writer.write(encoder.encode(lines + "\n")).catch(() => this.#died(live));
+    this.#lastWrite = live.writer.write(encoder.encode(lines + "\n")).catch(() => this.#died(live));
   }
 
   async #ask(op: string, args: string): Promise<string[]> {

@@ -94,10 +94,7 @@ while IFS=' ' read -r op a b c; do
   case $op in
     +) sessions[$a]=1 ;;
     -) unset "sessions[$a]" ;;
-    d)
-      dir=$a
-      start_time "$PPID" && printf '%s %s\\n' "$PPID" "$REPLY" > "$dir/owner"
-      ;;
+    d) dir=$a ;;
     c)
       if (( proc )); then members "$b"; echo "c $a$REPLY"
       else echo "e $a /proc is not readable"
