@@ -1,7 +1,8 @@
 // A host process for the host-death tests: it starts commands through an
 // executor, prints its private folder as one JSON line, and waits to be
-// killed. Arguments: <executor: local | bwrap | landlock> <token> [hook],
-// where "hook" makes it call killOnSignals().
+// killed. Arguments: <executor: local | bwrap | landlock> <token> [mode],
+// where mode "hook" makes it call killOnSignals(), and "return" makes it run
+// one short command and end its script without disposing of the executor.
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { LocalBashExecutor } from "../../local/mod.ts";
@@ -19,13 +20,22 @@ class SandboxHost extends SandboxBashExecutor {
   }
 }
 
-const [kind, token, hook] = process.argv.slice(2);
+const [kind, token, mode] = process.argv.slice(2);
 const executor = kind === "local" ? new LocalHost() : new SandboxHost({
   workspaceRoot: tmpdir(),
   backends: [kind === "landlock" ? "landlock" : "bwrap"],
 });
-if (hook === "hook") executor.killOnSignals();
-await executor.start(executor.resolve({ command: `sleep ${token} & sleep ${token}` }));
-const running = executor.run(executor.resolve({ command: `sleep ${token}` }));
-process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
-await running;
+if (mode === "return") {
+  await executor.run(executor.resolve({ command: "true" }));
+  process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
+} else {
+  if (mode === "hook") executor.killOnSignals();
+  await startAndWait();
+}
+
+async function startAndWait(): Promise<void> {
+  await executor.start(executor.resolve({ command: `sleep ${token} & sleep ${token}` }));
+  const running = executor.run(executor.resolve({ command: `sleep ${token}` }));
+  process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
+  await running;
+}

@@ -25,9 +25,9 @@ interface Host {
   exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
-/** Starts the host and waits until its three `sleep` commands run. */
-async function startHost(kind: string, token: string, hook: boolean): Promise<Host> {
-  const args = [...(onDeno ? ["run", "-A"] : []), HOST, kind, token, ...(hook ? ["hook"] : [])];
+/** Starts the host and waits until its three `sleep` commands run (unless it is to return). */
+async function startHost(kind: string, token: string, mode?: "hook" | "return"): Promise<Host> {
+  const args = [...(onDeno ? ["run", "-A"] : []), HOST, kind, token, ...(mode ? [mode] : [])];
   // A process group of its own, as a job in a terminal has, for the Ctrl-C case.
   const child = spawn(process.execPath, args, {
     detached: true,
@@ -43,7 +43,7 @@ async function startHost(kind: string, token: string, hook: boolean): Promise<Ho
   }
   assert.ok(text.includes("\n"), `the host printed no folder: ${JSON.stringify(text)}`);
   const { folder } = JSON.parse(text) as { folder: string };
-  await waitForSleep(token, 3);
+  if (mode !== "return") await waitForSleep(token, 3);
   assert.ok(child.pid !== undefined);
   return { pid: child.pid, folder, exited };
 }
@@ -69,7 +69,7 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
     const how = group ? `${signal} to its process group` : signal;
     it(`by ${how} leaves no command running and no private folder`, async () => {
       const token = marker();
-      const host = await startHost("local", token, false);
+      const host = await startHost("local", token);
       process.kill(group ? -host.pid : host.pid, signal);
       const exit = await host.exited;
       assert.equal(exit.signal, signal, `the host ended by ${JSON.stringify(exit)}`);
@@ -82,7 +82,7 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
     const skip = skipUnless(probes, backend);
     it(`by SIGKILL leaves no command of the ${backend} backend running`, { skip }, async () => {
       const token = marker();
-      const host = await startHost(backend, token, false);
+      const host = await startHost(backend, token);
       process.kill(host.pid, "SIGKILL");
       await host.exited;
       await assertNoneLeft(token);
@@ -95,7 +95,7 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that called killOnSignals()`, () =>
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     it(`disposes on ${signal} and exits with 128 + ${NUMBERS[signal]}`, async () => {
       const token = marker();
-      const host = await startHost("local", token, true);
+      const host = await startHost("local", token, "hook");
       process.kill(host.pid, signal);
       const exit = await host.exited;
       assert.deepEqual(exit, { code: 128 + NUMBERS[signal], signal: null });
@@ -104,4 +104,12 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that called killOnSignals()`, () =>
       assert.ok(!existsSync(host.folder), `"${host.folder}" was left behind`);
     });
   }
+});
+
+describe(`a ${onDeno ? "Deno" : "Node"} host that forgets to dispose`, () => {
+  it("still exits when its script ends, and its private folder goes with it", async () => {
+    const host = await startHost("local", marker(), "return");
+    assert.deepEqual(await host.exited, { code: 0, signal: null });
+    await assertRemoved(host.folder);
+  });
 });
