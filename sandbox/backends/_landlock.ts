@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
+import { throwIfDenied } from "../../local/_permissions.ts";
 import {
   type ConfinedPolicy,
   firstLine,
@@ -93,7 +94,8 @@ function writablePaths(
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
-  } catch {
+  } catch (error) {
+    throwIfDenied(error, `check "${path}"`);
     return false;
   }
 }
