@@ -4,7 +4,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { LocalBashExecutor } from "../../local/mod.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { assertNoneLeft, marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
@@ -46,6 +47,22 @@ async function startHost(kind: string, token: string, mode?: "hook" | "return"):
   if (mode !== "return") await waitForSleep(token, 3);
   assert.ok(child.pid !== undefined);
   return { pid: child.pid, folder, exited };
+}
+
+/** The pid of the watchdog that `host` started (its child named shellseam-watchdog). */
+function watchdogOf(host: number): number {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (cmdline.includes("shellseam-watchdog") && parent === host) return Number(name);
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  throw new Error(`host ${host} has no watchdog`);
 }
 
 /** Waits up to a second for `path` to be gone. */
@@ -110,6 +127,26 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that forgets to dispose`, () => {
   it("still exits when its script ends, and its private folder goes with it", async () => {
     const host = await startHost("local", marker(), "return");
     assert.deepEqual(await host.exited, { code: 0, signal: null });
+    await assertRemoved(host.folder);
+  });
+});
+
+describe("a private folder whose host and watchdog both died", () => {
+  it("is removed by the next executor that starts", async () => {
+    const token = marker();
+    const host = await startHost("local", token);
+    const watchdog = watchdogOf(host.pid);
+    process.kill(watchdog, "SIGKILL");
+    // Dead (a zombie until the host, its parent, goes) before the host dies.
+    while (processesWith("shellseam-watchdog").includes(watchdog)) await pause(10);
+    process.kill(host.pid, "SIGKILL");
+    await host.exited;
+    // No watchdog of the host is left to clean up: its commands are orphans
+    // now (the test ends them), and its folder waits for the next executor
+    // (any that starts on this machine from now on).
+    for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+    await using executor = new LocalBashExecutor();
+    await executor.run(executor.resolve({ command: "true" }));
     await assertRemoved(host.folder);
   });
 });
