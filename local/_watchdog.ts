@@ -13,6 +13,12 @@ const RELEASE_DELAY_MS = 200;
 /** The name the watchdog runs under (its `$0`), so it can be found in /proc by its command line. */
 export const WATCHDOG_NAME = "shellseam-watchdog";
 
+/**
+ * The variable every command's environment carries, naming its executor's
+ * watchdog; when the host dies, the watchdog kills whatever carries it.
+ */
+export const WATCHDOG_VARIABLE = "SHELLSEAM_WATCHDOG";
+
 const SCRIPT_VARIABLE = "SHELLSEAM_WATCHDOG_SCRIPT";
 
 const encoder = new TextEncoder();
@@ -51,6 +57,8 @@ interface Pending {
  */
 export class Watchdog {
   readonly #options: WatchdogOptions;
+  /** The value of {@linkcode WATCHDOG_VARIABLE} in the environment of this executor's commands. */
+  readonly token: string = crypto.randomUUID();
   readonly #sessions = new Set<number>();
   readonly #pending = new Map<number, Pending>();
   #released: number[] = [];
@@ -183,6 +191,7 @@ export class Watchdog {
           `eval "$${SCRIPT_VARIABLE}"`,
           WATCHDOG_NAME,
           tempRoot,
+          this.token,
         ],
         cwd: "/",
         // The script travels in the environment, so its command line stays short.

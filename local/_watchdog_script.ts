@@ -1,5 +1,5 @@
 /**
- * The watchdog, a bash script run as `bash -c <script> shellseam-watchdog <tempRoot>`
+ * The watchdog, a bash script run as `bash -c <script> shellseam-watchdog <tempRoot> <token>`
  * (the script handed over in the environment, as `SHELLSEAM_WATCHDOG_SCRIPT`)
  * in a session of its own, so that neither Ctrl-C in the host's terminal nor a
  * hang-up reaches it. It reads one request per line on stdin:
@@ -11,7 +11,8 @@
  * - `k <id> <signal> <target>...`: sends the signal (a negative target is a
  *   group) and answers `k <id> <status>...`, one per target: 1 sent, 0 no
  *   such process, 2 refused;
- * - `q`: the host is disposing; exit without killing anything.
+ * - `q`: the host is disposing (its commands have settled): kill what still
+ *   carries the token (see below), and exit.
  *
  * At start it answers `h 0 <pid> <start>`: the host's pid and its start time
  * (field 22 of /proc/<pid>/stat), which the host puts in the name of its
@@ -21,8 +22,12 @@
  * in the name, not in a file, so no command can rewrite it.
  *
  * End of input without `q` means the host died: it SIGKILLs every session it
- * was told about (the group, then every member a census finds, until none is
- * left), removes the private directory, and exits.
+ * was told about, and the session of every process whose environment carries
+ * `SHELLSEAM_WATCHDOG=<token>` (which every command gets, so one spawned the
+ * instant before the host died, before its line was written, is found too,
+ * and so is a descendant that left the session but kept the environment): the
+ * group, then every member a census finds, until none is left. Then it
+ * removes the private directory and exits.
  */
 export const WATCHDOG_SCRIPT = `
 unset SHELLSEAM_WATCHDOG_SCRIPT
@@ -74,8 +79,20 @@ signal() {
   echo "k $id$out"
 }
 
-host_died() {
+marked() {
+  local file pid line
+  for file in $(grep -lsaF -- "SHELLSEAM_WATCHDOG=$1" /proc/[0-9]*/environ); do
+    pid=\${file#/proc/}
+    pid=\${pid%/environ}
+    read -r line < "/proc/$pid/stat" && [[ $line =~ $stat_re ]] || continue
+    sessions[\${BASH_REMATCH[2]}]=1
+    kill -s KILL -- "$pid"
+  done
+}
+
+kill_all() {
   local sid left round
+  marked "$1"
   for sid in "\${!sessions[@]}"; do kill -s KILL -- "-$sid"; done
   for round in 1 2 3 4 5 6 7 8 9 10; do
     left=""
@@ -83,7 +100,6 @@ host_died() {
     [[ -z $left ]] && break
     kill -s KILL -- $left
   done
-  [[ -n $dir ]] && rm -rf -- "$dir"
 }
 
 [[ -r /proc/self/stat ]] && proc=1 || proc=0
@@ -101,8 +117,9 @@ while IFS=' ' read -r op a b c; do
       fi
       ;;
     k) signal "$a" "$b" $c ;;
-    q) exit 0 ;;
+    q) kill_all "$2"; exit 0 ;;
   esac
 done
-host_died
+kill_all "$2"
+[[ -n $dir ]] && rm -rf -- "$dir"
 `;

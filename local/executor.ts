@@ -28,7 +28,7 @@ import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
-import { Watchdog } from "./_watchdog.ts";
+import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { runtime } from "./runtime/mod.ts";
@@ -401,6 +401,8 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
+    // Last, so no caller displaces it: on the host's death the watchdog kills what carries it.
+    if (this.#watchdog !== null) env[WATCHDOG_VARIABLE] = this.#watchdog.token;
     const plan = await this.planLaunch(spec, {
       program: bash,
       args: [...BASH_FLAGS, "-c", spec.command],

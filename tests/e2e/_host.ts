@@ -1,8 +1,9 @@
 // A host process for the host-death tests: it starts commands through an
 // executor, prints its private folder as one JSON line, and waits to be
 // killed. Arguments: <executor: local | bwrap | landlock> <token> [mode],
-// where mode "hook" makes it call killOnSignals(), and "return" makes it run
-// one short command and end its script without disposing of the executor.
+// where mode "hook" makes it call killOnSignals(), "return" makes it run one
+// short command and end its script without disposing of the executor, and
+// "escape" adds a command whose child leaves the session (setsid).
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { LocalBashExecutor } from "../../local/mod.ts";
@@ -35,6 +36,9 @@ if (mode === "return") {
 
 async function startAndWait(): Promise<void> {
   await executor.start(executor.resolve({ command: `sleep ${token} & sleep ${token}` }));
+  if (mode === "escape") {
+    await executor.run(executor.resolve({ command: `setsid sleep ${token} >/dev/null 2>&1 &` }));
+  }
   const running = executor.run(executor.resolve({ command: `sleep ${token}` }));
   process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
   await running;

@@ -27,7 +27,11 @@ interface Host {
 }
 
 /** Starts the host and waits until its three `sleep` commands run (unless it is to return). */
-async function startHost(kind: string, token: string, mode?: "hook" | "return"): Promise<Host> {
+async function startHost(
+  kind: string,
+  token: string,
+  mode?: "hook" | "return" | "escape",
+): Promise<Host> {
   const args = [...(onDeno ? ["run", "-A"] : []), HOST, kind, token, ...(mode ? [mode] : [])];
   // A process group of its own, as a job in a terminal has, for the Ctrl-C case.
   const child = spawn(process.execPath, args, {
@@ -44,7 +48,7 @@ async function startHost(kind: string, token: string, mode?: "hook" | "return"):
   }
   assert.ok(text.includes("\n"), `the host printed no folder: ${JSON.stringify(text)}`);
   const { folder } = JSON.parse(text) as { folder: string };
-  if (mode !== "return") await waitForSleep(token, 3);
+  if (mode !== "return") await waitForSleep(token, mode === "escape" ? 4 : 3);
   assert.ok(child.pid !== undefined);
   return { pid: child.pid, folder, exited };
 }
@@ -94,6 +98,15 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
       await assertRemoved(host.folder);
     });
   }
+
+  it("by SIGKILL leaves no process that left its command's session either", async () => {
+    const token = marker();
+    const host = await startHost("local", token, "escape");
+    process.kill(host.pid, "SIGKILL");
+    await host.exited;
+    await assertNoneLeft(token);
+    await assertRemoved(host.folder);
+  });
 
   for (const backend of ["bwrap", "landlock"] as const) {
     const skip = skipUnless(probes, backend);

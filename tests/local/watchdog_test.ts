@@ -17,7 +17,7 @@ import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import { findOnPath, findSetsid } from "../../local/_session.ts";
 import { Watchdog } from "../../local/_watchdog.ts";
 import { ProcessControl } from "../../local/_control.ts";
-import { assertNoneLeft, marker, spawnSleep, STRATEGIES } from "./_helpers.ts";
+import { assertNoneLeft, marker, spawnSleep, STRATEGIES, waitForSleep } from "./_helpers.ts";
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
 function startTime(pid: number | "self"): string {
@@ -78,6 +78,22 @@ for (const session of STRATEGIES) {
     });
   });
 }
+
+describe("disposal", () => {
+  it("kills a process that left its command's session but kept its environment", async () => {
+    const token = marker();
+    const executor = new LocalBashExecutor();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & echo "$SHELLSEAM_WATCHDOG"`,
+    }));
+    // The sweep of one command cannot see it: it is in a session of its own.
+    assert.deepEqual(result.strays, { killed: 0, survivors: [] });
+    assert.match(result.stdout.text, /^[0-9a-f-]{36}\n$/);
+    await waitForSleep(token);
+    await executor[Symbol.asyncDispose]();
+    await assertNoneLeft(token);
+  });
+});
 
 describe("the private folder", () => {
   it("is named after its owner: this process's pid and start time", async () => {
