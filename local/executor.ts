@@ -41,7 +41,9 @@ const encoder = new TextEncoder();
  * scrubbed environment, bounded output (head + tail in memory, the whole
  * stream in a spill file), wall and idle clocks, abort, and a sweep that
  * leaves no process of a command behind (except one that called setsid
- * itself: a documented gap that the sandbox's pid namespace closes).
+ * itself: a documented gap that the sandbox's pid namespace closes). A
+ * watchdog process per executor kills every command, and removes the
+ * private folder, when this process dies, however it dies.
  *
  * Subclasses (the sandbox) rewrite what is spawned in {@linkcode planLaunch}.
  *
@@ -254,8 +256,8 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   /**
-   * The executor's private 0700 directory (created on first use; it also
-   * holds the spill files). Removed at disposal unless `keepSpillFiles`;
+   * The executor's private 0700 directory (created before the first command
+   * or on first use; it also holds the spill files). Removed at disposal unless `keepSpillFiles`;
    * rejects with `BashSpawnError` once the executor is disposed.
    *
    * @example
