@@ -50,6 +50,32 @@ export function sessionMembers(sid: number, among?: (pid: number) => boolean): n
   return members;
 }
 
+/**
+ * Live processes whose environment holds exactly the entry `entry` (for
+ * example `SHELLSEAM_WATCHDOG=<marker>`), wherever they are: another session,
+ * a pid namespace. A zombie's environment reads empty, so it is not found.
+ * Throws like {@linkcode sessionMembers}; processes of other users, whose
+ * environment this process may not read, are skipped.
+ */
+export function processesWithEnv(entry: string): number[] {
+  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
+  const found: number[] = [];
+  const needle = `\0${entry}\0`;
+  for (const name of readdirSync("/proc")) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${name}/environ`, "latin1");
+    } catch (error) {
+      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") continue;
+      throw error;
+    }
+    if (`\0${environ}`.includes(needle)) found.push(Number(name));
+  }
+  return found;
+}
+
 /** Whether a read of /proc/<pid> failed because the process has ended. */
 function gone(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;

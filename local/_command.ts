@@ -13,6 +13,8 @@ const PIPE_CLOSE_WAIT_MS = 1000;
 /** Everything a spawned child needs to be watched until it settles. */
 export interface CommandOptions {
   control: ProcessControl;
+  /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
+  marker: string;
   child: SpawnedChild;
   stdout: OutputCollector;
   stderr: OutputCollector;
@@ -72,7 +74,7 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = new GroupReaper(options.control, child.pid, options.killGraceMs);
+    this.#reaper = new GroupReaper(options.control, child.pid, options.killGraceMs, options.marker);
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});

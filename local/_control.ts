@@ -1,6 +1,6 @@
 import { messageOf } from "../seam/_message.ts";
-import { recentSessionMembers, sessionMembers } from "./_census.ts";
-import type { Watchdog } from "./_watchdog.ts";
+import { processesWithEnv, recentSessionMembers, sessionMembers } from "./_census.ts";
+import { type Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import type { Runtime } from "./runtime/_types.ts";
 
 /** A signal the executor sends to a command's processes. */
@@ -46,6 +46,30 @@ export class ProcessControl {
     try {
       if (this.#watchdog === null) throw new Error("there is no watchdog without bash");
       return await this.#watchdog.census(sid);
+    } catch (error) {
+      throw new Error(`${reason}; ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  /**
+   * Live processes whose environment carries `SHELLSEAM_WATCHDOG=<marker>`:
+   * a command's processes in other sessions (a pid namespace's, or one that
+   * called setsid). Rejects, saying why, when they could not be looked for.
+   */
+  async marked(marker: string): Promise<number[]> {
+    const entry = `${WATCHDOG_VARIABLE}=${marker}`;
+    let reason = this.#procRefused;
+    if (reason === null) {
+      try {
+        return processesWithEnv(entry);
+      } catch (error) {
+        reason = messageOf(error);
+        if (this.#runtime.deniedPermission(error)) this.#procRefused = reason;
+      }
+    }
+    try {
+      if (this.#watchdog === null) throw new Error("there is no watchdog without bash");
+      return await this.#watchdog.marked(entry);
     } catch (error) {
       throw new Error(`${reason}; ${messageOf(error)}`, { cause: error });
     }

@@ -23,16 +23,21 @@ export class GroupReaper {
   readonly #sid: number;
   readonly #graceMs: number;
   readonly #forksAtSpawn: number | null = forkCount();
+  readonly #marker: string | undefined;
   #terminated = false;
   #leaderAlive = true;
   #killedAt = -1;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `sid` is the spawned program's pid, which is also its pgid and sid. */
-  constructor(control: ProcessControl, sid: number, graceMs: number) {
+  /**
+   * `sid` is the spawned program's pid, which is also its pgid and sid;
+   * `marker`, when given, the value of SHELLSEAM_WATCHDOG in its environment.
+   */
+  constructor(control: ProcessControl, sid: number, graceMs: number, marker?: string) {
     this.#control = control;
     this.#sid = sid;
     this.#graceMs = graceMs;
+    this.#marker = marker;
   }
 
   /**
@@ -84,11 +89,38 @@ export class GroupReaper {
         for (const pid of fresh) seen.add(pid);
         if (fresh.length > 0) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", fresh);
       }
+      // A kill must reach what left the session too (setsid, a pid namespace's
+      // processes): found by the marker in their environment, only after a kill,
+      // since reading every process's environment is not cheap.
+      if (this.#terminated && this.#marker !== undefined) {
+        const outside = await this.#killMarked(this.#marker, seen);
+        members = [...members, ...outside];
+      }
     } catch (error) {
       return await this.#sweepBlind(seen.size, messageOf(error));
     }
     this.dispose();
     return { killed: seen.size - members.length, survivors: members };
+  }
+
+  /**
+   * SIGKILLs the live processes carrying `marker` that the session census did
+   * not see, and returns those still alive after {@linkcode SURVIVOR_WAIT_MS}.
+   */
+  async #killMarked(marker: string, seen: Set<number>): Promise<number[]> {
+    let marked = (await this.#control.marked(marker)).filter((pid) => !seen.has(pid));
+    if (marked.length === 0) return [];
+    for (const pid of marked) seen.add(pid);
+    this.#control.signal("SIGKILL", marked).catch(() => {});
+    const deadline = performance.now() + SURVIVOR_WAIT_MS;
+    let pause = 5;
+    while (marked.length > 0 && performance.now() < deadline) {
+      await sleep(pause);
+      pause = Math.min(pause * 2, MAX_POLL_MS);
+      const left = new Set(await this.#control.marked(marker));
+      marked = marked.filter((pid) => left.has(pid));
+    }
+    return marked;
   }
 
   /** Stops the SIGKILL timer. */

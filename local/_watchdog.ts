@@ -14,8 +14,10 @@ const RELEASE_DELAY_MS = 200;
 export const WATCHDOG_NAME = "shellseam-watchdog";
 
 /**
- * The variable every command's environment carries, naming its executor's
- * watchdog; when the host dies, the watchdog kills whatever carries it.
+ * The variable every command's environment carries: `<token>.<n>`, the
+ * executor's watchdog token and the command's number. A kill finds the
+ * command's processes in other sessions by it; when the host dies, the
+ * watchdog kills whatever carries its token.
  */
 export const WATCHDOG_VARIABLE = "SHELLSEAM_WATCHDOG";
 
@@ -138,6 +140,12 @@ export class Watchdog {
   /** Live members of session `sid`, by the watchdog's census of /proc; rejects with why none was taken. */
   async census(sid: number): Promise<number[]> {
     const words = await this.#ask("c", String(sid));
+    return words.map(Number);
+  }
+
+  /** Live processes whose environment holds exactly `entry` (`NAME=value`), by the watchdog. */
+  async marked(entry: string): Promise<number[]> {
+    const words = await this.#ask("m", entry);
     return words.map(Number);
   }
 

@@ -8,6 +8,8 @@
  * - `d <dir>`: the executor's private directory, to remove when the host dies;
  * - `c <id> <sid>`: census: answers `c <id> <pid>...`, the live members of the
  *   session, or `e <id> <reason>`;
+ * - `m <id> <entry>`: answers `m <id> <pid>...`, the live processes whose
+ *   environment holds exactly `entry` (`NAME=value`);
  * - `k <id> <signal> <target>...`: sends the signal (a negative target is a
  *   group) and answers `k <id> <status>...`, one per target: 1 sent, 0 no
  *   such process, 2 refused;
@@ -23,7 +25,7 @@
  *
  * End of input without `q` means the host died: it SIGKILLs every session it
  * was told about, and the session of every process whose environment carries
- * `SHELLSEAM_WATCHDOG=<token>` (which every command gets, so one spawned the
+ * `SHELLSEAM_WATCHDOG=<token>.<n>` (which every command gets, so one spawned the
  * instant before the host died, before its line was written, is found too,
  * and so is a descendant that left the session but kept the environment): the
  * group, then every member a census finds, until none is left. Then it
@@ -79,9 +81,18 @@ signal() {
   echo "k $id$out"
 }
 
+with_env() {
+  local file pid out=""
+  for file in $(grep -lsazxF -- "$1" /proc/[0-9]*/environ); do
+    pid=\${file#/proc/}
+    out+=" \${pid%/environ}"
+  done
+  REPLY=$out
+}
+
 marked() {
   local file pid line
-  for file in $(grep -lsaF -- "SHELLSEAM_WATCHDOG=$1" /proc/[0-9]*/environ); do
+  for file in $(grep -lsaF -- "SHELLSEAM_WATCHDOG=$1." /proc/[0-9]*/environ); do
     pid=\${file#/proc/}
     pid=\${pid%/environ}
     read -r line < "/proc/$pid/stat" && [[ $line =~ $stat_re ]] || continue
@@ -116,6 +127,7 @@ while IFS=' ' read -r op a b c; do
       else echo "e $a /proc is not readable"
       fi
       ;;
+    m) with_env "$b"; echo "m $a$REPLY" ;;
     k) signal "$a" "$b" $c ;;
     q) kill_all "$2"; exit 0 ;;
   esac

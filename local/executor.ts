@@ -85,6 +85,8 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #signalHooks = new Set<Disposable>();
   #disposed = false;
   #dir: string | null = null;
+  /** Commands started so far, which numbers each command's marker. */
+  #commands = 0;
 
   /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
   constructor(config: LocalBashExecutorConfig = {}) {
@@ -403,8 +405,10 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
-    // Last, so no caller displaces it: on the host's death the watchdog kills what carries it.
-    if (this.#watchdog !== null) env[WATCHDOG_VARIABLE] = this.#watchdog.token;
+    // Last, so no caller displaces it: a kill finds the command's processes in
+    // other sessions by it, and on the host's death the watchdog kills what carries it.
+    const marker = `${this.#watchdog?.token ?? "none"}.${++this.#commands}`;
+    env[WATCHDOG_VARIABLE] = marker;
     const plan = await this.planLaunch(spec, {
       program: bash,
       args: [...BASH_FLAGS, "-c", spec.command],
@@ -443,6 +447,7 @@ export class LocalBashExecutor extends BashExecutor {
     watchdog?.watch(child.pid);
     const running = new RunningCommand({
       control: this.#control,
+      marker,
       child,
       stdout: this.#collector(spec.stdoutMaxBytes),
       stderr: this.#collector(config.maxOutputBytes),

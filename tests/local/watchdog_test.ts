@@ -62,6 +62,29 @@ for (const session of STRATEGIES) {
       await assertNoneLeft(token);
     });
 
+    it("finds the processes whose environment holds an entry, exactly", async () => {
+      const watchdog = watchdogIn(tmpdir(), session);
+      const token = marker();
+      const child = await runtime.spawn({
+        program: "/bin/sh",
+        args: ["-c", `exec sleep ${token}`],
+        cwd: "/",
+        env: { SHELLSEAM_WATCHDOG: `t-${token}.1` },
+        stdin: "null",
+        session: "detached",
+      });
+      await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+      try {
+        await waitForSleep(token);
+        assert.deepEqual(await watchdog.marked(`SHELLSEAM_WATCHDOG=t-${token}.1`), [child.pid]);
+        assert.deepEqual(await watchdog.marked(`SHELLSEAM_WATCHDOG=t-${token}.`), []);
+      } finally {
+        runtime.kill(child.pid, "SIGKILL");
+        await child.exited;
+        await watchdog.close();
+      }
+    });
+
     it("starts again when it died, and answers", async () => {
       const watchdog = watchdogIn(tmpdir(), session);
       await watchdog.ready();
@@ -88,7 +111,7 @@ describe("disposal", () => {
     }));
     // The sweep of one command cannot see it: it is in a session of its own.
     assert.deepEqual(result.strays, { killed: 0, survivors: [] });
-    assert.match(result.stdout.text, /^[0-9a-f-]{36}\n$/);
+    assert.match(result.stdout.text, /^[0-9a-f-]{36}\.1\n$/);
     await waitForSleep(token);
     await executor[Symbol.asyncDispose]();
     await assertNoneLeft(token);
