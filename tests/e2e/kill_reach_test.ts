@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
-import { assertNoneLeft, marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
+import { assertNoneLeft, marker, pause, processesWith } from "../local/_helpers.ts";
 import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
 
 const probes = await probeHere();
