@@ -21,8 +21,7 @@ export const backgroundCases: readonly CaseDefinition[] = [
     name: "starts a process that takes input and reads its output as it comes, never twice",
     async body(h) {
       const executor = await h.executor();
-      const command =
-        'while read -r line; do echo "got $line"; done; echo bye >&2; exit 4';
+      const command = 'while read -r line; do echo "got $line"; done; echo bye >&2; exit 4';
       const process = await h.start(executor, { command, keepStdinOpen: true });
       assert.equal(process.command, command);
       assert.ok(Number.isInteger(process.pid) && process.pid > 0, `pid ${process.pid}`);

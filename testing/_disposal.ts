@@ -13,7 +13,7 @@ export const disposalCases: readonly CaseDefinition[] = [
       const process = await h.start(executor, { command: `echo up; ${background.sleep}` });
       const trapping = await h.start(executor, { command: `trap '' TERM; ${stubborn.sleep}` });
       for (const marker of [foreground, background, stubborn]) await h.waitForSleep(marker);
-      await executor[Symbol.asyncDispose]();
+      await h.dispose(executor);
       // Awaited means gone: no grace for the census here.
       for (const marker of [foreground, background, stubborn]) {
         assert.deepEqual(await h.processes(marker), [], `"sleep ${marker.text}" outlived disposal`);
@@ -29,13 +29,13 @@ export const disposalCases: readonly CaseDefinition[] = [
     name: "rejects run() and start() with BashSpawnError once disposed, and runs nothing",
     async body(h) {
       const executor = await h.executor();
-      await executor[Symbol.asyncDispose]();
+      await h.dispose(executor);
       const marker = h.marker();
       await assert.rejects(h.run(executor, { command: marker.sleep }), BashSpawnError);
       await assert.rejects(h.start(executor, { command: marker.sleep }), BashSpawnError);
       assert.deepEqual(await h.processes(marker), []);
       // A second disposal (the harness disposes again) finds nothing to do.
-      await executor[Symbol.asyncDispose]();
+      await h.dispose(executor);
     },
   },
 ];

@@ -51,6 +51,7 @@ export class Harness {
   readonly capabilities: Required<BashExecutorCapabilities>;
   readonly #factory: BashExecutorFactory;
   readonly #find: (text: string) => Promise<number[]>;
+  readonly #killLeftovers: ((pids: number[]) => void) | undefined;
   readonly #executors: BashExecutor[] = [];
   readonly #markers: string[] = [];
 
@@ -58,10 +59,12 @@ export class Harness {
     factory: BashExecutorFactory,
     capabilities: Required<BashExecutorCapabilities>,
     find: (text: string) => Promise<number[]>,
+    killLeftovers?: (pids: number[]) => void,
   ) {
     this.#factory = factory;
     this.capabilities = capabilities;
     this.#find = find;
+    this.#killLeftovers = killLeftovers;
   }
 
   /** A new executor from the factory, with the suite's options and `overrides`. */
@@ -102,7 +105,10 @@ export class Harness {
   async waitForSleep(marker: Marker): Promise<void> {
     const deadline = Date.now() + WAIT_MS;
     while ((await this.#find(marker.text)).length === 0) {
-      assert.ok(Date.now() < deadline, `no process ran "sleep ${marker.text}" within ${WAIT_MS} ms`);
+      assert.ok(
+        Date.now() < deadline,
+        `no process ran "sleep ${marker.text}" within ${WAIT_MS} ms`,
+      );
       await pause(20);
     }
   }
@@ -119,13 +125,37 @@ export class Harness {
       await pause(50);
       left = await this.#find(text);
     }
+    // Reported, but not left running (where the suite can reach them).
+    if (left.length > 0) this.#killLeftovers?.(left);
     assert.deepEqual(left, [], `processes running "sleep ${text}" were left behind`);
+  }
+
+  /**
+   * Disposes `executor`, failing when that does not finish within the
+   * suite's wait beyond the kill grace (a disposal that never ends would
+   * hang the run).
+   */
+  async dispose(executor: BashExecutor): Promise<void> {
+    const limit = SUITE_EXECUTOR_OPTIONS.killGraceMs + WAIT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, fail) => {
+      timer = setTimeout(
+        () =>
+          fail(new assert.AssertionError({ message: `disposal did not end within ${limit} ms` })),
+        limit,
+      );
+    });
+    try {
+      await Promise.race([executor[Symbol.asyncDispose](), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Disposes every executor made (even when one disposal fails), then checks every marker. */
   async close(): Promise<void> {
     const disposals = await Promise.allSettled(
-      this.#executors.map((executor) => executor[Symbol.asyncDispose]()),
+      this.#executors.map((executor) => this.dispose(executor)),
     );
     for (const disposal of disposals) {
       if (disposal.status === "rejected") throw disposal.reason;

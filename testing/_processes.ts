@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import process from "node:process";
 import { messageOf } from "../seam/_message.ts";
 
 /**
@@ -15,7 +16,7 @@ export function processesHere(text: string): Promise<number[]> {
     return Promise.reject(
       new Error(
         `The conformance suite looks for leftover processes in /proc, which it cannot read here (${
-        messageOf(cause)
+          messageOf(cause)
         }); run it under --allow-all on Linux, or pass "findProcesses" for where your executor runs commands`,
         { cause },
       ),
@@ -35,4 +36,15 @@ export function processesHere(text: string): Promise<number[]> {
     }
   }
   return Promise.resolve(found);
+}
+
+/** SIGKILLs `pids` on this machine: a failed case reports its leftovers but does not leave them. */
+export function killHere(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import type { BashExecutor } from "../seam/mod.ts";
 import { type CaseDefinition, Harness, withHarness } from "./_harness.ts";
-import { processesHere } from "./_processes.ts";
+import { killHere, processesHere } from "./_processes.ts";
 import { backgroundCases } from "./_background.ts";
 import { clockCases } from "./_clocks.ts";
 import { disposalCases } from "./_disposal.ts";
@@ -229,6 +229,7 @@ export function bashExecutorConformanceCases(
     ...options.capabilities,
   };
   const find = options.findProcesses ?? processesHere;
+  const killLeftovers = options.findProcesses === undefined ? killHere : undefined;
   const cases: ConformanceCase[] = [];
   for (const [group, definitions] of GROUPS) {
     for (const definition of definitions) {
@@ -241,7 +242,7 @@ export function bashExecutorConformanceCases(
         group,
         name,
         skip,
-        run: () => withHarness(new Harness(factory, capabilities, find), body),
+        run: () => withHarness(new Harness(factory, capabilities, find, killLeftovers), body),
       });
     }
   }

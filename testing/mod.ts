@@ -27,8 +27,8 @@
  */
 export {
   type BashExecutorCapabilities,
-  type BashExecutorConformanceOptions,
   bashExecutorConformanceCases,
+  type BashExecutorConformanceOptions,
   type BashExecutorFactory,
   type ConformanceCase,
   type ConformanceExecutorOptions,
