@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { BashConfigError, type BashProcess } from "../seam/mod.ts";
-import { type CaseDefinition, eventually, SUITE_EXECUTOR_OPTIONS } from "./_harness.ts";
+import { type CaseDefinition, eventually, pause, SUITE_EXECUTOR_OPTIONS } from "./_harness.ts";
 import { seqText, sha256 } from "./_output.ts";
 
 /** Reads `process` until its stdout so far ends with `text`; returns what was read. */
@@ -129,6 +129,22 @@ export const backgroundCases: readonly CaseDefinition[] = [
       assert.equal(process.exitCode, 0);
       assert.equal(process.readOutput().stdout, "started\n");
       await h.assertNoneLeft(marker, 0);
+    },
+  },
+  {
+    name: "applies no wall clock and no idle clock to a background process",
+    async body(h) {
+      const executor = await h.executor();
+      const marker = h.marker();
+      const process = await h.start(executor, {
+        command: `echo up; ${marker.sleep}`,
+        timeoutMs: 200,
+        idleTimeoutMs: 200,
+      });
+      await h.waitForSleep(marker);
+      await pause(800);
+      assert.equal(process.status, "running");
+      assert.equal(await process.kill(), true);
     },
   },
   {

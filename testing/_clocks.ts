@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { BashRunResult } from "../seam/mod.ts";
+import { type BashRunResult, BashSpawnError } from "../seam/mod.ts";
 import type { CaseDefinition } from "./_harness.ts";
 
 /** The three causes, in the order timedOut, idledOut, aborted. */
@@ -64,6 +64,30 @@ export const clockCases: readonly CaseDefinition[] = [
       assert.deepEqual(causes(result), [false, false, true]);
       assert.equal(result.stdout.text, "begun\n");
       await h.assertNoneLeft(marker);
+    },
+  },
+  {
+    name: "ends a command whose signal aborts while it is being started",
+    async body(h) {
+      const executor = await h.executor();
+      // At once, after the current task, and a little later: before, inside and after the
+      // spawn (and, for a sandbox, inside its setup).
+      for (const delay of [-1, 0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 40, 60]) {
+        const marker = h.marker();
+        const controller = new AbortController();
+        const running = h.run(executor, { command: marker.sleep, signal: controller.signal });
+        if (delay < 0) controller.abort();
+        else setTimeout(() => controller.abort(), delay);
+        const result = await running.catch((error: unknown) => {
+          // Aborted before anything ran: the call rejects as for a signal aborted beforehand.
+          assert.ok(error instanceof BashSpawnError, `abort after ${delay} ms: ${error}`);
+          return null;
+        });
+        if (result !== null) {
+          assert.deepEqual(causes(result), [false, false, true], `abort after ${delay} ms`);
+        }
+        await h.assertNoneLeft(marker);
+      }
     },
   },
   {

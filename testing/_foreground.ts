@@ -53,6 +53,25 @@ export const foregroundCases: readonly CaseDefinition[] = [
     },
   },
   {
+    name: "runs commands side by side, each with its own output",
+    async body(h) {
+      const executor = await h.executor();
+      const results = await Promise.all(
+        Array.from(
+          { length: 12 },
+          (_, i) =>
+            h.run(executor, { command: `sleep 0.1; echo out${i}; echo err${i} >&2; exit ${i}` }),
+        ),
+      );
+      results.forEach((result, i) => {
+        assert.deepEqual(
+          [result.stdout.text, result.stderr.text, result.exitCode],
+          [`out${i}\n`, `err${i}\n`, i],
+        );
+      });
+    },
+  },
+  {
     name: "runs in the given workdir, with no terminal to prompt on",
     async body(h) {
       const executor = await h.executor();
