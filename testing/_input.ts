@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import type { CaseDefinition } from "./_harness.ts";
 
-/** What every command's environment sets, so that nothing waits for a person. */
+/**
+ * What every command's environment sets, so that nothing waits for a person.
+ * Written out here, not read from the local executor's `ENV_OVERRIDES`: the
+ * suite states the contract, so a change to the implementation shows here.
+ */
 const NON_INTERACTIVE: Readonly<Record<string, string>> = {
   NO_COLOR: "1",
   TERM: "dumb",
