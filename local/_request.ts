@@ -1,6 +1,6 @@
 import { BashConfigError } from "../seam/mod.ts";
 import { kindOf } from "../seam/_message.ts";
-import { fitsTimer, positiveFinite } from "./_config.ts";
+import { checkKnownKeys, fitsTimer, positiveFinite } from "./_config.ts";
 import { checkEnv } from "./_env.ts";
 
 /** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
@@ -16,20 +16,44 @@ export function checkText(field: string, value: unknown, what: string): string {
   return value;
 }
 
+/** The keys of a `BashExecRequest` (and of a `BashExecSpec`). */
+export const REQUEST_KEYS: readonly string[] = [
+  "command",
+  "workdir",
+  "timeoutMs",
+  "idleTimeoutMs",
+  "stdoutMaxBytes",
+  "signal",
+  "stdin",
+  "keepStdinOpen",
+  "env",
+  "managedEnv",
+  "sandboxPolicy",
+];
+
 /**
  * Checks the values a request and a spec share, before anything is spawned:
- * the command, the idle clock, stdin, the abort signal and both env maps.
- * Throws `BashConfigError` naming the field.
+ * no unknown key, the command, the idle clock, stdin, `keepStdinOpen`, the
+ * abort signal and both env maps. Throws `BashConfigError` naming the field.
  */
 export function checkCallValues(call: {
   command: unknown;
   idleTimeoutMs?: unknown;
   stdin?: unknown;
+  keepStdinOpen?: unknown;
   signal?: unknown;
   env?: unknown;
   managedEnv?: unknown;
 }): void {
-  checkText("command", call?.command, "the bash source as a string");
+  if (call === null || typeof call !== "object") {
+    throw new BashConfigError(
+      `The request must be an object with a "command"; got ${
+        kindOf(call)
+      }; pass { command: "..." }`,
+    );
+  }
+  checkKnownKeys("The request", call, REQUEST_KEYS);
+  checkText("command", call.command, "the bash source as a string");
   if (call.idleTimeoutMs !== undefined) {
     fitsTimer("idleTimeoutMs", positiveFinite("idleTimeoutMs", call.idleTimeoutMs));
   }
@@ -37,6 +61,11 @@ export function checkCallValues(call: {
   if (stdin !== undefined && typeof stdin !== "string" && !(stdin instanceof Uint8Array)) {
     throw new BashConfigError(
       `"stdin" must be a string or a Uint8Array; got ${kindOf(stdin)}; encode it first`,
+    );
+  }
+  if (call.keepStdinOpen !== undefined && typeof call.keepStdinOpen !== "boolean") {
+    throw new BashConfigError(
+      `"keepStdinOpen" must be true or false; got ${kindOf(call.keepStdinOpen)}; pass a boolean`,
     );
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {

@@ -16,10 +16,10 @@ import { RunningCommand } from "./_command.ts";
 import {
   fitsTimer,
   type LocalBashExecutorConfig,
+  outputBudget,
   positiveFinite,
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
-  wholeNumber,
 } from "./_config.ts";
 import { type BaseEnv, baseEnv, BASH_FLAGS, commandEnv } from "./_env.ts";
 import { OutputCollector } from "./_output.ts";
@@ -91,9 +91,12 @@ export class LocalBashExecutor extends BashExecutor {
    * defaulted to `maxOutputBytes`, `sandboxPolicy` null when absent. Throws
    * `BashConfigError` naming the field for a timeout that is not a positive
    * finite number (or that no timer can wait: over 2147483647 ms for
-   * `idleTimeoutMs`), env keys in the wrong namespace, env values that are
-   * not strings, a NUL byte in the command, the workdir or the env, and a
-   * `signal` that is not an `AbortSignal`.
+   * `idleTimeoutMs`), a `stdoutMaxBytes` over 256 MiB, env keys in the wrong
+   * namespace, env values that are not strings, a NUL byte in the command,
+   * the workdir or the env, a `signal` that is not an `AbortSignal`, a
+   * `keepStdinOpen` that is not a boolean, an unknown key (a typo such as
+   * `timeout`), and a confined `sandboxPolicy` (this executor does not
+   * sandbox; only `danger-full-access` or none is accepted).
    *
    * @example
    * ```ts
@@ -111,15 +114,15 @@ export class LocalBashExecutor extends BashExecutor {
    */
   resolve(request: BashExecRequest): BashExecSpec {
     checkCallValues(request);
+    this.#checkConfinement(request.sandboxPolicy);
     const { config } = this;
     const timeoutMs = Math.min(
       positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
       config.maxTimeoutMs,
     );
-    const stdoutMaxBytes = wholeNumber(
+    const stdoutMaxBytes = outputBudget(
       "stdoutMaxBytes",
       request.stdoutMaxBytes ?? config.maxOutputBytes,
-      1,
     );
     const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
     return {
@@ -380,6 +383,21 @@ export class LocalBashExecutor extends BashExecutor {
     return { running, plan };
   }
 
+  /**
+   * An executor that does not sandbox (`sandboxMode` undefined) refuses a
+   * confined policy: running it would be a silently unconfined run.
+   */
+  #checkConfinement(policy: unknown): void {
+    if (policy === undefined || policy === null || this.sandboxMode !== undefined) return;
+    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
+    if (mode === "danger-full-access") return;
+    throw new BashConfigError(
+      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
+        JSON.stringify(mode) ?? "undefined"
+      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
+    );
+  }
+
   #collector(maxBytes: number): OutputCollector {
     const { headBytes, maxSpillBytes } = this.config;
     return new OutputCollector({ maxBytes, headBytes, maxSpillBytes, spillDir: this.#spillDir });
@@ -387,6 +405,7 @@ export class LocalBashExecutor extends BashExecutor {
 
   #checkCanSpawn(spec: BashExecSpec): void {
     checkSpec(spec);
+    this.#checkConfinement(spec.sandboxPolicy);
     if (this.#disposed) {
       throw disposedError();
     }
@@ -410,7 +429,7 @@ function checkSpec(spec: BashExecSpec): void {
     );
   }
   fitsTimer("timeoutMs", positiveFinite("timeoutMs", spec.timeoutMs));
-  wholeNumber("stdoutMaxBytes", spec.stdoutMaxBytes, 1);
+  outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
   checkCallValues(spec);
 }
 

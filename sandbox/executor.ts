@@ -18,7 +18,7 @@ import {
   LocalBashExecutor,
   type LocalBashExecutorConfig,
 } from "../local/mod.ts";
-import { positiveFinite } from "../local/_config.ts";
+import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
@@ -46,6 +46,18 @@ export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
   "bwrap",
   "landlock",
 ]);
+
+/** The keys of a {@linkcode SandboxBashExecutorConfig}: the local ones and the sandbox's own. */
+const SANDBOX_CONFIG_KEYS: readonly string[] = [
+  ...LOCAL_CONFIG_KEYS,
+  "workspaceRoot",
+  "defaultMode",
+  "network",
+  "writableRoots",
+  "backends",
+  "searchPath",
+  "probeTimeoutMs",
+];
 
 /**
  * Options of a {@linkcode SandboxBashExecutor}: those of
@@ -203,6 +215,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
+    if (config !== null && typeof config === "object") {
+      checkKnownKeys("The sandbox executor config", config, SANDBOX_CONFIG_KEYS);
+    }
     const {
       workspaceRoot,
       defaultMode = "read-only",
