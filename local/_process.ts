@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import {
   BashConfigError,
   type BashProcess,
@@ -54,8 +53,7 @@ class StreamCursor {
  * was not removed since (disposal without `keepSpillFiles` removes it).
  */
 function completeSpill(collector: OutputCollector): string | null {
-  const path = collector.spillComplete ? collector.spillPath : null;
-  return path !== null && existsSync(path) ? path : null;
+  return collector.spillComplete ? collector.spillPath : null;
 }
 
 /** A background command as `LocalBashExecutor.start()` hands it out. */
@@ -123,6 +121,10 @@ export class LocalBashProcess implements BashProcess {
     const stderrSpill = completeSpill(running.stderr);
     if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
     if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
+    const stdoutError = running.stdout.spillError;
+    const stderrError = running.stderr.spillError;
+    if (stdoutError !== null) read.stdoutSpillError = stdoutError;
+    if (stderrError !== null) read.stderrSpillError = stderrError;
     return read;
   }
 

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import process from "node:process";
 import {
   BashConfigError,
   type BashExecRequest,
@@ -295,18 +296,27 @@ export class LocalBashExecutor extends BashExecutor {
     }
   }
 
+  /**
+   * The private directory, made again when a command removed it: under its
+   * old name when that is free, else under a new one (another user may have
+   * taken the name in the shared temporary folder meanwhile).
+   */
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-"));
+    const dir = this.#dir;
+    if (dir !== null) {
+      if (isOwnDirectory(dir)) return dir;
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+        return dir;
+      } catch {
+        // The name is taken or unusable: a fresh one below.
+      }
+    }
+    this.#dir = mkdtempSync(join(tmpdir(), "shellseam-"));
     return this.#dir;
   }
 
-  #spillDir = (): string | null => {
-    try {
-      return this.#privateDir();
-    } catch {
-      return null;
-    }
-  };
+  #spillDir = (): string => this.#privateDir();
 
   #launch(
     spec: BashExecSpec,
@@ -415,6 +425,16 @@ export class LocalBashExecutor extends BashExecutor {
         { cause: spec.signal.reason },
       );
     }
+  }
+}
+
+/** True when `path` is a directory (not a link to one) owned by this process's user. */
+function isOwnDirectory(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && stat.uid === (process.getuid?.() ?? stat.uid);
+  } catch {
+    return false;
   }
 }
 

@@ -40,6 +40,10 @@ export interface BashProcessRead {
   stdoutSpillPath?: string;
   /** The spill file that holds all of stderr, while one exists (disposal may remove it). */
   stderrSpillPath?: string;
+  /** Why stdout's spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
+  stdoutSpillError?: string;
+  /** Why stderr's spill file is missing or partial, if it is. */
+  stderrSpillError?: string;
   /** Status at the time of the read. */
   status: BashProcessStatus;
   /** Exit code once completed. */

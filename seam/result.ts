@@ -27,10 +27,17 @@ export interface CollectedOutput {
   totalBytes: number;
   /** Bytes missing from `text`. */
   omittedBytes: number;
-  /** A 0600 file holding the raw stream from byte 0, when it overflowed. */
+  /** A 0600 file holding the raw stream from byte 0, when it overflowed (never a path that is gone). */
   spillPath?: string;
-  /** False when the spill file stopped at its cap (or there is no spill file). */
+  /** False when the spill file stopped at its cap or at a fault (or there is no spill file). */
   spillComplete: boolean;
+  /**
+   * Why the spill file stopped early or is missing, in short
+   * (`ENOSPC: no space left on device`, `EROFS: read-only file system`, or
+   * that the file was removed); what was written before a write fault stays
+   * in `spillPath` as a partial spill. Absent when nothing went wrong.
+   */
+  spillError?: string;
   /** Bytes that were not valid UTF-8 and were replaced in `text`. */
   invalidUtf8Bytes: number;
 }

@@ -31,9 +31,10 @@ export interface RenderRunOptions {
 /**
  * The marker lines for a truncated stream:
  * `[output truncated: N bytes omitted; full output: <path>]`, with
- * `(unavailable)` for the path when no file holds the whole stream. When the
- * spill file stopped at its size limit, a second line names it as holding
- * only the beginning.
+ * `(unavailable)` for the path when no file holds the whole stream, with the
+ * reason when a fault stopped it (`(unavailable: ENOSPC: no space left on
+ * device)`). When the spill file stopped early, a second line names it as
+ * holding only the beginning.
  *
  * @example
  * ```ts
@@ -51,13 +52,29 @@ export interface RenderRunOptions {
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
  *   "[only the beginning of the output was saved: /tmp/s/out]",
  * ]);
+ * assert.deepEqual(
+ *   truncationMarkers({
+ *     ...base,
+ *     spillPath: "/tmp/s/out",
+ *     spillComplete: false,
+ *     spillError: "ENOSPC: no space left on device",
+ *   }),
+ *   [
+ *     "[output truncated: 50 bytes omitted; full output: (unavailable: ENOSPC: no space left on device)]",
+ *     "[only the beginning of the output was saved: /tmp/s/out]",
+ *   ],
+ * );
  * assert.deepEqual(truncationMarkers({ ...base, truncated: false, spillComplete: false }), []);
  * ```
  */
 export function truncationMarkers(output: CollectedOutput): string[] {
   if (!output.truncated) return [];
-  const { omittedBytes, spillPath, spillComplete } = output;
-  const full = spillPath !== undefined && spillComplete ? spillPath : "(unavailable)";
+  const { omittedBytes, spillPath, spillComplete, spillError } = output;
+  const full = spillPath !== undefined && spillComplete
+    ? spillPath
+    : spillError === undefined
+    ? "(unavailable)"
+    : `(unavailable: ${spillError})`;
   const lines = [`[output truncated: ${omittedBytes} bytes omitted; full output: ${full}]`];
   if (spillPath !== undefined && !spillComplete) {
     lines.push(`[only the beginning of the output was saved: ${spillPath}]`);

@@ -10,7 +10,7 @@ import { assertNoneLeft, marker } from "./_helpers.ts";
 class FailingCollector extends OutputCollector {
   #left: number;
   constructor(pushes: number) {
-    super({ maxBytes: 1000, headBytes: 100, maxSpillBytes: 0, spillDir: () => null });
+    super({ maxBytes: 1000, headBytes: 100, maxSpillBytes: 0, spillDir: () => "/nonexistent" });
     this.#left = pushes;
   }
   override push(chunk: Uint8Array): void {
