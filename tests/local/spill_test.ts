@@ -2,7 +2,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   closeSync,
-  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
