@@ -99,6 +99,10 @@ export class LocalBashProcess implements BashProcess {
     return this.#command.isSettled ? this.#command.exit?.code ?? null : null;
   }
 
+  get disposed(): boolean {
+    return this.#command.isSettled && this.#command.cause === "dispose";
+  }
+
   get signal(): string | null {
     return this.#command.isSettled ? this.#command.exit?.signal ?? null : null;
   }

@@ -171,6 +171,7 @@ export class LocalBashExecutor extends BashExecutor {
       strays: running.strays,
       scrubbedEnv: [...this.#env.scrubbed],
     };
+    if (running.cause === "dispose") result.disposed = true;
     const sandbox = describe(plan, running, stderr.text);
     if (sandbox !== undefined) result.sandbox = sandbox;
     return result;

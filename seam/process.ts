@@ -80,6 +80,8 @@ export interface BashProcess {
   readonly exitCode: number | null;
   /** The signal that ended the shell, else null (also for a killed command that exited). */
   readonly signal: string | null;
+  /** True once the executor's disposal killed it (its status is then `killed`). */
+  readonly disposed?: boolean;
   /** Settles when the process and its output have settled; never rejects. */
   readonly done: Promise<void>;
   /** Sandbox facts, from a sandboxing executor, once settled. */

@@ -86,6 +86,11 @@ export interface BashRunResult {
   idledOut: boolean;
   /** The caller's signal aborted it. */
   aborted: boolean;
+  /**
+   * True when the executor's disposal killed it before it finished; absent
+   * otherwise. (It is no timeout, idle stop or abort.)
+   */
+  disposed?: boolean;
   /** The wall-clock limit that applied. */
   timeoutMs: number;
   /** How long it ran, in milliseconds. */

@@ -2,6 +2,10 @@ import type { BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
 import { widerSandboxModes } from "./escalation.ts";
 import { stripTerminalControls } from "./terminal.ts";
 
+/** The line for a command that the executor's disposal stopped before it finished. */
+export const DISPOSED_MARKER =
+  "[stopped: the executor was shut down (disposed) before the command finished]";
+
 /**
  * The output part of a rendering: stdout, then a `[stderr]` section, each
  * cleaned of terminal controls and followed by its own extra marker lines;

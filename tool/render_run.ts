@@ -1,5 +1,5 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
-import { outputLines, sandboxLines } from "./_markers.ts";
+import { DISPOSED_MARKER, outputLines, sandboxLines } from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -86,7 +86,8 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * Renders a foreground run for the model: stdout, a `[stderr]` section, or
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
  * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
- * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
+ * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
+ * down (disposed) ...]` when its disposal ended the run, `[killed by signal: SIGX]` or
  * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
  * `isError` is false only for a clean exit 0.
  *
@@ -124,6 +125,7 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   if (result.aborted) {
     lines.push("[aborted: the tool call was cancelled before the command finished]");
   }
+  if (result.disposed) lines.push(DISPOSED_MARKER);
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
   const { killed, survivors } = result.strays;
@@ -139,6 +141,6 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
     );
   }
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
-    !result.aborted && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
+    !result.aborted && !result.disposed && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
   return { text: lines.join("\n"), isError: !clean };
 }

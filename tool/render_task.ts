@@ -1,6 +1,6 @@
 import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
+import { DISPOSED_MARKER, oneLine, outputLines, sandboxLines } from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
@@ -20,6 +20,8 @@ import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
 export interface BashTaskOutput extends BashProcessRead {
   /** Sandbox facts of the settled process, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** True when the executor's disposal killed the process. */
+  disposed?: boolean;
 }
 
 /**
@@ -79,7 +81,8 @@ export interface RenderTaskOutputOptions {
  * `(no new output)`; an `[output lost: ...]` marker naming each stream's
  * spill file when bytes were dropped from memory since the last read; a
  * `[the full stdout could not be saved: <reason>]` line per stream whose
- * spill file a fault stopped; the sandbox markers of a settled
+ * spill file a fault stopped; a `[stopped: the executor was shut down
+ * (disposed) ...]` line when its disposal killed the task; the sandbox markers of a settled
  * sandboxed task; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
@@ -121,6 +124,7 @@ export function renderTaskOutput(
     }, empty));
     if (output.lossy) lines.push(lossyMarker(output));
     lines.push(...spillErrorMarkers(output));
+    if (output.disposed) lines.push(DISPOSED_MARKER);
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
   } else {
     const text = output === undefined || typeof output === "string"

@@ -6,7 +6,8 @@ import type { BashTaskOutput } from "./render_task.ts";
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
  * needs: `cancel` kills the process group, `done` settles as `completed`
  * (exit code), `killed` (signal) or `failed` (the sandbox itself failed), and
- * `readOutput` is the process's consuming read plus its sandbox facts.
+ * `readOutput` is the process's consuming read plus its sandbox facts (and
+ * `disposed` once the executor's disposal killed it).
  *
  * @example
  * ```ts
@@ -34,6 +35,7 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
     readOutput: () => {
       const read: BashTaskOutput = process.readOutput();
       if (process.sandbox) read.sandbox = process.sandbox;
+      if (process.disposed) read.disposed = true;
       return read;
     },
   };

@@ -31,6 +31,7 @@ import {
   type SandboxMode,
 } from "../../seam/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
+import { renderRunResult } from "../../tool/mod.ts";
 import {
   abortAfterMicrotasks,
   assertNoneLeft,
@@ -1169,6 +1170,29 @@ describe("LocalBashExecutor disposal", () => {
     assert.equal((await plain).signal, "SIGTERM");
     assert.equal((await stubborn).signal, "SIGKILL");
     await assert.rejects(executor.run(executor.resolve({ command: "true" })), BashSpawnError);
+  });
+
+  it("says disposed on a run and a background process that disposal killed, and only then", async () => {
+    const executor = new LocalBashExecutor();
+    const token = marker();
+    const finished = await executor.run(executor.resolve({ command: "true" }));
+    assert.equal(finished.disposed, undefined);
+    const timedOut = await executor.run(executor.resolve({ command: "sleep 5", timeoutMs: 50 }));
+    assert.equal(timedOut.disposed, undefined);
+    const running = executor.run(executor.resolve({ command: `sleep ${token}` }));
+    const background = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    await waitForSleep(token, 2);
+    assert.equal(background.disposed, false);
+    await executor[Symbol.asyncDispose]();
+    const result = await running;
+    assert.equal(result.disposed, true);
+    assert.equal(result.timedOut || result.aborted || result.idledOut, false);
+    assert.equal(background.disposed, true);
+    assert.equal(background.status, "killed");
+    assert.match(
+      renderRunResult(result).text,
+      /\[stopped: the executor was shut down \(disposed\) before the command finished\]/,
+    );
   });
 
   it("spawns nothing for a run that was still being planned when disposal began", async () => {
