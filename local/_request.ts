@@ -2,6 +2,7 @@ import { BashConfigError } from "../seam/mod.ts";
 import { kindOf } from "../seam/_message.ts";
 import { checkKnownKeys, fitsTimer, positiveFinite } from "./_config.ts";
 import { checkEnv } from "./_env.ts";
+import { checkEnvSizes } from "./_exec.ts";
 
 /** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
 export function checkText(field: string, value: unknown, what: string): string {
@@ -74,4 +75,6 @@ export function checkCallValues(call: {
     );
   }
   checkEnv(call.env, call.managedEnv);
+  checkEnvSizes("env", call.env as Record<string, string> | undefined);
+  checkEnvSizes("managedEnv", call.managedEnv as Record<string, string> | undefined);
 }

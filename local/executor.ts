@@ -22,7 +22,8 @@ import {
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "./_config.ts";
-import { type BaseEnv, baseEnv, BASH_FLAGS, commandEnv } from "./_env.ts";
+import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
+import { bashArgs, spawnFailure } from "./_exec.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { checkCallValues, checkText } from "./_request.ts";
@@ -208,7 +209,10 @@ export class LocalBashExecutor extends BashExecutor {
   /**
    * The hook a subclass uses to change what is spawned (a sandbox wraps the
    * launch). Called by `run()` and `start()` after validation and before
-   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`.
+   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`
+   * (a command of 128 KiB or more, over the kernel's limit for one argument,
+   * comes instead as a short `-c` script that joins and evals the pieces that
+   * follow it: `[..., "-c", script, <bash>, piece1, piece2, ...]`).
    * The session strategy is applied to the returned launch. Rejecting makes
    * the call reject with that error, and nothing is spawned.
    *
@@ -351,7 +355,7 @@ export class LocalBashExecutor extends BashExecutor {
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
     const plan = await this.planLaunch(spec, {
       program: bash,
-      args: [...BASH_FLAGS, "-c", spec.command],
+      args: bashArgs(bash, spec.command),
       cwd: spec.workdir,
       env,
     });
@@ -371,12 +375,7 @@ export class LocalBashExecutor extends BashExecutor {
         session: config.sessionStrategy,
       });
     } catch (cause) {
-      throw new BashSpawnError(
-        `Could not start "${launch.program}" in "${launch.cwd}": ${
-          messageOf(cause)
-        }; check that the program and the directory exist`,
-        { cause },
-      );
+      throw spawnFailure(cause, launch);
     }
     const running = new RunningCommand({
       runtime,

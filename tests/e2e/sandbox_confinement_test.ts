@@ -20,7 +20,7 @@ import {
   skipWithoutPython,
   tempWorkspace,
 } from "../sandbox/_fixtures.ts";
-import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
+import { assertNoneLeft, largeHeredoc, marker, waitForProcess } from "../local/_helpers.ts";
 import { SETSID_GAP } from "../../sandbox/backends/_landlock.ts";
 
 const statuses = await probeHere();
@@ -75,6 +75,17 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(result.exitCode, 3);
       assert.equal(result.sandbox?.denied, false);
       assert.equal(result.sandbox?.runnerFailed, false);
+    });
+
+    it("runs a command longer than the kernel's argument limit (a large heredoc)", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const { command, body } = largeHeredoc("out.txt");
+      const result = await executor.run(executor.resolve({ command }));
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.sandbox?.backend, backend);
+      assert.match(result.stdout.text, /^\S+ 0 4003\n\d+\n$/);
+      assert.equal(readFileSync(join(workspace.root, "out.txt"), "utf8"), `${body}\n`);
     });
 
     it("workspace-write lands a file inside the workspace, not beside it nor in $HOME", async () => {
