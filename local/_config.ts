@@ -1,9 +1,10 @@
 import { statSync } from "node:fs";
 import process from "node:process";
 import { resolve as resolvePath } from "node:path";
-import { BashConfigError } from "../seam/mod.ts";
+import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { findSetsid } from "./_session.ts";
+import { checkLimits } from "./_limits.ts";
 import type { SessionStrategy } from "./runtime/_types.ts";
 
 /**
@@ -20,6 +21,7 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `killGraceMs` | 3000 | SIGTERM to SIGKILL |
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
+ * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
  * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
  *
  * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
@@ -58,6 +60,8 @@ export interface LocalBashExecutorConfig {
   keepSpillFiles?: boolean;
   /** How each command gets a session of its own. */
   sessionStrategy?: "auto" | SessionStrategy;
+  /** Resource limits of every command (a call's `limits` go over them). */
+  limits?: ResourceLimits;
 }
 
 /**
@@ -97,6 +101,8 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly sessionStrategy: SessionStrategy;
   /** Absolute path of util-linux `setsid` when the strategy is `"setsid-binary"`, else null. */
   readonly setsidPath: string | null;
+  /** Resource limits of every command, as configured. */
+  readonly limits: Readonly<ResourceLimits>;
 }
 
 /** A bad value as an error message shows it (JSON would print NaN and Infinity as null). */
@@ -116,6 +122,7 @@ export const LOCAL_CONFIG_KEYS: readonly string[] = [
   "drainGraceMs",
   "keepSpillFiles",
   "sessionStrategy",
+  "limits",
 ];
 
 /**
@@ -318,5 +325,6 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     keepSpillFiles,
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,
+    limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
   };
 }

@@ -4,6 +4,7 @@ import {
   type BashProcessRead,
   type BashProcessStatus,
   type BashSandboxInfo,
+  type ResourceLimitHit,
 } from "../seam/mod.ts";
 import { kindOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
@@ -62,6 +63,7 @@ export class LocalBashProcess implements BashProcess {
   readonly pid: number;
   readonly done: Promise<void>;
   sandbox?: BashSandboxInfo;
+  limitHit?: ResourceLimitHit;
   readonly #command: RunningCommand;
   readonly #keepStdinOpen: boolean;
   readonly #stdout = new StreamCursor();
@@ -71,7 +73,10 @@ export class LocalBashProcess implements BashProcess {
     command: string,
     running: RunningCommand,
     keepStdinOpen: boolean,
-    describe: (() => BashSandboxInfo | undefined) | undefined,
+    describe: () => {
+      sandbox: BashSandboxInfo | undefined;
+      limitHit: ResourceLimitHit | undefined;
+    },
   ) {
     this.command = command;
     this.pid = running.pid;
@@ -79,8 +84,9 @@ export class LocalBashProcess implements BashProcess {
     this.#keepStdinOpen = keepStdinOpen;
     this.done = running.settled.then(() => {
       try {
-        const info = describe?.();
-        if (info !== undefined) this.sandbox = info;
+        const { sandbox, limitHit } = describe();
+        if (sandbox !== undefined) this.sandbox = sandbox;
+        if (limitHit !== undefined) this.limitHit = limitHit;
       } catch {
         // A broken describe hook must not make `done` reject.
       }

@@ -3,6 +3,7 @@ import { kindOf } from "../seam/_message.ts";
 import { checkKnownKeys, fitsTimer, positiveFinite } from "./_config.ts";
 import { checkEnv } from "./_env.ts";
 import { checkEnvSizes } from "./_exec.ts";
+import { checkLimits } from "./_limits.ts";
 
 /** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
 export function checkText(field: string, value: unknown, what: string): string {
@@ -30,6 +31,7 @@ export const REQUEST_KEYS: readonly string[] = [
   "env",
   "managedEnv",
   "sandboxPolicy",
+  "limits",
 ];
 
 /**
@@ -42,6 +44,7 @@ export function checkCallValues(call: {
   idleTimeoutMs?: unknown;
   stdin?: unknown;
   keepStdinOpen?: unknown;
+  limits?: unknown;
   signal?: unknown;
   env?: unknown;
   managedEnv?: unknown;
@@ -74,6 +77,7 @@ export function checkCallValues(call: {
       `"signal" must be an AbortSignal; got ${kindOf(signal)}; pass an AbortController's signal`,
     );
   }
+  checkLimits("limits", call.limits);
   checkEnv(call.env, call.managedEnv);
   checkEnvSizes("env", call.env as Record<string, string> | undefined);
   checkEnvSizes("managedEnv", call.managedEnv as Record<string, string> | undefined);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import process from "node:process";
 import {
+  type AppliedResourceLimits,
   BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
@@ -11,6 +12,7 @@ import {
   type BashRunResult,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
 } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { RunningCommand } from "./_command.ts";
@@ -26,6 +28,7 @@ import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
+import { appliedLimits, hasLimits, limitedLaunch, limitHit, mergeLimits } from "./_limits.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
@@ -154,7 +157,7 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async run(spec: BashExecSpec): Promise<BashRunResult> {
-    const { running, plan } = await this.#launch(spec, false);
+    const { running, plan, limits, applied } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const stderr = running.stderr.collect();
@@ -173,8 +176,11 @@ export class LocalBashExecutor extends BashExecutor {
       scrubbedEnv: [...this.#env.scrubbed],
     };
     if (running.cause === "dispose") result.disposed = true;
-    const sandbox = describe(plan, running, stderr.text);
+    const sandbox = describe(plan, running, stderr.text, applied);
     if (sandbox !== undefined) result.sandbox = sandbox;
+    if (applied !== undefined) result.limits = applied;
+    const hit = limitHit(limits, exit, stderr.text);
+    if (hit !== undefined) result.limitHit = hit;
     return result;
   }
 
@@ -197,13 +203,14 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running, plan } = await this.#launch(spec, true);
-    return new LocalBashProcess(
-      spec.command,
-      running,
-      spec.keepStdinOpen === true,
-      plan.describe && (() => describe(plan, running, running.stderr.collect().text)),
-    );
+    const { running, plan, limits, applied } = await this.#launch(spec, true);
+    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
+      const stderrText = running.stderr.collect().text;
+      return {
+        sandbox: describe(plan, running, stderrText, applied),
+        limitHit: limitHit(limits, running.exit ?? { code: null, signal: null }, stderrText),
+      };
+    });
   }
 
   /**
@@ -239,6 +246,32 @@ export class LocalBashExecutor extends BashExecutor {
    */
   protected planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
     return Promise.resolve({ launch });
+  }
+
+  /**
+   * The resource limits a call gets before its own `limits` go over them:
+   * the config's `limits`. A subclass may add defaults (the sandbox limits
+   * confined calls).
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import type { BashExecSpec, ResourceLimits } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * class Careful extends LocalBashExecutor {
+   *   protected override defaultLimits(_spec: BashExecSpec): ResourceLimits {
+   *     return { cpuSeconds: 1 };
+   *   }
+   * }
+   * await using executor = new Careful();
+   * const result = await executor.run(executor.resolve({ command: "while :; do :; done" }));
+   * assert.equal(result.limitHit?.limit, "cpu");
+   * assert.equal(result.signal, "SIGXCPU");
+   * ```
+   */
+  protected defaultLimits(_spec: BashExecSpec): ResourceLimits {
+    return this.config.limits;
   }
 
   /**
@@ -323,19 +356,13 @@ export class LocalBashExecutor extends BashExecutor {
 
   #spillDir = (): string => this.#privateDir();
 
-  #launch(
-    spec: BashExecSpec,
-    background: boolean,
-  ): Promise<{ running: RunningCommand; plan: LaunchPlan }> {
+  #launch(spec: BashExecSpec, background: boolean): Promise<Launched> {
     const launching = this.#spawn(spec, background);
     this.#launching.add(launching);
     return launching.finally(() => this.#launching.delete(launching));
   }
 
-  async #spawn(
-    spec: BashExecSpec,
-    background: boolean,
-  ): Promise<{ running: RunningCommand; plan: LaunchPlan }> {
+  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const bash = this.#bash;
     if (bash === null) {
@@ -353,12 +380,17 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
-    const plan = await this.planLaunch(spec, {
+    const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
+    const bashLaunch: Launch = {
       program: bash,
       args: bashArgs(bash, spec.command),
       cwd: spec.workdir,
       env,
-    });
+    };
+    const plan = await this.planLaunch(
+      spec,
+      hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch,
+    );
     this.#checkCanSpawn(spec);
     const { launch } = plan;
     const { config } = this;
@@ -390,7 +422,9 @@ export class LocalBashExecutor extends BashExecutor {
     });
     this.#running.add(running);
     running.settled.then(() => this.#running.delete(running));
-    return { running, plan };
+    const confined = this.sandboxMode !== undefined &&
+      (spec.sandboxPolicy?.mode ?? this.sandboxMode) !== "danger-full-access";
+    return { running, plan, limits, applied: appliedLimits(limits, confined) };
   }
 
   /**
@@ -469,10 +503,22 @@ function clocks(
   return clocks;
 }
 
+/** A spawned command with what it was launched under. */
+interface Launched {
+  running: RunningCommand;
+  plan: LaunchPlan;
+  /** The resource limits in effect (merged; unset fields are no limit). */
+  limits: ResourceLimits;
+  /** Their facts, when any were set. */
+  applied: AppliedResourceLimits | undefined;
+}
+
+/** The plan's sandbox facts, with what the resource limits could not enforce among the gaps. */
 function describe(
   plan: LaunchPlan,
   running: RunningCommand,
   stderrText: string,
+  applied: AppliedResourceLimits | undefined,
 ): BashSandboxInfo | undefined {
   if (plan.describe === undefined) return undefined;
   const exit = running.exit ?? { code: null, signal: null };
@@ -482,5 +528,12 @@ function describe(
     stderrText,
     killedByExecutor: running.cause !== null,
   };
-  return plan.describe(outcome);
+  const info = plan.describe(outcome);
+  if (info.enforcement !== undefined && applied !== undefined) {
+    info.enforcement = {
+      ...info.enforcement,
+      gaps: [...info.enforcement.gaps, ...applied.gaps],
+    };
+  }
+  return info;
 }

@@ -7,6 +7,7 @@ import {
   type BashExecSpec,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
   type SandboxEnforcement,
   type SandboxMode,
   type SandboxPolicy,
@@ -19,6 +20,7 @@ import {
   type LocalBashExecutorConfig,
 } from "../local/mod.ts";
 import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
+import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
@@ -338,6 +340,20 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return probes.map((probe) => ({ ...probe.status }));
   }
 
+  /**
+   * A confined call's default resource limits: 4096 processes, 8 GiB of
+   * memory and 16 GiB per file written, with the config's `limits` over them;
+   * an unconfined (`danger-full-access`) call gets the config's alone.
+   */
+  protected override defaultLimits(spec: BashExecSpec): ResourceLimits {
+    const mode = (spec.sandboxPolicy ?? this.defaultPolicy).mode;
+    return mode === "danger-full-access" ? this.config.limits : this.#confinedLimits();
+  }
+
+  #confinedLimits(): ResourceLimits {
+    return mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits);
+  }
+
   /** Wraps the launch in the selected backend (see the class documentation). */
   protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
     const probeLaunch = this.#probeLaunches.get(spec.command);
@@ -458,7 +474,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
-    status.enforcement = backend.enforcement(confine(factsPolicy));
+    // As a command reports it: with what the default limits cannot enforce.
+    const enforcement = backend.enforcement(confine(factsPolicy));
+    const limits = appliedLimits(this.#confinedLimits(), true);
+    status.enforcement = {
+      ...enforcement,
+      gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],
+    };
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
   }

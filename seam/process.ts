@@ -1,3 +1,4 @@
+import type { ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
@@ -82,6 +83,8 @@ export interface BashProcess {
   readonly signal: string | null;
   /** True once the executor's disposal killed it (its status is then `killed`). */
   readonly disposed?: boolean;
+  /** Once settled: the resource limit it ran into, and how that is known. */
+  readonly limitHit?: ResourceLimitHit;
   /** Settles when the process and its output have settled; never rejects. */
   readonly done: Promise<void>;
   /** Sandbox facts, from a sandboxing executor, once settled. */

@@ -1,3 +1,4 @@
+import type { AppliedResourceLimits, ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
@@ -105,4 +106,8 @@ export interface BashRunResult {
   scrubbedEnv: string[];
   /** Sandbox facts, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** The resource limits that applied and what they could not enforce; absent when none did. */
+  limits?: AppliedResourceLimits;
+  /** The resource limit a failed command ran into, and how that is known. */
+  limitHit?: ResourceLimitHit;
 }

@@ -1,5 +1,5 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
-import { DISPOSED_MARKER, outputLines, sandboxLines } from "./_markers.ts";
+import { DISPOSED_MARKER, limitLine, outputLines, sandboxLines } from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -87,7 +87,8 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
  * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
  * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
- * down (disposed) ...]` when its disposal ended the run, `[killed by signal: SIGX]` or
+ * down (disposed) ...]` when its disposal ended the run, `[resource limit: ...]`
+ * when it ran into a resource limit, `[killed by signal: SIGX]` or
  * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
  * `isError` is false only for a clean exit 0.
  *
@@ -126,6 +127,7 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
     lines.push("[aborted: the tool call was cancelled before the command finished]");
   }
   if (result.disposed) lines.push(DISPOSED_MARKER);
+  if (result.limitHit) lines.push(limitLine(result.limitHit));
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
   const { killed, survivors } = result.strays;
@@ -141,6 +143,7 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
     );
   }
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
-    !result.aborted && !result.disposed && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
+    !result.aborted && !result.disposed && !result.limitHit && !result.sandbox?.denied &&
+    !result.sandbox?.runnerFailed;
   return { text: lines.join("\n"), isError: !clean };
 }

@@ -1,6 +1,11 @@
-import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import type {
+  BashProcessRead,
+  BashSandboxInfo,
+  ResourceLimitHit,
+  SandboxMode,
+} from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { DISPOSED_MARKER, oneLine, outputLines, sandboxLines } from "./_markers.ts";
+import { DISPOSED_MARKER, limitLine, oneLine, outputLines, sandboxLines } from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
@@ -22,6 +27,8 @@ export interface BashTaskOutput extends BashProcessRead {
   sandbox?: BashSandboxInfo;
   /** True when the executor's disposal killed the process. */
   disposed?: boolean;
+  /** The resource limit the settled process ran into. */
+  limitHit?: ResourceLimitHit;
 }
 
 /**
@@ -82,7 +89,8 @@ export interface RenderTaskOutputOptions {
  * spill file when bytes were dropped from memory since the last read; a
  * `[the full stdout could not be saved: <reason>]` line per stream whose
  * spill file a fault stopped; a `[stopped: the executor was shut down
- * (disposed) ...]` line when its disposal killed the task; the sandbox markers of a settled
+ * (disposed) ...]` line when its disposal killed the task; a `[resource limit: ...]`
+ * line when it ran into one; the sandbox markers of a settled
  * sandboxed task; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
@@ -125,6 +133,7 @@ export function renderTaskOutput(
     if (output.lossy) lines.push(lossyMarker(output));
     lines.push(...spillErrorMarkers(output));
     if (output.disposed) lines.push(DISPOSED_MARKER);
+    if (output.limitHit) lines.push(limitLine(output.limitHit));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
   } else {
     const text = output === undefined || typeof output === "string"

@@ -36,6 +36,7 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
       const read: BashTaskOutput = process.readOutput();
       if (process.sandbox) read.sandbox = process.sandbox;
       if (process.disposed) read.disposed = true;
+      if (process.limitHit) read.limitHit = process.limitHit;
       return read;
     },
   };

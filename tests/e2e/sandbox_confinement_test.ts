@@ -88,6 +88,46 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(readFileSync(join(workspace.root, "out.txt"), "utf8"), `${body}\n`);
     });
 
+    it("limits a confined command by default, names the gaps, and a command cannot raise them", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { limits: { cpuSeconds: 30 } });
+      const result = await executor.run(executor.resolve({
+        command: "ulimit -u; ulimit -d; ulimit -f; ulimit -t; ulimit -f unlimited || echo refused",
+      }));
+      assert.equal(
+        result.stdout.text,
+        `4096\n${8 * 1024 * 1024}\n${16 * 1024 * 1024}\n30\nrefused\n`,
+        result.stderr.text,
+      );
+      assert.deepEqual(result.limits?.limits, {
+        processes: 4096,
+        memoryBytes: 8 * 1024 ** 3,
+        cpuSeconds: 30,
+        fileSizeBytes: 16 * 1024 ** 3,
+      });
+      const gaps = result.sandbox?.enforcement?.gaps ?? [];
+      for (const gap of result.limits?.gaps ?? []) assert.ok(gaps.includes(gap), gap);
+      assert.ok(gaps.some((gap) => gap.startsWith("limits apply to each process on its own")));
+      const full = await executor.run(executor.resolve({
+        command: "ulimit -u",
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      }));
+      assert.deepEqual(full.limits?.limits, { cpuSeconds: 30 });
+    });
+
+    it("a write past the file size limit is cut and reported inside the sandbox", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const result = await executor.run(executor.resolve({
+        command: "head -c 100000 /dev/zero > out",
+        limits: { fileSizeBytes: 10_000 },
+      }));
+      assert.notEqual(result.exitCode, 0);
+      assert.equal(readFileSync(join(workspace.root, "out")).length, 10 * 1024);
+      assert.equal(result.limitHit?.limit, "fileSize", result.stderr.text);
+      assert.equal(result.limitHit?.certain, false);
+    });
+
     it("workspace-write lands a file inside the workspace, not beside it nor in $HOME", async () => {
       using workspace = tempWorkspace();
       await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
@@ -192,6 +232,8 @@ for (const backend of SANDBOX_BACKENDS) {
           assert.deepEqual(enforcement?.gaps, [
             "Unix sockets not confined",
             ...(landlock ? [SETSID_GAP] : []),
+            // The default resource limits' gaps come last.
+            ...(result.limits?.gaps ?? []),
           ]);
         }
         assert.equal(accepted(), 0, "the listener saw a connection");

@@ -150,6 +150,17 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("says when a settled task ran into a resource limit, and how that is known", () => {
+    const text = renderTaskOutput({
+      snapshot: snapshot(),
+      output: read({ limitHit: { limit: "processes", evidence: "stderr", certain: false } }),
+    });
+    assert.equal(
+      text,
+      "(no new output)\n[resource limit: the command ran into its process count limit (judged from its stderr)]\n[status: running]",
+    );
+  });
+
   it("shows the sandbox denial of a settled task, with the hint when escalation is possible", () => {
     const output = read({
       stderr: "Read-only file system\n",
