@@ -168,7 +168,8 @@ const STDERR_SIGNS: readonly {
   {
     field: "processes",
     limit: "processes",
-    sign: /fork: (?:retry: )?Resource temporarily unavailable|Cannot fork|can't fork|EAGAIN/i,
+    // EAGAIN, from fork, or from the execve after a switch to a user over the limit.
+    sign: /Resource temporarily unavailable|Cannot fork|can't fork|EAGAIN/i,
     evenOnSuccess: false,
   },
   {

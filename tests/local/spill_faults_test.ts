@@ -43,6 +43,14 @@ async function onTmpfs(options: string, body: () => Promise<void>): Promise<void
   }
 }
 
+/**
+ * A command that overflows stdout, waits until its own spill file is in
+ * `dir` (beside the one an earlier run left), then removes the folder.
+ */
+function removeOwnSpill(dir: string): string {
+  return `seq 1 5000; until [ "$(ls '${dir}' | wc -l)" -ge 2 ]; do sleep 0.01; done; rm -rf '${dir}'`;
+}
+
 describe("spill faults", () => {
   it("a command that removes the spill folder gets no path that is gone, and later runs spill again", async () => {
     await using executor = new LocalBashExecutor({ maxOutputBytes: 1000 });
@@ -52,7 +60,7 @@ describe("spill faults", () => {
     const dir = dirname(path);
 
     const removing = await executor.run(
-      executor.resolve({ command: `seq 1 5000; rm -rf '${dir}'` }),
+      executor.resolve({ command: removeOwnSpill(dir) }),
     );
     assert.equal(existsSync(dir), false);
     assert.equal(removing.stdout.spillPath, undefined);
@@ -76,7 +84,7 @@ describe("spill faults", () => {
     const first = await executor.run(executor.resolve({ command: "seq 1 5000" }));
     const dir = dirname(first.stdout.spillPath ?? "");
     const process = await executor.start(
-      executor.resolve({ command: `seq 1 5000; rm -rf '${dir}'` }),
+      executor.resolve({ command: removeOwnSpill(dir) }),
     );
     await process.done;
     const read = process.readOutput();

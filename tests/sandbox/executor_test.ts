@@ -498,6 +498,8 @@ describe("probeBackends", () => {
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,
       defaultMode: "danger-full-access",
+      // With no limits at all, no limit gaps either.
+      limits: { processes: null, memoryBytes: null, fileSizeBytes: null },
     });
     const [bwrap, landlock] = await executor.probeBackends();
     assert.deepEqual(bwrap, {
