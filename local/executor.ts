@@ -14,7 +14,6 @@ import {
   BashSpawnError,
   type ResourceLimits,
 } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
 import { RunningCommand } from "./_command.ts";
 import {
   fitsTimer,
