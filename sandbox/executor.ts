@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
@@ -214,6 +214,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
+  /** The Landlock commands' TMPDIR, once made. */
+  #landlockTmp: string | undefined;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -366,6 +368,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
     const confined = confine(policy);
     const backend = await this.#select(confined, launch);
+    if (backend.name === "landlock") await this.#restoreLandlockTmp();
     const enforcement = backend.enforcement(confined);
     return {
       launch: backend.wrap(launch, confined),
@@ -485,12 +488,31 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return { status, backend };
   }
 
+  /**
+   * Makes the Landlock commands' TMPDIR again when an unconfined command
+   * removed it (with the private folder around it): only under the private
+   * folder's own name, never in a folder that now belongs to someone else.
+   */
+  async #restoreLandlockTmp(): Promise<void> {
+    const tmpDir = this.#landlockTmp;
+    if (tmpDir === undefined || existsSync(tmpDir)) return;
+    const dir = await this.privateDir();
+    if (dir !== dirname(tmpDir)) {
+      throw new BashSpawnError(
+        `The private folder "${dirname(tmpDir)}" was removed and its name is taken, so the ` +
+          "Landlock sandbox has no TMPDIR and nothing was run; create a new executor",
+      );
+    }
+    mkdirSync(tmpDir, { mode: 0o700 });
+  }
+
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
     try {
       const tmpDir = join(await this.privateDir(), "tmp");
       mkdirSync(tmpDir, { mode: 0o700 });
+      this.#landlockTmp = tmpDir;
       return createLandlockBackend({
         deno: deno.path,
         launcher: landlockLauncherModule(),

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 import process from "node:process";
 import type { BashProcess } from "../../seam/mod.ts";
@@ -126,6 +126,26 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(readFileSync(join(workspace.root, "out")).length, 10 * 1024);
       assert.equal(result.limitHit?.limit, "fileSize", result.stderr.text);
       assert.equal(result.limitHit?.certain, false);
+    });
+
+    it("confined runs still work, TMPDIR included, after a command removed the private folder", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { maxOutputBytes: 1000 });
+      const spilled = await executor.run(executor.resolve({ command: "seq 1 5000" }));
+      const privateDir = dirname(spilled.stdout.spillPath ?? "");
+      assert.match(privateDir, /\/shellseam-/);
+      const removal = await executor.run(executor.resolve({
+        command: `rm -rf '${privateDir}'`,
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      }));
+      assert.equal(removal.exitCode, 0, removal.stderr.text);
+      const later = await executor.run(
+        executor.resolve({ command: 'echo x > "$TMPDIR/f" && cat "$TMPDIR/f"; seq 1 5000' }),
+      );
+      assert.equal(later.exitCode, 0, later.stderr.text);
+      assert.equal(later.sandbox?.runnerFailed, false);
+      assert.ok(later.stdout.text.startsWith("x\n1\n"));
+      assert.equal(later.stdout.spillComplete, true);
     });
 
     it("workspace-write lands a file inside the workspace, not beside it nor in $HOME", async () => {
