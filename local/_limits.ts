@@ -83,21 +83,18 @@ export function hasLimits(limits: ResourceLimits): boolean {
 }
 
 const LIMITER_NAME = "shellseam-limits";
-const LIMITER_FAILURE_EXIT = 125;
 
 /**
- * Lowers each limit (never raises one: a hard limit already lower stays),
- * soft and hard alike except CPU time, whose hard limit is a second above
- * the soft one so SIGXCPU comes before SIGKILL; then execs the command. It
- * reads no `BASH_ENV` and imports no function (`-p`). Arguments: triples of
- * flag, soft and hard value, then `--`, then the command.
+ * Sets each limit, soft first (a hard limit below the soft one in force is
+ * refused), then hard: the same, except for CPU time, whose hard limit is a
+ * second above the soft one so SIGXCPU comes before SIGKILL. A limit above
+ * the hard one in force is refused by the kernel (EPERM), so the stricter
+ * stays, for everyone but root outside a sandbox (with CAP_SYS_RESOURCE).
+ * Then it execs the command. It reads no `BASH_ENV` and imports no function
+ * (`-p`). Arguments: triples of flag, soft and hard value, `--`, the command.
  */
-const LIMITER = 'l() { local h; h=$(ulimit -H "$1") || return 1; ' +
-  'if [ "$h" = unlimited ] || [ "$3" -lt "$h" ]; then ulimit "$1" "$3" || return 1; h=$3; fi; ' +
-  'if [ "$2" -lt "$h" ]; then ulimit -S "$1" "$2" || return 1; fi; }; ' +
-  'while [ "$1" != -- ]; do l "$1" "$2" "$3" || { ' +
-  `echo "${LIMITER_NAME}: cannot set ulimit $1 $2" >&2; exit ${LIMITER_FAILURE_EXIT}; }; ` +
-  'shift 3; done; shift; unset -f l; exec "$@"';
+const LIMITER = 'while [ "$1" != -- ]; do ulimit -S "$1" "$2" 2>/dev/null; ' +
+  'ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; exec "$@"';
 
 /** `launch` (a bash) run behind the limiter script, by the same bash. */
 export function limitedLaunch(launch: Launch, limits: ResourceLimits): Launch {
@@ -132,7 +129,9 @@ export function limitGaps(limits: ResourceLimits, confined: boolean): string[] {
     gaps.push("memory: RLIMIT_DATA bounds private writable memory, not shared memory or files");
   }
   if (root && !confined) {
-    gaps.push("a command running as root without a sandbox can raise its own limits");
+    gaps.push(
+      "root with CAP_SYS_RESOURCE and no sandbox: a limit above one in force raises it, and the command can raise its own",
+    );
   }
   return gaps;
 }
