@@ -6,7 +6,7 @@ import {
   type BashSandboxInfo,
   type ResourceLimitHit,
 } from "../seam/mod.ts";
-import { kindOf } from "../seam/_message.ts";
+import { kindOf, messageOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
 import { joined, type OutputCollector } from "./_output.ts";
 import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
@@ -64,6 +64,7 @@ export class LocalBashProcess implements BashProcess {
   readonly done: Promise<void>;
   sandbox?: BashSandboxInfo;
   limitHit?: ResourceLimitHit;
+  error?: string;
   readonly #command: RunningCommand;
   readonly #keepStdinOpen: boolean;
   readonly #stdout = new StreamCursor();
@@ -83,6 +84,7 @@ export class LocalBashProcess implements BashProcess {
     this.#command = running;
     this.#keepStdinOpen = keepStdinOpen;
     this.done = running.settled.then(() => {
+      if (running.failure !== undefined) this.error = messageOf(running.failure);
       try {
         const { sandbox, limitHit } = describe();
         if (sandbox !== undefined) this.sandbox = sandbox;

@@ -85,6 +85,12 @@ export interface BashProcess {
   readonly disposed?: boolean;
   /** Once settled: the resource limit it ran into, and how that is known. */
   readonly limitHit?: ResourceLimitHit;
+  /**
+   * Once settled: why the executor could not watch it to the end (its output
+   * could not be read, so it was stopped and its output is incomplete);
+   * absent when nothing went wrong.
+   */
+  readonly error?: string;
   /** Settles when the process and its output have settled; never rejects. */
   readonly done: Promise<void>;
   /** Sandbox facts, from a sandboxing executor, once settled. */

@@ -5,7 +5,8 @@ import type { BashTaskOutput } from "./render_task.ts";
 /**
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
  * needs: `cancel` kills the process group, `done` settles as `completed`
- * (exit code), `killed` (signal) or `failed` (the sandbox itself failed), and
+ * (exit code), `killed` (signal) or `failed` (the sandbox itself failed, or
+ * the executor could not read the output: the process's `error`), and
  * `readOutput` is the process's consuming read plus its sandbox facts (and
  * `disposed` once the executor's disposal killed it).
  *
@@ -43,7 +44,8 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
 }
 
 function settlementOf(process: BashProcess): TaskSettlement {
-  const { exitCode, signal, sandbox } = process;
+  const { exitCode, signal, sandbox, error } = process;
+  if (error !== undefined) return { status: "failed", exitCode, signal, error };
   if (sandbox?.runnerFailed) {
     return {
       status: "failed",
