@@ -14,6 +14,7 @@ import {
   type ResourceLimits,
 } from "../seam/mod.ts";
 import { kindOf } from "../seam/_message.ts";
+import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./launch.ts";
 
 /** The fields of {@linkcode ResourceLimits}, in the order they are applied. */
@@ -90,8 +91,9 @@ const LIMITER_NAME = "shellseam-limits";
  * second above the soft one so SIGXCPU comes before SIGKILL. A limit above
  * the hard one in force is refused by the kernel (EPERM), so the stricter
  * stays, for everyone but root outside a sandbox (with CAP_SYS_RESOURCE).
- * Then it execs the command. It reads no `BASH_ENV` and imports no function
- * (`-p`). Arguments: triples of flag, soft and hard value, `--`, the command.
+ * Then it execs the command. It reads no rc file (`--norc --noprofile`, as
+ * a socket stdin would otherwise make it read `~/.bashrc`), no `BASH_ENV` and
+ * imports no function (`-p`). Arguments: triples of flag, soft and hard value, `--`, the command.
  */
 const LIMITER = 'while [ "$1" != -- ]; do ulimit -S "$1" "$2" 2>/dev/null; ' +
   'ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; exec "$@"';
@@ -108,7 +110,17 @@ export function limitedLaunch(launch: Launch, limits: ResourceLimits): Launch {
   }
   return {
     ...launch,
-    args: ["-p", "-c", LIMITER, LIMITER_NAME, ...triples, "--", launch.program, ...launch.args],
+    args: [
+      ...BASH_FLAGS,
+      "-p",
+      "-c",
+      LIMITER,
+      LIMITER_NAME,
+      ...triples,
+      "--",
+      launch.program,
+      ...launch.args,
+    ],
   };
 }
 

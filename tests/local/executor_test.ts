@@ -318,16 +318,24 @@ for (const sessionStrategy of STRATEGIES) {
       }
       try {
         await using _ = executor;
-        for (const keepStdinOpen of [false, true]) {
-          const spec = executor.resolve({
-            command: "echo body",
-            env: { HOME: home },
-            keepStdinOpen,
-          });
-          const started = await executor.start(spec);
-          if (keepStdinOpen) await started.closeStdin();
-          await started.done;
-          assert.equal(started.readOutput().stdout, "body\n", `keepStdinOpen: ${keepStdinOpen}`);
+        // With limits, a limiter bash runs first: it reads no rc file either.
+        for (const limits of [undefined, { cpuSeconds: 100 }]) {
+          for (const keepStdinOpen of [false, true]) {
+            const spec = executor.resolve({
+              command: "echo body",
+              env: { HOME: home },
+              keepStdinOpen,
+              ...(limits === undefined ? {} : { limits }),
+            });
+            const started = await executor.start(spec);
+            if (keepStdinOpen) await started.closeStdin();
+            await started.done;
+            assert.equal(
+              started.readOutput().stdout,
+              "body\n",
+              `keepStdinOpen: ${keepStdinOpen}, limits: ${JSON.stringify(limits)}`,
+            );
+          }
         }
         const result = await executor.run(executor.resolve({ command: "echo body" }));
         assert.equal(result.stdout.text, "body\n");
