@@ -13,7 +13,7 @@ import { bashInputSchema } from "./schemas.ts";
 import { bashTaskHooks } from "./task_hooks.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
-import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
+import type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./create.ts";
 import { validateToolArguments } from "./validate.ts";
 import { MODE_MEANINGS } from "./_modes.ts";
@@ -46,7 +46,7 @@ export function createBashTool(
   options: BashToolsOptions,
   runInBackground: boolean,
   escalationModes: readonly SandboxMode[],
-): BashTool {
+): AgentTool {
   const defaultMode = options.executor.sandboxMode;
   const timeouts = timeoutLimits(options.executor);
   const inputSchema = bashInputSchema({

@@ -14,7 +14,7 @@ import {
   TASK_LIST_SCHEMA,
   TASK_OUTPUT_SCHEMA,
 } from "./schemas.ts";
-import type { BashTool } from "./tool.ts";
+import type { AgentTool } from "./tool.ts";
 import { validateToolArguments } from "./validate.ts";
 
 /** How long `task_kill` waits for a stopped task to exit (past the executor's kill grace). */
@@ -29,9 +29,9 @@ interface TaskToolConfig {
 /** Builds `task_output`, `task_list` and `task_kill` over a registry, for one owner. */
 export function createTaskTools(
   config: TaskToolConfig,
-): { taskOutput: BashTool; taskList: BashTool; taskKill: BashTool } {
+): { taskOutput: AgentTool; taskList: AgentTool; taskKill: AgentTool } {
   const { tasks, owner, escalationModes } = config;
-  const taskOutput: BashTool = {
+  const taskOutput: AgentTool = {
     name: "task_output",
     description:
       "Read what a background task printed since your last read: stdout, then a [stderr] section, or (no new output). The reply ends with [status: ...], which gives the exit code or signal once the task has finished. If output was dropped from memory before you read it, an [output lost: ...] line names the files that hold all of it. Set wait: true to block until the task finishes (or timeout_ms passes) instead of calling task_output again and again.",
@@ -64,7 +64,7 @@ export function createTaskTools(
       }
     },
   };
-  const taskList: BashTool = {
+  const taskList: AgentTool = {
     name: "task_list",
     description:
       "List your background tasks, one line each: <id> [<kind>] <status> — <command>, or (no background tasks). Finished tasks stay listed, and their output stays readable with task_output.",
@@ -75,7 +75,7 @@ export function createTaskTools(
       return Promise.resolve({ text: renderTaskList(tasks.list(owner)), isError: false });
     },
   };
-  const taskKill: BashTool = {
+  const taskKill: AgentTool = {
     name: "task_kill",
     description:
       "Stop a background task and every process it started. What it printed stays readable with task_output. The reply ends with the task's [status: ...].",

@@ -6,7 +6,7 @@ import { createTaskTools } from "./_task_tools.ts";
 import { type ApproveEscalation, widerSandboxModes } from "./escalation.ts";
 import { renderTaskNotice } from "./render_task.ts";
 import { checkRuleSet, type CommandDecision, type CommandRule } from "./rules.ts";
-import type { BashTool } from "./tool.ts";
+import type { AgentTool } from "./tool.ts";
 
 /**
  * What {@linkcode createBashTools} builds the tools over.
@@ -87,15 +87,15 @@ export interface BashToolsOptions {
  */
 export interface BashTools {
   /** The tools to offer the model: `bash`, and the task tools when background runs are enabled. */
-  tools: BashTool[];
+  tools: AgentTool[];
   /** The `bash` tool. */
-  bash: BashTool;
+  bash: AgentTool;
   /** The `task_output` tool. */
-  taskOutput: BashTool;
+  taskOutput: AgentTool;
   /** The `task_list` tool. */
-  taskList: BashTool;
+  taskList: AgentTool;
   /** The `task_kill` tool. */
-  taskKill: BashTool;
+  taskKill: AgentTool;
   /**
    * The completion notices due to this owner, each once, as texts to inject
    * into the next model turn. A task whose final state the model already saw

@@ -71,7 +71,7 @@ export type ApproveEscalation = (request: EscalationRequest) => Promise<Escalati
  *
  * @example
  * ```ts
- * import { widerSandboxModes } from "@shellseam/bash/tool";
+ * import { widerSandboxModes } from "./escalation.ts";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(widerSandboxModes("read-only"), ["workspace-write", "danger-full-access"]);

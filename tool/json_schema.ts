@@ -1,3 +1,6 @@
+// Type aliases, not interfaces: an interface has no implicit index signature,
+// so it is not assignable to the SDKs' schema types (`{ [key: string]: unknown }`).
+
 /**
  * The JSON Schema subset the tool schemas use for one property: a string
  * (optionally an enum, a minimum length or a pattern), an integer with bounds,
@@ -11,7 +14,7 @@
  * console.log(timeout.type);
  * ```
  */
-export interface JsonSchemaProperty {
+export type JsonSchemaProperty = {
   /** The JSON type of the value. */
   type: "string" | "integer" | "boolean";
   /** What the value means, for the model. */
@@ -26,7 +29,7 @@ export interface JsonSchemaProperty {
   minimum?: number;
   /** The greatest value of an integer. */
   maximum?: number;
-}
+};
 
 /**
  * A tool's input schema: a JSON Schema object with named properties and no
@@ -46,7 +49,7 @@ export interface JsonSchemaProperty {
  * console.log(JSON.stringify(schema));
  * ```
  */
-export interface ObjectJsonSchema {
+export type ObjectJsonSchema = {
   /** Always `"object"`. */
   type: "object";
   /** The accepted fields. */
@@ -55,4 +58,4 @@ export interface ObjectJsonSchema {
   required?: string[];
   /** Always `false`: unknown fields are rejected. */
   additionalProperties: false;
-}
+};

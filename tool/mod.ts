@@ -1,8 +1,9 @@
 /**
  * The model-facing tools: `bash`, `task_output`, `task_list` and `task_kill`
- * over any `BashExecutor` and a `TaskRegistry`, with plain JSON Schemas,
- * argument validation, rendering for the model, sandbox escalation through a
- * harness approver, and exporters to the OpenAI, Anthropic and MCP tool
+ * over any `BashExecutor` and a `TaskRegistry` (each with its JSON Schema as
+ * `inputSchema`, validating its own arguments and rendering its own results),
+ * sandbox escalation through a harness approver, command rules, and exporters
+ * to the OpenAI (Chat Completions and Responses), Anthropic and MCP tool
  * formats.
  *
  * @example
@@ -23,16 +24,30 @@
  *
  * @module
  */
-export * from "./create.ts";
-export * from "./escalation.ts";
-export * from "./formats.ts";
-export * from "./guidance.ts";
-export * from "./json_schema.ts";
-export * from "./render_run.ts";
-export * from "./render_task.ts";
-export * from "./schemas.ts";
-export * from "./task_hooks.ts";
-export * from "./terminal.ts";
-export * from "./tool.ts";
-export * from "./validate.ts";
-export * from "./rules.ts";
+export { type BashTools, type BashToolsOptions, createBashTools } from "./create.ts";
+export type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
+export type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
+export { BASH_TOOL_GUIDANCE } from "./guidance.ts";
+export type { ApproveEscalation, EscalationDecision, EscalationRequest } from "./escalation.ts";
+export {
+  checkCommandRules,
+  checkRuleSet,
+  type CommandDecision,
+  type CommandRule,
+  type CommandRuleVerdict,
+} from "./rules.ts";
+export {
+  type AnthropicTool,
+  type McpTool,
+  type OpenAIResponsesTool,
+  type OpenAITool,
+  toAnthropicTool,
+  toMcpTool,
+  toOpenAIResponsesTool,
+  toOpenAITool,
+} from "./formats.ts";
+// For a harness that runs commands itself: the model's view of a result, and
+// a background process as a task of the registry (read by `task_output`).
+export { type RenderRunOptions, renderRunResult } from "./render_run.ts";
+export { bashTaskHooks } from "./task_hooks.ts";
+export type { BashTaskOutput } from "./render_task.ts";

@@ -44,7 +44,7 @@ export interface RenderRunOptions {
  *
  * @example
  * ```ts
- * import { truncationMarkers } from "@shellseam/bash/tool";
+ * import { truncationMarkers } from "./render_run.ts";
  * import assert from "node:assert/strict";
  *
  * const base = { text: "", truncated: true, totalBytes: 90, omittedBytes: 50, invalidUtf8Bytes: 0 };

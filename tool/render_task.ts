@@ -47,7 +47,7 @@ export interface BashTaskOutput extends BashProcessRead {
  *
  * @example
  * ```ts
- * import { renderTaskStatus } from "@shellseam/bash/tool";
+ * import { renderTaskStatus } from "./render_task.ts";
  * import assert from "node:assert/strict";
  *
  * const base = { id: "bash-1", kind: "bash", label: "make", startedAt: 0 };
@@ -77,7 +77,7 @@ export function renderTaskStatus(snapshot: TaskSnapshot): string {
  *
  * @example
  * ```ts
- * import type { RenderTaskOutputOptions } from "@shellseam/bash/tool";
+ * import type { RenderTaskOutputOptions } from "./render_task.ts";
  *
  * const options: RenderTaskOutputOptions = { escalationModes: [] };
  * console.log(options);
@@ -108,7 +108,7 @@ export interface RenderTaskOutputOptions {
  *
  * @example
  * ```ts
- * import { renderTaskOutput } from "@shellseam/bash/tool";
+ * import { renderTaskOutput } from "./render_task.ts";
  * import assert from "node:assert/strict";
  *
  * const snapshot = {
@@ -201,7 +201,7 @@ function isBashTaskOutput(output: unknown): output is BashTaskOutput {
  *
  * @example
  * ```ts
- * import { renderTaskList } from "@shellseam/bash/tool";
+ * import { renderTaskList } from "./render_task.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(renderTaskList([]), "(no background tasks)");
@@ -227,7 +227,7 @@ export function renderTaskList(snapshots: readonly TaskSnapshot[]): string {
  *
  * @example
  * ```ts
- * import { renderTaskNotice } from "@shellseam/bash/tool";
+ * import { renderTaskNotice } from "./render_task.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(
@@ -252,7 +252,7 @@ export function renderTaskNotice(snapshot: TaskSnapshot): string {
  *
  * @example
  * ```ts
- * import { renderBackgroundStart } from "@shellseam/bash/tool";
+ * import { renderBackgroundStart } from "./render_task.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(renderBackgroundStart("bash-4"), "started background task bash-4");
@@ -268,7 +268,7 @@ export function renderBackgroundStart(taskId: string): string {
  *
  * @example
  * ```ts
- * import { renderTaskKill } from "@shellseam/bash/tool";
+ * import { renderTaskKill } from "./render_task.ts";
  * import assert from "node:assert/strict";
  *
  * const snapshot = {

@@ -10,7 +10,7 @@ import { NON_BLANK_PATTERN } from "./validate.ts";
  *
  * @example
  * ```ts
- * import type { BashSchemaOptions } from "@shellseam/bash/tool";
+ * import type { BashSchemaOptions } from "./schemas.ts";
  *
  * import assert from "node:assert/strict";
  *
@@ -49,7 +49,7 @@ export interface BashSchemaOptions {
  *
  * @example
  * ```ts
- * import { bashInputSchema } from "@shellseam/bash/tool";
+ * import { bashInputSchema } from "./schemas.ts";
  * import assert from "node:assert/strict";
  *
  * const plain = bashInputSchema({ escalationModes: [], runInBackground: true });
@@ -154,7 +154,7 @@ const TASK_ID: JsonSchemaProperty = {
  *
  * @example
  * ```ts
- * import { MAX_TASK_WAIT_MS } from "@shellseam/bash/tool";
+ * import { MAX_TASK_WAIT_MS } from "./schemas.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(MAX_TASK_WAIT_MS, 10 * 60 * 1000);
@@ -168,7 +168,7 @@ export const MAX_TASK_WAIT_MS = 600_000;
  *
  * @example
  * ```ts
- * import { DEFAULT_TASK_WAIT_MS } from "@shellseam/bash/tool";
+ * import { DEFAULT_TASK_WAIT_MS } from "./schemas.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(DEFAULT_TASK_WAIT_MS, 30_000);
@@ -182,7 +182,7 @@ export const DEFAULT_TASK_WAIT_MS = 30_000;
  *
  * @example
  * ```ts
- * import { TASK_OUTPUT_SCHEMA } from "@shellseam/bash/tool";
+ * import { TASK_OUTPUT_SCHEMA } from "./schemas.ts";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(TASK_OUTPUT_SCHEMA.required, ["task_id"]);
@@ -215,7 +215,7 @@ export const TASK_OUTPUT_SCHEMA: ObjectJsonSchema = {
  *
  * @example
  * ```ts
- * import { TASK_LIST_SCHEMA } from "@shellseam/bash/tool";
+ * import { TASK_LIST_SCHEMA } from "./schemas.ts";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(TASK_LIST_SCHEMA.properties, {});
@@ -232,7 +232,7 @@ export const TASK_LIST_SCHEMA: ObjectJsonSchema = {
  *
  * @example
  * ```ts
- * import { TASK_KILL_SCHEMA } from "@shellseam/bash/tool";
+ * import { TASK_KILL_SCHEMA } from "./schemas.ts";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(Object.keys(TASK_KILL_SCHEMA.properties), ["task_id", "reason"]);

@@ -28,7 +28,7 @@ export interface ToolResult {
 }
 
 /**
- * Per-call context a harness may pass to {@linkcode BashTool.execute}.
+ * Per-call context a harness may pass to {@linkcode AgentTool.execute}.
  *
  * @example
  * ```ts
@@ -57,10 +57,10 @@ export interface ToolCallContext {
  *
  * @example Call a tool by hand
  * ```ts
- * import type { BashTool } from "@shellseam/bash/tool";
+ * import type { AgentTool } from "@shellseam/bash/tool";
  * import assert from "node:assert/strict";
  *
- * const echo: BashTool = {
+ * const echo: AgentTool = {
  *   name: "echo",
  *   description: "Echo the text back.",
  *   inputSchema: { type: "object", properties: { text: { type: "string" } }, additionalProperties: false },
@@ -69,7 +69,7 @@ export interface ToolCallContext {
  * assert.equal((await echo.execute({ text: "hi" })).text, '{"text":"hi"}');
  * ```
  */
-export interface BashTool {
+export interface AgentTool {
   /** The tool name, as the model calls it (`bash`, `task_output`, ...). */
   readonly name: string;
   /** What the tool does and how to use it, written for the model. */

@@ -7,7 +7,7 @@ import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
  *
  * @example
  * ```ts
- * import type { ArgumentCheck } from "@shellseam/bash/tool";
+ * import type { ArgumentCheck } from "./validate.ts";
  *
  * const report = (check: ArgumentCheck): string =>
  *   check.ok ? JSON.stringify(check.value) : check.message;
@@ -23,7 +23,7 @@ export type ArgumentCheck =
  *
  * @example
  * ```ts
- * import type { ValidateOptions } from "@shellseam/bash/tool";
+ * import type { ValidateOptions } from "./validate.ts";
  *
  * const options: ValidateOptions = {
  *   hints: { env: "set variables inside the command instead" },
@@ -49,7 +49,7 @@ export interface ValidateOptions {
  *
  * @example
  * ```ts
- * import { validateToolArguments } from "@shellseam/bash/tool";
+ * import { validateToolArguments } from "./validate.ts";
  * import assert from "node:assert/strict";
  *
  * const schema = {
@@ -166,7 +166,7 @@ function matches(property: JsonSchemaProperty, field: unknown): boolean {
  *
  * @example
  * ```ts
- * import { NON_BLANK_PATTERN } from "@shellseam/bash/tool";
+ * import { NON_BLANK_PATTERN } from "./validate.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(new RegExp(NON_BLANK_PATTERN, "u").test("  "), false);

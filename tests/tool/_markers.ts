@@ -1,4 +1,5 @@
-import { renderRunResult, renderTaskOutput } from "../../tool/mod.ts";
+import { renderRunResult } from "../../tool/mod.ts";
+import { renderTaskOutput } from "../../tool/render_task.ts";
 import { runResult, stream } from "./_fakes.ts";
 
 /**

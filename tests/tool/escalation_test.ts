@@ -7,8 +7,8 @@ import {
   type CommandRule,
   createBashTools,
   type EscalationRequest,
-  widerSandboxModes,
 } from "../../tool/mod.ts";
+import { widerSandboxModes } from "../../tool/escalation.ts";
 import { FakeSandboxExecutor } from "./_fakes.ts";
 
 const WRITE = { command: "touch out.txt", description: "Create a file" };

@@ -2,10 +2,11 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {
-  type BashTool,
+  type AgentTool,
   createBashTools,
   toAnthropicTool,
   toMcpTool,
+  toOpenAIResponsesTool,
   toOpenAITool,
 } from "../../tool/mod.ts";
 import { FakeSandboxExecutor } from "./_fakes.ts";
@@ -43,7 +44,7 @@ function assertObjectSchema(schema: unknown, what: string): void {
   assert.deepEqual(JSON.parse(JSON.stringify(schema)), schema, `${what} is plain JSON`);
 }
 
-function allTools(): BashTool[] {
+function allTools(): AgentTool[] {
   const tasks = new TaskRegistry();
   const owner = taskOwner("s");
   const plain = createBashTools({ executor: new FakeSandboxExecutor(null), tasks, owner });
@@ -74,6 +75,27 @@ describe("toOpenAITool (Chat Completions function tool)", () => {
       assert.equal("strict" in openai.function, false, "optional fields rule out strict mode");
       assertObjectSchema(openai.function.parameters, `${tool.name}.parameters`);
       assert.deepEqual(openai.function.parameters, tool.inputSchema);
+    }
+  });
+});
+
+describe("toOpenAIResponsesTool (Responses API function tool)", () => {
+  it("is flat, has only the documented fields, strict false and an object schema", () => {
+    for (const tool of allTools()) {
+      const openai = toOpenAIResponsesTool(tool);
+      assertKeys(
+        openai,
+        ["type", "name", "description", "parameters", "strict"],
+        ["type", "name", "parameters", "strict"],
+        tool.name,
+      );
+      assert.equal(openai.type, "function");
+      assert.match(openai.name, OPENAI_NAME);
+      assert.equal(openai.name, tool.name);
+      assert.equal(openai.description, tool.description);
+      assert.equal(openai.strict, false, "optional fields rule out strict mode");
+      assertObjectSchema(openai.parameters, `${tool.name}.parameters`);
+      assert.deepEqual(openai.parameters, tool.inputSchema);
     }
   });
 });
@@ -115,6 +137,7 @@ describe("all exporters", () => {
     assert.ok(tool);
     const before = structuredClone(tool.inputSchema);
     toOpenAITool(tool).function.parameters.properties.extra = { type: "string" };
+    toOpenAIResponsesTool(tool).parameters.properties.extra = { type: "string" };
     toAnthropicTool(tool).input_schema.required?.push("extra");
     delete toMcpTool(tool).inputSchema.properties.command;
     assert.deepEqual(tool.inputSchema, before);

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { renderRunResult, truncationMarkers } from "../../tool/mod.ts";
+import { renderRunResult } from "../../tool/mod.ts";
+import { truncationMarkers } from "../../tool/render_run.ts";
 import { runResult, stream } from "./_fakes.ts";
 
 const STRAYS =

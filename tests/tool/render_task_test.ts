@@ -1,15 +1,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { TaskSnapshot } from "../../tasks/mod.ts";
+import { type BashTaskOutput } from "../../tool/mod.ts";
 import {
-  type BashTaskOutput,
   renderBackgroundStart,
   renderTaskKill,
   renderTaskList,
   renderTaskNotice,
   renderTaskOutput,
   renderTaskStatus,
-} from "../../tool/mod.ts";
+} from "../../tool/render_task.ts";
 
 function snapshot(extra: Partial<TaskSnapshot> = {}): TaskSnapshot {
   return {

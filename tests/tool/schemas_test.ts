@@ -1,13 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { type ObjectJsonSchema } from "../../tool/mod.ts";
+import { widerSandboxModes } from "../../tool/escalation.ts";
 import {
   bashInputSchema,
-  type ObjectJsonSchema,
   TASK_KILL_SCHEMA,
   TASK_LIST_SCHEMA,
   TASK_OUTPUT_SCHEMA,
-  widerSandboxModes,
-} from "../../tool/mod.ts";
+} from "../../tool/schemas.ts";
 
 function assertClosedObject(schema: ObjectJsonSchema): void {
   assert.equal(schema.type, "object");

@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { bashTaskHooks, renderTaskOutput } from "../../tool/mod.ts";
+import { bashTaskHooks } from "../../tool/mod.ts";
+import { renderTaskOutput } from "../../tool/render_task.ts";
 import { fakeProcess } from "./_fakes.ts";
 import { marker } from "../local/_helpers.ts";
 

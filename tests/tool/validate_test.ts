@@ -1,12 +1,9 @@
 import { describe, it, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  bashInputSchema,
-  type ObjectJsonSchema,
-  TASK_OUTPUT_SCHEMA,
-  validateToolArguments,
-  widerSandboxModes,
-} from "../../tool/mod.ts";
+import { type ObjectJsonSchema } from "../../tool/mod.ts";
+import { widerSandboxModes } from "../../tool/escalation.ts";
+import { bashInputSchema, TASK_OUTPUT_SCHEMA } from "../../tool/schemas.ts";
+import { validateToolArguments } from "../../tool/validate.ts";
 
 const bash = bashInputSchema({
   escalationModes: widerSandboxModes("read-only"),
