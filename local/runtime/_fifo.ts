@@ -16,7 +16,6 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import {
   closeSync,
   constants,
@@ -30,6 +29,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { childProcess } from "./_child_process.ts";
 
 /** Both ends of one pipe, as open file descriptors. */
 export interface PipeFds {
@@ -77,7 +77,7 @@ function makeBatch(): Promise<void> {
       const paths = Array.from({ length: BATCH }, () => join(dir as string, String(serial++)));
       const ok = await new Promise<boolean>((resolve, reject) => {
         // A helper of the runtime, not of any command: it inherits nothing but PATH.
-        const child = spawn("mkfifo", ["-m", "600", "--", ...paths], {
+        const child = childProcess().spawn("mkfifo", ["-m", "600", "--", ...paths], {
           stdio: "ignore",
           env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
         });

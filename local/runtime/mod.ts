@@ -13,16 +13,13 @@
  * @module
  */
 import type { Runtime } from "./_types.ts";
+import { denoRuntime } from "./deno.ts";
+import { nodeRuntime } from "./node.ts";
 
 export type { ExitStatus, Runtime, SessionStrategy, SpawnedChild, SpawnRequest } from "./_types.ts";
 
-async function select(): Promise<Runtime> {
-  if ("Deno" in globalThis) return (await import("./deno.ts")).denoRuntime;
-  return (await import("./node.ts")).nodeRuntime;
-}
-
 /**
- * The runtime this process runs on, selected once at load.
+ * The runtime this process runs on, selected once at load (synchronously).
  *
  * @example
  * ```ts
@@ -32,4 +29,7 @@ async function select(): Promise<Runtime> {
  * assert.equal(typeof runtime.spawn, "function");
  * ```
  */
-export const runtime: Runtime = await select();
+// Both are imported statically (neither touches its runtime's API at load)
+// and chosen synchronously: a top-level `await` would stop Node's
+// `require()` of the package (require(esm) refuses an async module graph).
+export const runtime: Runtime = "Deno" in globalThis ? denoRuntime : nodeRuntime;

@@ -14,12 +14,13 @@
  *
  * @module
  */
-import { type ChildProcess, spawn as spawnChild } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync } from "node:fs";
 import { Socket } from "node:net";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+import { childProcess } from "./_child_process.ts";
 import { takePipes } from "./_fifo.ts";
 
 // Stop reading once this many bytes wait unread: the child then blocks on a
@@ -84,7 +85,7 @@ type Stdio = ["pipe" | "ignore", number | "pipe", number | "pipe"];
 /** Spawns and resolves once Node reports 'spawn'; rejects on its 'error' (ENOENT, ...). */
 function launch(request: SpawnRequest, stdio: Stdio): Promise<[ChildProcess, Promise<ExitStatus>]> {
   return new Promise((resolve, reject) => {
-    const child = spawnChild(request.program, request.args, {
+    const child = childProcess().spawn(request.program, request.args, {
       cwd: request.cwd,
       env: request.env,
       detached: request.session === "detached",
