@@ -37,6 +37,36 @@ const CLI_ROOT = join(ROOT, "cli");
 const js = (path: string): string => "./" + path.replace(/^\.\//, "").replace(/\.ts$/, ".js");
 const dts = (path: string): string => js(path).replace(/\.js$/, ".d.ts");
 
+/** The Node versions both packages support: 22 and 24 (20 is past its end of life). */
+export const NODE_ENGINES = ">=22";
+
+/** One subpath's entry in `exports`: its types, and the ESM build for import and require. */
+export interface ExportConditions {
+  types: string;
+  import: string;
+  default: string;
+}
+
+/**
+ * The `exports` map of deno.json `exports`: each subpath's `.d.ts` and `.js`.
+ * `default` makes `require()` of the ESM build work where Node allows it
+ * (22.12+ and 24: no top-level `await` in the graph).
+ */
+function exportsOf(sources: Record<string, string>): Record<string, ExportConditions> {
+  const exports: Record<string, ExportConditions> = {};
+  for (const [subpath, source] of Object.entries(sources)) {
+    exports[subpath] = { types: dts(source), import: js(source), default: js(source) };
+  }
+  return exports;
+}
+
+/** The root entry's `.d.ts`, as the top-level `types` of a package. */
+function rootTypes(sources: Record<string, string>, what: string): string {
+  const root = sources["."];
+  if (root === undefined) throw new Error(`${what} must export "."`);
+  return dts(root);
+}
+
 /** Builds the package from scratch into `outDir` (default `npm/`) and returns its path. */
 export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   const deno = readDenoJson();
@@ -46,19 +76,19 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   await compile(ROOT, Object.values(deno.exports), outDir);
   const dependencies = rewriteSpecifiers(outDir, deno);
 
-  const exports: Record<string, { types: string; import: string }> = {};
-  for (const [subpath, source] of Object.entries(deno.exports)) {
-    exports[subpath] = { types: dts(source), import: js(source) };
-  }
   const manifest = {
     name: deno.name,
     version: deno.version,
     description: "The bash capability of an AI agent harness: executor seam, local and sandboxed " +
       "executors, background tasks and model-facing tools",
+    keywords: ["bash", "shell", "ai", "agent", "llm", "tools", "sandbox", "mcp", "executor"],
     license: deno.license ?? "MIT",
     type: "module",
-    exports,
-    engines: { node: ">=20" },
+    types: rootTypes(deno.exports, "deno.json"),
+    exports: exportsOf(deno.exports),
+    // Importing a module only defines things: nothing runs until called.
+    sideEffects: false,
+    engines: { node: NODE_ENGINES },
     ...(Object.keys(dependencies).length ? { dependencies } : {}),
   };
   writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
@@ -82,20 +112,19 @@ export async function buildCliNpm(outDir: string = NPM_CLI_DIR): Promise<string>
   const main = cli.exports["."];
   if (main === undefined) throw new Error('cli/deno.json must export "." (the command line)');
   setNodeShebang(join(outDir, js(main)));
-  const exports: Record<string, { types: string; import: string }> = {};
-  for (const [subpath, source] of Object.entries(cli.exports)) {
-    exports[subpath] = { types: dts(source), import: js(source) };
-  }
   const manifest = {
     name: cli.name,
     version: cli.version,
     description: "shellseam's command line: run a command in the sandbox, check the sandbox, " +
       "and serve the bash tools to any MCP client over stdio",
+    keywords: ["bash", "shell", "ai", "agent", "sandbox", "mcp", "mcp-server", "cli"],
     license: cli.license ?? "MIT",
     type: "module",
-    exports,
+    types: rootTypes(cli.exports, "cli/deno.json"),
+    exports: exportsOf(cli.exports),
     bin: { shellseam: js(main) },
-    engines: { node: ">=20" },
+    // No `sideEffects: false`: main.js runs the command line when it is the program.
+    engines: { node: NODE_ENGINES },
     dependencies,
   };
   writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");

@@ -126,25 +126,29 @@ describe("buildNpm", { skip }, () => {
   });
   const read = (base: string, file: string) => readFileSync(join(base, file), "utf8");
 
-  it("writes package.json from deno.json, with each subpath's types and import", () => {
+  it("writes package.json from deno.json, with each subpath's types, import and default", () => {
     const deno = JSON.parse(read(root, "deno.json"));
     const manifest = JSON.parse(read(out, "package.json"));
-    const exports: Record<string, { types: string; import: string }> = {};
+    const exports: Record<string, { types: string; import: string; default: string }> = {};
     for (const [subpath, source] of Object.entries<string>(deno.exports)) {
       exports[subpath] = {
         types: source.replace(/\.ts$/, ".d.ts"),
         import: source.replace(/\.ts$/, ".js"),
+        default: source.replace(/\.ts$/, ".js"),
       };
     }
-    const { description: _, ...rest } = manifest;
+    const { description: _, keywords, ...rest } = manifest;
     assert.deepEqual(rest, {
       name: "@shellseam/bash",
       version: deno.version,
       license: deno.license,
       type: "module",
+      types: "./mod.d.ts",
       exports,
-      engines: { node: ">=20" },
+      sideEffects: false,
+      engines: { node: ">=22" },
     });
+    assert.ok(keywords.includes("bash") && keywords.includes("agent"), String(keywords));
     for (const { types, import: js } of Object.values(exports)) {
       assert.ok(existsSync(join(out, types)), `${types} was not emitted`);
       assert.ok(existsSync(join(out, js)), `${js} was not emitted`);
@@ -158,6 +162,15 @@ describe("buildNpm", { skip }, () => {
 
   it("copies README.md and LICENSE", () => {
     for (const file of ["README.md", "LICENSE"]) assert.equal(read(out, file), read(root, file));
+  });
+
+  it("lists no dev-only import (the SDKs the type tests use) as a dependency", () => {
+    const deno = JSON.parse(read(root, "deno.json"));
+    const manifest = JSON.parse(read(out, "package.json"));
+    for (const name of ["openai", "@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "typescript"]) {
+      assert.ok(Object.keys(deno.imports).some((key) => key.startsWith(name)), `${name} is pinned`);
+      assert.equal(name in (manifest.dependencies ?? {}), false, `${name} is a dependency`);
+    }
   });
 
   it("leaves the CLI out of the library", () => {
@@ -183,18 +196,20 @@ describe("buildCliNpm", { skip }, () => {
   it("writes @shellseam/cli with the shellseam bin, on the library at the same version", () => {
     const library = JSON.parse(read(root, "deno.json"));
     const cli = JSON.parse(read(root, "cli/deno.json"));
-    const { description: _, ...manifest } = JSON.parse(read(out, "package.json"));
+    const { description: _, keywords, ...manifest } = JSON.parse(read(out, "package.json"));
+    assert.ok(keywords.includes("mcp") && keywords.includes("cli"), String(keywords));
     assert.deepEqual(manifest, {
       name: "@shellseam/cli",
       version: cli.version,
       license: cli.license,
       type: "module",
+      types: "./main.d.ts",
       exports: {
-        ".": { types: "./main.d.ts", import: "./main.js" },
-        "./mcp": { types: "./mcp.d.ts", import: "./mcp.js" },
+        ".": { types: "./main.d.ts", import: "./main.js", default: "./main.js" },
+        "./mcp": { types: "./mcp.d.ts", import: "./mcp.js", default: "./mcp.js" },
       },
       bin: { shellseam: "./main.js" },
-      engines: { node: ">=20" },
+      engines: { node: ">=22" },
       dependencies: {
         "@shellseam/bash": library.version,
         "@modelcontextprotocol/sdk": cli.imports["@modelcontextprotocol/sdk"].split("@").at(-1),
