@@ -1,11 +1,14 @@
 /**
- * `deno task test:node`: the Node leg of the tests. Builds the package as
+ * `deno task test:node`: the Node leg of the tests, on Node 22 and Node 24
+ * (each installed from npm as the `node` package). Builds the package as
  * `deno task build:npm` does (into a temporary folder), packs it,
  * installs the tarball into a fresh temporary folder, compiles
  * `tests/**\/*.ts` the way the package is compiled, points the tests' relative
- * imports at the installed package, and runs them with `node --test`. Then a
- * small ESM script runs `echo hi` through `@shellseam/bash/local`, and a
- * consumer file is type-checked against the installed `.d.ts`.
+ * imports at the installed package, and runs them with `node --test` on the
+ * newest version. Then, on each version: every README example (its ```ts
+ * blocks, compiled by tsc and nothing else changed), a `require()` of every
+ * subpath, and a small ESM script that runs `echo hi`. Last, a consumer file
+ * is type-checked against the installed `.d.ts`.
  *
  * @module
  */
@@ -15,12 +18,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { buildCliNpm, buildNpm } from "./build_npm.ts";
 import {
   COMPILER_OPTIONS,
@@ -32,13 +36,25 @@ import {
   writeTsconfig,
 } from "./_tsc.ts";
 
-/** @types/node for the consumer type-check, matching `engines.node`. */
-const TYPES_NODE = "20.19.43";
+/** @types/node for the consumer type-check, matching the oldest of `engines.node`. */
+const TYPES_NODE = "22.20.7";
 
-async function run(program: string, args: string[], cwd: string): Promise<string> {
+/**
+ * The Node versions the leg runs on (npm's `node` package, latest of each
+ * major); `node --test` runs on the last, the quick checks on each.
+ */
+const NODE_VERSIONS = ["22", "24"];
+
+async function run(
+  program: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<string> {
   const { code, stdout } = await new Deno.Command(program, {
     args,
     cwd,
+    env,
     stdout: "piped",
     stderr: "inherit",
   }).output();
@@ -131,6 +147,82 @@ async function compileTests(dir: string, installed: string): Promise<string[]> {
     .map((file) => join(tests, file));
 }
 
+/** Installs each of {@linkcode NODE_VERSIONS} into `dir` and returns its `node` binary. */
+async function installNodes(dir: string): Promise<Map<string, string>> {
+  mkdirSync(dir);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }) + "\n");
+  const alias = (major: string) => `node${major}`;
+  await run("npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    ...NODE_VERSIONS.map((major) => `${alias(major)}@npm:node@${major}`),
+  ], dir);
+  const binaries = new Map<string, string>();
+  for (const major of NODE_VERSIONS) {
+    const binary = join(dir, "node_modules", alias(major), "bin", "node");
+    const version = (await run(binary, ["--version"], dir)).trim();
+    if (!version.startsWith(`v${major}.`)) {
+      throw new Error(`npm's node@${major} installed ${version} at ${binary}`);
+    }
+    console.log(`Node ${version}: ${binary}`);
+    binaries.set(version, binary);
+  }
+  return binaries;
+}
+
+/** Runs `node` (a binary) with `args` in `cwd`, with that binary first on PATH. */
+function runNode(node: string, args: string[], cwd: string): Promise<string> {
+  return run(node, args, cwd, { PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` });
+}
+
+/**
+ * The README's runnable examples (its ```ts blocks; ```ts ignore ones are
+ * not run), each written as a file under `dir` and compiled by tsc as the
+ * tests are: returns the compiled files.
+ */
+async function compileReadmeExamples(dir: string): Promise<string[]> {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  if (blocks.length === 0) throw new Error("README.md has no ```ts example");
+  const sources = join(dir, "src");
+  mkdirSync(sources, { recursive: true });
+  const names = blocks.map((block, index) => {
+    const name = `example_${index + 1}`;
+    writeFileSync(join(sources, `${name}.ts`), block);
+    return name;
+  });
+  writeTsconfig(
+    join(dir, "tsconfig.json"),
+    {
+      ...COMPILER_OPTIONS,
+      declaration: false,
+      isolatedDeclarations: false,
+      rootDir: sources,
+      outDir: dir,
+    },
+    names.map((name) => join(sources, `${name}.ts`)),
+  );
+  await tsc(["-p", join(dir, "tsconfig.json")]);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }) + "\n");
+  return names.map((name) => join(dir, `${name}.js`));
+}
+
+/** A CommonJS script that `require()`s every subpath of the package. */
+function requireCheck(): string {
+  const { name, exports } = readDenoJson();
+  const subpaths = Object.keys(exports).map((subpath) => name + subpath.slice(1));
+  return `"use strict";
+const assert = require("node:assert/strict");
+for (const subpath of ${JSON.stringify(subpaths)}) {
+  const module = require(subpath);
+  assert.ok(Object.keys(module).length > 0, subpath + " exports nothing through require()");
+}
+assert.equal(typeof require(${JSON.stringify(name)}).LocalBashExecutor, "function");
+console.log("require() of ${subpaths.length} subpaths on " + process.version + ": ok");
+`;
+}
+
 const ECHO_CHECK = `import assert from "node:assert/strict";
 import { LocalBashExecutor } from "@shellseam/bash/local";
 
@@ -139,9 +231,9 @@ try {
   const result = await executor.run(executor.resolve({ command: "echo hi" }));
   assert.equal(result.exitCode, 0);
   assert.equal(result.stdout.text, "hi\\n");
-  console.log("echo hi through the installed package: ok");
+  console.log("echo hi through the installed package on " + process.version + ": ok");
 } finally {
-  await executor[Symbol.asyncDispose]();
+  await executor.close();
 }
 `;
 
@@ -175,7 +267,7 @@ const code: number | null = result.exitCode;
 const text: string = result.stdout.text;
 const error: Error = new BashSpawnError("x");
 console.log(code, text, error);
-await executor[Symbol.asyncDispose]();
+await executor.close();
 `;
 
 async function main(): Promise<void> {
@@ -192,6 +284,8 @@ async function checks(dir: string): Promise<void> {
   let installed = "";
   let cliBin = "";
   let tests: string[] = [];
+  let nodes = new Map<string, string>();
+  let examples: string[] = [];
   // Built in the temporary folder, so a run leaves the checkout as it was.
   const built = join(dir, "package");
   const builtCli = join(dir, "cli-package");
@@ -204,14 +298,18 @@ async function checks(dir: string): Promise<void> {
     installed = library!;
     cliBin = join(cli!, "main.js");
   });
+  await step(`install Node ${NODE_VERSIONS.join(" and ")} from npm`, async () => {
+    nodes = await installNodes(join(dir, "nodes"));
+  });
+  const newest = [...nodes.entries()].at(-1)!;
   await step("compile tests against the installed package", async () => {
     mkdirSync(join(dir, "run"));
     writeFileSync(join(dir, "run", "package.json"), JSON.stringify({ type: "module" }) + "\n");
     tests = await compileTests(join(dir, "run"), installed);
   });
-  await step(`node --test (${tests.length} files)`, async () => {
+  await step(`node --test on ${newest[0]} (${tests.length} files)`, async () => {
     writeFileSync(join(dir, "run", "still_running.mjs"), STILL_RUNNING_REPORTER);
-    const { code } = await new Deno.Command("node", {
+    const { code } = await new Deno.Command(newest[1], {
       args: [
         "--test",
         "--test-reporter=spec",
@@ -223,17 +321,36 @@ async function checks(dir: string): Promise<void> {
         ...tests,
       ],
       cwd: join(dir, "run"),
-      // The MCP server's tests drive the installed CLI's bin.
-      env: { SHELLSEAM_NODE_CLI: cliBin },
+      // The MCP server's tests drive the installed CLI's bin (`#!/usr/bin/env
+      // node`: this Node, first on PATH).
+      env: {
+        SHELLSEAM_NODE_CLI: cliBin,
+        PATH: `${dirname(newest[1])}:${Deno.env.get("PATH") ?? ""}`,
+      },
       stdout: "inherit",
       stderr: "inherit",
     }).output();
     if (code !== 0) throw new Error("node --test failed");
   });
-  await step("ESM script: echo hi through @shellseam/bash/local", async () => {
-    writeFileSync(join(dir, "echo_check.mjs"), ECHO_CHECK);
-    console.log(await run("node", ["echo_check.mjs"], dir));
+  await step("compile the README examples", async () => {
+    examples = await compileReadmeExamples(join(dir, "readme"));
   });
+  writeFileSync(join(dir, "echo_check.mjs"), ECHO_CHECK);
+  writeFileSync(join(dir, "require_check.cjs"), requireCheck());
+  for (const [version, node] of nodes) {
+    await step(`README examples on ${version} (${examples.length})`, async () => {
+      for (const example of examples) {
+        console.log(`-- ${example.slice(dir.length + 1)}`);
+        console.log(await runNode(node, [example], join(dir, "readme")));
+      }
+    });
+    await step(`require() of every subpath on ${version}`, async () => {
+      console.log(await runNode(node, ["require_check.cjs"], dir));
+    });
+    await step(`ESM script on ${version}: echo hi through @shellseam/bash/local`, async () => {
+      console.log(await runNode(node, ["echo_check.mjs"], dir));
+    });
+  }
   await step("consumer type-check (tsc --noEmit, nodenext)", async () => {
     // Every subpath is imported, so tsc checks all of the published .d.ts.
     const { name, exports } = readDenoJson();

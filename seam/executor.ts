@@ -78,4 +78,27 @@ export abstract class BashExecutor implements AsyncDisposable {
 
   /** Kills every running process, awaits every exit, and releases resources. */
   abstract [Symbol.asyncDispose](): Promise<void>;
+
+  /**
+   * The same as disposal (`await using`), for code that cannot use
+   * `await using` (plain JavaScript on Node 22): call it in a `finally`.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   *
+   * const executor = new LocalBashExecutor();
+   * try {
+   *   const result = await executor.run(executor.resolve({ command: "echo hi" }));
+   *   assert.equal(result.stdout.text, "hi\n");
+   * } finally {
+   *   await executor.close();
+   * }
+   * await assert.rejects(executor.run(executor.resolve({ command: "true" })));
+   * ```
+   */
+  close(): Promise<void> {
+    return this[Symbol.asyncDispose]();
+  }
 }

@@ -529,6 +529,25 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     return this.#disposal;
   }
 
+  /**
+   * The same as disposal (`await using`), for code that cannot use
+   * `await using` (plain JavaScript on Node 22): call it in a `finally`.
+   *
+   * @example
+   * ```ts
+   * import { TaskRegistry } from "@shellseam/bash/tasks";
+   * import assert from "node:assert/strict";
+   *
+   * const registry = new TaskRegistry();
+   * const closing = registry.close();
+   * assert.equal(registry.close(), closing);
+   * await closing;
+   * ```
+   */
+  close(): Promise<void> {
+    return this[Symbol.asyncDispose]();
+  }
+
   #entry(id: string, owner: TaskOwner): TaskEntry<Output> {
     assertOwnerToken(owner, "owner");
     const entry = typeof id === "string" ? this.#tasks.get(id) : undefined;

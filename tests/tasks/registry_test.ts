@@ -832,4 +832,14 @@ describe("TaskRegistry: disposal", () => {
         /The task registry is disposed/.test(error.message),
     );
   });
+
+  it("close() is the same disposal: same promise, tasks stopped, new tasks refused", async () => {
+    const registry = new TaskRegistry<string>();
+    const { task } = start(registry, alice);
+    const closing = registry.close();
+    assert.equal(registry[Symbol.asyncDispose](), closing, "same promise");
+    await closing;
+    assert.equal(task.cancels.length, 1);
+    assert.throws(() => start(registry, alice), BashSpawnError);
+  });
 });
