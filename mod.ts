@@ -1,17 +1,47 @@
 /**
  * `@shellseam/bash`: the bash capability of an AI agent harness. This entry
- * re-exports the seam; import an executor from `@shellseam/bash/local` or
- * `@shellseam/bash/sandbox`, and the model-facing tools from `@shellseam/bash/tool`.
+ * holds what a newcomer starts with: the local executor, the task registry,
+ * the model-facing tools and their exporters, and the seam (everything of
+ * `@shellseam/bash/seam`). The sandboxing executor is in
+ * `@shellseam/bash/sandbox`; the rest of each part in its own entry.
  *
  * @example
  * ```ts
- * import { BashExecutor, BashSpawnError } from "@shellseam/bash";
+ * import {
+ *   BashSpawnError,
+ *   createBashTools,
+ *   LocalBashExecutor,
+ *   taskOwner,
+ *   TaskRegistry,
+ *   toAnthropicTool,
+ * } from "@shellseam/bash";
  * import assert from "node:assert/strict";
  *
- * assert.equal(typeof BashExecutor, "function");
+ * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
+ * await using tasks = new TaskRegistry();
+ * const { tools, bash } = createBashTools({ executor, tasks, owner: taskOwner("session-1") });
+ * assert.equal(toAnthropicTool(tools[0]!).name, "bash");
+ * const result = await bash.execute({ command: "echo hi", description: "Say hi" });
+ * assert.deepEqual(result, { text: "hi\n[exit code: 0]", isError: false });
  * assert.equal(new BashSpawnError("x").code, "spawn");
  * ```
  *
  * @module
  */
+// The seam's own list (seam/mod.ts) is the one to keep: the root adds to it.
 export * from "./seam/mod.ts";
+export { LocalBashExecutor, type LocalBashExecutorConfig } from "./local/mod.ts";
+export { type TaskOwner, taskOwner, TaskRegistry, type TaskRegistryOptions } from "./tasks/mod.ts";
+export {
+  type AgentTool,
+  BASH_TOOL_GUIDANCE,
+  type BashTools,
+  type BashToolsOptions,
+  createBashTools,
+  toAnthropicTool,
+  toMcpTool,
+  type ToolCallContext,
+  type ToolResult,
+  toOpenAIResponsesTool,
+  toOpenAITool,
+} from "./tool/mod.ts";

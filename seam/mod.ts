@@ -13,11 +13,30 @@
  *
  * @module
  */
-export * from "./env.ts";
-export * from "./errors.ts";
-export * from "./executor.ts";
-export * from "./limits.ts";
-export * from "./process.ts";
-export * from "./request.ts";
-export * from "./result.ts";
-export * from "./sandbox.ts";
+export { BashExecutor } from "./executor.ts";
+export type { BashExecRequest, BashExecSpec } from "./request.ts";
+export type { BashRunResult, CollectedOutput, StrayReport } from "./result.ts";
+export type { BashProcess, BashProcessRead, BashProcessStatus } from "./process.ts";
+export type {
+  AppliedResourceLimits,
+  ResourceLimitHit,
+  ResourceLimitName,
+  ResourceLimits,
+} from "./limits.ts";
+export type { BashSandboxInfo, SandboxEnforcement, SandboxMode, SandboxPolicy } from "./sandbox.ts";
+export {
+  MANAGED_ENV_PREFIX,
+  type ManagedEnv,
+  type ManagedEnvKey,
+  type ScrubbedEnv,
+  scrubbedParentEnv,
+} from "./env.ts";
+export {
+  BashConfigError,
+  BashError,
+  type BashErrorCode,
+  BashSpawnError,
+  SandboxUnavailableError,
+  TaskOwnershipError,
+  UnknownTaskError,
+} from "./errors.ts";

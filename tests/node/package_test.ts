@@ -54,4 +54,51 @@ describe("the package", () => {
   }, () => {
     assert.deepEqual(importProblems(ROOT, MANIFEST.dependencies ?? {}), []);
   });
+
+  it("lists each entry's exports by name: no export * but the root's of the seam", {
+    skip: onNode ? "Deno-only: reads the sources" : false,
+  }, () => {
+    const found: string[] = [];
+    for (const source of Object.values(MANIFEST.exports as Record<string, string>)) {
+      const text = readFileSync(join(ROOT, source), "utf8");
+      for (const [line] of text.matchAll(/^export \*.*$/gm)) found.push(`${source}: ${line}`);
+    }
+    assert.deepEqual(found, ['./mod.ts: export * from "./seam/mod.ts";']);
+  });
+
+  it("gives a newcomer, at the root, the seam, the local executor, the registry and the tools", async () => {
+    const root = await import(NAME);
+    const seam = await import(`${NAME}/seam`);
+    assert.deepEqual(
+      Object.keys(root).sort(),
+      [
+        ...Object.keys(seam),
+        "BASH_TOOL_GUIDANCE",
+        "LocalBashExecutor",
+        "TaskRegistry",
+        "createBashTools",
+        "taskOwner",
+        "toAnthropicTool",
+        "toMcpTool",
+        "toOpenAIResponsesTool",
+        "toOpenAITool",
+      ].sort(),
+    );
+    assert.equal(root.LocalBashExecutor, (await import(`${NAME}/local`)).LocalBashExecutor);
+  });
+
+  it("keeps /tool to the tools, their formats, the rules and the harness helpers", async () => {
+    assert.deepEqual(Object.keys(await import(`${NAME}/tool`)).sort(), [
+      "BASH_TOOL_GUIDANCE",
+      "bashTaskHooks",
+      "checkCommandRules",
+      "checkRuleSet",
+      "createBashTools",
+      "renderRunResult",
+      "toAnthropicTool",
+      "toMcpTool",
+      "toOpenAIResponsesTool",
+      "toOpenAITool",
+    ]);
+  });
 });
