@@ -8,6 +8,7 @@ import type { BashSandboxInfo } from "../seam/mod.ts";
  * @example
  * ```ts
  * import type { Launch } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const launch: Launch = {
  *   program: "/usr/bin/bash",
@@ -15,7 +16,7 @@ import type { BashSandboxInfo } from "../seam/mod.ts";
  *   cwd: "/tmp",
  *   env: { PATH: "/usr/bin:/bin" },
  * };
- * console.log(launch.program);
+ * assert.deepEqual(launch.args, ["-c", "echo hi"]);
  * ```
  */
 export interface Launch {
@@ -35,6 +36,7 @@ export interface Launch {
  * @example
  * ```ts
  * import type { LaunchOutcome } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const outcome: LaunchOutcome = {
  *   exitCode: 1,
@@ -42,7 +44,8 @@ export interface Launch {
  *   stderrText: "Read-only file system",
  *   killedByExecutor: false,
  * };
- * console.log(outcome.exitCode);
+ * // The command failed on its own: no timeout, abort or disposal killed it.
+ * assert.equal(outcome.killedByExecutor, false);
  * ```
  */
 export interface LaunchOutcome {
@@ -64,12 +67,18 @@ export interface LaunchOutcome {
  * @example
  * ```ts
  * import type { LaunchPlan } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const plan: LaunchPlan = {
  *   launch: { program: "/usr/bin/bash", args: ["-c", "true"], cwd: "/", env: {} },
  *   describe: () => ({ mode: "danger-full-access", backend: "none", denied: false }),
  * };
- * console.log(plan.describe?.({ exitCode: 0, signal: null, stderrText: "", killedByExecutor: false }));
+ * const outcome = { exitCode: 0, signal: null, stderrText: "", killedByExecutor: false };
+ * assert.deepEqual(plan.describe?.(outcome), {
+ *   mode: "danger-full-access",
+ *   backend: "none",
+ *   denied: false,
+ * });
  * ```
  */
 export interface LaunchPlan {

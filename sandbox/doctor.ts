@@ -15,9 +15,10 @@ import {
  * @example
  * ```ts
  * import type { ShellseamDoctorOptions } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
  *
  * const options: ShellseamDoctorOptions = { mode: "read-only", network: "allow" };
- * console.log(options.mode);
+ * assert.equal(options.network, "allow");
  * ```
  */
 export interface ShellseamDoctorOptions {
@@ -42,6 +43,7 @@ export interface ShellseamDoctorOptions {
  * @example
  * ```ts
  * import type { ShellseamDoctorReport } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
  *
  * const report: ShellseamDoctorReport = {
  *   platform: "linux",
@@ -52,7 +54,9 @@ export interface ShellseamDoctorOptions {
  *   backends: [{ backend: "bwrap", works: false, reason: '"bwrap" was not found on PATH' }],
  *   unusable: [],
  * };
- * console.log(report.selected ?? "none");
+ * // No backend works here, so none is selected.
+ * assert.equal(report.backends.some((backend) => backend.works), false);
+ * assert.equal(report.selected, null);
  * ```
  */
 export interface ShellseamDoctorReport {

@@ -79,13 +79,14 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * @example
  * ```ts
  * import type { SandboxBashExecutorConfig } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
  *
  * const config: SandboxBashExecutorConfig = {
  *   workspaceRoot: "/tmp",
  *   defaultMode: "workspace-write",
  *   backends: ["landlock"],
  * };
- * console.log(config.defaultMode);
+ * assert.deepEqual(config.backends, ["landlock"]);
  * ```
  */
 export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
@@ -111,13 +112,14 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
  * @example
  * ```ts
  * import type { SandboxBackendStatus } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
  *
  * const status: SandboxBackendStatus = {
  *   backend: "bwrap",
  *   works: false,
  *   reason: '"bwrap" was not found on PATH; install bubblewrap',
  * };
- * console.log(status.reason);
+ * assert.equal(status.works, false);
  * ```
  */
 export interface SandboxBackendStatus {

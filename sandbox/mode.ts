@@ -40,9 +40,11 @@ export function isSandboxMode(value: unknown): value is SandboxMode {
  * @example
  * ```ts
  * import type { SandboxModeEvent } from "@shellseam/bash/sandbox";
+ * import { sandboxModeEvent } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
  *
  * const event: SandboxModeEvent = { type: "sandbox/mode", mode: "workspace-write" };
- * console.log(event.mode);
+ * assert.deepEqual(sandboxModeEvent("workspace-write"), event);
  * ```
  */
 export interface SandboxModeEvent {

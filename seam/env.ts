@@ -20,9 +20,11 @@ export const MANAGED_ENV_PREFIX = "SHELLSEAM_";
  * @example
  * ```ts
  * import type { ManagedEnvKey } from "@shellseam/bash/seam";
+ * import { MANAGED_ENV_PREFIX } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const key: ManagedEnvKey = "SHELLSEAM_SESSION_ID";
- * console.log(key);
+ * assert.ok(key.startsWith(MANAGED_ENV_PREFIX));
  * ```
  */
 export type ManagedEnvKey = `${typeof MANAGED_ENV_PREFIX}${string}`;
@@ -33,9 +35,10 @@ export type ManagedEnvKey = `${typeof MANAGED_ENV_PREFIX}${string}`;
  * @example
  * ```ts
  * import type { ManagedEnv } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const env: ManagedEnv = { SHELLSEAM_SESSION_ID: "s-1" };
- * console.log(Object.keys(env));
+ * assert.deepEqual(Object.keys(env), ["SHELLSEAM_SESSION_ID"]);
  * ```
  */
 export type ManagedEnv = { [key: ManagedEnvKey]: string };
@@ -47,9 +50,10 @@ export type ManagedEnv = { [key: ManagedEnvKey]: string };
  * @example
  * ```ts
  * import type { ScrubbedEnv } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const scrubbed: ScrubbedEnv = { env: { HOME: "/root" }, scrubbed: ["GITHUB_TOKEN"] };
- * console.log(scrubbed.scrubbed);
+ * assert.equal("GITHUB_TOKEN" in scrubbed.env, false);
  * ```
  */
 export interface ScrubbedEnv {

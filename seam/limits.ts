@@ -13,9 +13,11 @@
  * @example
  * ```ts
  * import type { ResourceLimits } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const limits: ResourceLimits = { cpuSeconds: 60, fileSizeBytes: 1024 ** 3, processes: null };
- * console.log(limits.cpuSeconds);
+ * // `null` lifts a limit the executor would apply by default.
+ * assert.equal(limits.processes, null);
  * ```
  */
 export interface ResourceLimits {
@@ -35,9 +37,10 @@ export interface ResourceLimits {
  * @example
  * ```ts
  * import type { ResourceLimitName } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const name: ResourceLimitName = "fileSize";
- * console.log(name);
+ * assert.equal(name, "fileSize");
  * ```
  */
 export type ResourceLimitName = "processes" | "memory" | "cpu" | "fileSize";
@@ -54,9 +57,10 @@ export type ResourceLimitName = "processes" | "memory" | "cpu" | "fileSize";
  * @example
  * ```ts
  * import type { ResourceLimitHit } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const hit: ResourceLimitHit = { limit: "cpu", evidence: "signal", certain: true };
- * console.log(hit.limit);
+ * assert.equal(hit.certain, true);
  * ```
  */
 export interface ResourceLimitHit {
@@ -75,13 +79,14 @@ export interface ResourceLimitHit {
  * @example
  * ```ts
  * import type { AppliedResourceLimits } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const applied: AppliedResourceLimits = {
  *   limits: { processes: 4096 },
  *   mechanism: "rlimit",
  *   gaps: ["processes: not enforced for root (the kernel exempts uid 0 from RLIMIT_NPROC)"],
  * };
- * console.log(applied.gaps.length);
+ * assert.equal(applied.gaps.length, 1);
  * ```
  */
 export interface AppliedResourceLimits {

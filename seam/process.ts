@@ -9,9 +9,10 @@ import type { BashSandboxInfo } from "./sandbox.ts";
  * @example
  * ```ts
  * import type { BashProcessStatus } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const status: BashProcessStatus = "running";
- * console.log(status);
+ * assert.equal(status, "running");
  * ```
  */
 export type BashProcessStatus = "running" | "completed" | "killed";
@@ -22,11 +23,16 @@ export type BashProcessStatus = "running" | "completed" | "killed";
  * @example
  * ```ts
  * import type { BashProcessRead } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * function describe(read: BashProcessRead): string {
  *   return read.lossy ? `${read.droppedBytes} bytes only in ${read.stdoutSpillPath}` : read.stdout;
  * }
- * console.log(typeof describe);
+ * const read: BashProcessRead = {
+ *   stdout: "", stderr: "", lossy: true, droppedBytes: 7, stdoutSpillPath: "/tmp/out",
+ *   status: "running", exitCode: null, signal: null,
+ * };
+ * assert.equal(describe(read), "7 bytes only in /tmp/out");
  * ```
  */
 export interface BashProcessRead {
@@ -60,12 +66,15 @@ export interface BashProcessRead {
  * @example
  * ```ts
  * import type { BashProcess } from "@shellseam/bash/seam";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * async function collect(process: BashProcess): Promise<string> {
  *   await process.done;
  *   return process.readOutput().stdout;
  * }
- * console.log(typeof collect);
+ * await using executor = new LocalBashExecutor();
+ * assert.equal(await collect(await executor.start(executor.resolve({ command: "echo hi" }))), "hi\n");
  * ```
  */
 export interface BashProcess {

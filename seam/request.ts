@@ -9,9 +9,14 @@ import type { SandboxPolicy } from "./sandbox.ts";
  * @example
  * ```ts
  * import type { BashExecRequest } from "@shellseam/bash/seam";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const request: BashExecRequest = { command: "ls -la", workdir: "src", timeoutMs: 10_000 };
- * console.log(request.command);
+ * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
+ * const spec = executor.resolve({ ...request, workdir: "/tmp" });
+ * assert.equal(spec.command, "ls -la");
+ * assert.equal(spec.timeoutMs, 10_000);
  * ```
  */
 export interface BashExecRequest {
@@ -52,6 +57,7 @@ export interface BashExecRequest {
  * @example
  * ```ts
  * import type { BashExecSpec } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const spec: BashExecSpec = {
  *   command: "echo hi",
@@ -60,7 +66,7 @@ export interface BashExecRequest {
  *   stdoutMaxBytes: 64_000,
  *   sandboxPolicy: null,
  * };
- * console.log(spec.workdir);
+ * assert.equal(spec.sandboxPolicy, null); // not confined
  * ```
  */
 export interface BashExecSpec

@@ -7,6 +7,7 @@ import type { BashSandboxInfo } from "./sandbox.ts";
  * @example
  * ```ts
  * import type { CollectedOutput } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const out: CollectedOutput = {
  *   text: "hi\n",
@@ -16,7 +17,7 @@ import type { BashSandboxInfo } from "./sandbox.ts";
  *   spillComplete: true,
  *   invalidUtf8Bytes: 0,
  * };
- * console.log(out.text);
+ * assert.equal(out.totalBytes, new TextEncoder().encode(out.text).length);
  * ```
  */
 export interface CollectedOutput {
@@ -52,12 +53,13 @@ export interface CollectedOutput {
  * @example
  * ```ts
  * import type { StrayReport } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * function leftovers(strays: StrayReport): string {
  *   if (strays.censusFailed !== undefined) return `unknown: ${strays.censusFailed}`;
  *   return `${strays.killed} killed, ${strays.survivors.length} would not die`;
  * }
- * console.log(leftovers({ killed: 1, survivors: [] }));
+ * assert.equal(leftovers({ killed: 1, survivors: [] }), "1 killed, 0 would not die");
  * ```
  */
 export interface StrayReport {
@@ -80,12 +82,15 @@ export interface StrayReport {
  * @example
  * ```ts
  * import type { BashRunResult } from "@shellseam/bash/seam";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * function summary(result: BashRunResult): string {
  *   if (result.timedOut) return `timed out after ${result.timeoutMs} ms`;
  *   return result.signal ?? `exit ${result.exitCode}`;
  * }
- * console.log(typeof summary);
+ * await using executor = new LocalBashExecutor();
+ * assert.equal(summary(await executor.run(executor.resolve({ command: "exit 3" }))), "exit 3");
  * ```
  */
 export interface BashRunResult {

@@ -7,9 +7,10 @@
  * @example
  * ```ts
  * import type { SandboxMode } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const mode: SandboxMode = "workspace-write";
- * console.log(mode);
+ * assert.equal(mode, "workspace-write");
  * ```
  */
 export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
@@ -21,9 +22,10 @@ export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access"
  * @example
  * ```ts
  * import type { SandboxPolicy } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const policy: SandboxPolicy = { mode: "read-only", workspaceRoot: "/tmp", network: "deny" };
- * console.log(policy.mode);
+ * assert.equal(policy.network, "deny");
  * ```
  */
 export interface SandboxPolicy {
@@ -44,13 +46,14 @@ export interface SandboxPolicy {
  * @example
  * ```ts
  * import type { SandboxEnforcement } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const facts: SandboxEnforcement = {
  *   filesystem: "full",
  *   network: "partial",
  *   gaps: ["UDP not confined"],
  * };
- * console.log(facts.gaps.join(", "));
+ * assert.deepEqual(facts.gaps, ["UDP not confined"]);
  * ```
  */
 export interface SandboxEnforcement {
@@ -69,9 +72,10 @@ export interface SandboxEnforcement {
  * @example
  * ```ts
  * import type { BashSandboxInfo } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * const info: BashSandboxInfo = { mode: "danger-full-access", backend: "none", denied: false };
- * console.log(info.backend);
+ * assert.equal(info.denied, false);
  * ```
  *
  * @example A network connection the sandbox refused

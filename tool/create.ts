@@ -16,6 +16,8 @@ import type { AgentTool } from "./tool.ts";
  * import type { BashToolsOptions } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
  * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
+ * import { createBashTools } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
  * await using tasks = new TaskRegistry();
@@ -26,7 +28,10 @@ import type { AgentTool } from "./tool.ts";
  *   workdir: "/tmp",
  *   enableRunInBackground: false,
  * };
- * console.log(options.workdir);
+ * const { tools } = createBashTools(options);
+ * // Without background commands there are no task tools, and no run_in_background field.
+ * assert.deepEqual(tools.map((tool) => tool.name), ["bash"]);
+ * assert.equal("run_in_background" in tools[0]!.inputSchema.properties, false);
  * ```
  */
 export interface BashToolsOptions {
@@ -78,11 +83,18 @@ export interface BashToolsOptions {
  * @example
  * ```ts
  * import type { BashTools } from "@shellseam/bash/tool";
+ * import { createBashTools } from "@shellseam/bash/tool";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
+ * import assert from "node:assert/strict";
  *
  * function toolNames(set: BashTools): string[] {
  *   return set.tools.map((tool) => tool.name);
  * }
- * console.log(typeof toolNames);
+ * await using executor = new LocalBashExecutor();
+ * await using tasks = new TaskRegistry();
+ * const set = createBashTools({ executor, tasks, owner: taskOwner("s") });
+ * assert.deepEqual(toolNames(set), ["bash", "task_output", "task_list", "task_kill"]);
  * ```
  */
 export interface BashTools {

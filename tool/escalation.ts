@@ -10,13 +10,14 @@ import type { CommandRuleVerdict } from "./rules.ts";
  * @example
  * ```ts
  * import type { EscalationRequest } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const request: EscalationRequest = {
  *   command: "npm install",
  *   mode: "workspace-write",
  *   justification: "Install the dependencies into node_modules",
  * };
- * console.log(request.mode);
+ * assert.equal(request.mode, "workspace-write");
  * ```
  */
 export interface EscalationRequest {
@@ -42,9 +43,10 @@ export interface EscalationRequest {
  * @example
  * ```ts
  * import type { EscalationDecision } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const decision: EscalationDecision = "reject";
- * console.log(decision);
+ * assert.equal(decision, "reject");
  * ```
  */
 export type EscalationDecision = "allow-once" | "reject";
@@ -57,10 +59,12 @@ export type EscalationDecision = "allow-once" | "reject";
  * @example
  * ```ts
  * import type { ApproveEscalation } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const approve: ApproveEscalation = (request) =>
  *   Promise.resolve(request.mode === "workspace-write" ? "allow-once" : "reject");
- * console.log(await approve({ command: "make", mode: "danger-full-access", justification: "x" }));
+ * const request = { command: "make", mode: "danger-full-access", justification: "x" } as const;
+ * assert.equal(await approve(request), "reject");
  * ```
  */
 export type ApproveEscalation = (request: EscalationRequest) => Promise<EscalationDecision>;

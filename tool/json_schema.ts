@@ -9,9 +9,10 @@
  * @example
  * ```ts
  * import type { JsonSchemaProperty } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const timeout: JsonSchemaProperty = { type: "integer", minimum: 1, description: "Milliseconds." };
- * console.log(timeout.type);
+ * assert.equal(timeout.minimum, 1);
  * ```
  */
 export type JsonSchemaProperty = {
@@ -39,6 +40,7 @@ export type JsonSchemaProperty = {
  * @example
  * ```ts
  * import type { ObjectJsonSchema } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const schema: ObjectJsonSchema = {
  *   type: "object",
@@ -46,7 +48,7 @@ export type JsonSchemaProperty = {
  *   required: ["task_id"],
  *   additionalProperties: false,
  * };
- * console.log(JSON.stringify(schema));
+ * assert.deepEqual(JSON.parse(JSON.stringify(schema)), schema); // plain JSON
  * ```
  */
 export type ObjectJsonSchema = {

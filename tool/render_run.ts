@@ -14,9 +14,17 @@ import type { ToolResult } from "./tool.ts";
  * @example
  * ```ts
  * import type { RenderRunOptions } from "@shellseam/bash/tool";
+ * import { renderRunResult } from "@shellseam/bash/tool";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const options: RenderRunOptions = { escalationModes: ["workspace-write"], runInBackground: false };
- * console.log(options.escalationModes);
+ * await using executor = new LocalBashExecutor();
+ * const result = await executor.run(executor.resolve({ command: "exit 1" }));
+ * assert.deepEqual(renderRunResult(result, options), {
+ *   text: "(no output)\n[exit code: 1]",
+ *   isError: true,
+ * });
  * ```
  */
 export interface RenderRunOptions {

@@ -22,12 +22,13 @@ import {
  * @example
  * ```ts
  * import type { BashTaskOutput } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const output: BashTaskOutput = {
  *   stdout: "ready\n", stderr: "", lossy: false, droppedBytes: 0,
  *   status: "running", exitCode: null, signal: null,
  * };
- * console.log(output.stdout);
+ * assert.equal(output.status, "running");
  * ```
  */
 export interface BashTaskOutput extends BashProcessRead {
@@ -78,9 +79,10 @@ export function renderTaskStatus(snapshot: TaskSnapshot): string {
  * @example
  * ```ts
  * import type { RenderTaskOutputOptions } from "./render_task.ts";
+ * import assert from "node:assert/strict";
  *
  * const options: RenderTaskOutputOptions = { escalationModes: [] };
- * console.log(options);
+ * assert.deepEqual(options.escalationModes, []);
  * ```
  */
 export interface RenderTaskOutputOptions {

@@ -10,9 +10,10 @@ import type { CommandRuleVerdict } from "./rules.ts";
  * @example
  * ```ts
  * import type { ToolResult } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const result: ToolResult = { text: "hi\n[exit code: 0]", isError: false };
- * console.log(result.text);
+ * assert.equal(result.isError, false);
  * ```
  */
 export interface ToolResult {
@@ -33,10 +34,12 @@ export interface ToolResult {
  * @example
  * ```ts
  * import type { ToolCallContext } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
  *
  * const controller = new AbortController();
  * const context: ToolCallContext = { signal: controller.signal };
- * console.log(context.signal?.aborted);
+ * controller.abort();
+ * assert.equal(context.signal?.aborted, true);
  * ```
  */
 export interface ToolCallContext {

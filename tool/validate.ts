@@ -8,10 +8,12 @@ import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
  * @example
  * ```ts
  * import type { ArgumentCheck } from "./validate.ts";
+ * import assert from "node:assert/strict";
  *
  * const report = (check: ArgumentCheck): string =>
  *   check.ok ? JSON.stringify(check.value) : check.message;
- * console.log(report({ ok: false, message: "Invalid arguments for bash: command is required" }));
+ * const message = "Invalid arguments for bash: command is required";
+ * assert.equal(report({ ok: false, message }), message);
  * ```
  */
 export type ArgumentCheck =
@@ -24,12 +26,13 @@ export type ArgumentCheck =
  * @example
  * ```ts
  * import type { ValidateOptions } from "./validate.ts";
+ * import assert from "node:assert/strict";
  *
  * const options: ValidateOptions = {
  *   hints: { env: "set variables inside the command instead" },
  *   refine: (value) => (value.a !== undefined && value.b !== undefined ? ["give a or b, not both"] : []),
  * };
- * console.log(Object.keys(options));
+ * assert.deepEqual(options.refine?.({ a: 1, b: 2 }), ["give a or b, not both"]);
  * ```
  */
 export interface ValidateOptions {

@@ -4,9 +4,10 @@
  * @example
  * ```ts
  * import type { SessionStrategy } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const strategy: SessionStrategy = "setsid-binary";
- * console.log(strategy);
+ * assert.notEqual(strategy, "detached");
  * ```
  */
 export type SessionStrategy =
@@ -21,6 +22,7 @@ export type SessionStrategy =
  * @example
  * ```ts
  * import type { SpawnRequest } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const request: SpawnRequest = {
  *   program: "/usr/bin/bash",
@@ -30,7 +32,7 @@ export type SessionStrategy =
  *   stdin: "null",
  *   session: "detached",
  * };
- * console.log(request.program);
+ * assert.equal(request.session, "detached");
  * ```
  */
 export interface SpawnRequest {
@@ -54,9 +56,11 @@ export interface SpawnRequest {
  * @example
  * ```ts
  * import type { ExitStatus } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
  *
  * const status: ExitStatus = { code: null, signal: "SIGKILL" };
- * console.log(status.signal);
+ * // Killed by a signal: no exit code.
+ * assert.equal(status.code, null);
  * ```
  */
 export interface ExitStatus {

@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
-  BashExecutor,
   type BashExecRequest,
   type BashExecSpec,
+  BashExecutor,
   type BashProcess,
   type BashRunResult,
 } from "../../seam/mod.ts";
