@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
@@ -167,7 +167,7 @@ interface Probe {
  * import { SandboxUnavailableError } from "@shellseam/bash/seam";
  * import { mkdtempSync, readFileSync, rmSync } from "node:fs";
  * import { tmpdir } from "node:os";
- * import { join } from "node:path";
+ * import { dirname, join } from "node:path";
  * import assert from "node:assert/strict";
  *
  * const workspace = mkdtempSync(join(tmpdir(), "example-"));
@@ -373,19 +373,36 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       }
       // Read-only calls write nowhere, so no runner can be replaced by one.
       if (writable.length === 0) return backend;
-      const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
-      const exposed = runners.flatMap((runner) => {
-        const location = resolutionLocations(runner).find((path) =>
-          writable.some((root) => isBeneath(path, root))
+      const exposedAt = (path: string): string | undefined =>
+        resolutionLocations(path).find((location) =>
+          writable.some((root) => isBeneath(location, root))
         );
+      const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
+      const program = runners.flatMap((runner) => {
+        const location = exposedAt(runner);
         return location === undefined ? [] : [{ runner, location }];
       })[0];
-      if (exposed === undefined) return backend;
+      if (program !== undefined) {
+        attempts.push({
+          backend: name,
+          reason:
+            `"${program.runner}" runs before the sandbox applies, and "${program.location}" ` +
+            "lies in a writable root, where a confined command could replace it; install it " +
+            "elsewhere or narrow the writable roots",
+        });
+        continue;
+      }
+      const folder = backend.runnerFolders().flatMap((folder) => {
+        const location = exposedAt(folder.path);
+        return location === undefined ? [] : [{ ...folder, location }];
+      })[0];
+      if (folder === undefined) return backend;
       attempts.push({
         backend: name,
-        reason: `"${exposed.runner}" runs before the sandbox applies, and "${exposed.location}" ` +
-          "lies in a writable root, where a confined command could replace it; install it " +
-          "elsewhere or narrow the writable roots",
+        reason: `${folder.name} "${folder.path}" is read before the sandbox applies, and ` +
+          `"${folder.location}" lies in a writable root, where a confined command could plant ` +
+          "what is read there; set TMPDIR of this process to a folder outside the writable " +
+          "roots (the executor's private folder is made there) or narrow the writable roots",
       });
     }
     throw new SandboxUnavailableError(
@@ -406,9 +423,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   async #runProbe(name: SandboxBackendName): Promise<Probe> {
-    const prepared = name === "bwrap"
-      ? createBwrapBackend(this.#searchPath)
-      : await this.#prepareLandlock();
+    const prepared = name === "bwrap" ? await this.#prepareBwrap() : await this.#prepareLandlock();
     if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
     const backend = prepared;
     const token = `shellseam-probe-${name}-${crypto.randomUUID()}`;
@@ -448,19 +463,39 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return { status, backend };
   }
 
+  async #prepareBwrap(): Promise<SandboxBackend | { reason: string }> {
+    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir });
+  }
+
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
+    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    const denoDir = await this.#privateFolder("deno", "DENO_DIR");
+    if (typeof denoDir !== "string") return denoDir;
+    return createLandlockBackend({
+      deno: deno.path,
+      launcher: landlockLauncherModule(),
+      tmpDir,
+      denoDir,
+    });
+  }
+
+  /**
+   * A folder `name` in the executor's private folder (made once, 0700), by
+   * its canonical path, or why it cannot be made: the commands' TMPDIR (both
+   * backends probe at once, so it may exist already) and deno's DENO_DIR.
+   */
+  async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
     try {
-      const tmpDir = join(await this.privateDir(), "tmp");
-      mkdirSync(tmpDir, { mode: 0o700 });
-      return createLandlockBackend({
-        deno: deno.path,
-        launcher: landlockLauncherModule(),
-        tmpDir: existingRealpath(tmpDir) ?? tmpDir,
-      });
+      const path = join(await this.privateDir(), name);
+      mkdirSync(path, { mode: 0o700, recursive: true });
+      return existingRealpath(path) ?? path;
     } catch (error) {
-      return { reason: `cannot make its private TMPDIR: ${messageOf(error)}` };
+      return { reason: `cannot make its private ${purpose}: ${messageOf(error)}` };
     }
   }
 }

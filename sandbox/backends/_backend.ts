@@ -48,6 +48,11 @@ export interface SandboxBackend {
   wrap(launch: Launch, policy: ConfinedPolicy): Launch;
   /** The programs that run before the confinement applies, for `launch`. */
   runners(launch: Launch): string[];
+  /**
+   * The folders those programs read or bind before the confinement applies
+   * (the commands' TMPDIR, deno's DENO_DIR), each with what it is.
+   */
+  runnerFolders(): { name: string; path: string }[];
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */
   probeLaunch(launch: Launch, policy: ConfinedPolicy): Launch;
   /** Why the probe failed, or undefined when it worked (it may record what it learnt). */

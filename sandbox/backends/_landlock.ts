@@ -22,10 +22,10 @@ import {
 
 /**
  * How Deno runs the launcher: no config or lock file to look for, no V8 code
- * cache (DENO_DIR may lie in a writable root, and cached bytecode would run
- * before any restriction), and only the permissions it uses: FFI (libc) and
- * env (to hand the environment on). It reads no file itself, so it gets no
- * `--allow-read`.
+ * cache (cached bytecode would run before any restriction), and only the
+ * permission it uses: FFI (libc). It reads no file and no environment variable
+ * itself (the command's environment comes as arguments), so it gets no
+ * `--allow-read` nor `--allow-env`.
  */
 export const LAUNCHER_DENO_FLAGS: readonly string[] = [
   "run",
@@ -33,7 +33,6 @@ export const LAUNCHER_DENO_FLAGS: readonly string[] = [
   "--no-lock",
   "--no-code-cache",
   "--allow-ffi",
-  "--allow-env",
 ];
 
 /** Device files every command may write (as when unconfined), when they exist. */
@@ -70,6 +69,12 @@ export interface LandlockSetup {
   launcher: string;
   /** A private writable directory, the commands' TMPDIR. */
   tmpDir: string;
+  /**
+   * A private directory that commands cannot write: deno's DENO_DIR and HOME.
+   * Deno reads its caches there (and `.npmrc` in HOME) before the launcher
+   * restricts itself, so neither may come from the agent's environment.
+   */
+  denoDir: string;
   /** The `process.arch` to build the seccomp filter for (this process's by default). */
   arch?: string;
   /** Whether commands run as root (as this process does, by default). */
@@ -158,6 +163,8 @@ export function createLandlockBackend(
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
+    const environment = Object.entries({ ...launch.env, TMPDIR: setup.tmpDir })
+      .map(([name, value]) => `${name}=${value}`);
     const launcherPolicy: LandlockLauncherPolicy = {
       readPaths: ["/"],
       writeDirs: dirs,
@@ -166,6 +173,7 @@ export function createLandlockBackend(
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: filter }),
       ...(reportAbi ? { reportAbi } : {}),
+      envEntries: environment.length,
     };
     return {
       program: setup.deno,
@@ -173,11 +181,15 @@ export function createLandlockBackend(
         ...LAUNCHER_DENO_FLAGS,
         setup.launcher,
         JSON.stringify(launcherPolicy),
+        ...environment,
         launch.program,
         ...launch.args,
       ],
       cwd: launch.cwd,
-      env: { ...launch.env, TMPDIR: setup.tmpDir },
+      // Deno and the setsid binary before it run unconfined: they get none of
+      // the command's environment (LD_PRELOAD, LD_LIBRARY_PATH or DENO_DIR
+      // into a writable root would make them load what a command planted).
+      env: { DENO_DIR: setup.denoDir, HOME: setup.denoDir, DENO_NO_UPDATE_CHECK: "1" },
     };
   };
   const enforcement = (policy: ConfinedPolicy): SandboxEnforcement => {
@@ -222,6 +234,7 @@ export function createLandlockBackend(
     landlockAbi: () => abi,
     wrap: (launch, policy) => wrap(launch, policy),
     runners: () => [setup.deno],
+    runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
     probeLaunch: (launch, policy) => wrap(launch, policy, true),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));

@@ -33,6 +33,12 @@ export interface LandlockLauncherPolicy {
   seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
   reportAbi?: boolean;
+  /**
+   * How many `NAME=value` arguments follow the policy: the command's whole
+   * environment. The launcher's own environment never reaches the command,
+   * and the command's never reaches Deno (which runs unconfined).
+   */
+  envEntries: number;
 }
 
 /** The exit code of the launcher when it failed itself (before the command ran). */
@@ -50,7 +56,6 @@ type NativeFn = (...args: unknown[]) => unknown;
 interface LauncherDeno {
   args: string[];
   exit(code: number): never;
-  env: { toObject(): Record<string, string> };
   stdout: { writeSync(bytes: Uint8Array): number };
   stderr: { writeSync(bytes: Uint8Array): number };
   dlopen(
@@ -62,7 +67,9 @@ interface LauncherDeno {
 }
 
 /**
- * The launcher's entry point. Arguments: `<policy JSON> <program> [args...]`.
+ * The launcher's entry point. Arguments:
+ * `<policy JSON> [NAME=value...] <program> [args...]`, with as many
+ * environment entries as the policy's `envEntries` says.
  * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
  * when anything fails before the exec; never returns otherwise.
  */
@@ -74,16 +81,24 @@ export function landlockLauncherMain(): void {
     return deno.exit(125);
   };
 
-  const [policyJson, program, ...programArgs] = deno.args;
-  if (policyJson === undefined || program === undefined) {
-    return fail("usage: <policy JSON> <program> [args...]");
-  }
+  const usage = "usage: <policy JSON> [NAME=value...] <program> [args...]";
+  const [policyJson, ...rest] = deno.args;
+  if (policyJson === undefined) return fail(usage);
   let policy: LandlockLauncherPolicy;
   try {
     policy = JSON.parse(policyJson) as LandlockLauncherPolicy;
   } catch (error) {
     return fail(`the policy argument is not JSON (${String(error)})`);
   }
+  const envCount = policy.envEntries;
+  if (!Number.isInteger(envCount) || envCount < 0 || envCount >= rest.length) {
+    return fail(`the policy's envEntries must count the NAME=value arguments; ${usage}`);
+  }
+  const environment = rest.slice(0, envCount);
+  if (!environment.every((entry) => entry.indexOf("=") > 0)) {
+    return fail(`every environment argument must be NAME=value; ${usage}`);
+  }
+  const [program, ...programArgs] = rest.slice(envCount) as [string, ...string[]];
   const isPathList = (value: unknown): boolean =>
     Array.isArray(value) && value.every((item) => typeof item === "string");
   if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
@@ -324,9 +339,7 @@ export function landlockLauncherMain(): void {
     return new Uint8Array(array.buffer);
   };
   const argv = pointerArray([program, ...programArgs]);
-  const envp = pointerArray(
-    Object.entries(deno.env.toObject()).map(([key, value]) => `${key}=${value}`),
-  );
+  const envp = pointerArray(environment);
   libc.execve!(cString(program), argv, envp);
   fail(`execve of "${program}" failed (${errorText()})`);
 }

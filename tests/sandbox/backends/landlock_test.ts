@@ -11,7 +11,7 @@ import {
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { tempWorkspace, type Workspace } from "../_fixtures.ts";
+import { GLIBC_UNSECURE_ENV, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(workspace: Workspace, arch?: string, root = false) {
   const tmpDir = join(workspace.base, "private-tmp");
@@ -20,6 +20,7 @@ function setup(workspace: Workspace, arch?: string, root = false) {
     deno: "/opt/deno",
     launcher: "data:l",
     tmpDir,
+    denoDir: "/private/deno",
     root,
     ...(arch === undefined ? {} : { arch }),
   });
@@ -43,7 +44,7 @@ const outcome = (exitCode: number | null, stderrText: string) => ({
 });
 
 describe("the landlock backend", () => {
-  it("runs the launcher with deno, no code cache, only FFI and env permissions, then the program", () => {
+  it("runs the launcher with deno, no code cache, only the FFI permission, then the program", () => {
     using workspace = tempWorkspace();
     const { backend, policy, tmpDir } = setup(workspace);
     assert.deepEqual(LAUNCHER_DENO_FLAGS, [
@@ -52,7 +53,6 @@ describe("the landlock backend", () => {
       "--no-lock",
       "--no-code-cache",
       "--allow-ffi",
-      "--allow-env",
     ]);
     const wrapped = backend.wrap(launch, policy({ mode: "workspace-write" }));
     assert.equal(wrapped.program, "/opt/deno");
@@ -60,7 +60,14 @@ describe("the landlock backend", () => {
       ...LAUNCHER_DENO_FLAGS,
       "data:l",
     ]);
-    assert.deepEqual(wrapped.args.slice(-3), ["/usr/bin/bash", "-c", "echo hi"]);
+    // The command's environment travels as arguments, counted in the policy.
+    assert.deepEqual(wrapped.args.slice(LAUNCHER_DENO_FLAGS.length + 2), [
+      "A=1",
+      `TMPDIR=${tmpDir}`,
+      "/usr/bin/bash",
+      "-c",
+      "echo hi",
+    ]);
     const sent = JSON.parse(
       wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
@@ -76,8 +83,25 @@ describe("the landlock backend", () => {
       backend.wrap(launch, policy({ network: "allow" })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(open.seccompFilter, [...seccompFilter({ denyIpc: true })!]);
-    assert.deepEqual(wrapped.env, { A: "1", TMPDIR: tmpDir });
+    assert.equal(sent.envEntries, 2);
     assert.equal(wrapped.cwd, "/srv");
+  });
+
+  it("runs deno with its own environment, whatever the command's holds", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace);
+    const hostile = Object.fromEntries(GLIBC_UNSECURE_ENV.map((name) => [name, "/ws/evil"]));
+    const wrapped = backend.wrap(
+      { ...launch, env: { ...hostile, DENO_DIR: "/ws/deno", HOME: "/ws", LD_BIND_NOW: "1" } },
+      policy({ mode: "workspace-write" }),
+    );
+    assert.deepEqual(wrapped.env, {
+      DENO_DIR: "/private/deno",
+      HOME: "/private/deno",
+      DENO_NO_UPDATE_CHECK: "1",
+    });
+    assert.ok(wrapped.args.includes("LD_PRELOAD=/ws/evil"), "the command still gets it");
+    assert.deepEqual(backend.runnerFolders(), [{ name: "DENO_DIR", path: "/private/deno" }]);
   });
 
   it("for root, asks for a read-only view with the writable paths and .git bound back", () => {
