@@ -1,6 +1,5 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import { rmSync, statSync } from "node:fs";
+import { isAbsolute, resolve as resolvePath } from "node:path";
 import {
   BashConfigError,
   type BashExecRequest,
@@ -27,6 +26,7 @@ import { LocalBashProcess } from "./_process.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
+import { makePrivateDir } from "./_private_dir.ts";
 import { runtime } from "./runtime/mod.ts";
 
 const encoder = new TextEncoder();
@@ -293,7 +293,7 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-"));
+    this.#dir ??= makePrivateDir();
     return this.#dir;
   }
 

@@ -22,7 +22,8 @@ import { positiveFinite } from "../local/_config.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
-import { existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
+import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
+import { otherPrivateDirs } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
@@ -334,6 +335,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = confine(policy);
+    const own = await this.privateDir();
+    const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
+    confined.hiddenDirs = otherPrivateDirs(existingRealpath(own) ?? own)
+      .filter((dir) => !roots.some((root) => isBeneath(canonicalPath(root), dir)));
     const backend = await this.#select(confined, launch);
     const enforcement = backend.enforcement(confined);
     return {

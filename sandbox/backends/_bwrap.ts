@@ -6,13 +6,13 @@ import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
   firstLine,
-  NETWORK_FAILURE,
+  networkDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
   type SandboxDenial,
 } from "./_backend.ts";
-import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
+import { commandFilter } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
@@ -33,8 +33,8 @@ export interface BwrapFolders {
  * TMPDIR) bound writable in every mode, and under `workspace-write` the
  * workspace and writable roots too, with `<root>/.git` and a private folder
  * inside them re-bound read-only (a command could otherwise replace TMPDIR
- * with a symlink, and the next launch would bind its target writable); binds
- * go parents first. The command's environment is set inside (`--clearenv`,
+ * with a symlink, and the next launch would bind its target writable); the
+ * policy's hidden folders empty; mounts go parents first. The command's environment is set inside (`--clearenv`,
  * then `--setenv` for each variable): bwrap itself runs with none of it.
  */
 export function bwrapArgs(
@@ -54,14 +54,18 @@ export function bwrapArgs(
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";
   const roots = writable ? [policy.workspaceRoot, ...policy.writableRoots] : [];
-  const binds: [string, boolean][] = [
-    [tmpDir, true],
-    ...roots.map((root): [string, boolean] => [root, true]),
+  type Mount = [string, "bind" | "ro-bind" | "hide"];
+  const mounts: Mount[] = [
+    [tmpDir, "bind"],
+    ...roots.map((root): Mount => [root, "bind"]),
+    ...(policy.hiddenDirs ?? []).map((dir): Mount => [dir, "hide"]),
   ];
-  if (roots.some((root) => isBeneath(privateDir, root))) binds.push([privateDir, false]);
-  const depth = ([path]: [string, boolean]): number => path.split("/").length;
-  for (const [path, rw] of binds.sort((a, b) => depth(a) - depth(b))) {
-    args.push(rw ? "--bind" : "--ro-bind", path, path);
+  if (roots.some((root) => isBeneath(privateDir, root))) mounts.push([privateDir, "ro-bind"]);
+  const depth = ([path]: Mount): number => path.split("/").length;
+  for (const [path, kind] of mounts.sort((a, b) => depth(a) - depth(b))) {
+    // A hidden folder becomes an empty, read-only tmpfs.
+    if (kind === "hide") args.push("--tmpfs", path, "--remount-ro", path);
+    else args.push(`--${kind}`, path, path);
   }
   const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
   if (git !== undefined) args.push("--ro-bind", git, git);
@@ -73,9 +77,6 @@ export function bwrapArgs(
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
-
-/** The socket families a command may create with the network denied: all namespaced. */
-const DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;
@@ -116,8 +117,8 @@ export function createBwrapBackend(
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const deny = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
-  const allow = seccompFilter({}, arch);
+  const deny = commandFilter("deny", arch);
+  const allow = commandFilter("allow", arch);
   const filters = deny === undefined || allow === undefined
     ? undefined
     : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
@@ -151,7 +152,13 @@ export function createBwrapBackend(
       network: "full",
       gaps: [
         ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
-        ...(filters === undefined ? ["kernel keyrings not confined (no seccomp filter here)"] : []),
+        ...(filters === undefined
+          ? [
+            "kernel keyrings not confined (no seccomp filter here)",
+            // Namespaced, so no way out; but the other backend refuses them.
+            "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
+          ]
+          : []),
       ],
     }),
     runnerFailed: (outcome: LaunchOutcome) =>
@@ -164,7 +171,7 @@ export function createBwrapBackend(
       if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
       for (const line of outcome.stderrText.split("\n")) {
         if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
+        if (networkDenial(line, policy)) return "network";
       }
       return undefined;
     },

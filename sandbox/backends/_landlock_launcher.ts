@@ -29,6 +29,8 @@ export interface LandlockLauncherPolicy {
   writableMounts?: string[];
   /** With `writableMounts`: paths bound back read-only beneath them (such as `<root>/.git`). */
   readOnlyMounts?: string[];
+  /** With `writableMounts`: folders covered by an empty read-only tmpfs, last. */
+  hiddenMounts?: string[];
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
@@ -106,8 +108,11 @@ export function landlockLauncherMain(): void {
   }
   const mounts = policy.writableMounts;
   const readOnlyMounts = policy.readOnlyMounts ?? [];
-  if (mounts !== undefined && ![mounts, readOnlyMounts].every(isPathList)) {
-    return fail("the policy's writableMounts and readOnlyMounts must be lists of paths");
+  const hiddenMounts = policy.hiddenMounts ?? [];
+  if (mounts !== undefined && ![mounts, readOnlyMounts, hiddenMounts].every(isPathList)) {
+    return fail(
+      "the policy's writableMounts, readOnlyMounts and hiddenMounts must be lists of paths",
+    );
   }
   const filter = policy.seccompFilter;
   if (
@@ -206,6 +211,14 @@ export function landlockLauncherMain(): void {
     for (const path of readOnlyMounts) {
       if (!bind(path) || !setattr(path, 0, RDONLY, 0n)) {
         return fail(`cannot mount "${path}" read-only (${errorText()})`);
+      }
+    }
+    const MS_RDONLY = 1n, MS_NOSUID = 2n, MS_NODEV = 4n, MS_NOEXEC = 8n;
+    const tmpfs = cString("tmpfs");
+    for (const path of hiddenMounts) {
+      const flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+      if ((libc.mount!(tmpfs, cString(path), tmpfs, flags, null) as number) !== 0) {
+        return fail(`cannot hide "${path}" under an empty tmpfs (${errorText()})`);
       }
     }
     // The working directory still points into the mount it was opened on:

@@ -5,13 +5,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
-import {
-  AF_INET,
-  AF_INET6,
-  AF_NETLINK,
-  AF_UNIX,
-  seccompFilter,
-} from "../../../sandbox/backends/_seccomp.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { GLIBC_UNSECURE_ENV, tempWorkspace } from "../_fixtures.ts";
 
 // deno-fmt-ignore
@@ -157,7 +151,7 @@ describe("the bwrap backend", () => {
     // The filter travels as printf escapes of its bytes, never as a file.
     const bytes = (escaped: string) =>
       escaped.split("\\").slice(1).map((octal) => parseInt(octal, 8));
-    const deny = seccompFilter({ socketFamilies: [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6] })!;
+    const deny = seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!;
     assert.deepEqual(bytes(filter!), [...deny]);
     assert.match(bwrap!, /\/bwrap$/);
     assert.deepEqual(args, [
@@ -166,7 +160,7 @@ describe("the bwrap backend", () => {
       ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS),
     ]);
     const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[4]!;
-    assert.deepEqual(bytes(open), [...seccompFilter()!]);
+    assert.deepEqual(bytes(open), [...seccompFilter({ denyIpc: true })!]);
     // The wrapper, setsid and bwrap run unconfined with no environment at all.
     assert.deepEqual(wrapped.env, {});
     assert.deepEqual(backend.enforcement(policy({})), {
@@ -202,6 +196,7 @@ describe("the bwrap backend", () => {
       assert.equal(args.includes("--seccomp"), false);
       assert.deepEqual(bare.enforcement(policy({ network: "allow" })).gaps, [
         "kernel keyrings not confined (no seccomp filter here)",
+        "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
       ]);
     },
   );
@@ -234,6 +229,12 @@ describe("the bwrap backend", () => {
     assert.equal(denied(7, "curl: (7) Connection refused", open), undefined);
     assert.equal(denied(1, "x: Read-only file system", open), "filesystem");
     assert.equal(denied(1, "No such file or directory"), undefined);
+    // The seccomp filter refuses IP sockets (EACCES), as under Landlock.
+    assert.equal(denied(1, "bash: socket: Permission denied"), "network");
+    assert.equal(denied(1, "bash: /dev/tcp/127.0.0.1/80: Permission denied"), "network");
+    assert.equal(denied(1, "bash: connect: Permission denied", open), undefined);
+    assert.equal(denied(1, "ipcmk: create share memory failed: Permission denied"), undefined);
+    assert.equal(denied(1, "cat: /root/x: Permission denied"), undefined);
     // The first line with a signature decides.
     assert.equal(denied(1, "Connection refused\ntouch: x: Read-only file system"), "network");
     assert.equal(denied(1, "touch: x: Read-only file system\nConnection refused"), "filesystem");

@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   createLandlockBackend,
+  HIDDEN_DIRS_GAP,
   LAUNCHER_DENO_FLAGS,
   METADATA_GAP,
   SETSID_GAP,
@@ -162,6 +163,7 @@ describe("the landlock backend", () => {
       network: "none",
       gaps: [
         METADATA_GAP,
+        HIDDEN_DIRS_GAP,
         "landlock ABI 3: TCP not confined",
         "UDP not confined",
         "Unix sockets not confined",
@@ -177,6 +179,7 @@ describe("the landlock backend", () => {
       network: "partial",
       gaps: [
         METADATA_GAP,
+        HIDDEN_DIRS_GAP,
         "UDP not confined",
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
@@ -192,6 +195,7 @@ describe("the landlock backend", () => {
       network: "full",
       gaps: [
         METADATA_GAP,
+        HIDDEN_DIRS_GAP,
         "kernel keyrings not confined (no seccomp filter for mips)",
         "System V IPC and message queues not confined (no seccomp filter for mips)",
         SETSID_GAP,
@@ -282,10 +286,18 @@ describe("the landlock backend", () => {
       "network",
     );
     assert.equal(denied("curl: (6) Could not resolve host: x: Permission denied"), "network");
-    // A pathless line without a network word, or any line with the network allowed: files.
-    assert.equal(denied("PermissionError: [Errno 13] Permission denied"), "filesystem");
-    assert.equal(denied("bash: connect: Permission denied", allow), "filesystem");
-    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied", allow), "filesystem");
+    // A Landlock scope refuses an abstract Unix socket with EPERM.
+    assert.equal(
+      denied('socat[9] E connect(5, AF=1 "\\0x", 4): Operation not permitted'),
+      "network",
+    );
+    // A pathless line without a network word (System V IPC, say), or any
+    // pathless line with the network allowed: not classed, as under bwrap.
+    assert.equal(denied("PermissionError: [Errno 13] Permission denied"), undefined);
+    assert.equal(denied("ipcmk: create share memory failed: Permission denied"), undefined);
+    assert.equal(denied("bash: connect: Permission denied", allow), undefined);
+    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied", allow), undefined);
+    assert.equal(denied("chmod: changing permissions of '/x': Operation not permitted"), undefined);
     // The first denied line decides.
     assert.equal(
       denied("bash: connect: Permission denied\ntouch: cannot touch '/etc/x': Permission denied"),
