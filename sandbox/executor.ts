@@ -137,7 +137,10 @@ interface Probe {
  * `SandboxUnavailableError` and nothing runs. A backend is passed over for a
  * call whose writable roots hold a program it runs before the confinement
  * applies (bwrap, deno, the setsid binary, the wrapping bash, or a symlink on
- * the way to one): a confined command could replace it. Each result and settled
+ * the way to one), or the DENO_DIR that deno reads then: a confined command
+ * could replace it. Those programs run with none of the command's environment
+ * (no `LD_PRELOAD`, `LD_LIBRARY_PATH`, ... that could make them load a planted
+ * library); the command gets its own inside. Each result and settled
  * background process carries its own `sandbox` facts: mode, backend,
  * `denied` (only a failure with the backend's denial signature) and
  * `denial` (whether the filesystem or the network was refused),
@@ -145,17 +148,17 @@ interface Probe {
  *
  * Both backends confine root too (no capabilities, no new privileges, no
  * descriptors but stdin, stdout and stderr, and a seccomp filter that refuses
- * the kernel keyrings, io_uring and, with the network denied, sockets other
- * than Unix, netlink and, inside bubblewrap's network namespace, IP; under
- * Landlock, which has no IPC namespace, System V IPC and message queues), read
- * everywhere, and write only in the writable roots (under `workspace-write`)
- * and in a private temporary directory, which `TMPDIR` names:
- * - `bwrap`: a fresh tmpfs on /tmp per command (the /tmp entries holding the
- *   workspace, the writable roots or the working directory are bound back
- *   read-only); `<root>/.git` stays read-only; a pid namespace, so disposal
- *   and kills reach every process, even one that left the session.
- * - `landlock`: /tmp stays the host's (read-only); `TMPDIR` is a directory in
- *   the executor's private directory, shared by its commands.
+ * the kernel keyrings, io_uring, System V IPC and message queues and, with the
+ * network denied, sockets other than Unix and netlink), and show a command one
+ * view of the machine: everything readable (the host's /tmp and /dev/shm
+ * included) but the private folders of other executors, which look empty; its
+ * own executor's spill files readable; writes only in the writable roots
+ * (under `workspace-write`) and in a private temporary directory that `TMPDIR`
+ * names, kept for the executor's life:
+ * - `bwrap`: `<root>/.git` stays read-only; a pid namespace, so disposal and
+ *   kills reach every process, even one that left the session.
+ * - `landlock`: for a user other than root, other executors' private folders
+ *   stay readable (a named gap).
  *
  * A writable root that does not exist when a command starts is skipped for
  * that command (nothing is created), and so is one that now resolves
