@@ -218,6 +218,8 @@ export function landlockLauncherMain(): void {
     for (const path of hiddenMounts) {
       const flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
       if ((libc.mount!(tmpfs, cString(path), tmpfs, flags, null) as number) !== 0) {
+        // Gone since it was listed (its executor was disposed): nothing to hide.
+        if (errorText() === "ENOENT") continue;
         return fail(`cannot hide "${path}" under an empty tmpfs (${errorText()})`);
       }
     }

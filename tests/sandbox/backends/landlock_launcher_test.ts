@@ -1,7 +1,7 @@
 // The real launcher, run by the real deno through the local executor.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
@@ -190,6 +190,24 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.equal(result.exitCode, 0, result.stderr.text);
     // ls lists 0-2 and the descriptor it reads the directory through.
     assert.deepEqual(result.stdout.text.trim().split("\n"), ["0", "1", "2", "3"]);
+  });
+
+  it("as root, hides folders under an empty read-only tmpfs, and skips one that is gone", {
+    skip: process.getuid?.() === 0 ? false : "only root may mount the read-only view",
+  }, async () => {
+    const hidden = join(workspace.base, "hidden");
+    mkdirSync(hidden, { recursive: true });
+    writeFileSync(join(hidden, "secret"), "s");
+    const gone = join(workspace.base, "gone");
+    const result = await launch([
+      policy({ writableMounts: [workspace.root], hiddenMounts: [hidden, gone] }),
+      "/usr/bin/bash",
+      "-c",
+      `ls -A '${hidden}'; touch '${hidden}/x' 2>&1 | grep -c 'Read-only'`,
+    ]);
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.equal(result.stdout.text, "1\n");
+    assert.equal(readFileSync(join(hidden, "secret"), "utf8"), "s");
   });
 
   it("denies a write outside the writable paths", async () => {
