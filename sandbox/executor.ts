@@ -474,7 +474,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   async #prepareBwrap(): Promise<SandboxBackend | { reason: string }> {
     const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
-    return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir });
+    const emptyDir = await this.#privateFolder("empty", "empty folder");
+    if (typeof emptyDir !== "string") return emptyDir;
+    return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir, emptyDir });
   }
 
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
@@ -495,7 +497,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   /**
    * A folder `name` in the executor's private folder (made once, 0700), by
    * its canonical path, or why it cannot be made: the commands' TMPDIR (both
-   * backends probe at once, so it may exist already) and deno's DENO_DIR.
+   * backends probe at once, so it may exist already), deno's DENO_DIR, and
+   * the empty folder bwrap shows in place of other executors' folders.
    */
   async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
     try {

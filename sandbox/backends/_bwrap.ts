@@ -1,3 +1,4 @@
+import { dirname, relative } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
@@ -23,6 +24,8 @@ export interface BwrapFolders {
   privateDir: string;
   /** The commands' TMPDIR, inside `privateDir`: writable in every mode. */
   tmpDir: string;
+  /** An empty folder inside `privateDir`, bound over each hidden folder. */
+  emptyDir: string;
 }
 
 /**
@@ -40,7 +43,7 @@ export interface BwrapFolders {
 export function bwrapArgs(
   launch: Launch,
   policy: ConfinedPolicy,
-  { privateDir, tmpDir }: BwrapFolders,
+  { privateDir, tmpDir, emptyDir }: BwrapFolders,
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
@@ -63,9 +66,14 @@ export function bwrapArgs(
   if (roots.some((root) => isBeneath(privateDir, root))) mounts.push([privateDir, "ro-bind"]);
   const depth = ([path]: Mount): number => path.split("/").length;
   for (const [path, kind] of mounts.sort((a, b) => depth(a) - depth(b))) {
-    // A hidden folder becomes an empty, read-only tmpfs.
-    if (kind === "hide") args.push("--tmpfs", path, "--remount-ro", path);
-    else args.push(`--${kind}`, path, path);
+    if (kind === "hide") {
+      // The empty folder, reached through the hidden one: a folder gone since
+      // it was listed (its executor was disposed) leaves no source, and
+      // --ro-bind-try then skips it instead of failing the launch.
+      args.push("--ro-bind-try", `${path}/../${relative(dirname(path), emptyDir)}`, path);
+    } else {
+      args.push(`--${kind}`, path, path);
+    }
   }
   const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
   if (git !== undefined) args.push("--ro-bind", git, git);

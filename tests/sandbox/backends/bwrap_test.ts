@@ -1,9 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
+import { findOnPath } from "../../../local/_session.ts";
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { GLIBC_UNSECURE_ENV, tempWorkspace } from "../_fixtures.ts";
@@ -16,7 +18,7 @@ const COMMON = [
 ];
 
 const TMP = "/run/private/tmp";
-const FOLDERS = { privateDir: "/run/private", tmpDir: TMP };
+const FOLDERS = { privateDir: "/run/private", tmpDir: TMP, emptyDir: "/run/private/empty" };
 
 const launch = (cwd: string) => ({
   program: "/usr/bin/bash",
@@ -114,6 +116,22 @@ describe("bwrapArgs", () => {
     assert.equal(args.includes("--tmpfs"), false);
   });
 
+  it("shows other executors' folders empty, through them, so a vanished one is skipped", () => {
+    const args = bwrapArgs(
+      launch("/srv/ws"),
+      policy({ hiddenDirs: ["/run/shellseam-exec-a", "/tmp/other/shellseam-exec-b"] }),
+      FOLDERS,
+    );
+    const binds = args.slice(COMMON.length + 1, args.indexOf("--clearenv"));
+    // deno-fmt-ignore
+    assert.deepEqual(binds, [
+      "--ro-bind-try", "/run/shellseam-exec-a/../private/empty", "/run/shellseam-exec-a",
+      "--bind", TMP, TMP,
+      "--ro-bind-try", "/tmp/other/shellseam-exec-b/../../../run/private/empty",
+      "/tmp/other/shellseam-exec-b",
+    ]);
+  });
+
   it("binds the private folder back read-only inside a writable root, its TMPDIR writable", () => {
     const args = bwrapArgs(
       launch("/run"),
@@ -183,6 +201,26 @@ describe("the bwrap backend", () => {
     assert.ok(setenv.includes(`TMPDIR=${TMP}`));
     assert.ok(wrapped.args.indexOf("--clearenv") < wrapped.args.indexOf("--setenv"));
     assert.deepEqual(backend.runnerFolders(), []);
+  });
+
+  it("really shows a hidden folder empty, and skips one that is gone", { skip }, () => {
+    using workspace = tempWorkspace();
+    const folders = {
+      privateDir: workspace.base,
+      tmpDir: join(workspace.base, "tmp"),
+      emptyDir: join(workspace.base, "empty"),
+    };
+    for (const dir of ["tmp", "empty", "other"]) mkdirSync(join(workspace.base, dir));
+    writeFileSync(join(workspace.base, "other", "spill.out"), "another session's output");
+    const hidden = [join(workspace.base, "other"), join(workspace.base, "gone")];
+    const args = bwrapArgs(
+      { ...launch(workspace.root), program: "/bin/ls", args: ["-A", hidden[0]!] },
+      policy({ workspaceRoot: workspace.root, hiddenDirs: hidden }),
+      folders,
+    );
+    const result = spawnSync(findOnPath("bwrap", process.env.PATH)!, args, { encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, "");
   });
 
   it(
