@@ -171,7 +171,7 @@ interface Probe {
  * import { SandboxUnavailableError } from "@shellseam/bash/seam";
  * import { mkdtempSync, readFileSync, rmSync } from "node:fs";
  * import { tmpdir } from "node:os";
- * import { dirname, join } from "node:path";
+ * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
  * const workspace = mkdtempSync(join(tmpdir(), "example-"));

@@ -80,8 +80,8 @@ export interface SandboxBackend {
 
 /**
  * What clients print when a connection or a name lookup fails. Under network
- * `deny` both backends leave a command no network at all (bwrap: a namespace
- * with only loopback; Landlock: IP sockets refused), so such a failure is the
+ * `deny` both backends leave a command no network at all (IP sockets refused;
+ * under bwrap also a network namespace of its own), so such a failure is the
  * sandbox's doing.
  */
 export const NETWORK_FAILURE: RegExp =
