@@ -1,7 +1,6 @@
 // The same probe commands under one backend, as the user running this module:
-// imported by sandbox_view_test.ts for root, and run by it as a script (as
-// nobody) with its arguments as JSON.
-import process from "node:process";
+// called by sandbox_view_test.ts for root, and by _view_probes_main.ts (run
+// as nobody) for nobody.
 import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
@@ -75,10 +74,4 @@ export async function viewTable(
     table.gaps = result.sandbox?.enforcement?.gaps ?? [];
   }
   return table;
-}
-
-if (import.meta.main) {
-  const [backend, fixtures] = process.argv.slice(2);
-  const table = await viewTable(backend as SandboxBackendName, JSON.parse(fixtures!));
-  process.stdout.write(JSON.stringify(table));
 }

@@ -152,7 +152,7 @@ async function asNobody(
   home: string,
 ): Promise<ViewTable> {
   assert.ok(!("reason" in deno));
-  const script = fileURLToPath(new URL("./_view_probes.ts", import.meta.url));
+  const script = fileURLToPath(new URL("./_view_probes_main.ts", import.meta.url));
   await using runner = new LocalBashExecutor({ cwd });
   const result = await runner.run(runner.resolve({
     command: `exec setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups ` +
