@@ -66,12 +66,23 @@ export async function viewTable(
     "System V IPC": "ipcmk -M 4096",
     "read another executor's spill file": `cat '${othersSpill}' > /dev/null`,
   };
+  // TMPDIR is writable in every confined mode, and the same folder in each.
+  const readOnly = new Set(["write $TMPDIR under read-only"]);
+  probes["write $TMPDIR under read-only"] =
+    `echo y > "$TMPDIR/${fixtures.name}.ro" && test "$(cat "$TMPDIR/${fixtures.name}")" = x`;
   const table: ViewTable = { outcomes: {}, gaps: [], stderr: {} };
   for (const [name, command] of Object.entries(probes)) {
-    const result = await executor.run(executor.resolve({ command }));
+    const result = await executor.run(executor.resolve({
+      command,
+      ...(readOnly.has(name)
+        ? {
+          sandboxPolicy: { mode: "read-only", workspaceRoot: fixtures.workspace, network: "deny" },
+        }
+        : {}),
+    }));
     table.outcomes[name] = { ok: result.exitCode === 0, denial: result.sandbox?.denial ?? "none" };
     table.stderr[name] = result.stderr.text;
-    table.gaps = result.sandbox?.enforcement?.gaps ?? [];
+    table.gaps = [...new Set([...table.gaps, ...result.sandbox?.enforcement?.gaps ?? []])];
   }
   return table;
 }

@@ -49,6 +49,7 @@ const EXPECTED: Record<string, ProbeOutcome> = {
   "read own spill file": ok,
   "write $TMPDIR": ok,
   "$TMPDIR kept": ok,
+  "write $TMPDIR under read-only": ok,
   "write /tmp": filesystem,
   "write /dev/shm": filesystem,
   "write outside": filesystem,
