@@ -52,7 +52,13 @@ export function bwrapArgs(
   args.push("--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/dev/shm", "/dev/shm");
   // Without --cap-drop, root keeps its capabilities inside and could remount
   // "/" writable; --unshare-ipc keeps it out of the host's SysV shared memory.
-  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session");
+  // No --new-session: the executor already gives every command a session
+  // without a terminal, and bwrap's inner process must stay in it. A kill that
+  // lands while bwrap sets up can end the outer bwrap before the inner one
+  // has asked to die with it (--die-with-parent); the executor's census then
+  // finds the inner one by its session and kills it (with a session of its
+  // own it outlived the kill, and the command ran on).
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent");
   args.push("--cap-drop", "ALL");
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";

@@ -14,7 +14,7 @@ import { GLIBC_UNSECURE_ENV, tempWorkspace } from "../_fixtures.ts";
 const COMMON = [
   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
   "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/dev/shm", "/dev/shm",
-  "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+  "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL",
 ];
 
 const TMP = "/run/private/tmp";
