@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import {
@@ -7,6 +7,7 @@ import {
   type BashExecSpec,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
   type SandboxEnforcement,
   type SandboxMode,
   type SandboxPolicy,
@@ -18,7 +19,8 @@ import {
   LocalBashExecutor,
   type LocalBashExecutorConfig,
 } from "../local/mod.ts";
-import { positiveFinite } from "../local/_config.ts";
+import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
+import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
@@ -47,6 +49,18 @@ export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
   "bwrap",
   "landlock",
 ]);
+
+/** The keys of a {@linkcode SandboxBashExecutorConfig}: the local ones and the sandbox's own. */
+const SANDBOX_CONFIG_KEYS: readonly string[] = [
+  ...LOCAL_CONFIG_KEYS,
+  "workspaceRoot",
+  "defaultMode",
+  "network",
+  "writableRoots",
+  "backends",
+  "searchPath",
+  "probeTimeoutMs",
+];
 
 /**
  * Options of a {@linkcode SandboxBashExecutor}: those of
@@ -204,9 +218,14 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
+  /** The backends' folders in the private folder, once made (canonical). */
+  readonly #folders = new Set<string>();
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
+    if (config !== null && typeof config === "object") {
+      checkKnownKeys("The sandbox executor config", config, SANDBOX_CONFIG_KEYS);
+    }
     const {
       workspaceRoot,
       defaultMode = "read-only",
@@ -327,6 +346,20 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return probes.map((probe) => ({ ...probe.status }));
   }
 
+  /**
+   * A confined call's default resource limits: 4096 processes, 8 GiB of
+   * memory and 16 GiB per file written, with the config's `limits` over them;
+   * an unconfined (`danger-full-access`) call gets the config's alone.
+   */
+  protected override defaultLimits(spec: BashExecSpec): ResourceLimits {
+    const mode = (spec.sandboxPolicy ?? this.defaultPolicy).mode;
+    return mode === "danger-full-access" ? this.config.limits : this.#confinedLimits();
+  }
+
+  #confinedLimits(): ResourceLimits {
+    return mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits);
+  }
+
   /** Wraps the launch in the selected backend (see the class documentation). */
   protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
     const probeLaunch = this.#probeLaunches.get(spec.command);
@@ -343,6 +376,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     confined.hiddenDirs = otherPrivateDirs(existingRealpath(own) ?? own)
       .filter((dir) => !roots.some((root) => isBeneath(canonicalPath(root), dir)));
     const backend = await this.#select(confined, launch);
+    await this.#restoreFolders();
     const enforcement = backend.enforcement(confined);
     return {
       launch: backend.wrap(launch, confined),
@@ -466,7 +500,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
-    status.enforcement = backend.enforcement(confine(factsPolicy));
+    // As a command reports it: with what the default limits cannot enforce.
+    const enforcement = backend.enforcement(confine(factsPolicy));
+    const limits = appliedLimits(this.#confinedLimits(), true);
+    status.enforcement = {
+      ...enforcement,
+      gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],
+    };
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
   }
@@ -477,6 +517,27 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const emptyDir = await this.#privateFolder("empty", "empty folder");
     if (typeof emptyDir !== "string") return emptyDir;
     return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir, emptyDir });
+  }
+
+  /**
+   * Makes the backends' private folders (TMPDIR, the empty folder, DENO_DIR)
+   * again when an unconfined command removed them (with the private folder
+   * around them): only under the private folder's own name, never in a folder
+   * that now belongs to someone else.
+   */
+  async #restoreFolders(): Promise<void> {
+    const missing = [...this.#folders].filter((path) => !existsSync(path));
+    if (missing.length === 0) return;
+    const dir = await this.privateDir();
+    for (const path of missing) {
+      if ((existingRealpath(dir) ?? dir) !== dirname(path)) {
+        throw new BashSpawnError(
+          `The private folder "${dirname(path)}" was removed and its name is taken, so the ` +
+            "sandbox has no TMPDIR and nothing was run; create a new executor",
+        );
+      }
+      mkdirSync(path, { mode: 0o700 });
+    }
   }
 
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
@@ -504,7 +565,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     try {
       const path = join(await this.privateDir(), name);
       mkdirSync(path, { mode: 0o700, recursive: true });
-      return existingRealpath(path) ?? path;
+      const real = existingRealpath(path) ?? path;
+      this.#folders.add(real);
+      return real;
     } catch (error) {
       return { reason: `cannot make its private ${purpose}: ${messageOf(error)}` };
     }

@@ -31,14 +31,15 @@ export interface BwrapFolders {
 /**
  * The bubblewrap arguments that confine a command by `policy`: everything
  * read-only (the kernel's settings in /proc/sys and the host's /dev/shm
- * included), a fresh /dev and /proc, pid and IPC namespaces, a new session,
- * no capabilities (root included); the private `tmpDir` (the commands'
+ * included), a fresh /dev and /proc, pid and IPC namespaces, no
+ * capabilities (root included); the private `tmpDir` (the commands'
  * TMPDIR) bound writable in every mode, and under `workspace-write` the
  * workspace and writable roots too, with `<root>/.git` and a private folder
  * inside them re-bound read-only (a command could otherwise replace TMPDIR
  * with a symlink, and the next launch would bind its target writable); the
- * policy's hidden folders empty; mounts go parents first. The command's environment is set inside (`--clearenv`,
- * then `--setenv` for each variable): bwrap itself runs with none of it.
+ * policy's hidden folders empty; mounts go parents first. The command's
+ * environment is set inside (`--clearenv`, then `--setenv` for each
+ * variable): bwrap itself runs with none of it.
  */
 export function bwrapArgs(
   launch: Launch,
@@ -52,12 +53,11 @@ export function bwrapArgs(
   args.push("--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/dev/shm", "/dev/shm");
   // Without --cap-drop, root keeps its capabilities inside and could remount
   // "/" writable; --unshare-ipc keeps it out of the host's SysV shared memory.
-  // No --new-session: the executor already gives every command a session
-  // without a terminal, and bwrap's inner process must stay in it. A kill that
-  // lands while bwrap sets up can end the outer bwrap before the inner one
-  // has asked to die with it (--die-with-parent); the executor's census then
-  // finds the inner one by its session and kills it (with a session of its
-  // own it outlived the kill, and the command ran on).
+  // No --new-session: the executor already gave the command a session with no
+  // controlling terminal (and the sandbox gets no terminal descriptor), and in
+  // that session the executor's census finds the namespace's init when bwrap
+  // was killed before --die-with-parent took hold (bwrap sets it after the
+  // fork, unguarded), which would otherwise run on in a session of its own.
   args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent");
   args.push("--cap-drop", "ALL");
   if (policy.network === "deny") args.push("--unshare-net");
