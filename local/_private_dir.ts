@@ -10,9 +10,14 @@ import { dirname, join } from "node:path";
  */
 export const PRIVATE_DIR_PREFIX = "shellseam-exec-";
 
-/** Makes a new private folder (mode 0700, a random name) in the temporary directory. */
-export function makePrivateDir(): string {
-  return mkdtempSync(join(tmpdir(), PRIVATE_DIR_PREFIX));
+/**
+ * Makes a new private folder (mode 0700) in the temporary directory:
+ * `shellseam-exec-<owner>-XXXXXX`, or `shellseam-exec-XXXXXX` without an
+ * owner (the watchdog's `<pid>-<start>`, by which a later watchdog removes
+ * the folder of a host that is gone).
+ */
+export function makePrivateDir(owner: string | null = null): string {
+  return mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${owner === null ? "" : `${owner}-`}`));
 }
 
 /**
