@@ -17,6 +17,15 @@ describe("private folders", () => {
     }
   });
 
+  it("carry their owner after the prefix when they have one", () => {
+    const dir = makePrivateDir("123-456");
+    try {
+      assert.match(basename(dir), new RegExp(`^${PRIVATE_DIR_PREFIX}123-456-\\w{6}$`));
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
   it("of other executors are the prefixed directories beside one's own, not files or links", () => {
     const parent = mkdtempSync(join(tmpdir(), "private-dir-test-"));
     try {
