@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { TaskSnapshot } from "../../tasks/mod.ts";
-import { type BashTaskOutput } from "../../tool/mod.ts";
+import type { BashTaskOutput } from "../../tool/mod.ts";
 import {
   renderBackgroundStart,
   renderTaskKill,

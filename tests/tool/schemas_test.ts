@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ObjectJsonSchema } from "../../tool/mod.ts";
+import type { ObjectJsonSchema } from "../../tool/mod.ts";
 import { widerSandboxModes } from "../../tool/escalation.ts";
 import {
   bashInputSchema,

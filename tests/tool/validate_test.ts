@@ -1,6 +1,6 @@
 import { describe, it, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ObjectJsonSchema } from "../../tool/mod.ts";
+import type { ObjectJsonSchema } from "../../tool/mod.ts";
 import { widerSandboxModes } from "../../tool/escalation.ts";
 import { bashInputSchema, TASK_OUTPUT_SCHEMA } from "../../tool/schemas.ts";
 import { validateToolArguments } from "../../tool/validate.ts";
