@@ -9,14 +9,10 @@ import type { SandboxPolicy } from "./sandbox.ts";
  * @example
  * ```ts
  * import type { BashExecRequest } from "@shellseam/bash/seam";
- * import { LocalBashExecutor } from "@shellseam/bash/local";
  * import assert from "node:assert/strict";
  *
  * const request: BashExecRequest = { command: "ls -la", workdir: "src", timeoutMs: 10_000 };
- * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
- * const spec = executor.resolve({ ...request, workdir: "/tmp" });
- * assert.equal(spec.command, "ls -la");
- * assert.equal(spec.timeoutMs, 10_000);
+ * assert.equal(request.command, "ls -la");
  * ```
  */
 export interface BashExecRequest {
@@ -66,7 +62,7 @@ export interface BashExecRequest {
  *   stdoutMaxBytes: 64_000,
  *   sandboxPolicy: null,
  * };
- * assert.equal(spec.sandboxPolicy, null); // not confined
+ * assert.equal(spec.workdir, "/tmp");
  * ```
  */
 export interface BashExecSpec

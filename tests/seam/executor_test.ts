@@ -1,25 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  type BashExecRequest,
-  type BashExecSpec,
-  BashExecutor,
-  type BashProcess,
-  type BashRunResult,
-} from "../../seam/mod.ts";
+import { FakeSandboxExecutor } from "../tool/_fakes.ts";
 
-class CountingExecutor extends BashExecutor {
+// Any subclass of BashExecutor: the fake of the tool tests, with a disposal
+// that counts its calls and takes a moment.
+class CountingExecutor extends FakeSandboxExecutor {
   disposals = 0;
-  resolve(_request: BashExecRequest): BashExecSpec {
-    throw new Error("not used");
-  }
-  run(_spec: BashExecSpec): Promise<BashRunResult> {
-    return Promise.reject(new Error("not used"));
-  }
-  start(_spec: BashExecSpec): Promise<BashProcess> {
-    return Promise.reject(new Error("not used"));
-  }
-  [Symbol.asyncDispose](): Promise<void> {
+  override [Symbol.asyncDispose](): Promise<void> {
     this.disposals++;
     return new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -27,7 +14,7 @@ class CountingExecutor extends BashExecutor {
 
 describe("BashExecutor.close", () => {
   it("is disposal: it runs the subclass's disposal and resolves once that has", async () => {
-    const executor = new CountingExecutor();
+    const executor = new CountingExecutor(null);
     let settled = false;
     const closing = executor.close().then(() => settled = true);
     assert.equal(executor.disposals, 1);
