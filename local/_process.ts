@@ -68,14 +68,17 @@ export class LocalBashProcess implements BashProcess {
   readonly #keepStdinOpen: boolean;
   readonly #stdout = new StreamCursor();
   readonly #stderr = new StreamCursor();
+  readonly #beforeRead: (() => void) | undefined;
 
   constructor(
     command: string,
     running: RunningCommand,
     keepStdinOpen: boolean,
     describe: (() => BashSandboxInfo | undefined) | undefined,
+    beforeRead?: () => void,
   ) {
     this.command = command;
+    this.#beforeRead = beforeRead;
     this.pid = running.pid;
     this.#command = running;
     this.#keepStdinOpen = keepStdinOpen;
@@ -107,6 +110,7 @@ export class LocalBashProcess implements BashProcess {
 
   readOutput(): BashProcessRead {
     const running = this.#command;
+    if (!running.isSettled) this.#beforeRead?.();
     const final = running.isSettled;
     const out = this.#stdout.read(running.stdout, final);
     const err = this.#stderr.read(running.stderr, final);

@@ -197,6 +197,7 @@ export class LocalBashExecutor extends BashExecutor {
       running,
       spec.keepStdinOpen === true,
       plan.describe && (() => describe(plan, running, running.stderr.collect().text)),
+      plan.beforeRead,
     );
   }
 

@@ -77,4 +77,6 @@ export interface LaunchPlan {
   launch: Launch;
   /** Sandbox facts for the settled command. */
   describe?: (outcome: LaunchOutcome) => BashSandboxInfo;
+  /** Run before each read of a background command's output (a sandbox checks its workspace). */
+  beforeRead?: () => void;
 }

@@ -21,12 +21,14 @@ import {
 import { positiveFinite } from "../local/_config.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
-import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
+import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
+import { ProtectedPaths, protectionGaps } from "./_protected.ts";
 import { existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
+import { findOnPath } from "../local/_session.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
-import { createLandlockBackend } from "./backends/_landlock.ts";
+import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
@@ -58,6 +60,7 @@ export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
  * | `defaultMode` | `"read-only"` | the mode of a call without its own `sandboxPolicy` |
  * | `network` | `"deny"` | whether confined commands may reach the network |
  * | `writableRoots` | `[]` | more absolute paths writable under `workspace-write` (skipped while missing) |
+ * | `protectedPaths` | `[".git"]` | paths relative to each writable root that no confined command may create, replace nor write |
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
@@ -83,6 +86,8 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   network?: "deny" | "allow";
   /** More absolute paths that are writable under `workspace-write`. */
   writableRoots?: string[];
+  /** Paths relative to each writable root that stay unwritable (see `SandboxPolicy.protectedPaths`). */
+  protectedPaths?: string[];
   /** Backends to try, in order; the first whose probe works is used. */
   backends?: SandboxBackendName[];
   /** A PATH-style list of directories where `bwrap` and `deno` are looked up. */
@@ -208,6 +213,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       defaultMode = "read-only",
       network = "deny",
       writableRoots,
+      protectedPaths,
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
@@ -230,6 +236,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       workspaceRoot: root,
       network,
       ...(writableRoots === undefined ? {} : { writableRoots }),
+      ...(protectedPaths === undefined ? {} : { protectedPaths }),
     }));
     if (
       !Array.isArray(backends) || backends.length === 0 ||
@@ -335,10 +342,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
     const confined = confine(policy);
     const backend = await this.#select(confined, launch);
-    const enforcement = backend.enforcement(confined);
+    const guard = await this.#guard(confined);
+    confined.readOnlyPaths = guard?.plan.readOnly ?? [];
+    const enforcement = enforcementOf(backend, confined, guard);
     return {
       launch: backend.wrap(launch, confined),
       describe: (outcome): BashSandboxInfo => {
+        const violations = guard?.sweep() ?? [];
         const runnerFailed = backend.runnerFailed(outcome);
         const denial = runnerFailed ? undefined : backend.denied(outcome, confined, launch.cwd);
         return {
@@ -348,9 +358,27 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           ...(denial === undefined ? {} : { denial }),
           enforcement: { ...enforcement, gaps: [...enforcement.gaps] },
           runnerFailed,
+          ...(violations.length === 0 ? {} : { violations }),
         };
       },
+      ...(guard === undefined ? {} : { beforeRead: () => void guard.sweep() }),
     };
+  }
+
+  /**
+   * The protected paths of a `workspace-write` call, walked for at launch
+   * (read-only calls write nowhere, so nothing can appear); what a command
+   * plants goes to the quarantine in the executor's private directory, which
+   * no confined command may write.
+   */
+  async #guard(policy: ConfinedPolicy): Promise<ProtectedPaths | undefined> {
+    if (policy.mode !== "workspace-write" || policy.protectedPaths.length === 0) return undefined;
+    const quarantine = join(await this.privateDir(), "quarantine");
+    return new ProtectedPaths(
+      [policy.workspaceRoot, ...policy.writableRoots],
+      policy.protectedPaths,
+      () => quarantine,
+    );
   }
 
   /**
@@ -443,7 +471,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
-    status.enforcement = backend.enforcement(confine(factsPolicy));
+    status.enforcement = enforcementOf(backend, confine(factsPolicy), undefined);
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
   }
@@ -451,16 +479,53 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
+    let tmpDir: string;
     try {
-      const tmpDir = join(await this.privateDir(), "tmp");
+      tmpDir = join(await this.privateDir(), "tmp");
       mkdirSync(tmpDir, { mode: 0o700 });
-      return createLandlockBackend({
-        deno: deno.path,
-        launcher: landlockLauncherModule(),
-        tmpDir: existingRealpath(tmpDir) ?? tmpDir,
-      });
     } catch (error) {
       return { reason: `cannot make its private TMPDIR: ${messageOf(error)}` };
+    }
+    const root = process.getuid?.() === 0;
+    return createLandlockBackend({
+      deno: deno.path,
+      launcher: landlockLauncherModule(),
+      tmpDir: existingRealpath(tmpDir) ?? tmpDir,
+      root,
+      ...(root ? {} : { userNamespace: await this.#userNamespace() }),
+    });
+  }
+
+  /**
+   * Whether util-linux `unshare` gives a user and mount namespace here (for
+   * the Landlock launcher of a user who is not root), or why not.
+   */
+  async #userNamespace(): Promise<{ unshare: string } | { reason: string }> {
+    const unshare = findOnPath("unshare", this.#searchPath ?? "");
+    if (unshare === null) {
+      return { reason: '"unshare" was not found on PATH; install util-linux' };
+    }
+    const token = `shellseam-probe-userns-${crypto.randomUUID()}`;
+    this.#probeLaunches.set(token, (launch) => ({
+      ...launch,
+      program: unshare,
+      args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
+    }));
+    try {
+      const result = await this.run(
+        this.resolve({ command: token, timeoutMs: this.#probeTimeoutMs }),
+      );
+      if (result.exitCode === 0) return { unshare };
+      const said = result.stderr.text.trim().split("\n", 1)[0];
+      return {
+        reason: `"${unshare} ${USER_NAMESPACE_ARGS.join(" ")}" failed: ${
+          said || `exit ${result.exitCode}`
+        }`,
+      };
+    } catch (error) {
+      return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
+    } finally {
+      this.#probeLaunches.delete(token);
     }
   }
 }
@@ -500,5 +565,19 @@ function confine(policy: SandboxPolicy): ConfinedPolicy {
     workspaceRoot,
     writableRoots,
     network: policy.network === "allow" ? "allow" : "deny",
+    protectedPaths: [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)],
+    readOnlyPaths: [],
   };
+}
+
+/** What `backend` enforces for `policy`, with what protecting its paths leaves open. */
+function enforcementOf(
+  backend: SandboxBackend,
+  policy: ConfinedPolicy,
+  guard: ProtectedPaths | undefined,
+): SandboxEnforcement {
+  const enforcement = backend.enforcement(policy);
+  if (policy.mode !== "workspace-write") return enforcement;
+  const gaps = protectionGaps(policy.protectedPaths, guard?.plan.unwalked);
+  return { ...enforcement, gaps: [...enforcement.gaps, ...gaps] };
 }

@@ -23,7 +23,8 @@ const READ_ONLY_SIGNATURE = "Read-only file system";
  * fresh /dev, /proc and private /tmp, pid and IPC namespaces, a new session,
  * no capabilities (root included), and under
  * `workspace-write` the workspace and writable roots bound writable with
- * `<root>/.git` re-bound read-only. The entries of /tmp holding the
+ * the policy's read-only paths (the protected paths that exist, such as
+ * `<root>/.git`, and their targets) bound back read-only. The entries of /tmp holding the
  * workspace, the writable roots or the working directory are bound back
  * read-only over the private /tmp; binds go parents first.
  */
@@ -50,8 +51,8 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   for (const [path, rw] of [...binds].sort(([a], [b]) => depth(a) - depth(b))) {
     args.push(rw ? "--bind" : "--ro-bind", path, path);
   }
-  const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
-  if (git !== undefined) args.push("--ro-bind", git, git);
+  // "-try": a path gone since the launch was planned is the sweep's to check.
+  if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }

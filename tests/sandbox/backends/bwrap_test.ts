@@ -34,6 +34,8 @@ function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
     workspaceRoot: "/srv/ws",
     writableRoots: [],
     network: "deny",
+    protectedPaths: [".git"],
+    readOnlyPaths: [],
     ...overrides,
   };
 }
@@ -57,18 +59,18 @@ describe("bwrapArgs", () => {
     assert.equal(args.includes("--unshare-net"), false);
   });
 
-  it("workspace-write binds the workspace and writable roots, then .git read-only", () => {
+  it("workspace-write binds the workspace and writable roots, then the read-only paths", () => {
     using workspace = tempWorkspace();
-    mkdirSync(join(workspace.root, ".git"));
+    const git = join(workspace.root, ".git");
     const args = bwrapArgs(
       launch(workspace.root),
       policy({
         mode: "workspace-write",
         workspaceRoot: workspace.root,
         writableRoots: ["/srv/cache"],
+        readOnlyPaths: [git],
       }),
     );
-    const git = join(workspace.root, ".git");
     assert.deepEqual(args.slice(COMMON.length), [
       "--unshare-net",
       "--ro-bind",
@@ -80,7 +82,7 @@ describe("bwrapArgs", () => {
       "--bind",
       workspace.root,
       workspace.root,
-      "--ro-bind",
+      "--ro-bind-try",
       git,
       git,
       "--chdir",
@@ -92,13 +94,15 @@ describe("bwrapArgs", () => {
     ]);
   });
 
-  it("no .git rebind when the workspace has none", () => {
+  it("no read-only rebind in read-only mode (everything is read-only)", () => {
     using workspace = tempWorkspace();
+    const git = join(workspace.root, ".git");
+    mkdirSync(git);
     const args = bwrapArgs(
       launch(workspace.root),
-      policy({ mode: "workspace-write", workspaceRoot: workspace.root }),
+      policy({ workspaceRoot: workspace.root, readOnlyPaths: [git] }),
     );
-    assert.equal(args.some((arg) => arg.endsWith("/.git")), false);
+    assert.equal(args.includes(git), false);
   });
 
   it("read-only binds back the /tmp entries holding the workspace and the working directory", () => {

@@ -1,0 +1,333 @@
+/**
+ * Protected paths (`.git` and the policy's others) in every writable root:
+ * found at launch by a bounded walk, bound read-only by the backends where
+ * they exist, and checked again when the call ends, when whatever appeared
+ * or changed where one belongs is moved to the executor's quarantine.
+ *
+ * @module
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  symlinkSync,
+} from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import type { SandboxViolation } from "../seam/mod.ts";
+import { existingRealpath, isBeneath } from "./_paths.ts";
+
+/** How many directories deep below a writable root the walk looks for nested protected paths. */
+export const PROTECTED_WALK_DEPTH = 6;
+
+/** How many directory entries the walk reads below one writable root, at most. */
+export const PROTECTED_WALK_ENTRIES = 20_000;
+
+/**
+ * Directories the walk does not enter: package trees that hold thousands of
+ * entries and no repository anyone runs git in.
+ */
+export const PROTECTED_WALK_SKIPS: readonly string[] = Object.freeze(["node_modules"]);
+
+/** The most bytes of a `gitdir:` or `commondir` file that are read. */
+const POINTER_BYTES = 4096;
+
+/** What a path was, as `lstat` saw it (never following a symlink). */
+interface Shape {
+  kind: "absent" | "directory" | "file" | "symlink" | "other";
+  dev: number;
+  ino: number;
+  /** A symlink's target, as written. */
+  link?: string;
+}
+
+const ABSENT: Shape = { kind: "absent", dev: 0, ino: 0 };
+
+function shapeOf(path: string): Shape {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return ABSENT;
+  }
+  const { dev, ino } = stat;
+  if (stat.isSymbolicLink()) {
+    try {
+      return { kind: "symlink", dev, ino, link: readlinkSync(path) };
+    } catch {
+      return { kind: "symlink", dev, ino };
+    }
+  }
+  return { kind: stat.isDirectory() ? "directory" : stat.isFile() ? "file" : "other", dev, ino };
+}
+
+function sameShape(a: Shape, b: Shape): boolean {
+  return a.kind === b.kind && a.dev === b.dev && a.ino === b.ino && a.link === b.link;
+}
+
+/**
+ * What protecting one call needs: the existing paths to bind read-only, and
+ * every protected location (and pointer target) as it was at launch.
+ */
+export interface ProtectionPlan {
+  /** Existing paths to bind read-only (none beneath another), shallowest first. */
+  readOnly: string[];
+  /** The writable roots whose walk stopped at a bound, with the bound it met. */
+  unwalked: { root: string; bound: "depth" | "entries" }[];
+}
+
+/**
+ * The protected paths of one call: planned at launch, swept when the call
+ * ends (and, for a background command, at each read).
+ */
+export class ProtectedPaths {
+  readonly #roots: readonly string[];
+  readonly #names: readonly string[];
+  readonly #quarantine: () => string;
+  readonly #watched = new Map<string, Shape>();
+  readonly #unmovable = new Set<string>();
+  readonly #violations: SandboxViolation[] = [];
+  #moved = 0;
+  /** What to bind read-only, and where the walk stopped. */
+  readonly plan: ProtectionPlan;
+
+  /**
+   * Walks the writable `roots` (canonical, existing) for the protected
+   * `names`; `quarantine` gives the directory (out of every writable root)
+   * that receives what a command planted.
+   */
+  constructor(roots: readonly string[], names: readonly string[], quarantine: () => string) {
+    this.#roots = roots;
+    this.#names = names;
+    this.#quarantine = quarantine;
+    const readOnly = new Set<string>();
+    const unwalked: ProtectionPlan["unwalked"] = [];
+    for (const root of roots) {
+      // A missing path at a root is watched too: it is the one git finds first.
+      for (const name of names) this.#watched.set(join(root, name), ABSENT);
+      const bound = walk(root, names, (location) => this.#protect(location, readOnly));
+      if (bound !== undefined) unwalked.push({ root, bound });
+    }
+    const depth = (path: string): number => path.split("/").length;
+    const sorted = [...readOnly].sort((a, b) => depth(a) - depth(b));
+    this.plan = {
+      readOnly: sorted.filter((path) =>
+        !sorted.some((other) => other !== path && isBeneath(path, other))
+      ),
+      unwalked,
+    };
+  }
+
+  /**
+   * Moves to the quarantine whatever appeared at, or replaced, a protected
+   * location since launch (a symlink that was replaced is put back), and
+   * returns every violation found so far by this call's sweeps.
+   */
+  sweep(): SandboxViolation[] {
+    const seen = new Set<string>(this.#watched.keys());
+    for (const root of this.#roots) {
+      walk(root, this.#names, (location) => seen.add(location));
+    }
+    for (const path of seen) {
+      const before = this.#watched.get(path) ?? ABSENT;
+      const now = shapeOf(path);
+      if (sameShape(before, now)) continue;
+      if (!this.#realParents(path)) continue;
+      if (now.kind !== "absent") {
+        const to = this.#move(path);
+        if (to === null) {
+          if (!this.#unmovable.has(path)) this.#violations.push({ path, quarantinedTo: null });
+          this.#unmovable.add(path);
+          continue;
+        }
+        this.#violations.push({ path, quarantinedTo: to });
+      }
+      if (before.kind === "symlink" && before.link !== undefined) {
+        try {
+          symlinkSync(before.link, path);
+        } catch {
+          // Something was planted again meanwhile: the next sweep moves it.
+        }
+      }
+      this.#watched.set(path, shapeOf(path));
+    }
+    return [...this.#violations];
+  }
+
+  /** Records `location` (found by the walk, existing) and what protecting it needs. */
+  #protect(location: string, readOnly: Set<string>): void {
+    const shape = shapeOf(location);
+    this.#watched.set(location, shape);
+    if (shape.kind === "directory" || shape.kind === "file") {
+      readOnly.add(location);
+      this.#follow(location, shape.kind, readOnly, 0);
+      return;
+    }
+    if (shape.kind !== "symlink") return;
+    // The link itself cannot be bound (a mount follows it): its target can,
+    // and the link is put back if a command replaces it.
+    const target = existingRealpath(location);
+    if (target !== undefined) this.#target(target, readOnly, 0);
+  }
+
+  /** A pointer target: protected like the path itself when it lies in a writable root. */
+  #target(target: string, readOnly: Set<string>, hops: number): void {
+    if (hops > 4 || !this.#roots.some((root) => isBeneath(target, root))) return;
+    if (this.#roots.includes(target)) return;
+    const shape = shapeOf(target);
+    if (shape.kind !== "directory" && shape.kind !== "file") return;
+    this.#watched.set(target, shape);
+    readOnly.add(target);
+    this.#follow(target, shape.kind, readOnly, hops + 1);
+  }
+
+  /**
+   * Follows git's pointers: a `gitdir: <dir>` file names the repository, whose
+   * `commondir` file names the main repository of a linked worktree.
+   */
+  #follow(path: string, kind: "directory" | "file", readOnly: Set<string>, hops: number): void {
+    const pointer = kind === "file" ? path : join(path, "commondir");
+    const text = readPointer(pointer);
+    if (text === undefined) return;
+    const named = kind === "file" ? /^gitdir:\s*(.+)$/m.exec(text)?.[1] : text.split("\n")[0];
+    if (named === undefined || named.trim() === "") return;
+    const target = existingRealpath(resolve(dirname(pointer), named.trim()));
+    if (target !== undefined) this.#target(target, readOnly, hops);
+  }
+
+  /** True when every directory from its root down to `path`'s parent is a real directory. */
+  #realParents(path: string): boolean {
+    const root = this.#roots.find((root) => isBeneath(path, root) && path !== root);
+    if (root === undefined) return false;
+    let current = root;
+    for (const part of relative(root, dirname(path)).split("/").filter((p) => p !== "")) {
+      current = join(current, part);
+      if (shapeOf(current).kind !== "directory") return false;
+    }
+    return true;
+  }
+
+  /**
+   * Renames `path` (never following it: a planted symlink moves as the link)
+   * into the quarantine; across file systems, to an inert name beside it.
+   * Returns where it went, or null when it could not be moved.
+   */
+  #move(path: string): string | null {
+    const name = `${++this.#moved}-${basename(path)}`;
+    try {
+      const dir = this.#quarantine();
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const to = join(dir, name);
+      renameSync(path, to);
+      return to;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EXDEV") return null;
+    }
+    const beside = `${path}.shellseam-quarantine-${crypto.randomUUID().slice(0, 8)}`;
+    try {
+      renameSync(path, beside);
+      return beside;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/**
+ * Breadth first below `root` (never through a symlink, never into a protected
+ * path nor a skipped directory), calls `found` for each protected location
+ * that exists. Returns the bound it stopped at, if it did.
+ */
+function walk(
+  root: string,
+  names: readonly string[],
+  found: (location: string) => void,
+): "depth" | "entries" | undefined {
+  const firsts = new Set(names.map((name) => name.split("/")[0]!));
+  let queue: string[] = [root];
+  let entries = 0;
+  let stopped: "depth" | "entries" | undefined;
+  for (let depth = 0; queue.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of queue) {
+      let listing;
+      try {
+        listing = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      entries += listing.length;
+      const present = new Set(listing.map((entry) => entry.name));
+      for (const name of names) {
+        if (!present.has(name.split("/")[0]!)) continue;
+        const location = join(dir, name);
+        if (name.includes("/") && shapeOf(location).kind === "absent") continue;
+        found(location);
+      }
+      if (entries > PROTECTED_WALK_ENTRIES) return "entries";
+      for (const entry of listing) {
+        if (!entry.isDirectory() || firsts.has(entry.name)) continue;
+        if (PROTECTED_WALK_SKIPS.includes(entry.name)) continue;
+        if (depth >= PROTECTED_WALK_DEPTH) {
+          stopped = "depth";
+          continue;
+        }
+        next.push(join(dir, entry.name));
+      }
+    }
+    queue = next;
+  }
+  return stopped;
+}
+
+/** The start of a small regular file, read without following a symlink nor blocking on a FIFO. */
+function readPointer(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const bytes = new Uint8Array(POINTER_BYTES);
+    const read = readSync(fd, bytes, 0, POINTER_BYTES, 0);
+    return new TextDecoder().decode(bytes.subarray(0, read));
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * What protecting `names` leaves open under `workspace-write` on every
+ * backend: the time a command runs (a missing path cannot be refused without
+ * a mount point on the host), and the parts of the writable roots the walk
+ * did not reach.
+ */
+export function protectionGaps(
+  names: readonly string[],
+  unwalked: ProtectionPlan["unwalked"] = [],
+): string[] {
+  if (names.length === 0) return [];
+  const list = names.map((name) => `\`${name}\``).join(", ");
+  return [
+    `a missing or symlinked protected path (${list}) can be created or replaced while a command ` +
+    "runs; it is moved to the executor's quarantine when the command ends (a background " +
+    "command: when it settles, and at each read)",
+    ...unwalked.map(({ root, bound }) =>
+      `nested protected paths below ${root} past the walk's ${
+        bound === "depth"
+          ? `${PROTECTED_WALK_DEPTH} directories deep`
+          : `${PROTECTED_WALK_ENTRIES} entries`
+      } are neither bound read-only nor checked`
+    ),
+  ];
+}
