@@ -91,6 +91,8 @@ export class ProtectedPaths {
   readonly #names: readonly string[];
   readonly #quarantine: () => string;
   readonly #watched = new Map<string, Shape>();
+  /** The protected directories found at launch (`dev:ino`), wherever they are moved. */
+  readonly #directories = new Set<string>();
   readonly #unmovable = new Set<string>();
   readonly #violations: SandboxViolation[] = [];
   #moved = 0;
@@ -113,6 +115,9 @@ export class ProtectedPaths {
       for (const name of names) this.#watched.set(join(root, name), ABSENT);
       const bound = walk(root, names, (location) => this.#protect(location, readOnly));
       if (bound !== undefined) unwalked.push({ root, bound });
+    }
+    for (const shape of this.#watched.values()) {
+      if (shape.kind === "directory") this.#directories.add(`${shape.dev}:${shape.ino}`);
     }
     const depth = (path: string): number => path.split("/").length;
     const sorted = [...readOnly].sort((a, b) => depth(a) - depth(b));
@@ -138,6 +143,13 @@ export class ProtectedPaths {
       const before = this.#watched.get(path) ?? ABSENT;
       const now = shapeOf(path);
       if (sameShape(before, now)) continue;
+      // A protected directory that a command moved (renaming its parent) is
+      // the user's, bound read-only all along. A moved file or symlink is not
+      // kept: its relative pointer would now lead elsewhere.
+      if (now.kind === "directory" && this.#directories.has(`${now.dev}:${now.ino}`)) {
+        this.#watched.set(path, now);
+        continue;
+      }
       if (!this.#realParents(path)) continue;
       if (now.kind !== "absent") {
         const to = this.#move(path);

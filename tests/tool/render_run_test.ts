@@ -291,4 +291,26 @@ describe("renderRunResult", () => {
       isError: false,
     });
   });
+  it("says where each protected path the command planted was moved, after the other sandbox lines", () => {
+    const rendered = renderRunResult(runResult({
+      exitCode: 1,
+      sandbox: {
+        mode: "workspace-write",
+        backend: "bwrap",
+        denied: false,
+        runnerFailed: false,
+        violations: [
+          { path: "/ws/.git", quarantinedTo: "/tmp/shellseam-x/quarantine/1-.git" },
+          { path: "/ws/sub/.git", quarantinedTo: null },
+        ],
+      },
+    }));
+    assert.equal(
+      rendered.text,
+      "(no output)\n" +
+        "[sandbox: the command created or replaced the protected path /ws/.git, which commands may not write; it was moved to /tmp/shellseam-x/quarantine/1-.git]\n" +
+        "[sandbox: the command created or replaced the protected path /ws/sub/.git, which could not be moved away; do not run git (or what reads it) there, and tell the user]\n" +
+        "[exit code: 1]",
+    );
+  });
 });
