@@ -231,7 +231,8 @@ export class ProtectedPaths {
    * Returns where it went, or null when it could not be moved.
    */
   #move(path: string): string | null {
-    const name = `${++this.#moved}-${basename(path)}`;
+    // Unique across the calls that share the quarantine: a rename replaces a file.
+    const name = `${crypto.randomUUID().slice(0, 8)}-${++this.#moved}-${basename(path)}`;
     try {
       const dir = this.#quarantine();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
