@@ -330,9 +330,33 @@ for (const backend of SANDBOX_BACKENDS) {
         assert.equal(result.exitCode, 0, result.stderr.text);
         const outcomes = JSON.parse(result.stdout.text) as Record<string, Outcome>;
         if (process.env.DEBUG_PROTECTED) console.log(JSON.stringify(outcomes, null, 1));
-        const after = (name: string): string[] => listing(attacks[name]!.root);
+        const afterAll = Object.fromEntries(
+          Object.entries(attacks).map(([name, attack]) => [name, listing(attack.root)]),
+        );
+        const after = (name: string): string[] => afterAll[name]!;
         const run = (name: string): Outcome => outcomes[name]!;
         const { absent, symlink, gitdirFile, worktree, nested, custom, background } = attacks;
+
+        // Now the person (or the harness) runs git, unconfined, as the owner.
+        const places = [
+          absent!.root,
+          symlink!.root,
+          gitdirFile!.root,
+          worktree!.workdir,
+          nested!.root,
+          join(nested!.root, "sub"),
+          join(nested!.root, "lib"),
+          join(nested!.root, "fresh"),
+          background!.root,
+        ];
+        for (const place of places) git(uid, place, "status");
+        assert.equal(
+          git(uid, worktree!.workdir, "status").status,
+          0,
+          "the worktree still works",
+        );
+        const canaries = readdirSync(base).filter((name) => name.startsWith("canary-"));
+        assert.deepEqual(canaries, [], "git ran what a confined command planted");
 
         // Missing: planted during the call, gone when it ended, nothing left.
         const planted = run("absent");
@@ -379,23 +403,6 @@ for (const backend of SANDBOX_BACKENDS) {
         const taskTo = movedOut(task, join(background!.root, ".git"), base);
         assert.ok(task.text.includes(markerOf(join(background!.root, ".git"), taskTo)), task.text);
         assert.deepEqual(after("background"), before.background);
-
-        // Now the person (or the harness) runs git, unconfined, as the owner.
-        const places = [
-          absent!.root,
-          symlink!.root,
-          gitdirFile!.root,
-          worktree!.workdir,
-          nested!.root,
-          join(nested!.root, "sub"),
-          join(nested!.root, "lib"),
-          join(nested!.root, "fresh"),
-          background!.root,
-        ];
-        for (const place of places) git(uid, place, "status");
-        assert.equal(git(uid, worktree!.workdir, "status").status, 0, "the worktree still works");
-        const canaries = readdirSync(base).filter((name) => name.startsWith("canary-"));
-        assert.deepEqual(canaries, [], "git ran what a confined command planted");
       });
     });
   }
