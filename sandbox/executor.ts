@@ -156,10 +156,28 @@ interface Probe {
  * and in a private temporary directory, which `TMPDIR` names:
  * - `bwrap`: a fresh tmpfs on /tmp per command (the /tmp entries holding the
  *   workspace, the writable roots or the working directory are bound back
- *   read-only); `<root>/.git` stays read-only; a pid namespace, so disposal
- *   and kills reach every process, even one that left the session.
+ *   read-only); a pid namespace, so disposal and kills reach every process,
+ *   even one that left the session.
  * - `landlock`: /tmp stays the host's (read-only); `TMPDIR` is a directory in
- *   the executor's private directory, shared by its commands.
+ *   the executor's private directory, shared by its commands. Writable roots
+ *   cannot be narrowed by Landlock, so the launcher mounts a read-only view
+ *   (root itself; another user in a user namespace that util-linux `unshare`
+ *   makes, as the command's own uid and gid); without one, the protected paths
+ *   are a named gap.
+ *
+ * Protected paths (`protectedPaths`, default `[".git"]`) in every writable
+ * root stay unwritable under `workspace-write` whatever their shape: at each
+ * launch a walk of each root (breadth first, no symlinks followed, not into
+ * `node_modules`, at most 6 directories deep and 20000 entries) finds them,
+ * nested repositories and submodules included, and both backends bind the
+ * existing ones read-only, with the targets of their symlinks, `gitdir:`
+ * files and worktree `commondir`s that lie in a writable root. A missing one
+ * cannot be refused without leaving a mount point on the host: whatever a
+ * command creates there (or puts in place of a protected symlink, which is
+ * put back) is renamed into a quarantine in the executor's private directory
+ * when the call ends, and at each read of a running background command; the
+ * result lists it in `sandbox.violations`, and `enforcement.gaps` names the
+ * window while the command runs.
  *
  * A writable root that does not exist when a command starts is skipped for
  * that command (nothing is created), and so is one that now resolves

@@ -10,7 +10,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
-  existsSync,
   lchownSync,
   lstatSync,
   mkdirSync,
