@@ -66,8 +66,15 @@ describe("the Landlock backend for a user who is not root", { skip }, () => {
     const script = join(workspace.base, "nonroot.ts");
     writeFileSync(
       script,
-      `import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
+      `import { formatDoctorReport, SandboxBashExecutor, shellseamDoctor } from ${
+        JSON.stringify(join(ROOT, "sandbox/mod.ts"))
+      };
 const facts: Record<string, unknown> = {};
+facts.doctor = formatDoctorReport(await shellseamDoctor({
+  workspaceRoot: ${JSON.stringify(workspace.root)},
+  backends: ["landlock"],
+  searchPath: ${JSON.stringify(bare)},
+}));
 for (const [setup, searchPath] of [["namespace", undefined], ["bare", ${JSON.stringify(bare)}]]) {
   await using executor = new SandboxBashExecutor({
     workspaceRoot: ${JSON.stringify(workspace.root)},
@@ -109,7 +116,12 @@ console.log(JSON.stringify(facts));
       }));
       assert.equal(result.exitCode, 0, result.stderr.text);
       type Facts = { exitCode: number | null; sandbox: BashSandboxInfo; stderr: string };
-      const facts = JSON.parse(result.stdout.text) as Record<string, Facts>;
+      const facts = JSON.parse(result.stdout.text) as Record<string, Facts> & { doctor: string };
+      // Without a user namespace, the doctor names the protected paths gap too.
+      assert.match(
+        facts.doctor,
+        /gap: `\.git` can be created, replaced or written: git may later run what a command planted \(Landlock cannot narrow a subtree, and no user namespace here: "unshare" was not found on PATH; install util-linux\)/,
+      );
 
       for (const setup of ["namespace", "bare"]) {
         const fact = (name: string): Facts => facts[`${setup}.${name}`]!;
