@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { SandboxViolation } from "../seam/mod.ts";
-import { existingRealpath, isBeneath } from "./_paths.ts";
+import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
 
 /** How many directories deep below a writable root the walk looks for nested protected paths. */
 export const PROTECTED_WALK_DEPTH = 6;
@@ -184,15 +184,22 @@ export class ProtectedPaths {
     if (shape.kind !== "symlink") return;
     // The link itself cannot be bound (a mount follows it): its target can,
     // and the link is put back if a command replaces it.
-    const target = existingRealpath(location);
+    const target = existingRealpath(location) ??
+      (shape.link === undefined ? undefined : resolve(dirname(location), shape.link));
     if (target !== undefined) this.#target(target, readOnly, 0);
   }
 
-  /** A pointer target: protected like the path itself when it lies in a writable root. */
-  #target(target: string, readOnly: Set<string>, hops: number): void {
+  /**
+   * A pointer target: protected like the path itself when it lies in a
+   * writable root; a missing one is watched, so that what a command creates
+   * there (for git to find through the pointer) is moved away.
+   */
+  #target(path: string, readOnly: Set<string>, hops: number): void {
+    const target = canonicalPath(path);
     if (hops > 4 || !this.#roots.some((root) => isBeneath(target, root))) return;
     if (this.#roots.includes(target)) return;
     const shape = shapeOf(target);
+    if (shape.kind === "absent" && !this.#watched.has(target)) this.#watched.set(target, ABSENT);
     if (shape.kind !== "directory" && shape.kind !== "file") return;
     this.#watched.set(target, shape);
     readOnly.add(target);
@@ -209,8 +216,7 @@ export class ProtectedPaths {
     if (text === undefined) return;
     const named = kind === "file" ? /^gitdir:\s*(.+)$/m.exec(text)?.[1] : text.split("\n")[0];
     if (named === undefined || named.trim() === "") return;
-    const target = existingRealpath(resolve(dirname(pointer), named.trim()));
-    if (target !== undefined) this.#target(target, readOnly, hops);
+    this.#target(resolve(dirname(pointer), named.trim()), readOnly, hops);
   }
 
   /** True when every directory from its root down to `path`'s parent is a real directory. */

@@ -175,6 +175,25 @@ describe("ProtectedPaths sweep", () => {
     assert.equal(readlinkSync(git), "meta");
   });
 
+  it("moves what appears where a .git file or symlink points, inside a root, to nothing yet", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "a"));
+    writeFileSync(join(root, "a", ".git"), "gitdir: ../stores/a.git\n");
+    mkdirSync(join(root, "b"));
+    symlinkSync("../stores/b.git", join(root, "b", ".git"));
+    const paths = guard(workspace);
+    assert.deepEqual(paths.plan.readOnly, [join(root, "a", ".git")]);
+    mkdirSync(join(root, "stores", "a.git"), { recursive: true });
+    mkdirSync(join(root, "stores", "b.git"), { recursive: true });
+    assert.deepEqual(paths.sweep().map((v) => v.path).sort(), [
+      join(root, "stores", "a.git"),
+      join(root, "stores", "b.git"),
+    ]);
+    assert.deepEqual(readdirSync(join(root, "stores")), []);
+    assert.equal(readlinkSync(join(root, "b", ".git")), "../stores/b.git");
+  });
+
   it("moves what replaced a protected directory whose parent was renamed away", () => {
     using workspace = tempWorkspace();
     const nested = join(workspace.root, "sub", ".git");
