@@ -139,7 +139,9 @@ export class ProtectedPaths {
     for (const root of this.#roots) {
       walk(root, this.#names, (location) => seen.add(location));
     }
-    for (const path of seen) {
+    for (const found of seen) {
+      const path = this.#located(found);
+      if (path === undefined) continue;
       const before = this.#watched.get(path) ?? ABSENT;
       const now = shapeOf(path);
       if (sameShape(before, now)) continue;
@@ -150,7 +152,6 @@ export class ProtectedPaths {
         this.#watched.set(path, now);
         continue;
       }
-      if (!this.#realParents(path)) continue;
       if (now.kind !== "absent") {
         const to = this.#move(path);
         if (to === null) {
@@ -173,7 +174,9 @@ export class ProtectedPaths {
   }
 
   /** Records `location` (found by the walk, existing) and what protecting it needs. */
-  #protect(location: string, readOnly: Set<string>): void {
+  #protect(found: string, readOnly: Set<string>): void {
+    const location = this.#located(found);
+    if (location === undefined) return;
     const shape = shapeOf(location);
     this.#watched.set(location, shape);
     if (shape.kind === "directory" || shape.kind === "file") {
@@ -217,6 +220,18 @@ export class ProtectedPaths {
     const named = kind === "file" ? /^gitdir:\s*(.+)$/m.exec(text)?.[1] : text.split("\n")[0];
     if (named === undefined || named.trim() === "") return;
     this.#target(resolve(dirname(pointer), named.trim()), readOnly, hops);
+  }
+
+  /**
+   * Where `path` really is (a protected name with more than one part may
+   * pass through a symlink), when that lies in a writable root below real
+   * directories only; undefined otherwise (nothing there is protected).
+   */
+  #located(path: string): string | undefined {
+    const parent = existingRealpath(dirname(path));
+    if (parent === undefined) return undefined;
+    const real = join(parent, basename(path));
+    return this.#realParents(real) ? real : undefined;
   }
 
   /** True when every directory from its root down to `path`'s parent is a real directory. */

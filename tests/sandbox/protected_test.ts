@@ -194,6 +194,21 @@ describe("ProtectedPaths sweep", () => {
     assert.equal(readlinkSync(join(root, "b", ".git")), "../stores/b.git");
   });
 
+  it("follows a protected name of several parts through a symlinked folder in the root", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "real-vscode"));
+    symlinkSync("real-vscode", join(root, ".vscode"));
+    writeFileSync(join(root, "real-vscode", "tasks.json"), "{}");
+    const paths = guard(workspace, [".vscode/settings.json", ".vscode/tasks.json"]);
+    assert.deepEqual(paths.plan.readOnly, [join(root, "real-vscode", "tasks.json")]);
+    writeFileSync(join(root, "real-vscode", "settings.json"), "evil");
+    assert.deepEqual(paths.sweep().map((v) => v.path), [
+      join(root, "real-vscode", "settings.json"),
+    ]);
+    assert.deepEqual(readdirSync(join(root, "real-vscode")), ["tasks.json"]);
+  });
+
   it("moves what replaced a protected directory whose parent was renamed away", () => {
     using workspace = tempWorkspace();
     const nested = join(workspace.root, "sub", ".git");
