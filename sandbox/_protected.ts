@@ -95,6 +95,7 @@ export class ProtectedPaths {
   readonly #directories = new Set<string>();
   readonly #unmovable = new Set<string>();
   readonly #violations: SandboxViolation[] = [];
+  readonly #unwalked: ProtectionPlan["unwalked"] = [];
   #moved = 0;
   /** What to bind read-only, and where the walk stopped. */
   readonly plan: ProtectionPlan;
@@ -127,6 +128,15 @@ export class ProtectedPaths {
       ),
       unwalked,
     };
+    this.#unwalked.push(...unwalked);
+  }
+
+  /**
+   * Where the walks so far stopped at a bound: at launch, and in the sweeps
+   * (a command may fill a root past the bound to hide what it planted).
+   */
+  get unwalked(): ProtectionPlan["unwalked"] {
+    return [...this.#unwalked];
   }
 
   /**
@@ -137,7 +147,9 @@ export class ProtectedPaths {
   sweep(): SandboxViolation[] {
     const seen = new Set<string>(this.#watched.keys());
     for (const root of this.#roots) {
-      walk(root, this.#names, (location) => seen.add(location));
+      const bound = walk(root, this.#names, (location) => seen.add(location));
+      const known = this.#unwalked.some((u) => u.root === root && u.bound === bound);
+      if (bound !== undefined && !known) this.#unwalked.push({ root, bound });
     }
     for (const found of seen) {
       const path = this.#located(found);

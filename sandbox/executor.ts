@@ -367,6 +367,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       launch: backend.wrap(launch, confined),
       describe: (outcome): BashSandboxInfo => {
         const violations = guard?.sweep() ?? [];
+        // The sweeps may have met a bound that the launch did not.
+        const { gaps } = guard === undefined
+          ? enforcement
+          : enforcementOf(backend, confined, guard);
         const runnerFailed = backend.runnerFailed(outcome);
         const denial = runnerFailed ? undefined : backend.denied(outcome, confined, launch.cwd);
         return {
@@ -374,7 +378,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           backend: backend.name,
           denied: denial !== undefined,
           ...(denial === undefined ? {} : { denial }),
-          enforcement: { ...enforcement, gaps: [...enforcement.gaps] },
+          enforcement: { ...enforcement, gaps: [...gaps] },
           runnerFailed,
           ...(violations.length === 0 ? {} : { violations }),
         };
@@ -596,6 +600,6 @@ function enforcementOf(
 ): SandboxEnforcement {
   const enforcement = backend.enforcement(policy);
   if (policy.mode !== "workspace-write") return enforcement;
-  const gaps = protectionGaps(policy.protectedPaths, guard?.plan.unwalked);
+  const gaps = protectionGaps(policy.protectedPaths, guard?.unwalked);
   return { ...enforcement, gaps: [...enforcement.gaps, ...gaps] };
 }

@@ -4,10 +4,15 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
+import {
+  BashConfigError,
+  BashSpawnError,
+  type SandboxPolicy,
+  SandboxUnavailableError,
+} from "../../seam/mod.ts";
 import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
-import { protectionGaps } from "../../sandbox/_protected.ts";
+import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/_protected.ts";
 import { findOnPath } from "../../local/_session.ts";
 import {
   assertRunnerRefused,
@@ -509,5 +514,55 @@ describe("probeBackends", () => {
     // Facts for workspace-write when the default is danger-full-access: the
     // window in which a missing .git can be planted is named on both.
     assert.ok(landlock?.enforcement?.gaps.includes(protectionGaps([".git"])[0]!));
+  });
+});
+
+describe("protected paths", { skip: noBwrap }, () => {
+  it("come from the config, or the call's policy; an empty list protects nothing", async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace, {
+      defaultMode: "workspace-write",
+      protectedPaths: [".envrc"],
+    });
+    const planted = await executor.run(executor.resolve({ command: "touch .envrc .git" }));
+    assert.deepEqual(planted.sandbox?.violations?.map((v) => v.path), [
+      join(workspace.root, ".envrc"),
+    ]);
+    assert.equal(existsSync(join(workspace.root, ".git")), true);
+    rmSync(join(workspace.root, ".git"));
+    const policy: SandboxPolicy = {
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "deny",
+      protectedPaths: [],
+    };
+    const open = await executor.run(
+      executor.resolve({ command: "touch .envrc", sandboxPolicy: policy }),
+    );
+    assert.equal(open.sandbox?.violations, undefined);
+    assert.equal(existsSync(join(workspace.root, ".envrc")), true);
+    assert.deepEqual(open.sandbox?.enforcement?.gaps, ["Unix sockets not confined"]);
+  });
+
+  it("read-only calls write nowhere, so nothing is walked, moved or named", async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace);
+    const result = await executor.run(executor.resolve({ command: "git init -q ." }));
+    assert.notEqual(result.exitCode, 0);
+    assert.equal(result.sandbox?.violations, undefined);
+    assert.deepEqual(result.sandbox?.enforcement?.gaps, ["Unix sockets not confined"]);
+  });
+
+  it("a plant past the walk's depth stays, and the result says the walk stopped there", async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    const deep = join(...Array(PROTECTED_WALK_DEPTH + 1).fill("d"));
+    const result = await executor.run(executor.resolve({ command: `mkdir -p ${deep}/.git` }));
+    assert.equal(result.sandbox?.violations, undefined);
+    assert.ok(existsSync(join(workspace.root, deep, ".git")));
+    assert.deepEqual(
+      result.sandbox?.enforcement?.gaps.slice(1),
+      protectionGaps([".git"], [{ root: workspace.root, bound: "depth" }]),
+    );
   });
 });

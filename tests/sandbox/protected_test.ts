@@ -209,6 +209,19 @@ describe("ProtectedPaths sweep", () => {
     assert.deepEqual(readdirSync(join(root, "real-vscode")), ["tasks.json"]);
   });
 
+  it("says when a sweep met a bound the launch did not (a root filled to hide a plant)", () => {
+    using workspace = tempWorkspace();
+    const paths = guard(workspace);
+    assert.deepEqual(paths.unwalked, []);
+    mkdirSync(join(workspace.root, ...Array(PROTECTED_WALK_DEPTH + 2).fill("d"), ".git"), {
+      recursive: true,
+    });
+    assert.deepEqual(paths.sweep(), []);
+    assert.deepEqual(paths.unwalked, [{ root: workspace.root, bound: "depth" }]);
+    paths.sweep();
+    assert.equal(paths.unwalked.length, 1);
+  });
+
   it("moves what replaced a protected directory whose parent was renamed away", () => {
     using workspace = tempWorkspace();
     const nested = join(workspace.root, "sub", ".git");
