@@ -21,6 +21,7 @@ export { LocalBashExecutor } from "./executor.ts";
 export type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 export { runtime } from "./runtime/mod.ts";
 export type {
+  DirectoryEntry,
   ExitStatus,
   Runtime,
   SessionStrategy,

@@ -13,7 +13,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readlinkSync,
   readSync,
   renameSync,
@@ -21,6 +20,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { SandboxViolation } from "../seam/mod.ts";
+import { runtime } from "../local/mod.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
 
 /** How many directories deep below a writable root the walk looks for nested protected paths. */
@@ -295,7 +295,12 @@ function walk(
   names: readonly string[],
   found: (location: string) => void,
 ): "depth" | "entries" | undefined {
-  const firsts = new Set(names.map((name) => name.split("/")[0]!));
+  // The names by their first part, the one a directory listing shows.
+  const byFirst = new Map<string, string[]>();
+  for (const name of names) {
+    const first = name.split("/")[0]!;
+    byFirst.set(first, [...byFirst.get(first) ?? [], name]);
+  }
   let queue: string[] = [root];
   let entries = 0;
   let stopped: "depth" | "entries" | undefined;
@@ -304,28 +309,27 @@ function walk(
     for (const dir of queue) {
       let listing;
       try {
-        listing = readdirSync(dir, { withFileTypes: true });
+        listing = runtime.readDirectory(dir);
       } catch {
         continue;
       }
       entries += listing.length;
-      const present = new Set(listing.map((entry) => entry.name));
-      for (const name of names) {
-        if (!present.has(name.split("/")[0]!)) continue;
-        const location = join(dir, name);
-        if (name.includes("/") && shapeOf(location).kind === "absent") continue;
-        found(location);
+      const subdirectories: string[] = [];
+      for (const entry of listing) {
+        const named = byFirst.get(entry.name);
+        if (named !== undefined) {
+          for (const name of named) {
+            const location = join(dir, name);
+            if (name.includes("/") && shapeOf(location).kind === "absent") continue;
+            found(location);
+          }
+        } else if (entry.isDirectory && !PROTECTED_WALK_SKIPS.includes(entry.name)) {
+          subdirectories.push(entry.name);
+        }
       }
       if (entries > PROTECTED_WALK_ENTRIES) return "entries";
-      for (const entry of listing) {
-        if (!entry.isDirectory() || firsts.has(entry.name)) continue;
-        if (PROTECTED_WALK_SKIPS.includes(entry.name)) continue;
-        if (depth >= PROTECTED_WALK_DEPTH) {
-          stopped = "depth";
-          continue;
-        }
-        next.push(join(dir, entry.name));
-      }
+      if (subdirectories.length > 0 && depth >= PROTECTED_WALK_DEPTH) stopped = "depth";
+      else for (const name of subdirectories) next.push(join(dir, name));
     }
     queue = next;
   }

@@ -124,4 +124,27 @@ export interface Runtime {
    * there is no such process (ESRCH); throws for anything else.
    */
   kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean;
+  /**
+   * The entries of the directory `path`, as it lists them (a symlink among
+   * them is not followed: it is no directory). Throws when it cannot be read.
+   */
+  readDirectory(path: string): DirectoryEntry[];
+}
+
+/**
+ * One entry of a directory listing.
+ *
+ * @example
+ * ```ts
+ * import type { DirectoryEntry } from "@shellseam/bash/local";
+ *
+ * const entry: DirectoryEntry = { name: ".git", isDirectory: true };
+ * console.log(entry.name);
+ * ```
+ */
+export interface DirectoryEntry {
+  /** The entry's name in the directory. */
+  name: string;
+  /** True for a directory (never for a symlink to one). */
+  isDirectory: boolean;
 }

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+import type { DirectoryEntry, ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
 
 function spawn(request: SpawnRequest): Promise<SpawnedChild> {
   try {
@@ -52,6 +52,10 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
   }
 }
 
+function readDirectory(path: string): DirectoryEntry[] {
+  return [...Deno.readDirSync(path)].map(({ name, isDirectory }) => ({ name, isDirectory }));
+}
+
 /**
  * The runtime operations implemented with Deno APIs.
  *
@@ -63,4 +67,4 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = { name: "deno", spawn, kill };
+export const denoRuntime: Runtime = { name: "deno", spawn, kill, readDirectory };

@@ -15,11 +15,11 @@
  * @module
  */
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, readdirSync } from "node:fs";
 import { Socket } from "node:net";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+import type { DirectoryEntry, ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
 import { takePipes } from "./_fifo.ts";
 
 // Stop reading once this many bytes wait unread: the child then blocks on a
@@ -146,6 +146,13 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
   }
 }
 
+function readDirectory(path: string): DirectoryEntry[] {
+  return readdirSync(path, { withFileTypes: true }).map((entry) => ({
+    name: entry.name,
+    isDirectory: entry.isDirectory(),
+  }));
+}
+
 /**
  * The runtime operations implemented with `node:child_process`.
  *
@@ -157,4 +164,4 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = { name: "node", spawn, kill };
+export const nodeRuntime: Runtime = { name: "node", spawn, kill, readDirectory };
