@@ -84,7 +84,7 @@ for (const [setup, searchPath] of [["namespace", undefined], ["bare", ${JSON.str
   });
   for (const [name, command] of Object.entries(${
         JSON.stringify({
-          inside: "id -u > in.txt",
+          inside: "{ id -u; tr -s ' ' < /proc/self/uid_map; } > in-$SETUP.txt",
           beside: `echo x > '${beside}'`,
           git: "echo 'exit 0' > .git/hooks/pre-commit-$SETUP",
           network: `exec 3<>/dev/tcp/127.0.0.1/${port}`,
@@ -127,8 +127,14 @@ console.log(JSON.stringify(facts));
         const fact = (name: string): Facts => facts[`${setup}.${name}`]!;
         const inside = fact("inside");
         assert.equal(inside.exitCode, 0, inside.stderr);
-        // The command sees its own uid, in a user namespace too.
-        assert.equal(readFileSync(join(workspace.root, "in.txt"), "utf8"), `${NOBODY}\n`);
+        // The command sees its own uid, in a user namespace too (nobody's uid
+        // is also the overflow uid, so the map itself is checked: 1:1).
+        const [uid, map] = readFileSync(join(workspace.root, `in-${setup}.txt`), "utf8").split(
+          "\n",
+        );
+        assert.equal(uid, `${NOBODY}`);
+        const mapped = setup === "namespace" && namespaces.exitCode === 0;
+        assert.equal(map?.trim(), mapped ? `${NOBODY} ${NOBODY} 1` : "0 0 4294967295");
         assert.equal(inside.sandbox.denied, false);
         const gaps = inside.sandbox.enforcement?.gaps ?? [];
 
