@@ -555,6 +555,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
   const clone: SandboxPolicy = { ...policy };
   if (policy.writableRoots !== undefined) clone.writableRoots = [...policy.writableRoots];
+  if (policy.protectedPaths !== undefined) clone.protectedPaths = [...policy.protectedPaths];
   return clone;
 }
 

@@ -71,7 +71,8 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
  * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
  * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
- * `isError` is false only for a clean exit 0.
+ * `isError` is false only for a clean exit 0 with nothing the sandbox refused
+ * or undid (a protected path the command planted and the sandbox moved away).
  *
  * @example
  * ```ts
@@ -122,6 +123,7 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
     );
   }
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
-    !result.aborted && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
+    !result.aborted && !result.sandbox?.denied && !result.sandbox?.runnerFailed &&
+    (result.sandbox?.violations ?? []).length === 0;
   return { text: lines.join("\n"), isError: !clean };
 }

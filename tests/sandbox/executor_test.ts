@@ -566,3 +566,23 @@ describe("protected paths", { skip: noBwrap }, () => {
     );
   });
 });
+
+describe("the default policy's protected paths", () => {
+  it("are copied into each spec, so changing one changes no other", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      protectedPaths: [".git", ".envrc"],
+    });
+    const first = executor.resolve({ command: "true" });
+    first.sandboxPolicy?.protectedPaths?.push(".vscode");
+    assert.deepEqual(executor.resolve({ command: "true" }).sandboxPolicy?.protectedPaths, [
+      ".git",
+      ".envrc",
+    ]);
+    assert.throws(
+      () => new SandboxBashExecutor({ workspaceRoot: workspace.root, protectedPaths: ["/etc"] }),
+      BashConfigError,
+    );
+  });
+});

@@ -312,5 +312,14 @@ describe("renderRunResult", () => {
         "[sandbox: the command created or replaced the protected path /ws/sub/.git, which could not be moved away; do not run git (or what reads it) there, and tell the user]\n" +
         "[exit code: 1]",
     );
+    const undone = runResult({
+      sandbox: {
+        mode: "workspace-write",
+        backend: "landlock",
+        denied: false,
+        violations: [{ path: "/ws/.git", quarantinedTo: "/q/1-.git" }],
+      },
+    });
+    assert.equal(renderRunResult(undone).isError, true, "the sandbox undid part of an exit 0");
   });
 });
