@@ -30,10 +30,19 @@ export const PROTECTED_WALK_DEPTH = 6;
 export const PROTECTED_WALK_ENTRIES = 20_000;
 
 /**
- * Directories the walk does not enter: package trees that hold thousands of
- * entries and no repository anyone runs git in.
+ * Directories the walk does not enter: dependency and cache trees that hold
+ * thousands of entries and no repository anyone runs git in.
  */
-export const PROTECTED_WALK_SKIPS: readonly string[] = Object.freeze(["node_modules"]);
+export const PROTECTED_WALK_SKIPS: readonly string[] = Object.freeze([
+  "node_modules",
+  ".venv",
+  "__pycache__",
+  ".tox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".gradle",
+  ".next",
+]);
 
 /** The most bytes of a `gitdir:` or `commondir` file that are read. */
 const POINTER_BYTES = 4096;

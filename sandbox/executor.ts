@@ -168,7 +168,8 @@ interface Probe {
  * Protected paths (`protectedPaths`, default `[".git"]`) in every writable
  * root stay unwritable under `workspace-write` whatever their shape: at each
  * launch a walk of each root (breadth first, no symlinks followed, not into
- * `node_modules`, at most 6 directories deep and 20000 entries) finds them,
+ * `node_modules` and other dependency and cache trees, at most 6 directories
+ * deep and 20000 entries) finds them,
  * nested repositories and submodules included, and both backends bind the
  * existing ones read-only, with the targets of their symlinks, `gitdir:`
  * files and worktree `commondir`s that lie in a writable root. A missing one

@@ -74,6 +74,7 @@ describe("ProtectedPaths plan", () => {
     mkdirSync(join(base, "elsewhere"));
     symlinkSync(join(base, "elsewhere"), join(root, ".git"));
     mkdirSync(join(root, "node_modules", "pkg", ".git"), { recursive: true });
+    mkdirSync(join(root, ".venv", "src", "pkg", ".git"), { recursive: true });
     mkdirSync(join(root, "a", ".git", "modules", "x"), { recursive: true });
     mkdirSync(join(root, "a", "x"));
     writeFileSync(join(root, "a", "x", ".git"), "gitdir: ../.git/modules/x\n");
