@@ -5,6 +5,7 @@ import {
   type BashProcessRead,
   type BashProcessStatus,
   type BashSandboxInfo,
+  type SandboxViolation,
 } from "../seam/mod.ts";
 import { kindOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
@@ -68,14 +69,14 @@ export class LocalBashProcess implements BashProcess {
   readonly #keepStdinOpen: boolean;
   readonly #stdout = new StreamCursor();
   readonly #stderr = new StreamCursor();
-  readonly #beforeRead: (() => void) | undefined;
+  readonly #beforeRead: (() => SandboxViolation[]) | undefined;
 
   constructor(
     command: string,
     running: RunningCommand,
     keepStdinOpen: boolean,
     describe: (() => BashSandboxInfo | undefined) | undefined,
-    beforeRead?: () => void,
+    beforeRead?: () => SandboxViolation[],
   ) {
     this.command = command;
     this.#beforeRead = beforeRead;
@@ -110,7 +111,7 @@ export class LocalBashProcess implements BashProcess {
 
   readOutput(): BashProcessRead {
     const running = this.#command;
-    if (!running.isSettled) this.#beforeRead?.();
+    const violations = running.isSettled ? [] : this.#beforeRead?.() ?? [];
     const final = running.isSettled;
     const out = this.#stdout.read(running.stdout, final);
     const err = this.#stderr.read(running.stderr, final);
@@ -127,6 +128,7 @@ export class LocalBashProcess implements BashProcess {
     const stderrSpill = completeSpill(running.stderr);
     if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
     if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
+    if (violations.length > 0) read.violations = violations;
     return read;
   }
 

@@ -140,6 +140,11 @@ export class ProtectedPaths {
     this.#unwalked.push(...unwalked);
   }
 
+  /** How many violations this call's sweeps found so far. */
+  get violationCount(): number {
+    return this.#violations.length;
+  }
+
   /**
    * Where the walks so far stopped at a bound: at launch, and in the sweeps
    * (a command may fill a root past the bound to hide what it planted).

@@ -384,7 +384,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           ...(violations.length === 0 ? {} : { violations }),
         };
       },
-      ...(guard === undefined ? {} : { beforeRead: () => void guard.sweep() }),
+      ...(guard === undefined ? {} : {
+        beforeRead: () => {
+          const before = guard.violationCount;
+          return guard.sweep().slice(before);
+        },
+      }),
     };
   }
 

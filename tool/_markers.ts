@@ -41,13 +41,17 @@ export function sandboxLines(
   escalationModes: readonly SandboxMode[],
 ): string[] {
   if (!info) return [];
-  return [...denialLines(info, escalationModes), ...(info.violations ?? []).map(violationLine)];
+  return [...denialLines(info, escalationModes), ...violationLines(info.violations)];
 }
 
 /**
- * The marker line of a protected path that the command created or replaced
- * and the executor moved away (or could not).
+ * The marker lines of protected paths that the command created or replaced
+ * and the executor moved away (or could not), one each.
  */
+export function violationLines(violations: readonly SandboxViolation[] | undefined): string[] {
+  return (violations ?? []).map(violationLine);
+}
+
 function violationLine({ path, quarantinedTo }: SandboxViolation): string {
   return quarantinedTo === null
     ? `[sandbox: the command created or replaced the protected path ${path}, which could not be moved away; do not run git (or what reads it) there, and tell the user]`

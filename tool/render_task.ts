@@ -1,6 +1,6 @@
 import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
+import { oneLine, outputLines, sandboxLines, violationLines } from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
@@ -77,7 +77,8 @@ export interface RenderTaskOutputOptions {
 /**
  * Renders a `task_output` read: the new stdout and `[stderr]` section, or
  * `(no new output)`; an `[output lost: ...]` marker naming each stream's
- * spill file when bytes were dropped from memory since the last read; the sandbox markers of a settled
+ * spill file when bytes were dropped from memory since the last read; a line per protected path
+ * this read of a running task found planted and moved away, or the sandbox markers of a settled
  * sandboxed task; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
@@ -118,6 +119,8 @@ export function renderTaskOutput(
       stderrMarkers: [],
     }, empty));
     if (output.lossy) lines.push(lossyMarker(output));
+    // What this read moved away while the command runs; a settled one says it all in `sandbox`.
+    if (output.sandbox === undefined) lines.push(...violationLines(output.violations));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
   } else {
     const text = output === undefined || typeof output === "string"

@@ -74,6 +74,8 @@ interface Outcome {
   text: string;
   /** Background: whether `<root>/.git` existed after a read once it was planted. */
   plantedAfterRead?: boolean;
+  /** Background: what the reads of the running command said they moved. */
+  moved?: { path: string; quarantinedTo: string | null }[];
   /** Whether every quarantined path was there before the executor was disposed. */
   kept: boolean;
 }
@@ -115,12 +117,15 @@ for (const [name, attack] of Object.entries(attacks) as [string, Record<string, 
   }
   const process = await executor.start(spec);
   let seen = "";
+  const moved = [];
   for (let i = 0; i < 200 && !seen.includes("planted"); i++) {
-    seen += process.readOutput().stdout;
+    const read = process.readOutput();
+    seen += read.stdout;
+    moved.push(...(read.violations ?? []));
     await new Promise((done) => setTimeout(done, 50));
   }
-  // This read moves what was planted, while the command still runs.
-  process.readOutput();
+  // This read moves what was planted (if none before did), while the command still runs.
+  moved.push(...(process.readOutput().violations ?? []));
   const plantedAfterRead = existsSync(join(attack.root as string, ".git"));
   await process.done;
   const snapshot = {
@@ -138,6 +143,7 @@ for (const [name, attack] of Object.entries(attacks) as [string, Record<string, 
     sandbox: process.sandbox,
     text: renderTaskOutput({ snapshot, output: { ...process.readOutput(), sandbox: process.sandbox } }),
     plantedAfterRead,
+    moved,
   };
 }
 // The quarantine lives in the executor's private directory, until disposal.
@@ -400,6 +406,10 @@ for (const backend of SANDBOX_BACKENDS) {
         const task = run("background");
         assert.equal(task.plantedAfterRead, false);
         const taskTo = movedOut(task, join(background!.root, ".git"), base);
+        assert.deepEqual(task.moved, [{
+          path: join(background!.root, ".git"),
+          quarantinedTo: taskTo,
+        }]);
         assert.ok(task.text.includes(markerOf(join(background!.root, ".git"), taskTo)), task.text);
         assert.deepEqual(after("background"), before.background);
       });

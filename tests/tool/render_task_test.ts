@@ -148,6 +148,14 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("says where a protected path a read of the running task moved away went", () => {
+    const output = read({ violations: [{ path: "/ws/.git", quarantinedTo: "/tmp/q/1-.git" }] });
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot(), output }),
+      "(no new output)\n[sandbox: the command created or replaced the protected path /ws/.git, which commands may not write; it was moved to /tmp/q/1-.git]\n[status: running]",
+    );
+  });
+
   it("says where a protected path the settled task planted was moved", () => {
     const output = read({
       status: "completed",
