@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  chmodSync,
   closeSync,
   constants,
   fstatSync,
@@ -87,8 +88,11 @@ function sameShape(a: Shape, b: Shape): boolean {
 export interface ProtectionPlan {
   /** Existing paths to bind read-only (none beneath another), shallowest first. */
   readOnly: string[];
-  /** The writable roots whose walk stopped at a bound, with the bound it met. */
-  unwalked: { root: string; bound: "depth" | "entries" }[];
+  /**
+   * Where a walk stopped: a writable root whose walk met a bound, or a
+   * directory below one that could not be listed (`unlisted`).
+   */
+  unwalked: { root: string; bound: "depth" | "entries" | "unlisted" }[];
 }
 
 /**
@@ -105,6 +109,8 @@ export class ProtectedPaths {
   readonly #unmovable = new Set<string>();
   readonly #violations: SandboxViolation[] = [];
   readonly #unwalked: ProtectionPlan["unwalked"] = [];
+  /** The entry names of every directory the launch's walk listed. */
+  readonly #listings = new Map<string, Set<string>>();
   #moved = 0;
   /** What to bind read-only, and where the walk stopped. */
   readonly plan: ProtectionPlan;
@@ -123,7 +129,11 @@ export class ProtectedPaths {
     for (const root of roots) {
       // A missing path at a root is watched too: it is the one git finds first.
       for (const name of names) this.#watched.set(join(root, name), ABSENT);
-      const bound = walk(root, names, (location) => this.#protect(location, readOnly));
+      const bound = walk(root, names, {
+        found: (location) => this.#protect(location, readOnly),
+        listed: (dir, entries) => this.#listings.set(dir, new Set(entries)),
+        unlisted: (dir) => unwalked.push({ root: dir, bound: "unlisted" }),
+      });
       if (bound !== undefined) unwalked.push({ root, bound });
     }
     for (const shape of this.#watched.values()) {
@@ -160,10 +170,34 @@ export class ProtectedPaths {
    */
   sweep(): SandboxViolation[] {
     const seen = new Set<string>(this.#watched.keys());
-    for (const root of this.#roots) {
-      const bound = walk(root, this.#names, (location) => seen.add(location));
+    const hidden: string[] = [];
+    const stopped = (root: string, bound: ProtectionPlan["unwalked"][number]["bound"]) => {
       const known = this.#unwalked.some((u) => u.root === root && u.bound === bound);
-      if (bound !== undefined && !known) this.#unwalked.push({ root, bound });
+      if (!known) this.#unwalked.push({ root, bound });
+    };
+    for (const root of this.#roots) {
+      const bound = walk(root, this.#names, {
+        found: (location) => seen.add(location),
+        unlisted: (dir) => hidden.push(dir),
+      });
+      if (bound !== undefined) stopped(root, bound);
+    }
+    // A directory the command made that cannot be listed could hide a plant
+    // below it: it goes too. One that was there at launch is named instead.
+    for (const dir of hidden) {
+      if (!this.#madeDuringCall(dir)) {
+        stopped(dir, "unlisted");
+        continue;
+      }
+      // Moving a directory to another parent rewrites its "..": it must be writable.
+      openUp(dir, 0);
+      const to = this.#move(dir);
+      if (to === null) {
+        stopped(dir, "unlisted");
+        continue;
+      }
+      this.#violations.push({ path: dir, quarantinedTo: to, unlisted: true });
+      openUp(to, PROTECTED_WALK_ENTRIES);
     }
     for (const found of seen) {
       const path = this.#located(found);
@@ -249,6 +283,23 @@ export class ProtectedPaths {
   }
 
   /**
+   * True when `dir` was not there at launch: the nearest ancestor that the
+   * launch's walk listed did not hold the name on the way to it.
+   */
+  #madeDuringCall(dir: string): boolean {
+    for (
+      let child = dir, parent = dirname(dir);
+      child !== parent;
+      child = parent, parent = dirname(parent)
+    ) {
+      const listing = this.#listings.get(parent);
+      if (listing !== undefined) return !listing.has(basename(child));
+      if (this.#roots.includes(parent)) return false;
+    }
+    return false;
+  }
+
+  /**
    * Where `path` really is (a protected name with more than one part may
    * pass through a symlink), when that lies in a writable root below real
    * directories only; undefined otherwise (nothing there is protected).
@@ -299,15 +350,26 @@ export class ProtectedPaths {
   }
 }
 
+/** What a walk reports as it goes. */
+interface WalkVisitor {
+  /** A protected location that exists. */
+  found(location: string): void;
+  /** A directory it listed, with the names of its entries. */
+  listed?(dir: string, entries: string[]): void;
+  /** A directory it could not list (its protected names were still looked up). */
+  unlisted?(dir: string): void;
+}
+
 /**
  * Breadth first below `root` (never through a symlink, never into a protected
- * path nor a skipped directory), calls `found` for each protected location
- * that exists. Returns the bound it stopped at, if it did.
+ * path nor a skipped directory), tells `visitor` each protected location that
+ * exists and each directory it listed or could not. Returns the bound it
+ * stopped at, if it did.
  */
 function walk(
   root: string,
   names: readonly string[],
-  found: (location: string) => void,
+  visitor: WalkVisitor,
 ): "depth" | "entries" | undefined {
   // The names by their first part, the one a directory listing shows.
   const byFirst = new Map<string, string[]>();
@@ -325,8 +387,16 @@ function walk(
       try {
         listing = runtime.readDirectory(dir);
       } catch {
+        // Gone since it was listed, or unreadable: a directory one may enter
+        // but not list still lets git find what is in it by name.
+        if (shapeOf(dir).kind !== "directory") continue;
+        visitor.unlisted?.(dir);
+        for (const name of names) {
+          if (shapeOf(join(dir, name)).kind !== "absent") visitor.found(join(dir, name));
+        }
         continue;
       }
+      visitor.listed?.(dir, listing.map((entry) => entry.name));
       entries += listing.length;
       const subdirectories: string[] = [];
       for (const entry of listing) {
@@ -335,7 +405,7 @@ function walk(
           for (const name of named) {
             const location = join(dir, name);
             if (name.includes("/") && shapeOf(location).kind === "absent") continue;
-            found(location);
+            visitor.found(location);
           }
         } else if (entry.isDirectory && !PROTECTED_WALK_SKIPS.includes(entry.name)) {
           subdirectories.push(entry.name);
@@ -348,6 +418,29 @@ function walk(
     queue = next;
   }
   return stopped;
+}
+
+/**
+ * Gives the owner every right on `dir` (a directory a command made and left
+ * unreadable) and, past it, on the directories below it up to `entries`
+ * entries: in the quarantine, where no confined command can write, the tree
+ * holds still, and disposal must be able to remove it.
+ */
+function openUp(dir: string, entries: number): void {
+  const stack = [dir];
+  for (let seen = 0; stack.length > 0;) {
+    const current = stack.pop()!;
+    try {
+      if (shapeOf(current).kind !== "directory") continue;
+      chmodSync(current, 0o700);
+      if (seen >= entries) continue;
+      const listing = runtime.readDirectory(current);
+      seen += listing.length;
+      for (const entry of listing) if (entry.isDirectory) stack.push(join(current, entry.name));
+    } catch {
+      // What cannot be opened up stays; disposal says so.
+    }
+  }
 }
 
 /** The start of a small regular file, read without following a symlink nor blocking on a FIFO. */
@@ -387,11 +480,13 @@ export function protectionGaps(
     "runs; it is moved to the executor's quarantine when the command ends (a background " +
     "command: when it settles, and at each read)",
     ...unwalked.map(({ root, bound }) =>
-      `nested protected paths below ${root} past the walk's ${
-        bound === "depth"
-          ? `${PROTECTED_WALK_DEPTH} directories deep`
-          : `${PROTECTED_WALK_ENTRIES} entries`
-      } are neither bound read-only nor checked`
+      bound === "unlisted"
+        ? `nested protected paths below ${root} are neither bound read-only nor checked: it cannot be listed`
+        : `nested protected paths below ${root} past the walk's ${
+          bound === "depth"
+            ? `${PROTECTED_WALK_DEPTH} directories deep`
+            : `${PROTECTED_WALK_ENTRIES} entries`
+        } are neither bound read-only nor checked`
     ),
   ];
 }

@@ -65,6 +65,12 @@ export interface SandboxViolation {
   path: string;
   /** Where it is now, or null when it could not be moved away. */
   quarantinedTo: string | null;
+  /**
+   * True when `path` is no protected path but a directory the command made
+   * and left unreadable, which could hide one from the check: it was moved
+   * away whole.
+   */
+  unlisted?: boolean;
 }
 
 /**

@@ -52,7 +52,10 @@ export function violationLines(violations: readonly SandboxViolation[] | undefin
   return (violations ?? []).map(violationLine);
 }
 
-function violationLine({ path, quarantinedTo }: SandboxViolation): string {
+function violationLine({ path, quarantinedTo, unlisted }: SandboxViolation): string {
+  if (unlisted && quarantinedTo !== null) {
+    return `[sandbox: the command made the directory ${path} and left it unreadable, so it could not be checked for protected paths; it was moved to ${quarantinedTo}]`;
+  }
   return quarantinedTo === null
     ? `[sandbox: the command created or replaced the protected path ${path}, which could not be moved away; do not run git (or what reads it) there, and tell the user]`
     : `[sandbox: the command created or replaced the protected path ${path}, which commands may not write; it was moved to ${quarantinedTo}]`;

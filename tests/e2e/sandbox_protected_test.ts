@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
+  existsSync,
   lchownSync,
   lstatSync,
   mkdirSync,
@@ -68,6 +69,7 @@ interface Attack {
 /** What the child process reports for one attack. */
 interface Outcome {
   exitCode: number | null;
+  stdout: string;
   stderr: string;
   sandbox?: BashSandboxInfo;
   /** The tool rendering (for a background task: the final task_output). */
@@ -109,6 +111,7 @@ for (const [name, attack] of Object.entries(attacks) as [string, Record<string, 
     const result = await executor.run(spec);
     outcomes[name] = {
       exitCode: result.exitCode,
+      stdout: result.stdout.text,
       stderr: result.stderr.text,
       sandbox: result.sandbox,
       text: renderRunResult(result).text,
@@ -139,6 +142,7 @@ for (const [name, attack] of Object.entries(attacks) as [string, Record<string, 
   };
   outcomes[name] = {
     exitCode: process.exitCode,
+    stdout: "",
     stderr: "",
     sandbox: process.sandbox,
     text: renderTaskOutput({ snapshot, output: { ...process.readOutput(), sandbox: process.sandbox } }),
@@ -190,7 +194,8 @@ function giveToNobody(path: string): void {
 /** The attacks, each in a workspace of its own under `workspace.base`, set up by root. */
 function prepare(workspace: Workspace): Record<string, Attack> {
   const { base } = workspace;
-  const plant = (canary: string) => `git config core.fsmonitor 'touch ${canary}; false'`;
+  const fsmonitor = (canary: string) => `config core.fsmonitor 'touch ${canary}; false'`;
+  const plant = (canary: string) => `git ${fsmonitor(canary)}`;
   const dir = (name: string): string => {
     const root = join(base, name);
     mkdirSync(root);
@@ -256,10 +261,10 @@ function prepare(workspace: Workspace): Record<string, Attack> {
   attacks.nested = {
     root: nested,
     workdir: nested,
-    command: `git -C sub ${plant(nestedCanary)}; git -C lib ${plant(nestedCanary)}; ` +
-      `rm -rf sub/.git lib/.git; mkdir fresh && git init -q fresh && git -C fresh ${
-        plant(nestedCanary)
-      }`,
+    command: `git -C sub ${fsmonitor(nestedCanary)} && echo planted-sub; ` +
+      `git -C lib ${fsmonitor(nestedCanary)} && echo planted-lib; rm -rf sub/.git lib/.git; ` +
+      `mkdir fresh && git init -q fresh && git -C fresh ${fsmonitor(nestedCanary)} && ` +
+      "echo planted-fresh",
   };
 
   // The agent's own config folder, existing, and a .envrc, missing.
@@ -271,6 +276,17 @@ function prepare(workspace: Workspace): Record<string, Attack> {
     workdir: custom,
     protectedPaths: [".git", ".shellseam", ".envrc"],
     command: `echo evil >> .shellseam/config; echo 'touch ${join(base, "canary-custom")}' > .envrc`,
+  };
+
+  // A fresh repository inside a directory left unlistable (a user who is not
+  // root cannot list it, but could still enter it and run git there).
+  const hidden = dir("hidden");
+  attacks.hidden = {
+    root: hidden,
+    workdir: hidden,
+    command: `mkdir -p cover/x cover/locked && git init -q cover/x && ` +
+      `git -C cover/x ${fsmonitor(join(base, "canary-hidden"))} && ` +
+      "chmod 000 cover/locked && chmod 111 cover",
   };
 
   const background = dir("background");
@@ -340,7 +356,8 @@ for (const backend of SANDBOX_BACKENDS) {
         );
         const after = (name: string): string[] => afterAll[name]!;
         const run = (name: string): Outcome => outcomes[name]!;
-        const { absent, symlink, gitdirFile, worktree, nested, custom, background } = attacks;
+        const { absent, symlink, gitdirFile, worktree, nested, custom, hidden, background } =
+          attacks;
 
         // Now the person (or the harness) runs git, unconfined, as the owner.
         const places = [
@@ -354,7 +371,11 @@ for (const backend of SANDBOX_BACKENDS) {
           join(nested!.root, "fresh"),
           background!.root,
         ];
-        for (const place of places) git(uid, place, "status");
+        // Root reads the hidden directory and moves the repository in it; another
+        // user cannot, so the directory goes whole.
+        const cover = join(hidden!.root, "cover");
+        places.push(join(cover, "x"));
+        for (const place of places.filter((place) => existsSync(place))) git(uid, place, "status");
         assert.equal(
           git(uid, worktree!.workdir, "status").status,
           0,
@@ -394,6 +415,7 @@ for (const backend of SANDBOX_BACKENDS) {
 
         // Nested and submodule refused; the fresh nested repository moved away.
         const inner = run("nested");
+        assert.equal(inner.stdout, "planted-fresh\n", inner.stderr);
         movedOut(inner, join(nested!.root, "fresh", ".git"), base);
         assert.deepEqual(after("nested"), [...before.nested!, "d fresh"].sort());
 
@@ -401,6 +423,19 @@ for (const backend of SANDBOX_BACKENDS) {
         movedOut(run("custom"), join(custom!.root, ".envrc"), base);
         assert.equal(readFileSync(join(custom!.root, ".shellseam", "config"), "utf8"), "safe\n");
         assert.deepEqual(after("custom"), before.custom);
+
+        // The hidden repository: moved away with or without its directory.
+        const hiding = run("hidden");
+        assert.equal(hiding.exitCode, 0, hiding.stderr);
+        if (uid === 0) {
+          movedOut(hiding, join(cover, "x", ".git"), base);
+          assert.deepEqual(after("hidden"), ["d cover", "d cover/locked", "d cover/x"]);
+        } else {
+          movedOut(hiding, cover, base);
+          assert.equal(hiding.sandbox?.violations?.[0]?.unlisted, true);
+          assert.ok(hiding.text.includes("left it unreadable"), hiding.text);
+          assert.deepEqual(after("hidden"), before.hidden);
+        }
 
         // A background task: moved at a read while it still ran, reported when settled.
         const task = run("background");

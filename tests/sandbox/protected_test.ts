@@ -107,6 +107,10 @@ describe("ProtectedPaths plan", () => {
       protectionGaps([".git"], guard(wide).plan.unwalked)[1]!,
       new RegExp(`below ${wide.root} past the walk's ${PROTECTED_WALK_ENTRIES} entries`),
     );
+    assert.equal(
+      protectionGaps([".git"], [{ root: "/ws/locked", bound: "unlisted" }])[1],
+      "nested protected paths below /ws/locked are neither bound read-only nor checked: it cannot be listed",
+    );
   });
 });
 

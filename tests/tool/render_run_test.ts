@@ -321,5 +321,18 @@ describe("renderRunResult", () => {
       },
     });
     assert.equal(renderRunResult(undone).isError, true, "the sandbox undid part of an exit 0");
+    const hidden = runResult({
+      sandbox: {
+        mode: "workspace-write",
+        backend: "bwrap",
+        denied: false,
+        violations: [{ path: "/ws/cover", quarantinedTo: "/q/2-cover", unlisted: true }],
+      },
+    });
+    assert.ok(
+      renderRunResult(hidden).text.includes(
+        "[sandbox: the command made the directory /ws/cover and left it unreadable, so it could not be checked for protected paths; it was moved to /q/2-cover]",
+      ),
+    );
   });
 });
