@@ -58,6 +58,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
   "defaultMode",
   "network",
   "writableRoots",
+  "protectedPaths",
   "backends",
   "searchPath",
   "probeTimeoutMs",

@@ -549,7 +549,7 @@ describe("protected paths", { skip: noBwrap }, () => {
     );
     assert.equal(open.sandbox?.violations, undefined);
     assert.equal(existsSync(join(workspace.root, ".envrc")), true);
-    assert.deepEqual(open.sandbox?.enforcement?.gaps, ["Unix sockets not confined"]);
+    assert.equal(open.sandbox?.enforcement?.gaps.some((gap) => gap.includes("protected")), false);
   });
 
   it("read-only calls write nowhere, so nothing is walked, moved or named", async () => {
@@ -558,7 +558,7 @@ describe("protected paths", { skip: noBwrap }, () => {
     const result = await executor.run(executor.resolve({ command: "git init -q ." }));
     assert.notEqual(result.exitCode, 0);
     assert.equal(result.sandbox?.violations, undefined);
-    assert.deepEqual(result.sandbox?.enforcement?.gaps, ["Unix sockets not confined"]);
+    assert.equal(result.sandbox?.enforcement?.gaps.some((gap) => gap.includes("protected")), false);
   });
 
   it("a plant past the walk's depth stays, and the result says the walk stopped there", async () => {
@@ -568,10 +568,10 @@ describe("protected paths", { skip: noBwrap }, () => {
     const result = await executor.run(executor.resolve({ command: `mkdir -p ${deep}/.git` }));
     assert.equal(result.sandbox?.violations, undefined);
     assert.ok(existsSync(join(workspace.root, deep, ".git")));
-    assert.deepEqual(
-      result.sandbox?.enforcement?.gaps.slice(1),
-      protectionGaps([".git"], [{ root: workspace.root, bound: "depth" }]),
-    );
+    const gaps = result.sandbox?.enforcement?.gaps ?? [];
+    for (const gap of protectionGaps([".git"], [{ root: workspace.root, bound: "depth" }])) {
+      assert.ok(gaps.includes(gap), gap);
+    }
   });
 });
 
