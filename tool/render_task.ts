@@ -3,6 +3,7 @@ import type {
   BashSandboxInfo,
   ResourceLimitHit,
   SandboxMode,
+  StrayReport,
 } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
 import {
@@ -11,12 +12,13 @@ import {
   oneLine,
   outputLines,
   sandboxLines,
+  strayTroubleLines,
   violationLines,
 } from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
- * plus the process's sandbox facts once it has settled.
+ * plus the process's sandbox facts and stray report once it has settled.
  *
  * @example
  * ```ts
@@ -36,6 +38,8 @@ export interface BashTaskOutput extends BashProcessRead {
   disposed?: boolean;
   /** The resource limit the settled process ran into. */
   limitHit?: ResourceLimitHit;
+  /** What the settled process left behind (see `BashRunResult.strays`). */
+  strays?: StrayReport;
 }
 
 /**
@@ -99,7 +103,8 @@ export interface RenderTaskOutputOptions {
  * (disposed) ...]` line when its disposal killed the task; a `[resource limit: ...]`
  * line when it ran into one; a line per protected path this read of a running
  * task found planted and moved away, or the sandbox markers of a settled
- * sandboxed task; a line when a wait ran out with the task unfinished; and
+ * sandboxed task; a line for processes it left that would not die, or whose
+ * census failed; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
  *
@@ -145,6 +150,7 @@ export function renderTaskOutput(
     // What this read moved away while the command runs; a settled one says it all in `sandbox`.
     if (output.sandbox === undefined) lines.push(...violationLines(output.violations));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
+    if (output.strays !== undefined) lines.push(...strayTroubleLines(output.strays));
   } else {
     const text = output === undefined || typeof output === "string"
       ? output ?? ""

@@ -35,6 +35,8 @@ function spawn(request: SpawnRequest): Promise<SpawnedChild> {
       stderr: child.stderr,
       stdin: request.stdin === "piped" ? child.stdin : null,
       exited,
+      unref: () => child.unref(),
+      ref: () => child.ref(),
     });
   } catch (error) {
     return Promise.reject(error);
@@ -52,6 +54,10 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
   }
 }
 
+function deniedPermission(error: unknown): boolean {
+  return error instanceof Deno.errors.NotCapable;
+}
+
 function readDirectory(path: string): DirectoryEntry[] {
   return [...Deno.readDirSync(path)].map(({ name, isDirectory }) => ({ name, isDirectory }));
 }
@@ -67,4 +73,4 @@ function readDirectory(path: string): DirectoryEntry[] {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = { name: "deno", spawn, kill, readDirectory };
+export const denoRuntime: Runtime = { name: "deno", spawn, kill, deniedPermission, readDirectory };

@@ -133,6 +133,14 @@ async function spawn(request: SpawnRequest): Promise<SpawnedChild> {
     stderr: readable(stderr),
     stdin: stdin ? writable(stdin) : null,
     exited,
+    unref: () => {
+      child.unref();
+      for (const stream of [stdin, stdout, stderr]) (stream as Socket | null)?.unref();
+    },
+    ref: () => {
+      child.ref();
+      for (const stream of [stdin, stdout, stderr]) (stream as Socket | null)?.ref();
+    },
   };
 }
 
@@ -144,6 +152,10 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
     if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
     throw error;
   }
+}
+
+function deniedPermission(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === "ERR_ACCESS_DENIED";
 }
 
 function readDirectory(path: string): DirectoryEntry[] {
@@ -164,4 +176,4 @@ function readDirectory(path: string): DirectoryEntry[] {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = { name: "node", spawn, kill, readDirectory };
+export const nodeRuntime: Runtime = { name: "node", spawn, kill, deniedPermission, readDirectory };
