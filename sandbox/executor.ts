@@ -18,6 +18,7 @@ import {
   type LaunchPlan,
   LocalBashExecutor,
   type LocalBashExecutorConfig,
+  runtime,
 } from "../local/mod.ts";
 import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
 import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
@@ -436,12 +437,18 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    */
   async #guard(policy: ConfinedPolicy): Promise<ProtectedPaths | undefined> {
     if (policy.mode !== "workspace-write" || policy.protectedPaths.length === 0) return undefined;
+    const roots = [policy.workspaceRoot, ...policy.writableRoots];
+    const refused = roots.find((root) => !runtime.mayWrite(root));
+    if (refused !== undefined) {
+      throw new BashSpawnError(
+        `What a command plants at a protected path in "${refused}" is moved away by a rename, ` +
+          `which needs write permission there, so the "workspace-write" command was not run; ` +
+          `grant it (Deno: --allow-write for "${refused}"), or pass protectedPaths: [] to give up ` +
+          "that protection",
+      );
+    }
     const quarantine = join(await this.privateDir(), "quarantine");
-    return new ProtectedPaths(
-      [policy.workspaceRoot, ...policy.writableRoots],
-      policy.protectedPaths,
-      () => quarantine,
-    );
+    return new ProtectedPaths(roots, policy.protectedPaths, () => quarantine);
   }
 
   /**

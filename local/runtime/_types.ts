@@ -143,6 +143,12 @@ export interface Runtime {
    * them is not followed: it is no directory). Throws when it cannot be read.
    */
   readDirectory(path: string): DirectoryEntry[];
+  /**
+   * False when the runtime would refuse this process a write to `path`
+   * (Deno without `--allow-write` for it; Node under its permission model
+   * without `fs.write` for it); true otherwise.
+   */
+  mayWrite(path: string): boolean;
 }
 
 /**

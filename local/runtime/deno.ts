@@ -62,6 +62,10 @@ function readDirectory(path: string): DirectoryEntry[] {
   return [...Deno.readDirSync(path)].map(({ name, isDirectory }) => ({ name, isDirectory }));
 }
 
+function mayWrite(path: string): boolean {
+  return Deno.permissions.querySync({ name: "write", path }).state === "granted";
+}
+
 /**
  * The runtime operations implemented with Deno APIs.
  *
@@ -73,4 +77,11 @@ function readDirectory(path: string): DirectoryEntry[] {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = { name: "deno", spawn, kill, deniedPermission, readDirectory };
+export const denoRuntime: Runtime = {
+  name: "deno",
+  spawn,
+  kill,
+  deniedPermission,
+  readDirectory,
+  mayWrite,
+};

@@ -158,6 +158,16 @@ function deniedPermission(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === "ERR_ACCESS_DENIED";
 }
 
+/** Node's permission model, where it is on (`--permission`); absent otherwise. */
+interface NodePermission {
+  has(scope: string, reference?: string): boolean;
+}
+
+function mayWrite(path: string): boolean {
+  const permission = (process as unknown as { permission?: NodePermission }).permission;
+  return permission === undefined || permission.has("fs.write", path);
+}
+
 function readDirectory(path: string): DirectoryEntry[] {
   return readdirSync(path, { withFileTypes: true }).map((entry) => ({
     name: entry.name,
@@ -176,4 +186,11 @@ function readDirectory(path: string): DirectoryEntry[] {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = { name: "node", spawn, kill, deniedPermission, readDirectory };
+export const nodeRuntime: Runtime = {
+  name: "node",
+  spawn,
+  kill,
+  deniedPermission,
+  readDirectory,
+  mayWrite,
+};
