@@ -102,6 +102,7 @@ export interface ProtectionPlan {
 export class ProtectedPaths {
   readonly #roots: readonly string[];
   readonly #names: readonly string[];
+  readonly #skipped: ReadonlySet<string>;
   readonly #quarantine: () => string;
   readonly #watched = new Map<string, Shape>();
   /** The protected directories found at launch (`dev:ino`), wherever they are moved. */
@@ -118,18 +119,25 @@ export class ProtectedPaths {
   /**
    * Walks the writable `roots` (canonical, existing) for the protected
    * `names`; `quarantine` gives the directory (out of every writable root)
-   * that receives what a command planted.
+   * that receives what a command planted; the walks never enter `skipped`
+   * (executors' private folders that lie in a root: no command writes there).
    */
-  constructor(roots: readonly string[], names: readonly string[], quarantine: () => string) {
+  constructor(
+    roots: readonly string[],
+    names: readonly string[],
+    quarantine: () => string,
+    skipped: readonly string[] = [],
+  ) {
     this.#roots = roots;
     this.#names = names;
+    this.#skipped = new Set(skipped);
     this.#quarantine = quarantine;
     const readOnly = new Set<string>();
     const unwalked: ProtectionPlan["unwalked"] = [];
     for (const root of roots) {
       // A missing path at a root is watched too: it is the one git finds first.
       for (const name of names) this.#watched.set(join(root, name), ABSENT);
-      const bound = walk(root, names, {
+      const bound = walk(root, names, this.#skipped, {
         found: (location) => this.#protect(location, readOnly),
         listed: (dir, entries) => this.#listings.set(dir, new Set(entries)),
         unlisted: (dir) => unwalked.push({ root: dir, bound: "unlisted" }),
@@ -176,7 +184,7 @@ export class ProtectedPaths {
       if (!known) this.#unwalked.push({ root, bound });
     };
     for (const root of this.#roots) {
-      const bound = walk(root, this.#names, {
+      const bound = walk(root, this.#names, this.#skipped, {
         found: (location) => seen.add(location),
         unlisted: (dir) => hidden.push(dir),
       });
@@ -362,13 +370,14 @@ interface WalkVisitor {
 
 /**
  * Breadth first below `root` (never through a symlink, never into a protected
- * path nor a skipped directory), tells `visitor` each protected location that
+ * path, a skipped tree nor a `skipped` folder), tells `visitor` each protected location that
  * exists and each directory it listed or could not. Returns the bound it
  * stopped at, if it did.
  */
 function walk(
   root: string,
   names: readonly string[],
+  skipped: ReadonlySet<string>,
   visitor: WalkVisitor,
 ): "depth" | "entries" | undefined {
   // The names by their first part, the one a directory listing shows.
@@ -413,7 +422,11 @@ function walk(
       }
       if (entries > PROTECTED_WALK_ENTRIES) return "entries";
       if (subdirectories.length > 0 && depth >= PROTECTED_WALK_DEPTH) stopped = "depth";
-      else for (const name of subdirectories) next.push(join(dir, name));
+      else {
+        for (const name of subdirectories) {
+          if (!skipped.has(join(dir, name))) next.push(join(dir, name));
+        }
+      }
     }
     queue = next;
   }
