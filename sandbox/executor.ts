@@ -655,10 +655,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       return { reason: '"unshare" was not found on PATH; install util-linux' };
     }
     const token = `shellseam-probe-userns-${crypto.randomUUID()}`;
+    // Run unconfined, like every program before the sandbox: with none of the
+    // command's environment (LD_PRELOAD into a workspace would load there).
     this.#probeLaunches.set(token, (launch) => ({
       ...launch,
       program: unshare,
       args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
+      env: {},
     }));
     try {
       const result = await this.run(
