@@ -23,7 +23,13 @@ export type {
   ResourceLimitName,
   ResourceLimits,
 } from "./limits.ts";
-export type { BashSandboxInfo, SandboxEnforcement, SandboxMode, SandboxPolicy } from "./sandbox.ts";
+export type {
+  BashSandboxInfo,
+  SandboxEnforcement,
+  SandboxMode,
+  SandboxPolicy,
+  SandboxViolation,
+} from "./sandbox.ts";
 export {
   MANAGED_ENV_PREFIX,
   type ManagedEnv,

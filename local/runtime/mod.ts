@@ -16,8 +16,18 @@ import type { Runtime } from "./_types.ts";
 import { denoRuntime } from "./deno.ts";
 import { nodeRuntime } from "./node.ts";
 
-export type { ExitStatus, Runtime, SessionStrategy, SpawnedChild, SpawnRequest } from "./_types.ts";
+export type {
+  DirectoryEntry,
+  ExitStatus,
+  Runtime,
+  SessionStrategy,
+  SpawnedChild,
+  SpawnRequest,
+} from "./_types.ts";
 
+// Both are imported statically (neither touches its runtime's API at load)
+// and chosen synchronously: a top-level `await` would stop Node's
+// `require()` of the package (require(esm) refuses an async module graph).
 /**
  * The runtime this process runs on, selected once at load (synchronously).
  *
@@ -29,7 +39,4 @@ export type { ExitStatus, Runtime, SessionStrategy, SpawnedChild, SpawnRequest }
  * assert.equal(typeof runtime.spawn, "function");
  * ```
  */
-// Both are imported statically (neither touches its runtime's API at load)
-// and chosen synchronously: a top-level `await` would stop Node's
-// `require()` of the package (require(esm) refuses an async module graph).
 export const runtime: Runtime = "Deno" in globalThis ? denoRuntime : nodeRuntime;
