@@ -87,7 +87,8 @@ const CHILD = `
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
-import { renderRunResult, renderTaskOutput } from ${JSON.stringify(join(ROOT, "tool/mod.ts"))};
+import { renderRunResult } from ${JSON.stringify(join(ROOT, "tool/mod.ts"))};
+import { renderTaskOutput } from ${JSON.stringify(join(ROOT, "tool/render_task.ts"))};
 const { backend, base, attacks } = JSON.parse(Deno.args[0]);
 await using executor = new SandboxBashExecutor({
   workspaceRoot: base,
