@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
 
 /**
  * The name prefix of every executor's private folder, so that a sandbox can
@@ -36,13 +35,9 @@ export function privateParent(base: string = tmpdir()): string {
   try {
     mkdirSync(path, { mode: 0o700 });
   } catch (error) {
-    if ((error as { code?: string }).code !== "EEXIST") {
-      throw new BashSpawnError(
-        `Cannot make the folder for private folders "${path}" (${messageOf(error)}); ` +
-          "make its folder writable, or point TMPDIR at one that is",
-        { cause: error },
-      );
-    }
+    // What went wrong making it (a read-only or full disk, a denied permission)
+    // is the caller's to report, as for the private folder itself.
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
   }
   const stat = lstatSync(path);
   if (!stat.isDirectory() || stat.uid !== (process.getuid?.() ?? 0) || (stat.mode & 0o077) !== 0) {
