@@ -1,32 +1,30 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
-import { type BenchCase, type BenchContext, row, type RowHeader, skippedRow } from "../_case.ts";
-import { interleave } from "../_interleave.ts";
+import {
+  type BenchCase,
+  type BenchContext,
+  type CaseResult,
+  row,
+  type RowHeader,
+  skippedRow,
+} from "../_case.ts";
+import { interleave, type InterleaveOptions } from "../_interleave.ts";
 import { codexBinary } from "../_node.ts";
 import { rawSpawnOk, rounds, unavailable } from "./_spawn.ts";
 
-/** The namespaces and mounts of our bwrap backend in read-only mode with network "deny". */
+/**
+ * Our bwrap backend's namespaces and mounts in read-only mode with network
+ * "deny", without what the backend adds around them (the seccomp filter and
+ * the wrapper shell that closes inherited descriptors).
+ */
+// deno-fmt-ignore
 const BARE_BWRAP = [
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--proc",
-  "/proc",
-  "--unshare-pid",
-  "--unshare-ipc",
-  "--unshare-net",
-  "--die-with-parent",
-  "--new-session",
-  "--cap-drop",
-  "ALL",
-  "--",
-  "bash",
-  "-c",
-  "true",
-]; // deno-fmt-ignore
+  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+  "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp",
+  "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--new-session",
+  "--cap-drop", "ALL", "--", "bash", "-c", "true",
+];
 
 /** A workspace outside /tmp (so no /tmp binds are added), private to the bench. */
 export function workspace(context: BenchContext): string {
@@ -58,6 +56,28 @@ async function sandboxed(context: BenchContext, backend: SandboxBackendName): Pr
   return executor;
 }
 
+/**
+ * The one row of `header`: our `run("true")` on `backend` against
+ * `baseline`, interleaved; skipped when the backend does not work here.
+ */
+async function versus(
+  context: BenchContext,
+  header: RowHeader,
+  backend: SandboxBackendName,
+  baseline: () => Promise<unknown>,
+  full: InterleaveOptions,
+  quick: InterleaveOptions,
+): Promise<CaseResult[]> {
+  const executor = await sandboxed(context, backend);
+  if ("unavailable" in executor) return [skippedRow(header, executor.unavailable)];
+  await using _ = executor;
+  const samples = await interleave({
+    ours: () => executor.run(executor.resolve({ command: "true" })),
+    baseline,
+  }, rounds(context, full, quick));
+  return [row(header, samples.ours!, samples.baseline!)];
+}
+
 const BWRAP: RowHeader = {
   id: "sandbox-bwrap",
   what: 'SandboxBashExecutor run("true") on bwrap under Deno (read-only, network deny)',
@@ -73,14 +93,14 @@ export const sandboxBwrap: BenchCase = {
   async run(context) {
     const missing = await unavailable("bwrap");
     if (missing !== undefined) return [skippedRow(BWRAP, missing)];
-    const executor = await sandboxed(context, "bwrap");
-    if ("unavailable" in executor) return [skippedRow(BWRAP, executor.unavailable)];
-    await using _ = executor;
-    const samples = await interleave({
-      ours: () => executor.run(executor.resolve({ command: "true" })),
-      raw: () => rawSpawnOk("bwrap", BARE_BWRAP),
-    }, rounds(context, { warmup: 5, iterations: 30 }, { warmup: 1, iterations: 5 }));
-    return [row(BWRAP, samples.ours!, samples.raw!)];
+    return await versus(
+      context,
+      BWRAP,
+      "bwrap",
+      () => rawSpawnOk("bwrap", BARE_BWRAP),
+      { warmup: 5, iterations: 30 },
+      { warmup: 1, iterations: 5 },
+    );
   },
 };
 
@@ -97,16 +117,16 @@ const LANDLOCK: RowHeader = {
 export const sandboxLandlock: BenchCase = {
   ids: [LANDLOCK.id],
   async run(context) {
-    const executor = await sandboxed(context, "landlock");
-    if ("unavailable" in executor) return [skippedRow(LANDLOCK, executor.unavailable)];
-    await using _ = executor;
     const empty = join(context.cacheDir, "empty.js");
     writeFileSync(empty, "");
-    const samples = await interleave({
-      ours: () => executor.run(executor.resolve({ command: "true" })),
-      raw: () => rawSpawnOk(Deno.execPath(), ["run", "--no-config", "--no-lock", empty]),
-    }, rounds(context, { warmup: 3, iterations: 20 }, { warmup: 1, iterations: 4 }));
-    return [row(LANDLOCK, samples.ours!, samples.raw!)];
+    return await versus(
+      context,
+      LANDLOCK,
+      "landlock",
+      () => rawSpawnOk(Deno.execPath(), ["run", "--no-config", "--no-lock", empty]),
+      { warmup: 3, iterations: 20 },
+      { warmup: 1, iterations: 4 },
+    );
   },
 };
 
@@ -133,17 +153,17 @@ export const sandboxVsCodex: BenchCase = {
     if (codex === undefined) {
       return [skippedRow(CODEX, "no native codex binary for this platform in @openai/codex")];
     }
-    const executor = await sandboxed(context, "bwrap");
-    if ("unavailable" in executor) return [skippedRow(CODEX, executor.unavailable)];
-    await using _ = executor;
     const home = join(context.cacheDir, "codex-home");
     mkdirSync(home, { recursive: true });
     const options = { cwd: workspace(context), env: { CODEX_HOME: home } };
-    const samples = await interleave({
-      ours: () => executor.run(executor.resolve({ command: "true" })),
-      codex: () => rawSpawnOk(codex, ["sandbox", "--", "bash", "-c", "true"], options),
-    }, rounds(context, { warmup: 3, iterations: 30 }, { warmup: 1, iterations: 5 }));
-    return [row(CODEX, samples.ours!, samples.codex!)];
+    return await versus(
+      context,
+      CODEX,
+      "bwrap",
+      () => rawSpawnOk(codex, ["sandbox", "--", "bash", "-c", "true"], options),
+      { warmup: 3, iterations: 30 },
+      { warmup: 1, iterations: 5 },
+    );
   },
 };
 
