@@ -67,7 +67,7 @@ export const background200: BenchCase = {
       }
       return performance.now() - start;
     };
-    const options = rounds(context, { warmup: 1, iterations: 6 }, { warmup: 0, iterations: 1 });
+    const options = rounds(context, { warmup: 1, iterations: 8 }, { warmup: 0, iterations: 1 });
     const samples = await interleaveValues({ ours, raw }, options);
     const kib = summarize(perTaskKib.slice(options.warmup)).median;
     return [row(HEADER, samples.ours!, samples.raw!, {

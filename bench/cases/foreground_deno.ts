@@ -22,7 +22,7 @@ export const foregroundDeno: BenchCase = {
     const samples = await interleave({
       ours: () => executor.run(executor.resolve({ command: "true" })),
       raw: () => rawSpawnOk("setsid", ["bash", "-c", "true"]),
-    }, rounds(context, { warmup: 5, iterations: 40 }, { warmup: 2, iterations: 8 }));
+    }, rounds(context, { warmup: 5, iterations: 80 }, { warmup: 2, iterations: 8 }));
     return [row(HEADER, samples.ours!, samples.raw!)];
   },
 };

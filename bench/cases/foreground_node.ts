@@ -24,7 +24,7 @@ export const foregroundNode: BenchCase = {
     if ("unavailable" in node) return [RAW, EXECA].map((h) => skippedRow(h, node.unavailable));
     const { samples } = await node.run({
       kind: "foreground",
-      ...rounds(context, { warmup: 5, iterations: 40 }, { warmup: 2, iterations: 8 }),
+      ...rounds(context, { warmup: 5, iterations: 80 }, { warmup: 2, iterations: 8 }),
     });
     return [row(RAW, samples.ours!, samples.raw!), row(EXECA, samples.ours!, samples.execa!)];
   },

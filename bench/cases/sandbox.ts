@@ -98,7 +98,7 @@ export const sandboxBwrap: BenchCase = {
       BWRAP,
       "bwrap",
       () => rawSpawnOk("bwrap", BARE_BWRAP),
-      { warmup: 5, iterations: 30 },
+      { warmup: 5, iterations: 50 },
       { warmup: 1, iterations: 5 },
     );
   },
@@ -124,7 +124,7 @@ export const sandboxLandlock: BenchCase = {
       LANDLOCK,
       "landlock",
       () => rawSpawnOk(Deno.execPath(), ["run", "--no-config", "--no-lock", empty]),
-      { warmup: 3, iterations: 20 },
+      { warmup: 3, iterations: 30 },
       { warmup: 1, iterations: 4 },
     );
   },
@@ -161,7 +161,7 @@ export const sandboxVsCodex: BenchCase = {
       CODEX,
       "bwrap",
       () => rawSpawnOk(codex, ["sandbox", "--", "bash", "-c", "true"], options),
-      { warmup: 3, iterations: 30 },
+      { warmup: 3, iterations: 50 },
       { warmup: 1, iterations: 5 },
     );
   },
@@ -201,12 +201,12 @@ export const sandboxVsSrt: BenchCase = {
     const lib = await node.run({
       kind: "srt",
       ...common,
-      ...rounds(context, { warmup: 3, iterations: 30 }, { warmup: 1, iterations: 5 }),
+      ...rounds(context, { warmup: 3, iterations: 50 }, { warmup: 1, iterations: 5 }),
     });
     const cli = await node.run({
       kind: "srt-cli",
       ...common,
-      ...rounds(context, { warmup: 1, iterations: 8 }, { warmup: 1, iterations: 2 }),
+      ...rounds(context, { warmup: 1, iterations: 10 }, { warmup: 1, iterations: 2 }),
     });
     return [
       lib.unavailable?.srt === undefined

@@ -51,10 +51,10 @@ function settled(child: ChildProcess): Promise<number> {
   });
 }
 
-/** The floor: `bash -c <command>` by `spawn`, detached (a new session), both pipes read. */
-function rawBash(command: string): Promise<number> {
+/** `bash -c <command>` by `spawn`, in a new session when `detached`, both pipes read. */
+function rawBash(command: string, detached = true): Promise<number> {
   return settled(spawn("bash", ["-c", command], {
-    detached: true,
+    detached,
     stdio: ["ignore", "pipe", "pipe"],
   }));
 }
@@ -100,7 +100,11 @@ async function throughput(request: Request): Promise<unknown> {
         }
       },
       raw: async () => {
-        const seen = await rawBash(command);
+        const seen = await rawBash(command, false);
+        if (seen !== bytes) throw new Error(`The raw read saw ${seen} bytes of ${bytes}`);
+      },
+      rawSession: async () => {
+        const seen = await rawBash(command, true);
         if (seen !== bytes) throw new Error(`The raw read saw ${seen} bytes of ${bytes}`);
       },
     }, request));
