@@ -13,8 +13,16 @@ export interface BenchResults {
   date: string;
   /** Versions of what was measured: deno, v8, node, bash, bwrap, the peers, the kernel. */
   runtime_versions: Record<string, string>;
-  /** The machine: logical cores, total memory in bytes, load averages at the start. */
-  machine: { cores: number; memory: number; load_average?: number[] };
+  /**
+   * The machine: logical cores, total memory in bytes, and the 1, 5 and 15
+   * minute load averages at the start and at the end of the run.
+   */
+  machine: {
+    cores: number;
+    memory: number;
+    load_average?: number[];
+    load_average_end?: number[];
+  };
   /** Whether this was a `--quick` run (too few iterations to trust). */
   quick: boolean;
   /** One row per case id. */
@@ -119,20 +127,26 @@ const escapeCell = (text: string): string => text.replaceAll("|", "\\|").replace
 /** `latest.md`: how and where it was measured, the table, what each row compares, the curve. */
 export function renderMarkdown(results: BenchResults, command: string): string {
   const { machine } = results;
-  const load = machine.load_average?.map((l) => l.toFixed(2)).join(", ") ?? "unknown";
+  const loads = [machine.load_average, machine.load_average_end];
+  const shown = loads.map((l) => l?.map((v) => v.toFixed(2)).join(", ") ?? "unknown");
   const versions = Object.entries(results.runtime_versions).map(([k, v]) => `${k} ${v}`).join(", ");
+  const busiest = Math.max(...loads.map((l) => l?.[0] ?? 0));
   const out = [
     "# Benchmark results",
     "",
     `Measured ${results.date} with \`${command}\` on ${machine.cores} cores and ` +
-    `${(machine.memory / 2 ** 30).toFixed(1)} GiB (load average at the start: ${load}); ` +
-    `${versions}.`,
+    `${(machine.memory / 2 ** 30).toFixed(1)} GiB (load average at the start: ${shown[0]}; ` +
+    `at the end: ${shown[1]}); ${versions}.`,
     "",
-    "**Noise:** this machine was shared with other jobs while it ran, so absolute times are " +
-    "inflated and vary; the ratios are more stable than the times because each pair ran " +
-    "interleaved (A B A B ...) after a warm-up. Medians, p10 and p90 are of the subject; " +
-    "`ratio` is the subject's median over the baseline's median; `n` is the number of timed " +
-    "samples per arm (slow cases take fewer)." +
+    (busiest > machine.cores / 2
+      ? `**Noise:** the machine was busy while this ran (load average up to ${
+        busiest.toFixed(1)
+      } on ${machine.cores} cores), so absolute times are inflated and vary from run to run. `
+      : "") +
+    "The ratios are steadier than the times because each pair ran interleaved (A B A B ...) " +
+    "after a warm-up. Medians, p10 and p90 are of the subject; `ratio` is the subject's median " +
+    "over the baseline's median; `n` is the number of timed samples per arm (slow cases take " +
+    "fewer)." +
     (results.quick ? " **This was a `--quick` run: too few samples to trust.**" : ""),
     "",
     "![ratios and growth curve](latest.svg)",

@@ -124,6 +124,7 @@ const peers = JSON.parse(readFileSync(new URL("./node/package.json", import.meta
 const fresh: BenchResults = {
   date: new Date().toISOString(),
   runtime_versions: {
+    shellseam: await version("git", ["describe", "--always", "--dirty"]),
     deno: Deno.version.deno,
     v8: Deno.version.v8,
     ...(side === undefined || "unavailable" in side ? {} : { node: await version(side.node) }),
@@ -132,7 +133,12 @@ const fresh: BenchResults = {
     kernel: release(),
     ...Object.fromEntries(Object.entries(peers).filter(([name]) => name !== "node")),
   },
-  machine: { cores: cpus().length, memory: totalmem(), load_average: loadAtStart },
+  machine: {
+    cores: cpus().length,
+    memory: totalmem(),
+    load_average: loadAtStart,
+    load_average_end: loadavg(),
+  },
   quick: values.quick,
   cases: rows,
 };

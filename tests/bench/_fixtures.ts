@@ -47,7 +47,12 @@ export function sampleResults(): BenchResults {
   return {
     date: "2026-11-30T00:00:00.000Z",
     runtime_versions: { deno: "2.9.6" },
-    machine: { cores: 2, memory: 24 * 2 ** 30, load_average: [1, 2, 3] },
+    machine: {
+      cores: 2,
+      memory: 24 * 2 ** 30,
+      load_average: [1, 2, 3],
+      load_average_end: [4, 1, 1],
+    },
     quick: false,
     cases,
   };

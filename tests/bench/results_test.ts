@@ -112,7 +112,14 @@ describe("renderings", () => {
     const md = renderMarkdown(sampleResults(), "deno task bench");
     assert.match(md, /^# Benchmark results\n/);
     assert.match(md, /`deno task bench` on 2 cores and 24\.0 GiB/);
-    assert.match(md, /\*\*Noise:\*\*/);
+    assert.match(
+      md,
+      /\*\*Noise:\*\* the machine was busy while this ran \(load average up to 4\.0 on 2 cores\)/,
+    );
+    assert.match(md, /at the start: 1\.00, 2\.00, 3\.00; at the end: 4\.00, 1\.00, 1\.00\)/);
+    const quiet = sampleResults();
+    quiet.machine = { ...quiet.machine, load_average: [0.5, 0, 0], load_average_end: [0.9, 0, 0] };
+    assert.doesNotMatch(renderMarkdown(quiet, "x"), /Noise/);
     assert.match(md, /!\[ratios and growth curve\]\(latest\.svg\)/);
     assert.match(md, /\| 262144 \| 5\.00 \| 0\.20 \|/);
     assert.match(md, /\*\*Skipped:\*\* no codex <binary> & no luck/);
