@@ -54,6 +54,11 @@ export interface CaseResult {
   goal_of: "ratio" | "median";
   /** Median of the baseline's samples, in `unit`; null without a baseline. */
   baseline_median: number | null;
+  /**
+   * Subject p10 / baseline p10, where `ratio` is given: the fast ends of both
+   * distributions, which a busy machine disturbs least (the goal still judges `ratio`).
+   */
+  ratio_p10?: number;
   /** Timed samples per arm (after the warm-up). */
   iterations: number;
   /** Whether the goal is met; null without a goal or when skipped. */
@@ -138,7 +143,8 @@ export function row(
   extras: { note?: string; points?: GrowthPoint[] } = {},
 ): CaseResult {
   const stats = summarize(subject);
-  const base = baseline === null ? null : summarize(baseline).median;
+  const baseStats = baseline === null ? null : summarize(baseline);
+  const base = baseStats?.median ?? null;
   const goalOf = header.goal_of ?? (baseline === null ? "median" : "ratio");
   // A baseline shown only for scale (an absolute goal) gets no ratio.
   const r = base === null || goalOf === "median" ? null : ratio(stats.median, base) ?? null;
@@ -156,6 +162,7 @@ export function row(
     better: header.better,
     goal_of: goalOf,
     baseline_median: base,
+    ...(r === null || baseStats === null ? {} : { ratio_p10: stats.p10 / baseStats.p10 }),
     iterations: stats.n,
     met: header.goal === null || judged === null
       ? null

@@ -90,7 +90,19 @@ function verdict(row: CaseResult): string {
   return row.met === null ? "-" : row.met ? "yes" : "NO";
 }
 
-const COLUMNS = ["id", "median", "p10", "p90", "unit", "baseline", "ratio", "goal", "met", "n"];
+const COLUMNS = [
+  "id",
+  "median",
+  "p10",
+  "p90",
+  "unit",
+  "baseline",
+  "ratio",
+  "goal",
+  "met",
+  "n",
+  "p10 ratio",
+];
 
 function cells(row: CaseResult): string[] {
   return [
@@ -104,6 +116,7 @@ function cells(row: CaseResult): string[] {
     formatGoal(row),
     verdict(row),
     String(row.iterations),
+    formatNumber(row.ratio_p10),
   ];
 }
 

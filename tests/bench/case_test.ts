@@ -11,6 +11,7 @@ describe("row", () => {
     assert.equal(result.p90, 4.6);
     assert.equal(result.baseline_median, 2);
     assert.equal(result.ratio, 1.5);
+    assert.equal(result.ratio_p10, 0.7);
     assert.equal(result.goal_of, "ratio");
     assert.equal(result.iterations, 5);
     assert.equal(result.met, false);
@@ -27,6 +28,7 @@ describe("row", () => {
     const result = row(MEMORY, [70, 60, 65], [1]);
     assert.equal(result.goal_of, "median");
     assert.equal(result.ratio, null);
+    assert.equal(result.ratio_p10, undefined);
     assert.equal(result.baseline_median, 1);
     assert.equal(result.met, false);
     assert.equal(row(MEMORY, [10], [1]).met, true);

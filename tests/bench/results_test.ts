@@ -100,11 +100,14 @@ describe("renderings", () => {
 
   it("print a row per case with its verdict, and every skip reason", () => {
     const table = renderTable(sampleResults()).split("\n");
-    assert.match(table[0]!, /^id\s+median\s+p10\s+p90\s+unit\s+baseline\s+ratio\s+goal\s+met\s+n$/);
+    assert.match(
+      table[0]!,
+      /^id\s+median\s+p10\s+p90\s+unit\s+baseline\s+ratio\s+goal\s+met\s+n\s+p10 ratio$/,
+    );
     const line = (id: string) => table.find((l) => l.startsWith(id + " "))!;
-    assert.match(line("foreground-deno"), /\s1\.07\s+ratio <= 1\.1\s+yes\s+3$/);
-    assert.match(line("throughput-deno"), /\s0\.50\s+ratio >= 0\.9\s+NO\s+1$/);
-    assert.match(line("sandbox-vs-codex"), /\sskipped\s+0$/);
+    assert.match(line("foreground-deno"), /\s1\.07\s+ratio <= 1\.1\s+yes\s+3\s+1\.01$/);
+    assert.match(line("throughput-deno"), /\s0\.50\s+ratio >= 0\.9\s+NO\s+1\s+0\.50$/);
+    assert.match(line("sandbox-vs-codex"), /\sskipped\s+0\s+-$/);
     assert.ok(table.includes("sandbox-vs-codex: skipped: no codex <binary> & no luck"));
   });
 
