@@ -158,8 +158,9 @@ export function renderMarkdown(results: BenchResults, command: string): string {
       : "") +
     "The ratios are steadier than the times because each pair ran interleaved (A B A B ...) " +
     "after a warm-up. Medians, p10 and p90 are of the subject; `ratio` is the subject's median " +
-    "over the baseline's median; `n` is the number of timed samples per arm (slow cases take " +
-    "fewer)." +
+    "over the baseline's median (the goals judge it); `n` is the number of timed samples per " +
+    "arm (slow cases take fewer); `p10 ratio` compares the fast ends (p10 over p10), which a " +
+    "busy machine disturbs least." +
     (results.quick ? " **This was a `--quick` run: too few samples to trust.**" : ""),
     "",
     "![ratios and growth curve](latest.svg)",

@@ -124,6 +124,7 @@ describe("renderings", () => {
     quiet.machine = { ...quiet.machine, load_average: [0.5, 0, 0], load_average_end: [0.9, 0, 0] };
     assert.doesNotMatch(renderMarkdown(quiet, "x"), /Noise/);
     assert.match(md, /!\[ratios and growth curve\]\(latest\.svg\)/);
+    assert.match(md, /`p10 ratio` compares the fast ends/);
     assert.match(md, /\| 262144 \| 5\.00 \| 0\.20 \|/);
     assert.match(md, /\*\*Skipped:\*\* no codex <binary> & no luck/);
     assert.doesNotMatch(md, /--quick/);
