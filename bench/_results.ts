@@ -22,6 +22,11 @@ export interface BenchResults {
     memory: number;
     load_average?: number[];
     load_average_end?: number[];
+    /**
+     * Whether the kernel groups scheduling by session (autogroup): then each
+     * command in a new session gets its own share of a busy CPU.
+     */
+    sched_autogroup?: boolean;
   };
   /** Whether this was a `--quick` run (too few iterations to trust). */
   quick: boolean;
@@ -149,7 +154,11 @@ export function renderMarkdown(results: BenchResults, command: string): string {
     "",
     `Measured ${results.date} with \`${command}\` on ${machine.cores} cores and ` +
     `${(machine.memory / 2 ** 30).toFixed(1)} GiB (load average at the start: ${shown[0]}; ` +
-    `at the end: ${shown[1]}); ${versions}.`,
+    `at the end: ${shown[1]}${
+      machine.sched_autogroup === undefined
+        ? ""
+        : `; scheduler autogroup ${machine.sched_autogroup ? "on" : "off"}`
+    }); ${versions}.`,
     "",
     (busiest > machine.cores / 2
       ? `**Noise:** the machine was busy while this ran (load average up to ${

@@ -32,6 +32,7 @@ import { CASES } from "./cases.ts";
 
 const RESULTS = new URL("./results/", import.meta.url);
 const CACHE = new URL("./.cache/", import.meta.url).pathname;
+const AUTOGROUP = "/proc/sys/kernel/sched_autogroup_enabled";
 
 const { values } = parseArgs({
   args: Deno.args.filter((arg) => arg !== "--"),
@@ -138,6 +139,9 @@ const fresh: BenchResults = {
     memory: totalmem(),
     load_average: loadAtStart,
     load_average_end: loadavg(),
+    ...(existsSync(AUTOGROUP)
+      ? { sched_autogroup: readFileSync(AUTOGROUP, "utf8").trim() === "1" }
+      : {}),
   },
   quick: values.quick,
   cases: rows,

@@ -120,6 +120,12 @@ describe("renderings", () => {
       /\*\*Noise:\*\* the machine was busy while this ran \(load average up to 4\.0 on 2 cores\)/,
     );
     assert.match(md, /at the start: 1\.00, 2\.00, 3\.00; at the end: 4\.00, 1\.00, 1\.00\)/);
+    const grouped = sampleResults();
+    grouped.machine.sched_autogroup = true;
+    assert.match(
+      renderMarkdown(grouped, "x"),
+      /at the end: 4\.00, 1\.00, 1\.00; scheduler autogroup on\)/,
+    );
     const quiet = sampleResults();
     quiet.machine = { ...quiet.machine, load_average: [0.5, 0, 0], load_average_end: [0.9, 0, 0] };
     assert.doesNotMatch(renderMarkdown(quiet, "x"), /Noise/);
