@@ -155,10 +155,12 @@ async function compareSandboxes(
     };
     return { samples: await interleave({ ours, srt_cli: srtCli }, request) };
   }
+  const initializing = performance.now();
   await SandboxManager.initialize({
     network: { allowedDomains: [], deniedDomains: [] },
     filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
   });
+  const initializeMs = performance.now() - initializing;
   try {
     const srt = async () => {
       const wrapped = await SandboxManager.wrapWithSandbox("true");
@@ -172,7 +174,8 @@ async function compareSandboxes(
         throw new Error(`srt's wrapped command exited with ${child.exitCode}`);
       }
     };
-    return { samples: await interleave({ ours, srt }, request) };
+    const samples = await interleave({ ours, srt }, request);
+    return { samples, extra: { srt_initialize_ms: initializeMs } };
   } finally {
     await SandboxManager.reset();
   }
