@@ -55,10 +55,11 @@ export interface CaseResult {
   /** Median of the baseline's samples, in `unit`; null without a baseline. */
   baseline_median: number | null;
   /**
-   * Subject p10 / baseline p10, where `ratio` is given: the fast ends of both
-   * distributions, which a busy machine disturbs least (the goal still judges `ratio`).
+   * The ratio of the best ends, where `ratio` is given: p10 over p10 when
+   * lower is better, p90 over p90 when higher is better. A busy machine
+   * disturbs these least (the goal still judges `ratio`).
    */
-  ratio_p10?: number;
+  ratio_best?: number;
   /** Timed samples per arm (after the warm-up). */
   iterations: number;
   /** Whether the goal is met; null without a goal or when skipped. */
@@ -162,7 +163,9 @@ export function row(
     better: header.better,
     goal_of: goalOf,
     baseline_median: base,
-    ...(r === null || baseStats === null ? {} : { ratio_p10: stats.p10 / baseStats.p10 }),
+    ...(r === null || baseStats === null ? {} : {
+      ratio_best: header.better === "lower" ? stats.p10 / baseStats.p10 : stats.p90 / baseStats.p90,
+    }),
     iterations: stats.n,
     met: header.goal === null || judged === null
       ? null

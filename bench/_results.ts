@@ -106,7 +106,7 @@ const COLUMNS = [
   "goal",
   "met",
   "n",
-  "p10 ratio",
+  "best ratio",
 ];
 
 function cells(row: CaseResult): string[] {
@@ -121,7 +121,7 @@ function cells(row: CaseResult): string[] {
     formatGoal(row),
     verdict(row),
     String(row.iterations),
-    formatNumber(row.ratio_p10),
+    formatNumber(row.ratio_best),
   ];
 }
 
@@ -168,7 +168,8 @@ export function renderMarkdown(results: BenchResults, command: string): string {
     "The ratios are steadier than the times because each pair ran interleaved (A B A B ...) " +
     "after a warm-up. Medians, p10 and p90 are of the subject; `ratio` is the subject's median " +
     "over the baseline's median (the goals judge it); `n` is the number of timed samples per " +
-    "arm (slow cases take fewer); `p10 ratio` compares the fast ends (p10 over p10), which a " +
+    "arm (slow cases take fewer); `best ratio` compares the best ends (p10 over p10, or p90 " +
+    "over p90 when higher is better), which a " +
     "busy machine disturbs least." +
     (results.quick ? " **This was a `--quick` run: too few samples to trust.**" : ""),
     "",

@@ -88,7 +88,7 @@ function ratioPanel(rows: CaseResult[], top: number): { svg: string[]; height: n
       PAD,
       top + 14,
       "Ratio to the baseline or peer (log scale; 1 = the baseline; dashed = goal; dot = " +
-        "p10 ratio; green met, red missed, grey no goal)",
+        "best ratio; green met, red missed, grey no goal)",
       { "font-weight": "bold" },
     ),
   ];
@@ -113,8 +113,8 @@ function ratioPanel(rows: CaseResult[], top: number): { svg: string[]; height: n
       text(LABEL + PLOT + 8, y + 15, label, { "font-size": 11 }),
     );
     if (row.goal !== null) svg.push(goalMark(x(row.goal), y));
-    if (row.ratio_p10 !== undefined) {
-      svg.push(el("circle", { cx: x(row.ratio_p10), cy: y + ROW / 2, r: 3, fill: "#000" }));
+    if (row.ratio_best !== undefined) {
+      svg.push(el("circle", { cx: x(row.ratio_best), cy: y + ROW / 2, r: 3, fill: "#000" }));
     }
   });
   return { svg, height: 28 + rows.length * ROW + 24 };

@@ -11,7 +11,7 @@ describe("row", () => {
     assert.equal(result.p90, 4.6);
     assert.equal(result.baseline_median, 2);
     assert.equal(result.ratio, 1.5);
-    assert.equal(result.ratio_p10, 0.7);
+    assert.equal(result.ratio_best, 0.7); // p10 over p10
     assert.equal(result.goal_of, "ratio");
     assert.equal(result.iterations, 5);
     assert.equal(result.met, false);
@@ -21,6 +21,7 @@ describe("row", () => {
   it("judges higher-is-better rows the other way", () => {
     const header = { ...FOREGROUND, goal: 0.9, better: "higher" as const };
     assert.equal(row(header, [95], [100]).met, true);
+    assert.equal(row(header, [10, 20, 30], [30, 40, 60]).ratio_best, 28 / 56); // p90 over p90
     assert.equal(row(header, [80], [100]).met, false);
   });
 
@@ -28,7 +29,7 @@ describe("row", () => {
     const result = row(MEMORY, [70, 60, 65], [1]);
     assert.equal(result.goal_of, "median");
     assert.equal(result.ratio, null);
-    assert.equal(result.ratio_p10, undefined);
+    assert.equal(result.ratio_best, undefined);
     assert.equal(result.baseline_median, 1);
     assert.equal(result.met, false);
     assert.equal(row(MEMORY, [10], [1]).met, true);

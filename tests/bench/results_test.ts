@@ -102,7 +102,7 @@ describe("renderings", () => {
     const table = renderTable(sampleResults()).split("\n");
     assert.match(
       table[0]!,
-      /^id\s+median\s+p10\s+p90\s+unit\s+baseline\s+ratio\s+goal\s+met\s+n\s+p10 ratio$/,
+      /^id\s+median\s+p10\s+p90\s+unit\s+baseline\s+ratio\s+goal\s+met\s+n\s+best ratio$/,
     );
     const line = (id: string) => table.find((l) => l.startsWith(id + " "))!;
     assert.match(line("foreground-deno"), /\s1\.07\s+ratio <= 1\.1\s+yes\s+3\s+1\.01$/);
@@ -130,7 +130,7 @@ describe("renderings", () => {
     quiet.machine = { ...quiet.machine, load_average: [0.5, 0, 0], load_average_end: [0.9, 0, 0] };
     assert.doesNotMatch(renderMarkdown(quiet, "x"), /Noise/);
     assert.match(md, /!\[ratios and growth curve\]\(latest\.svg\)/);
-    assert.match(md, /`p10 ratio` compares the fast ends/);
+    assert.match(md, /`best ratio` compares the best ends/);
     assert.match(md, /\| 262144 \| 5\.00 \| 0\.20 \|/);
     assert.match(md, /\*\*Skipped:\*\* no codex <binary> & no luck/);
     assert.doesNotMatch(md, /--quick/);

@@ -47,7 +47,7 @@ describe("renderSvg", () => {
     assert.deepEqual(fills, ["#2e7d32", "#c62828", "#2e7d32"]);
     assert.equal(svg.match(/stroke-dasharray="3,2"/g)?.length, 4); // 3 goal marks + memory goal
     assert.equal(svg.match(/<path /g)?.length, 2);
-    assert.equal(svg.match(/<circle [^>]*fill="#000"/g)?.length, 2); // p10 ratios of 2 rows
+    assert.equal(svg.match(/<circle [^>]*fill="#000"/g)?.length, 2); // best ratios of 2 rows
     assert.equal(svg.match(/<circle [^>]*fill="#1565c0"/g)?.length, 6); // 3 growth points, 2 charts
   });
 
