@@ -201,3 +201,22 @@ export function skippedRow(header: RowHeader, reason: string): CaseResult {
 export function mibPerSecond(bytes: number): (ms: number) => number {
   return (ms) => bytes / 1048576 / (ms / 1000);
 }
+
+/**
+ * `rows`, plus a skipped row (saying `reason`) for each of `ids` that has
+ * none: a case's declared ids are reported, never dropped.
+ */
+export function everyId(ids: readonly string[], rows: CaseResult[], reason: string): CaseResult[] {
+  const seen = new Set(rows.map((row) => row.id));
+  const missing = ids.filter((id) => !seen.has(id)).map((id) =>
+    skippedRow({
+      id,
+      what: "(not measured)",
+      baseline: null,
+      unit: "",
+      goal: null,
+      better: "lower",
+    }, reason)
+  );
+  return [...rows, ...missing];
+}

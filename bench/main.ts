@@ -18,7 +18,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { parseArgs } from "node:util";
-import type { BenchContext, CaseResult, NodeSide } from "./_case.ts";
+import { type BenchContext, type CaseResult, everyId, type NodeSide } from "./_case.ts";
 import { prepareNodeSide } from "./_node.ts";
 import {
   type BenchResults,
@@ -82,28 +82,11 @@ for (const benchCase of selected) {
   const start = performance.now();
   console.log(`== ${benchCase.ids.join(", ")}`);
   try {
-    rows.push(...await benchCase.run(context));
+    rows.push(...everyId(benchCase.ids, await benchCase.run(context), "the case reported no row"));
   } catch (error) {
     console.error(error);
-    const reason = `the case failed: ${error instanceof Error ? error.message : error}`;
-    rows.push(...benchCase.ids.map((id): CaseResult => ({
-      id,
-      what: "(the case failed before it reported)",
-      baseline: null,
-      median: null,
-      p10: null,
-      p90: null,
-      unit: "",
-      ratio: null,
-      goal: null,
-      better: "lower",
-      goal_of: "median",
-      baseline_median: null,
-      iterations: 0,
-      met: null,
-      skipped: reason,
-      measured_at: new Date().toISOString(),
-    })));
+    const message = error instanceof Error ? error.message : String(error);
+    rows.push(...everyId(benchCase.ids, [], `the case failed: ${message}`));
   }
   console.log(`   ${((performance.now() - start) / 1000).toFixed(1)} s`);
 }

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mibPerSecond, row, skippedRow } from "../../bench/_case.ts";
+import { everyId, mibPerSecond, row, skippedRow } from "../../bench/_case.ts";
 import { FOREGROUND, MEMORY } from "./_fixtures.ts";
 
 describe("row", () => {
@@ -60,5 +60,17 @@ describe("mibPerSecond", () => {
   it("turns milliseconds per run into MiB/s", () => {
     assert.equal(mibPerSecond(2 ** 30)(1000), 1024);
     assert.equal(mibPerSecond(2 ** 20)(500), 2);
+  });
+});
+
+describe("everyId", () => {
+  it("adds a skipped row with the reason for each declared id without one", () => {
+    const measured = row(FOREGROUND, [1], [1]);
+    const rows = everyId(["foreground-deno", "foreground-node"], [measured], "no row");
+    assert.deepEqual(rows.map((r) => [r.id, r.skipped]), [
+      ["foreground-deno", undefined],
+      ["foreground-node", "no row"],
+    ]);
+    assert.equal(everyId(["a"], [], "the case failed: boom")[0]!.skipped, "the case failed: boom");
   });
 });
