@@ -30,12 +30,27 @@ export interface ConfinedPolicy {
   writableRoots: string[];
   /** Whether the network is reachable. */
   network: "deny" | "allow";
+  /** The protected names, relative to each writable root (see `SandboxPolicy.protectedPaths`). */
+  protectedPaths: string[];
   /**
-   * Folders a command sees empty: the private folders of other executors
-   * (their spill files are other sessions' output). None holds a root or the
-   * working directory.
+   * Existing paths in the writable roots to keep read-only under
+   * `workspace-write`: the protected paths found at launch and the targets of
+   * their symlinks and git pointers (none beneath another).
+   */
+  readOnlyPaths: string[];
+  /**
+   * Folders a command sees empty, one by one: the private folders of other
+   * executors (their spill files are other sessions' output) and other
+   * users' folders of them. None holds a root or the working directory.
    */
   hiddenDirs?: string[];
+  /**
+   * Every user's folder of private folders (`shellseam-u<uid>`), this
+   * executor's own included: a backend may hide these whole and bind its own
+   * private folder back, which no executor removing its folder can race.
+   * None holds a root or the working directory.
+   */
+  hiddenParents?: string[];
 }
 
 /** How a probe command ended. */
