@@ -11,6 +11,8 @@ import type { CaseResult } from "./_case.ts";
 export interface BenchResults {
   /** When the run ended (ISO 8601). */
   date: string;
+  /** When the run started (ISO 8601); rows measured before it come from earlier runs. */
+  started: string;
   /** Versions of what was measured: deno, v8, node, bash, bwrap, the peers, the kernel. */
   runtime_versions: Record<string, string>;
   /**
@@ -152,7 +154,11 @@ export function renderMarkdown(results: BenchResults, command: string): string {
   const out = [
     "# Benchmark results",
     "",
-    `Measured ${results.date} with \`${command}\` on ${machine.cores} cores and ` +
+    `Measured ${results.date} with \`${command}\`${
+      results.cases.some((row) => row.measured_at < results.started)
+        ? " (rows it did not run are from earlier runs: see each row's measured time)"
+        : ""
+    } on ${machine.cores} cores and ` +
     `${(machine.memory / 2 ** 30).toFixed(1)} GiB (load average at the start: ${shown[0]}; ` +
     `at the end: ${shown[1]}${
       machine.sched_autogroup === undefined

@@ -77,6 +77,7 @@ const context: BenchContext = {
 };
 
 const started = performance.now();
+const startedAt = new Date().toISOString();
 const rows: CaseResult[] = [];
 for (const benchCase of selected) {
   const start = performance.now();
@@ -126,6 +127,7 @@ const fresh: BenchResults = {
       ? { sched_autogroup: readFileSync(AUTOGROUP, "utf8").trim() === "1" }
       : {}),
   },
+  started: startedAt,
   quick: values.quick,
   cases: rows,
 };
@@ -143,7 +145,10 @@ console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
 if (!values["no-write"]) {
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(latest, JSON.stringify(results, null, 2) + "\n");
-  writeFileSync(new URL("./latest.md", RESULTS), renderMarkdown(results, "deno task bench"));
+  writeFileSync(
+    new URL("./latest.md", RESULTS),
+    renderMarkdown(results, ["deno task bench", ...Deno.args].join(" ")),
+  );
   writeFileSync(new URL("./latest.svg", RESULTS), renderSvg(results));
   console.log("wrote bench/results/latest.json, latest.md and latest.svg");
 }

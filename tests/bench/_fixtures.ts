@@ -53,6 +53,7 @@ export function sampleResults(): BenchResults {
       load_average: [1, 2, 3],
       load_average_end: [4, 1, 1],
     },
+    started: "2026-11-29T00:00:00.000Z",
     quick: false,
     cases,
   };

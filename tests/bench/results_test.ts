@@ -133,6 +133,9 @@ describe("renderings", () => {
     assert.match(md, /`best ratio` compares the best ends/);
     assert.match(md, /\| 262144 \| 5\.00 \| 0\.20 \|/);
     assert.match(md, /\*\*Skipped:\*\* no codex <binary> & no luck/);
+    assert.doesNotMatch(md, /from earlier runs/);
+    const partial = { ...sampleResults(), started: "2099-01-01T00:00:00.000Z" };
+    assert.match(renderMarkdown(partial, "x"), /`x` \(rows it did not run are from earlier runs/);
     assert.doesNotMatch(md, /--quick/);
     assert.match(renderMarkdown({ ...sampleResults(), quick: true }, "x"), /`--quick` run/);
   });
