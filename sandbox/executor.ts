@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
@@ -24,6 +25,14 @@ import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
 import { existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
+import { DEFAULT_DENY_READ } from "./secrets.ts";
+import {
+  makeMaskSources,
+  type MaskSources,
+  outermost,
+  secretMasks,
+  socketMasks,
+} from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend } from "./backends/_landlock.ts";
@@ -58,6 +67,10 @@ export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
  * | `defaultMode` | `"read-only"` | the mode of a call without its own `sandboxPolicy` |
  * | `network` | `"deny"` | whether confined commands may reach the network |
  * | `writableRoots` | `[]` | more absolute paths writable under `workspace-write` (skipped while missing) |
+ * | `denyRead` | `DEFAULT_DENY_READ` | paths (absolute or `~/`) no confined command may read or list |
+ * | `allowRead` | `[]` | paths beneath a `denyRead` folder that stay readable |
+ * | `allowUnixSockets` | `[]` | Unix sockets reachable under network `deny` (none: no Unix socket at all) |
+ * | `homeDir` | the home of this process's user | what `~/` means in those lists |
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
@@ -83,6 +96,14 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   network?: "deny" | "allow";
   /** More absolute paths that are writable under `workspace-write`. */
   writableRoots?: string[];
+  /** Paths no confined command may read or list (default: `DEFAULT_DENY_READ`). */
+  denyRead?: string[];
+  /** Paths beneath a `denyRead` folder that stay readable. */
+  allowRead?: string[];
+  /** Unix sockets a confined command may connect to under network `deny`. */
+  allowUnixSockets?: string[];
+  /** The absolute directory `~/` stands for in the path lists (default: the user's home). */
+  homeDir?: string;
   /** Backends to try, in order; the first whose probe works is used. */
   backends?: SandboxBackendName[];
   /** A PATH-style list of directories where `bwrap` and `deno` are looked up. */
@@ -200,6 +221,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
+  readonly #home: string;
+  #maskSources: MaskSources | undefined;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -208,6 +231,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       defaultMode = "read-only",
       network = "deny",
       writableRoots,
+      denyRead,
+      allowRead,
+      allowUnixSockets,
+      homeDir = homedir(),
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
@@ -230,7 +257,18 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       workspaceRoot: root,
       network,
       ...(writableRoots === undefined ? {} : { writableRoots }),
+      ...(denyRead === undefined ? {} : { denyRead }),
+      ...(allowRead === undefined ? {} : { allowRead }),
+      ...(allowUnixSockets === undefined ? {} : { allowUnixSockets }),
     }));
+    if (typeof homeDir !== "string" || !isAbsolute(homeDir)) {
+      throw new BashConfigError(
+        `"homeDir" must be an absolute path; got ${
+          JSON.stringify(homeDir)
+        }; omit it for the home of the user running the agent`,
+      );
+    }
+    this.#home = homeDir;
     if (
       !Array.isArray(backends) || backends.length === 0 ||
       backends.some((name) => !SANDBOX_BACKENDS.includes(name)) ||
@@ -275,7 +313,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   /**
    * Resolves like `LocalBashExecutor.resolve()`, then stamps the default
    * policy when the request has none, or checks the request's policy and
-   * canonicalises its paths. Throws `BashConfigError` for an invalid policy.
+   * canonicalises its paths; a request policy without `denyRead`, `allowRead`
+   * or `allowUnixSockets` takes the executor's. Throws `BashConfigError` for
+   * an invalid policy.
    *
    * @example
    * ```ts
@@ -295,9 +335,17 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    */
   override resolve(request: BashExecRequest): BashExecSpec {
     const spec = super.resolve(request);
-    spec.sandboxPolicy = request.sandboxPolicy === undefined
-      ? clonePolicy(this.defaultPolicy)
-      : resolveSandboxPolicy(request.sandboxPolicy);
+    if (request.sandboxPolicy === undefined) {
+      spec.sandboxPolicy = clonePolicy(this.defaultPolicy);
+      return spec;
+    }
+    const policy = resolveSandboxPolicy(request.sandboxPolicy);
+    // What to hide is the executor's unless the request says otherwise.
+    for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
+      const list = this.defaultPolicy[field];
+      if (policy[field] === undefined && list !== undefined) policy[field] = [...list];
+    }
+    spec.sandboxPolicy = policy;
     return spec;
   }
 
@@ -333,7 +381,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (mode === "danger-full-access") {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
-    const confined = confine(policy);
+    const confined = await this.#confine(policy);
     const backend = await this.#select(confined, launch);
     const enforcement = backend.enforcement(confined);
     return {
@@ -414,7 +462,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const token = `shellseam-probe-${name}-${crypto.randomUUID()}`;
     let reason: string | undefined;
     try {
-      const policy = confine({ ...this.defaultPolicy, mode: "read-only", network: "deny" });
+      const policy = await this.#confine({
+        ...this.defaultPolicy,
+        mode: "read-only",
+        network: "deny",
+      });
       this.#probeLaunches.set(
         token,
         (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
@@ -443,9 +495,39 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
-    status.enforcement = backend.enforcement(confine(factsPolicy));
+    status.enforcement = backend.enforcement(await this.#confine(factsPolicy));
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
+  }
+
+  /**
+   * `policy` ready to enforce: its paths canonical and existing (see
+   * {@linkcode confinedRoots}), and what it hides: the `denyRead` paths
+   * (less `allowRead`, the workspace and the writable roots) and, under
+   * network `deny` with an `allowUnixSockets` list, every other Unix socket.
+   */
+  async #confine(policy: SandboxPolicy): Promise<ConfinedPolicy> {
+    const roots = confinedRoots(policy);
+    const network = policy.network === "allow" ? "allow" : "deny";
+    const allowSockets = policy.allowUnixSockets ?? [];
+    const secrets = secretMasks(
+      policy.denyRead ?? DEFAULT_DENY_READ,
+      policy.allowRead ?? [],
+      this.#home,
+      [roots.workspaceRoot, ...roots.writableRoots],
+    );
+    const sockets = network === "deny" && allowSockets.length > 0
+      ? socketMasks(allowSockets, this.#home)
+      : [];
+    this.#maskSources ??= makeMaskSources(await this.privateDir());
+    return {
+      mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
+      ...roots,
+      network,
+      unixSockets: network === "allow" || allowSockets.length > 0,
+      masks: outermost([...secrets, ...sockets]),
+      maskSources: this.#maskSources,
+    };
   }
 
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
@@ -465,21 +547,29 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 }
 
+/** The path lists of a policy. */
+const PATH_LISTS = ["writableRoots", "denyRead", "allowRead", "allowUnixSockets"] as const;
+
 function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
   const clone: SandboxPolicy = { ...policy };
-  if (policy.writableRoots !== undefined) clone.writableRoots = [...policy.writableRoots];
+  for (const field of PATH_LISTS) {
+    const list = policy[field];
+    if (list !== undefined) clone[field] = [...list];
+  }
   return clone;
 }
 
 /**
- * A confined mode's policy with every path canonical and existing, checked
+ * A confined mode's roots, every path canonical and existing, checked
  * again at each launch. Each path must still resolve to itself: a path that
  * now leads elsewhere got a symlink since it was resolved (a confined command
  * may plant one where a writable root will appear), and following it would
  * make its target writable. A workspace root that vanished or moved so is a
  * spawn error; such writable roots, and those that do not exist, are skipped.
  */
-function confine(policy: SandboxPolicy): ConfinedPolicy {
+function confinedRoots(
+  policy: SandboxPolicy,
+): Pick<ConfinedPolicy, "workspaceRoot" | "writableRoots"> {
   let workspaceRoot: string;
   try {
     workspaceRoot = canonicalWorkspaceRoot(policy.workspaceRoot);
@@ -495,10 +585,5 @@ function confine(policy: SandboxPolicy): ConfinedPolicy {
   const writableRoots = (policy.writableRoots ?? []).filter((root) =>
     existingRealpath(root) === root
   );
-  return {
-    mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
-    workspaceRoot,
-    writableRoots,
-    network: policy.network === "allow" ? "allow" : "deny",
-  };
+  return { workspaceRoot, writableRoots };
 }

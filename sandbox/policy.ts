@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalPath, isBeneath } from "./_paths.ts";
+import { checkedPolicyPaths } from "./_masks.ts";
 
 /**
  * The canonical form of a workspace root: absolute, every symlink resolved.
@@ -55,8 +56,11 @@ export function canonicalWorkspaceRoot(path: string): string {
  * could follow a symlink that a confined command planted); the others are
  * canonicalised as far as they exist (a writable root that does not exist
  * when a command starts is skipped for that command: nothing is created).
+ * `denyRead`, `allowRead` and `allowUnixSockets` keep their `~/` paths (the
+ * executor expands them against its home directory at each launch).
  * Throws `BashConfigError` for a policy that is not an object, an unknown
- * mode or network value, or writable roots that are not absolute paths.
+ * mode or network value, writable roots that are not absolute paths, or
+ * path lists holding anything but absolute and `~/` paths.
  *
  * @example
  * ```ts
@@ -126,6 +130,9 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
         ![...workspace, ...given].some((other) => other !== root && isBeneath(root, other))
       )
       .map(canonicalPath);
+  }
+  for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
+    if (policy[field] !== undefined) resolved[field] = checkedPolicyPaths(field, policy[field]);
   }
   return resolved;
 }

@@ -1,5 +1,8 @@
 import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+import { resolve } from "node:path";
+import type { Mask, MaskSources } from "../_masks.ts";
+import { canonicalPath, isBeneath } from "../_paths.ts";
 
 /** Which access a command was denied. */
 export type SandboxDenial = NonNullable<BashSandboxInfo["denial"]>;
@@ -30,6 +33,15 @@ export interface ConfinedPolicy {
   writableRoots: string[];
   /** Whether the network is reachable. */
   network: "deny" | "allow";
+  /**
+   * Under network `deny`: whether a Unix socket may be created at all (only
+   * when `allowUnixSockets` lists some; the other sockets are then masked).
+   */
+  unixSockets: boolean;
+  /** The paths covered by an empty mode-000 directory or file: secrets, hidden sockets. */
+  masks: Mask[];
+  /** Where the masks are mounted from. */
+  maskSources: MaskSources;
 }
 
 /** How a probe command ended. */
@@ -75,6 +87,71 @@ export interface SandboxBackend {
  */
 export const NETWORK_FAILURE: RegExp =
   /Network is unreachable|Connection refused|Couldn't connect to server|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)/i;
+
+/** With `allowUnixSockets`, only the sockets bound at launch are masked. */
+export const LATE_SOCKETS_GAP =
+  "Unix sockets bound after the command started (or by a relative path) not confined";
+
+/** Which socket rule of the seccomp filter `policy` needs (a key to build each filter once). */
+export function socketRule(policy: ConfinedPolicy): "any" | "unix" | "none" {
+  return policy.network === "allow" ? "any" : policy.unixSockets ? "unix" : "none";
+}
+
+/** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
+export const DENIED: RegExp = /permission denied/i;
+/** What a refused socket or connection says besides "Permission denied" (a heuristic). */
+const NETWORK_WORDS: RegExp = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
+/**
+ * Whether the "Permission denied" line `lines[index]`, which names no path,
+ * speaks of a socket or a connection, itself or in the line before it (a
+ * Python traceback names the call there).
+ */
+export function speaksOfSockets(lines: string[], index: number): boolean {
+  return NETWORK_WORDS.test(lines[index] ?? "") || NETWORK_WORDS.test(lines[index - 1] ?? "");
+}
+
+/** Bash's socket pseudo-paths: an address, not a file. */
+const SOCKET_PATH = /^\/dev\/(?:tcp|udp)\//;
+
+/** A leading program path (`/usr/bin/bash: `) with more before "Permission denied". */
+const PROGRAM_PREFIX = /^\s*\/[^\s:'‘"]+:\s+(?!permission denied)/i;
+
+/**
+ * The paths a "Permission denied" line names: quoted ones, absolute ones, and
+ * the one before it; not the program path that may lead the line.
+ */
+function namedPaths(text: string): string[] {
+  const line = text.replace(PROGRAM_PREFIX, "");
+  const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
+  for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
+  const before = line.slice(0, line.search(DENIED)).replace(/[:\s]+$/, "");
+  const last = before.slice(before.lastIndexOf(": ") + 1).trim();
+  if (/^[^\s'‘"]*[./][^\s]*$/.test(last)) paths.push(last);
+  return paths.filter((path) => path !== "");
+}
+
+/**
+ * The paths a "Permission denied" `line` names, canonical (relative ones
+ * taken from `cwd`), without bash's socket pseudo-paths.
+ */
+export function deniedPaths(line: string, cwd: string): string[] {
+  return namedPaths(line)
+    .filter((path) => !SOCKET_PATH.test(path))
+    .map((path) => canonicalPath(resolve(cwd, path)));
+}
+
+/**
+ * The denial a "Permission denied" line naming `paths` met at a mask of
+ * `policy`: `secret` for a withheld read, `network` for a hidden Unix socket;
+ * undefined when no named path lies beneath a mask.
+ */
+export function maskDenial(paths: string[], policy: ConfinedPolicy): SandboxDenial | undefined {
+  for (const path of paths) {
+    const mask = policy.masks.find((mask) => isBeneath(path, mask.path));
+    if (mask !== undefined) return mask.kind === "socket" ? "network" : "secret";
+  }
+  return undefined;
+}
 
 /** The first line of `text`, trimmed. */
 export function firstLine(text: string): string {

@@ -5,12 +5,18 @@ import { findOnPath } from "../../local/_session.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
+  DENIED,
+  deniedPaths,
   firstLine,
+  LATE_SOCKETS_GAP,
+  maskDenial,
   NETWORK_FAILURE,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
   type SandboxDenial,
+  socketRule,
+  speaksOfSockets,
 } from "./_backend.ts";
 import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
 
@@ -23,7 +29,8 @@ const READ_ONLY_SIGNATURE = "Read-only file system";
  * fresh /dev, /proc and private /tmp, pid and IPC namespaces, a new session,
  * no capabilities (root included), and under
  * `workspace-write` the workspace and writable roots bound writable with
- * `<root>/.git` re-bound read-only. The entries of /tmp holding the
+ * `<root>/.git` re-bound read-only; last, the policy's masks (secrets and
+ * hidden Unix sockets) covered by an empty mode-000 directory or file. The entries of /tmp holding the
  * workspace, the writable roots or the working directory are bound back
  * read-only over the private /tmp; binds go parents first.
  */
@@ -52,6 +59,11 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   }
   const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
   if (git !== undefined) args.push("--ro-bind", git, git);
+  // Last, so that no later bind uncovers them.
+  const { directory, file } = policy.maskSources;
+  for (const mask of policy.masks) {
+    args.push("--ro-bind", mask.directory ? directory : file, mask.path);
+  }
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
@@ -67,8 +79,12 @@ function underTmp(path: string): string | undefined {
   return path.split("/").slice(0, 3).join("/");
 }
 
-/** The socket families a command may create with the network denied: all namespaced. */
-const DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
+/**
+ * The socket families a command may create with the network denied, all
+ * namespaced but Unix sockets in the filesystem, which are allowed only with
+ * an `allowUnixSockets` list (the others are then masked).
+ */
+const DENY_FAMILIES: readonly number[] = [AF_NETLINK, AF_INET, AF_INET6];
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;
@@ -108,13 +124,14 @@ export function createBwrapBackend(
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const deny = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
-  const allow = seccompFilter({}, arch);
-  const filters = deny === undefined || allow === undefined
+  const none = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
+  const unix = seccompFilter({ socketFamilies: [AF_UNIX, ...DENY_FAMILIES] }, arch);
+  const any = seccompFilter({}, arch);
+  const filters = none === undefined || unix === undefined || any === undefined
     ? undefined
-    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
+    : { none: printfEscaped(none), unix: printfEscaped(unix), any: printfEscaped(any) };
   const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
-    const filter = filters?.[policy.network];
+    const filter = filters?.[socketRule(policy)];
     const args = bwrapArgs(launch, policy);
     if (filter !== undefined) args.unshift("--seccomp", "3");
     return {
@@ -131,13 +148,19 @@ export function createBwrapBackend(
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
-    // Sockets bound in the host's filesystem stay reachable: a namespace without
-    // interfaces confines IP networking only.
+    // A namespace without interfaces confines IP networking only: Unix sockets
+    // in the filesystem are refused by the seccomp filter, or masked.
     enforcement: (policy: ConfinedPolicy): SandboxEnforcement => ({
       filesystem: "full",
       network: "full",
       gaps: [
-        ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
+        ...(policy.network === "allow"
+          ? []
+          : filters === undefined
+          ? ["Unix sockets not confined"]
+          : policy.unixSockets
+          ? [LATE_SOCKETS_GAP]
+          : []),
         ...(filters === undefined ? ["kernel keyrings not confined (no seccomp filter here)"] : []),
       ],
     }),
@@ -147,11 +170,24 @@ export function createBwrapBackend(
         firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `)),
     // The first line with a signature decides, so a command that hit both
     // reports the denial it met first.
-    denied: (outcome: LaunchOutcome, policy: ConfinedPolicy): SandboxDenial | undefined => {
+    // A "Permission denied" is the sandbox's only at a mask, or (a socket
+    // refused by the seccomp filter) naming no path at all.
+    denied: (
+      outcome: LaunchOutcome,
+      policy: ConfinedPolicy,
+      cwd: string,
+    ): SandboxDenial | undefined => {
       if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
-      for (const line of outcome.stderrText.split("\n")) {
+      const deny = policy.network === "deny";
+      const lines = outcome.stderrText.split("\n");
+      for (const [index, line] of lines.entries()) {
         if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
+        if (deny && NETWORK_FAILURE.test(line)) return "network";
+        if (!DENIED.test(line)) continue;
+        const paths = deniedPaths(line, cwd);
+        const masked = maskDenial(paths, policy);
+        if (masked !== undefined) return masked;
+        if (deny && paths.length === 0 && speaksOfSockets(lines, index)) return "network";
       }
       return undefined;
     },

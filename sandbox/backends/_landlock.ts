@@ -1,16 +1,21 @@
 import { statSync } from "node:fs";
 import process from "node:process";
-import { resolve } from "node:path";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
-import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
+import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
+  DENIED,
+  deniedPaths,
   firstLine,
+  LATE_SOCKETS_GAP,
+  maskDenial,
   NETWORK_FAILURE,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
+  socketRule,
+  speaksOfSockets,
 } from "./_backend.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
 import {
@@ -53,14 +58,8 @@ export const METADATA_GAP =
 /** Without a pid namespace, a process that leaves the session escapes the kill census. */
 export const SETSID_GAP = "processes that call setsid outlive kills and disposal";
 
-/** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
-const DENIED = /permission denied/i;
 /** EROFS, from the read-only mounts a root command runs under. */
 const READ_ONLY = /read-only file system/i;
-/** What a refused socket or connection says besides "Permission denied" (a heuristic). */
-const NETWORK_WORDS = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
-/** Bash's socket pseudo-paths: an address, not a file. */
-const SOCKET_PATH = /^\/dev\/(?:tcp|udp)\//;
 
 /** What the Landlock backend needs: a deno binary, the launcher module, a private tmp. */
 export interface LandlockSetup {
@@ -99,38 +98,27 @@ function isDirectory(path: string): boolean {
 }
 
 /**
- * For root: the writable mounts over a read-only view, and `<root>/.git`
- * bound back read-only under `workspace-write`, as bubblewrap does.
+ * For root: the writable mounts over a read-only view, `<root>/.git`
+ * bound back read-only under `workspace-write`, and the masks, as bubblewrap
+ * does.
  */
 function readOnlyView(
   policy: ConfinedPolicy,
   dirs: string[],
   files: string[],
-): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts"> {
+): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts" | "masks"> {
   const git = policy.mode === "workspace-write"
     ? existingRealpath(`${policy.workspaceRoot}/.git`)
     : undefined;
+  const { directory, file } = policy.maskSources;
   return {
     writableMounts: [...dirs, ...files.filter((file) => !isBeneath(file, "/dev"))],
     readOnlyMounts: git === undefined ? [] : [git],
+    masks: policy.masks.map((mask) => ({
+      source: mask.directory ? directory : file,
+      path: mask.path,
+    })),
   };
-}
-
-/** A leading program path (`/usr/bin/bash: `) with more before "Permission denied". */
-const PROGRAM_PREFIX = /^\s*\/[^\s:'‘"]+:\s+(?!permission denied)/i;
-
-/**
- * The paths a "Permission denied" line names: quoted ones, absolute ones, and
- * the one before it; not the program path that may lead the line.
- */
-function namedPaths(text: string): string[] {
-  const line = text.replace(PROGRAM_PREFIX, "");
-  const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
-  for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
-  const before = line.slice(0, line.search(DENIED)).replace(/[:\s]+$/, "");
-  const last = before.slice(before.lastIndexOf(": ") + 1).trim();
-  if (/^[^\s'‘"]*[./][^\s]*$/.test(last)) paths.push(last);
-  return paths.filter((path) => path !== "");
 }
 
 /**
@@ -144,16 +132,18 @@ export function createLandlockBackend(
   const root = setup.root ?? process.getuid?.() === 0;
   let abi = 0;
   // The filter depends on the network policy alone, so each is built once.
-  const filters = new Map<ConfinedPolicy["network"], number[] | undefined>();
+  const filters = new Map<string, number[] | undefined>();
   const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
-    if (!filters.has(policy.network)) {
+    const key = socketRule(policy);
+    if (!filters.has(key)) {
+      const families = policy.unixSockets ? [AF_UNIX, AF_NETLINK] : [AF_NETLINK];
       const filter = seccompFilter({
         denyIpc: true,
-        ...(policy.network === "deny" ? { socketFamilies: [AF_UNIX, AF_NETLINK] } : {}),
+        ...(policy.network === "deny" ? { socketFamilies: families } : {}),
       }, setup.arch);
-      filters.set(policy.network, filter && [...filter]);
+      filters.set(key, filter && [...filter]);
     }
-    return filters.get(policy.network);
+    return filters.get(key);
   };
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
@@ -191,7 +181,16 @@ export function createLandlockBackend(
         if (abi < 4) gaps.push(`landlock ABI ${abi}: TCP not confined`);
         gaps.push("UDP not confined");
       }
-      gaps.push("Unix sockets not confined");
+      if (!filtered || (policy.unixSockets && !root)) gaps.push("Unix sockets not confined");
+      else if (policy.unixSockets) gaps.push(LATE_SOCKETS_GAP);
+    }
+    // Without a mount namespace nothing covers a denied path.
+    if (!root) {
+      gaps.push(
+        ...policy.masks.filter((mask) => mask.kind === "secret").map((mask) =>
+          `${mask.path} readable (denyRead needs a mount namespace, which only root gets here)`
+        ),
+      );
     }
     if (!filtered) {
       gaps.push(
@@ -245,19 +244,23 @@ export function createLandlockBackend(
       }
       const { dirs, files } = writablePaths(policy, setup.tmpDir);
       const writable = [...dirs, ...files];
-      for (const line of outcome.stderrText.split("\n")) {
+      const lines = outcome.stderrText.split("\n");
+      for (const [index, line] of lines.entries()) {
         if (READ_ONLY.test(line)) {
           if (root) return "filesystem";
           continue;
         }
         if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
         if (!DENIED.test(line)) continue;
-        const paths = namedPaths(line).filter((path) => !SOCKET_PATH.test(path));
+        const paths = deniedPaths(line, cwd);
         if (paths.length === 0) {
-          return policy.network === "deny" && NETWORK_WORDS.test(line) ? "network" : "filesystem";
+          return policy.network === "deny" && speaksOfSockets(lines, index)
+            ? "network"
+            : "filesystem";
         }
-        const resolved = paths.map((path) => canonicalPath(resolve(cwd, path)));
-        if (!resolved.every((path) => writable.some((root) => isBeneath(path, root)))) {
+        const masked = maskDenial(paths, policy);
+        if (masked !== undefined) return masked;
+        if (!paths.every((path) => writable.some((root) => isBeneath(path, root)))) {
           return "filesystem";
         }
       }

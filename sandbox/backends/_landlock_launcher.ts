@@ -29,6 +29,11 @@ export interface LandlockLauncherPolicy {
   writableMounts?: string[];
   /** With `writableMounts`: paths bound back read-only beneath them (such as `<root>/.git`). */
   readOnlyMounts?: string[];
+  /**
+   * With `writableMounts`: paths covered last, read-only, by `source` (an
+   * empty mode-000 directory or file), so reads there are denied.
+   */
+  masks?: { source: string; path: string }[];
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
@@ -93,6 +98,16 @@ export function landlockLauncherMain(): void {
   const readOnlyMounts = policy.readOnlyMounts ?? [];
   if (mounts !== undefined && ![mounts, readOnlyMounts].every(isPathList)) {
     return fail("the policy's writableMounts and readOnlyMounts must be lists of paths");
+  }
+  const masks = policy.masks ?? [];
+  if (
+    !Array.isArray(masks) ||
+    !masks.every((mask) => typeof mask?.source === "string" && typeof mask?.path === "string")
+  ) {
+    return fail("the policy's masks must be a list of { source, path }");
+  }
+  if (masks.length > 0 && mounts === undefined) {
+    return fail("the policy's masks need writableMounts (a private mount namespace)");
   }
   const filter = policy.seccompFilter;
   if (
@@ -191,6 +206,12 @@ export function landlockLauncherMain(): void {
     for (const path of readOnlyMounts) {
       if (!bind(path) || !setattr(path, 0, RDONLY, 0n)) {
         return fail(`cannot mount "${path}" read-only (${errorText()})`);
+      }
+    }
+    for (const { source, path } of masks) {
+      const covered = libc.mount!(cString(source), cString(path), null, MS_BIND, null) as number;
+      if (covered !== 0 || !setattr(path, 0, RDONLY, 0n)) {
+        return fail(`cannot mask "${path}" (${errorText()})`);
       }
     }
     // The working directory still points into the mount it was opened on:

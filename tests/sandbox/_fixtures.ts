@@ -127,3 +127,6 @@ export async function assertRunnerRefused(
 export function closeServer(server: Server): Promise<void> {
   return new Promise((done) => server.close(() => done()));
 }
+
+/** Mask sources for policies built by hand (backend unit tests that never mount them). */
+export const MASK_SOURCES = { directory: "/nonexistent/mask-dir", file: "/nonexistent/mask-file" };

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
-import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
+import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
 import {
   AF_INET,
   AF_INET6,
@@ -12,7 +12,7 @@ import {
   AF_UNIX,
   seccompFilter,
 } from "../../../sandbox/backends/_seccomp.ts";
-import { tempWorkspace } from "../_fixtures.ts";
+import { MASK_SOURCES, tempWorkspace } from "../_fixtures.ts";
 
 // deno-fmt-ignore
 const COMMON = [
@@ -34,6 +34,9 @@ function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
     workspaceRoot: "/srv/ws",
     writableRoots: [],
     network: "deny",
+    unixSockets: false,
+    masks: [],
+    maskSources: MASK_SOURCES,
     ...overrides,
   };
 }
@@ -144,8 +147,13 @@ describe("the bwrap backend", () => {
     // The filter travels as printf escapes of its bytes, never as a file.
     const bytes = (escaped: string) =>
       escaped.split("\\").slice(1).map((octal) => parseInt(octal, 8));
-    const deny = seccompFilter({ socketFamilies: [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6] })!;
+    // Under deny, no Unix socket unless some are allowed (the others are masked).
+    const deny = seccompFilter({ socketFamilies: [AF_NETLINK, AF_INET, AF_INET6] })!;
     assert.deepEqual(bytes(filter!), [...deny]);
+    const unix = backend.wrap(launch("/srv/ws"), policy({ unixSockets: true })).args[4]!;
+    assert.deepEqual(bytes(unix), [
+      ...seccompFilter({ socketFamilies: [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6] })!,
+    ]);
     assert.match(bwrap!, /\/bwrap$/);
     assert.deepEqual(args, ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}))]);
     const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[4]!;
@@ -155,8 +163,9 @@ describe("the bwrap backend", () => {
     assert.deepEqual(backend.enforcement(policy({})), {
       filesystem: "full",
       network: "full",
-      gaps: ["Unix sockets not confined"],
+      gaps: [],
     });
+    assert.deepEqual(backend.enforcement(policy({ unixSockets: true })).gaps, [LATE_SOCKETS_GAP]);
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
 
@@ -170,6 +179,10 @@ describe("the bwrap backend", () => {
       assert.equal(args[4], "");
       assert.equal(args.includes("--seccomp"), false);
       assert.deepEqual(bare.enforcement(policy({ network: "allow" })).gaps, [
+        "kernel keyrings not confined (no seccomp filter here)",
+      ]);
+      assert.deepEqual(bare.enforcement(policy({})).gaps, [
+        "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter here)",
       ]);
     },

@@ -8,10 +8,10 @@ import {
   METADATA_GAP,
   SETSID_GAP,
 } from "../../../sandbox/backends/_landlock.ts";
-import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
+import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { tempWorkspace, type Workspace } from "../_fixtures.ts";
+import { MASK_SOURCES, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(workspace: Workspace, arch?: string, root = false) {
   const tmpDir = join(workspace.base, "private-tmp");
@@ -28,6 +28,9 @@ function setup(workspace: Workspace, arch?: string, root = false) {
     workspaceRoot: workspace.root,
     writableRoots: [],
     network: "deny",
+    unixSockets: false,
+    masks: [],
+    maskSources: MASK_SOURCES,
     ...overrides,
   });
   return { backend, policy, tmpDir };
@@ -69,6 +72,12 @@ describe("the landlock backend", () => {
     assert.ok(sent.writeFiles.includes("/dev/null"));
     assert.equal(sent.network, "deny");
     assert.deepEqual(sent.seccompFilter, [
+      ...seccompFilter({ denyIpc: true, socketFamilies: [AF_NETLINK] })!,
+    ]);
+    const unix = JSON.parse(
+      backend.wrap(launch, policy({ unixSockets: true })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
+    ) as LandlockLauncherPolicy;
+    assert.deepEqual(unix.seccompFilter, [
       ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
     ]);
     assert.equal(sent.reportAbi, undefined);
@@ -183,11 +192,13 @@ describe("the landlock backend", () => {
       filesystem: "full",
       network: "full",
       gaps: [
-        "Unix sockets not confined",
         "landlock ABI 3: signals to processes outside the sandbox not confined",
         SETSID_GAP,
       ],
     });
+    assert.deepEqual(backend.enforcement(policy({ unixSockets: true })).gaps.slice(0, 1), [
+      LATE_SOCKETS_GAP,
+    ]);
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 7\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, [SETSID_GAP]);
   });
