@@ -1,5 +1,6 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
 import { outputLines, sandboxLines } from "./_markers.ts";
+import { scrubbedSecrets } from "./redact.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -26,6 +27,13 @@ export interface RenderRunOptions {
    * stray-process marker advises it only then.
    */
   runInBackground?: boolean;
+  /**
+   * Values never shown to the model, by variable name: each exact occurrence
+   * in the output becomes `[redacted: NAME]` (the spill files keep the raw
+   * bytes). Default: `scrubbedSecrets()`, the values of the credentials the
+   * environment scrub keeps from commands.
+   */
+  secrets?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -70,7 +78,8 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
  * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
  * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
- * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
+ * `[exit code: N]`, stray processes stopped. Terminal controls are removed,
+ * and so are the values of `options.secrets`.
  * `isError` is false only for a clean exit 0.
  *
  * @example
@@ -94,12 +103,16 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  */
 export function renderRunResult(result: BashRunResult, options: RenderRunOptions = {}): ToolResult {
   const lines = [
-    ...outputLines({
-      stdout: result.stdout.text,
-      stdoutMarkers: truncationMarkers(result.stdout),
-      stderr: result.stderr.text,
-      stderrMarkers: truncationMarkers(result.stderr),
-    }, "(no output)"),
+    ...outputLines(
+      {
+        stdout: result.stdout.text,
+        stdoutMarkers: truncationMarkers(result.stdout),
+        stderr: result.stderr.text,
+        stderrMarkers: truncationMarkers(result.stderr),
+      },
+      "(no output)",
+      options.secrets ?? scrubbedSecrets(),
+    ),
     ...sandboxLines(result.sandbox, options.escalationModes ?? []),
   ];
   if (result.timedOut) lines.push(`[timed out after ${result.timeoutMs} ms]`);
