@@ -2,8 +2,9 @@
  * What a confined command must not reach inside a filesystem it may read:
  * the `denyRead` paths (less their `allowRead` carve-outs) and, under network
  * `deny` with an `allowUnixSockets` list, every other Unix socket bound in
- * the filesystem. Both backends cover each such path with an empty mode-000
- * directory or file, mounted read-only, so a read, a listing or a connect
+ * the filesystem. Both backends cover each such path, read-only, with an
+ * empty mode-000 tmpfs (a directory) or an empty mode-000 file from the
+ * executor's private directory, so a read, a listing or a connect
  * there fails with "Permission denied" (not "No such file or directory": a
  * model must not think the file is missing), for root too, since neither
  * backend leaves a command the capability that overrides file modes.
@@ -57,7 +58,7 @@ export type MaskKind = "secret" | "socket";
 /** One path covered by an empty mode-000 directory or file (canonical, existing at launch). */
 export interface Mask {
   path: string;
-  /** Whether the path is a directory (it then gets the empty directory). */
+  /** Whether the path is a directory (it then gets an empty tmpfs). */
   directory: boolean;
   kind: MaskKind;
 }
@@ -168,18 +169,13 @@ export function socketMasks(allowed: readonly string[], home: string): Mask[] {
   return masks;
 }
 
-/** The empty mode-000 directory and file that masks are mounted from. */
-export interface MaskSources {
-  directory: string;
-  file: string;
-}
-
-/** Makes the {@linkcode MaskSources} in `dir` (the executor's private directory). */
-export function makeMaskSources(dir: string): MaskSources {
-  const sources = { directory: join(dir, "mask-dir"), file: join(dir, "mask-file") };
-  mkdirSync(sources.directory, { mode: 0 });
-  writeFileSync(sources.file, "", { mode: 0, flag: "wx" });
-  chmodSync(sources.directory, 0);
-  chmodSync(sources.file, 0);
-  return sources;
+/**
+ * Makes the empty mode-000 file that files and sockets are masked with, in
+ * `dir` (the executor's private directory); directories get a tmpfs.
+ */
+export function makeMaskFile(dir: string): string {
+  const file = join(dir, "mask");
+  writeFileSync(file, "", { mode: 0, flag: "wx" });
+  chmodSync(file, 0);
+  return file;
 }

@@ -26,13 +26,7 @@ import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
 import { existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
-import {
-  makeMaskSources,
-  type MaskSources,
-  outermost,
-  secretMasks,
-  socketMasks,
-} from "./_masks.ts";
+import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend } from "./backends/_landlock.ts";
@@ -222,7 +216,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
   readonly #home: string;
-  #maskSources: MaskSources | undefined;
+  #maskFile: string | undefined;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -519,14 +513,15 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const sockets = network === "deny" && allowSockets.length > 0
       ? socketMasks(allowSockets, this.#home)
       : [];
-    this.#maskSources ??= makeMaskSources(await this.privateDir());
+    const maskFile = this.#maskFile ?? makeMaskFile(await this.privateDir());
+    this.#maskFile = maskFile;
     return {
       mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
       ...roots,
       network,
       unixSockets: network === "allow" || allowSockets.length > 0,
       masks: outermost([...secrets, ...sockets]),
-      maskSources: this.#maskSources,
+      maskFile,
     };
   }
 

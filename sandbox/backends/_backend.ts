@@ -1,7 +1,7 @@
 import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { resolve } from "node:path";
-import type { Mask, MaskSources } from "../_masks.ts";
+import type { Mask } from "../_masks.ts";
 import { canonicalPath, isBeneath } from "../_paths.ts";
 
 /** Which access a command was denied. */
@@ -40,8 +40,8 @@ export interface ConfinedPolicy {
   unixSockets: boolean;
   /** The paths covered by an empty mode-000 directory or file: secrets, hidden sockets. */
   masks: Mask[];
-  /** Where the masks are mounted from. */
-  maskSources: MaskSources;
+  /** The empty mode-000 file that files and sockets are masked with. */
+  maskFile: string;
 }
 
 /** How a probe command ended. */

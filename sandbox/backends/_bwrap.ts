@@ -30,7 +30,7 @@ const READ_ONLY_SIGNATURE = "Read-only file system";
  * no capabilities (root included), and under
  * `workspace-write` the workspace and writable roots bound writable with
  * `<root>/.git` re-bound read-only; last, the policy's masks (secrets and
- * hidden Unix sockets) covered by an empty mode-000 directory or file. The entries of /tmp holding the
+ * hidden Unix sockets) covered by an empty mode-000 tmpfs or file. The entries of /tmp holding the
  * workspace, the writable roots or the working directory are bound back
  * read-only over the private /tmp; binds go parents first.
  */
@@ -60,9 +60,9 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
   if (git !== undefined) args.push("--ro-bind", git, git);
   // Last, so that no later bind uncovers them.
-  const { directory, file } = policy.maskSources;
-  for (const mask of policy.masks) {
-    args.push("--ro-bind", mask.directory ? directory : file, mask.path);
+  for (const { path, directory } of policy.masks) {
+    if (directory) args.push("--perms", "0000", "--tmpfs", path, "--remount-ro", path);
+    else args.push("--ro-bind", policy.maskFile, path);
   }
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;

@@ -55,6 +55,10 @@ const DEVICE_FILES = [
 export const METADATA_GAP =
   "modes, timestamps and extended attributes of your files outside the writable roots not confined";
 
+/** Landlock grants listing by subtree: without a mount namespace, names in denied folders show. */
+export const LISTED_SECRETS_GAP =
+  "names inside denyRead folders listable (only their contents are unreadable)";
+
 /** Without a pid namespace, a process that leaves the session escapes the kill census. */
 export const SETSID_GAP = "processes that call setsid outlive kills and disposal";
 
@@ -110,14 +114,12 @@ function readOnlyView(
   const git = policy.mode === "workspace-write"
     ? existingRealpath(`${policy.workspaceRoot}/.git`)
     : undefined;
-  const { directory, file } = policy.maskSources;
   return {
     writableMounts: [...dirs, ...files.filter((file) => !isBeneath(file, "/dev"))],
     readOnlyMounts: git === undefined ? [] : [git],
-    masks: policy.masks.map((mask) => ({
-      source: mask.directory ? directory : file,
-      path: mask.path,
-    })),
+    masks: policy.masks.map(({ path, directory }) =>
+      directory ? { path } : { path, source: policy.maskFile }
+    ),
   };
 }
 
@@ -148,8 +150,11 @@ export function createLandlockBackend(
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
+    const secrets = policy.masks.filter((mask) => mask.kind === "secret").map((mask) => mask.path);
     const launcherPolicy: LandlockLauncherPolicy = {
       readPaths: ["/"],
+      // Without a mount namespace, reads are granted around the secrets.
+      ...(!root && secrets.length > 0 ? { unreadable: secrets } : {}),
       writeDirs: dirs,
       writeFiles: files,
       ...(root ? readOnlyView(policy, dirs, files) : {}),
@@ -184,11 +189,15 @@ export function createLandlockBackend(
       if (!filtered || (policy.unixSockets && !root)) gaps.push("Unix sockets not confined");
       else if (policy.unixSockets) gaps.push(LATE_SOCKETS_GAP);
     }
-    // Without a mount namespace nothing covers a denied path.
-    if (!root) {
+    // Without a mount namespace, reads are granted around the secrets, which
+    // a writable root's grant (reads included) would cover again.
+    const secrets = policy.masks.filter((mask) => mask.kind === "secret");
+    if (!root && secrets.length > 0) {
+      const { dirs } = writablePaths(policy, setup.tmpDir);
       gaps.push(
-        ...policy.masks.filter((mask) => mask.kind === "secret").map((mask) =>
-          `${mask.path} readable (denyRead needs a mount namespace, which only root gets here)`
+        LISTED_SECRETS_GAP,
+        ...secrets.filter((mask) => dirs.some((dir) => isBeneath(mask.path, dir))).map((mask) =>
+          `${mask.path} readable (it lies in a writable root, and Landlock cannot narrow a subtree)`
         ),
       );
     }

@@ -128,5 +128,5 @@ export function closeServer(server: Server): Promise<void> {
   return new Promise((done) => server.close(() => done()));
 }
 
-/** Mask sources for policies built by hand (backend unit tests that never mount them). */
-export const MASK_SOURCES = { directory: "/nonexistent/mask-dir", file: "/nonexistent/mask-file" };
+/** A mask file for policies built by hand (backend unit tests that never mount it). */
+export const MASK_FILE = "/nonexistent/mask";

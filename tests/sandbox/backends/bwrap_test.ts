@@ -12,7 +12,7 @@ import {
   AF_UNIX,
   seccompFilter,
 } from "../../../sandbox/backends/_seccomp.ts";
-import { MASK_SOURCES, tempWorkspace } from "../_fixtures.ts";
+import { MASK_FILE, tempWorkspace } from "../_fixtures.ts";
 
 // deno-fmt-ignore
 const COMMON = [
@@ -36,7 +36,7 @@ function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
     network: "deny",
     unixSockets: false,
     masks: [],
-    maskSources: MASK_SOURCES,
+    maskFile: MASK_FILE,
     ...overrides,
   };
 }

@@ -11,7 +11,7 @@ import {
 import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { MASK_SOURCES, tempWorkspace, type Workspace } from "../_fixtures.ts";
+import { MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(workspace: Workspace, arch?: string, root = false) {
   const tmpDir = join(workspace.base, "private-tmp");
@@ -30,7 +30,7 @@ function setup(workspace: Workspace, arch?: string, root = false) {
     network: "deny",
     unixSockets: false,
     masks: [],
-    maskSources: MASK_SOURCES,
+    maskFile: MASK_FILE,
     ...overrides,
   });
   return { backend, policy, tmpDir };
