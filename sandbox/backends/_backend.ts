@@ -97,8 +97,13 @@ export function socketRule(policy: ConfinedPolicy): "any" | "unix" | "none" {
   return policy.network === "allow" ? "any" : policy.unixSockets ? "unix" : "none";
 }
 
-/** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
-export const DENIED: RegExp = /permission denied/i;
+/**
+ * EACCES as C tools ("Permission denied"), Node's fs ("permission denied")
+ * and Node's net (the bare code) print it.
+ */
+export const DENIED: RegExp = /permission denied|\bEACCES\b/i;
+/** A refused `socket()` or `connect()` as tools name it (socat, Node). */
+const SOCKET_CALL: RegExp = /\bconnect\b|\bsocket\(/i;
 /** What a refused socket or connection says besides "Permission denied" (a heuristic). */
 const NETWORK_WORDS: RegExp = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
 /**
@@ -141,16 +146,22 @@ export function deniedPaths(line: string, cwd: string): string[] {
 }
 
 /**
- * The denial a "Permission denied" line naming `paths` met at a mask of
- * `policy`: `secret` for a withheld read, `network` for a hidden Unix socket;
- * undefined when no named path lies beneath a mask.
+ * The denial a "Permission denied" `line` naming `paths` owes to `policy`
+ * alone: `secret` for a read beneath a masked secret, `network` for a hidden
+ * Unix socket or, when the seccomp filter refuses Unix sockets, for a
+ * refused `socket()` or `connect()`; undefined otherwise.
  */
-export function maskDenial(paths: string[], policy: ConfinedPolicy): SandboxDenial | undefined {
+export function policyDenial(
+  line: string,
+  paths: string[],
+  policy: ConfinedPolicy,
+): SandboxDenial | undefined {
   for (const path of paths) {
     const mask = policy.masks.find((mask) => isBeneath(path, mask.path));
     if (mask !== undefined) return mask.kind === "socket" ? "network" : "secret";
   }
-  return undefined;
+  const refusesUnix = policy.network === "deny" && !policy.unixSockets;
+  return refusesUnix && SOCKET_CALL.test(line) ? "network" : undefined;
 }
 
 /** The first line of `text`, trimmed. */

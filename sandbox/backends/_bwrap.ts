@@ -9,8 +9,8 @@ import {
   deniedPaths,
   firstLine,
   LATE_SOCKETS_GAP,
-  maskDenial,
   NETWORK_FAILURE,
+  policyDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
@@ -185,7 +185,7 @@ export function createBwrapBackend(
         if (deny && NETWORK_FAILURE.test(line)) return "network";
         if (!DENIED.test(line)) continue;
         const paths = deniedPaths(line, cwd);
-        const masked = maskDenial(paths, policy);
+        const masked = policyDenial(line, paths, policy);
         if (masked !== undefined) return masked;
         if (deny && paths.length === 0 && speaksOfSockets(lines, index)) return "network";
       }

@@ -9,8 +9,8 @@ import {
   deniedPaths,
   firstLine,
   LATE_SOCKETS_GAP,
-  maskDenial,
   NETWORK_FAILURE,
+  policyDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
@@ -267,7 +267,7 @@ export function createLandlockBackend(
             ? "network"
             : "filesystem";
         }
-        const masked = maskDenial(paths, policy);
+        const masked = policyDenial(line, paths, policy);
         if (masked !== undefined) return masked;
         if (!paths.every((path) => writable.some((root) => isBeneath(path, root)))) {
           return "filesystem";
