@@ -95,6 +95,26 @@ describe("bwrapArgs", () => {
     ]);
   });
 
+  it("masks come last: a folder gets a read-only mode-000 tmpfs, a file the mask file", () => {
+    const masks = [
+      { path: "/home/u/.ssh", directory: true, kind: "secret" as const },
+      { path: "/run/app.sock", directory: false, kind: "socket" as const },
+    ];
+    const args = bwrapArgs(launch("/srv/ws"), policy({ masks }));
+    assert.deepEqual(args.slice(COMMON.length, -6), [
+      "--unshare-net",
+      "--perms",
+      "0000",
+      "--tmpfs",
+      "/home/u/.ssh",
+      "--remount-ro",
+      "/home/u/.ssh",
+      "--ro-bind",
+      MASK_FILE,
+      "/run/app.sock",
+    ]);
+  });
+
   it("no .git rebind when the workspace has none", () => {
     using workspace = tempWorkspace();
     const args = bwrapArgs(
@@ -216,6 +236,24 @@ describe("the bwrap backend", () => {
     assert.equal(denied(7, "curl: (7) Connection refused", open), undefined);
     assert.equal(denied(1, "x: Read-only file system", open), "filesystem");
     assert.equal(denied(1, "No such file or directory"), undefined);
+    // A Permission denied is the sandbox's at a mask, or for a Unix socket it refuses.
+    const masked = policy({
+      masks: [
+        { path: "/home/u/.ssh", directory: true, kind: "secret" },
+        { path: "/run/app.sock", directory: false, kind: "socket" },
+      ],
+    });
+    const secret = "cat: /home/u/.ssh/id: Permission denied";
+    assert.equal(denied(1, secret, masked), "secret");
+    assert.equal(denied(1, "cat: /etc/shadow: Permission denied", masked), undefined);
+    assert.equal(denied(1, "Error: connect EACCES /run/app.sock", masked), "network");
+    const node = "Error: connect EACCES /run/other.sock";
+    assert.equal(denied(1, node), "network");
+    assert.equal(denied(1, node, policy({ unixSockets: true })), undefined);
+    assert.equal(denied(1, node, open), undefined);
+    const python =
+      "    _socket.socket.__init__(self, family)\nPermissionError: [Errno 13] Permission denied";
+    assert.equal(denied(1, python), "network");
     // The first line with a signature decides.
     assert.equal(denied(1, "Connection refused\ntouch: x: Read-only file system"), "network");
     assert.equal(denied(1, "touch: x: Read-only file system\nConnection refused"), "filesystem");

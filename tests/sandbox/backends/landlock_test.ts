@@ -5,6 +5,7 @@ import { join } from "node:path";
 import {
   createLandlockBackend,
   LAUNCHER_DENO_FLAGS,
+  LISTED_SECRETS_GAP,
   METADATA_GAP,
   SETSID_GAP,
 } from "../../../sandbox/backends/_landlock.ts";
@@ -109,6 +110,41 @@ describe("the landlock backend", () => {
       ),
       false,
     );
+  });
+
+  it("masks secrets in root's mount namespace, and grants reads around them for others", () => {
+    using workspace = tempWorkspace();
+    const masks = [
+      { path: "/home/u/.ssh", directory: true, kind: "secret" as const },
+      { path: `${workspace.root}/.npmrc`, directory: false, kind: "secret" as const },
+      { path: "/run/app.sock", directory: false, kind: "socket" as const },
+    ];
+    const sent = (root: boolean) => {
+      const { backend, policy } = setup(workspace, "x64", root);
+      const wrapped = backend.wrap(launch, policy({ masks, mode: "workspace-write" }));
+      const gaps = backend.enforcement(policy({ masks, mode: "workspace-write" })).gaps;
+      const launcher = wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!;
+      return { policy: JSON.parse(launcher) as LandlockLauncherPolicy, gaps };
+    };
+    const root = sent(true);
+    assert.deepEqual(root.policy.masks, [
+      { path: "/home/u/.ssh" },
+      { path: `${workspace.root}/.npmrc`, source: MASK_FILE },
+      { path: "/run/app.sock", source: MASK_FILE },
+    ]);
+    assert.equal(root.policy.unreadable, undefined);
+    assert.equal(root.gaps.includes(LISTED_SECRETS_GAP), false);
+    const user = sent(false);
+    assert.equal(user.policy.masks, undefined);
+    assert.deepEqual(user.policy.unreadable, ["/home/u/.ssh", `${workspace.root}/.npmrc`]);
+    assert.ok(user.gaps.includes(LISTED_SECRETS_GAP));
+    // A writable root's grant reads too: a secret inside it stays readable, and says so.
+    assert.ok(
+      user.gaps.includes(
+        `${workspace.root}/.npmrc readable (it lies in a writable root, and Landlock cannot narrow a subtree)`,
+      ),
+    );
+    assert.equal(user.gaps.some((gap) => gap.startsWith("/home/u/.ssh")), false);
   });
 
   it("read-only writes only the private tmp and the device files", () => {
@@ -269,6 +305,10 @@ describe("the landlock backend", () => {
       "network",
     );
     assert.equal(denied("curl: (6) Could not resolve host: x: Permission denied"), "network");
+    // A read at a masked secret is the policy's, whatever the mode.
+    const masked = policy({ masks: [{ path: "/home/u/.ssh", directory: true, kind: "secret" }] });
+    assert.equal(denied("cat: /home/u/.ssh/id: Permission denied", masked), "secret");
+    assert.equal(denied("Error: connect EACCES /run/x.sock"), "network");
     // A pathless line without a network word, or any line with the network allowed: files.
     assert.equal(denied("PermissionError: [Errno 13] Permission denied"), "filesystem");
     assert.equal(denied("bash: connect: Permission denied", allow), "filesystem");
