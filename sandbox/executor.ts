@@ -160,10 +160,13 @@ interface Probe {
  * Both backends confine root too (no capabilities, no new privileges, no
  * descriptors but stdin, stdout and stderr, and a seccomp filter that refuses
  * the kernel keyrings, io_uring and, with the network denied, sockets other
- * than Unix, netlink and, inside bubblewrap's network namespace, IP; under
- * Landlock, which has no IPC namespace, System V IPC and message queues), read
- * everywhere, and write only in the writable roots (under `workspace-write`)
- * and in a private temporary directory, which `TMPDIR` names:
+ * than netlink, inside bubblewrap's network namespace IP, and Unix sockets
+ * only when `allowUnixSockets` lists some (every other socket bound at launch
+ * is then masked); under Landlock, which has no IPC namespace, System V IPC
+ * and message queues), read everywhere but the `denyRead` paths (less
+ * `allowRead`; a read there is a `secret` denial), and write only in the
+ * writable roots (under `workspace-write`) and in a private temporary
+ * directory, which `TMPDIR` names:
  * - `bwrap`: a fresh tmpfs on /tmp per command (the /tmp entries holding the
  *   workspace, the writable roots or the working directory are bound back
  *   read-only); `<root>/.git` stays read-only; a pid namespace, so disposal
