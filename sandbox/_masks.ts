@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, normalize, resolve } from "node:path";
 import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
