@@ -78,7 +78,8 @@ function maskOf(path: string, kind: MaskKind): Mask | undefined {
  * denied folder with an allowed path beneath it is masked entry by entry,
  * down to the allowed paths, so they stay reachable; `keep` (the workspace
  * and writable roots, which the policy grants outright) are carved out the
- * same way. Symlinks are followed: what a denied path names is denied.
+ * same way. An allowed or kept path that holds a denied one does not carve
+ * it. Symlinks are followed: what a denied path names is denied.
  */
 export function secretMasks(
   denyRead: readonly string[],
@@ -91,9 +92,9 @@ export function secretMasks(
     ...keep,
   ];
   const masks: Mask[] = [];
-  const visit = (path: string): void => {
-    if (allowed.some((kept) => isBeneath(path, kept))) return;
-    const inside = allowed.filter((kept) => isBeneath(kept, path));
+  const visit = (path: string, carved: string[]): void => {
+    if (carved.some((kept) => isBeneath(path, kept))) return;
+    const inside = carved.filter((kept) => isBeneath(kept, path));
     const mask = maskOf(path, "secret");
     if (mask === undefined) return;
     if (inside.length === 0 || !mask.directory) {
@@ -113,12 +114,14 @@ export function secretMasks(
     }
     for (const name of names) {
       const child = existingRealpath(join(path, name));
-      if (child !== undefined) visit(child);
+      if (child !== undefined) visit(child, inside);
     }
   };
+  // Only what lies beneath a denied path carves it: an allowed or kept path
+  // around it (a workspace that is the home, say) leaves it denied.
   for (const path of denyRead) {
     const real = existingRealpath(expandHome(path, home));
-    if (real !== undefined) visit(real);
+    if (real !== undefined) visit(real, allowed.filter((kept) => isBeneath(kept, real)));
   }
   return outermost(masks);
 }

@@ -132,6 +132,9 @@ export async function probeSecrets(setup: SecretsSetup): Promise<Record<string, 
         Object.entries(TOOLS).map(([name, command]) => [`tool ${name}`, command]),
       ),
     }),
+    ...await run(setup, { workspaceRoot: home, defaultMode: "workspace-write" }, {
+      "read in a workspace that is the home": `cat '${secretFile(home, "~/.ssh")}'`,
+    }),
     ...await run(setup, { allowRead: ["~/.ssh/known_hosts"] }, {
       "carved out": "cat ~/.ssh/known_hosts",
       "beside the carve-out": `cat '${secretFile(home, "~/.ssh")}'`,

@@ -6,7 +6,7 @@
 // read and the redaction of scrubbed values.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, chownSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,6 +87,7 @@ async function unixServer(path: string): Promise<{ server: Server; accepted: () 
 /** Asserts what the probe found; `nobody` when an ordinary user ran it. */
 function assertFacts(
   backend: SandboxBackendName,
+  home: string,
   facts: Record<string, Fact>,
   accepted: { listed: number; unlisted: number },
   nobody: boolean,
@@ -106,6 +107,20 @@ function assertFacts(
   withheld("beside the carve-out", facts["beside the carve-out"]);
   // Landlock without a mount namespace grants listing by subtree: a named gap.
   const listable = backend === "landlock" && nobody;
+  const inWorkspace = facts["read in a workspace that is the home"]!;
+  if (listable) {
+    // Landlock grants a writable root's reads whole: a named gap.
+    assert.ok(
+      inWorkspace.sandbox?.enforcement?.gaps.some((gap) =>
+        gap.startsWith(
+          `${realpathSync(secretFile(home, "~/.ssh")).replace(/\/secret$/, "")} readable`,
+        )
+      ),
+      JSON.stringify(inWorkspace),
+    );
+  } else {
+    withheld("read in a workspace that is the home", inWorkspace);
+  }
   for (const path of DENIED_FOLDERS) {
     const fact = facts[`list ${path}`]!;
     if (listable) {
@@ -191,7 +206,7 @@ for (const backend of SANDBOX_BACKENDS) {
       using workspace = tempWorkspace();
       await using prepared = await prepare(backend, workspace);
       const facts = await probeSecrets(prepared.setup);
-      assertFacts(backend, facts, prepared.accepted(), false);
+      assertFacts(backend, prepared.setup.home, facts, prepared.accepted(), false);
     });
 
     it("as nobody: the same, or a named gap", { skip: nobodySkip }, async () => {
@@ -220,7 +235,7 @@ for (const backend of SANDBOX_BACKENDS) {
       }));
       assert.equal(result.exitCode, 0, result.stderr.text);
       const facts = JSON.parse(result.stdout.text) as Record<string, Fact>;
-      assertFacts(backend, facts, prepared.accepted(), true);
+      assertFacts(backend, prepared.setup.home, facts, prepared.accepted(), true);
     });
   });
 

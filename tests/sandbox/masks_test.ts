@@ -51,6 +51,11 @@ describe("secretMasks", () => {
       join(home, ".ssh", "id"),
       join(home, ".ssh", "keys", "b"),
     ]);
+    // A secret inside a workspace, or inside an allowed folder, stays denied.
+    assert.deepEqual(
+      secretMasks(["~/.ssh/id"], ["~"], home, [home]).map((mask) => mask.path),
+      [join(home, ".ssh", "id")],
+    );
     // A workspace inside a denied folder stays reachable (the policy grants it).
     assert.deepEqual(
       secretMasks(["~"], [], home, [join(home, ".ssh", "keys")]).map((mask) => mask.path).sort(),
