@@ -16,6 +16,7 @@ import { isAbsolute, join, normalize, resolve } from "node:path";
 import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
+
 /**
  * A policy's list of paths (`denyRead`, `allowRead`, `allowUnixSockets`),
  * checked and normalised: each absolute or `~/`-relative (`~` alone is the
@@ -31,11 +32,13 @@ export function checkedPolicyPaths(field: string, value: unknown): string[] {
   }
   return [
     ...new Set(value.map((path: unknown) => {
-      if (typeof path === "string" && (path === "~" || path.startsWith("~/"))) {
-        const rest = path.slice(2) === "" ? "" : normalize(path.slice(2)).replace(/\/+$/, "");
-        if (!rest.startsWith("..")) return rest === "" || rest === "." ? "~" : `~/${rest}`;
-      } else if (typeof path === "string" && isAbsolute(path) && !path.includes("\0")) {
-        return resolve(path);
+      if (typeof path === "string" && !path.includes("\0")) {
+        if (isAbsolute(path)) return resolve(path);
+        if (path === "~" || path.startsWith("~/")) {
+          const rest = normalize(`${path.slice(2)}/`).replace(/\/+$/, "");
+          if (rest === "" || rest === ".") return "~";
+          if (rest !== ".." && !rest.startsWith("../")) return `~/${rest}`;
+        }
       }
       throw new BashConfigError(
         `"${field}" entry ${

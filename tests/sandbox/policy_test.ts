@@ -97,15 +97,15 @@ describe("resolveSandboxPolicy", () => {
     const base = { mode: "read-only", workspaceRoot: workspace.root, network: "deny" } as const;
     const policy = resolveSandboxPolicy({
       ...base,
-      denyRead: ["~/.ssh/", "~/./.aws", "~", "/etc/../srv/keys", "~/.ssh"],
+      denyRead: ["~/.ssh/", "~/./.aws", "~", "/etc/../srv/keys", "~/.ssh", "~/..dots", "~/"],
       allowRead: ["~/.ssh/known_hosts"],
       allowUnixSockets: ["/run/app.sock"],
     });
-    assert.deepEqual(policy.denyRead, ["~/.ssh", "~/.aws", "~", "/srv/keys"]);
+    assert.deepEqual(policy.denyRead, ["~/.ssh", "~/.aws", "~", "/srv/keys", "~/..dots"]);
     assert.deepEqual(policy.allowRead, ["~/.ssh/known_hosts"]);
     assert.deepEqual(policy.allowUnixSockets, ["/run/app.sock"]);
     assert.equal("denyRead" in resolveSandboxPolicy(base), false);
-    for (const bad of ["keys", "~user/.ssh", "~/../etc", "/a\0b", 7]) {
+    for (const bad of ["keys", "~user/.ssh", "~/../etc", "~/a/../..", "/a\0b", "~/\0", 7]) {
       assert.throws(
         () => resolveSandboxPolicy({ ...base, denyRead: [bad as string] }),
         (error: unknown) =>
