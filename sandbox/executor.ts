@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
@@ -8,6 +8,7 @@ import {
   type BashExecSpec,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
   type SandboxEnforcement,
   type SandboxMode,
   type SandboxPolicy,
@@ -19,7 +20,8 @@ import {
   LocalBashExecutor,
   type LocalBashExecutorConfig,
 } from "../local/mod.ts";
-import { positiveFinite } from "../local/_config.ts";
+import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
+import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
@@ -49,6 +51,22 @@ export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
   "bwrap",
   "landlock",
 ]);
+
+/** The keys of a {@linkcode SandboxBashExecutorConfig}: the local ones and the sandbox's own. */
+const SANDBOX_CONFIG_KEYS: readonly string[] = [
+  ...LOCAL_CONFIG_KEYS,
+  "workspaceRoot",
+  "defaultMode",
+  "network",
+  "writableRoots",
+  "denyRead",
+  "allowRead",
+  "allowUnixSockets",
+  "homeDir",
+  "backends",
+  "searchPath",
+  "probeTimeoutMs",
+];
 
 /**
  * Options of a {@linkcode SandboxBashExecutor}: those of
@@ -220,9 +238,14 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
   readonly #home: string;
   #maskFile: string | undefined;
+  /** The Landlock commands' TMPDIR, once made. */
+  #landlockTmp: string | undefined;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
+    if (config !== null && typeof config === "object") {
+      checkKnownKeys("The sandbox executor config", config, SANDBOX_CONFIG_KEYS);
+    }
     const {
       workspaceRoot,
       defaultMode = "read-only",
@@ -368,6 +391,20 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return probes.map((probe) => ({ ...probe.status }));
   }
 
+  /**
+   * A confined call's default resource limits: 4096 processes, 8 GiB of
+   * memory and 16 GiB per file written, with the config's `limits` over them;
+   * an unconfined (`danger-full-access`) call gets the config's alone.
+   */
+  protected override defaultLimits(spec: BashExecSpec): ResourceLimits {
+    const mode = (spec.sandboxPolicy ?? this.defaultPolicy).mode;
+    return mode === "danger-full-access" ? this.config.limits : this.#confinedLimits();
+  }
+
+  #confinedLimits(): ResourceLimits {
+    return mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits);
+  }
+
   /** Wraps the launch in the selected backend (see the class documentation). */
   protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
     const probeLaunch = this.#probeLaunches.get(spec.command);
@@ -380,6 +417,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
     const confined = await this.#confine(policy);
     const backend = await this.#select(confined, launch);
+    if (backend.name === "landlock") await this.#restoreLandlockTmp();
     const enforcement = backend.enforcement(confined);
     return {
       launch: backend.wrap(launch, confined),
@@ -492,7 +530,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
-    status.enforcement = backend.enforcement(await this.#confine(factsPolicy));
+    // As a command reports it: with what the default limits cannot enforce.
+    const enforcement = backend.enforcement(await this.#confine(factsPolicy));
+    const limits = appliedLimits(this.#confinedLimits(), true);
+    status.enforcement = {
+      ...enforcement,
+      gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],
+    };
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
   }
@@ -516,7 +560,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const sockets = network === "deny" && allowSockets.length > 0
       ? socketMasks(allowSockets, this.#home)
       : [];
-    const maskFile = this.#maskFile ?? makeMaskFile(await this.privateDir());
+    // Made again when an unconfined command removed the private folder.
+    const maskFile = this.#maskFile !== undefined && existsSync(this.#maskFile)
+      ? this.#maskFile
+      : makeMaskFile(await this.privateDir());
     this.#maskFile = maskFile;
     return {
       mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
@@ -528,12 +575,31 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     };
   }
 
+  /**
+   * Makes the Landlock commands' TMPDIR again when an unconfined command
+   * removed it (with the private folder around it): only under the private
+   * folder's own name, never in a folder that now belongs to someone else.
+   */
+  async #restoreLandlockTmp(): Promise<void> {
+    const tmpDir = this.#landlockTmp;
+    if (tmpDir === undefined || existsSync(tmpDir)) return;
+    const dir = await this.privateDir();
+    if (dir !== dirname(tmpDir)) {
+      throw new BashSpawnError(
+        `The private folder "${dirname(tmpDir)}" was removed and its name is taken, so the ` +
+          "Landlock sandbox has no TMPDIR and nothing was run; create a new executor",
+      );
+    }
+    mkdirSync(tmpDir, { mode: 0o700 });
+  }
+
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
     try {
       const tmpDir = join(await this.privateDir(), "tmp");
       mkdirSync(tmpDir, { mode: 0o700 });
+      this.#landlockTmp = tmpDir;
       return createLandlockBackend({
         deno: deno.path,
         launcher: landlockLauncherModule(),

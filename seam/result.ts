@@ -1,3 +1,4 @@
+import type { AppliedResourceLimits, ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
@@ -27,10 +28,17 @@ export interface CollectedOutput {
   totalBytes: number;
   /** Bytes missing from `text`. */
   omittedBytes: number;
-  /** A 0600 file holding the raw stream from byte 0, when it overflowed. */
+  /** A 0600 file holding the raw stream from byte 0, when it overflowed (never a path that is gone). */
   spillPath?: string;
-  /** False when the spill file stopped at its cap (or there is no spill file). */
+  /** False when the spill file stopped at its cap or at a fault (or there is no spill file). */
   spillComplete: boolean;
+  /**
+   * Why the spill file stopped early or is missing, in short
+   * (`ENOSPC: no space left on device`, `EROFS: read-only file system`, or
+   * that the file was removed); what was written before a write fault stays
+   * in `spillPath` as a partial spill. Absent when nothing went wrong.
+   */
+  spillError?: string;
   /** Bytes that were not valid UTF-8 and were replaced in `text`. */
   invalidUtf8Bytes: number;
 }
@@ -47,7 +55,11 @@ export interface CollectedOutput {
  * ```
  */
 export interface StrayReport {
-  /** How many leftover processes were killed. */
+  /**
+   * How many leftover processes the executor found and killed after the shell
+   * exited. Processes that an isolation layer ended with the shell (the bwrap
+   * backend's pid namespace) are not counted, so there it is usually 0.
+   */
   killed: number;
   /** Pids that would not die. */
   survivors: number[];
@@ -79,6 +91,11 @@ export interface BashRunResult {
   idledOut: boolean;
   /** The caller's signal aborted it. */
   aborted: boolean;
+  /**
+   * True when the executor's disposal killed it before it finished; absent
+   * otherwise. (It is no timeout, idle stop or abort.)
+   */
+  disposed?: boolean;
   /** The wall-clock limit that applied. */
   timeoutMs: number;
   /** How long it ran, in milliseconds. */
@@ -93,4 +110,8 @@ export interface BashRunResult {
   scrubbedEnv: string[];
   /** Sandbox facts, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** The resource limits that applied and what they could not enforce; absent when none did. */
+  limits?: AppliedResourceLimits;
+  /** The resource limit a failed command ran into, and how that is known. */
+  limitHit?: ResourceLimitHit;
 }

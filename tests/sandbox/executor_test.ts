@@ -94,6 +94,12 @@ describe("SandboxBashExecutor config", () => {
       [{ workspaceRoot: root, homeDir: "home" }, /"homeDir" must be an absolute path; got "home"/],
       [{ workspaceRoot: root, denyRead: ["keys"] }, /"denyRead" entry "keys" is neither/],
       [{ workspaceRoot: root, allowUnixSockets: "/x" }, /"allowUnixSockets" must be a list/],
+      [
+        { workspaceRoot: root, workspace: root },
+        /^The sandbox executor config has no key "workspace"; did you mean "workspaceRoot"\?/,
+      ],
+      [{ workspaceRoot: root, mode: "read-only" }, /has no key "mode"; .*"defaultMode"/],
+      [{ workspaceRoot: root, keepSpillFiles: "yes" }, /"keepSpillFiles" must be true or false/],
     ];
     for (const [config, message] of cases) {
       assert.throws(
@@ -538,6 +544,8 @@ describe("probeBackends", () => {
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,
       defaultMode: "danger-full-access",
+      // With no limits at all, no limit gaps either.
+      limits: { processes: null, memoryBytes: null, fileSizeBytes: null },
     });
     const [bwrap, landlock] = await executor.probeBackends();
     assert.deepEqual(bwrap, {
