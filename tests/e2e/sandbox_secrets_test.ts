@@ -239,6 +239,31 @@ for (const backend of SANDBOX_BACKENDS) {
     });
   });
 
+  describe(`secrets over ${backend}, after the private folder is gone`, { skip }, () => {
+    it("a denied file stays denied when an unconfined command removed the private folder", async () => {
+      using workspace = tempWorkspace();
+      const home = fakeHome(workspace);
+      await using executor = executorFor(backend, workspace, {
+        homeDir: home,
+        maxOutputBytes: 1000,
+      });
+      const read = `cat '${secretFile(home, "~/.npmrc")}'`;
+      const before = await executor.run(executor.resolve({ command: `seq 1 5000; ${read}` }));
+      assert.equal(before.sandbox?.denial, "secret", before.stderr.text);
+      const privateDir = dirname(before.stdout.spillPath ?? "");
+      assert.match(privateDir, /\/shellseam-/);
+      const removal = await executor.run(executor.resolve({
+        command: `rm -rf '${privateDir}'`,
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      }));
+      assert.equal(removal.exitCode, 0, removal.stderr.text);
+      const after = await executor.run(executor.resolve({ command: read }));
+      assert.equal(after.sandbox?.runnerFailed, false, after.stderr.text);
+      assert.equal(after.sandbox?.denial, "secret", after.stderr.text);
+      assert.doesNotMatch(after.stdout.text, /SECRET-CONTENT/);
+    });
+  });
+
   describe(`the bash tool over the ${backend} sandbox, on secrets`, { skip }, () => {
     it("says a withheld read is policy, and redacts the values the scrub removed", async () => {
       using workspace = tempWorkspace();
