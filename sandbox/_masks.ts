@@ -11,7 +11,15 @@
  *
  * @module
  */
-import { chmodSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  linkSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { isAbsolute, join, normalize, resolve } from "node:path";
 import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
@@ -176,12 +184,31 @@ export function socketMasks(allowed: readonly string[], home: string): Mask[] {
 }
 
 /**
- * Makes the empty mode-000 file that files and sockets are masked with, in
- * `dir` (the executor's private directory); directories get a tmpfs.
+ * The empty mode-000 file that files and sockets are masked with, in `dir`
+ * (the executor's private directory), made unless it is there already
+ * (concurrent calls make it once); directories get a tmpfs. Throws
+ * `BashSpawnError` when something else holds its name.
  */
 export function makeMaskFile(dir: string): string {
   const file = join(dir, "mask");
-  writeFileSync(file, "", { mode: 0, flag: "wx" });
-  chmodSync(file, 0);
+  // Made whole under a name of its own, then linked into place: another call
+  // never sees it half made.
+  const draft = join(dir, `mask-${crypto.randomUUID()}`);
+  writeFileSync(draft, "", { flag: "wx" });
+  try {
+    chmodSync(draft, 0);
+    linkSync(draft, file);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+  } finally {
+    rmSync(draft, { force: true });
+  }
+  const stat = lstatSync(file);
+  if (!stat.isFile() || stat.size !== 0 || (stat.mode & 0o777) !== 0) {
+    throw new BashSpawnError(
+      `"${file}" is not the empty mode-000 file the sandbox masks files with, so nothing was ` +
+        "run; create a new executor",
+    );
+  }
   return file;
 }

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
@@ -102,10 +102,15 @@ describe("socketMasks", () => {
 });
 
 describe("makeMaskFile", () => {
-  it("makes an empty mode-000 file", () => {
+  it("makes an empty mode-000 file once, reuses it, and refuses anything else in its place", () => {
     using workspace = tempWorkspace();
     const file = makeMaskFile(workspace.base);
     assert.equal(statSync(file).size, 0);
     assert.equal(statSync(file).mode & 0o777, 0);
+    assert.equal(makeMaskFile(workspace.base), file);
+    assert.deepEqual(readdirSync(workspace.base).sort(), ["mask", "ws"]);
+    rmSync(file);
+    writeFileSync(file, "planted");
+    assert.throws(() => makeMaskFile(workspace.base), BashSpawnError);
   });
 });
