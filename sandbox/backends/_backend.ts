@@ -2,6 +2,7 @@ import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { resolve } from "node:path";
 import type { Mask } from "../_masks.ts";
+import type { SocketRule } from "./_seccomp.ts";
 import { canonicalPath, isBeneath } from "../_paths.ts";
 
 /** Which access a command was denied. */
@@ -42,6 +43,12 @@ export interface ConfinedPolicy {
   masks: Mask[];
   /** The empty mode-000 file that files and sockets are masked with. */
   maskFile: string;
+  /**
+   * Folders a command sees empty: the private folders of other executors
+   * (their spill files are other sessions' output). None holds a root or the
+   * working directory.
+   */
+  hiddenDirs?: string[];
 }
 
 /** How a probe command ended. */
@@ -60,6 +67,11 @@ export interface SandboxBackend {
   wrap(launch: Launch, policy: ConfinedPolicy): Launch;
   /** The programs that run before the confinement applies, for `launch`. */
   runners(launch: Launch): string[];
+  /**
+   * The folders those programs read or bind before the confinement applies
+   * (the commands' TMPDIR, deno's DENO_DIR), each with what it is.
+   */
+  runnerFolders(): { name: string; path: string }[];
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */
   probeLaunch(launch: Launch, policy: ConfinedPolicy): Launch;
   /** Why the probe failed, or undefined when it worked (it may record what it learnt). */
@@ -81,8 +93,8 @@ export interface SandboxBackend {
 
 /**
  * What clients print when a connection or a name lookup fails. Under network
- * `deny` both backends leave a command no network at all (bwrap: a namespace
- * with only loopback; Landlock: IP sockets refused), so such a failure is the
+ * `deny` both backends leave a command no network at all (IP sockets refused;
+ * under bwrap also a network namespace of its own), so such a failure is the
  * sandbox's doing.
  */
 export const NETWORK_FAILURE: RegExp =
@@ -93,7 +105,7 @@ export const LATE_SOCKETS_GAP =
   "Unix sockets bound after the command started (or by a relative path) not confined";
 
 /** Which socket rule of the seccomp filter `policy` needs (a key to build each filter once). */
-export function socketRule(policy: ConfinedPolicy): "any" | "unix" | "none" {
+export function socketRule(policy: ConfinedPolicy): SocketRule {
   return policy.network === "allow" ? "any" : policy.unixSockets ? "unix" : "none";
 }
 
@@ -102,57 +114,64 @@ export function socketRule(policy: ConfinedPolicy): "any" | "unix" | "none" {
  * and Node's net (the bare code) print it.
  */
 export const DENIED: RegExp = /permission denied|\bEACCES\b/i;
+/** EACCES or EPERM (a Landlock scope refuses an abstract Unix socket with EPERM). */
+const REFUSED = /permission denied|\bEACCES\b|operation not permitted/i;
+/** What a refused socket or connection says besides the refusal (a heuristic). */
+const NETWORK_WORDS = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
 /** A refused `socket()` or `connect()` as tools name it (socat, Node). */
-const SOCKET_CALL: RegExp = /\bconnect\b|\bsocket\(/i;
-/** What a refused socket or connection says besides "Permission denied" (a heuristic). */
-const NETWORK_WORDS: RegExp = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
-/**
- * Whether the "Permission denied" line `lines[index]`, which names no path,
- * speaks of a socket or a connection, itself or in the line before it (a
- * Python traceback names the call there).
- */
-export function speaksOfSockets(lines: string[], index: number): boolean {
-  return NETWORK_WORDS.test(lines[index] ?? "") || NETWORK_WORDS.test(lines[index - 1] ?? "");
-}
-
-/** Bash's socket pseudo-paths: an address, not a file. */
-const SOCKET_PATH = /^\/dev\/(?:tcp|udp)\//;
-
+const SOCKET_CALL = /\bconnect\b|\bsocket\(/i;
+/** Addresses, not files: bash's /dev/tcp and /dev/udp, abstract Unix sockets (`\0name`, `@name`). */
+const SOCKET_PATH = /^(?:\/dev\/(?:tcp|udp)\/|\\0|@)/;
 /** A leading program path (`/usr/bin/bash: `) with more before "Permission denied". */
 const PROGRAM_PREFIX = /^\s*\/[^\s:'‘"]+:\s+(?!permission denied)/i;
 
 /**
- * The paths a "Permission denied" line names: quoted ones, absolute ones, and
- * the one before it; not the program path that may lead the line.
+ * The file paths a refusal line names: quoted ones, absolute ones, and the
+ * one before the refusal; not the program path that may lead the line, nor
+ * socket addresses.
  */
-function namedPaths(text: string): string[] {
+export function filePaths(text: string): string[] {
   const line = text.replace(PROGRAM_PREFIX, "");
   const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
   for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
-  const before = line.slice(0, line.search(DENIED)).replace(/[:\s]+$/, "");
+  const before = line.slice(0, line.search(REFUSED)).replace(/[:\s]+$/, "");
   const last = before.slice(before.lastIndexOf(": ") + 1).trim();
   if (/^[^\s'‘"]*[./][^\s]*$/.test(last)) paths.push(last);
-  return paths.filter((path) => path !== "");
+  return paths.filter((path) => path !== "" && !SOCKET_PATH.test(path));
 }
 
 /**
- * The paths a "Permission denied" `line` names, canonical (relative ones
- * taken from `cwd`), without bash's socket pseudo-paths.
+ * True when `line` shows the network refused by a `deny` policy, the same way
+ * under both backends: a connection or name lookup that failed (both leave a
+ * command no network at all), or a socket refused outright (the seccomp
+ * filter's EACCES for an IP socket, a Landlock scope's EPERM for an abstract
+ * Unix socket): a refusal that names no file and speaks of sockets or
+ * connections.
+ */
+export function networkDenial(line: string, policy: ConfinedPolicy): boolean {
+  if (policy.network !== "deny") return false;
+  if (NETWORK_FAILURE.test(line)) return true;
+  return REFUSED.test(line) && NETWORK_WORDS.test(line) && filePaths(line).length === 0;
+}
+
+/**
+ * The file paths a "Permission denied" `line` names, canonical (relative
+ * ones taken from `cwd`).
  */
 export function deniedPaths(line: string, cwd: string): string[] {
-  return namedPaths(line)
-    .filter((path) => !SOCKET_PATH.test(path))
-    .map((path) => canonicalPath(resolve(cwd, path)));
+  return filePaths(line).map((path) => canonicalPath(resolve(cwd, path)));
 }
 
 /**
- * The denial a "Permission denied" `line` naming `paths` owes to `policy`
+ * The denial the refusal `lines[index]`, naming `paths`, owes to `policy`
  * alone: `secret` for a read beneath a masked secret, `network` for a hidden
- * Unix socket or, when the seccomp filter refuses Unix sockets, for a
- * refused `socket()` or `connect()`; undefined otherwise.
+ * Unix socket or, when the seccomp filter refuses Unix sockets, for a refused
+ * `socket()` or `connect()` (the call named in the line, or a pathless line
+ * after one that speaks of sockets: a Python traceback); undefined otherwise.
  */
 export function policyDenial(
-  line: string,
+  lines: string[],
+  index: number,
   paths: string[],
   policy: ConfinedPolicy,
 ): SandboxDenial | undefined {
@@ -160,8 +179,11 @@ export function policyDenial(
     const mask = policy.masks.find((mask) => isBeneath(path, mask.path));
     if (mask !== undefined) return mask.kind === "socket" ? "network" : "secret";
   }
-  const refusesUnix = policy.network === "deny" && !policy.unixSockets;
-  return refusesUnix && SOCKET_CALL.test(line) ? "network" : undefined;
+  if (policy.network !== "deny" || policy.unixSockets) return undefined;
+  const line = lines[index] ?? "";
+  if (SOCKET_CALL.test(line)) return "network";
+  const after = paths.length === 0 && NETWORK_WORDS.test(lines[index - 1] ?? "");
+  return after ? "network" : undefined;
 }
 
 /** The first line of `text`, trimmed. */

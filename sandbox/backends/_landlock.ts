@@ -3,21 +3,21 @@ import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
+import { throwIfDenied } from "../../local/_permissions.ts";
 import {
   type ConfinedPolicy,
   DENIED,
   deniedPaths,
   firstLine,
   LATE_SOCKETS_GAP,
-  NETWORK_FAILURE,
+  networkDenial,
   policyDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
   socketRule,
-  speaksOfSockets,
 } from "./_backend.ts";
-import { AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
+import { commandFilter, type SocketRule } from "./_seccomp.ts";
 import {
   type LandlockLauncherPolicy,
   LAUNCHER_ABI_PREFIX,
@@ -27,10 +27,10 @@ import {
 
 /**
  * How Deno runs the launcher: no config or lock file to look for, no V8 code
- * cache (DENO_DIR may lie in a writable root, and cached bytecode would run
- * before any restriction), and only the permissions it uses: FFI (libc) and
- * env (to hand the environment on). It reads no file itself, so it gets no
- * `--allow-read`.
+ * cache (cached bytecode would run before any restriction), and only the
+ * permission it uses: FFI (libc). It reads no file and no environment variable
+ * itself (the command's environment comes as arguments), so it gets no
+ * `--allow-read` nor `--allow-env`.
  */
 export const LAUNCHER_DENO_FLAGS: readonly string[] = [
   "run",
@@ -38,7 +38,6 @@ export const LAUNCHER_DENO_FLAGS: readonly string[] = [
   "--no-lock",
   "--no-code-cache",
   "--allow-ffi",
-  "--allow-env",
 ];
 
 /** Device files every command may write (as when unconfined), when they exist. */
@@ -55,12 +54,12 @@ const DEVICE_FILES = [
 export const METADATA_GAP =
   "modes, timestamps and extended attributes of your files outside the writable roots not confined";
 
-/** Landlock grants listing by subtree: without a mount namespace, names in denied folders show. */
-export const LISTED_SECRETS_GAP =
-  "names inside denyRead folders listable (only their contents are unreadable)";
-
-/** Without a pid namespace, a process that leaves the session escapes the kill census. */
-export const SETSID_GAP = "processes that call setsid outlive kills and disposal";
+/**
+ * Without a pid namespace, a process that leaves the session escapes the kill
+ * census; a kill still finds it by the marker in its environment, unless it dropped that.
+ */
+export const SETSID_GAP =
+  "processes that call setsid and drop SHELLSEAM_WATCHDOG from their environment outlive kills and disposal";
 
 /** EROFS, from the read-only mounts a root command runs under. */
 const READ_ONLY = /read-only file system/i;
@@ -73,6 +72,12 @@ export interface LandlockSetup {
   launcher: string;
   /** A private writable directory, the commands' TMPDIR. */
   tmpDir: string;
+  /**
+   * A private directory that commands cannot write: deno's DENO_DIR and HOME.
+   * Deno reads its caches there (and `.npmrc` in HOME) before the launcher
+   * restricts itself, so neither may come from the agent's environment.
+   */
+  denoDir: string;
   /** The `process.arch` to build the seccomp filter for (this process's by default). */
   arch?: string;
   /** Whether commands run as root (as this process does, by default). */
@@ -96,32 +101,45 @@ function writablePaths(
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
-  } catch {
+  } catch (error) {
+    throwIfDenied(error, `check "${path}"`);
     return false;
   }
 }
 
 /**
- * For root: the writable mounts over a read-only view, `<root>/.git`
- * bound back read-only under `workspace-write`, and the masks, as bubblewrap
- * does.
+ * For root: the writable mounts over a read-only view, `<root>/.git` bound
+ * back read-only under `workspace-write`, other executors' private
+ * folders hidden, and the masks, as bubblewrap does.
  */
 function readOnlyView(
   policy: ConfinedPolicy,
   dirs: string[],
   files: string[],
-): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts" | "masks"> {
+): Pick<
+  LandlockLauncherPolicy,
+  "writableMounts" | "readOnlyMounts" | "hiddenMounts" | "masks"
+> {
   const git = policy.mode === "workspace-write"
     ? existingRealpath(`${policy.workspaceRoot}/.git`)
     : undefined;
   return {
     writableMounts: [...dirs, ...files.filter((file) => !isBeneath(file, "/dev"))],
     readOnlyMounts: git === undefined ? [] : [git],
+    hiddenMounts: policy.hiddenDirs ?? [],
     masks: policy.masks.map(({ path, directory }) =>
       directory ? { path } : { path, source: policy.maskFile }
     ),
   };
 }
+
+/** Landlock grants listing by subtree: without a mount namespace, names in denied folders show. */
+export const LISTED_SECRETS_GAP =
+  "names inside denyRead folders listable (only their contents are unreadable)";
+
+/** What a user without the read-only mount view (not root) can read that bwrap hides. */
+export const HIDDEN_DIRS_GAP =
+  "private folders of other executors (their spill files) readable: hiding them needs root";
 
 /**
  * The Landlock backend over a prepared {@linkcode LandlockSetup}. The ABI
@@ -133,23 +151,21 @@ export function createLandlockBackend(
   const arch = setup.arch ?? process.arch;
   const root = setup.root ?? process.getuid?.() === 0;
   let abi = 0;
-  // The filter depends on the network policy alone, so each is built once.
-  const filters = new Map<string, number[] | undefined>();
+  // The filter depends on the socket rule alone, so each is built once.
+  const filters = new Map<SocketRule, number[] | undefined>();
   const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
-    const key = socketRule(policy);
-    if (!filters.has(key)) {
-      const families = policy.unixSockets ? [AF_UNIX, AF_NETLINK] : [AF_NETLINK];
-      const filter = seccompFilter({
-        denyIpc: true,
-        ...(policy.network === "deny" ? { socketFamilies: families } : {}),
-      }, setup.arch);
-      filters.set(key, filter && [...filter]);
+    const rule = socketRule(policy);
+    if (!filters.has(rule)) {
+      const filter = commandFilter(rule, setup.arch);
+      filters.set(rule, filter && [...filter]);
     }
-    return filters.get(key);
+    return filters.get(rule);
   };
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
+    const environment = Object.entries({ ...launch.env, TMPDIR: setup.tmpDir })
+      .map(([name, value]) => `${name}=${value}`);
     const secrets = policy.masks.filter((mask) => mask.kind === "secret").map((mask) => mask.path);
     const launcherPolicy: LandlockLauncherPolicy = {
       readPaths: ["/"],
@@ -161,6 +177,7 @@ export function createLandlockBackend(
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: filter }),
       ...(reportAbi ? { reportAbi } : {}),
+      envEntries: environment.length,
     };
     return {
       program: setup.deno,
@@ -168,11 +185,15 @@ export function createLandlockBackend(
         ...LAUNCHER_DENO_FLAGS,
         setup.launcher,
         JSON.stringify(launcherPolicy),
+        ...environment,
         launch.program,
         ...launch.args,
       ],
       cwd: launch.cwd,
-      env: { ...launch.env, TMPDIR: setup.tmpDir },
+      // Deno and the setsid binary before it run unconfined: they get none of
+      // the command's environment (LD_PRELOAD, LD_LIBRARY_PATH or DENO_DIR
+      // into a writable root would make them load what a command planted).
+      env: { DENO_DIR: setup.denoDir, HOME: setup.denoDir, DENO_NO_UPDATE_CHECK: "1" },
     };
   };
   const enforcement = (policy: ConfinedPolicy): SandboxEnforcement => {
@@ -214,8 +235,8 @@ export function createLandlockBackend(
       gaps.push(`landlock ABI ${abi}: signals to processes outside the sandbox not confined`);
     }
     gaps.push(SETSID_GAP);
-    // Only root may mount the read-only view that closes this gap.
-    if (!root) gaps.unshift(METADATA_GAP);
+    // Only root may mount the read-only view that closes these gaps.
+    if (!root) gaps.unshift(METADATA_GAP, HIDDEN_DIRS_GAP);
     return { filesystem: root ? "full" : "partial", network, gaps };
   };
   // The launcher says when it failed; a deno gone since the probe is named
@@ -230,6 +251,7 @@ export function createLandlockBackend(
     landlockAbi: () => abi,
     wrap: (launch, policy) => wrap(launch, policy),
     runners: () => [setup.deno],
+    runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
     probeLaunch: (launch, policy) => wrap(launch, policy, true),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));
@@ -239,14 +261,14 @@ export function createLandlockBackend(
     },
     enforcement,
     runnerFailed,
-    // A "Permission denied" line is Landlock's unless every path it names is
-    // writable under the policy (then it is an ordinary permission problem);
-    // the first such line decides which access was denied. One naming a path
-    // is a filesystem denial. One naming none (bash's /dev/tcp and /dev/udp
-    // are addresses, not paths) is the seccomp filter's or Landlock's refusal
-    // of a socket when the network is denied and the line speaks of sockets or
-    // connections, and a filesystem denial otherwise: a heuristic, as EACCES
-    // says nothing of which rule refused it.
+    // The first line with a signature decides which access was denied. A
+    // network failure or a refused socket (see networkDenial) is the
+    // network's when it is denied. A "Permission denied" line naming a path
+    // is Landlock's unless every path it names is writable under the policy
+    // (then it is an ordinary permission problem). One naming neither a path
+    // nor the network (System V IPC, say) is not classed: EACCES says nothing
+    // of which rule refused it, and bubblewrap would not class it either. One
+    // at a mask is the policy's (see policyDenial), whatever the mode.
     denied: (outcome: LaunchOutcome, policy: ConfinedPolicy, cwd: string) => {
       if (outcome.exitCode === null || outcome.exitCode === 0 || runnerFailed(outcome)) {
         return undefined;
@@ -259,17 +281,13 @@ export function createLandlockBackend(
           if (root) return "filesystem";
           continue;
         }
-        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
+        if (networkDenial(line, policy)) return "network";
         if (!DENIED.test(line)) continue;
-        const paths = deniedPaths(line, cwd);
-        if (paths.length === 0) {
-          return policy.network === "deny" && speaksOfSockets(lines, index)
-            ? "network"
-            : "filesystem";
-        }
-        const masked = policyDenial(line, paths, policy);
+        const resolved = deniedPaths(line, cwd);
+        const masked = policyDenial(lines, index, resolved, policy);
         if (masked !== undefined) return masked;
-        if (!paths.every((path) => writable.some((root) => isBeneath(path, root)))) {
+        if (resolved.length === 0) continue;
+        if (!resolved.every((path) => writable.some((root) => isBeneath(path, root)))) {
           return "filesystem";
         }
       }

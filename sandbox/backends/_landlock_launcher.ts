@@ -36,6 +36,8 @@ export interface LandlockLauncherPolicy {
   writableMounts?: string[];
   /** With `writableMounts`: paths bound back read-only beneath them (such as `<root>/.git`). */
   readOnlyMounts?: string[];
+  /** With `writableMounts`: folders covered by an empty read-only tmpfs, last. */
+  hiddenMounts?: string[];
   /**
    * With `writableMounts`: paths covered last, read-only, by `source` (an
    * empty mode-000 file) or, without a source, an empty mode-000 tmpfs, so
@@ -46,6 +48,12 @@ export interface LandlockLauncherPolicy {
   seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
   reportAbi?: boolean;
+  /**
+   * How many `NAME=value` arguments follow the policy: the command's whole
+   * environment. The launcher's own environment never reaches the command,
+   * and the command's never reaches Deno (which runs unconfined).
+   */
+  envEntries: number;
 }
 
 /** The exit code of the launcher when it failed itself (before the command ran). */
@@ -64,7 +72,6 @@ interface LauncherDeno {
   args: string[];
   build: { arch: string };
   exit(code: number): never;
-  env: { toObject(): Record<string, string> };
   stdout: { writeSync(bytes: Uint8Array): number };
   stderr: { writeSync(bytes: Uint8Array): number };
   dlopen(
@@ -76,7 +83,9 @@ interface LauncherDeno {
 }
 
 /**
- * The launcher's entry point. Arguments: `<policy JSON> <program> [args...]`.
+ * The launcher's entry point. Arguments:
+ * `<policy JSON> [NAME=value...] <program> [args...]`, with as many
+ * environment entries as the policy's `envEntries` says.
  * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
  * when anything fails before the exec; never returns otherwise.
  */
@@ -88,16 +97,24 @@ export function landlockLauncherMain(): void {
     return deno.exit(125);
   };
 
-  const [policyJson, program, ...programArgs] = deno.args;
-  if (policyJson === undefined || program === undefined) {
-    return fail("usage: <policy JSON> <program> [args...]");
-  }
+  const usage = "usage: <policy JSON> [NAME=value...] <program> [args...]";
+  const [policyJson, ...rest] = deno.args;
+  if (policyJson === undefined) return fail(usage);
   let policy: LandlockLauncherPolicy;
   try {
     policy = JSON.parse(policyJson) as LandlockLauncherPolicy;
   } catch (error) {
     return fail(`the policy argument is not JSON (${String(error)})`);
   }
+  const envCount = policy.envEntries;
+  if (!Number.isInteger(envCount) || envCount < 0 || envCount >= rest.length) {
+    return fail(`the policy's envEntries must count the NAME=value arguments; ${usage}`);
+  }
+  const environment = rest.slice(0, envCount);
+  if (!environment.every((entry) => entry.indexOf("=") > 0)) {
+    return fail(`every environment argument must be NAME=value; ${usage}`);
+  }
+  const [program, ...programArgs] = rest.slice(envCount) as [string, ...string[]];
   const isPathList = (value: unknown): boolean =>
     Array.isArray(value) && value.every((item) => typeof item === "string");
   if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
@@ -107,8 +124,11 @@ export function landlockLauncherMain(): void {
   if (!isPathList(unreadable)) return fail("the policy's unreadable must be a list of paths");
   const mounts = policy.writableMounts;
   const readOnlyMounts = policy.readOnlyMounts ?? [];
-  if (mounts !== undefined && ![mounts, readOnlyMounts].every(isPathList)) {
-    return fail("the policy's writableMounts and readOnlyMounts must be lists of paths");
+  const hiddenMounts = policy.hiddenMounts ?? [];
+  if (mounts !== undefined && ![mounts, readOnlyMounts, hiddenMounts].every(isPathList)) {
+    return fail(
+      "the policy's writableMounts, readOnlyMounts and hiddenMounts must be lists of paths",
+    );
   }
   const masks = policy.masks ?? [];
   if (
@@ -224,6 +244,14 @@ export function landlockLauncherMain(): void {
     }
     const MS_RDONLY = 1n, MS_NOSUID = 2n, MS_NODEV = 4n, MS_NOEXEC = 8n;
     const tmpfs = cString("tmpfs"), empty = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    for (const path of hiddenMounts) {
+      if ((libc.mount!(tmpfs, cString(path), tmpfs, empty, null) as number) !== 0) {
+        // Gone since it was listed (its executor was disposed): nothing to hide.
+        if (errorText() === "ENOENT") continue;
+        return fail(`cannot hide "${path}" under an empty tmpfs (${errorText()})`);
+      }
+    }
+    // Last, so that no later mount uncovers them.
     for (const { source, path } of masks) {
       const covered = (source === undefined
         ? libc.mount!(tmpfs, cString(path), tmpfs, empty, cString("mode=000,size=4k"))
@@ -426,9 +454,7 @@ export function landlockLauncherMain(): void {
     return new Uint8Array(array.buffer);
   };
   const argv = pointerArray([program, ...programArgs]);
-  const envp = pointerArray(
-    Object.entries(deno.env.toObject()).map(([key, value]) => `${key}=${value}`),
-  );
+  const envp = pointerArray(environment);
   libc.execve!(cString(program), argv, envp);
   fail(`execve of "${program}" failed (${errorText()})`);
 }
