@@ -150,6 +150,9 @@ export function createLandlockBackend(
 ): SandboxBackend & { landlockAbi: () => number } {
   const arch = setup.arch ?? process.arch;
   const root = setup.root ?? process.getuid?.() === 0;
+  // Whether the launcher mounts a view of its own (masks included): only
+  // root may here; without one, reads are granted around the secrets instead.
+  const mounts = root;
   let abi = 0;
   // The filter depends on the socket rule alone, so each is built once.
   const filters = new Map<SocketRule, number[] | undefined>();
@@ -170,10 +173,10 @@ export function createLandlockBackend(
     const launcherPolicy: LandlockLauncherPolicy = {
       readPaths: ["/"],
       // Without a mount namespace, reads are granted around the secrets.
-      ...(!root && secrets.length > 0 ? { unreadable: secrets } : {}),
+      ...(!mounts && secrets.length > 0 ? { unreadable: secrets } : {}),
       writeDirs: dirs,
       writeFiles: files,
-      ...(root ? readOnlyView(policy, dirs, files) : {}),
+      ...(mounts ? readOnlyView(policy, dirs, files) : {}),
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: filter }),
       ...(reportAbi ? { reportAbi } : {}),
@@ -207,13 +210,13 @@ export function createLandlockBackend(
         if (abi < 4) gaps.push(`landlock ABI ${abi}: TCP not confined`);
         gaps.push("UDP not confined");
       }
-      if (!filtered || (policy.unixSockets && !root)) gaps.push("Unix sockets not confined");
+      if (!filtered || (policy.unixSockets && !mounts)) gaps.push("Unix sockets not confined");
       else if (policy.unixSockets) gaps.push(LATE_SOCKETS_GAP);
     }
     // Without a mount namespace, reads are granted around the secrets, which
     // a writable root's grant (reads included) would cover again.
     const secrets = policy.masks.filter((mask) => mask.kind === "secret");
-    if (!root && secrets.length > 0) {
+    if (!mounts && secrets.length > 0) {
       const { dirs } = writablePaths(policy, setup.tmpDir);
       gaps.push(
         LISTED_SECRETS_GAP,
