@@ -28,7 +28,7 @@ export {
   type SandboxModeEvent,
   sandboxModeEvent,
 } from "./mode.ts";
-export { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
+export { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 export { DEFAULT_DENY_READ } from "./secrets.ts";
 export {
   SANDBOX_BACKENDS,

@@ -34,6 +34,14 @@ export interface ConfinedPolicy {
   writableRoots: string[];
   /** Whether the network is reachable. */
   network: "deny" | "allow";
+  /** The protected names, relative to each writable root (see `SandboxPolicy.protectedPaths`). */
+  protectedPaths: string[];
+  /**
+   * Existing paths in the writable roots to keep read-only under
+   * `workspace-write`: the protected paths found at launch and the targets of
+   * their symlinks and git pointers (none beneath another).
+   */
+  readOnlyPaths: string[];
   /**
    * Under network `deny`: whether a Unix socket may be created at all (only
    * when `allowUnixSockets` lists some; the other sockets are then masked).

@@ -39,9 +39,11 @@ export interface BwrapFolders {
  * included), a fresh /dev and /proc, pid and IPC namespaces, no
  * capabilities (root included); the private `tmpDir` (the commands'
  * TMPDIR) bound writable in every mode, and under `workspace-write` the
- * workspace and writable roots too, with `<root>/.git` and a private folder
- * inside them re-bound read-only (a command could otherwise replace TMPDIR
- * with a symlink, and the next launch would bind its target writable); the
+ * workspace and writable roots too, with the policy's read-only paths (the
+ * protected paths that exist, such as `<root>/.git`, and their targets) and
+ * a private folder inside them re-bound read-only (a command could otherwise
+ * replace TMPDIR with a symlink, and the next launch would bind its target
+ * writable); the
  * policy's hidden folders empty; mounts go parents first; last, the
  * policy's masks (secrets and hidden Unix sockets) covered by an empty
  * mode-000 tmpfs or file. The command's
@@ -88,8 +90,8 @@ export function bwrapArgs(
       args.push(`--${kind}`, path, path);
     }
   }
-  const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
-  if (git !== undefined) args.push("--ro-bind", git, git);
+  // "-try": a path gone since the launch was planned is the sweep's to check.
+  if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
   // Last, so that no later mount uncovers them.
   for (const { path, directory } of policy.masks) {
     if (directory) args.push("--perms", "0000", "--tmpfs", path, "--remount-ro", path);

@@ -105,8 +105,11 @@ function assertFacts(
   for (const path of DEFAULT_DENY_READ) withheld(`read ${path}`, facts[`read ${path}`]);
   withheld("read under workspace-write", facts["read under workspace-write"]);
   withheld("beside the carve-out", facts["beside the carve-out"]);
-  // Landlock without a mount namespace grants listing by subtree: a named gap.
-  const listable = backend === "landlock" && nobody;
+  // Landlock without a mount view (another user, no user namespace here)
+  // grants listing by subtree, and says so; everything else masks.
+  const listable = facts["read ~/.ssh"]!.sandbox?.enforcement?.gaps.includes(LISTED_SECRETS_GAP) ??
+    false;
+  if (listable) assert.ok(backend === "landlock" && nobody, "only Landlock for another user");
   const inWorkspace = facts["read in a workspace that is the home"]!;
   if (listable) {
     // Landlock grants a writable root's reads whole: a named gap.
