@@ -51,3 +51,5 @@ export {
 export { type RenderRunOptions, renderRunResult } from "./render_run.ts";
 export { bashTaskHooks } from "./task_hooks.ts";
 export type { BashTaskOutput } from "./render_task.ts";
+// Secrets the environment scrub keeps from commands, redacted in what the model reads.
+export { MIN_REDACTED_LENGTH, redactSecrets, scrubbedSecrets } from "./redact.ts";

@@ -90,11 +90,14 @@ describe("the package", () => {
   it("keeps /tool to the tools, their formats, the rules and the harness helpers", async () => {
     assert.deepEqual(Object.keys(await import(`${NAME}/tool`)).sort(), [
       "BASH_TOOL_GUIDANCE",
+      "MIN_REDACTED_LENGTH",
       "bashTaskHooks",
       "checkCommandRules",
       "checkRuleSet",
       "createBashTools",
+      "redactSecrets",
       "renderRunResult",
+      "scrubbedSecrets",
       "toAnthropicTool",
       "toMcpTool",
       "toOpenAIResponsesTool",
