@@ -1,5 +1,6 @@
 import type { CollectedOutput } from "../seam/mod.ts";
 import { SpillFile } from "./_spill.ts";
+import type { SpillBudget } from "./_spill_budget.ts";
 import {
   completePrefixLength,
   decodeCounting,
@@ -17,6 +18,8 @@ export interface OutputBudget {
   maxSpillBytes: number;
   /** The private directory for spill files; null when it cannot be made. */
   spillDir: () => string | null;
+  /** The executor's disk budget, shared by all its spill files (none: no limit but the cap). */
+  spillBudget?: SpillBudget;
 }
 
 /** Bytes from a read cursor onwards: `before` and `after` are contiguous unless `dropped` > 0. */
@@ -76,6 +79,11 @@ export class OutputCollector {
     return this.#spill?.complete ?? false;
   }
 
+  /** Why the spill stopped early or is gone, when it did. */
+  get spillError(): string | undefined {
+    return this.#spill?.error;
+  }
+
   /**
    * Takes one chunk. What is kept is copied: a runtime may hand over a 1-byte
    * view of a 64 KiB buffer, and keeping views would keep those buffers.
@@ -97,15 +105,29 @@ export class OutputCollector {
     if (rest.length > 0) this.#pushTail(rest);
   }
 
-  /** Closes the spill file; the collector stays readable. */
+  /** Closes the spill file once the command settled; the collector stays readable. */
   finish(): void {
-    this.#spill?.close();
+    this.#spill?.settle();
+  }
+
+  /** Lets go of the buffers and deletes the spill file; the collector is empty afterwards. */
+  release(): void {
+    this.#spill?.release();
+    this.#head = null;
+    this.#ring = null;
+    this.#headLen = 0;
+    this.#tailLen = 0;
+    this.#ringStart = 0;
   }
 
   /** The whole stream as far as memory holds it: head and tail around one marker. */
   collect(): CollectedOutput {
     const spillPath = this.spillPath;
-    const spill = spillPath === null ? {} : { spillPath };
+    const spillError = this.spillError;
+    const spill = {
+      ...(spillPath === null ? {} : { spillPath }),
+      ...(spillError === undefined ? {} : { spillError }),
+    };
     const spillComplete = this.spillComplete;
     const head = this.#headBytes();
     if (this.#headLen + this.#tailLen === this.#total) {
@@ -157,7 +179,7 @@ export class OutputCollector {
     if (this.#budget.maxSpillBytes === 0) return;
     const dir = this.#budget.spillDir();
     if (dir === null) return;
-    const spill = SpillFile.create(dir, this.#budget.maxSpillBytes);
+    const spill = SpillFile.create(dir, this.#budget.maxSpillBytes, this.#budget.spillBudget);
     if (spill === null) return;
     this.#spill = spill;
     spill.write(this.#headBytes());

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import {
   BashConfigError,
@@ -25,6 +24,7 @@ import { type BaseEnv, baseEnv, BASH_FLAGS, commandEnv } from "./_env.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { checkCallValues, checkText } from "./_request.ts";
+import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { runtime } from "./runtime/mod.ts";
@@ -74,6 +74,7 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #env: BaseEnv;
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
+  readonly #spillBudget: SpillBudget;
   #disposed = false;
   #dir: string | null = null;
 
@@ -83,6 +84,7 @@ export class LocalBashExecutor extends BashExecutor {
     this.config = resolveConfig(config);
     this.#bash = findOnPath("bash");
     this.#env = baseEnv();
+    this.#spillBudget = new SpillBudget(this.config.maxSpillTotalBytes, () => this.#dir);
   }
 
   /**
@@ -293,7 +295,7 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-"));
+    this.#dir ??= mkdtempSync(join(this.config.spillDir, "shellseam-"));
     return this.#dir;
   }
 
@@ -382,7 +384,13 @@ export class LocalBashExecutor extends BashExecutor {
 
   #collector(maxBytes: number): OutputCollector {
     const { headBytes, maxSpillBytes } = this.config;
-    return new OutputCollector({ maxBytes, headBytes, maxSpillBytes, spillDir: this.#spillDir });
+    return new OutputCollector({
+      maxBytes,
+      headBytes,
+      maxSpillBytes,
+      spillDir: this.#spillDir,
+      spillBudget: this.#spillBudget,
+    });
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {

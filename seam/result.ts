@@ -27,10 +27,19 @@ export interface CollectedOutput {
   totalBytes: number;
   /** Bytes missing from `text`. */
   omittedBytes: number;
-  /** A 0600 file holding the raw stream from byte 0, when it overflowed. */
+  /**
+   * A 0600 file holding the raw stream from byte 0, when it overflowed. The
+   * executor may delete it later to stay within its spill budget (oldest
+   * first), so check that it still exists before naming it.
+   */
   spillPath?: string;
   /** False when the spill file stopped at its cap (or there is no spill file). */
   spillComplete: boolean;
+  /**
+   * Why the spill stopped early or is gone, when it did (for example
+   * `spill budget of 1073741824 bytes reached`).
+   */
+  spillError?: string;
   /** Bytes that were not valid UTF-8 and were replaced in `text`. */
   invalidUtf8Bytes: number;
 }

@@ -240,6 +240,11 @@ async function runBash(
       return failure(`The command could not be run: ${messageOf(error)}`);
     }
   }
+  try {
+    tasks.checkCapacity(owner);
+  } catch (error) {
+    return failure(`The command was not started: ${messageOf(error)}`);
+  }
   let process: BashProcess;
   try {
     process = await executor.start(spec);

@@ -5,8 +5,10 @@ import type { BashTaskOutput } from "./render_task.ts";
 /**
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
  * needs: `cancel` kills the process group, `done` settles as `completed`
- * (exit code), `killed` (signal) or `failed` (the sandbox itself failed), and
- * `readOutput` is the process's consuming read plus its sandbox facts.
+ * (exit code), `killed` (signal) or `failed` (the sandbox itself failed),
+ * `readOutput` is the process's consuming read plus its sandbox facts, and
+ * `release` (called when the registry lets the settled task go) frees the
+ * process's buffers and deletes its spill files.
  *
  * @example
  * ```ts
@@ -36,6 +38,7 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
       if (process.sandbox) read.sandbox = process.sandbox;
       return read;
     },
+    release: () => process.release(),
   };
 }
 
