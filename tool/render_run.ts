@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
 import { outputLines, sandboxLines } from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
@@ -32,35 +33,55 @@ export interface RenderRunOptions {
  * The marker lines for a truncated stream:
  * `[output truncated: N bytes omitted; full output: <path>]`, with
  * `(unavailable)` for the path when no file holds the whole stream. When the
- * spill file stopped at its size limit, a second line names it as holding
- * only the beginning.
+ * spill file stopped early (its size limit, the executor's spill budget), a
+ * second line names it as holding only the beginning, with the reason when
+ * there is one. A path is named only while its file exists: the executor may
+ * delete old spill files to stay within its spill budget, so a result
+ * rendered late may no longer name one.
  *
  * @example
  * ```ts
  * import { truncationMarkers } from "@shellseam/bash/tool";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
+ * const dir = mkdtempSync(join(tmpdir(), "example-"));
+ * const out = join(dir, "out");
+ * writeFileSync(out, "...");
  * const base = { text: "", truncated: true, totalBytes: 90, omittedBytes: 50, invalidUtf8Bytes: 0 };
- * assert.deepEqual(truncationMarkers({ ...base, spillPath: "/tmp/s/out", spillComplete: true }), [
- *   "[output truncated: 50 bytes omitted; full output: /tmp/s/out]",
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: out, spillComplete: true }), [
+ *   `[output truncated: 50 bytes omitted; full output: ${out}]`,
  * ]);
  * assert.deepEqual(truncationMarkers({ ...base, spillComplete: false }), [
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
  * ]);
- * assert.deepEqual(truncationMarkers({ ...base, spillPath: "/tmp/s/out", spillComplete: false }), [
+ * assert.deepEqual(
+ *   truncationMarkers({ ...base, spillPath: out, spillComplete: false, spillError: "spill budget of 9 bytes reached" }),
+ *   [
+ *     "[output truncated: 50 bytes omitted; full output: (unavailable)]",
+ *     `[only the beginning of the output was saved (spill budget of 9 bytes reached): ${out}]`,
+ *   ],
+ * );
+ * rmSync(dir, { recursive: true });
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: out, spillComplete: true }), [
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
- *   "[only the beginning of the output was saved: /tmp/s/out]",
  * ]);
  * assert.deepEqual(truncationMarkers({ ...base, truncated: false, spillComplete: false }), []);
  * ```
  */
 export function truncationMarkers(output: CollectedOutput): string[] {
   if (!output.truncated) return [];
-  const { omittedBytes, spillPath, spillComplete } = output;
+  const { omittedBytes, spillComplete, spillError } = output;
+  const spillPath = output.spillPath !== undefined && existsSync(output.spillPath)
+    ? output.spillPath
+    : undefined;
   const full = spillPath !== undefined && spillComplete ? spillPath : "(unavailable)";
   const lines = [`[output truncated: ${omittedBytes} bytes omitted; full output: ${full}]`];
   if (spillPath !== undefined && !spillComplete) {
-    lines.push(`[only the beginning of the output was saved: ${spillPath}]`);
+    const why = spillError === undefined ? "" : ` (${spillError})`;
+    lines.push(`[only the beginning of the output was saved${why}: ${spillPath}]`);
   }
   return lines;
 }
