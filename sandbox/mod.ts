@@ -40,4 +40,5 @@ export {
   shellseamDoctor,
   type ShellseamDoctorOptions,
   type ShellseamDoctorReport,
+  type SpillLocation,
 } from "./doctor.ts";
