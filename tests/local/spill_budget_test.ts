@@ -14,15 +14,9 @@ import { dirname, join } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { BashConfigError, type BashProcess, type BashRunResult } from "../../seam/mod.ts";
 import { truncationMarkers } from "../../tool/mod.ts";
+import { PeekExecutor } from "./_helpers.ts";
 
 const MiB = 1024 * 1024;
-
-/** An executor that shows its private directory. */
-class Peek extends LocalBashExecutor {
-  dir(): Promise<string> {
-    return this.privateDir();
-  }
-}
 
 /** Bytes of the regular files beneath `dir`. */
 function bytesBeneath(dir: string): number {
@@ -45,7 +39,7 @@ async function waitForWord(process: BashProcess, word: string): Promise<void> {
 describe("the spill budget", () => {
   it("keeps the folder within the budget over many large runs, keeping the newest files", async () => {
     const budget = 20 * MiB;
-    await using executor = new Peek({ maxSpillTotalBytes: budget, maxSpillBytes: 4 * MiB });
+    await using executor = new PeekExecutor({ maxSpillTotalBytes: budget, maxSpillBytes: 4 * MiB });
     const dir = await executor.dir();
     const results: BashRunResult[] = [];
     let largest = 0;
@@ -68,7 +62,7 @@ describe("the spill budget", () => {
 
   it("never deletes a running command's spill; a new spill stops early with a reason instead", async () => {
     const budget = 4 * MiB;
-    await using executor = new Peek({ maxSpillTotalBytes: budget });
+    await using executor = new PeekExecutor({ maxSpillTotalBytes: budget });
     const dir = await executor.dir();
     const server = await executor.start(executor.resolve({
       command: `head -c ${3 * MiB} /dev/zero; echo written >&2; exec sleep 60`,
@@ -98,7 +92,7 @@ describe("the spill budget", () => {
   });
 
   it("counts the other files of the private directory (the sandbox's scratch) against it", async () => {
-    await using executor = new Peek({ maxSpillTotalBytes: 4 * MiB });
+    await using executor = new PeekExecutor({ maxSpillTotalBytes: 4 * MiB });
     const scratch = join(await executor.dir(), "tmp");
     mkdirSync(scratch);
     writeFileSync(join(scratch, "big"), new Uint8Array(3 * MiB));
@@ -112,7 +106,7 @@ describe("the spill budget", () => {
   });
 
   it("names no file when the budget leaves no room at all", async () => {
-    await using executor = new Peek({ maxSpillTotalBytes: 0 });
+    await using executor = new PeekExecutor({ maxSpillTotalBytes: 0 });
     const result = await executor.run(executor.resolve({ command: "seq 1 100000" }));
     assert.equal(result.stdout.truncated, true);
     assert.equal(result.stdout.spillPath, undefined);
@@ -124,7 +118,7 @@ describe("the spill budget", () => {
   it("puts the private directory in spillDir, and validates both options", async () => {
     const parent = mkdtempSync(join(tmpdir(), "shellseam-spilldir-"));
     try {
-      await using executor = new Peek({ spillDir: parent });
+      await using executor = new PeekExecutor({ spillDir: parent });
       assert.equal(executor.config.spillDir, parent);
       assert.equal(executor.config.maxSpillTotalBytes, 1024 * MiB);
       assert.equal(dirname(await executor.dir()), parent);

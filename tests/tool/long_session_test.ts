@@ -1,21 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
-import { LocalBashExecutor } from "../../local/mod.ts";
 import { taskOwner, TaskRegistry, type TaskRegistryOptions } from "../../tasks/mod.ts";
 import { type BashTools, createBashTools } from "../../tool/mod.ts";
-import { assertNoneLeft, marker, pause, waitForSleep } from "../local/_helpers.ts";
+import { assertNoneLeft, marker, pause, PeekExecutor, waitForSleep } from "../local/_helpers.ts";
 import { FakeSandboxExecutor, lingeringProcess } from "./_fakes.ts";
 
-/** An executor that shows its private directory, where the spill files are. */
-class Peek extends LocalBashExecutor {
-  dir(): Promise<string> {
-    return this.privateDir();
-  }
-}
-
 interface LongSession extends BashTools {
-  executor: Peek;
+  executor: PeekExecutor;
   tasks: TaskRegistry;
   spillFiles(): Promise<number>;
 }
@@ -24,7 +16,7 @@ async function withLongSession(
   registry: TaskRegistryOptions,
   fn: (session: LongSession) => Promise<void>,
 ): Promise<void> {
-  const executor = new Peek({ cwd: "/tmp" });
+  const executor = new PeekExecutor({ cwd: "/tmp" });
   const tasks = new TaskRegistry(registry);
   const tools = createBashTools({ executor, tasks, owner: taskOwner("alice") });
   const spillFiles = async () => readdirSync(await executor.dir()).length;
