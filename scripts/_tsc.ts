@@ -19,9 +19,9 @@ export interface DenoJson {
   imports?: Record<string, string>;
 }
 
-/** Reads the project's deno.json. */
-export function readDenoJson(): DenoJson {
-  return JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoJson;
+/** Reads the deno.json of the package in `dir` (the repository root by default). */
+export function readDenoJson(dir: string = ROOT): DenoJson {
+  return JSON.parse(readFileSync(join(dir, "deno.json"), "utf8")) as DenoJson;
 }
 
 /** Compiler options both the package and the compiled tests are built with. */
@@ -95,19 +95,29 @@ const IMPORT_CALL = /(\bimport\s*\(\s*)(["'])([^"']+)\2/g;
  * Rewrites `npm:name@version/sub` and import-mapped bare names in the emitted
  * `.js` and `.d.ts` files under `dir` to plain package names, and returns the
  * npm dependencies they need (name -> version). Relative `.ts` imports
- * become `.js`; self-imports stay as they are.
+ * become `.js`; self-imports stay as they are, and so do imports of the
+ * workspace's other packages (`siblings`: name -> version), which become
+ * dependencies on their npm builds.
  */
 export function rewriteSpecifiers(
   dir: string,
   { name: self, imports = {} }: DenoJson,
+  siblings: Record<string, string> = {},
 ): Record<string, string> {
   const dependencies: Record<string, string> = {};
+  const within = (specifier: string, name: string): boolean =>
+    specifier === name || specifier.startsWith(name + "/");
   const resolve = (specifier: string, strict: boolean): string => {
     // tsc rewrites `.ts` in JavaScript but leaves it in declarations.
     if (specifier.startsWith(".")) return specifier.replace(/(?<!\.d)\.ts$/, ".js");
     if (specifier.startsWith("node:")) return specifier;
     // Doc comments import the package by its own name.
-    if (specifier === self || specifier.startsWith(self + "/")) return specifier;
+    if (within(specifier, self)) return specifier;
+    const sibling = Object.keys(siblings).find((name) => within(specifier, name));
+    if (sibling !== undefined) {
+      dependencies[sibling] = siblings[sibling]!;
+      return specifier;
+    }
     const mapped = imports[specifier] ?? mappedPrefix(specifier, imports) ?? specifier;
     const npm = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)(?:@([^/]+))?(\/.*)?$/.exec(mapped);
     if (!npm && !strict) return specifier;

@@ -28,8 +28,11 @@ import {
 /** Where the package is written. */
 export const NPM_DIR: string = join(ROOT, "npm");
 
-/** The command-line entry, packaged as the `shellseam` bin when it exists. */
-const CLI_ENTRY = "cli/main.ts";
+/** Where the CLI package (`@shellseam/cli`) is written. */
+export const NPM_CLI_DIR: string = join(ROOT, "npm-cli");
+
+/** The CLI package's folder in the workspace. */
+const CLI_ROOT = join(ROOT, "cli");
 
 const js = (path: string): string => "./" + path.replace(/^\.\//, "").replace(/\.ts$/, ".js");
 const dts = (path: string): string => js(path).replace(/\.js$/, ".d.ts");
@@ -40,23 +43,8 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   if (!existsSync(join(ROOT, "LICENSE"))) {
     throw new Error("LICENSE is missing at the repository root; add it before building");
   }
-  rmSync(outDir, { recursive: true, force: true });
-  const hasCli = existsSync(join(ROOT, CLI_ENTRY));
-  const entries = [...Object.values(deno.exports), ...(hasCli ? [CLI_ENTRY] : [])];
-  const configDir = mkdtempSync(join(tmpdir(), "shellseam-tsconfig-"));
-  try {
-    const tsconfig = join(configDir, "tsconfig.json");
-    writeTsconfig(
-      tsconfig,
-      { ...COMPILER_OPTIONS, rootDir: ROOT, outDir },
-      entries.map((entry) => join(ROOT, entry)),
-    );
-    await tsc(["-p", tsconfig]);
-  } finally {
-    rmSync(configDir, { recursive: true, force: true });
-  }
+  await compile(ROOT, Object.values(deno.exports), outDir);
   const dependencies = rewriteSpecifiers(outDir, deno);
-  if (hasCli) setNodeShebang(join(outDir, js(CLI_ENTRY)));
 
   const exports: Record<string, { types: string; import: string }> = {};
   for (const [subpath, source] of Object.entries(deno.exports)) {
@@ -70,7 +58,6 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
     license: deno.license ?? "MIT",
     type: "module",
     exports,
-    ...(hasCli ? { bin: { shellseam: js(CLI_ENTRY) } } : {}),
     engines: { node: ">=20" },
     ...(Object.keys(dependencies).length ? { dependencies } : {}),
   };
@@ -81,12 +68,65 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   return outDir;
 }
 
+/**
+ * Builds the CLI package (`cli/`, `@shellseam/cli`) into `outDir` (default
+ * `npm-cli/`): its exports, the `shellseam` bin, and dependencies on the
+ * library at the same version and on the MCP SDK. Returns its path.
+ */
+export async function buildCliNpm(outDir: string = NPM_CLI_DIR): Promise<string> {
+  const library = readDenoJson();
+  const cli = readDenoJson(CLI_ROOT);
+  rmSync(outDir, { recursive: true, force: true });
+  await compile(CLI_ROOT, Object.values(cli.exports), outDir);
+  const dependencies = rewriteSpecifiers(outDir, cli, { [library.name]: library.version });
+  const main = cli.exports["."];
+  if (main === undefined) throw new Error('cli/deno.json must export "." (the command line)');
+  setNodeShebang(join(outDir, js(main)));
+  const exports: Record<string, { types: string; import: string }> = {};
+  for (const [subpath, source] of Object.entries(cli.exports)) {
+    exports[subpath] = { types: dts(source), import: js(source) };
+  }
+  const manifest = {
+    name: cli.name,
+    version: cli.version,
+    description: "shellseam's command line: run a command in the sandbox, check the sandbox, " +
+      "and serve the bash tools to any MCP client over stdio",
+    license: cli.license ?? "MIT",
+    type: "module",
+    exports,
+    bin: { shellseam: js(main) },
+    engines: { node: ">=20" },
+    dependencies,
+  };
+  writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+  copyFileSync(join(CLI_ROOT, "README.md"), join(outDir, "README.md"));
+  copyFileSync(join(ROOT, "LICENSE"), join(outDir, "LICENSE"));
+  return outDir;
+}
+
+/** Emits `entries` (relative to `rootDir`) and what they import into `outDir`. */
+async function compile(rootDir: string, entries: string[], outDir: string): Promise<void> {
+  const configDir = mkdtempSync(join(tmpdir(), "shellseam-tsconfig-"));
+  try {
+    const tsconfig = join(configDir, "tsconfig.json");
+    writeTsconfig(
+      tsconfig,
+      { ...COMPILER_OPTIONS, rootDir, outDir },
+      entries.map((entry) => join(rootDir, entry)),
+    );
+    await tsc(["-p", tsconfig]);
+  } finally {
+    rmSync(configDir, { recursive: true, force: true });
+  }
+}
+
 function setNodeShebang(path: string): void {
   const text = readFileSync(path, "utf8").replace(/^#!.*\n/, "");
   writeFileSync(path, "#!/usr/bin/env node\n" + text, { mode: 0o755 });
 }
 
 if (import.meta.main) {
-  const dir = await buildNpm();
-  console.log(`Built ${relative(ROOT, dir)}/ (${walk(dir).length} files)`);
+  for (const dir of [await buildNpm(), await buildCliNpm()]) {
+    console.log(`Built ${relative(ROOT, dir)}/ (${walk(dir).length} files)`);
+  }
 }

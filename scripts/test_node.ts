@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildNpm } from "./build_npm.ts";
+import { buildCliNpm, buildNpm } from "./build_npm.ts";
 import {
   COMPILER_OPTIONS,
   readDenoJson,
@@ -62,12 +62,22 @@ async function step(title: string, action: () => Promise<void>): Promise<void> {
   console.log(`== ${title}: ok (${((performance.now() - start) / 1000).toFixed(1)} s)`);
 }
 
-/** Packs the package built at `npmDir`, installs the tarball into `dir`, returns its folder there. */
-async function packAndInstall(npmDir: string, dir: string): Promise<string> {
-  const [packed] = JSON.parse(
-    await run("npm", ["pack", "--json", "--pack-destination", dir], npmDir),
-  ) as { filename: string }[];
-  if (!packed) throw new Error("npm pack produced no tarball");
+/**
+ * Packs the packages built at `npmDirs`, installs the tarballs together into
+ * `dir` (so the CLI's dependency on the library is the local build), and
+ * returns their installed folders there, in order.
+ */
+async function packAndInstall(npmDirs: string[], dir: string): Promise<string[]> {
+  const tarballs: string[] = [];
+  const names: string[] = [];
+  for (const npmDir of npmDirs) {
+    const [packed] = JSON.parse(
+      await run("npm", ["pack", "--json", "--pack-destination", dir], npmDir),
+    ) as { filename: string; name: string }[];
+    if (!packed) throw new Error(`npm pack produced no tarball in ${npmDir}`);
+    tarballs.push(join(dir, packed.filename));
+    names.push(packed.name);
+  }
   writeFileSync(
     join(dir, "package.json"),
     JSON.stringify({ name: "shellseam-node-check", private: true, type: "module" }) + "\n",
@@ -77,10 +87,10 @@ async function packAndInstall(npmDir: string, dir: string): Promise<string> {
     "--no-audit",
     "--no-fund",
     "--ignore-scripts",
-    join(dir, packed.filename),
+    ...tarballs,
     `@types/node@${TYPES_NODE}`,
   ], dir);
-  return join(dir, "node_modules", ...readDenoJson().name.split("/"));
+  return names.map((name) => join(dir, "node_modules", ...name.split("/")));
 }
 
 /**
@@ -180,14 +190,19 @@ async function main(): Promise<void> {
 
 async function checks(dir: string): Promise<void> {
   let installed = "";
+  let cliBin = "";
   let tests: string[] = [];
   // Built in the temporary folder, so a run leaves the checkout as it was.
   const built = join(dir, "package");
-  await step("build the package", async () => {
+  const builtCli = join(dir, "cli-package");
+  await step("build the packages (library and CLI)", async () => {
     await buildNpm(built);
+    await buildCliNpm(builtCli);
   });
-  await step("npm pack and install into a fresh folder", async () => {
-    installed = await packAndInstall(built, dir);
+  await step("npm pack and install both into a fresh folder", async () => {
+    const [library, cli] = await packAndInstall([built, builtCli], dir);
+    installed = library!;
+    cliBin = join(cli!, "main.js");
   });
   await step("compile tests against the installed package", async () => {
     mkdirSync(join(dir, "run"));
@@ -208,6 +223,8 @@ async function checks(dir: string): Promise<void> {
         ...tests,
       ],
       cwd: join(dir, "run"),
+      // The MCP server's tests drive the installed CLI's bin.
+      env: { SHELLSEAM_NODE_CLI: cliBin },
       stdout: "inherit",
       stderr: "inherit",
     }).output();

@@ -48,7 +48,7 @@ export function createBashTool(
   const defaultMode = options.executor.sandboxMode;
   const timeouts = timeoutLimits(options.executor);
   const inputSchema = bashInputSchema({
-    sandboxMode: defaultMode,
+    escalationModes,
     runInBackground,
     ...(timeouts ? { timeouts } : {}),
   });

@@ -1,5 +1,4 @@
 import type { SandboxMode } from "../seam/mod.ts";
-import { widerSandboxModes } from "./escalation.ts";
 import { describeMode } from "./_modes.ts";
 import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 import { NON_BLANK_PATTERN } from "./validate.ts";
@@ -13,13 +12,22 @@ import { NON_BLANK_PATTERN } from "./validate.ts";
  * ```ts
  * import type { BashSchemaOptions } from "@shellseam/bash/tool";
  *
- * const options: BashSchemaOptions = { sandboxMode: "read-only", runInBackground: true };
- * console.log(options.sandboxMode);
+ * import assert from "node:assert/strict";
+ *
+ * const options: BashSchemaOptions = {
+ *   escalationModes: ["workspace-write"],
+ *   runInBackground: true,
+ * };
+ * assert.deepEqual(options.escalationModes, ["workspace-write"]);
  * ```
  */
 export interface BashSchemaOptions {
-  /** The executor's `sandboxMode`. */
-  sandboxMode: SandboxMode | undefined;
+  /**
+   * The modes a call may ask for with `sandbox_permissions`: those wider than
+   * the executor's default, and only when a person can approve them (empty
+   * otherwise, and then the field is not offered).
+   */
+  escalationModes: readonly SandboxMode[];
   /** Offer `run_in_background`. */
   runInBackground: boolean;
   /**
@@ -34,9 +42,9 @@ export interface BashSchemaOptions {
  * Builds the `bash` tool's input schema. `command` and `description` are
  * required; `timeout_ms` (at most `timeouts.maxMs` when given) and `workdir`
  * are optional; `run_in_background` appears when background runs are
- * offered; `sandbox_permissions` (only the modes wider than the executor's
- * default) and `justification` appear only for a sandboxing executor with a
- * wider mode to offer. There is never an `env`, `stdin` or `stdoutMaxBytes`
+ * offered; `sandbox_permissions` (the `escalationModes`) and `justification`
+ * appear only when there is a mode to offer (a sandboxing executor with a
+ * wider mode, and an approver to ask). There is never an `env`, `stdin` or `stdoutMaxBytes`
  * field.
  *
  * @example
@@ -44,12 +52,12 @@ export interface BashSchemaOptions {
  * import { bashInputSchema } from "@shellseam/bash/tool";
  * import assert from "node:assert/strict";
  *
- * const plain = bashInputSchema({ sandboxMode: undefined, runInBackground: true });
+ * const plain = bashInputSchema({ escalationModes: [], runInBackground: true });
  * assert.deepEqual(Object.keys(plain.properties), [
  *   "command", "description", "timeout_ms", "workdir", "run_in_background",
  * ]);
  * const sandboxed = bashInputSchema({
- *   sandboxMode: "read-only",
+ *   escalationModes: ["workspace-write", "danger-full-access"],
  *   runInBackground: false,
  *   timeouts: { defaultMs: 120_000, maxMs: 600_000 },
  * });
@@ -88,11 +96,11 @@ export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
         "Start the command and reply at once with its task id, for servers, watchers and long builds. No time limit applies; read its output with task_output and stop it with task_kill.",
     };
   }
-  const wider = options.sandboxMode === undefined ? [] : widerSandboxModes(options.sandboxMode);
+  const wider = options.escalationModes;
   if (wider.length > 0) {
     properties.sandbox_permissions = {
       type: "string",
-      enum: wider,
+      enum: [...wider],
       description: `Run this one command under a wider sandbox mode: ${
         wider.map(describeMode).join(" or ")
       }. A person approves or rejects the call, so give a justification too. Use it only after the sandbox blocked a command that needs that access.`,

@@ -45,7 +45,11 @@ export function moduleImports(root: string): ModuleImport[] {
  * behind, a file not packaged), or a package name missing from
  * `dependencies`. Also a dependency no file imports.
  */
-export function importProblems(root: string, dependencies: Record<string, string>): string[] {
+export function importProblems(
+  root: string,
+  dependencies: Record<string, string>,
+  self: string = NAME,
+): string[] {
   const problems: string[] = [];
   const used = new Set<string>();
   for (const { file, specifier } of moduleImports(root)) {
@@ -54,7 +58,9 @@ export function importProblems(root: string, dependencies: Record<string, string
       if (!specifier.endsWith(".js") || !existsSync(target)) {
         problems.push(`${file} imports "${specifier}", which is not an emitted .js file`);
       }
-    } else if (!specifier.startsWith("node:") && !isSelf(specifier)) {
+    } else if (
+      !specifier.startsWith("node:") && !(specifier === self || specifier.startsWith(self + "/"))
+    ) {
       const name = /^(?:@[^/]+\/)?[^/]+/.exec(specifier)?.[0] ?? specifier;
       used.add(name);
       if (!(name in dependencies)) {
@@ -66,8 +72,4 @@ export function importProblems(root: string, dependencies: Record<string, string
     if (!used.has(name)) problems.push(`dependency "${name}" is imported by no file`);
   }
   return problems;
-}
-
-function isSelf(specifier: string): boolean {
-  return specifier === NAME || specifier.startsWith(NAME + "/");
 }

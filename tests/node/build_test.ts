@@ -143,7 +143,6 @@ describe("buildNpm", { skip }, () => {
       license: deno.license,
       type: "module",
       exports,
-      ...(existsSync(join(root, "cli/main.ts")) ? { bin: { shellseam: "./cli/main.js" } } : {}),
       engines: { node: ">=20" },
     });
     for (const { types, import: js } of Object.values(exports)) {
@@ -159,5 +158,53 @@ describe("buildNpm", { skip }, () => {
 
   it("copies README.md and LICENSE", () => {
     for (const file of ["README.md", "LICENSE"]) assert.equal(read(out, file), read(root, file));
+  });
+
+  it("leaves the CLI out of the library", () => {
+    assert.equal(existsSync(join(out, "cli")), false);
+    assert.equal("bin" in JSON.parse(read(out, "package.json")), false);
+  });
+});
+
+describe("buildCliNpm", { skip }, () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  let dir = "";
+  let out = "";
+  before(async () => {
+    const { buildCliNpm } = await import("../../scripts/build_npm.ts");
+    dir = mkdtempSync(join(tmpdir(), "shellseam-build-test-"));
+    out = await buildCliNpm(join(dir, "npm-cli"));
+  });
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true });
+  });
+  const read = (base: string, file: string) => readFileSync(join(base, file), "utf8");
+
+  it("writes @shellseam/cli with the shellseam bin, on the library at the same version", () => {
+    const library = JSON.parse(read(root, "deno.json"));
+    const cli = JSON.parse(read(root, "cli/deno.json"));
+    const { description: _, ...manifest } = JSON.parse(read(out, "package.json"));
+    assert.deepEqual(manifest, {
+      name: "@shellseam/cli",
+      version: cli.version,
+      license: cli.license,
+      type: "module",
+      exports: {
+        ".": { types: "./main.d.ts", import: "./main.js" },
+        "./mcp": { types: "./mcp.d.ts", import: "./mcp.js" },
+      },
+      bin: { shellseam: "./main.js" },
+      engines: { node: ">=20" },
+      dependencies: {
+        "@shellseam/bash": library.version,
+        "@modelcontextprotocol/sdk": cli.imports["@modelcontextprotocol/sdk"].split("@").at(-1),
+      },
+    });
+    assert.match(read(out, "main.js"), /^#!\/usr\/bin\/env node\n/);
+  });
+
+  it("emits only relative .js imports, node: built-ins and dependencies it declares", () => {
+    const manifest = JSON.parse(read(out, "package.json"));
+    assert.deepEqual(importProblems(out, manifest.dependencies, manifest.name), []);
   });
 });

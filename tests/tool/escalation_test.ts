@@ -86,14 +86,17 @@ describe("bash escalation", () => {
     assert.equal(executor.runs.length, 0);
   });
 
-  it("fails closed without an approver, and says so", async () => {
+  it("offers no escalation fields without an approver, and rejects them as unknown", async () => {
     const { bash, executor } = setup();
-    assert.deepEqual(await bash.execute(ESCALATED), {
-      text:
-        'Running with sandbox_permissions "workspace-write" needs a person\'s approval, and no approver is configured in this session, so the command was not run. Run it without sandbox_permissions, or ask the user to run it',
-      isError: true,
-    });
+    assert.equal("sandbox_permissions" in bash.inputSchema.properties, false);
+    assert.equal("justification" in bash.inputSchema.properties, false);
+    const result = await bash.execute(ESCALATED);
+    assert.equal(result.isError, true);
+    assert.match(result.text, /unknown field "sandbox_permissions"/);
     assert.equal(executor.runs.length, 0);
+    const approve = recordingApprover("reject").approve;
+    const offered = setup({ approve }).bash.inputSchema.properties.sandbox_permissions;
+    assert.deepEqual(offered?.enum, ["workspace-write", "danger-full-access"]);
   });
 
   it("fails closed when the approver throws or answers something else", async () => {
@@ -178,10 +181,6 @@ describe("bash escalation", () => {
       "danger-full-access",
     ]);
     assert.deepEqual(asked, []);
-    const withoutApprover = setup({ sessionMode: () => "workspace-write" });
-    const result = await withoutApprover.bash.execute(ESCALATED);
-    assert.equal(result.isError, false, result.text);
-    assert.equal(withoutApprover.executor.runs[0]?.sandboxPolicy?.mode, "workspace-write");
   });
 
   it("fails closed when the session's mode is not a known mode", async () => {

@@ -6,6 +6,7 @@ import {
   TASK_KILL_SCHEMA,
   TASK_LIST_SCHEMA,
   TASK_OUTPUT_SCHEMA,
+  widerSandboxModes,
 } from "../../tool/mod.ts";
 
 function assertClosedObject(schema: ObjectJsonSchema): void {
@@ -18,7 +19,7 @@ function assertClosedObject(schema: ObjectJsonSchema): void {
 
 describe("bashInputSchema", () => {
   it("has the base fields, required command and description, and nothing else", () => {
-    const schema = bashInputSchema({ sandboxMode: undefined, runInBackground: false });
+    const schema = bashInputSchema({ escalationModes: [], runInBackground: false });
     assertClosedObject(schema);
     assert.deepEqual(Object.keys(schema.properties), [
       "command",
@@ -33,7 +34,7 @@ describe("bashInputSchema", () => {
 
   it("names the executor's time limits for timeout_ms, and caps it at the greatest", () => {
     const limited = bashInputSchema({
-      sandboxMode: undefined,
+      escalationModes: [],
       runInBackground: true,
       timeouts: { defaultMs: 120_000, maxMs: 600_000 },
     });
@@ -43,13 +44,13 @@ describe("bashInputSchema", () => {
       /\. Defaults to 120000\. At most 600000\. Not allowed with run_in_background, which suits longer work\.$/,
     );
     const uncapped = bashInputSchema({
-      sandboxMode: undefined,
+      escalationModes: [],
       runInBackground: false,
       timeouts: { defaultMs: 5000, maxMs: undefined },
     });
     assert.equal("maximum" in (uncapped.properties.timeout_ms ?? {}), false);
     assert.match(uncapped.properties.timeout_ms?.description ?? "", /\. Defaults to 5000\.$/);
-    const unknown = bashInputSchema({ sandboxMode: undefined, runInBackground: false });
+    const unknown = bashInputSchema({ escalationModes: [], runInBackground: false });
     assert.equal("maximum" in (unknown.properties.timeout_ms ?? {}), false);
     assert.match(
       unknown.properties.timeout_ms?.description ?? "",
@@ -58,14 +59,14 @@ describe("bashInputSchema", () => {
   });
 
   it("offers run_in_background only when enabled", () => {
-    const schema = bashInputSchema({ sandboxMode: undefined, runInBackground: true });
+    const schema = bashInputSchema({ escalationModes: [], runInBackground: true });
     assert.equal(schema.properties.run_in_background?.type, "boolean");
   });
 
   it("never exposes env, stdin or stdoutMaxBytes, whatever the options", () => {
-    for (const sandboxMode of [undefined, "read-only", "workspace-write"] as const) {
+    for (const escalationModes of [[], widerSandboxModes("read-only")]) {
       for (const runInBackground of [true, false]) {
-        const schema = bashInputSchema({ sandboxMode, runInBackground });
+        const schema = bashInputSchema({ escalationModes, runInBackground });
         assertClosedObject(schema);
         for (const field of ["env", "stdin", "stdoutMaxBytes", "managedEnv", "signal"]) {
           assert.equal(field in schema.properties, false, field);
@@ -74,21 +75,27 @@ describe("bashInputSchema", () => {
     }
   });
 
-  it("has no escalation fields for an executor that does not sandbox", () => {
-    const schema = bashInputSchema({ sandboxMode: undefined, runInBackground: true });
+  it("has no escalation fields when no mode can be asked for", () => {
+    const schema = bashInputSchema({ escalationModes: [], runInBackground: true });
     assert.equal("sandbox_permissions" in schema.properties, false);
     assert.equal("justification" in schema.properties, false);
   });
 
-  it("offers only the modes wider than the executor's default", () => {
-    const readOnly = bashInputSchema({ sandboxMode: "read-only", runInBackground: true });
+  it("offers exactly the escalation modes", () => {
+    const readOnly = bashInputSchema({
+      escalationModes: widerSandboxModes("read-only"),
+      runInBackground: true,
+    });
     assert.deepEqual(readOnly.properties.sandbox_permissions?.enum, [
       "workspace-write",
       "danger-full-access",
     ]);
     assert.equal(readOnly.properties.justification?.type, "string");
     assert.deepEqual(readOnly.required, ["command", "description"]);
-    const workspace = bashInputSchema({ sandboxMode: "workspace-write", runInBackground: true });
+    const workspace = bashInputSchema({
+      escalationModes: widerSandboxModes("workspace-write"),
+      runInBackground: true,
+    });
     assert.deepEqual(workspace.properties.sandbox_permissions?.enum, ["danger-full-access"]);
     assert.match(workspace.properties.sandbox_permissions?.description ?? "", /danger-full-access/);
     assert.doesNotMatch(
@@ -98,13 +105,19 @@ describe("bashInputSchema", () => {
   });
 
   it("has no escalation fields when the default is already the widest mode", () => {
-    const schema = bashInputSchema({ sandboxMode: "danger-full-access", runInBackground: true });
+    const schema = bashInputSchema({
+      escalationModes: widerSandboxModes("danger-full-access"),
+      runInBackground: true,
+    });
     assert.equal("sandbox_permissions" in schema.properties, false);
     assert.equal("justification" in schema.properties, false);
   });
 
   it("describes every field for the model", () => {
-    const schema = bashInputSchema({ sandboxMode: "read-only", runInBackground: true });
+    const schema = bashInputSchema({
+      escalationModes: widerSandboxModes("read-only"),
+      runInBackground: true,
+    });
     for (const [name, property] of Object.entries(schema.properties)) {
       assert.ok((property.description ?? "").length > 20, name);
     }

@@ -5,9 +5,13 @@ import {
   type ObjectJsonSchema,
   TASK_OUTPUT_SCHEMA,
   validateToolArguments,
+  widerSandboxModes,
 } from "../../tool/mod.ts";
 
-const bash = bashInputSchema({ sandboxMode: "read-only", runInBackground: true });
+const bash = bashInputSchema({
+  escalationModes: widerSandboxModes("read-only"),
+  runInBackground: true,
+});
 const ok = { command: "ls", description: "List files" };
 
 function message(schema: ObjectJsonSchema, args: unknown, tool = "bash"): string {

@@ -1,0 +1,89 @@
+import { parseArgs } from "node:util";
+import { isSandboxMode } from "@shellseam/bash/sandbox";
+import type { SandboxMode } from "@shellseam/bash";
+
+/**
+ * A command line that does not fit a command's usage: `main()` prints the
+ * message and the usage on stderr and exits 2.
+ */
+export class UsageError extends Error {
+  /** The usage text of the command whose arguments were wrong. */
+  readonly usage: string;
+
+  /** `message` says what was wrong; `usage` is the command's help text. */
+  constructor(message: string, usage: string) {
+    super(message);
+    this.name = "UsageError";
+    this.usage = usage;
+  }
+}
+
+/** How one flag is read: a string value, or a boolean switch. */
+export type FlagSpec = Record<string, { type: "string" | "boolean" }>;
+
+/** The parsed values of a {@linkcode FlagSpec}. */
+export type FlagValues<S extends FlagSpec> = {
+  [K in keyof S]?: S[K]["type"] extends "string" ? string : boolean;
+};
+
+/**
+ * Parses `args` strictly by `spec` (plus `--help`): an unknown flag, a
+ * missing value or, unless `positionals` is true, a stray word is a
+ * {@linkcode UsageError} carrying `usage`.
+ */
+export function parseFlags<S extends FlagSpec>(
+  args: string[],
+  spec: S,
+  usage: string,
+  positionals = false,
+): { values: FlagValues<S> & { help?: boolean }; positionals: string[] } {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { ...spec, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: positionals,
+    });
+    return {
+      values: parsed.values as FlagValues<S> & { help?: boolean },
+      positionals: parsed.positionals,
+    };
+  } catch (error) {
+    // Node's texts go on with advice on "--"; the first sentence is the fault.
+    const message = (error instanceof Error ? error.message : String(error)).split(". ", 1)[0];
+    throw new UsageError(message ?? "", usage);
+  }
+}
+
+/** The sandbox flags that `run` and `mcp` share. */
+export const SANDBOX_FLAGS: {
+  mode: { type: "string" };
+  network: { type: "string" };
+  workspace: { type: "string" };
+} = {
+  mode: { type: "string" },
+  network: { type: "string" },
+  workspace: { type: "string" },
+};
+
+/** `--mode` checked against the sandbox modes (`fallback` when absent). */
+export function modeFlag(
+  value: string | undefined,
+  fallback: SandboxMode,
+  usage: string,
+): SandboxMode {
+  if (value === undefined) return fallback;
+  if (!isSandboxMode(value)) {
+    throw new UsageError(
+      `--mode must be read-only, workspace-write or danger-full-access; got "${value}"`,
+      usage,
+    );
+  }
+  return value;
+}
+
+/** `--network` checked: `deny` (the default) or `allow`. */
+export function networkFlag(value: string | undefined, usage: string): "deny" | "allow" {
+  if (value === undefined || value === "deny" || value === "allow") return value ?? "deny";
+  throw new UsageError(`--network must be deny or allow; got "${value}"`, usage);
+}

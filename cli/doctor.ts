@@ -1,0 +1,49 @@
+import { resolve } from "node:path";
+import process from "node:process";
+import { formatDoctorReport, shellseamDoctor } from "@shellseam/bash/sandbox";
+import { modeFlag, networkFlag, parseFlags, UsageError } from "./_args.ts";
+
+/** The usage of `shellseam doctor`. */
+export const DOCTOR_USAGE: string = `Usage: shellseam doctor [options]
+
+Answers "is my sandbox real?": the platform, each sandbox backend (works or
+not, and why), the Landlock ABI, and what the backend that would confine a
+command over the workspace enforces and leaves open.
+
+Options:
+  --workspace DIR    the workspace the facts are about (default: the current directory)
+  --mode MODE        read-only | workspace-write (default)
+  --network NET      deny (default) | allow
+  --json             print the report as JSON
+  -h, --help         show this help
+`;
+
+/** `shellseam doctor`: returns the exit code (0 when a backend confines commands here, else 1). */
+export async function doctorCommand(args: string[]): Promise<number> {
+  const { values } = parseFlags(args, {
+    workspace: { type: "string" },
+    mode: { type: "string" },
+    network: { type: "string" },
+    json: { type: "boolean" },
+  }, DOCTOR_USAGE);
+  if (values.help) {
+    process.stdout.write(DOCTOR_USAGE);
+    return 0;
+  }
+  const mode = modeFlag(values.mode, "workspace-write", DOCTOR_USAGE);
+  if (mode === "danger-full-access") {
+    throw new UsageError(
+      "--mode must be a confined mode: read-only or workspace-write",
+      DOCTOR_USAGE,
+    );
+  }
+  const report = await shellseamDoctor({
+    workspaceRoot: resolve(process.cwd(), values.workspace ?? "."),
+    mode,
+    network: networkFlag(values.network, DOCTOR_USAGE),
+  });
+  process.stdout.write(
+    values.json ? JSON.stringify(report, null, 2) + "\n" : formatDoctorReport(report),
+  );
+  return report.selected === null ? 1 : 0;
+}

@@ -1,0 +1,91 @@
+/**
+ * `shellseam`: the command line of shellseam. `shellseam run` runs one
+ * command confined, `shellseam doctor` says what the sandbox enforces here,
+ * `shellseam mcp` serves the bash tools to any MCP client over stdio, and
+ * `shellseam demo` runs a short tour.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@shellseam/cli";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(await main(["--no-such-flag"]), 2);
+ * ```
+ *
+ * @module
+ */
+import { realpathSync } from "node:fs";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { BashError } from "@shellseam/bash";
+import { UsageError } from "./_args.ts";
+import { DEMO_USAGE, demoCommand } from "./demo.ts";
+import { DOCTOR_USAGE, doctorCommand } from "./doctor.ts";
+import { MCP_USAGE, mcpCommand } from "./mcp.ts";
+import { RUN_USAGE, runCommand } from "./run.ts";
+
+/** The usage of `shellseam`. */
+export const USAGE: string = `Usage: shellseam COMMAND [options]
+
+Commands:
+  run -- COMMAND...   run one command through the sandbox and print what a model would see
+  doctor              say what the sandbox enforces on this machine
+  mcp                 serve the bash tools to an MCP client over stdio
+  demo                a short tour of what shellseam does
+
+Run "shellseam COMMAND --help" for a command's options.
+`;
+
+const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {
+  run: { usage: RUN_USAGE, run: runCommand },
+  doctor: { usage: DOCTOR_USAGE, run: doctorCommand },
+  mcp: { usage: MCP_USAGE, run: (args) => mcpCommand(args) },
+  demo: { usage: DEMO_USAGE, run: demoCommand },
+};
+
+/**
+ * Runs the command line `args` (without the program name) and returns its
+ * exit code: a usage error prints one line and the usage on stderr and
+ * returns 2; a `BashError` (a bad workspace, no sandbox) prints its message
+ * and returns 2 for bad configuration, 1 otherwise.
+ */
+export async function main(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  try {
+    if (name === "--help" || name === "-h" || name === "help") {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    const command = name === undefined ? undefined : COMMANDS[name];
+    if (command === undefined) {
+      throw new UsageError(
+        name === undefined ? "a command is required" : `unknown command "${name}"`,
+        USAGE,
+      );
+    }
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`shellseam: ${error.message}\n\n${error.usage}`);
+      return 2;
+    }
+    if (error instanceof BashError) {
+      process.stderr.write(`shellseam: ${error.message}\n`);
+      return error.code === "config" ? 2 : 1;
+    }
+    throw error;
+  }
+}
+
+/**
+ * True when this module is the program being run: `import.meta.main` where
+ * the runtime has it (Deno, Node 24.2+), else the script Node was given (a
+ * bin link resolved to this file).
+ */
+function runAsProgram(): boolean {
+  if (typeof import.meta.main === "boolean") return import.meta.main;
+  const script = process.argv[1];
+  return script !== undefined && pathToFileURL(realpathSync(script)).href === import.meta.url;
+}
+
+if (runAsProgram()) process.exit(await main(process.argv.slice(2)));

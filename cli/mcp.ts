@@ -1,0 +1,220 @@
+/**
+ * The MCP server: the bash and task tools over the Model Context Protocol,
+ * on the official SDK's low-level `Server` (the tool layer's JSON Schemas are
+ * served as they are).
+ *
+ * @module
+ */
+import process from "node:process";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { BashExecutor } from "@shellseam/bash";
+import { taskOwner, TaskRegistry } from "@shellseam/bash/tasks";
+import {
+  type ApproveEscalation,
+  BASH_TOOL_GUIDANCE,
+  type BashTools,
+  createBashTools,
+  toMcpTool,
+} from "@shellseam/bash/tool";
+import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS } from "./_args.ts";
+import { cliExecutor } from "./_executor.ts";
+
+/** The version the server reports (the CLI package's). */
+export const SHELLSEAM_CLI_VERSION = "0.1.0";
+
+/**
+ * What {@linkcode createMcpServer} serves.
+ *
+ * @example
+ * ```ts
+ * import type { McpServerOptions } from "@shellseam/cli/mcp";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import { TaskRegistry } from "@shellseam/bash/tasks";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new LocalBashExecutor();
+ * await using tasks = new TaskRegistry();
+ * const options: McpServerOptions = { executor, tasks, enableRunInBackground: false };
+ * assert.equal(options.enableRunInBackground, false);
+ * ```
+ */
+export interface McpServerOptions {
+  /** Runs the commands; a `SandboxBashExecutor` confines them. */
+  executor: BashExecutor;
+  /** Holds the background commands of the one client this server serves. */
+  tasks: TaskRegistry<unknown>;
+  /** Offer `run_in_background` and the task tools (default true). */
+  enableRunInBackground?: boolean;
+}
+
+/**
+ * An MCP server for one client: `tools/list` serves `bash`, `task_output`,
+ * `task_list` and `task_kill` with the tool layer's schemas and
+ * descriptions; `tools/call` runs them, renders the result as the model
+ * sees it (a failed command is `isError`) and appends the completion notices
+ * of background tasks that are due. `BASH_TOOL_GUIDANCE` is the server's
+ * `instructions`. A call the client cancels kills its command. Escalation
+ * (`sandbox_permissions`) is offered only to a client that supports
+ * elicitation, and each one is asked of the user through it; a decline, a
+ * cancel or an error runs nothing. Connect it to a transport with
+ * `server.connect(transport)`; closing it does not dispose the executor nor
+ * the registry.
+ *
+ * @example
+ * ```ts
+ * import { createMcpServer } from "@shellseam/cli/mcp";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import { TaskRegistry } from "@shellseam/bash/tasks";
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
+ * await using tasks = new TaskRegistry();
+ * const server = createMcpServer({ executor, tasks });
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "example", version: "1.0.0" });
+ * await client.connect(clientSide);
+ * const result = await client.callTool({
+ *   name: "bash",
+ *   arguments: { command: "echo hi", description: "Say hi" },
+ * });
+ * assert.deepEqual(result.content, [{ type: "text", text: "hi\n[exit code: 0]" }]);
+ * await client.close();
+ * ```
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const server = new Server(
+    { name: "shellseam", version: SHELLSEAM_CLI_VERSION },
+    { capabilities: { tools: {} }, instructions: BASH_TOOL_GUIDANCE },
+  );
+  const approve: ApproveEscalation = async (request) => {
+    const answer = await server.elicitInput({
+      message: `The agent asks to run one command under "${request.mode}":\n\n` +
+        `${request.command}\n\nIts reason: ${request.justification}`,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          allow: {
+            type: "boolean",
+            title: "Allow this one command",
+            description: `Run it once under "${request.mode}"`,
+          },
+        },
+        required: ["allow"],
+      },
+    }, request.signal === undefined ? {} : { signal: request.signal });
+    return answer.action === "accept" && answer.content?.allow === true ? "allow-once" : "reject";
+  };
+  // The tools depend on whether the client can answer an elicitation, which
+  // is known once it has initialised.
+  let session: BashTools | undefined;
+  const tools = (): BashTools =>
+    session ??= createBashTools({
+      executor: options.executor,
+      tasks: options.tasks,
+      owner: taskOwner("mcp-client"),
+      enableRunInBackground: options.enableRunInBackground ?? true,
+      ...(server.getClientCapabilities()?.elicitation === undefined ? {} : { approve }),
+    });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools().tools.map(toMcpTool) }));
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (
+      request: CallToolRequest,
+      extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+    ): Promise<CallToolResult> => {
+      const { tools: offered, takeNotices } = tools();
+      const tool = offered.find((candidate) => candidate.name === request.params.name);
+      if (tool === undefined) {
+        const names = offered.map((candidate) => `"${candidate.name}"`).join(", ");
+        return {
+          content: [{
+            type: "text",
+            text: `Unknown tool "${request.params.name}"; call one of ${names}`,
+          }],
+          isError: true,
+        };
+      }
+      const result = await tool.execute(request.params.arguments ?? {}, { signal: extra.signal });
+      const notices = takeNotices();
+      const text = notices.length === 0 ? result.text : `${result.text}\n\n${notices.join("\n\n")}`;
+      return { content: [{ type: "text", text }], isError: result.isError };
+    },
+  );
+  return server;
+}
+
+/** The usage of `shellseam mcp`. */
+export const MCP_USAGE: string = `Usage: shellseam mcp [options]
+
+Serves the bash, task_output, task_list and task_kill tools over MCP on stdin
+and stdout, every command confined by the sandbox. Stops, killing every
+command it started, when stdin closes or on SIGTERM or SIGINT.
+
+Options:
+  --mode MODE        read-only | workspace-write (default) | danger-full-access
+  --network NET      deny (default) | allow
+  --workspace DIR    the workspace (default: the current directory)
+  --no-background    offer no run_in_background and no task tools
+  -h, --help         show this help
+`;
+
+/**
+ * `shellseam mcp`: serves one client over `transport` (stdio by default)
+ * until it closes (or stdin ends, or SIGTERM or SIGINT), then kills and
+ * awaits every command. Returns the exit code.
+ */
+export async function mcpCommand(args: string[], transport?: Transport): Promise<number> {
+  const { values } = parseFlags(args, {
+    ...SANDBOX_FLAGS,
+    "no-background": { type: "boolean" },
+  }, MCP_USAGE);
+  if (values.help) {
+    process.stdout.write(MCP_USAGE);
+    return 0;
+  }
+  const mode = modeFlag(values.mode, "workspace-write", MCP_USAGE);
+  const network = networkFlag(values.network, MCP_USAGE);
+  await using executor = cliExecutor({ mode, network, workspace: values.workspace });
+  await using tasks = new TaskRegistry();
+  const server = createMcpServer({
+    executor,
+    tasks,
+    enableRunInBackground: values["no-background"] !== true,
+  });
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => stop = resolve);
+  server.onclose = stop;
+  const signals = ["SIGTERM", "SIGINT"] as const;
+  for (const signal of signals) process.on(signal, stop);
+  const stdio = transport === undefined;
+  if (stdio) {
+    process.stdin.on("end", stop);
+    process.stdin.on("close", stop);
+  }
+  try {
+    await server.connect(transport ?? new StdioServerTransport());
+    await stopped;
+  } finally {
+    for (const signal of signals) process.off(signal, stop);
+    if (stdio) {
+      process.stdin.off("end", stop);
+      process.stdin.off("close", stop);
+    }
+    await server.close();
+  }
+  return 0;
+}

@@ -1,0 +1,216 @@
+// The `shellseam` command end to end, as a subprocess: exit codes, output,
+// `--json` shapes and bad flags.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import process from "node:process";
+import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
+
+const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const statuses = await probeHere();
+const sandboxSkip = statuses.bwrap.works || statuses.landlock.works
+  ? false
+  : "no sandbox backend works here (install bubblewrap, or Deno on a Landlock kernel)";
+const denoSkip = "Deno" in globalThis
+  ? false
+  : "runs the Deno entry from a checkout (the Node bin is tested by the MCP test)";
+
+function shellseam(args: string[], cwd?: string): { code: number; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["run", "--allow-all", MAIN, ...args], {
+    cwd: cwd ?? process.cwd(),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe("shellseam usage", { skip: denoSkip }, () => {
+  it("answers a bad command line with one line and the usage on stderr, exit 2", () => {
+    const table: [string[], RegExp, RegExp][] = [
+      [[], /^shellseam: a command is required\n\nUsage: shellseam COMMAND/, /Commands:/],
+      [["launch"], /^shellseam: unknown command "launch"\n\nUsage: shellseam COMMAND/, /Commands:/],
+      [
+        ["run", "--bogus", "--", "true"],
+        /^shellseam: Unknown option '--bogus'\n\nUsage: shellseam run/,
+        /--timeout MS/,
+      ],
+      [
+        ["run", "--timeout"],
+        /^shellseam: Option '--timeout <value>' argument missing\n\nUsage: shellseam run/,
+        /--json/,
+      ],
+      [
+        ["run", "--timeout", "soon", "--", "true"],
+        /^shellseam: --timeout must be a positive whole number of milliseconds; got "soon"\n/,
+        /Usage: shellseam run/,
+      ],
+      [
+        ["run", "--mode", "root", "--", "true"],
+        /^shellseam: --mode must be read-only, workspace-write or danger-full-access; got "root"\n/,
+        /Usage: shellseam run/,
+      ],
+      [
+        ["run", "--network", "some", "--", "true"],
+        /^shellseam: --network must be deny or allow; got "some"\n/,
+        /Usage: shellseam run/,
+      ],
+      [["run"], /^shellseam: a command is required after --\n/, /Usage: shellseam run/],
+      [["doctor", "extra"], /^shellseam: Unexpected argument 'extra'\n/, /Usage: shellseam doctor/],
+      [
+        ["doctor", "--mode", "danger-full-access"],
+        /^shellseam: --mode must be a confined mode: read-only or workspace-write\n/,
+        /Usage: shellseam doctor/,
+      ],
+      [
+        ["mcp", "--background"],
+        /^shellseam: Unknown option '--background'\n/,
+        /Usage: shellseam mcp/,
+      ],
+      [["demo", "--fast"], /^shellseam: Unknown option '--fast'\n/, /Usage: shellseam demo/],
+    ];
+    for (const [args, first, usage] of table) {
+      const { code, stdout, stderr } = shellseam(args);
+      assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
+      assert.match(stderr, first, args.join(" "));
+      assert.match(stderr, usage, args.join(" "));
+      assert.equal(stdout, "", args.join(" "));
+    }
+  });
+
+  it("prints each command's help on stdout, exit 0", () => {
+    const table: [string[], RegExp][] = [
+      [["--help"], /^Usage: shellseam COMMAND/],
+      [["run", "--help"], /^Usage: shellseam run \[options\] -- COMMAND\.\.\./],
+      [["doctor", "-h"], /^Usage: shellseam doctor/],
+      [["mcp", "--help"], /^Usage: shellseam mcp/],
+      [["demo", "--help"], /^Usage: shellseam demo/],
+    ];
+    for (const [args, usage] of table) {
+      const { code, stdout } = shellseam(args);
+      assert.equal(code, 0, args.join(" "));
+      assert.match(stdout, usage, args.join(" "));
+    }
+  });
+});
+
+describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
+  it("prints what the model would see and exits with the command's code", () => {
+    using workspace = tempWorkspace();
+    const { code, stdout } = shellseam(
+      ["run", "--", "echo hi > out.txt && cat out.txt; echo oops >&2; exit 3"],
+      workspace.root,
+    );
+    assert.equal(code, 3);
+    assert.equal(stdout, "hi\n[stderr]\noops\n[exit code: 3]\n");
+    assert.equal(existsSync(`${workspace.root}/out.txt`), true);
+  });
+
+  it("confines the command to the workspace by default, and says so", () => {
+    using workspace = tempWorkspace();
+    const outside = `${workspace.base}/outside.txt`;
+    const { code, stdout } = shellseam(["run", "--", `echo x > ${outside}`], workspace.root);
+    assert.equal(code, 1);
+    assert.match(
+      stdout,
+      /\[sandbox: file access denied under workspace-write mode\]\n\[exit code: 1\]\n$/,
+    );
+    assert.equal(existsSync(outside), false);
+    const readOnly = shellseam(
+      ["run", "--mode", "read-only", "--", "touch inside.txt"],
+      workspace.root,
+    );
+    assert.equal(readOnly.code, 1);
+    assert.equal(existsSync(`${workspace.root}/inside.txt`), false);
+  });
+
+  it("exits 124 when the timeout stops the command", () => {
+    using workspace = tempWorkspace();
+    const { code, stdout } = shellseam(
+      ["run", "--timeout", "300", "--", "sleep 30"],
+      workspace.root,
+    );
+    assert.equal(code, 124);
+    assert.match(stdout, /\[timed out after 300 ms\]/);
+  });
+
+  it("runs in --workdir, and joins the words after -- into one command", () => {
+    using workspace = tempWorkspace();
+    const { code, stdout } = shellseam(
+      [
+        "run",
+        "--workspace",
+        workspace.root,
+        "--workdir",
+        "/",
+        "--",
+        "pwd",
+        "&&",
+        "echo",
+        "two words",
+      ],
+    );
+    assert.equal(code, 0);
+    assert.equal(stdout, "/\ntwo words\n[exit code: 0]\n");
+  });
+
+  it("prints the structured result with --json", () => {
+    using workspace = tempWorkspace();
+    const { code, stdout } = shellseam(["run", "--json", "--", "echo hi"], workspace.root);
+    assert.equal(code, 0);
+    const result = JSON.parse(stdout);
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.stdout.text, "hi\n");
+    assert.equal(result.timedOut, false);
+    assert.equal(result.sandbox.mode, "workspace-write");
+    assert.ok(["bwrap", "landlock"].includes(result.sandbox.backend));
+  });
+
+  it("says what is wrong with a workspace that does not exist, exit 2", () => {
+    using workspace = tempWorkspace();
+    const missing = `${workspace.base}/missing`;
+    const { code, stdout, stderr } = shellseam(["run", "--workspace", missing, "--", "true"]);
+    assert.equal(code, 2);
+    assert.equal(stdout, "");
+    assert.equal(
+      stderr,
+      `shellseam: Workspace root "${missing}" does not exist; create it or pass an existing directory\n`,
+    );
+  });
+});
+
+describe("shellseam doctor", { skip: denoSkip }, () => {
+  it("reports each backend and what the selected one enforces, as text and as JSON", () => {
+    using workspace = tempWorkspace();
+    const text = shellseam(["doctor", "--workspace", workspace.root]);
+    const json = shellseam(["doctor", "--json", "--workspace", workspace.root]);
+    const report = JSON.parse(json.stdout);
+    assert.deepEqual(report.backends.map((b: { backend: string }) => b.backend), [
+      "bwrap",
+      "landlock",
+    ]);
+    assert.equal(report.mode, "workspace-write");
+    assert.equal(report.network, "deny");
+    assert.match(text.stdout, /^shellseam doctor \(linux\)\n/);
+    assert.match(text.stdout, /\n {2}bwrap: (works|does not work)/);
+    if (report.selected === null) {
+      assert.equal(text.code, 1);
+      assert.match(text.stdout, /confined commands fail closed/);
+    } else {
+      assert.equal(text.code, 0);
+      assert.equal(json.code, 0);
+      assert.match(text.stdout, new RegExp(`confined commands use: ${report.selected}\\n$`));
+    }
+  });
+});
+
+describe("shellseam demo", { skip: denoSkip }, () => {
+  it("runs the tour and exits 0", () => {
+    const { code, stdout, stderr } = shellseam(["demo"]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /== A command, its output and its exit code/);
+    assert.match(stdout, /== A foreground command leaves nothing behind/);
+    assert.match(stdout, /instanceof BashSpawnError: true/);
+  });
+});

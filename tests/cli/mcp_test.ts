@@ -1,0 +1,351 @@
+// `shellseam mcp` end to end: the SDK's own Client over StdioClientTransport
+// drives a real server process (the Deno entry, and the Node build's `bin`
+// when SHELLSEAM_NODE_CLI names it), whose commands run in the real sandbox.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import process from "node:process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  type CallToolResult,
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
+import { BASH_TOOL_GUIDANCE, createBashTools, toMcpTool } from "../../tool/mod.ts";
+import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
+
+const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const statuses = await probeHere();
+const sandboxSkip = statuses.bwrap.works || statuses.landlock.works
+  ? false
+  : "no sandbox backend works here (install bubblewrap, or Deno on a Landlock kernel)";
+
+/** How to start the server: the Deno entry always, the Node build's bin when built. */
+const ENTRIES: { name: string; command: string; args: string[]; skip: string | false }[] = [
+  {
+    name: "deno",
+    command: process.execPath,
+    args: ["run", "--allow-all", MAIN],
+    skip: "Deno" in globalThis ? false : "runs the Deno entry from a checkout",
+  },
+  {
+    name: "node",
+    command: "node",
+    args: [process.env.SHELLSEAM_NODE_CLI ?? ""],
+    skip: process.env.SHELLSEAM_NODE_CLI
+      ? false
+      : "SHELLSEAM_NODE_CLI does not name the Node build's bin (deno task test:node sets it)",
+  },
+];
+
+type Elicit = (message: string) => ElicitResult;
+
+async function connect(
+  entry: (typeof ENTRIES)[number],
+  workspace: string,
+  options: { elicit?: Elicit; args?: string[] } = {},
+): Promise<{ client: Client; transport: StdioClientTransport; asked: string[] }> {
+  const transport = new StdioClientTransport({
+    command: entry.command,
+    args: [...entry.args, "mcp", "--workspace", workspace, ...(options.args ?? [])],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" },
+    stderr: "inherit",
+  });
+  const asked: string[] = [];
+  const client = new Client(
+    { name: "shellseam-test", version: "1.0.0" },
+    { capabilities: options.elicit === undefined ? {} : { elicitation: {} } },
+  );
+  const { elicit } = options;
+  if (elicit !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
+      const message = "message" in request.params ? String(request.params.message) : "";
+      asked.push(message);
+      return elicit(message);
+    });
+  }
+  await client.connect(transport);
+  return { client, transport, asked };
+}
+
+function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  assert.equal(content.length, 1);
+  const [first] = content;
+  assert.ok(first?.type === "text");
+  return first.text;
+}
+
+/** Pids of processes whose command line holds `marker`. */
+function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) pids.push(Number(name));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return pids;
+}
+
+async function eventually(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+for (const entry of ENTRIES) {
+  describe(`shellseam mcp (${entry.name} entry)`, { skip: entry.skip || sandboxSkip }, () => {
+    it("lists the tool layer's tools with their schemas, and the guidance as instructions", async () => {
+      using workspace = tempWorkspace();
+      const { client } = await connect(entry, workspace.root);
+      try {
+        const listed = await client.listTools();
+        await using executor = new SandboxBashExecutor({
+          workspaceRoot: workspace.root,
+          defaultMode: "workspace-write",
+        });
+        await using tasks = new TaskRegistry();
+        const expected = createBashTools({ executor, tasks, owner: taskOwner("x") }).tools
+          .map(toMcpTool);
+        assert.deepEqual(
+          listed.tools.map(({ name, description, inputSchema }: Tool) => ({
+            name,
+            description,
+            inputSchema,
+          })),
+          expected,
+        );
+        assert.equal(client.getInstructions(), BASH_TOOL_GUIDANCE);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("runs a command confined, and a failing one is isError", async () => {
+      using workspace = tempWorkspace();
+      const { client } = await connect(entry, workspace.root);
+      try {
+        const ok = await client.callTool({
+          name: "bash",
+          arguments: { command: "echo hi > out.txt && cat out.txt", description: "Write a file" },
+        });
+        assert.equal(textOf(ok), "hi\n[exit code: 0]");
+        assert.equal(ok.isError, false);
+        const denied = await client.callTool({
+          name: "bash",
+          arguments: { command: "echo x > /etc/shellseam-mcp-test", description: "Escape" },
+        });
+        assert.equal(denied.isError, true);
+        assert.match(textOf(denied), /\[sandbox: file access denied under workspace-write mode\]/);
+        assert.equal(existsSync("/etc/shellseam-mcp-test"), false);
+        const unknown = await client.callTool({ name: "nope", arguments: {} });
+        assert.equal(unknown.isError, true);
+        assert.match(textOf(unknown), /^Unknown tool "nope"; call one of "bash", /);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("starts a background task, delivers its notice on a later call, reads and kills tasks", async () => {
+      using workspace = tempWorkspace();
+      const marker = `mcp-kill-${crypto.randomUUID()}`;
+      const { client } = await connect(entry, workspace.root);
+      try {
+        const started = textOf(
+          await client.callTool({
+            name: "bash",
+            arguments: { command: "echo done-once", description: "Echo", run_in_background: true },
+          }),
+        );
+        const id = /bash-\d+/.exec(started)?.[0];
+        assert.ok(id !== undefined, started);
+        const long = textOf(
+          await client.callTool({
+            name: "bash",
+            arguments: {
+              command: `sleep 300; : ${marker}`,
+              description: "Sleep",
+              run_in_background: true,
+            },
+          }),
+        );
+        const longId = /bash-\d+/.exec(long)?.[0];
+        assert.ok(longId !== undefined && longId !== id, long);
+        // A later call carries the first task's completion notice.
+        let later = "";
+        for (let i = 0; i < 100 && !later.includes(id); i++) {
+          later = textOf(
+            await client.callTool({
+              name: "bash",
+              arguments: { command: "sleep 0.05", description: "Wait" },
+            }),
+          );
+        }
+        assert.ok(later.includes(id), later);
+        const output = textOf(
+          await client.callTool({ name: "task_output", arguments: { task_id: id } }),
+        );
+        assert.match(output, /done-once/);
+        const killed = await client.callTool({
+          name: "task_kill",
+          arguments: { task_id: longId },
+        });
+        assert.equal(killed.isError, false, textOf(killed));
+        await eventually(() => processesWith(marker).length === 0, "the killed task is gone");
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("kills the command of a call the client cancels", async () => {
+      using workspace = tempWorkspace();
+      const marker = `mcp-cancel-${crypto.randomUUID()}`;
+      const { client } = await connect(entry, workspace.root);
+      try {
+        const controller = new AbortController();
+        const call = client.callTool(
+          { name: "bash", arguments: { command: `sleep 300; : ${marker}`, description: "Sleep" } },
+          undefined,
+          { signal: controller.signal },
+        );
+        await eventually(() => processesWith(marker).length > 0, "the command runs");
+        controller.abort();
+        await assert.rejects(call);
+        await eventually(() => processesWith(marker).length === 0, "the cancelled command is gone");
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("asks the user through elicitation for an escalation, and runs only what was allowed", async () => {
+      using workspace = tempWorkspace();
+      let allow = true;
+      const { client, asked } = await connect(entry, workspace.root, {
+        args: ["--mode", "read-only"],
+        elicit: () => ({ action: "accept", content: { allow } }),
+      });
+      try {
+        const tools = await client.listTools();
+        const bash = tools.tools.find((tool: Tool) => tool.name === "bash");
+        assert.ok(bash?.inputSchema.properties?.sandbox_permissions !== undefined);
+        const call = (file: string) =>
+          client.callTool({
+            name: "bash",
+            arguments: {
+              command: `echo x > ${file}`,
+              description: "Write",
+              sandbox_permissions: "workspace-write",
+              justification: "The task needs the file",
+            },
+          });
+        const allowed = await call("allowed.txt");
+        assert.equal(allowed.isError, false, textOf(allowed));
+        assert.equal(existsSync(`${workspace.root}/allowed.txt`), true);
+        allow = false;
+        const rejected = await call("rejected.txt");
+        assert.equal(rejected.isError, true);
+        assert.equal(existsSync(`${workspace.root}/rejected.txt`), false);
+        assert.equal(asked.length, 2);
+        assert.match(asked[0] ?? "", /echo x > allowed\.txt/);
+        assert.match(asked[0] ?? "", /The task needs the file/);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("offers no escalation to a client without elicitation, so it fails closed", async () => {
+      using workspace = tempWorkspace();
+      const { client } = await connect(entry, workspace.root, { args: ["--mode", "read-only"] });
+      try {
+        const tools = await client.listTools();
+        const bash = tools.tools.find((tool: Tool) => tool.name === "bash");
+        assert.equal(bash?.inputSchema.properties?.sandbox_permissions, undefined);
+        const result = await client.callTool({
+          name: "bash",
+          arguments: {
+            command: "echo x > out.txt",
+            description: "Write",
+            sandbox_permissions: "workspace-write",
+            justification: "Needed",
+          },
+        });
+        assert.equal(result.isError, true);
+        assert.equal(existsSync(`${workspace.root}/out.txt`), false);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("kills every command when the client closes, then exits", async () => {
+      using workspace = tempWorkspace();
+      const marker = `mcp-close-${crypto.randomUUID()}`;
+      const { client, transport } = await connect(entry, workspace.root);
+      const pid = transport.pid;
+      assert.ok(pid !== null);
+      await client.callTool({
+        name: "bash",
+        arguments: {
+          command: `sleep 300; : ${marker}`,
+          description: "Sleep",
+          run_in_background: true,
+        },
+      });
+      await eventually(() => processesWith(marker).length > 0, "the task runs");
+      await client.close();
+      await eventually(() => !existsSync(`/proc/${pid}`), "the server exits");
+      assert.deepEqual(processesWith(marker), []);
+    });
+
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      it(`kills every command on ${signal}, then exits`, async () => {
+        using workspace = tempWorkspace();
+        const marker = `mcp-${signal}-${crypto.randomUUID()}`;
+        const { client, transport } = await connect(entry, workspace.root);
+        const pid = transport.pid;
+        assert.ok(pid !== null);
+        const exited = new Promise<void>((resolve) => {
+          transport.onclose = () => resolve();
+        });
+        try {
+          await client.callTool({
+            name: "bash",
+            arguments: {
+              command: `sleep 300; : ${marker}`,
+              description: "Sleep",
+              run_in_background: true,
+            },
+          });
+          await eventually(() => processesWith(marker).length > 0, "the task runs");
+          process.kill(pid, signal);
+          await exited;
+          await eventually(() => !existsSync(`/proc/${pid}`), "the server exits");
+          assert.deepEqual(processesWith(marker), []);
+        } finally {
+          await client.close();
+        }
+      });
+    }
+
+    it("--no-background offers only bash", async () => {
+      using workspace = tempWorkspace();
+      const { client } = await connect(entry, workspace.root, { args: ["--no-background"] });
+      try {
+        const tools = await client.listTools();
+        assert.deepEqual(tools.tools.map((tool: Tool) => tool.name), ["bash"]);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+}
