@@ -194,13 +194,15 @@ describe("shellseam doctor", { skip: denoSkip }, () => {
     assert.equal(report.network, "deny");
     assert.match(text.stdout, /^shellseam doctor \(linux\)\n/);
     assert.match(text.stdout, /\n {2}bwrap: (works|does not work)/);
+    assert.match(text.stdout, /\nspill folder: .* budget 1\.0 GiB per executor\n$/);
+    assert.equal(report.spill.budgetBytes, 1024 ** 3);
     if (report.selected === null) {
       assert.equal(text.code, 1);
       assert.match(text.stdout, /confined commands fail closed/);
     } else {
       assert.equal(text.code, 0);
       assert.equal(json.code, 0);
-      assert.match(text.stdout, new RegExp(`confined commands use: ${report.selected}\\n$`));
+      assert.match(text.stdout, new RegExp(`confined commands use: ${report.selected}\\n`));
     }
   });
 });
