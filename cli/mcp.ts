@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import process from "node:process";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -24,11 +25,14 @@ import {
   type ApproveEscalation,
   BASH_TOOL_GUIDANCE,
   type BashTools,
+  type CommandDecision,
+  type CommandRule,
   createBashTools,
   toMcpTool,
 } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
+import { readRulesFile } from "./_rules.ts";
 
 /** The version the server reports (the CLI package's). */
 export const SHELLSEAM_CLI_VERSION = "0.1.0";
@@ -56,6 +60,10 @@ export interface McpServerOptions {
   tasks: TaskRegistry<unknown>;
   /** Offer `run_in_background` and the task tools (default true). */
   enableRunInBackground?: boolean;
+  /** Command rules (see `createBashTools`); `ask` is answered through elicitation. */
+  rules?: CommandRule[];
+  /** The decision for commands no rule matches (default `"ask"` with rules). */
+  unmatchedCommands?: CommandDecision;
 }
 
 /**
@@ -101,16 +109,23 @@ export function createMcpServer(options: McpServerOptions): Server {
     { capabilities: { tools: {} }, instructions: BASH_TOOL_GUIDANCE },
   );
   const approve: ApproveEscalation = async (request) => {
+    const why = [
+      ...(request.rule === undefined ? [] : [`A command rule asks first: ${request.rule.reason}.`]),
+      ...(request.mode === undefined
+        ? []
+        : [`It asks to run under "${request.mode}": ${request.justification}`]),
+    ];
     const answer = await server.elicitInput({
-      message: `The agent asks to run one command under "${request.mode}":\n\n` +
-        `${request.command}\n\nIts reason: ${request.justification}`,
+      message: `The agent asks to run one command:\n\n${request.command}\n\n${why.join("\n")}`,
       requestedSchema: {
         type: "object",
         properties: {
           allow: {
             type: "boolean",
             title: "Allow this one command",
-            description: `Run it once under "${request.mode}"`,
+            description: request.mode === undefined
+              ? "Run it once"
+              : `Run it once under "${request.mode}"`,
           },
         },
         required: ["allow"],
@@ -128,6 +143,10 @@ export function createMcpServer(options: McpServerOptions): Server {
       owner: taskOwner("mcp-client"),
       enableRunInBackground: options.enableRunInBackground ?? true,
       ...(server.getClientCapabilities()?.elicitation === undefined ? {} : { approve }),
+      ...(options.rules === undefined ? {} : { rules: options.rules }),
+      ...(options.unmatchedCommands === undefined
+        ? {}
+        : { unmatchedCommands: options.unmatchedCommands }),
     });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools().tools.map(toMcpTool) }));
   server.setRequestHandler(
@@ -169,6 +188,8 @@ Options:
   --network NET      deny (default) | allow
   --workspace DIR    the workspace (default: the current directory)
   --no-background    offer no run_in_background and no task tools
+  --rules FILE       command rules (JSON: { "rules": [...], "unmatched": "ask" }); a
+                     rule's "ask" is put to the user through elicitation
   -h, --help         show this help
 `;
 
@@ -181,6 +202,7 @@ export async function mcpCommand(args: string[], transport?: Transport): Promise
   const { values } = parseFlags(args, {
     ...SANDBOX_FLAGS,
     "no-background": { type: "boolean" },
+    rules: { type: "string" },
   }, MCP_USAGE);
   if (values.help) {
     process.stdout.write(MCP_USAGE);
@@ -188,12 +210,14 @@ export async function mcpCommand(args: string[], transport?: Transport): Promise
   }
   const mode = modeFlag(values.mode, "workspace-write", MCP_USAGE);
   const network = networkFlag(values.network, MCP_USAGE);
+  const rules = values.rules === undefined ? {} : readRulesFile(resolve(values.rules));
   await using executor = cliExecutor({ mode, network, workspace: values.workspace });
   await using tasks = new TaskRegistry();
   const server = createMcpServer({
     executor,
     tasks,
     enableRunInBackground: values["no-background"] !== true,
+    ...rules,
   });
   let stop = () => {};
   const stopped = new Promise<void>((resolve) => stop = resolve);

@@ -27,6 +27,14 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
   GIT_TERMINAL_PROMPT: "0",
   GIT_EDITOR: "true",
   DEBIAN_FRONTEND: "noninteractive",
+  // No program may wait on a person: prompts fail, editors return at once.
+  GH_PROMPT_DISABLED: "1",
+  GCM_INTERACTIVE: "never",
+  GIT_ASKPASS: "",
+  SSH_ASKPASS: "",
+  GIT_SSH_COMMAND: "ssh -o BatchMode=yes",
+  EDITOR: "false",
+  VISUAL: "false",
 });
 
 /**

@@ -18,6 +18,8 @@ import type { BashToolsOptions } from "./create.ts";
 import { validateToolArguments } from "./validate.ts";
 import { MODE_MEANINGS } from "./_modes.ts";
 import { type EscalationRequest, widerSandboxModes } from "./escalation.ts";
+import { checkCommandRules, type CommandRuleVerdict } from "./rules.ts";
+import { interactiveEditor } from "./_editors.ts";
 
 interface BashArgs {
   command: string;
@@ -133,6 +135,7 @@ function timeoutLimits(
 async function chooseMode(
   options: BashToolsOptions,
   args: BashArgs,
+  rule: CommandRuleVerdict | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ mode: SandboxMode | undefined } | { refusal: ToolResult }> {
   let session: SandboxMode | undefined;
@@ -157,23 +160,27 @@ async function chooseMode(
     };
   }
   const asked = args.sandbox_permissions;
-  if (asked === undefined) return { mode: session };
   const current = session ?? options.executor.sandboxMode;
-  if (current !== undefined && !widerSandboxModes(current).includes(asked)) {
-    return { mode: asked };
-  }
+  const widens = asked !== undefined &&
+    (current === undefined || widerSandboxModes(current).includes(asked));
+  const mode = asked ?? session;
+  const ruleAsks = rule?.decision === "ask" ? rule : undefined;
+  if (!widens && ruleAsks === undefined) return { mode };
   if (!options.approve) {
+    // Escalation fields are offered only with an approver, so only a rule gets here.
     return {
       refusal: failure(
-        `Running with sandbox_permissions "${asked}" needs a person's approval, and no approver is configured in this session, so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
+        `${policyLine(ruleAsks, "needs approval")}, and no one can approve it in this session; ` +
+          "not run]",
       ),
     };
   }
   const request: EscalationRequest = {
     command: args.command,
-    mode: asked,
     justification: args.justification ?? "",
   };
+  if (widens) request.mode = asked;
+  if (ruleAsks !== undefined) request.rule = ruleAsks;
   if (signal !== undefined) request.signal = signal;
   let decision: unknown;
   try {
@@ -181,20 +188,32 @@ async function chooseMode(
   } catch (error) {
     return {
       refusal: failure(
-        `Asking for approval of sandbox_permissions "${asked}" failed (${
+        `Asking for approval${widens ? ` of sandbox_permissions "${asked}"` : ""} failed (${
           messageOf(error)
-        }), so the command was not run. Run it without sandbox_permissions, or ask the user to run it`,
+        }), so the command was not run. ${
+          widens ? "Run it without sandbox_permissions, or ask" : "Ask"
+        } the user to run it`,
       ),
     };
   }
   if (decision !== "allow-once") {
     return {
       refusal: failure(
-        `The user did not approve running this command with sandbox_permissions "${asked}", so it was not run. Do not ask again for the same command; continue without that access, or ask the user how to proceed`,
+        widens
+          ? `The user did not approve running this command with sandbox_permissions "${asked}", so it was not run. Do not ask again for the same command; continue without that access, or ask the user how to proceed`
+          : `${
+            policyLine(ruleAsks, "was not approved")
+          }; not run]\nDo not ask again for the same command; continue without it, or ask the user how to proceed`,
       ),
     };
   }
-  return { mode: asked };
+  return { mode };
+}
+
+/** `[policy: "git push" <what> (<reason>)` (the caller closes the bracket). */
+function policyLine(verdict: CommandRuleVerdict | undefined, what: string): string {
+  const subject = verdict?.command === undefined ? "this command line" : `"${verdict.command}"`;
+  return `[policy: ${subject} ${what} (${verdict?.reason ?? "no reason given"})`;
 }
 
 async function runBash(
@@ -203,10 +222,38 @@ async function runBash(
   render: RenderRunOptions,
   context: ToolCallContext | undefined,
 ): Promise<ToolResult> {
-  const { executor, tasks, owner } = options;
   const signal = context?.signal;
   if (signal?.aborted) return failure(CANCELLED);
-  const choice = await chooseMode(options, args, signal);
+  const editor = interactiveEditor(args.command);
+  if (editor !== undefined) return failure(editor);
+  if (options.rules === undefined && options.unmatchedCommands === undefined) {
+    return await runApproved(options, args, undefined, render, signal);
+  }
+  const rule = checkCommandRules(
+    args.command,
+    options.rules ?? [],
+    options.unmatchedCommands ?? "ask",
+  );
+  const result = rule.decision === "deny"
+    ? failure(
+      `${
+        policyLine(rule, "is not allowed here")
+      }; not run]\nDo not retry it or work around it; continue without it, or ask the user`,
+    )
+    : await runApproved(options, args, rule, render, signal);
+  return { ...result, rules: rule };
+}
+
+/** Runs a call the rules did not deny, once approved where it must be. */
+async function runApproved(
+  options: BashToolsOptions,
+  args: BashArgs,
+  rule: CommandRuleVerdict | undefined,
+  render: RenderRunOptions,
+  signal: AbortSignal | undefined,
+): Promise<ToolResult> {
+  const { executor, tasks, owner } = options;
+  const choice = await chooseMode(options, args, rule, signal);
   if ("refusal" in choice) return choice.refusal;
   // The call may have been cancelled while a person was asked.
   if (signal?.aborted) return failure(CANCELLED);

@@ -5,6 +5,7 @@ import { createBashTool } from "./_bash.ts";
 import { createTaskTools } from "./_task_tools.ts";
 import { type ApproveEscalation, widerSandboxModes } from "./escalation.ts";
 import { renderTaskNotice } from "./render_task.ts";
+import { checkRuleSet, type CommandDecision, type CommandRule } from "./rules.ts";
 import type { BashTool } from "./tool.ts";
 
 /**
@@ -56,6 +57,18 @@ export interface BashToolsOptions {
   sessionMode?: () => SandboxMode | undefined;
   /** Offer `run_in_background` and the task tools. Defaults to true. */
   enableRunInBackground?: boolean;
+  /**
+   * Command rules, in order: each simple command of a `bash` call (in
+   * pipelines, lists, substitutions, `bash -c` strings and behind wrappers
+   * such as `sudo`, `env` and `xargs`) is checked, and the first rule that
+   * matches it decides: `allow` runs it (never in a wider sandbox mode),
+   * `ask` asks `approve` first (and fails closed without one), `deny` never
+   * runs it. A line that cannot be fully read is `ask`. See
+   * {@linkcode checkCommandRules}.
+   */
+  rules?: CommandRule[];
+  /** The decision for a command no rule matches (default `"ask"` when `rules` is given). */
+  unmatchedCommands?: CommandDecision;
 }
 
 /**
@@ -151,6 +164,9 @@ export function createBashTools(options: BashToolsOptions): BashTools {
 
 function checkOptions(options: BashToolsOptions): void {
   const { executor, tasks, owner, workdir, approve, sessionMode, enableRunInBackground } = options;
+  if (options.rules !== undefined || options.unmatchedCommands !== undefined) {
+    checkRuleSet(options.rules ?? [], options.unmatchedCommands ?? "ask");
+  }
   const problem = (name: string, expected: string, what: string): BashConfigError =>
     new BashConfigError(`"${name}" must be ${expected}; pass ${what}`);
   if (

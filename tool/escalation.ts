@@ -1,9 +1,11 @@
 import { SANDBOX_MODES } from "../sandbox/mode.ts";
 import type { SandboxMode } from "../seam/mod.ts";
+import type { CommandRuleVerdict } from "./rules.ts";
 
 /**
- * What the harness is asked to approve: one command, the wider sandbox mode
- * the model asked for, and the model's reason.
+ * What the harness is asked to approve: one command, and why it needs a
+ * person: the wider sandbox mode the model asked for (with its reason), a
+ * command rule that says `ask`, or both at once (one question for both).
  *
  * @example
  * ```ts
@@ -20,10 +22,12 @@ import type { SandboxMode } from "../seam/mod.ts";
 export interface EscalationRequest {
   /** The command exactly as it will run. */
   command: string;
-  /** The mode it would run under. */
-  mode: SandboxMode;
-  /** Why the model says it needs that mode. */
+  /** The wider mode the model asked for; absent when only a command rule asks. */
+  mode?: SandboxMode;
+  /** Why the model says it needs that mode ("" when it asked for none). */
   justification: string;
+  /** The command rule that asks for approval, with the command it matched. */
+  rule?: CommandRuleVerdict;
   /**
    * Aborts when the tool call is cancelled: the command will not run, so an
    * approver may stop asking.

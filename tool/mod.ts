@@ -35,3 +35,4 @@ export * from "./task_hooks.ts";
 export * from "./terminal.ts";
 export * from "./tool.ts";
 export * from "./validate.ts";
+export * from "./rules.ts";

@@ -1,4 +1,5 @@
 import type { ObjectJsonSchema } from "./json_schema.ts";
+import type { CommandRuleVerdict } from "./rules.ts";
 
 /**
  * What a tool call returns: the text the model reads, and whether the call
@@ -19,6 +20,11 @@ export interface ToolResult {
   text: string;
   /** True when the call failed; the text says why and what to do. */
   isError: boolean;
+  /**
+   * How the command rules judged a `bash` call (present when the tools have
+   * rules), with the rule that decided: for the harness's logs.
+   */
+  rules?: CommandRuleVerdict;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
@@ -177,6 +177,34 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
       stderr,
       `shellseam: Workspace root "${missing}" does not exist; create it or pass an existing directory\n`,
     );
+  });
+});
+
+describe("shellseam mcp --rules", { skip: denoSkip }, () => {
+  it("refuses a rules file it cannot apply, saying why, exit 2", () => {
+    using workspace = tempWorkspace();
+    const table: [string, RegExp][] = [
+      ["not json", /^shellseam: The rules file ".*" cannot be read as JSON/],
+      [
+        '{"rules": 3}',
+        /^shellseam: The rules file ".*" must hold an object with a "rules" list\n$/,
+      ],
+      [
+        '{"rules": [{"decision": "deny", "pattern": "("}]}',
+        /has a pattern that is not a regular expression/,
+      ],
+      [
+        '{"rules": [{"decision": "nope", "program": "rm"}]}',
+        /^shellseam: Command rule 0 has decision "nope"/,
+      ],
+    ];
+    for (const [text, message] of table) {
+      const file = `${workspace.base}/rules.json`;
+      writeFileSync(file, text);
+      const { code, stderr } = shellseam(["mcp", "--rules", file, "--workspace", workspace.root]);
+      assert.equal(code, 2, text);
+      assert.match(stderr, message, text);
+    }
   });
 });
 

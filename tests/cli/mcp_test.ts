@@ -3,7 +3,7 @@
 // when SHELLSEAM_NODE_CLI names it), whose commands run in the real sandbox.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -336,6 +336,53 @@ for (const entry of ENTRIES) {
         }
       });
     }
+
+    it("applies --rules: a denied command never runs, an ask goes to the user", async () => {
+      using workspace = tempWorkspace();
+      const rulesFile = `${workspace.base}/rules.json`;
+      writeFileSync(
+        rulesFile,
+        JSON.stringify({
+          rules: [
+            { decision: "deny", pattern: "^touch denied" },
+            { decision: "ask", program: "mkdir" },
+            { decision: "allow", program: "touch" },
+          ],
+          unmatched: "deny",
+        }),
+      );
+      let allow = true;
+      const { client, asked } = await connect(entry, workspace.root, {
+        args: ["--rules", rulesFile],
+        elicit: () => ({ action: "accept", content: { allow } }),
+      });
+      try {
+        const call = (command: string) =>
+          client.callTool({ name: "bash", arguments: { command, description: "Touch" } });
+        const denied = await call("touch denied.txt");
+        assert.equal(denied.isError, true);
+        assert.match(textOf(denied), /^\[policy: "touch denied\.txt" is not allowed here/);
+        const allowed = await call("mkdir asked");
+        assert.equal(allowed.isError, false, textOf(allowed));
+        allow = false;
+        const declined = await call("mkdir declined");
+        assert.equal(declined.isError, true);
+        assert.match(textOf(declined), /was not approved/);
+        const unmatched = await call("ls");
+        assert.equal(unmatched.isError, true);
+        assert.deepEqual(
+          ["denied.txt", "asked", "declined"].map((f) =>
+            existsSync(`${workspace.root}/${f}`)
+          ),
+          [false, true, false],
+        );
+        assert.equal(asked.length, 2);
+        assert.match(asked[0] ?? "", /mkdir asked/);
+        assert.match(asked[0] ?? "", /A command rule asks first/);
+      } finally {
+        await client.close();
+      }
+    });
 
     it("--no-background offers only bash", async () => {
       using workspace = tempWorkspace();

@@ -213,10 +213,26 @@ for (const sessionStrategy of STRATEGIES) {
       }
       await using _ = executor;
       const result = await executor.run(executor.resolve({
-        command:
-          'echo "$NO_COLOR $TERM $PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $GIT_EDITOR $DEBIAN_FRONTEND"',
+        command: 'echo "$NO_COLOR $TERM $PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $GIT_EDITOR ' +
+          "$DEBIAN_FRONTEND $GH_PROMPT_DISABLED $GCM_INTERACTIVE [$GIT_ASKPASS] [$SSH_ASKPASS] " +
+          '$GIT_SSH_COMMAND $EDITOR $VISUAL"',
       }));
-      assert.equal(result.stdout.text, "1 dumb cat cat 0 true noninteractive\n");
+      assert.equal(
+        result.stdout.text,
+        "1 dumb cat cat 0 true noninteractive 1 never [] [] ssh -o BatchMode=yes false false\n",
+      );
+    });
+
+    nodeIt("lets programs that start an editor fail at once instead of waiting", {
+      skip: existsSync("/usr/bin/sensible-editor") ? false : "needs /usr/bin/sensible-editor",
+    }, async () => {
+      await using executor = make();
+      const result = await executor.run(executor.resolve({
+        command: "sensible-editor notes.txt; echo exit=$?",
+        timeoutMs: 20_000,
+      }));
+      assert.equal(result.timedOut, false);
+      assert.equal(result.stdout.text, "exit=1\n");
     });
 
     it("keeps ambient credentials and managed names from the child, passes explicit ones", async () => {

@@ -4,6 +4,7 @@ import type { SandboxMode } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {
   type ApproveEscalation,
+  type CommandRule,
   createBashTools,
   type EscalationRequest,
   widerSandboxModes,
@@ -338,5 +339,127 @@ describe("bash over an executor that does not sandbox", () => {
     const plain = await bash.execute(WRITE);
     assert.equal(plain.text, "ran under no sandbox\n[exit code: 0]");
     assert.equal(executor.runs[0]?.sandboxPolicy, null);
+  });
+});
+
+describe("command rules in the bash tool", () => {
+  const RULES: CommandRule[] = [
+    { decision: "deny", program: "rm", reason: "files are removed by hand here" },
+    { decision: "ask", prefix: ["git", "push"] },
+    { decision: "allow", program: "echo" },
+    { decision: "allow", program: "touch" },
+  ];
+  function withRules(approve?: ApproveEscalation, mode: SandboxMode = "read-only") {
+    const executor = new FakeSandboxExecutor(mode);
+    const tools = createBashTools({
+      executor,
+      tasks: new TaskRegistry(),
+      owner: taskOwner("s"),
+      rules: RULES,
+      unmatchedCommands: "deny",
+      ...(approve ? { approve } : {}),
+    });
+    return { executor, ...tools };
+  }
+
+  it("never runs a denied command, says why, and names the rule for the harness", async () => {
+    const { bash, executor } = withRules(recordingApprover("allow-once").approve);
+    const result = await bash.execute({ command: "echo a && rm -rf x", description: "Clean" });
+    assert.deepEqual(result, {
+      text:
+        '[policy: "rm -rf x" is not allowed here (files are removed by hand here); not run]\nDo not retry it or work around it; continue without it, or ask the user',
+      isError: true,
+      rules: {
+        decision: "deny",
+        command: "rm -rf x",
+        rule: RULES[0],
+        reason: "files are removed by hand here",
+      },
+    });
+    const unmatched = await bash.execute({ command: "make", description: "Build" });
+    assert.match(
+      unmatched.text,
+      /^\[policy: "make" is not allowed here \(no rule matched\); not run\]/,
+    );
+    assert.deepEqual([executor.runs, executor.starts], [[], []]);
+  });
+
+  it("asks the approver for an ask rule, runs only what was allowed, and fails closed without one", async () => {
+    const allowing = recordingApprover("allow-once");
+    const allowed = withRules(allowing.approve, "workspace-write");
+    const ran = await allowed.bash.execute({
+      command: "git push origin main",
+      description: "Push",
+    });
+    assert.equal(ran.isError, false, ran.text);
+    assert.equal(ran.rules?.decision, "ask");
+    assert.equal(allowed.executor.runs[0]?.sandboxPolicy?.mode, "workspace-write");
+    assert.equal(allowing.asked.length, 1);
+    assert.equal(allowing.asked[0]?.command, "git push origin main");
+    assert.equal(allowing.asked[0]?.mode, undefined);
+    assert.equal(allowing.asked[0]?.rule?.command, "git push origin main");
+
+    const rejecting = recordingApprover("reject");
+    const rejected = withRules(rejecting.approve);
+    const refused = await rejected.bash.execute({ command: "git push", description: "Push" });
+    assert.equal(refused.isError, true);
+    assert.match(
+      refused.text,
+      /^\[policy: "git push" was not approved \(the ask rule for "git push"\); not run\]\nDo not ask again/,
+    );
+    assert.equal(rejected.executor.runs.length, 0);
+
+    const unattended = withRules();
+    const blocked = await unattended.bash.execute({ command: "git push", description: "Push" });
+    assert.equal(
+      blocked.text,
+      '[policy: "git push" needs approval (the ask rule for "git push"), and no one can approve it in this session; not run]',
+    );
+    assert.equal(unattended.executor.runs.length, 0);
+  });
+
+  it("asks once for a rule and a wider mode together, and an allow never widens the mode", async () => {
+    const { asked, approve } = recordingApprover("allow-once");
+    const { bash, executor } = withRules(approve);
+    await bash.execute({
+      command: "git push",
+      description: "Push",
+      sandbox_permissions: "workspace-write",
+      justification: "The user asked to publish",
+    });
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]?.mode, "workspace-write");
+    assert.equal(asked[0]?.rule?.decision, "ask");
+    assert.equal(asked[0]?.justification, "The user asked to publish");
+    assert.equal(executor.runs[0]?.sandboxPolicy?.mode, "workspace-write");
+    await bash.execute({ command: "touch out.txt", description: "Touch" });
+    assert.equal(asked.length, 1);
+    assert.equal(executor.runs[1]?.sandboxPolicy?.mode, "read-only");
+  });
+
+  it("rejects rule sets that cannot be applied when the tools are made", () => {
+    assert.throws(
+      () =>
+        createBashTools({
+          executor: new FakeSandboxExecutor(),
+          tasks: new TaskRegistry(),
+          owner: taskOwner("s"),
+          rules: [{ decision: "deny" }],
+        }),
+      /^BashConfigError: Command rule 0 must match by exactly one of prefix, program or pattern; got 0$/,
+    );
+  });
+});
+
+describe("interactive editors", () => {
+  it("answer at once without running anything, wherever they stand in the line", async () => {
+    const { bash, executor } = setup();
+    for (const command of ["vi notes.txt", "git status && nano x", "sudo vim /etc/hosts"]) {
+      const result = await bash.execute({ command, description: "Edit" });
+      assert.equal(result.isError, true);
+      assert.match(result.text, /^\[not run: "(vi|nano|vim)" is an interactive editor/);
+      assert.match(result.text, /sed -i for small changes/);
+    }
+    assert.equal(executor.runs.length, 0);
   });
 });

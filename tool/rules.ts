@@ -1,0 +1,251 @@
+import { BashConfigError } from "../seam/mod.ts";
+import { readCommandLine, type SimpleCommand } from "./_shell.ts";
+import { commandsRun, programName } from "./_wrappers.ts";
+
+/** What a rule says about a command: run it, ask a person first, or never run it. */
+export type CommandDecision = "allow" | "ask" | "deny";
+
+/**
+ * One command rule. It matches a simple command by exactly one of: the
+ * leading words (`prefix: ["git", "push"]`; the first word also matches by
+ * its program name, so `/usr/bin/git push` matches), the program name
+ * (`program: "rm"`), or a regular expression over the command's words joined
+ * by single spaces (`pattern`; a word known only at run time, such as `$X`
+ * or a glob, is matched as written, so a `deny` that must hold whatever
+ * expands should be a `prefix` or `program` rule).
+ *
+ * @example
+ * ```ts
+ * import type { CommandRule } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const rules: CommandRule[] = [
+ *   { decision: "allow", prefix: ["npm", "test"] },
+ *   { decision: "ask", prefix: ["git", "push"], reason: "publishes commits" },
+ *   { decision: "deny", pattern: /^rm -rf \/( |$)/ },
+ * ];
+ * assert.equal(rules.length, 3);
+ * ```
+ */
+export interface CommandRule {
+  /** What to do with a matching command. */
+  decision: CommandDecision;
+  /** The leading words a matching command starts with. */
+  prefix?: readonly string[];
+  /** The program name (the last path component of the first word). */
+  program?: string;
+  /** Tested against the command's words joined by single spaces. */
+  pattern?: RegExp;
+  /** Why the rule exists, shown to the model and the person asked. */
+  reason?: string;
+}
+
+/**
+ * How a command line fared against the rules: `deny` when any command in it
+ * is denied, else `ask` when any asks (or the line cannot be fully read),
+ * else `allow`.
+ *
+ * @example
+ * ```ts
+ * import { checkCommandRules, type CommandRuleVerdict } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const verdict: CommandRuleVerdict = checkCommandRules("ls", [], "allow");
+ * assert.equal(verdict.decision, "allow");
+ * ```
+ */
+export interface CommandRuleVerdict {
+  /** The decision for the whole command line. */
+  decision: CommandDecision;
+  /** The simple command that decided it, as written; absent for an unreadable line. */
+  command?: string;
+  /** The rule that decided it; absent when no rule matched or the line was unreadable. */
+  rule?: CommandRule;
+  /** Why, in words: the rule's reason, "no rule matched", or what could not be read. */
+  reason: string;
+}
+
+type Match = "yes" | "no" | "maybe";
+
+/**
+ * Checks every simple command that `commandLine` would run (in pipelines,
+ * lists, subshells, substitutions, `bash -c` strings, and behind wrappers
+ * such as `sudo`, `env`, `timeout` and `xargs`) against `rules`, in order:
+ * the first rule that matches a command decides for it, and a command no
+ * rule matches gets `unmatched`. A `deny` or `ask` prefix or program rule
+ * that might match a word known only at run time (`$X`, a glob) makes that
+ * command at least `ask`; an `allow` rule never matches such a word. A line that cannot be
+ * fully read is `ask`.
+ *
+ * @example
+ * ```ts
+ * import { checkCommandRules, type CommandRule } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const rules: CommandRule[] = [
+ *   { decision: "allow", program: "echo" },
+ *   { decision: "ask", prefix: ["git", "push"] },
+ *   { decision: "deny", program: "rm" },
+ * ];
+ * assert.equal(checkCommandRules("echo hi | tee out", rules, "ask").decision, "ask");
+ * assert.equal(checkCommandRules("echo hi", rules, "ask").decision, "allow");
+ * const push = checkCommandRules("echo go && git push origin main", rules, "ask");
+ * assert.deepEqual([push.decision, push.command], ["ask", "git push origin main"]);
+ * assert.equal(checkCommandRules("echo $(sudo rm -rf /tmp/x)", rules, "allow").decision, "deny");
+ * ```
+ */
+export function checkCommandRules(
+  commandLine: string,
+  rules: readonly CommandRule[],
+  unmatched: CommandDecision,
+): CommandRuleVerdict {
+  const read = readCommandLine(commandLine);
+  const commands: SimpleCommand[] = [];
+  if (read.ok) {
+    for (const command of read.commands) {
+      const run = commandsRun(command);
+      if (!run.ok) {
+        return { decision: "ask", reason: `the command line cannot be fully read: ${run.reason}` };
+      }
+      commands.push(...run.commands);
+    }
+  } else {
+    return { decision: "ask", reason: `the command line cannot be fully read: ${read.reason}` };
+  }
+  const verdicts = commands.map((command) => verdictFor(command, rules, unmatched));
+  for (const decision of ["deny", "ask"] as const) {
+    const decided = verdicts.find((verdict) => verdict.decision === decision);
+    if (decided !== undefined) return decided;
+  }
+  return verdicts[0] ?? { decision: "allow", reason: "the command line runs no command" };
+}
+
+function verdictFor(
+  command: SimpleCommand,
+  rules: readonly CommandRule[],
+  unmatched: CommandDecision,
+): CommandRuleVerdict {
+  let maybe: CommandRuleVerdict | undefined;
+  for (const rule of rules) {
+    const match = matches(rule, command);
+    if (match === "yes") {
+      // A rule that may have matched earlier still asks, unless this one denies.
+      if (maybe !== undefined && rule.decision !== "deny") return maybe;
+      return {
+        decision: rule.decision,
+        command: command.text,
+        rule,
+        reason: rule.reason ?? describeRule(rule),
+      };
+    }
+    if (match === "maybe" && rule.decision !== "allow") {
+      maybe ??= {
+        decision: "ask",
+        command: command.text,
+        rule,
+        reason: `it may match ${describeRule(rule)} once its words are expanded`,
+      };
+    }
+  }
+  return maybe ?? { decision: unmatched, command: command.text, reason: "no rule matched" };
+}
+
+function matches(rule: CommandRule, { words, raw }: SimpleCommand): Match {
+  if (rule.program !== undefined) {
+    const first = words[0];
+    if (first === undefined) return "no";
+    return first === null ? "maybe" : programName(first) === rule.program ? "yes" : "no";
+  }
+  if (rule.prefix !== undefined) {
+    let result: Match = "yes";
+    for (const [index, expected] of rule.prefix.entries()) {
+      const word = words[index];
+      if (word === undefined) return "no";
+      if (word === null) {
+        result = "maybe";
+        continue;
+      }
+      const same = word === expected ||
+        (index === 0 && !expected.includes("/") && programName(word) === expected);
+      if (!same) return "no";
+    }
+    return result;
+  }
+  if (rule.pattern !== undefined) {
+    // A word known only at run time is matched as written.
+    rule.pattern.lastIndex = 0;
+    return rule.pattern.test(words.map((word, index) => word ?? raw[index]).join(" "))
+      ? "yes"
+      : "no";
+  }
+  return "no";
+}
+
+/** A rule in words, for messages: `"git push"`, `program "rm"`, `pattern /.../`. */
+export function describeRule(rule: CommandRule): string {
+  if (rule.prefix !== undefined) return `the ${rule.decision} rule for "${rule.prefix.join(" ")}"`;
+  if (rule.program !== undefined) return `the ${rule.decision} rule for program "${rule.program}"`;
+  return `the ${rule.decision} rule matching ${String(rule.pattern)}`;
+}
+
+/**
+ * Throws `BashConfigError` unless `rules` is a list of rules, each with a
+ * known decision and exactly one of a non-empty `prefix`, a `program` or a
+ * `pattern`, and `unmatched` is a decision.
+ *
+ * @example
+ * ```ts
+ * import { checkRuleSet } from "@shellseam/bash/tool";
+ * import { BashConfigError } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * checkRuleSet([{ decision: "deny", program: "rm" }], "allow");
+ * assert.throws(() => checkRuleSet([{ decision: "deny" }], "allow"), BashConfigError);
+ * ```
+ */
+export function checkRuleSet(rules: unknown, unmatched: unknown): void {
+  if (!Array.isArray(rules)) {
+    throw new BashConfigError(
+      `"rules" must be a list of command rules; got ${JSON.stringify(rules)}; pass an array such ` +
+        `as [{ decision: "ask", prefix: ["git", "push"] }]`,
+    );
+  }
+  const decisions = ["allow", "ask", "deny"];
+  if (!decisions.includes(unmatched as string)) {
+    throw new BashConfigError(
+      `"unmatchedCommands" must be "allow", "ask" or "deny"; got ${JSON.stringify(unmatched)}`,
+    );
+  }
+  rules.forEach((rule: Partial<CommandRule> | null, index) => {
+    const where = `Command rule ${index}`;
+    if (typeof rule !== "object" || rule === null) {
+      throw new BashConfigError(`${where} must be an object; got ${JSON.stringify(rule)}`);
+    }
+    if (!decisions.includes(rule.decision as string)) {
+      throw new BashConfigError(
+        `${where} has decision ${JSON.stringify(rule.decision)}; use "allow", "ask" or "deny"`,
+      );
+    }
+    const kinds = [rule.prefix, rule.program, rule.pattern].filter((kind) => kind !== undefined);
+    if (kinds.length !== 1) {
+      throw new BashConfigError(
+        `${where} must match by exactly one of prefix, program or pattern; got ${kinds.length}`,
+      );
+    }
+    if (
+      rule.prefix !== undefined &&
+      (!Array.isArray(rule.prefix) || rule.prefix.length === 0 ||
+        !rule.prefix.every((word) => typeof word === "string" && word !== ""))
+    ) {
+      throw new BashConfigError(
+        `${where} needs a prefix of non-empty words, such as ["git", "push"]`,
+      );
+    }
+    if (rule.program !== undefined && (typeof rule.program !== "string" || rule.program === "")) {
+      throw new BashConfigError(`${where} needs a program name, such as "rm"`);
+    }
+    if (rule.pattern !== undefined && !(rule.pattern instanceof RegExp)) {
+      throw new BashConfigError(`${where} needs a RegExp pattern, such as /^rm -rf \\//`);
+    }
+  });
+}
