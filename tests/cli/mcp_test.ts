@@ -371,9 +371,7 @@ for (const entry of ENTRIES) {
         const unmatched = await call("ls");
         assert.equal(unmatched.isError, true);
         assert.deepEqual(
-          ["denied.txt", "asked", "declined"].map((f) =>
-            existsSync(`${workspace.root}/${f}`)
-          ),
+          ["denied.txt", "asked", "declined"].map((f) => existsSync(`${workspace.root}/${f}`)),
           [false, true, false],
         );
         assert.equal(asked.length, 2);
