@@ -1,7 +1,10 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
-/** How often, at most, the other files of the private directory are measured again. */
+/**
+ * How often, at most, the other files of the private directory are measured
+ * again (a walk of a large scratch folder is not free).
+ */
 const MEASURE_EVERY_MS = 1000;
 
 /** A spill file as the budget sees it. */
@@ -44,10 +47,9 @@ export class SpillBudget {
     return this.#spillBytes + this.#otherBytes;
   }
 
-  /** Starts counting a new, empty spill file (and measures the rest of the directory again). */
+  /** Starts counting a new, empty spill file. */
   track(file: BudgetedSpill): void {
     this.#files.add(file);
-    this.#measuredAt = -Infinity;
   }
 
   /** Stops counting a spill file whose `bytes` are gone (deleted, or never written). */
