@@ -16,6 +16,9 @@ import type { SandboxMode } from "./sandbox.ts";
  * - Disposal kills every running process and awaits its exit; `run()` and
  *   `start()` reject after it.
  *
+ * `@shellseam/bash/testing` holds this contract as a conformance suite to run
+ * against any subclass.
+ *
  * @example A backend that answers without running anything
  * ```ts
  * import {

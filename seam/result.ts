@@ -56,7 +56,11 @@ export interface CollectedOutput {
  * ```
  */
 export interface StrayReport {
-  /** How many leftover processes were killed. */
+  /**
+   * How many leftover processes the executor found and killed after the shell
+   * exited. Processes that an isolation layer ended with the shell (the bwrap
+   * backend's pid namespace) are not counted, so there it is usually 0.
+   */
   killed: number;
   /** Pids that would not die. */
   survivors: number[];

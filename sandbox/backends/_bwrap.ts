@@ -20,7 +20,7 @@ const READ_ONLY_SIGNATURE = "Read-only file system";
 /**
  * The bubblewrap arguments that confine a command by `policy`:
  * everything read-only (the kernel's settings in /proc/sys included), a
- * fresh /dev, /proc and private /tmp, pid and IPC namespaces, a new session,
+ * fresh /dev, /proc and private /tmp, pid and IPC namespaces,
  * no capabilities (root included), and under
  * `workspace-write` the workspace and writable roots bound writable with
  * `<root>/.git` re-bound read-only. The entries of /tmp holding the
@@ -34,7 +34,12 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   args.push("--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp");
   // Without --cap-drop, root keeps its capabilities inside and could remount
   // "/" writable; --unshare-ipc keeps it out of the host's SysV shared memory.
-  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session");
+  // No --new-session: the executor already gave the command a session with no
+  // controlling terminal (and the sandbox gets no terminal descriptor), and in
+  // that session the executor's census finds the namespace's init when bwrap
+  // was killed before --die-with-parent took hold (bwrap sets it after the
+  // fork, unguarded), which would otherwise run on in a session of its own.
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent");
   args.push("--cap-drop", "ALL");
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";

@@ -25,7 +25,15 @@ function byPath(path: string): string {
 describe("the package", () => {
   it("has a subpath export per public folder, each the mod file the tests import", async () => {
     const subpaths = Object.keys(MANIFEST.exports);
-    assert.deepEqual(subpaths, [".", "./seam", "./local", "./tasks", "./tool", "./sandbox"]);
+    assert.deepEqual(subpaths, [
+      ".",
+      "./seam",
+      "./local",
+      "./tasks",
+      "./tool",
+      "./sandbox",
+      "./testing",
+    ]);
     for (const subpath of subpaths) {
       const specifier = NAME + subpath.slice(1);
       const file = `${subpath === "." ? "" : subpath.slice(2) + "/"}mod${EXT}`;

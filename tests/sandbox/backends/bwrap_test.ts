@@ -18,7 +18,7 @@ import { tempWorkspace } from "../_fixtures.ts";
 const COMMON = [
   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
   "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp",
-  "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+  "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL",
 ];
 
 const launch = (cwd: string) => ({

@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
+import type { BashExecRequest, BashExecutor, BashProcess, BashRunResult } from "../seam/mod.ts";
+import { runOn, startOn } from "./_calls.ts";
+import type {
+  BashExecutorCapabilities,
+  BashExecutorFactory,
+  ConformanceExecutorOptions,
+} from "./cases.ts";
+
+/** What every executor of the suite is made with, unless a case says otherwise. */
+export const SUITE_EXECUTOR_OPTIONS: Readonly<ConformanceExecutorOptions> = Object.freeze({
+  killGraceMs: 1000,
+  drainGraceMs: 1000,
+  maxOutputBytes: 4000,
+  headBytes: 1000,
+  maxSpillBytes: 1_000_000,
+});
+
+/** How long a case waits for a process to appear or for an effect to show. */
+const WAIT_MS = 10_000;
+
+/** Resolves after `ms` milliseconds. */
+export const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** The processes of one command, told apart from every other by `text`. */
+export interface Marker {
+  /** What only the marked processes' command lines contain. */
+  text: string;
+  /** Shell words that run the marked `sleep` (about 313 s). */
+  sleep: string;
+}
+
+/** One case's definition: what it checks and the capability it needs, if any. */
+export interface CaseDefinition {
+  /** What the case checks, as a sentence. */
+  name: string;
+  /** A capability the case needs: where the executor declares it false, the case is skipped. */
+  needs?: "termGrace" | "drainGrace";
+  /** The check itself. */
+  body(harness: Harness): Promise<void>;
+}
+
+/**
+ * What a case works with: executors made through the factory, unique markers
+ * for its processes, the two call sites, and the process census. Closing it
+ * disposes every executor it made and then fails if a process carrying one
+ * of its markers is still alive.
+ */
+export class Harness {
+  readonly capabilities: Required<BashExecutorCapabilities>;
+  readonly #factory: BashExecutorFactory;
+  readonly #find: (text: string) => Promise<number[]>;
+  readonly #killLeftovers: ((pids: number[]) => void) | undefined;
+  readonly #executors: BashExecutor[] = [];
+  readonly #markers: string[] = [];
+
+  constructor(
+    factory: BashExecutorFactory,
+    capabilities: Required<BashExecutorCapabilities>,
+    find: (text: string) => Promise<number[]>,
+    killLeftovers?: (pids: number[]) => void,
+  ) {
+    this.#factory = factory;
+    this.capabilities = capabilities;
+    this.#find = find;
+    this.#killLeftovers = killLeftovers;
+  }
+
+  /** A new executor from the factory, with the suite's options and `overrides`. */
+  async executor(overrides: Partial<ConformanceExecutorOptions> = {}): Promise<BashExecutor> {
+    const executor = await this.#factory({ ...SUITE_EXECUTOR_OPTIONS, ...overrides });
+    this.#executors.push(executor);
+    return executor;
+  }
+
+  /**
+   * A unique marker for the processes of one command: `sleep` runs
+   * `sleep <text>` (about 313 s) written so that only the sleep's own command
+   * line carries `text`, not the shell's that runs it.
+   */
+  marker(): Marker {
+    const digits = `${randomInt(100_000, 999_999)}${randomInt(100_000, 999_999)}`;
+    const marker = { text: `313.${digits}`, sleep: `sleep 313."${digits}"` };
+    this.#markers.push(marker.text);
+    return marker;
+  }
+
+  /** Runs a request in the foreground. */
+  run(executor: BashExecutor, request: BashExecRequest): Promise<BashRunResult> {
+    return runOn(executor, request);
+  }
+
+  /** Starts a request in the background. */
+  start(executor: BashExecutor, request: BashExecRequest): Promise<BashProcess> {
+    return startOn(executor, request);
+  }
+
+  /** Live processes running the sleep of `marker`. */
+  processes(marker: Marker): Promise<number[]> {
+    return this.#find(marker.text);
+  }
+
+  /** Waits until the sleep of `marker` runs. */
+  async waitForSleep(marker: Marker): Promise<void> {
+    const deadline = Date.now() + WAIT_MS;
+    while ((await this.#find(marker.text)).length === 0) {
+      assert.ok(
+        Date.now() < deadline,
+        `no process ran "sleep ${marker.text}" within ${WAIT_MS} ms`,
+      );
+      await pause(20);
+    }
+  }
+
+  /** Fails unless no process runs the sleep of `marker` (after `graceMs` for the census to settle). */
+  async assertNoneLeft(marker: Marker, graceMs = 1000): Promise<void> {
+    await this.#assertNoneLeft(marker.text, graceMs);
+  }
+
+  async #assertNoneLeft(text: string, graceMs: number): Promise<void> {
+    const deadline = Date.now() + graceMs;
+    let left = await this.#find(text);
+    while (left.length > 0 && Date.now() < deadline) {
+      await pause(50);
+      left = await this.#find(text);
+    }
+    // Reported, but not left running (where the suite can reach them).
+    if (left.length > 0) this.#killLeftovers?.(left);
+    assert.deepEqual(left, [], `processes running "sleep ${text}" were left behind`);
+  }
+
+  /**
+   * Disposes `executor`, failing when that does not finish within the
+   * suite's wait beyond the kill grace (a disposal that never ends would
+   * hang the run).
+   */
+  async dispose(executor: BashExecutor): Promise<void> {
+    const limit = SUITE_EXECUTOR_OPTIONS.killGraceMs + WAIT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, fail) => {
+      timer = setTimeout(
+        () =>
+          fail(new assert.AssertionError({ message: `disposal did not end within ${limit} ms` })),
+        limit,
+      );
+    });
+    try {
+      await Promise.race([executor[Symbol.asyncDispose](), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Disposes every executor made (even when one disposal fails), then checks every marker. */
+  async close(): Promise<void> {
+    const disposals = await Promise.allSettled(
+      this.#executors.map((executor) => this.dispose(executor)),
+    );
+    for (const disposal of disposals) {
+      if (disposal.status === "rejected") throw disposal.reason;
+    }
+    for (const text of this.#markers) await this.#assertNoneLeft(text, 1000);
+  }
+}
+
+/** Runs `check` on a fresh harness and closes it; a failed check wins over a failed close. */
+export async function withHarness(
+  harness: Harness,
+  check: (harness: Harness) => Promise<void>,
+): Promise<void> {
+  try {
+    await check(harness);
+  } catch (error) {
+    await harness.close().catch(() => {});
+    throw error;
+  }
+  await harness.close();
+}
+
+/** Polls `read` until `done` holds for what it returns, failing after the suite's wait. */
+export async function eventually<T>(
+  read: () => T,
+  done: (value: T) => boolean,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const value = read();
+    if (done(value)) return value;
+    assert.ok(Date.now() < deadline, `${what} did not happen within ${WAIT_MS} ms`);
+    await pause(20);
+  }
+}

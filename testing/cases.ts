@@ -1,0 +1,250 @@
+import type { BashExecutor } from "../seam/mod.ts";
+import { type CaseDefinition, Harness, withHarness } from "./_harness.ts";
+import { killHere, processesHere } from "./_processes.ts";
+import { backgroundCases } from "./_background.ts";
+import { clockCases } from "./_clocks.ts";
+import { disposalCases } from "./_disposal.ts";
+import { foregroundCases } from "./_foreground.ts";
+import { inputCases } from "./_input.ts";
+import { outputCases } from "./_output.ts";
+import { strayCases } from "./_strays.ts";
+
+/**
+ * The limits the suite gives every executor it makes: the factory passes
+ * them on (the names are those of `LocalBashExecutorConfig`), since the
+ * cases assert byte counts and grace periods against them.
+ *
+ * @example
+ * ```ts
+ * import type { ConformanceExecutorOptions } from "@shellseam/bash/testing";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const options: ConformanceExecutorOptions = {
+ *   killGraceMs: 1000,
+ *   drainGraceMs: 1000,
+ *   maxOutputBytes: 4000,
+ *   headBytes: 1000,
+ *   maxSpillBytes: 1_000_000,
+ * };
+ * await using executor = new LocalBashExecutor(options);
+ * assert.equal(executor.config.headBytes, 1000);
+ * ```
+ */
+export interface ConformanceExecutorOptions {
+  /** Time between SIGTERM and SIGKILL when the executor ends a command, in milliseconds. */
+  killGraceMs: number;
+  /** How long children may hold the output pipes after the shell exits, in milliseconds. */
+  drainGraceMs: number;
+  /** Bytes of each stream kept in memory (head plus rolling tail). */
+  maxOutputBytes: number;
+  /** Bytes of the head. */
+  headBytes: number;
+  /** Cap of each spill file, in bytes. */
+  maxSpillBytes: number;
+}
+
+/**
+ * Makes a fresh executor with the given limits. The suite disposes every
+ * executor it makes.
+ *
+ * @example
+ * ```ts
+ * import type { BashExecutorFactory } from "@shellseam/bash/testing";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const factory: BashExecutorFactory = (options) => new LocalBashExecutor({ cwd: "/", ...options });
+ * await using executor = await factory({
+ *   killGraceMs: 1000,
+ *   drainGraceMs: 1000,
+ *   maxOutputBytes: 4000,
+ *   headBytes: 1000,
+ *   maxSpillBytes: 1_000_000,
+ * });
+ * assert.equal(executor.sandboxMode, undefined);
+ * ```
+ */
+export type BashExecutorFactory = (
+  options: ConformanceExecutorOptions,
+) => BashExecutor | Promise<BashExecutor>;
+
+/**
+ * Where an executor declares that it keeps a weaker form of the contract,
+ * because of how it isolates commands. Every capability defaults to `true`,
+ * the full contract; declaring one `false` skips the cases that need it, or
+ * asserts the weaker form named here. The bwrap sandbox backend declares all
+ * four `false`: its pid namespace ends every process of a command the moment
+ * the shell ends or is killed, and its init reports the shell's death by a
+ * signal as an exit code.
+ *
+ * @example
+ * ```ts
+ * import type { BashExecutorCapabilities } from "@shellseam/bash/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const pidNamespace: BashExecutorCapabilities = {
+ *   termGrace: false,
+ *   drainGrace: false,
+ *   countsStrays: false,
+ *   reportsShellSignal: false,
+ * };
+ * assert.equal(Object.values(pidNamespace).includes(true), false);
+ * ```
+ */
+export interface BashExecutorCapabilities {
+  /**
+   * Ending a command (timeout, idle, abort, kill, disposal) sends SIGTERM
+   * first, so the command can handle it, and SIGKILL after `killGraceMs`.
+   * `false`: every process may end at once, without running a handler.
+   */
+  termGrace?: boolean;
+  /**
+   * After the shell exits, children that still hold its output get
+   * `drainGraceMs` to finish before they are killed. `false`: they end with
+   * the shell, and what they had not written yet is lost.
+   */
+  drainGrace?: boolean;
+  /**
+   * `strays.killed` counts the processes of a command that the executor
+   * found and killed after the shell exited. `false`: they may end
+   * uncounted (a pid namespace kills them with the shell, and the executor
+   * reports 0), so the count is not checked; that none is left is checked
+   * either way.
+   */
+  countsStrays?: boolean;
+  /**
+   * A shell that a signal ended reports that signal (`signal: "SIGTERM"`,
+   * `exitCode: null`). `false`: it reports the exit code a shell would show,
+   * 128 + the signal's number, and `signal: null`.
+   */
+  reportsShellSignal?: boolean;
+}
+
+/**
+ * How to run the suite against one executor.
+ *
+ * @example
+ * ```ts
+ * import type { BashExecutorConformanceOptions } from "@shellseam/bash/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const options: BashExecutorConformanceOptions = {
+ *   capabilities: { drainGrace: false },
+ *   skip: false,
+ *   select: (test) => test.group !== "disposal",
+ * };
+ * assert.equal(options.select?.({ group: "output", name: "any" }), true);
+ * ```
+ */
+export interface BashExecutorConformanceOptions {
+  /** Where the executor keeps a weaker form of the contract; everything defaults to the full one. */
+  capabilities?: BashExecutorCapabilities;
+  /**
+   * Live (not zombie) pids of processes, where the executor runs commands,
+   * whose command line (arguments joined by spaces) contains `text`. The
+   * suite uses it to wait for a command's process and to check that none is
+   * left behind. Default: a census of this machine's /proc (Linux; under
+   * Deno it needs `--allow-all`).
+   */
+  findProcesses?: (text: string) => Promise<number[]>;
+  /** A message when the executor cannot run here (every case is skipped with it), else false. */
+  skip?: string | false;
+  /** Which cases to run (default: all), by group and name. */
+  select?: (test: { group: string; name: string }) => boolean;
+}
+
+/**
+ * One check of the contract, independent of any test runner.
+ *
+ * @example
+ * ```ts
+ * import { bashExecutorConformanceCases, type ConformanceCase } from "@shellseam/bash/testing";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const cases: ConformanceCase[] = bashExecutorConformanceCases((options) =>
+ *   new LocalBashExecutor(options)
+ * );
+ * const first = cases[0]!;
+ * assert.equal(first.skip, false);
+ * await first.run();
+ * ```
+ */
+export interface ConformanceCase {
+  /** The behaviour it belongs to: "foreground", "clocks", "strays", "output", "input", "background" or "disposal". */
+  group: string;
+  /** What it checks, as a sentence. */
+  name: string;
+  /** Why it does not apply to this executor (a capability it declared `false`), else false. */
+  skip: string | false;
+  /**
+   * Runs it: makes its executors through the factory, runs its commands,
+   * disposes the executors and checks that none of its processes is left.
+   * Rejects with an assertion error when the executor breaks the contract.
+   */
+  run(): Promise<void>;
+}
+
+const GROUPS: readonly [string, readonly CaseDefinition[]][] = [
+  ["foreground", foregroundCases],
+  ["clocks", clockCases],
+  ["strays", strayCases],
+  ["output", outputCases],
+  ["input", inputCases],
+  ["background", backgroundCases],
+  ["disposal", disposalCases],
+];
+
+/**
+ * The contract of `BashExecutor` as a list of cases, for any test runner:
+ * foreground exit codes and signals, the wall and idle clocks, abort, pipes
+ * held by background children (the drain grace), strays killed and counted,
+ * head + tail + spill byte for byte, invalid UTF-8, stdin, env and managed
+ * env, background start/read/write/kill, and disposal leaving nothing.
+ * `describeBashExecutorConformance` registers them with `node:test`.
+ *
+ * @example Run the output cases against the local executor
+ * ```ts
+ * import { bashExecutorConformanceCases } from "@shellseam/bash/testing";
+ * import { LocalBashExecutor } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const cases = bashExecutorConformanceCases((options) => new LocalBashExecutor(options), {
+ *   select: (test) => test.group === "output",
+ * });
+ * assert.ok(cases.length >= 5);
+ * for (const test of cases) await test.run();
+ * ```
+ */
+export function bashExecutorConformanceCases(
+  factory: BashExecutorFactory,
+  options: BashExecutorConformanceOptions = {},
+): ConformanceCase[] {
+  const capabilities: Required<BashExecutorCapabilities> = {
+    termGrace: true,
+    drainGrace: true,
+    countsStrays: true,
+    reportsShellSignal: true,
+    ...options.capabilities,
+  };
+  const find = options.findProcesses ?? processesHere;
+  const killLeftovers = options.findProcesses === undefined ? killHere : undefined;
+  const cases: ConformanceCase[] = [];
+  for (const [group, definitions] of GROUPS) {
+    for (const definition of definitions) {
+      const { name, needs, body } = definition;
+      if (options.select !== undefined && !options.select({ group, name })) continue;
+      const skip = options.skip ||
+        (needs !== undefined && !capabilities[needs] &&
+          `the executor declares "${needs}: false"`);
+      cases.push({
+        group,
+        name,
+        skip,
+        run: () => withHarness(new Harness(factory, capabilities, find, killLeftovers), body),
+      });
+    }
+  }
+  return cases;
+}
