@@ -1,5 +1,5 @@
 import type { CollectedOutput } from "../seam/mod.ts";
-import { SpillFile } from "./_spill.ts";
+import { faultReason, SpillFile } from "./_spill.ts";
 import type { SpillBudget } from "./_spill_budget.ts";
 import {
   completePrefixLength,
@@ -16,8 +16,8 @@ export interface OutputBudget {
   headBytes: number;
   /** Cap of the spill file. */
   maxSpillBytes: number;
-  /** The private directory for spill files; null when it cannot be made. */
-  spillDir: () => string | null;
+  /** The private directory for spill files (made again if it vanished); throws when it cannot be made. */
+  spillDir: () => string;
   /** The executor's disk budget, shared by all its spill files (none: no limit but the cap). */
   spillBudget?: SpillBudget;
 }
@@ -62,6 +62,8 @@ export class OutputCollector {
   #total = 0;
   #spill: SpillFile | null = null;
   #spillTried = false;
+  /** Why there is no spill file although one was needed. */
+  #spillFailure: string | null = null;
 
   constructor(budget: OutputBudget) {
     this.#budget = budget;
@@ -69,19 +71,27 @@ export class OutputCollector {
     this.#tailLimit = budget.maxBytes - this.#headLimit;
   }
 
-  /** The spill file's path, when there is a usable one. */
+  /** The spill file's path, while it exists. */
   get spillPath(): string | null {
-    return this.#spill?.path ?? null;
+    const spill = this.#spill;
+    return spill !== null && spill.exists() ? spill.path : null;
   }
 
-  /** True while the spill file holds every byte of the stream so far. */
+  /** True while the spill file exists and holds every byte of the stream so far. */
   get spillComplete(): boolean {
-    return this.#spill?.complete ?? false;
+    return this.#spill !== null && this.#spill.complete && this.#spill.exists();
   }
 
-  /** Why the spill stopped early or is gone, when it did. */
-  get spillError(): string | undefined {
-    return this.#spill?.error;
+  /**
+   * Why the spill file is missing or holds less than the stream (a write
+   * error, a folder that could not be made, a file removed meanwhile); null
+   * when nothing went wrong (stopping at `maxSpillBytes` is no error).
+   */
+  get spillError(): string | null {
+    const spill = this.#spill;
+    if (spill === null) return this.#spillFailure;
+    if (!spill.exists()) return spill.removal ?? "the spill file was removed while the command ran";
+    return spill.error;
   }
 
   /**
@@ -126,7 +136,7 @@ export class OutputCollector {
     const spillError = this.spillError;
     const spill = {
       ...(spillPath === null ? {} : { spillPath }),
-      ...(spillError === undefined ? {} : { spillError }),
+      ...(spillError === null ? {} : { spillError }),
     };
     const spillComplete = this.spillComplete;
     const head = this.#headBytes();
@@ -177,10 +187,18 @@ export class OutputCollector {
   #startSpill(chunk: Uint8Array): void {
     this.#spillTried = true;
     if (this.#budget.maxSpillBytes === 0) return;
-    const dir = this.#budget.spillDir();
-    if (dir === null) return;
+    let dir: string;
+    try {
+      dir = this.#budget.spillDir();
+    } catch (error) {
+      this.#spillFailure = faultReason(error);
+      return;
+    }
     const spill = SpillFile.create(dir, this.#budget.maxSpillBytes, this.#budget.spillBudget);
-    if (spill === null) return;
+    if (!(spill instanceof SpillFile)) {
+      this.#spillFailure = spill.error;
+      return;
+    }
     this.#spill = spill;
     spill.write(this.#headBytes());
     spill.write(this.#tailFrom(0));

@@ -1,22 +1,40 @@
-import { closeSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { messageOf } from "../seam/_message.ts";
 import type { BudgetedSpill, SpillBudget } from "./_spill_budget.ts";
+
+/**
+ * A short reason for a file system fault, the same on both runtimes:
+ * `ENOSPC: no space left on device` (Node says "ENOSPC: no space left on
+ * device, write", Deno "No space left on device (os error 28)").
+ */
+export function faultReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  let text = messageOf(error).replace(/\s*\(os error \d+\)$/, "");
+  if (typeof code !== "string") return text;
+  if (text.startsWith(`${code}: `)) text = text.slice(code.length + 2);
+  text = text.replace(/, \w+(?: '[^']*')*$/, "");
+  return `${code}: ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+}
 
 /**
  * A spill file: created exclusively with mode 0600 and a random name, it
  * receives raw bytes up to a cap and within the executor's spill budget. A
- * write error closes and deletes it and drops the path, so nobody is pointed
- * at a broken file; so does an eviction by the budget once its command settled.
+ * write error (a full or read-only file system) closes it and keeps what was
+ * written as a partial spill, with the reason in `error`; so does the budget
+ * running out. Once its command settled, the budget may delete it (`evict`),
+ * and its owner may (`release`); `removal` then says why it is gone.
  */
 export class SpillFile implements BudgetedSpill {
+  readonly #path: string;
   readonly #budget: SpillBudget | undefined;
-  #path: string | null;
   #fd: number | null;
   #room: number;
   #capped = false;
+  #error: string | null = null;
   #size = 0;
   #settled = false;
-  #error: string | undefined;
+  #removal: string | null = null;
 
   private constructor(path: string, fd: number, limit: number, budget: SpillBudget | undefined) {
     this.#path = path;
@@ -28,25 +46,39 @@ export class SpillFile implements BudgetedSpill {
 
   /**
    * Creates a spill file in `dir` that counts against `budget` (when given),
-   * or returns null when it cannot be created.
+   * or says why it cannot be created.
    */
-  static create(dir: string, limit: number, budget?: SpillBudget): SpillFile | null {
+  static create(
+    dir: string,
+    limit: number,
+    budget?: SpillBudget,
+  ): SpillFile | { error: string } {
     const path = join(dir, `${crypto.randomUUID()}.out`);
     try {
       return new SpillFile(path, openSync(path, "wx", 0o600), limit, budget);
-    } catch {
-      return null;
+    } catch (error) {
+      return { error: faultReason(error) };
     }
   }
 
-  /** The file's path; null after a write error, an eviction or a release. */
-  get path(): string | null {
+  /** The file's path. */
+  get path(): string {
     return this.#path;
   }
 
-  /** True while the file holds every byte written to it. */
+  /** True while the file holds every byte written to it (and still exists). */
   get complete(): boolean {
-    return this.#path !== null && !this.#capped;
+    return !this.#capped && this.#error === null;
+  }
+
+  /** Why writing stopped early (a fault, the spill budget), or null. */
+  get error(): string | null {
+    return this.#error;
+  }
+
+  /** Why this executor deleted the file (the spill budget, a release), or null. */
+  get removal(): string | null {
+    return this.#removal;
   }
 
   /** Bytes the file holds, as the budget counts them. */
@@ -59,12 +91,12 @@ export class SpillFile implements BudgetedSpill {
     return this.#settled;
   }
 
-  /** Why the spill stopped early or is gone, when the budget made it so. */
-  get error(): string | undefined {
-    return this.#error;
+  /** True while the file is still on disk (a command may have removed it). */
+  exists(): boolean {
+    return this.#removal === null && existsSync(this.#path);
   }
 
-  /** Appends bytes, stopping at the cap or where the budget allows. */
+  /** Appends bytes, stopping at the cap, at the first write error or where the budget allows. */
   write(chunk: Uint8Array): void {
     if (this.#fd === null) {
       if (chunk.length > 0) this.#capped = true;
@@ -81,32 +113,33 @@ export class SpillFile implements BudgetedSpill {
     if (granted < bytes.length) {
       bytes = bytes.subarray(0, granted);
       this.#capped = true;
-      this.#error = `spill budget of ${budget?.maxBytes} bytes reached`;
+      this.#error ??= `spill budget of ${budget?.maxBytes} bytes reached`;
     }
     try {
       let offset = 0;
       while (offset < bytes.length) offset += writeSync(this.#fd, bytes, offset);
       this.#room -= bytes.length;
-    } catch {
-      this.#fail();
+    } catch (error) {
+      this.#fail(error);
       return;
     }
     if (this.#capped) {
       this.close();
       // A file the budget left empty holds nothing worth naming.
-      if (this.#size === 0) this.#remove();
+      if (this.#size === 0 && this.#error !== null) this.#remove(this.#error);
     }
   }
 
   /** Closes the descriptor; the file stays. */
   close(): void {
-    if (this.#fd === null) return;
-    try {
-      closeSync(this.#fd);
-    } catch {
-      this.#fail();
-    }
+    const fd = this.#fd;
+    if (fd === null) return;
     this.#fd = null;
+    try {
+      closeSync(fd);
+    } catch (error) {
+      this.#error ??= faultReason(error);
+    }
   }
 
   /** Closes the file for good: its command settled, so the budget may evict it. */
@@ -117,36 +150,28 @@ export class SpillFile implements BudgetedSpill {
 
   /** Deletes the file because the budget needs its room. */
   evict(reason: string): void {
-    this.#error = reason;
-    this.#remove();
+    this.#remove(reason);
   }
 
   /** Deletes the file because its owner is done with it. */
   release(): void {
     this.close();
-    this.#remove();
+    this.#remove("released by its owner");
   }
 
-  #fail(): void {
-    const fd = this.#fd;
-    this.#fd = null;
-    if (fd !== null) {
-      try {
-        closeSync(fd);
-      } catch {
-        // Already unusable; the file is removed below either way.
-      }
-    }
-    this.#remove();
+  #fail(error: unknown): void {
+    this.#error ??= faultReason(error);
+    this.close();
   }
 
-  #remove(): void {
+  #remove(reason: string): void {
+    if (this.#removal !== null) return;
+    this.#removal = reason;
     try {
-      if (this.#path !== null) rmSync(this.#path, { force: true });
+      rmSync(this.#path, { force: true });
     } catch {
-      // Left for disposal to remove with the directory; nobody is pointed at it any more.
+      // Left for disposal to remove with the folder; nobody is pointed at it any more.
     }
-    this.#path = null;
     this.#budget?.forget(this, this.#size);
   }
 }

@@ -9,8 +9,8 @@ const MEASURE_EVERY_MS = 1000;
 
 /** A spill file as the budget sees it. */
 export interface BudgetedSpill {
-  /** Its path while it exists. */
-  readonly path: string | null;
+  /** Its path. */
+  readonly path: string;
   /** Bytes it holds on disk. */
   readonly size: number;
   /** True once the command that writes it has settled: it may be evicted. */
@@ -85,7 +85,7 @@ export class SpillBudget {
     const dir = this.#dir();
     if (dir === null) return;
     const spills = new Set<string>();
-    for (const file of this.#files) if (file.path !== null) spills.add(file.path);
+    for (const file of this.#files) spills.add(file.path);
     this.#otherBytes = sizeBeneath(dir, spills);
   }
 }

@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import process from "node:process";
 import {
+  type AppliedResourceLimits,
   BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
@@ -9,20 +11,22 @@ import {
   type BashRunResult,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
 } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
 import { RunningCommand } from "./_command.ts";
 import {
   fitsTimer,
   type LocalBashExecutorConfig,
+  outputBudget,
   positiveFinite,
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
-  wholeNumber,
 } from "./_config.ts";
-import { type BaseEnv, baseEnv, BASH_FLAGS, commandEnv } from "./_env.ts";
+import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
+import { bashArgs, spawnFailure } from "./_exec.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
+import { appliedLimits, hasLimits, limitedLaunch, limitHit, mergeLimits } from "./_limits.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
@@ -93,9 +97,12 @@ export class LocalBashExecutor extends BashExecutor {
    * defaulted to `maxOutputBytes`, `sandboxPolicy` null when absent. Throws
    * `BashConfigError` naming the field for a timeout that is not a positive
    * finite number (or that no timer can wait: over 2147483647 ms for
-   * `idleTimeoutMs`), env keys in the wrong namespace, env values that are
-   * not strings, a NUL byte in the command, the workdir or the env, and a
-   * `signal` that is not an `AbortSignal`.
+   * `idleTimeoutMs`), a `stdoutMaxBytes` over 256 MiB, env keys in the wrong
+   * namespace, env values that are not strings, a NUL byte in the command,
+   * the workdir or the env, a `signal` that is not an `AbortSignal`, a
+   * `keepStdinOpen` that is not a boolean, an unknown key (a typo such as
+   * `timeout`), and a confined `sandboxPolicy` (this executor does not
+   * sandbox; only `danger-full-access` or none is accepted).
    *
    * @example
    * ```ts
@@ -113,15 +120,15 @@ export class LocalBashExecutor extends BashExecutor {
    */
   resolve(request: BashExecRequest): BashExecSpec {
     checkCallValues(request);
+    this.#checkConfinement(request.sandboxPolicy);
     const { config } = this;
     const timeoutMs = Math.min(
       positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
       config.maxTimeoutMs,
     );
-    const stdoutMaxBytes = wholeNumber(
+    const stdoutMaxBytes = outputBudget(
       "stdoutMaxBytes",
       request.stdoutMaxBytes ?? config.maxOutputBytes,
-      1,
     );
     const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
     return {
@@ -151,7 +158,7 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async run(spec: BashExecSpec): Promise<BashRunResult> {
-    const { running, plan } = await this.#launch(spec, false);
+    const { running, plan, limits, applied } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const stderr = running.stderr.collect();
@@ -169,8 +176,12 @@ export class LocalBashExecutor extends BashExecutor {
       strays: running.strays,
       scrubbedEnv: [...this.#env.scrubbed],
     };
-    const sandbox = describe(plan, running, stderr.text);
+    if (running.cause === "dispose") result.disposed = true;
+    const sandbox = describe(plan, running, stderr.text, applied);
     if (sandbox !== undefined) result.sandbox = sandbox;
+    if (applied !== undefined) result.limits = applied;
+    const hit = limitHit(limits, exit, stderr.text);
+    if (hit !== undefined) result.limitHit = hit;
     return result;
   }
 
@@ -193,19 +204,23 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running, plan } = await this.#launch(spec, true);
-    return new LocalBashProcess(
-      spec.command,
-      running,
-      spec.keepStdinOpen === true,
-      plan.describe && (() => describe(plan, running, running.stderr.collect().text)),
-    );
+    const { running, plan, limits, applied } = await this.#launch(spec, true);
+    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
+      const stderrText = running.stderr.collect().text;
+      return {
+        sandbox: describe(plan, running, stderrText, applied),
+        limitHit: limitHit(limits, running.exit ?? { code: null, signal: null }, stderrText),
+      };
+    });
   }
 
   /**
    * The hook a subclass uses to change what is spawned (a sandbox wraps the
    * launch). Called by `run()` and `start()` after validation and before
-   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`.
+   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`
+   * (a command of 128 KiB or more, over the kernel's limit for one argument,
+   * comes instead as a short `-c` script that joins and evals the pieces that
+   * follow it: `[..., "-c", script, <bash>, piece1, piece2, ...]`).
    * The session strategy is applied to the returned launch. Rejecting makes
    * the call reject with that error, and nothing is spawned.
    *
@@ -232,6 +247,32 @@ export class LocalBashExecutor extends BashExecutor {
    */
   protected planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
     return Promise.resolve({ launch });
+  }
+
+  /**
+   * The resource limits a call gets before its own `limits` go over them:
+   * the config's `limits`. A subclass may add defaults (the sandbox limits
+   * confined calls).
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import type { BashExecSpec, ResourceLimits } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * class Careful extends LocalBashExecutor {
+   *   protected override defaultLimits(_spec: BashExecSpec): ResourceLimits {
+   *     return { cpuSeconds: 1 };
+   *   }
+   * }
+   * await using executor = new Careful();
+   * const result = await executor.run(executor.resolve({ command: "while :; do :; done" }));
+   * assert.equal(result.limitHit?.limit, "cpu");
+   * assert.equal(result.signal, "SIGXCPU");
+   * ```
+   */
+  protected defaultLimits(_spec: BashExecSpec): ResourceLimits {
+    return this.config.limits;
   }
 
   /**
@@ -294,32 +335,35 @@ export class LocalBashExecutor extends BashExecutor {
     }
   }
 
+  /**
+   * The private directory, made again when a command removed it: under its
+   * old name when that is free, else under a new one (another user may have
+   * taken the name in the shared temporary folder meanwhile).
+   */
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(this.config.spillDir, "shellseam-"));
+    const dir = this.#dir;
+    if (dir !== null) {
+      if (isOwnDirectory(dir)) return dir;
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+        return dir;
+      } catch {
+        // The name is taken or unusable: a fresh one below.
+      }
+    }
+    this.#dir = mkdtempSync(join(this.config.spillDir, "shellseam-"));
     return this.#dir;
   }
 
-  #spillDir = (): string | null => {
-    try {
-      return this.#privateDir();
-    } catch {
-      return null;
-    }
-  };
+  #spillDir = (): string => this.#privateDir();
 
-  #launch(
-    spec: BashExecSpec,
-    background: boolean,
-  ): Promise<{ running: RunningCommand; plan: LaunchPlan }> {
+  #launch(spec: BashExecSpec, background: boolean): Promise<Launched> {
     const launching = this.#spawn(spec, background);
     this.#launching.add(launching);
     return launching.finally(() => this.#launching.delete(launching));
   }
 
-  async #spawn(
-    spec: BashExecSpec,
-    background: boolean,
-  ): Promise<{ running: RunningCommand; plan: LaunchPlan }> {
+  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const bash = this.#bash;
     if (bash === null) {
@@ -337,12 +381,17 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
-    const plan = await this.planLaunch(spec, {
+    const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
+    const bashLaunch: Launch = {
       program: bash,
-      args: [...BASH_FLAGS, "-c", spec.command],
+      args: bashArgs(bash, spec.command),
       cwd: spec.workdir,
       env,
-    });
+    };
+    const plan = await this.planLaunch(
+      spec,
+      hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch,
+    );
     this.#checkCanSpawn(spec);
     const { launch } = plan;
     const { config } = this;
@@ -359,12 +408,7 @@ export class LocalBashExecutor extends BashExecutor {
         session: config.sessionStrategy,
       });
     } catch (cause) {
-      throw new BashSpawnError(
-        `Could not start "${launch.program}" in "${launch.cwd}": ${
-          messageOf(cause)
-        }; check that the program and the directory exist`,
-        { cause },
-      );
+      throw spawnFailure(cause, launch);
     }
     const running = new RunningCommand({
       runtime,
@@ -379,7 +423,24 @@ export class LocalBashExecutor extends BashExecutor {
     });
     this.#running.add(running);
     running.settled.then(() => this.#running.delete(running));
-    return { running, plan };
+    const confined = this.sandboxMode !== undefined &&
+      (spec.sandboxPolicy?.mode ?? this.sandboxMode) !== "danger-full-access";
+    return { running, plan, limits, applied: appliedLimits(limits, confined) };
+  }
+
+  /**
+   * An executor that does not sandbox (`sandboxMode` undefined) refuses a
+   * confined policy: running it would be a silently unconfined run.
+   */
+  #checkConfinement(policy: unknown): void {
+    if (policy === undefined || policy === null || this.sandboxMode !== undefined) return;
+    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
+    if (mode === "danger-full-access") return;
+    throw new BashConfigError(
+      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
+        JSON.stringify(mode) ?? "undefined"
+      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
+    );
   }
 
   #collector(maxBytes: number): OutputCollector {
@@ -395,6 +456,7 @@ export class LocalBashExecutor extends BashExecutor {
 
   #checkCanSpawn(spec: BashExecSpec): void {
     checkSpec(spec);
+    this.#checkConfinement(spec.sandboxPolicy);
     if (this.#disposed) {
       throw disposedError();
     }
@@ -404,6 +466,16 @@ export class LocalBashExecutor extends BashExecutor {
         { cause: spec.signal.reason },
       );
     }
+  }
+}
+
+/** True when `path` is a directory (not a link to one) owned by this process's user. */
+function isOwnDirectory(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && stat.uid === (process.getuid?.() ?? stat.uid);
+  } catch {
+    return false;
   }
 }
 
@@ -418,7 +490,7 @@ function checkSpec(spec: BashExecSpec): void {
     );
   }
   fitsTimer("timeoutMs", positiveFinite("timeoutMs", spec.timeoutMs));
-  wholeNumber("stdoutMaxBytes", spec.stdoutMaxBytes, 1);
+  outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
   checkCallValues(spec);
 }
 
@@ -438,10 +510,22 @@ function clocks(
   return clocks;
 }
 
+/** A spawned command with what it was launched under. */
+interface Launched {
+  running: RunningCommand;
+  plan: LaunchPlan;
+  /** The resource limits in effect (merged; unset fields are no limit). */
+  limits: ResourceLimits;
+  /** Their facts, when any were set. */
+  applied: AppliedResourceLimits | undefined;
+}
+
+/** The plan's sandbox facts, with what the resource limits could not enforce among the gaps. */
 function describe(
   plan: LaunchPlan,
   running: RunningCommand,
   stderrText: string,
+  applied: AppliedResourceLimits | undefined,
 ): BashSandboxInfo | undefined {
   if (plan.describe === undefined) return undefined;
   const exit = running.exit ?? { code: null, signal: null };
@@ -451,5 +535,12 @@ function describe(
     stderrText,
     killedByExecutor: running.cause !== null,
   };
-  return plan.describe(outcome);
+  const info = plan.describe(outcome);
+  if (info.enforcement !== undefined && applied !== undefined) {
+    info.enforcement = {
+      ...info.enforcement,
+      gaps: [...info.enforcement.gaps, ...applied.gaps],
+    };
+  }
+  return info;
 }

@@ -1,3 +1,4 @@
+import type { ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
@@ -43,6 +44,10 @@ export interface BashProcessRead {
   stdoutSpillPath?: string;
   /** The same for stderr. */
   stderrSpillPath?: string;
+  /** Why stdout's spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
+  stdoutSpillError?: string;
+  /** Why stderr's spill file is missing or partial, if it is. */
+  stderrSpillError?: string;
   /** Status at the time of the read. */
   status: BashProcessStatus;
   /** Exit code once completed. */
@@ -81,6 +86,16 @@ export interface BashProcess {
   readonly exitCode: number | null;
   /** The signal that ended the shell, else null (also for a killed command that exited). */
   readonly signal: string | null;
+  /** True once the executor's disposal killed it (its status is then `killed`). */
+  readonly disposed?: boolean;
+  /** Once settled: the resource limit it ran into, and how that is known. */
+  readonly limitHit?: ResourceLimitHit;
+  /**
+   * Once settled: why the executor could not watch it to the end (its output
+   * could not be read, so it was stopped and its output is incomplete);
+   * absent when nothing went wrong.
+   */
+  readonly error?: string;
   /** Settles when the process and its output have settled; never rejects. */
   readonly done: Promise<void>;
   /** Sandbox facts, from a sandboxing executor, once settled. */

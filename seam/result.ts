@@ -1,3 +1,4 @@
+import type { AppliedResourceLimits, ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
@@ -28,16 +29,20 @@ export interface CollectedOutput {
   /** Bytes missing from `text`. */
   omittedBytes: number;
   /**
-   * A 0600 file holding the raw stream from byte 0, when it overflowed. The
-   * executor may delete it later to stay within its spill budget (oldest
-   * first), so check that it still exists before naming it.
+   * A 0600 file holding the raw stream from byte 0, when it overflowed (never
+   * a path that is gone when the result is made). The executor may delete it
+   * later to stay within its spill budget (oldest first), so check that it
+   * still exists before naming it.
    */
   spillPath?: string;
-  /** False when the spill file stopped at its cap (or there is no spill file). */
+  /** False when the spill file stopped at its cap or at a fault (or there is no spill file). */
   spillComplete: boolean;
   /**
-   * Why the spill stopped early or is gone, when it did (for example
-   * `spill budget of 1073741824 bytes reached`).
+   * Why the spill file stopped early or is missing, in short
+   * (`ENOSPC: no space left on device`, `EROFS: read-only file system`,
+   * `spill budget of 1073741824 bytes reached`, or that the file was
+   * removed); what was written before a write fault or the budget's end stays
+   * in `spillPath` as a partial spill. Absent when nothing went wrong.
    */
   spillError?: string;
   /** Bytes that were not valid UTF-8 and were replaced in `text`. */
@@ -92,6 +97,11 @@ export interface BashRunResult {
   idledOut: boolean;
   /** The caller's signal aborted it. */
   aborted: boolean;
+  /**
+   * True when the executor's disposal killed it before it finished; absent
+   * otherwise. (It is no timeout, idle stop or abort.)
+   */
+  disposed?: boolean;
   /** The wall-clock limit that applied. */
   timeoutMs: number;
   /** How long it ran, in milliseconds. */
@@ -106,4 +116,8 @@ export interface BashRunResult {
   scrubbedEnv: string[];
   /** Sandbox facts, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** The resource limits that applied and what they could not enforce; absent when none did. */
+  limits?: AppliedResourceLimits;
+  /** The resource limit a failed command ran into, and how that is known. */
+  limitHit?: ResourceLimitHit;
 }

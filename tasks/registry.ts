@@ -37,10 +37,11 @@ import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task
  */
 export interface TaskRegistryOptions {
   /**
-   * Called when an `onTaskDone` listener throws, and when a call the registry
-   * makes on its own fails (the `release` of a task it let go, the `cancel`
-   * at the maximum lifetime). The error never affects the settlement or the
-   * other listeners. Defaults to logging with `console.error`.
+   * Called when an `onTaskDone` listener throws or its returned promise
+   * rejects, and when a call the registry makes on its own fails (the
+   * `release` of a task it let go, the `cancel` at the maximum lifetime). The
+   * error never affects the settlement or the other listeners. Defaults to
+   * logging with `console.error`.
    */
   onListenerError?: (error: unknown, snapshot: TaskSnapshot) => void;
   /**
@@ -126,7 +127,9 @@ const DISPOSE_REASON = "disposed with its owner";
 export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   readonly #tasks = new Map<string, TaskEntry<Output>>();
   readonly #counters = new Map<string, number>();
-  readonly #listeners = new Set<{ listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void }>();
+  readonly #listeners = new Set<
+    { listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void }
+  >();
   /** Settled tasks whose notice is still due, in settlement order. */
   readonly #unnoticed = new Set<TaskEntry<Output>>();
   /** Settled tasks whose final state their owner saw, per owner, in the order seen. */
@@ -510,8 +513,9 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * Calls `listener` with the final snapshot and the owner of every task that
    * settles, whether or not a notice is due (pending waits are resolved
    * first, so a listener that calls `takeNotices` sees only notices still
-   * due). A listener that throws is reported to `onListenerError` and changes
-   * nothing else. Returns a disposer that removes this registration.
+   * due). A listener that throws, or returns a promise that rejects, is
+   * reported to `onListenerError` and changes nothing else (later listeners
+   * still run). Returns a disposer that removes this registration.
    *
    * @example
    * ```ts
@@ -533,7 +537,9 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * assert.deepEqual(seen, ["bash-1"]);
    * ```
    */
-  onTaskDone(listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void): () => void {
+  onTaskDone(
+    listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void,
+  ): () => void {
     if (typeof listener !== "function") {
       throw new BashConfigError(
         `"listener" must be a function; got ${describeValue(listener)}; pass a callback`,
@@ -710,11 +716,14 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     if (!registered) this.#release(entry);
     entry.wake("settled");
     const snapshot = entry.snapshot();
+    const report = (error: unknown): void => this.#report(error, entry);
     for (const { listener } of [...this.#listeners]) {
       try {
-        listener(snapshot, entry.owner);
+        // An async listener's rejection is contained like a throw, not left unhandled.
+        const returned: unknown = listener(snapshot, entry.owner);
+        if (isThenable(returned)) Promise.resolve(returned).catch(report);
       } catch (error) {
-        this.#report(error, entry);
+        report(error);
       }
     }
   }
@@ -776,4 +785,10 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     if (entry.settled) this.#release(entry);
     entry.wake("dropped");
   }
+}
+
+/** True for a promise or any object with a `then` method. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
-import { outputLines, sandboxLines } from "./_markers.ts";
+import { DISPOSED_MARKER, limitLine, outputLines, sandboxLines } from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -32,12 +32,13 @@ export interface RenderRunOptions {
 /**
  * The marker lines for a truncated stream:
  * `[output truncated: N bytes omitted; full output: <path>]`, with
- * `(unavailable)` for the path when no file holds the whole stream. When the
- * spill file stopped early (its size limit, the executor's spill budget), a
- * second line names it as holding only the beginning, with the reason when
- * there is one. A path is named only while its file exists: the executor may
- * delete old spill files to stay within its spill budget, so a result
- * rendered late may no longer name one.
+ * `(unavailable)` for the path when no file holds the whole stream, with the
+ * reason when a fault or the executor's spill budget stopped it
+ * (`(unavailable: ENOSPC: no space left on device)`). When the spill file
+ * stopped early, a second line names it as holding only the beginning. A path
+ * is named only while its file exists: the executor may delete old spill
+ * files to stay within its spill budget, so a result rendered late may no
+ * longer name one.
  *
  * @example
  * ```ts
@@ -57,11 +58,20 @@ export interface RenderRunOptions {
  * assert.deepEqual(truncationMarkers({ ...base, spillComplete: false }), [
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
  * ]);
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: out, spillComplete: false }), [
+ *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
+ *   `[only the beginning of the output was saved: ${out}]`,
+ * ]);
  * assert.deepEqual(
- *   truncationMarkers({ ...base, spillPath: out, spillComplete: false, spillError: "spill budget of 9 bytes reached" }),
+ *   truncationMarkers({
+ *     ...base,
+ *     spillPath: out,
+ *     spillComplete: false,
+ *     spillError: "ENOSPC: no space left on device",
+ *   }),
  *   [
- *     "[output truncated: 50 bytes omitted; full output: (unavailable)]",
- *     `[only the beginning of the output was saved (spill budget of 9 bytes reached): ${out}]`,
+ *     "[output truncated: 50 bytes omitted; full output: (unavailable: ENOSPC: no space left on device)]",
+ *     `[only the beginning of the output was saved: ${out}]`,
  *   ],
  * );
  * rmSync(dir, { recursive: true });
@@ -77,11 +87,14 @@ export function truncationMarkers(output: CollectedOutput): string[] {
   const spillPath = output.spillPath !== undefined && existsSync(output.spillPath)
     ? output.spillPath
     : undefined;
-  const full = spillPath !== undefined && spillComplete ? spillPath : "(unavailable)";
+  const full = spillPath !== undefined && spillComplete
+    ? spillPath
+    : spillError === undefined
+    ? "(unavailable)"
+    : `(unavailable: ${spillError})`;
   const lines = [`[output truncated: ${omittedBytes} bytes omitted; full output: ${full}]`];
   if (spillPath !== undefined && !spillComplete) {
-    const why = spillError === undefined ? "" : ` (${spillError})`;
-    lines.push(`[only the beginning of the output was saved${why}: ${spillPath}]`);
+    lines.push(`[only the beginning of the output was saved: ${spillPath}]`);
   }
   return lines;
 }
@@ -90,7 +103,9 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * Renders a foreground run for the model: stdout, a `[stderr]` section, or
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
  * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
- * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
+ * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
+ * down (disposed) ...]` when its disposal ended the run, `[resource limit: ...]`
+ * when it ran into a resource limit, `[killed by signal: SIGX]` or
  * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
  * `isError` is false only for a clean exit 0.
  *
@@ -128,6 +143,8 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   if (result.aborted) {
     lines.push("[aborted: the tool call was cancelled before the command finished]");
   }
+  if (result.disposed) lines.push(DISPOSED_MARKER);
+  if (result.limitHit) lines.push(limitLine(result.limitHit));
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
   const { killed, survivors } = result.strays;
@@ -143,6 +160,7 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
     );
   }
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
-    !result.aborted && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
+    !result.aborted && !result.disposed && !result.limitHit && !result.sandbox?.denied &&
+    !result.sandbox?.runnerFailed;
   return { text: lines.join("\n"), isError: !clean };
 }

@@ -1,6 +1,11 @@
-import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import type {
+  BashProcessRead,
+  BashSandboxInfo,
+  ResourceLimitHit,
+  SandboxMode,
+} from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
+import { DISPOSED_MARKER, limitLine, oneLine, outputLines, sandboxLines } from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
@@ -20,6 +25,10 @@ import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
 export interface BashTaskOutput extends BashProcessRead {
   /** Sandbox facts of the settled process, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** True when the executor's disposal killed the process. */
+  disposed?: boolean;
+  /** The resource limit the settled process ran into. */
+  limitHit?: ResourceLimitHit;
 }
 
 /**
@@ -77,7 +86,11 @@ export interface RenderTaskOutputOptions {
 /**
  * Renders a `task_output` read: the new stdout and `[stderr]` section, or
  * `(no new output)`; an `[output lost: ...]` marker naming each stream's
- * spill file when bytes were dropped from memory since the last read; the sandbox markers of a settled
+ * spill file when bytes were dropped from memory since the last read; a
+ * `[the full stdout could not be saved: <reason>]` line per stream whose
+ * spill file a fault stopped; a `[stopped: the executor was shut down
+ * (disposed) ...]` line when its disposal killed the task; a `[resource limit: ...]`
+ * line when it ran into one; the sandbox markers of a settled
  * sandboxed task; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
@@ -118,6 +131,9 @@ export function renderTaskOutput(
       stderrMarkers: [],
     }, empty));
     if (output.lossy) lines.push(lossyMarker(output));
+    lines.push(...spillErrorMarkers(output));
+    if (output.disposed) lines.push(DISPOSED_MARKER);
+    if (output.limitHit) lines.push(limitLine(output.limitHit));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
   } else {
     const text = output === undefined || typeof output === "string"
@@ -144,6 +160,20 @@ function lossyMarker(output: BashTaskOutput): string {
   return `[output lost: ${output.droppedBytes} bytes since the last read were dropped from memory and are missing above; full output: ${
     files.length ? files.join(", ") : "(unavailable)"
   }]`;
+}
+
+/** A line per stream whose spill file a fault stopped or removed, with the reason. */
+function spillErrorMarkers(output: BashTaskOutput): string[] {
+  const lines: string[] = [];
+  for (
+    const [stream, error] of [["stdout", output.stdoutSpillError], [
+      "stderr",
+      output.stderrSpillError,
+    ]]
+  ) {
+    if (error !== undefined) lines.push(`[the full ${stream} could not be saved: ${error}]`);
+  }
+  return lines;
 }
 
 function isBashTaskOutput(output: unknown): output is BashTaskOutput {

@@ -5,10 +5,12 @@ import type { BashTaskOutput } from "./render_task.ts";
 /**
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
  * needs: `cancel` kills the process group, `done` settles as `completed`
- * (exit code), `killed` (signal) or `failed` (the sandbox itself failed),
- * `readOutput` is the process's consuming read plus its sandbox facts, and
- * `release` (called when the registry lets the settled task go) frees the
- * process's buffers and deletes its spill files.
+ * (exit code), `killed` (signal) or `failed` (the sandbox itself failed, or
+ * the executor could not read the output: the process's `error`),
+ * `readOutput` is the process's consuming read plus its sandbox facts (and
+ * `disposed` once the executor's disposal killed it), and `release` (called
+ * when the registry lets the settled task go) frees the process's buffers and
+ * deletes its spill files.
  *
  * @example
  * ```ts
@@ -36,6 +38,8 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
     readOutput: () => {
       const read: BashTaskOutput = process.readOutput();
       if (process.sandbox) read.sandbox = process.sandbox;
+      if (process.disposed) read.disposed = true;
+      if (process.limitHit) read.limitHit = process.limitHit;
       return read;
     },
     release: () => process.release(),
@@ -43,7 +47,8 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
 }
 
 function settlementOf(process: BashProcess): TaskSettlement {
-  const { exitCode, signal, sandbox } = process;
+  const { exitCode, signal, sandbox, error } = process;
+  if (error !== undefined) return { status: "failed", exitCode, signal, error };
   if (sandbox?.runnerFailed) {
     return {
       status: "failed",

@@ -78,8 +78,9 @@ describe("the spill budget", () => {
     assert.equal(squeezed.stdout.spillError, `spill budget of ${budget} bytes reached`);
     assert.equal(statSync(squeezed.stdout.spillPath ?? "").size, MiB, "the room that was left");
     assert.equal(statSync(serverFile).size, 3 * MiB, "the running command's file is whole");
-    assert.deepEqual(truncationMarkers(squeezed.stdout).slice(1), [
-      `[only the beginning of the output was saved (spill budget of ${budget} bytes reached): ${squeezed.stdout.spillPath}]`,
+    assert.deepEqual(truncationMarkers(squeezed.stdout), [
+      `[output truncated: ${squeezed.stdout.omittedBytes} bytes omitted; full output: (unavailable: spill budget of ${budget} bytes reached)]`,
+      `[only the beginning of the output was saved: ${squeezed.stdout.spillPath}]`,
     ]);
     assert.ok(bytesBeneath(dir) <= budget);
 
@@ -87,7 +88,12 @@ describe("the spill budget", () => {
     const after = await executor.run(executor.resolve({ command: `head -c ${2 * MiB} /dev/zero` }));
     assert.equal(after.stdout.spillComplete, true, "room was made from settled work");
     assert.equal(existsSync(serverFile), false, "the oldest settled spill went first");
-    assert.equal(server.readOutput().stdoutSpillPath, undefined, "a read no longer names it");
+    const read = server.readOutput();
+    assert.equal(read.stdoutSpillPath, undefined, "a read no longer names it");
+    assert.equal(
+      read.stdoutSpillError,
+      `deleted to keep spill files within the spill budget of ${budget} bytes`,
+    );
     assert.ok(bytesBeneath(dir) <= budget);
   });
 

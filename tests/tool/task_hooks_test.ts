@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bashTaskHooks } from "../../tool/mod.ts";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { bashTaskHooks, renderTaskOutput } from "../../tool/mod.ts";
 import { fakeProcess } from "./_fakes.ts";
 
 const spec = {
@@ -29,6 +30,29 @@ describe("bashTaskHooks", () => {
     const settlement = await bashTaskHooks(process).done;
     assert.equal(settlement.status, "failed");
     assert.equal(settlement.error, "the landlock sandbox itself failed to run the command");
+  });
+
+  it("says disposed in the read, and the task rendering shows it, once disposal killed it", async () => {
+    const executor = new LocalBashExecutor();
+    const process = await executor.start(executor.resolve({ command: "sleep 30" }));
+    const hooks = bashTaskHooks(process);
+    assert.equal(hooks.readOutput?.().disposed, undefined);
+    await executor[Symbol.asyncDispose]();
+    const output = hooks.readOutput?.();
+    assert.equal(output?.disposed, true);
+    const snapshot = {
+      id: "bash-1",
+      kind: "bash",
+      label: "sleep 30",
+      status: "killed" as const,
+      exitCode: null,
+      signal: "SIGTERM",
+      startedAt: 0,
+    };
+    assert.match(
+      renderTaskOutput({ snapshot, output }),
+      /^\(no new output\)\n\[stopped: the executor was shut down \(disposed\) before the command finished\]\n\[status: killed/,
+    );
   });
 
   it("cancels by killing the process group", async () => {
