@@ -2,7 +2,8 @@ import { BashSpawnError, type StrayReport } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import type { OutputCollector } from "./_output.ts";
 import { GroupReaper } from "./_reaper.ts";
-import type { ExitStatus, Runtime, SpawnedChild } from "./runtime/_types.ts";
+import type { ProcessControl } from "./_control.ts";
+import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
 
 /** Why the executor ended a command. */
 export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose";
@@ -12,7 +13,9 @@ const PIPE_CLOSE_WAIT_MS = 1000;
 
 /** Everything a spawned child needs to be watched until it settles. */
 export interface CommandOptions {
-  runtime: Runtime;
+  control: ProcessControl;
+  /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
+  marker: string;
   child: SpawnedChild;
   stdout: OutputCollector;
   stderr: OutputCollector;
@@ -74,7 +77,7 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = new GroupReaper(options.runtime, child.pid, options.killGraceMs);
+    this.#reaper = new GroupReaper(options.control, child.pid, options.killGraceMs, options.marker);
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});

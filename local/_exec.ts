@@ -9,6 +9,7 @@ import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts"
 import { messageOf } from "../seam/_message.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./launch.ts";
+import { runtime } from "./runtime/mod.ts";
 
 /**
  * The kernel's limit on one argument or one `NAME=value` environment string,
@@ -114,9 +115,11 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
     );
   }
   return new BashSpawnError(
-    `Could not start "${launch.program}" in "${launch.cwd}": ${
-      messageOf(cause)
-    }; check that the program and the directory exist`,
+    `Could not start "${launch.program}" in "${launch.cwd}": ${messageOf(cause)}; ${
+      runtime.deniedPermission(cause)
+        ? `grant that permission (the README's "Deno permissions" lists them)`
+        : "check that the program and the directory exist"
+    }`,
     { cause },
   );
 }

@@ -5,6 +5,7 @@ import {
   type BashProcessStatus,
   type BashSandboxInfo,
   type ResourceLimitHit,
+  type StrayReport,
 } from "../seam/mod.ts";
 import { kindOf, messageOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
@@ -63,6 +64,7 @@ export class LocalBashProcess implements BashProcess {
   readonly pid: number;
   readonly done: Promise<void>;
   sandbox?: BashSandboxInfo;
+  strays?: StrayReport;
   limitHit?: ResourceLimitHit;
   error?: string;
   readonly #command: RunningCommand;
@@ -86,6 +88,7 @@ export class LocalBashProcess implements BashProcess {
     this.#keepStdinOpen = keepStdinOpen;
     this.done = running.settled.then(() => {
       if (running.failure !== undefined) this.error = messageOf(running.failure);
+      this.strays = running.strays;
       try {
         const { sandbox, limitHit } = describe();
         if (sandbox !== undefined) this.sandbox = sandbox;

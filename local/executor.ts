@@ -30,6 +30,10 @@ import { appliedLimits, hasLimits, limitedLaunch, limitHit, mergeLimits } from "
 import { checkCallValues, checkText } from "./_request.ts";
 import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
+import { throwIfDenied } from "./_permissions.ts";
+import { ProcessControl } from "./_control.ts";
+import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
+import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { runtime } from "./runtime/mod.ts";
 
@@ -41,7 +45,9 @@ const encoder = new TextEncoder();
  * scrubbed environment, bounded output (head + tail in memory, the whole
  * stream in a spill file), wall and idle clocks, abort, and a sweep that
  * leaves no process of a command behind (except one that called setsid
- * itself: a documented gap that the sandbox's pid namespace closes).
+ * itself: a documented gap that the sandbox's pid namespace closes). A
+ * watchdog process per executor kills every command, and removes the
+ * private folder, when this process dies, however it dies.
  *
  * Subclasses (the sandbox) rewrite what is spawned in {@linkcode planLaunch}.
  *
@@ -79,15 +85,34 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
   readonly #spillBudget: SpillBudget;
+  readonly #watchdog: Watchdog | null;
+  readonly #control: ProcessControl;
+  readonly #signalHooks = new Set<Disposable>();
   #disposed = false;
   #dir: string | null = null;
+  /** Commands started so far, which numbers each command's marker. */
+  #commands = 0;
 
   /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
   constructor(config: LocalBashExecutorConfig = {}) {
     super();
-    this.config = resolveConfig(config);
-    this.#bash = findOnPath("bash");
-    this.#env = baseEnv();
+    try {
+      this.config = resolveConfig(config);
+      this.#bash = findOnPath("bash");
+      this.#env = baseEnv();
+      this.#watchdog = this.#bash === null ? null : new Watchdog({
+        runtime,
+        bash: this.#bash,
+        setsidPath: this.config.setsidPath,
+        session: this.config.sessionStrategy,
+        tempRoot: this.config.spillDir,
+      });
+    } catch (error) {
+      // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
+      throwIfDenied(error, "read the environment and find bash");
+      throw error;
+    }
+    this.#control = new ProcessControl(runtime, this.#watchdog);
     this.#spillBudget = new SpillBudget(this.config.maxSpillTotalBytes, () => this.#dir);
   }
 
@@ -276,8 +301,8 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   /**
-   * The executor's private 0700 directory (created on first use; it also
-   * holds the spill files). Removed at disposal unless `keepSpillFiles`;
+   * The executor's private 0700 directory (created before the first command
+   * or on first use; it also holds the spill files). Removed at disposal unless `keepSpillFiles`;
    * rejects with `BashSpawnError` once the executor is disposed.
    *
    * @example
@@ -295,15 +320,44 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(statSync(await executor.dir()).mode & 0o777, 0o700);
    * ```
    */
-  protected privateDir(): Promise<string> {
-    if (this.#disposed) {
-      return Promise.reject(disposedError());
-    }
-    try {
-      return Promise.resolve(this.#privateDir());
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  protected async privateDir(): Promise<string> {
+    if (this.#disposed) throw disposedError();
+    // Started first, so the folder's name can carry its owner (see #privateDir).
+    await this.#watchdog?.ready();
+    if (this.#disposed) throw disposedError();
+    return this.#privateDir();
+  }
+
+  /**
+   * Makes this process, on SIGTERM, SIGINT or SIGHUP (or the `signals`
+   * given), dispose this executor (and every other executor that asked),
+   * then exit with the conventional code, 128 + the signal's number (143,
+   * 130, 129). Without it, shellseam installs no signal listener: a host
+   * killed by a signal still loses no command to the void (the watchdog kills
+   * them), but only disposal awaits their exit. Returns what removes the
+   * listeners again; disposal removes them too.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   * import process from "node:process";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const before = process.listenerCount("SIGTERM");
+   * using _hook = executor.killOnSignals();
+   * assert.equal(process.listenerCount("SIGTERM"), before + 1);
+   * ```
+   */
+  killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
+    const hook = disposeOnSignals(() => this[Symbol.asyncDispose](), signals);
+    this.#signalHooks.add(hook);
+    return {
+      [Symbol.dispose]: () => {
+        this.#signalHooks.delete(hook);
+        hook[Symbol.dispose]();
+      },
+    };
   }
 
   /**
@@ -326,6 +380,8 @@ export class LocalBashExecutor extends BashExecutor {
    */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposed = true;
+    for (const hook of this.#signalHooks) hook[Symbol.dispose]();
+    this.#signalHooks.clear();
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");
     await Promise.all([...this.#running].map((running) => running.settled));
@@ -333,12 +389,16 @@ export class LocalBashExecutor extends BashExecutor {
       rmSync(this.#dir, { recursive: true, force: true });
       this.#dir = null;
     }
+    await this.#watchdog?.close();
   }
 
   /**
    * The private directory, made again when a command removed it: under its
    * old name when that is free, else under a new one (another user may have
-   * taken the name in the shared temporary folder meanwhile).
+   * taken the name in the shared temporary folder meanwhile). Named
+   * `shellseam-<pid>-<start>-XXXXXX` after the host's pid and start time (as
+   * the watchdog read them), so that a later executor's watchdog removes it
+   * once this process is gone; a kept folder carries no owner.
    */
   #privateDir(): string {
     const dir = this.#dir;
@@ -351,7 +411,12 @@ export class LocalBashExecutor extends BashExecutor {
         // The name is taken or unusable: a fresh one below.
       }
     }
-    this.#dir = mkdtempSync(join(this.config.spillDir, "shellseam-"));
+    const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
+    this.#dir = mkdtempSync(
+      join(this.config.spillDir, owner === null ? "shellseam-" : `shellseam-${owner}-`),
+    );
+    // A kept directory outlives the executor, so no one may remove it as a dead host's.
+    if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     return this.#dir;
   }
 
@@ -372,8 +437,9 @@ export class LocalBashExecutor extends BashExecutor {
     let isDirectory = false;
     try {
       isDirectory = statSync(spec.workdir).isDirectory();
-    } catch {
-      // Reported below.
+    } catch (error) {
+      throwIfDenied(error, `check the workdir "${spec.workdir}"`);
+      // Otherwise reported below.
     }
     if (!isDirectory) {
       throw new BashSpawnError(
@@ -381,6 +447,10 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
+    // Last, so no caller displaces it: a kill finds the command's processes in
+    // other sessions by it, and on the host's death the watchdog kills what carries it.
+    const marker = `${this.#watchdog?.token ?? "none"}.${++this.#commands}`;
+    env[WATCHDOG_VARIABLE] = marker;
     const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
     const bashLaunch: Launch = {
       program: bash,
@@ -397,6 +467,10 @@ export class LocalBashExecutor extends BashExecutor {
     const { config } = this;
     const setsid = config.setsidPath;
     const keepStdinOpen = background && spec.keepStdinOpen === true;
+    const watchdog = this.#watchdog;
+    await watchdog?.ready();
+    this.#checkCanSpawn(spec);
+    this.#checkPrivateDir();
     let child;
     try {
       child = await runtime.spawn({
@@ -410,8 +484,10 @@ export class LocalBashExecutor extends BashExecutor {
     } catch (cause) {
       throw spawnFailure(cause, launch);
     }
+    watchdog?.watch(child.pid);
     const running = new RunningCommand({
-      runtime,
+      control: this.#control,
+      marker,
       child,
       stdout: this.#collector(spec.stdoutMaxBytes),
       stderr: this.#collector(config.maxOutputBytes),
@@ -422,7 +498,10 @@ export class LocalBashExecutor extends BashExecutor {
       ...clocks(spec, background),
     });
     this.#running.add(running);
-    running.settled.then(() => this.#running.delete(running));
+    running.settled.then(() => {
+      this.#running.delete(running);
+      watchdog?.release(child.pid);
+    });
     const confined = this.sandboxMode !== undefined &&
       (spec.sandboxPolicy?.mode ?? this.sandboxMode) !== "danger-full-access";
     return { running, plan, limits, applied: appliedLimits(limits, confined) };
@@ -441,6 +520,20 @@ export class LocalBashExecutor extends BashExecutor {
         JSON.stringify(mode) ?? "undefined"
       } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
     );
+  }
+
+  /**
+   * Makes the private folder before the first command, so that a refused
+   * permission is an error now and not a spill that silently never happens.
+   */
+  #checkPrivateDir(): void {
+    if (this.#dir !== null) return;
+    try {
+      this.#privateDir();
+    } catch (error) {
+      throwIfDenied(error, "make the private folder for spill files");
+      // Any other failure leaves the command without spill files, as when it overflows.
+    }
   }
 
   #collector(maxBytes: number): OutputCollector {

@@ -1,3 +1,4 @@
+import type { StrayReport } from "./result.ts";
 import type { ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
@@ -100,6 +101,11 @@ export interface BashProcess {
   readonly done: Promise<void>;
   /** Sandbox facts, from a sandboxing executor, once settled. */
   readonly sandbox?: BashSandboxInfo;
+  /**
+   * Once settled: the processes it left behind that were stopped, those that
+   * would not die, and whether the census to find them failed.
+   */
+  readonly strays?: StrayReport;
   /** Reads output since the previous read (consuming; valid after exit too). */
   readOutput(): BashProcessRead;
   /** Writes to stdin; needs `keepStdinOpen: true` and a running process. */

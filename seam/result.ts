@@ -50,14 +50,20 @@ export interface CollectedOutput {
 }
 
 /**
- * Processes that a command left behind and the executor stopped.
+ * Processes that a command left behind and the executor stopped. When no
+ * census of the command's processes could be taken, `censusFailed` says why:
+ * its process group was killed anyway, but `killed` and `survivors` then
+ * count only what was seen, not what was left.
  *
  * @example
  * ```ts
  * import type { StrayReport } from "@shellseam/bash/seam";
  *
- * const strays: StrayReport = { killed: 1, survivors: [] };
- * console.log(strays.killed);
+ * function leftovers(strays: StrayReport): string {
+ *   if (strays.censusFailed !== undefined) return `unknown: ${strays.censusFailed}`;
+ *   return `${strays.killed} killed, ${strays.survivors.length} would not die`;
+ * }
+ * console.log(leftovers({ killed: 1, survivors: [] }));
  * ```
  */
 export interface StrayReport {
@@ -69,6 +75,8 @@ export interface StrayReport {
   killed: number;
   /** Pids that would not die. */
   survivors: number[];
+  /** Why no census could be taken (it is absent when one was). */
+  censusFailed?: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { BashSandboxInfo, ResourceLimitHit, SandboxMode } from "../seam/mod.ts";
+import type { BashSandboxInfo, ResourceLimitHit, SandboxMode, StrayReport } from "../seam/mod.ts";
 import { widerSandboxModes } from "./escalation.ts";
 import { stripTerminalControls } from "./terminal.ts";
 
@@ -92,4 +92,28 @@ export function sandboxLines(
 export function oneLine(label: string): string {
   const flat = label.replace(/\s+/g, " ").trim();
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+}
+
+/**
+ * The stray lines that call for attention: processes left by the command
+ * that would not stop, and a census that could not be taken (the process
+ * group was killed, but what left it may still run).
+ */
+export function strayTroubleLines(strays: StrayReport): string[] {
+  const lines: string[] = [];
+  if (strays.survivors.length > 0) {
+    lines.push(
+      `[${strays.survivors.length} process(es) left running by the command could not be stopped: pid ${
+        strays.survivors.join(", ")
+      }]`,
+    );
+  }
+  if (strays.censusFailed !== undefined) {
+    lines.push(
+      `[could not check for processes left running by the command (${
+        oneLine(strays.censusFailed)
+      }); its process group was killed, but processes that left it may still run]`,
+    );
+  }
+  return lines;
 }

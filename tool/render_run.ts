@@ -1,6 +1,12 @@
 import { existsSync } from "node:fs";
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
-import { DISPOSED_MARKER, limitLine, outputLines, sandboxLines } from "./_markers.ts";
+import {
+  DISPOSED_MARKER,
+  limitLine,
+  outputLines,
+  sandboxLines,
+  strayTroubleLines,
+} from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -106,7 +112,9 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
  * down (disposed) ...]` when its disposal ended the run, `[resource limit: ...]`
  * when it ran into a resource limit, `[killed by signal: SIGX]` or
- * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
+ * `[exit code: N]`, stray processes stopped, those that would not stop, and
+ * a census that failed (so that nothing reads as "nothing left"). Terminal
+ * controls are removed.
  * `isError` is false only for a clean exit 0.
  *
  * @example
@@ -147,18 +155,13 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   if (result.limitHit) lines.push(limitLine(result.limitHit));
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
-  const { killed, survivors } = result.strays;
-  if (killed > 0) {
+  if (result.strays.killed > 0) {
     const advice = options.runInBackground === false ? "" : "; use run_in_background for servers";
-    lines.push(`[stopped ${killed} background process(es) left running by the command${advice}]`);
-  }
-  if (survivors.length > 0) {
     lines.push(
-      `[${survivors.length} process(es) left running by the command could not be stopped: pid ${
-        survivors.join(", ")
-      }]`,
+      `[stopped ${result.strays.killed} background process(es) left running by the command${advice}]`,
     );
   }
+  lines.push(...strayTroubleLines(result.strays));
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
     !result.aborted && !result.disposed && !result.limitHit && !result.sandbox?.denied &&
     !result.sandbox?.runnerFailed;

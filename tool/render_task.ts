@@ -3,13 +3,21 @@ import type {
   BashSandboxInfo,
   ResourceLimitHit,
   SandboxMode,
+  StrayReport,
 } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { DISPOSED_MARKER, limitLine, oneLine, outputLines, sandboxLines } from "./_markers.ts";
+import {
+  DISPOSED_MARKER,
+  limitLine,
+  oneLine,
+  outputLines,
+  sandboxLines,
+  strayTroubleLines,
+} from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
- * plus the process's sandbox facts once it has settled.
+ * plus the process's sandbox facts and stray report once it has settled.
  *
  * @example
  * ```ts
@@ -29,6 +37,8 @@ export interface BashTaskOutput extends BashProcessRead {
   disposed?: boolean;
   /** The resource limit the settled process ran into. */
   limitHit?: ResourceLimitHit;
+  /** What the settled process left behind (see `BashRunResult.strays`). */
+  strays?: StrayReport;
 }
 
 /**
@@ -91,7 +101,8 @@ export interface RenderTaskOutputOptions {
  * spill file a fault stopped; a `[stopped: the executor was shut down
  * (disposed) ...]` line when its disposal killed the task; a `[resource limit: ...]`
  * line when it ran into one; the sandbox markers of a settled
- * sandboxed task; a line when a wait ran out with the task unfinished; and
+ * sandboxed task; a line for processes it left that would not die, or whose
+ * census failed; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
  *
@@ -135,6 +146,7 @@ export function renderTaskOutput(
     if (output.disposed) lines.push(DISPOSED_MARKER);
     if (output.limitHit) lines.push(limitLine(output.limitHit));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
+    if (output.strays !== undefined) lines.push(...strayTroubleLines(output.strays));
   } else {
     const text = output === undefined || typeof output === "string"
       ? output ?? ""

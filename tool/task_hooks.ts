@@ -8,9 +8,9 @@ import type { BashTaskOutput } from "./render_task.ts";
  * (exit code), `killed` (signal) or `failed` (the sandbox itself failed, or
  * the executor could not read the output: the process's `error`),
  * `readOutput` is the process's consuming read plus its sandbox facts (and
- * `disposed` once the executor's disposal killed it), and `release` (called
- * when the registry lets the settled task go) frees the process's buffers and
- * deletes its spill files.
+ * `disposed` once the executor's disposal killed it, and its stray report
+ * once settled), and `release` (called when the registry lets the settled
+ * task go) frees the process's buffers and deletes its spill files.
  *
  * @example
  * ```ts
@@ -40,6 +40,7 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
       if (process.sandbox) read.sandbox = process.sandbox;
       if (process.disposed) read.disposed = true;
       if (process.limitHit) read.limitHit = process.limitHit;
+      if (process.strays) read.strays = process.strays;
       return read;
     },
     release: () => process.release(),

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { RunningCommand } from "../../local/_command.ts";
+import { ProcessControl } from "../../local/_control.ts";
 import { OutputCollector } from "../../local/_output.ts";
 import { runtime } from "../../local/mod.ts";
 import { LocalBashProcess } from "../../local/_process.ts";
@@ -32,7 +33,8 @@ async function failingRun(token: string): Promise<RunningCommand> {
     session: "detached",
   });
   return new RunningCommand({
-    runtime,
+    control: new ProcessControl(runtime, null),
+    marker: `none.${token}`,
     child,
     stdout: new FailingCollector(3),
     stderr: new FailingCollector(1000),

@@ -31,6 +31,7 @@ import {
   type SandboxMode,
 } from "../../seam/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
+import { WATCHDOG_NAME } from "../../local/_watchdog.ts";
 import { renderRunResult } from "../../tool/mod.ts";
 import {
   abortAfterMicrotasks,
@@ -92,6 +93,8 @@ async function recordingStdoutChunks<T>(
   const chunks: number[][] = [];
   runtime.spawn = async (request: SpawnRequest) => {
     const child = await spawn(request);
+    // The executor's watchdog answers on its stdout too.
+    if (request.args.includes(WATCHDOG_NAME)) return child;
     const stdout = child.stdout.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {

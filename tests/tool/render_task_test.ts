@@ -201,6 +201,24 @@ describe("renderTaskOutput", () => {
     ]);
   });
 
+  it("shows a settled task's failed census and its survivors before the status", () => {
+    const text = renderTaskOutput({
+      snapshot: snapshot({ status: "killed", signal: "SIGTERM" }),
+      output: read({
+        status: "killed",
+        signal: "SIGTERM",
+        strays: { killed: 3, survivors: [77], censusFailed: "EMFILE: too many open files" },
+      }),
+    });
+    assert.deepEqual(text.split("\n"), [
+      "(no new output)",
+      "[1 process(es) left running by the command could not be stopped: pid 77]",
+      "[could not check for processes left running by the command (EMFILE: too many open files); " +
+      "its process group was killed, but processes that left it may still run]",
+      "[status: killed, signal: SIGTERM]",
+    ]);
+  });
+
   it("shows other kinds' output as text or JSON", () => {
     assert.equal(
       renderTaskOutput({ snapshot: snapshot({ kind: "agent" }), output: "summary\n" }),

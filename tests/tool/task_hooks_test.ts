@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { bashTaskHooks, renderTaskOutput } from "../../tool/mod.ts";
 import { fakeProcess } from "./_fakes.ts";
+import { marker } from "../local/_helpers.ts";
 
 const spec = {
   command: "make",
@@ -73,5 +74,15 @@ describe("bashTaskHooks", () => {
   it("adds no sandbox key for an unsandboxed process", () => {
     const read = bashTaskHooks(fakeProcess(spec, { stdout: "x" })).readOutput?.();
     assert.equal(read !== undefined && "sandbox" in read, false);
+  });
+
+  it("carries the stray report of a settled process of the local executor", async () => {
+    await using executor = new LocalBashExecutor();
+    const process = await executor.start(
+      executor.resolve({ command: `sleep ${marker()} >/dev/null 2>&1 & exit 0` }),
+    );
+    const hooks = bashTaskHooks(process);
+    await hooks.done;
+    assert.deepEqual(hooks.readOutput?.().strays, { killed: 1, survivors: [] });
   });
 });
