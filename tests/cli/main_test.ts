@@ -235,6 +235,34 @@ describe("shellseam doctor", { skip: denoSkip }, () => {
   });
 });
 
+describe("shellseam doctor --spill-dir", { skip: denoSkip }, () => {
+  it("reports the folder given, and refuses one that does not exist", () => {
+    using workspace = tempWorkspace();
+    const shm = shellseam([
+      "doctor",
+      "--json",
+      "--workspace",
+      workspace.root,
+      "--spill-dir",
+      "/dev/shm",
+    ]);
+    const report = JSON.parse(shm.stdout);
+    assert.deepEqual(
+      [report.spill.dir, report.spill.filesystem, report.spill.ramBacked],
+      ["/dev/shm", "tmpfs", true],
+    );
+    const missing = shellseam([
+      "doctor",
+      "--workspace",
+      workspace.root,
+      "--spill-dir",
+      "/no/such/dir",
+    ]);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /"spillDir" must be the absolute path of an existing directory/);
+  });
+});
+
 describe("shellseam demo", { skip: denoSkip }, () => {
   it("runs the tour and exits 0", () => {
     const { code, stdout, stderr } = shellseam(["demo"]);
