@@ -35,7 +35,7 @@ import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
-import { makePrivateDir } from "./_private_dir.ts";
+import { makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { runtime } from "./runtime/mod.ts";
 
 const encoder = new TextEncoder();
@@ -106,7 +106,7 @@ export class LocalBashExecutor extends BashExecutor {
         bash: this.#bash,
         setsidPath: this.config.setsidPath,
         session: this.config.sessionStrategy,
-        tempRoot: this.config.spillDir,
+        tempRoot: privateParentPath(this.config.spillDir),
       });
     } catch (error) {
       // PATH, the environment commands inherit, TMPDIR: read here, and refusable.

@@ -61,7 +61,7 @@ describe("the sandbox's spill folder", () => {
         sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
       }),
     );
-    assert.equal(dirname(dirname(result.stdout.spillPath ?? "")), outside);
+    assert.equal(dirname(dirname(dirname(result.stdout.spillPath ?? ""))), outside);
   });
 
   for (const backend of ["bwrap", "landlock"] as const) {
