@@ -42,7 +42,9 @@ export {
   BashError,
   type BashErrorCode,
   BashSpawnError,
+  ExpiredTaskError,
   SandboxUnavailableError,
+  TaskLimitError,
   TaskOwnershipError,
   UnknownTaskError,
 } from "./errors.ts";
