@@ -3,11 +3,27 @@ import type { OutputCollector } from "./_output.ts";
 import { GroupReaper } from "./_reaper.ts";
 import type { ExitStatus, Runtime, SpawnedChild } from "./runtime/_types.ts";
 
-/** Why the executor ended a command. */
-export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose";
+/** Why the executor ended a command ("lost": a remote executor lost its connection). */
+export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose" | "lost";
 
 /** How long pipes may stay open after the strays holding them were killed. */
 const PIPE_CLOSE_WAIT_MS = 1000;
+
+/**
+ * Ends a command's processes and reports what was left: locally a
+ * {@linkcode GroupReaper}; the remote executor passes one that asks the
+ * remote side to do it.
+ */
+export interface Reaper {
+  /** The program exited (and was reaped). */
+  leaderExited(): void;
+  /** SIGTERM now, SIGKILL after the grace period; idempotent. */
+  terminate(): void;
+  /** Once the program exited: kills what is left and reports it. */
+  sweep(pipesOpen: boolean): Promise<StrayReport>;
+  /** Stops any timer. */
+  dispose(): void;
+}
 
 /** Everything a spawned child needs to be watched until it settles. */
 export interface CommandOptions {
@@ -23,6 +39,8 @@ export interface CommandOptions {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   signal?: AbortSignal;
+  /** Who ends the command's processes (default: a {@linkcode GroupReaper} on this machine). */
+  reaper?: Reaper;
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
@@ -56,7 +74,7 @@ export class RunningCommand {
   readonly settled: Promise<void>;
 
   readonly #options: CommandOptions;
-  readonly #reaper: GroupReaper;
+  readonly #reaper: Reaper;
   readonly #startedAt: number = performance.now();
   readonly #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
   #stdin: WritableStreamDefaultWriter<Uint8Array> | null = null;
@@ -71,7 +89,8 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = new GroupReaper(options.runtime, child.pid, options.killGraceMs);
+    this.#reaper = options.reaper ??
+      new GroupReaper(options.runtime, child.pid, options.killGraceMs);
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});

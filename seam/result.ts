@@ -97,4 +97,10 @@ export interface BashRunResult {
   scrubbedEnv: string[];
   /** Sandbox facts, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /**
+   * From a remote executor: true when the connection to the remote host was
+   * lost while the command ran. The remote side kills the command when its
+   * channel closes; exit code and strays are then unknown (null and 0).
+   */
+  connectionLost?: boolean;
 }
