@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
 import { runtime, type SpawnedChild } from "../local/mod.ts";
@@ -202,6 +203,8 @@ export class SshTransport implements RemoteTransport {
 
   async #startMaster(): Promise<SpawnedChild> {
     const o = this.#options;
+    // A master that was killed leaves its socket behind, and ssh would not listen on it.
+    rmSync(this.#controlPath, { force: true });
     let child: SpawnedChild;
     try {
       child = await runtime.spawn({
