@@ -26,19 +26,14 @@ export function liveSession(stat: string): number | null {
 /**
  * Live processes in session `sid`, found by a census of /proc. Processes
  * that left the process group (job control, setpgid) but kept the session
- * are found too. `among` limits which pids are read. Empty where there is
- * no /proc.
+ * are found too. `among` limits which pids are read. Throws when the census
+ * cannot be taken (no /proc, a refused permission, EMFILE); a process that
+ * ends while it is read is skipped.
  */
 export function sessionMembers(sid: number, among?: (pid: number) => boolean): number[] {
-  if (!isLinux) return [];
+  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
   const members: number[] = [];
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return members;
-  }
-  for (const name of names) {
+  for (const name of readdirSync("/proc")) {
     const first = name.charCodeAt(0);
     if (first < 48 || first > 57) continue;
     const pid = Number(name);
@@ -46,12 +41,45 @@ export function sessionMembers(sid: number, among?: (pid: number) => boolean): n
     let stat: string;
     try {
       stat = readFileSync(`/proc/${name}/stat`, "latin1");
-    } catch {
-      continue;
+    } catch (error) {
+      if (gone(error)) continue;
+      throw error;
     }
     if (liveSession(stat) === sid) members.push(pid);
   }
   return members;
+}
+
+/**
+ * Live processes whose environment holds exactly the entry `entry` (for
+ * example `SHELLSEAM_WATCHDOG=<marker>`), wherever they are: another session,
+ * a pid namespace. A zombie's environment reads empty, so it is not found.
+ * Throws like {@linkcode sessionMembers}; processes of other users, whose
+ * environment this process may not read, are skipped.
+ */
+export function processesWithEnv(entry: string): number[] {
+  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
+  const found: number[] = [];
+  const needle = `\0${entry}\0`;
+  for (const name of readdirSync("/proc")) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${name}/environ`, "latin1");
+    } catch (error) {
+      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") continue;
+      throw error;
+    }
+    if (`\0${environ}`.includes(needle)) found.push(Number(name));
+  }
+  return found;
+}
+
+/** Whether a read of /proc/<pid> failed because the process has ended. */
+function gone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === "ENOENT" || code === "ESRCH";
 }
 
 function readProcNumber(path: string, pattern: RegExp): number | null {

@@ -1,7 +1,9 @@
-import type { StrayReport } from "../seam/mod.ts";
+import { BashSpawnError, type StrayReport } from "../seam/mod.ts";
+import { messageOf } from "../seam/_message.ts";
 import type { OutputCollector } from "./_output.ts";
 import { GroupReaper } from "./_reaper.ts";
-import type { ExitStatus, Runtime, SpawnedChild } from "./runtime/_types.ts";
+import type { ProcessControl } from "./_control.ts";
+import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
 
 /** Why the executor ended a command ("lost": a remote executor lost its connection). */
 export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose" | "lost";
@@ -25,9 +27,23 @@ export interface Reaper {
   dispose(): void;
 }
 
+/** Who ends a command's processes: a {@linkcode GroupReaper} on this machine, or a given reaper. */
+export type CommandReaping =
+  | {
+    control: ProcessControl;
+    /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
+    marker: string;
+  }
+  | {
+    /** Ends the processes elsewhere (the remote executor's asks its bootstrap). */
+    reaper: Reaper;
+  };
+
 /** Everything a spawned child needs to be watched until it settles. */
-export interface CommandOptions {
-  runtime: Runtime;
+export type CommandOptions = CommandReaping & CommandBase;
+
+/** The options every command has, whoever reaps it. */
+export interface CommandBase {
   child: SpawnedChild;
   stdout: OutputCollector;
   stderr: OutputCollector;
@@ -39,8 +55,6 @@ export interface CommandOptions {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   signal?: AbortSignal;
-  /** Who ends the command's processes (default: a {@linkcode GroupReaper} on this machine). */
-  reaper?: Reaper;
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
@@ -68,7 +82,7 @@ export class RunningCommand {
   durationMs = 0;
   /** True once settled. */
   isSettled = false;
-  /** What broke while settling, if anything did (a bug, never a command's failure). */
+  /** What broke while settling (a bug, or output that could not be read), never a command's failure. */
   failure: unknown = undefined;
   /** Resolves when settled; never rejects. */
   readonly settled: Promise<void>;
@@ -82,6 +96,8 @@ export class RunningCommand {
   #wallTimer: ReturnType<typeof setTimeout> | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #onAbort: (() => void) | undefined;
+  /** The first error reading or keeping output, which stopped the command. */
+  #outputFailure: { stream: string; error: unknown } | undefined;
 
   constructor(options: CommandOptions) {
     this.#options = options;
@@ -89,8 +105,9 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = options.reaper ??
-      new GroupReaper(options.runtime, child.pid, options.killGraceMs);
+    this.#reaper = "reaper" in options
+      ? options.reaper
+      : new GroupReaper(options.control, child.pid, options.killGraceMs, options.marker);
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});
@@ -158,7 +175,17 @@ export class RunningCommand {
     }
   }
 
-  async #pump(stream: ReadableStream<Uint8Array>, into: OutputCollector): Promise<void> {
+  /**
+   * Reads one stream into its collector until the end of the stream (or a
+   * cancel at settlement, which reads as the end). An error reading or
+   * keeping a chunk is never taken for the end: the output is no longer
+   * whole, so the command is stopped and the run fails with the reason.
+   */
+  async #pump(
+    name: string,
+    stream: ReadableStream<Uint8Array>,
+    into: OutputCollector,
+  ): Promise<void> {
     const reader = stream.getReader();
     this.#readers.push(reader);
     const watchIdle = this.#options.idleTimeoutMs !== undefined;
@@ -169,16 +196,18 @@ export class RunningCommand {
         into.push(value);
         if (watchIdle) this.#lastOutput = performance.now();
       }
-    } catch {
-      // A cancelled or broken pipe ends the stream; what arrived is kept.
+    } catch (error) {
+      this.#outputFailure ??= { stream: name, error };
+      this.#reaper.terminate();
+      await reader.cancel().catch(() => {});
     }
   }
 
   async #settle(): Promise<void> {
     const { child, drainGraceMs } = this.#options;
     const pumps = Promise.all([
-      this.#pump(child.stdout, this.stdout),
-      this.#pump(child.stderr, this.stderr),
+      this.#pump("stdout", child.stdout, this.stdout),
+      this.#pump("stderr", child.stderr, this.stderr),
     ]);
     try {
       this.exit = await child.exited;
@@ -198,6 +227,15 @@ export class RunningCommand {
     this.stdout.finish();
     this.stderr.finish();
     this.durationMs = performance.now() - this.#startedAt;
+    const broken = this.#outputFailure;
+    if (broken !== undefined) {
+      this.failure = new BashSpawnError(
+        `Reading the command's ${broken.stream} failed (${
+          messageOf(broken.error)
+        }), so the command was stopped and its output is incomplete; run it again, with less output if the error was about memory`,
+        { cause: broken.error },
+      );
+    }
     this.isSettled = true;
   }
 }

@@ -1,7 +1,10 @@
+import { statSync } from "node:fs";
 import process from "node:process";
 import { resolve as resolvePath } from "node:path";
-import { BashConfigError } from "../seam/mod.ts";
+import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
+import { messageOf } from "../seam/_message.ts";
 import { findSetsid } from "./_session.ts";
+import { checkLimits } from "./_limits.ts";
 import type { SessionStrategy } from "./runtime/_types.ts";
 
 /**
@@ -12,15 +15,18 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `cwd` | the process's cwd | where commands run, and what relative workdirs resolve against |
  * | `timeoutMs` | 120000 | wall clock of a foreground run |
  * | `maxTimeoutMs` | 600000 | cap on any per-call `timeoutMs` |
- * | `maxOutputBytes` | 64000 | bytes kept in memory per stream (head + tail) |
- * | `headBytes` | 8000 | bytes of the head |
+ * | `maxOutputBytes` | 64000 | bytes kept in memory per stream (head + tail), at most 256 MiB |
+ * | `headBytes` | `min(8000, floor(maxOutputBytes / 8))` | bytes of the head |
  * | `maxSpillBytes` | 64 MiB | cap of each spill file (0: no spill files) |
  * | `killGraceMs` | 3000 | SIGTERM to SIGKILL |
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
+ * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
  * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
  *
- * Durations must fit a timer: at most 2147483647 ms (about 24 days).
+ * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
+ * must be an existing directory. An unknown key (a typo such as `timeout`)
+ * is a `BashConfigError`, like a value of the wrong type.
  *
  * @example
  * ```ts
@@ -54,6 +60,8 @@ export interface LocalBashExecutorConfig {
   keepSpillFiles?: boolean;
   /** How each command gets a session of its own. */
   sessionStrategy?: "auto" | SessionStrategy;
+  /** Resource limits of every command (a call's `limits` go over them). */
+  limits?: ResourceLimits;
 }
 
 /**
@@ -93,11 +101,127 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly sessionStrategy: SessionStrategy;
   /** Absolute path of util-linux `setsid` when the strategy is `"setsid-binary"`, else null. */
   readonly setsidPath: string | null;
+  /** Resource limits of every command, as configured. */
+  readonly limits: Readonly<ResourceLimits>;
 }
 
 /** A bad value as an error message shows it (JSON would print NaN and Infinity as null). */
 function shown(value: unknown): string {
   return typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value);
+}
+
+/** The keys of a {@linkcode LocalBashExecutorConfig}. */
+export const LOCAL_CONFIG_KEYS: readonly string[] = [
+  "cwd",
+  "timeoutMs",
+  "maxTimeoutMs",
+  "maxOutputBytes",
+  "headBytes",
+  "maxSpillBytes",
+  "killGraceMs",
+  "drainGraceMs",
+  "keepSpillFiles",
+  "sessionStrategy",
+  "limits",
+];
+
+/**
+ * The largest memory budget of one stream (`maxOutputBytes`, `stdoutMaxBytes`):
+ * 256 MiB. Each stream may hold that much, and a larger buffer may fail to
+ * allocate at all.
+ */
+export const MAX_OUTPUT_BYTES: number = 256 * 1024 * 1024;
+
+/**
+ * Throws `BashConfigError` for a key of `value` that is not in `known` (a
+ * typo such as `timeout` would otherwise be ignored silently), naming the
+ * closest known key. `what` names the object (`the executor config`).
+ */
+export function checkKnownKeys(what: string, value: object, known: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const near = closestKey(key, known);
+    const hint = near === undefined ? "" : `; did you mean "${near}"?`;
+    throw new BashConfigError(
+      `${what} has no key "${key}"${hint}; the known keys are ${
+        known.map((name) => `"${name}"`).join(", ")
+      }`,
+    );
+  }
+}
+
+/** The known key a typo most likely meant: a prefix either way, or at most two edits away. */
+function closestKey(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const other = name.toLowerCase();
+    const distance = other.startsWith(lower) || lower.startsWith(other)
+      ? 0
+      : editDistance(lower, other);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) {
+      best = { name, distance };
+    }
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** Throws unless `value` is a whole number of bytes from 1 to {@linkcode MAX_OUTPUT_BYTES}. */
+export function outputBudget(field: string, value: unknown): number {
+  const bytes = wholeNumber(field, value, 1);
+  if (bytes > MAX_OUTPUT_BYTES) {
+    throw new BashConfigError(
+      `"${field}" must be at most ${MAX_OUTPUT_BYTES} bytes (256 MiB) of memory per stream; got ${bytes}; lower it (the spill file keeps the whole stream)`,
+    );
+  }
+  return bytes;
+}
+
+/** Throws unless `cwd` is an existing directory that a path can name. */
+function checkCwd(cwd: unknown): string {
+  if (typeof cwd !== "string" || cwd === "") {
+    throw new BashConfigError(`"cwd" must be a non-empty path; got ${shown(cwd)}`);
+  }
+  if (cwd.includes("\0")) {
+    throw new BashConfigError(`"cwd" holds a NUL byte, which no path can carry; remove it`);
+  }
+  const absolute = resolvePath(cwd);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(absolute).isDirectory();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      throw new BashConfigError(
+        `"cwd" "${absolute}" could not be checked: ${
+          messageOf(error)
+        }; pass a directory this process can read`,
+        { cause: error },
+      );
+    }
+  }
+  if (!isDirectory) {
+    throw new BashConfigError(
+      `"cwd" "${absolute}" does not exist or is not a directory; pass an existing directory`,
+    );
+  }
+  return absolute;
 }
 
 /** Throws unless `value` is a positive finite number of milliseconds; names `field`. */
@@ -145,10 +269,8 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
   if (config === null || typeof config !== "object") {
     throw new BashConfigError("The executor config must be an object; pass {} for the defaults");
   }
-  const cwd = config.cwd ?? process.cwd();
-  if (typeof cwd !== "string" || cwd === "") {
-    throw new BashConfigError(`"cwd" must be a non-empty path; got ${shown(cwd)}`);
-  }
+  checkKnownKeys("The executor config", config, LOCAL_CONFIG_KEYS);
+  const cwd = checkCwd(config.cwd ?? process.cwd());
   const maxTimeoutMs = fitsTimer(
     "maxTimeoutMs",
     positiveFinite("maxTimeoutMs", config.maxTimeoutMs ?? 600_000),
@@ -159,8 +281,12 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
       `"timeoutMs" (${timeoutMs}) exceeds "maxTimeoutMs" (${maxTimeoutMs}); lower it or raise "maxTimeoutMs"`,
     );
   }
-  const maxOutputBytes = wholeNumber("maxOutputBytes", config.maxOutputBytes ?? 64_000, 1);
-  const headBytes = wholeNumber("headBytes", config.headBytes ?? 8_000, 0);
+  const maxOutputBytes = outputBudget("maxOutputBytes", config.maxOutputBytes ?? 64_000);
+  const headBytes = wholeNumber(
+    "headBytes",
+    config.headBytes ?? Math.min(8_000, Math.floor(maxOutputBytes / 8)),
+    0,
+  );
   if (headBytes > maxOutputBytes) {
     throw new BashConfigError(
       `"headBytes" (${headBytes}) exceeds "maxOutputBytes" (${maxOutputBytes}); lower it or raise "maxOutputBytes"`,
@@ -185,7 +311,7 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     );
   }
   return {
-    cwd: resolvePath(cwd),
+    cwd,
     timeoutMs,
     maxTimeoutMs,
     maxOutputBytes,
@@ -199,5 +325,6 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     keepSpillFiles,
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,
+    limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
   };
 }

@@ -1,5 +1,5 @@
 import type { CollectedOutput } from "../seam/mod.ts";
-import { SpillFile } from "./_spill.ts";
+import { faultReason, SpillFile } from "./_spill.ts";
 import {
   completePrefixLength,
   decodeCounting,
@@ -15,8 +15,8 @@ export interface OutputBudget {
   headBytes: number;
   /** Cap of the spill file. */
   maxSpillBytes: number;
-  /** The private directory for spill files; null when it cannot be made. */
-  spillDir: () => string | null;
+  /** The private directory for spill files (made again if it vanished); throws when it cannot be made. */
+  spillDir: () => string;
 }
 
 /** Bytes from a read cursor onwards: `before` and `after` are contiguous unless `dropped` > 0. */
@@ -59,6 +59,8 @@ export class OutputCollector {
   #total = 0;
   #spill: SpillFile | null = null;
   #spillTried = false;
+  /** Why there is no spill file although one was needed. */
+  #spillFailure: string | null = null;
 
   constructor(budget: OutputBudget) {
     this.#budget = budget;
@@ -66,14 +68,27 @@ export class OutputCollector {
     this.#tailLimit = budget.maxBytes - this.#headLimit;
   }
 
-  /** The spill file's path, when there is a usable one. */
+  /** The spill file's path, while it exists. */
   get spillPath(): string | null {
-    return this.#spill?.path ?? null;
+    const spill = this.#spill;
+    return spill !== null && spill.exists() ? spill.path : null;
   }
 
-  /** True while the spill file holds every byte of the stream so far. */
+  /** True while the spill file exists and holds every byte of the stream so far. */
   get spillComplete(): boolean {
-    return this.#spill?.complete ?? false;
+    return this.#spill !== null && this.#spill.complete && this.#spill.exists();
+  }
+
+  /**
+   * Why the spill file is missing or holds less than the stream (a write
+   * error, a folder that could not be made, a file removed meanwhile); null
+   * when nothing went wrong (stopping at `maxSpillBytes` is no error).
+   */
+  get spillError(): string | null {
+    const spill = this.#spill;
+    if (spill === null) return this.#spillFailure;
+    if (!spill.exists()) return "the spill file was removed while the command ran";
+    return spill.error;
   }
 
   /**
@@ -105,7 +120,11 @@ export class OutputCollector {
   /** The whole stream as far as memory holds it: head and tail around one marker. */
   collect(): CollectedOutput {
     const spillPath = this.spillPath;
-    const spill = spillPath === null ? {} : { spillPath };
+    const spillError = this.spillError;
+    const spill = {
+      ...(spillPath === null ? {} : { spillPath }),
+      ...(spillError === null ? {} : { spillError }),
+    };
     const spillComplete = this.spillComplete;
     const head = this.#headBytes();
     if (this.#headLen + this.#tailLen === this.#total) {
@@ -155,10 +174,18 @@ export class OutputCollector {
   #startSpill(chunk: Uint8Array): void {
     this.#spillTried = true;
     if (this.#budget.maxSpillBytes === 0) return;
-    const dir = this.#budget.spillDir();
-    if (dir === null) return;
+    let dir: string;
+    try {
+      dir = this.#budget.spillDir();
+    } catch (error) {
+      this.#spillFailure = faultReason(error);
+      return;
+    }
     const spill = SpillFile.create(dir, this.#budget.maxSpillBytes);
-    if (spill === null) return;
+    if (!(spill instanceof SpillFile)) {
+      this.#spillFailure = spill.error;
+      return;
+    }
     this.#spill = spill;
     spill.write(this.#headBytes());
     spill.write(this.#tailFrom(0));

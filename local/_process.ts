@@ -1,12 +1,13 @@
-import { existsSync } from "node:fs";
 import {
   BashConfigError,
   type BashProcess,
   type BashProcessRead,
   type BashProcessStatus,
   type BashSandboxInfo,
+  type ResourceLimitHit,
+  type StrayReport,
 } from "../seam/mod.ts";
-import { kindOf } from "../seam/_message.ts";
+import { kindOf, messageOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
 import { joined, type OutputCollector } from "./_output.ts";
 import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
@@ -54,8 +55,7 @@ class StreamCursor {
  * was not removed since (disposal without `keepSpillFiles` removes it).
  */
 function completeSpill(collector: OutputCollector): string | null {
-  const path = collector.spillComplete ? collector.spillPath : null;
-  return path !== null && existsSync(path) ? path : null;
+  return collector.spillComplete ? collector.spillPath : null;
 }
 
 /** A background command as `LocalBashExecutor.start()` hands it out. */
@@ -64,6 +64,9 @@ export class LocalBashProcess implements BashProcess {
   readonly pid: number;
   readonly done: Promise<void>;
   sandbox?: BashSandboxInfo;
+  strays?: StrayReport;
+  limitHit?: ResourceLimitHit;
+  error?: string;
   readonly #command: RunningCommand;
   readonly #keepStdinOpen: boolean;
   readonly #stdout = new StreamCursor();
@@ -73,16 +76,22 @@ export class LocalBashProcess implements BashProcess {
     command: string,
     running: RunningCommand,
     keepStdinOpen: boolean,
-    describe: (() => BashSandboxInfo | undefined) | undefined,
+    describe: () => {
+      sandbox: BashSandboxInfo | undefined;
+      limitHit: ResourceLimitHit | undefined;
+    },
   ) {
     this.command = command;
     this.pid = running.pid;
     this.#command = running;
     this.#keepStdinOpen = keepStdinOpen;
     this.done = running.settled.then(() => {
+      if (running.failure !== undefined) this.error = messageOf(running.failure);
+      this.strays = running.strays;
       try {
-        const info = describe?.();
-        if (info !== undefined) this.sandbox = info;
+        const { sandbox, limitHit } = describe();
+        if (sandbox !== undefined) this.sandbox = sandbox;
+        if (limitHit !== undefined) this.limitHit = limitHit;
       } catch {
         // A broken describe hook must not make `done` reject.
       }
@@ -99,6 +108,10 @@ export class LocalBashProcess implements BashProcess {
 
   get exitCode(): number | null {
     return this.#command.isSettled ? this.#command.exit?.code ?? null : null;
+  }
+
+  get disposed(): boolean {
+    return this.#command.isSettled && this.#command.cause === "dispose";
   }
 
   get signal(): string | null {
@@ -123,6 +136,10 @@ export class LocalBashProcess implements BashProcess {
     const stderrSpill = completeSpill(running.stderr);
     if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
     if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
+    const stdoutError = running.stdout.spillError;
+    const stderrError = running.stderr.spillError;
+    if (stdoutError !== null) read.stdoutSpillError = stdoutError;
+    if (stderrError !== null) read.stderrSpillError = stderrError;
     return read;
   }
 

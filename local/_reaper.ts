@@ -1,6 +1,7 @@
 import type { StrayReport } from "../seam/mod.ts";
-import { forkCount, recentSessionMembers, sessionMembers } from "./_census.ts";
-import type { Runtime } from "./runtime/_types.ts";
+import { messageOf } from "../seam/_message.ts";
+import { forkCount } from "./_census.ts";
+import type { KillSignal, ProcessControl } from "./_control.ts";
 
 /** How long processes that got SIGKILL may take to disappear before they count as survivors. */
 const SURVIVOR_WAIT_MS = 1000;
@@ -13,23 +14,30 @@ const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(do
 /**
  * Ends one command's process group and session: SIGTERM, then SIGKILL after
  * the grace period (a second request does not restart the timer), each
- * followed by a census of the session so processes that left the group die too.
+ * followed by a census of the session so processes that left the group die
+ * too. A census that cannot be taken never reads as "nothing left": the
+ * group is killed anyway and the report says the census failed.
  */
 export class GroupReaper {
-  readonly #runtime: Runtime;
+  readonly #control: ProcessControl;
   readonly #sid: number;
   readonly #graceMs: number;
   readonly #forksAtSpawn: number | null = forkCount();
+  readonly #marker: string | undefined;
   #terminated = false;
   #leaderAlive = true;
   #killedAt = -1;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `sid` is the spawned program's pid, which is also its pgid and sid. */
-  constructor(runtime: Runtime, sid: number, graceMs: number) {
-    this.#runtime = runtime;
+  /**
+   * `sid` is the spawned program's pid, which is also its pgid and sid;
+   * `marker`, when given, the value of SHELLSEAM_WATCHDOG in its environment.
+   */
+  constructor(control: ProcessControl, sid: number, graceMs: number, marker?: string) {
+    this.#control = control;
     this.#sid = sid;
     this.#graceMs = graceMs;
+    this.#marker = marker;
   }
 
   /**
@@ -44,7 +52,7 @@ export class GroupReaper {
   terminate(): void {
     if (this.#terminated) return;
     this.#terminated = true;
-    this.#signal("SIGTERM", sessionMembers(this.#sid));
+    this.#signalAll("SIGTERM");
     this.#timer = setTimeout(() => this.#forceKill(), this.#graceMs);
   }
 
@@ -55,34 +63,64 @@ export class GroupReaper {
    * census reads only the pids handed out since the spawn.
    */
   async sweep(pipesOpen: boolean): Promise<StrayReport> {
-    const quiet = !pipesOpen && !this.#terminated && !this.#send(-this.#sid, 0);
-    const census = quiet
-      ? () => recentSessionMembers(this.#sid, this.#forksAtSpawn)
-      : () => sessionMembers(this.#sid);
-    let members = census();
-    if (members.length > 0 && !pipesOpen && !this.#terminated) {
-      // Closed pipes can mean the last children are on their way out: look again
-      // so that a process that ended by itself is not counted as killed.
-      await sleep(EXIT_SETTLE_MS);
-      members = census();
-    }
-    const seen = new Set(members);
-    if (members.length > 0) {
-      if (this.#terminated) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", members);
-      else this.terminate();
-    }
-    let pause = 5;
-    while (members.length > 0) {
-      if (this.#killedAt >= 0 && performance.now() - this.#killedAt > SURVIVOR_WAIT_MS) break;
-      await sleep(pause);
-      pause = Math.min(pause * 2, MAX_POLL_MS);
-      members = sessionMembers(this.#sid);
-      const fresh = members.filter((pid) => !seen.has(pid));
-      for (const pid of fresh) seen.add(pid);
-      if (fresh.length > 0) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", fresh);
+    const quiet = !pipesOpen && !this.#terminated && !this.#control.exists(-this.#sid);
+    const seen = new Set<number>();
+    let members: number[];
+    try {
+      members = await this.#census(quiet);
+      if (members.length > 0 && !pipesOpen && !this.#terminated) {
+        // Closed pipes can mean the last children are on their way out: look again
+        // so that a process that ended by itself is not counted as killed.
+        await sleep(EXIT_SETTLE_MS);
+        members = await this.#census(quiet);
+      }
+      for (const pid of members) seen.add(pid);
+      if (members.length > 0) {
+        if (this.#terminated) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", members);
+        else this.terminate();
+      }
+      let pause = 5;
+      while (members.length > 0) {
+        if (this.#killedAt >= 0 && performance.now() - this.#killedAt > SURVIVOR_WAIT_MS) break;
+        await sleep(pause);
+        pause = Math.min(pause * 2, MAX_POLL_MS);
+        members = await this.#census(false);
+        const fresh = members.filter((pid) => !seen.has(pid));
+        for (const pid of fresh) seen.add(pid);
+        if (fresh.length > 0) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", fresh);
+      }
+      // A kill must reach what left the session too (setsid, a pid namespace's
+      // processes): found by the marker in their environment, only after a kill,
+      // since reading every process's environment is not cheap.
+      if (this.#terminated && this.#marker !== undefined) {
+        const outside = await this.#killMarked(this.#marker, seen);
+        members = [...members, ...outside];
+      }
+    } catch (error) {
+      return await this.#sweepBlind(seen.size, messageOf(error));
     }
     this.dispose();
     return { killed: seen.size - members.length, survivors: members };
+  }
+
+  /**
+   * SIGKILLs the live processes carrying `marker` that the session census did
+   * not see, and returns those still alive after {@linkcode SURVIVOR_WAIT_MS}.
+   */
+  async #killMarked(marker: string, seen: Set<number>): Promise<number[]> {
+    let marked = (await this.#control.marked(marker)).filter((pid) => !seen.has(pid));
+    if (marked.length === 0) return [];
+    for (const pid of marked) seen.add(pid);
+    this.#control.signal("SIGKILL", marked).catch(() => {});
+    const deadline = performance.now() + SURVIVOR_WAIT_MS;
+    let pause = 5;
+    while (marked.length > 0 && performance.now() < deadline) {
+      await sleep(pause);
+      pause = Math.min(pause * 2, MAX_POLL_MS);
+      const left = new Set(await this.#control.marked(marker));
+      marked = marked.filter((pid) => left.has(pid));
+    }
+    return marked;
   }
 
   /** Stops the SIGKILL timer. */
@@ -90,25 +128,53 @@ export class GroupReaper {
     clearTimeout(this.#timer);
   }
 
+  /**
+   * Without a census, the process group is killed whatever is in it (TERM,
+   * then KILL after the grace period) and awaited; processes that left the
+   * group cannot be found, and the report says so.
+   */
+  async #sweepBlind(killed: number, reason: string): Promise<StrayReport> {
+    if (this.#control.exists(-this.#sid)) {
+      this.terminate();
+      let pause = 5;
+      while (this.#control.exists(-this.#sid)) {
+        if (this.#killedAt >= 0 && performance.now() - this.#killedAt > SURVIVOR_WAIT_MS) break;
+        await sleep(pause);
+        pause = Math.min(pause * 2, MAX_POLL_MS);
+      }
+    }
+    this.dispose();
+    return { killed, survivors: [], censusFailed: reason };
+  }
+
+  #census(quiet: boolean): Promise<number[]> {
+    return quiet
+      ? this.#control.members(this.#sid, this.#forksAtSpawn)
+      : this.#control.members(this.#sid);
+  }
+
   #forceKill(): void {
     this.#killedAt = performance.now();
-    this.#signal("SIGKILL", sessionMembers(this.#sid));
+    this.#signalAll("SIGKILL");
   }
 
-  #signal(signal: "SIGTERM" | "SIGKILL", members: readonly number[]): void {
+  /** Signals the group now, then every member a census finds. */
+  #signalAll(signal: KillSignal): void {
+    this.#signal(signal, []);
+    this.#control.members(this.#sid).then(
+      (members) => members.length > 0 && this.#signal(signal, members),
+      () => {
+        // The sweep takes its own census and reports a failure.
+      },
+    );
+  }
+
+  #signal(signal: KillSignal, members: readonly number[]): void {
     // Until the launcher has called setsid() there is no group to signal yet,
     // so the program itself is signalled too while it is alive.
-    if (this.#leaderAlive) this.#send(this.#sid, signal);
-    this.#send(-this.#sid, signal);
-    for (const pid of members) this.#send(pid, signal);
-  }
-
-  /** False only when the target is gone; a target we may not signal counts as present. */
-  #send(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
-    try {
-      return this.#runtime.kill(pid, signal);
-    } catch {
-      return true;
-    }
+    const targets = [...(this.#leaderAlive ? [this.#sid] : []), -this.#sid, ...members];
+    // A signal that could not be sent leaves its target alive, and the census
+    // that follows every signal reports it as a survivor.
+    this.#control.signal(signal, targets).catch(() => {});
   }
 }

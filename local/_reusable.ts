@@ -9,7 +9,13 @@
  * @module
  */
 export { type Reaper, RunningCommand } from "./_command.ts";
-export { positiveFinite, resolveConfig, wholeNumber } from "./_config.ts";
+export {
+  checkKnownKeys,
+  outputBudget,
+  positiveFinite,
+  resolveConfig,
+  wholeNumber,
+} from "./_config.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
 export { OutputCollector } from "./_output.ts";
 export { LocalBashProcess } from "./_process.ts";

@@ -1,8 +1,13 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import process from "node:process";
+import { throwIfDenied } from "./_permissions.ts";
 
-/** The absolute path of an executable file named `name` on PATH, or null. */
+/**
+ * The absolute path of an executable file named `name` on PATH, or null.
+ * Throws `BashConfigError` when the runtime refuses a permission the lookup
+ * needs, rather than reporting the file as missing.
+ */
 export function findOnPath(
   name: string,
   path: string | undefined = process.env.PATH,
@@ -14,7 +19,8 @@ export function findOnPath(
       if (!statSync(candidate).isFile()) continue;
       accessSync(candidate, constants.X_OK);
       return candidate;
-    } catch {
+    } catch (error) {
+      throwIfDenied(error, `look for "${name}" on PATH`);
       continue;
     }
   }
@@ -31,7 +37,8 @@ export function findSetsid(): string | null {
   if (found === null) return null;
   try {
     return basename(realpathSync(found)) === "setsid" ? found : null;
-  } catch {
+  } catch (error) {
+    throwIfDenied(error, `resolve "${found}"`);
     return null;
   }
 }

@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import process from "node:process";
 import {
+  type AppliedResourceLimits,
   BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
@@ -10,22 +12,28 @@ import {
   type BashRunResult,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
 } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
 import { RunningCommand } from "./_command.ts";
 import {
   fitsTimer,
   type LocalBashExecutorConfig,
+  outputBudget,
   positiveFinite,
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
-  wholeNumber,
 } from "./_config.ts";
-import { type BaseEnv, baseEnv, BASH_FLAGS, commandEnv } from "./_env.ts";
+import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
+import { bashArgs, spawnFailure } from "./_exec.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
+import { appliedLimits, hasLimits, limitedLaunch, limitHit, mergeLimits } from "./_limits.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { findOnPath } from "./_session.ts";
+import { throwIfDenied } from "./_permissions.ts";
+import { ProcessControl } from "./_control.ts";
+import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
+import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { runtime } from "./runtime/mod.ts";
 
@@ -37,7 +45,9 @@ const encoder = new TextEncoder();
  * scrubbed environment, bounded output (head + tail in memory, the whole
  * stream in a spill file), wall and idle clocks, abort, and a sweep that
  * leaves no process of a command behind (except one that called setsid
- * itself: a documented gap that the sandbox's pid namespace closes).
+ * itself: a documented gap that the sandbox's pid namespace closes). A
+ * watchdog process per executor kills every command, and removes the
+ * private folder, when this process dies, however it dies.
  *
  * Subclasses (the sandbox) rewrite what is spawned in {@linkcode planLaunch}.
  *
@@ -74,15 +84,34 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #env: BaseEnv;
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
+  readonly #watchdog: Watchdog | null;
+  readonly #control: ProcessControl;
+  readonly #signalHooks = new Set<Disposable>();
   #disposed = false;
   #dir: string | null = null;
+  /** Commands started so far, which numbers each command's marker. */
+  #commands = 0;
 
   /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
   constructor(config: LocalBashExecutorConfig = {}) {
     super();
-    this.config = resolveConfig(config);
-    this.#bash = findOnPath("bash");
-    this.#env = baseEnv();
+    try {
+      this.config = resolveConfig(config);
+      this.#bash = findOnPath("bash");
+      this.#env = baseEnv();
+      this.#watchdog = this.#bash === null ? null : new Watchdog({
+        runtime,
+        bash: this.#bash,
+        setsidPath: this.config.setsidPath,
+        session: this.config.sessionStrategy,
+        tempRoot: tmpdir(),
+      });
+    } catch (error) {
+      // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
+      throwIfDenied(error, "read the environment and find bash");
+      throw error;
+    }
+    this.#control = new ProcessControl(runtime, this.#watchdog);
   }
 
   /**
@@ -91,9 +120,12 @@ export class LocalBashExecutor extends BashExecutor {
    * defaulted to `maxOutputBytes`, `sandboxPolicy` null when absent. Throws
    * `BashConfigError` naming the field for a timeout that is not a positive
    * finite number (or that no timer can wait: over 2147483647 ms for
-   * `idleTimeoutMs`), env keys in the wrong namespace, env values that are
-   * not strings, a NUL byte in the command, the workdir or the env, and a
-   * `signal` that is not an `AbortSignal`.
+   * `idleTimeoutMs`), a `stdoutMaxBytes` over 256 MiB, env keys in the wrong
+   * namespace, env values that are not strings, a NUL byte in the command,
+   * the workdir or the env, a `signal` that is not an `AbortSignal`, a
+   * `keepStdinOpen` that is not a boolean, an unknown key (a typo such as
+   * `timeout`), and a confined `sandboxPolicy` (this executor does not
+   * sandbox; only `danger-full-access` or none is accepted).
    *
    * @example
    * ```ts
@@ -111,15 +143,15 @@ export class LocalBashExecutor extends BashExecutor {
    */
   resolve(request: BashExecRequest): BashExecSpec {
     checkCallValues(request);
+    this.#checkConfinement(request.sandboxPolicy);
     const { config } = this;
     const timeoutMs = Math.min(
       positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
       config.maxTimeoutMs,
     );
-    const stdoutMaxBytes = wholeNumber(
+    const stdoutMaxBytes = outputBudget(
       "stdoutMaxBytes",
       request.stdoutMaxBytes ?? config.maxOutputBytes,
-      1,
     );
     const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
     return {
@@ -149,7 +181,7 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async run(spec: BashExecSpec): Promise<BashRunResult> {
-    const { running, plan } = await this.#launch(spec, false);
+    const { running, plan, limits, applied } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const stderr = running.stderr.collect();
@@ -167,8 +199,12 @@ export class LocalBashExecutor extends BashExecutor {
       strays: running.strays,
       scrubbedEnv: [...this.#env.scrubbed],
     };
-    const sandbox = describe(plan, running, stderr.text);
+    if (running.cause === "dispose") result.disposed = true;
+    const sandbox = describe(plan, running, stderr.text, applied);
     if (sandbox !== undefined) result.sandbox = sandbox;
+    if (applied !== undefined) result.limits = applied;
+    const hit = limitHit(limits, exit, stderr.text);
+    if (hit !== undefined) result.limitHit = hit;
     return result;
   }
 
@@ -191,19 +227,23 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running, plan } = await this.#launch(spec, true);
-    return new LocalBashProcess(
-      spec.command,
-      running,
-      spec.keepStdinOpen === true,
-      plan.describe && (() => describe(plan, running, running.stderr.collect().text)),
-    );
+    const { running, plan, limits, applied } = await this.#launch(spec, true);
+    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
+      const stderrText = running.stderr.collect().text;
+      return {
+        sandbox: describe(plan, running, stderrText, applied),
+        limitHit: limitHit(limits, running.exit ?? { code: null, signal: null }, stderrText),
+      };
+    });
   }
 
   /**
    * The hook a subclass uses to change what is spawned (a sandbox wraps the
    * launch). Called by `run()` and `start()` after validation and before
-   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`.
+   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`
+   * (a command of 128 KiB or more, over the kernel's limit for one argument,
+   * comes instead as a short `-c` script that joins and evals the pieces that
+   * follow it: `[..., "-c", script, <bash>, piece1, piece2, ...]`).
    * The session strategy is applied to the returned launch. Rejecting makes
    * the call reject with that error, and nothing is spawned.
    *
@@ -233,8 +273,34 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   /**
-   * The executor's private 0700 directory (created on first use; it also
-   * holds the spill files). Removed at disposal unless `keepSpillFiles`;
+   * The resource limits a call gets before its own `limits` go over them:
+   * the config's `limits`. A subclass may add defaults (the sandbox limits
+   * confined calls).
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import type { BashExecSpec, ResourceLimits } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * class Careful extends LocalBashExecutor {
+   *   protected override defaultLimits(_spec: BashExecSpec): ResourceLimits {
+   *     return { cpuSeconds: 1 };
+   *   }
+   * }
+   * await using executor = new Careful();
+   * const result = await executor.run(executor.resolve({ command: "while :; do :; done" }));
+   * assert.equal(result.limitHit?.limit, "cpu");
+   * assert.equal(result.signal, "SIGXCPU");
+   * ```
+   */
+  protected defaultLimits(_spec: BashExecSpec): ResourceLimits {
+    return this.config.limits;
+  }
+
+  /**
+   * The executor's private 0700 directory (created before the first command
+   * or on first use; it also holds the spill files). Removed at disposal unless `keepSpillFiles`;
    * rejects with `BashSpawnError` once the executor is disposed.
    *
    * @example
@@ -252,15 +318,44 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(statSync(await executor.dir()).mode & 0o777, 0o700);
    * ```
    */
-  protected privateDir(): Promise<string> {
-    if (this.#disposed) {
-      return Promise.reject(disposedError());
-    }
-    try {
-      return Promise.resolve(this.#privateDir());
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  protected async privateDir(): Promise<string> {
+    if (this.#disposed) throw disposedError();
+    // Started first, so the folder's name can carry its owner (see #privateDir).
+    await this.#watchdog?.ready();
+    if (this.#disposed) throw disposedError();
+    return this.#privateDir();
+  }
+
+  /**
+   * Makes this process, on SIGTERM, SIGINT or SIGHUP (or the `signals`
+   * given), dispose this executor (and every other executor that asked),
+   * then exit with the conventional code, 128 + the signal's number (143,
+   * 130, 129). Without it, shellseam installs no signal listener: a host
+   * killed by a signal still loses no command to the void (the watchdog kills
+   * them), but only disposal awaits their exit. Returns what removes the
+   * listeners again; disposal removes them too.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   * import process from "node:process";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const before = process.listenerCount("SIGTERM");
+   * using _hook = executor.killOnSignals();
+   * assert.equal(process.listenerCount("SIGTERM"), before + 1);
+   * ```
+   */
+  killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
+    const hook = disposeOnSignals(() => this[Symbol.asyncDispose](), signals);
+    this.#signalHooks.add(hook);
+    return {
+      [Symbol.dispose]: () => {
+        this.#signalHooks.delete(hook);
+        hook[Symbol.dispose]();
+      },
+    };
   }
 
   /**
@@ -283,6 +378,8 @@ export class LocalBashExecutor extends BashExecutor {
    */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposed = true;
+    for (const hook of this.#signalHooks) hook[Symbol.dispose]();
+    this.#signalHooks.clear();
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");
     await Promise.all([...this.#running].map((running) => running.settled));
@@ -290,34 +387,44 @@ export class LocalBashExecutor extends BashExecutor {
       rmSync(this.#dir, { recursive: true, force: true });
       this.#dir = null;
     }
+    await this.#watchdog?.close();
   }
 
+  /**
+   * The private directory, made again when a command removed it: under its
+   * old name when that is free, else under a new one (another user may have
+   * taken the name in the shared temporary folder meanwhile). Named
+   * `shellseam-<pid>-<start>-XXXXXX` after the host's pid and start time (as
+   * the watchdog read them), so that a later executor's watchdog removes it
+   * once this process is gone; a kept folder carries no owner.
+   */
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-"));
+    const dir = this.#dir;
+    if (dir !== null) {
+      if (isOwnDirectory(dir)) return dir;
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+        return dir;
+      } catch {
+        // The name is taken or unusable: a fresh one below.
+      }
+    }
+    const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
+    this.#dir = mkdtempSync(join(tmpdir(), owner === null ? "shellseam-" : `shellseam-${owner}-`));
+    // A kept directory outlives the executor, so no one may remove it as a dead host's.
+    if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     return this.#dir;
   }
 
-  #spillDir = (): string | null => {
-    try {
-      return this.#privateDir();
-    } catch {
-      return null;
-    }
-  };
+  #spillDir = (): string => this.#privateDir();
 
-  #launch(
-    spec: BashExecSpec,
-    background: boolean,
-  ): Promise<{ running: RunningCommand; plan: LaunchPlan }> {
+  #launch(spec: BashExecSpec, background: boolean): Promise<Launched> {
     const launching = this.#spawn(spec, background);
     this.#launching.add(launching);
     return launching.finally(() => this.#launching.delete(launching));
   }
 
-  async #spawn(
-    spec: BashExecSpec,
-    background: boolean,
-  ): Promise<{ running: RunningCommand; plan: LaunchPlan }> {
+  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const bash = this.#bash;
     if (bash === null) {
@@ -326,8 +433,9 @@ export class LocalBashExecutor extends BashExecutor {
     let isDirectory = false;
     try {
       isDirectory = statSync(spec.workdir).isDirectory();
-    } catch {
-      // Reported below.
+    } catch (error) {
+      throwIfDenied(error, `check the workdir "${spec.workdir}"`);
+      // Otherwise reported below.
     }
     if (!isDirectory) {
       throw new BashSpawnError(
@@ -335,17 +443,30 @@ export class LocalBashExecutor extends BashExecutor {
       );
     }
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
-    const plan = await this.planLaunch(spec, {
+    // Last, so no caller displaces it: a kill finds the command's processes in
+    // other sessions by it, and on the host's death the watchdog kills what carries it.
+    const marker = `${this.#watchdog?.token ?? "none"}.${++this.#commands}`;
+    env[WATCHDOG_VARIABLE] = marker;
+    const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
+    const bashLaunch: Launch = {
       program: bash,
-      args: [...BASH_FLAGS, "-c", spec.command],
+      args: bashArgs(bash, spec.command),
       cwd: spec.workdir,
       env,
-    });
+    };
+    const plan = await this.planLaunch(
+      spec,
+      hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch,
+    );
     this.#checkCanSpawn(spec);
     const { launch } = plan;
     const { config } = this;
     const setsid = config.setsidPath;
     const keepStdinOpen = background && spec.keepStdinOpen === true;
+    const watchdog = this.#watchdog;
+    await watchdog?.ready();
+    this.#checkCanSpawn(spec);
+    this.#checkPrivateDir();
     let child;
     try {
       child = await runtime.spawn({
@@ -357,15 +478,12 @@ export class LocalBashExecutor extends BashExecutor {
         session: config.sessionStrategy,
       });
     } catch (cause) {
-      throw new BashSpawnError(
-        `Could not start "${launch.program}" in "${launch.cwd}": ${
-          messageOf(cause)
-        }; check that the program and the directory exist`,
-        { cause },
-      );
+      throw spawnFailure(cause, launch);
     }
+    watchdog?.watch(child.pid);
     const running = new RunningCommand({
-      runtime,
+      control: this.#control,
+      marker,
       child,
       stdout: this.#collector(spec.stdoutMaxBytes),
       stderr: this.#collector(config.maxOutputBytes),
@@ -376,8 +494,42 @@ export class LocalBashExecutor extends BashExecutor {
       ...clocks(spec, background),
     });
     this.#running.add(running);
-    running.settled.then(() => this.#running.delete(running));
-    return { running, plan };
+    running.settled.then(() => {
+      this.#running.delete(running);
+      watchdog?.release(child.pid);
+    });
+    const confined = this.sandboxMode !== undefined &&
+      (spec.sandboxPolicy?.mode ?? this.sandboxMode) !== "danger-full-access";
+    return { running, plan, limits, applied: appliedLimits(limits, confined) };
+  }
+
+  /**
+   * An executor that does not sandbox (`sandboxMode` undefined) refuses a
+   * confined policy: running it would be a silently unconfined run.
+   */
+  #checkConfinement(policy: unknown): void {
+    if (policy === undefined || policy === null || this.sandboxMode !== undefined) return;
+    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
+    if (mode === "danger-full-access") return;
+    throw new BashConfigError(
+      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
+        JSON.stringify(mode) ?? "undefined"
+      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
+    );
+  }
+
+  /**
+   * Makes the private folder before the first command, so that a refused
+   * permission is an error now and not a spill that silently never happens.
+   */
+  #checkPrivateDir(): void {
+    if (this.#dir !== null) return;
+    try {
+      this.#privateDir();
+    } catch (error) {
+      throwIfDenied(error, "make the private folder for spill files");
+      // Any other failure leaves the command without spill files, as when it overflows.
+    }
   }
 
   #collector(maxBytes: number): OutputCollector {
@@ -387,6 +539,7 @@ export class LocalBashExecutor extends BashExecutor {
 
   #checkCanSpawn(spec: BashExecSpec): void {
     checkSpec(spec);
+    this.#checkConfinement(spec.sandboxPolicy);
     if (this.#disposed) {
       throw disposedError();
     }
@@ -396,6 +549,16 @@ export class LocalBashExecutor extends BashExecutor {
         { cause: spec.signal.reason },
       );
     }
+  }
+}
+
+/** True when `path` is a directory (not a link to one) owned by this process's user. */
+function isOwnDirectory(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && stat.uid === (process.getuid?.() ?? stat.uid);
+  } catch {
+    return false;
   }
 }
 
@@ -410,7 +573,7 @@ function checkSpec(spec: BashExecSpec): void {
     );
   }
   fitsTimer("timeoutMs", positiveFinite("timeoutMs", spec.timeoutMs));
-  wholeNumber("stdoutMaxBytes", spec.stdoutMaxBytes, 1);
+  outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
   checkCallValues(spec);
 }
 
@@ -430,10 +593,22 @@ function clocks(
   return clocks;
 }
 
+/** A spawned command with what it was launched under. */
+interface Launched {
+  running: RunningCommand;
+  plan: LaunchPlan;
+  /** The resource limits in effect (merged; unset fields are no limit). */
+  limits: ResourceLimits;
+  /** Their facts, when any were set. */
+  applied: AppliedResourceLimits | undefined;
+}
+
+/** The plan's sandbox facts, with what the resource limits could not enforce among the gaps. */
 function describe(
   plan: LaunchPlan,
   running: RunningCommand,
   stderrText: string,
+  applied: AppliedResourceLimits | undefined,
 ): BashSandboxInfo | undefined {
   if (plan.describe === undefined) return undefined;
   const exit = running.exit ?? { code: null, signal: null };
@@ -443,5 +618,12 @@ function describe(
     stderrText,
     killedByExecutor: running.cause !== null,
   };
-  return plan.describe(outcome);
+  const info = plan.describe(outcome);
+  if (info.enforcement !== undefined && applied !== undefined) {
+    info.enforcement = {
+      ...info.enforcement,
+      gaps: [...info.enforcement.gaps, ...applied.gaps],
+    };
+  }
+  return info;
 }

@@ -78,6 +78,8 @@ export class RemoteChannel {
         close: () => send(frame("C")),
       }),
       exited,
+      unref: () => transportChild.unref(),
+      ref: () => transportChild.ref(),
     };
     this.reaper = {
       leaderExited: () => {},

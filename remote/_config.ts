@@ -2,7 +2,7 @@ import { isAbsolute } from "node:path";
 import { BashConfigError } from "../seam/mod.ts";
 import { kindOf } from "../seam/_message.ts";
 import type { LocalBashExecutorConfig } from "../local/mod.ts";
-import { findOnPath, resolveConfig, wholeNumber } from "../local/_reusable.ts";
+import { checkKnownKeys, findOnPath, resolveConfig, wholeNumber } from "../local/_reusable.ts";
 
 /**
  * Options of an {@linkcode SshBashExecutor}: where to connect and how, and
@@ -41,7 +41,7 @@ import { findOnPath, resolveConfig, wholeNumber } from "../local/_reusable.ts";
  * ```
  */
 export interface SshBashExecutorConfig
-  extends Omit<LocalBashExecutorConfig, "cwd" | "sessionStrategy"> {
+  extends Omit<LocalBashExecutorConfig, "cwd" | "sessionStrategy" | "limits"> {
   /** Host name or address. */
   host: string;
   /** Port, when not 22. */
@@ -107,6 +107,35 @@ export interface ResolvedSshBashExecutorConfig {
   readonly keepSpillFiles: boolean;
 }
 
+/** The limits that this executor shares with the local one. */
+const LIMIT_KEYS: readonly string[] = [
+  "timeoutMs",
+  "maxTimeoutMs",
+  "maxOutputBytes",
+  "headBytes",
+  "maxSpillBytes",
+  "killGraceMs",
+  "drainGraceMs",
+  "keepSpillFiles",
+];
+
+const SSH_CONFIG_KEYS: readonly string[] = [
+  "host",
+  "port",
+  "user",
+  "identityFile",
+  "knownHostsFile",
+  "hostKeyChecking",
+  "sshConfigFile",
+  "sshOptions",
+  "connectTimeoutSeconds",
+  "maxChannels",
+  "cwd",
+  "shell",
+  "ssh",
+  ...LIMIT_KEYS,
+];
+
 /** Throws unless `value` is a non-empty string without NUL, newline or a leading "-" (an ssh word). */
 function word(field: string, value: unknown, what: string): string {
   if (
@@ -130,6 +159,7 @@ export function resolveSshConfig(config: SshBashExecutorConfig): ResolvedSshBash
   if (config === null || typeof config !== "object") {
     throw new BashConfigError(`The executor config must be an object with at least "host"`);
   }
+  checkKnownKeys("The executor config", config, SSH_CONFIG_KEYS);
   const host = word("host", config.host, "a host name or address");
   if (/\s/.test(host)) {
     throw new BashConfigError(`"host" must not hold spaces; got ${JSON.stringify(host)}`);
@@ -175,7 +205,13 @@ export function resolveSshConfig(config: SshBashExecutorConfig): ResolvedSshBash
       `No "ssh" client was found on PATH; install OpenSSH's client or pass "ssh"`,
     );
   }
-  const limits = resolveConfig({ ...config, cwd, sessionStrategy: "detached" });
+  // The limits are checked by the local executor's rules; its cwd and session strategy are
+  // not this executor's, so placeholders that pass stand in for them.
+  const shared: Record<string, unknown> = { cwd: "/", sessionStrategy: "detached" };
+  for (const key of LIMIT_KEYS) {
+    if (key in config) shared[key] = (config as unknown as Record<string, unknown>)[key];
+  }
+  const limits = resolveConfig(shared as LocalBashExecutorConfig);
   return {
     host,
     port,

@@ -17,10 +17,10 @@ import {
   checkText,
   ENV_OVERRIDES,
   LocalBashProcess,
+  outputBudget,
   OutputCollector,
   positiveFinite,
   RunningCommand,
-  wholeNumber,
 } from "../local/_reusable.ts";
 import { RemoteChannel } from "./_channel.ts";
 import {
@@ -127,10 +127,9 @@ export class SshBashExecutor extends BashExecutor {
       positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
       config.maxTimeoutMs,
     );
-    const stdoutMaxBytes = wholeNumber(
+    const stdoutMaxBytes = outputBudget(
       "stdoutMaxBytes",
       request.stdoutMaxBytes ?? config.maxOutputBytes,
-      1,
     );
     const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
     return {
@@ -166,13 +165,17 @@ export class SshBashExecutor extends BashExecutor {
       strays: running.strays,
       scrubbedEnv: [],
       connectionLost: channel.lost,
+      ...(running.cause === "dispose" ? { disposed: true } : {}),
     };
   }
 
   /** Starts a command on the remote host in the background; resolves once the remote shell runs. */
   async start(spec: BashExecSpec): Promise<BashProcess> {
     const { running } = await this.#launch(spec, true);
-    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, undefined);
+    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
+      sandbox: undefined,
+      limitHit: undefined,
+    }));
   }
 
   /**
@@ -198,13 +201,7 @@ export class SshBashExecutor extends BashExecutor {
     return this.#dir;
   }
 
-  #spillDir = (): string | null => {
-    try {
-      return this.#privateDir();
-    } catch {
-      return null;
-    }
-  };
+  #spillDir = (): string => this.#privateDir();
 
   #launch(
     spec: BashExecSpec,
@@ -253,7 +250,6 @@ export class SshBashExecutor extends BashExecutor {
     }
     const { config } = this;
     const running = new RunningCommand({
-      runtime,
       child: channel.child,
       reaper: channel.reaper,
       stdout: this.#collector(spec.stdoutMaxBytes),
@@ -291,8 +287,16 @@ export class SshBashExecutor extends BashExecutor {
       );
     }
     positiveFinite("timeoutMs", spec.timeoutMs);
-    wholeNumber("stdoutMaxBytes", spec.stdoutMaxBytes, 1);
+    outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
     checkCallValues(spec);
+    const asked = Object.entries(spec.limits ?? {}).filter(([, value]) => value != null);
+    if (asked.length > 0) {
+      throw new BashConfigError(
+        `The SSH executor does not apply resource limits yet; got ${
+          asked.map(([name]) => `"${name}"`).join(", ")
+        } in "limits"; leave "limits" out or use an executor that applies them`,
+      );
+    }
     if (this.#disposed) throw disposedError();
     if (spec.signal?.aborted) {
       throw new BashSpawnError(

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../local/_session.ts";
+import { throwIfDenied } from "../local/_permissions.ts";
 
 /** Where a `deno` binary for the Landlock launcher was found, or why none was. */
 export type DenoLocation = { path: string } | { reason: string };
@@ -32,8 +33,9 @@ function denoFromNpmPackage(): string | null {
     try {
       const found = findOnPath("deno", dirname(require.resolve(`${name}/package.json`)));
       if (found !== null) return found;
-    } catch {
-      // not installed
+    } catch (error) {
+      throwIfDenied(error, `look for the "${name}" npm package`);
+      // Otherwise not installed.
     }
   }
   return null;

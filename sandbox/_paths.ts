@@ -1,11 +1,16 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, sep } from "node:path";
+import { throwIfDenied } from "../local/_permissions.ts";
 
-/** The realpath of `path`, or undefined when it does not exist. */
+/**
+ * The realpath of `path`, or undefined when it does not exist. A refused
+ * permission throws `BashConfigError`: it is not a missing path.
+ */
 export function existingRealpath(path: string): string | undefined {
   try {
     return realpathSync(path);
-  } catch {
+  } catch (error) {
+    throwIfDenied(error, `resolve "${path}"`);
     return undefined;
   }
 }
@@ -44,7 +49,8 @@ export function resolutionLocations(path: string): string[] {
     let target: string | undefined;
     try {
       target = readlinkSync(location);
-    } catch {
+    } catch (error) {
+      throwIfDenied(error, `read the link "${location}"`);
       target = undefined;
     }
     if (target === undefined || ++links > 40) {

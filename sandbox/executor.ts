@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
@@ -7,6 +7,7 @@ import {
   type BashExecSpec,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
   type SandboxEnforcement,
   type SandboxMode,
   type SandboxPolicy,
@@ -18,7 +19,8 @@ import {
   LocalBashExecutor,
   type LocalBashExecutorConfig,
 } from "../local/mod.ts";
-import { positiveFinite } from "../local/_config.ts";
+import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
+import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
@@ -46,6 +48,18 @@ export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
   "bwrap",
   "landlock",
 ]);
+
+/** The keys of a {@linkcode SandboxBashExecutorConfig}: the local ones and the sandbox's own. */
+const SANDBOX_CONFIG_KEYS: readonly string[] = [
+  ...LOCAL_CONFIG_KEYS,
+  "workspaceRoot",
+  "defaultMode",
+  "network",
+  "writableRoots",
+  "backends",
+  "searchPath",
+  "probeTimeoutMs",
+];
 
 /**
  * Options of a {@linkcode SandboxBashExecutor}: those of
@@ -200,9 +214,14 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
+  /** The Landlock commands' TMPDIR, once made. */
+  #landlockTmp: string | undefined;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
+    if (config !== null && typeof config === "object") {
+      checkKnownKeys("The sandbox executor config", config, SANDBOX_CONFIG_KEYS);
+    }
     const {
       workspaceRoot,
       defaultMode = "read-only",
@@ -323,6 +342,20 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return probes.map((probe) => ({ ...probe.status }));
   }
 
+  /**
+   * A confined call's default resource limits: 4096 processes, 8 GiB of
+   * memory and 16 GiB per file written, with the config's `limits` over them;
+   * an unconfined (`danger-full-access`) call gets the config's alone.
+   */
+  protected override defaultLimits(spec: BashExecSpec): ResourceLimits {
+    const mode = (spec.sandboxPolicy ?? this.defaultPolicy).mode;
+    return mode === "danger-full-access" ? this.config.limits : this.#confinedLimits();
+  }
+
+  #confinedLimits(): ResourceLimits {
+    return mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits);
+  }
+
   /** Wraps the launch in the selected backend (see the class documentation). */
   protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
     const probeLaunch = this.#probeLaunches.get(spec.command);
@@ -335,6 +368,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
     const confined = confine(policy);
     const backend = await this.#select(confined, launch);
+    if (backend.name === "landlock") await this.#restoreLandlockTmp();
     const enforcement = backend.enforcement(confined);
     return {
       launch: backend.wrap(launch, confined),
@@ -443,9 +477,33 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
-    status.enforcement = backend.enforcement(confine(factsPolicy));
+    // As a command reports it: with what the default limits cannot enforce.
+    const enforcement = backend.enforcement(confine(factsPolicy));
+    const limits = appliedLimits(this.#confinedLimits(), true);
+    status.enforcement = {
+      ...enforcement,
+      gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],
+    };
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
     return { status, backend };
+  }
+
+  /**
+   * Makes the Landlock commands' TMPDIR again when an unconfined command
+   * removed it (with the private folder around it): only under the private
+   * folder's own name, never in a folder that now belongs to someone else.
+   */
+  async #restoreLandlockTmp(): Promise<void> {
+    const tmpDir = this.#landlockTmp;
+    if (tmpDir === undefined || existsSync(tmpDir)) return;
+    const dir = await this.privateDir();
+    if (dir !== dirname(tmpDir)) {
+      throw new BashSpawnError(
+        `The private folder "${dirname(tmpDir)}" was removed and its name is taken, so the ` +
+          "Landlock sandbox has no TMPDIR and nothing was run; create a new executor",
+      );
+    }
+    mkdirSync(tmpDir, { mode: 0o700 });
   }
 
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
@@ -454,6 +512,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     try {
       const tmpDir = join(await this.privateDir(), "tmp");
       mkdirSync(tmpDir, { mode: 0o700 });
+      this.#landlockTmp = tmpDir;
       return createLandlockBackend({
         deno: deno.path,
         launcher: landlockLauncherModule(),

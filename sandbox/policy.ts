@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalPath, isBeneath } from "./_paths.ts";
+import { throwIfDenied } from "../local/_permissions.ts";
 
 /**
  * The canonical form of a workspace root: absolute, every symlink resolved.
@@ -35,7 +36,8 @@ export function canonicalWorkspaceRoot(path: string): string {
   let canonical: string;
   try {
     canonical = realpathSync(path);
-  } catch {
+  } catch (error) {
+    throwIfDenied(error, `resolve the workspace root "${path}"`);
     throw new BashConfigError(
       `Workspace root "${path}" does not exist; create it or pass an existing directory`,
     );

@@ -1,3 +1,5 @@
+import type { StrayReport } from "./result.ts";
+import type { ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
@@ -40,6 +42,10 @@ export interface BashProcessRead {
   stdoutSpillPath?: string;
   /** The spill file that holds all of stderr, while one exists (disposal may remove it). */
   stderrSpillPath?: string;
+  /** Why stdout's spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
+  stdoutSpillError?: string;
+  /** Why stderr's spill file is missing or partial, if it is. */
+  stderrSpillError?: string;
   /** Status at the time of the read. */
   status: BashProcessStatus;
   /** Exit code once completed. */
@@ -76,10 +82,25 @@ export interface BashProcess {
   readonly exitCode: number | null;
   /** The signal that ended the shell, else null (also for a killed command that exited). */
   readonly signal: string | null;
+  /** True once the executor's disposal killed it (its status is then `killed`). */
+  readonly disposed?: boolean;
+  /** Once settled: the resource limit it ran into, and how that is known. */
+  readonly limitHit?: ResourceLimitHit;
+  /**
+   * Once settled: why the executor could not watch it to the end (its output
+   * could not be read, so it was stopped and its output is incomplete);
+   * absent when nothing went wrong.
+   */
+  readonly error?: string;
   /** Settles when the process and its output have settled; never rejects. */
   readonly done: Promise<void>;
   /** Sandbox facts, from a sandboxing executor, once settled. */
   readonly sandbox?: BashSandboxInfo;
+  /**
+   * Once settled: the processes it left behind that were stopped, those that
+   * would not die, and whether the census to find them failed.
+   */
+  readonly strays?: StrayReport;
   /** Reads output since the previous read (consuming; valid after exit too). */
   readOutput(): BashProcessRead;
   /** Writes to stdin; needs `keepStdinOpen: true` and a running process. */

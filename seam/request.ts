@@ -1,4 +1,5 @@
 import type { ManagedEnv } from "./env.ts";
+import type { ResourceLimits } from "./limits.ts";
 import type { SandboxPolicy } from "./sandbox.ts";
 
 /**
@@ -36,6 +37,11 @@ export interface BashExecRequest {
   managedEnv?: ManagedEnv;
   /** Per-call sandbox policy; a sandboxing executor stamps its default when absent. */
   sandboxPolicy?: SandboxPolicy;
+  /**
+   * Resource limits of this call, over the executor's (`null` lifts one);
+   * see {@linkcode ResourceLimits}.
+   */
+  limits?: ResourceLimits;
 }
 
 /**

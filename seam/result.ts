@@ -1,3 +1,4 @@
+import type { AppliedResourceLimits, ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
@@ -27,23 +28,36 @@ export interface CollectedOutput {
   totalBytes: number;
   /** Bytes missing from `text`. */
   omittedBytes: number;
-  /** A 0600 file holding the raw stream from byte 0, when it overflowed. */
+  /** A 0600 file holding the raw stream from byte 0, when it overflowed (never a path that is gone). */
   spillPath?: string;
-  /** False when the spill file stopped at its cap (or there is no spill file). */
+  /** False when the spill file stopped at its cap or at a fault (or there is no spill file). */
   spillComplete: boolean;
+  /**
+   * Why the spill file stopped early or is missing, in short
+   * (`ENOSPC: no space left on device`, `EROFS: read-only file system`, or
+   * that the file was removed); what was written before a write fault stays
+   * in `spillPath` as a partial spill. Absent when nothing went wrong.
+   */
+  spillError?: string;
   /** Bytes that were not valid UTF-8 and were replaced in `text`. */
   invalidUtf8Bytes: number;
 }
 
 /**
- * Processes that a command left behind and the executor stopped.
+ * Processes that a command left behind and the executor stopped. When no
+ * census of the command's processes could be taken, `censusFailed` says why:
+ * its process group was killed anyway, but `killed` and `survivors` then
+ * count only what was seen, not what was left.
  *
  * @example
  * ```ts
  * import type { StrayReport } from "@shellseam/bash/seam";
  *
- * const strays: StrayReport = { killed: 1, survivors: [] };
- * console.log(strays.killed);
+ * function leftovers(strays: StrayReport): string {
+ *   if (strays.censusFailed !== undefined) return `unknown: ${strays.censusFailed}`;
+ *   return `${strays.killed} killed, ${strays.survivors.length} would not die`;
+ * }
+ * console.log(leftovers({ killed: 1, survivors: [] }));
  * ```
  */
 export interface StrayReport {
@@ -55,6 +69,8 @@ export interface StrayReport {
   killed: number;
   /** Pids that would not die. */
   survivors: number[];
+  /** Why no census could be taken (it is absent when one was). */
+  censusFailed?: string;
 }
 
 /**
@@ -83,6 +99,11 @@ export interface BashRunResult {
   idledOut: boolean;
   /** The caller's signal aborted it. */
   aborted: boolean;
+  /**
+   * True when the executor's disposal killed it before it finished; absent
+   * otherwise. (It is no timeout, idle stop or abort.)
+   */
+  disposed?: boolean;
   /** The wall-clock limit that applied. */
   timeoutMs: number;
   /** How long it ran, in milliseconds. */
@@ -97,6 +118,10 @@ export interface BashRunResult {
   scrubbedEnv: string[];
   /** Sandbox facts, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** The resource limits that applied and what they could not enforce; absent when none did. */
+  limits?: AppliedResourceLimits;
+  /** The resource limit a failed command ran into, and how that is known. */
+  limitHit?: ResourceLimitHit;
   /**
    * From a remote executor: true when the connection to the remote host was
    * lost while the command ran. The remote side kills the command when its

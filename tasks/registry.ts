@@ -33,7 +33,8 @@ import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task
  */
 export interface TaskRegistryOptions {
   /**
-   * Called when an `onTaskDone` listener throws. The error never affects the
+   * Called when an `onTaskDone` listener throws or its returned promise
+   * rejects. The error never affects the
    * settlement or the other listeners. Defaults to logging with `console.error`.
    */
   onListenerError?: (error: unknown, snapshot: TaskSnapshot) => void;
@@ -84,7 +85,9 @@ const DISPOSE_REASON = "disposed with its owner";
 export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   readonly #tasks = new Map<string, TaskEntry<Output>>();
   readonly #counters = new Map<string, number>();
-  readonly #listeners = new Set<{ listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void }>();
+  readonly #listeners = new Set<
+    { listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void }
+  >();
   /** Settled tasks whose notice is still due, in settlement order. */
   readonly #unnoticed = new Set<TaskEntry<Output>>();
   readonly #onListenerError: (error: unknown, snapshot: TaskSnapshot) => void;
@@ -398,8 +401,9 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * Calls `listener` with the final snapshot and the owner of every task that
    * settles, whether or not a notice is due (pending waits are resolved
    * first, so a listener that calls `takeNotices` sees only notices still
-   * due). A listener that throws is reported to `onListenerError` and changes
-   * nothing else. Returns a disposer that removes this registration.
+   * due). A listener that throws, or returns a promise that rejects, is
+   * reported to `onListenerError` and changes nothing else (later listeners
+   * still run). Returns a disposer that removes this registration.
    *
    * @example
    * ```ts
@@ -421,7 +425,9 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * assert.deepEqual(seen, ["bash-1"]);
    * ```
    */
-  onTaskDone(listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void): () => void {
+  onTaskDone(
+    listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void,
+  ): () => void {
     if (typeof listener !== "function") {
       throw new BashConfigError(
         `"listener" must be a function; got ${describeValue(listener)}; pass a callback`,
@@ -541,15 +547,20 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     if (!entry.acknowledged && this.#tasks.get(entry.id) === entry) this.#unnoticed.add(entry);
     entry.wake("settled");
     const snapshot = entry.snapshot();
+    const report = (error: unknown): void => {
+      try {
+        this.#onListenerError(error, snapshot);
+      } catch {
+        // A failing error reporter must not break settlement either.
+      }
+    };
     for (const { listener } of [...this.#listeners]) {
       try {
-        listener(snapshot, entry.owner);
+        // An async listener's rejection is contained like a throw, not left unhandled.
+        const returned: unknown = listener(snapshot, entry.owner);
+        if (isThenable(returned)) Promise.resolve(returned).catch(report);
       } catch (error) {
-        try {
-          this.#onListenerError(error, snapshot);
-        } catch {
-          // A failing error reporter must not break settlement either.
-        }
+        report(error);
       }
     }
   }
@@ -605,4 +616,10 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     this.#unnoticed.delete(entry);
     entry.wake("dropped");
   }
+}
+
+/** True for a promise or any object with a `then` method. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
 }

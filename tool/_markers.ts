@@ -1,6 +1,31 @@
-import type { BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import type { BashSandboxInfo, ResourceLimitHit, SandboxMode, StrayReport } from "../seam/mod.ts";
 import { widerSandboxModes } from "./escalation.ts";
 import { stripTerminalControls } from "./terminal.ts";
+
+/** The line for a command that the executor's disposal stopped before it finished. */
+export const DISPOSED_MARKER =
+  "[stopped: the executor was shut down (disposed) before the command finished]";
+
+const LIMIT_NAMES: Record<ResourceLimitHit["limit"], string> = {
+  cpu: "CPU time",
+  fileSize: "file size",
+  memory: "memory",
+  processes: "process count",
+};
+
+/**
+ * The line for a resource limit a command ran into, saying whether that is
+ * a fact (the shell got the limit's signal) or a judgement (from stderr or
+ * the exit status).
+ */
+export function limitLine(hit: ResourceLimitHit): string {
+  const how = hit.certain
+    ? "the shell received the limit's signal"
+    : hit.evidence === "stderr"
+    ? "judged from its stderr"
+    : "judged from its exit status";
+  return `[resource limit: the command ran into its ${LIMIT_NAMES[hit.limit]} limit (${how})]`;
+}
 
 /**
  * The output part of a rendering: stdout, then a `[stderr]` section, each
@@ -67,4 +92,28 @@ export function sandboxLines(
 export function oneLine(label: string): string {
   const flat = label.replace(/\s+/g, " ").trim();
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+}
+
+/**
+ * The stray lines that call for attention: processes left by the command
+ * that would not stop, and a census that could not be taken (the process
+ * group was killed, but what left it may still run).
+ */
+export function strayTroubleLines(strays: StrayReport): string[] {
+  const lines: string[] = [];
+  if (strays.survivors.length > 0) {
+    lines.push(
+      `[${strays.survivors.length} process(es) left running by the command could not be stopped: pid ${
+        strays.survivors.join(", ")
+      }]`,
+    );
+  }
+  if (strays.censusFailed !== undefined) {
+    lines.push(
+      `[could not check for processes left running by the command (${
+        oneLine(strays.censusFailed)
+      }); its process group was killed, but processes that left it may still run]`,
+    );
+  }
+  return lines;
 }

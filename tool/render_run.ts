@@ -1,5 +1,11 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
-import { outputLines, sandboxLines } from "./_markers.ts";
+import {
+  DISPOSED_MARKER,
+  limitLine,
+  outputLines,
+  sandboxLines,
+  strayTroubleLines,
+} from "./_markers.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -31,9 +37,10 @@ export interface RenderRunOptions {
 /**
  * The marker lines for a truncated stream:
  * `[output truncated: N bytes omitted; full output: <path>]`, with
- * `(unavailable)` for the path when no file holds the whole stream. When the
- * spill file stopped at its size limit, a second line names it as holding
- * only the beginning.
+ * `(unavailable)` for the path when no file holds the whole stream, with the
+ * reason when a fault stopped it (`(unavailable: ENOSPC: no space left on
+ * device)`). When the spill file stopped early, a second line names it as
+ * holding only the beginning.
  *
  * @example
  * ```ts
@@ -51,13 +58,29 @@ export interface RenderRunOptions {
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
  *   "[only the beginning of the output was saved: /tmp/s/out]",
  * ]);
+ * assert.deepEqual(
+ *   truncationMarkers({
+ *     ...base,
+ *     spillPath: "/tmp/s/out",
+ *     spillComplete: false,
+ *     spillError: "ENOSPC: no space left on device",
+ *   }),
+ *   [
+ *     "[output truncated: 50 bytes omitted; full output: (unavailable: ENOSPC: no space left on device)]",
+ *     "[only the beginning of the output was saved: /tmp/s/out]",
+ *   ],
+ * );
  * assert.deepEqual(truncationMarkers({ ...base, truncated: false, spillComplete: false }), []);
  * ```
  */
 export function truncationMarkers(output: CollectedOutput): string[] {
   if (!output.truncated) return [];
-  const { omittedBytes, spillPath, spillComplete } = output;
-  const full = spillPath !== undefined && spillComplete ? spillPath : "(unavailable)";
+  const { omittedBytes, spillPath, spillComplete, spillError } = output;
+  const full = spillPath !== undefined && spillComplete
+    ? spillPath
+    : spillError === undefined
+    ? "(unavailable)"
+    : `(unavailable: ${spillError})`;
   const lines = [`[output truncated: ${omittedBytes} bytes omitted; full output: ${full}]`];
   if (spillPath !== undefined && !spillComplete) {
     lines.push(`[only the beginning of the output was saved: ${spillPath}]`);
@@ -69,8 +92,12 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * Renders a foreground run for the model: stdout, a `[stderr]` section, or
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
  * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
- * hint, timeout (or idle timeout, or abort), `[killed by signal: SIGX]` or
- * `[exit code: N]`, stray processes stopped. Terminal controls are removed.
+ * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
+ * down (disposed) ...]` when its disposal ended the run, `[resource limit: ...]`
+ * when it ran into a resource limit, `[killed by signal: SIGX]` or
+ * `[exit code: N]`, stray processes stopped, those that would not stop, and
+ * a census that failed (so that nothing reads as "nothing left"). Terminal
+ * controls are removed.
  * `isError` is false only for a clean exit 0.
  *
  * @example
@@ -107,21 +134,19 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   if (result.aborted) {
     lines.push("[aborted: the tool call was cancelled before the command finished]");
   }
+  if (result.disposed) lines.push(DISPOSED_MARKER);
+  if (result.limitHit) lines.push(limitLine(result.limitHit));
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
-  const { killed, survivors } = result.strays;
-  if (killed > 0) {
+  if (result.strays.killed > 0) {
     const advice = options.runInBackground === false ? "" : "; use run_in_background for servers";
-    lines.push(`[stopped ${killed} background process(es) left running by the command${advice}]`);
-  }
-  if (survivors.length > 0) {
     lines.push(
-      `[${survivors.length} process(es) left running by the command could not be stopped: pid ${
-        survivors.join(", ")
-      }]`,
+      `[stopped ${result.strays.killed} background process(es) left running by the command${advice}]`,
     );
   }
+  lines.push(...strayTroubleLines(result.strays));
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
-    !result.aborted && !result.sandbox?.denied && !result.sandbox?.runnerFailed;
+    !result.aborted && !result.disposed && !result.limitHit && !result.sandbox?.denied &&
+    !result.sandbox?.runnerFailed;
   return { text: lines.join("\n"), isError: !clean };
 }

@@ -1,10 +1,23 @@
-import type { BashProcessRead, BashSandboxInfo, SandboxMode } from "../seam/mod.ts";
+import type {
+  BashProcessRead,
+  BashSandboxInfo,
+  ResourceLimitHit,
+  SandboxMode,
+  StrayReport,
+} from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
-import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
+import {
+  DISPOSED_MARKER,
+  limitLine,
+  oneLine,
+  outputLines,
+  sandboxLines,
+  strayTroubleLines,
+} from "./_markers.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
- * plus the process's sandbox facts once it has settled.
+ * plus the process's sandbox facts and stray report once it has settled.
  *
  * @example
  * ```ts
@@ -20,6 +33,12 @@ import { oneLine, outputLines, sandboxLines } from "./_markers.ts";
 export interface BashTaskOutput extends BashProcessRead {
   /** Sandbox facts of the settled process, from a sandboxing executor. */
   sandbox?: BashSandboxInfo;
+  /** True when the executor's disposal killed the process. */
+  disposed?: boolean;
+  /** The resource limit the settled process ran into. */
+  limitHit?: ResourceLimitHit;
+  /** What the settled process left behind (see `BashRunResult.strays`). */
+  strays?: StrayReport;
 }
 
 /**
@@ -77,8 +96,13 @@ export interface RenderTaskOutputOptions {
 /**
  * Renders a `task_output` read: the new stdout and `[stderr]` section, or
  * `(no new output)`; an `[output lost: ...]` marker naming each stream's
- * spill file when bytes were dropped from memory since the last read; the sandbox markers of a settled
- * sandboxed task; a line when a wait ran out with the task unfinished; and
+ * spill file when bytes were dropped from memory since the last read; a
+ * `[the full stdout could not be saved: <reason>]` line per stream whose
+ * spill file a fault stopped; a `[stopped: the executor was shut down
+ * (disposed) ...]` line when its disposal killed the task; a `[resource limit: ...]`
+ * line when it ran into one; the sandbox markers of a settled
+ * sandboxed task; a line for processes it left that would not die, or whose
+ * census failed; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
  * string, or any JSON value) is shown as is.
  *
@@ -118,7 +142,11 @@ export function renderTaskOutput(
       stderrMarkers: [],
     }, empty));
     if (output.lossy) lines.push(lossyMarker(output));
+    lines.push(...spillErrorMarkers(output));
+    if (output.disposed) lines.push(DISPOSED_MARKER);
+    if (output.limitHit) lines.push(limitLine(output.limitHit));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
+    if (output.strays !== undefined) lines.push(...strayTroubleLines(output.strays));
   } else {
     const text = output === undefined || typeof output === "string"
       ? output ?? ""
@@ -144,6 +172,20 @@ function lossyMarker(output: BashTaskOutput): string {
   return `[output lost: ${output.droppedBytes} bytes since the last read were dropped from memory and are missing above; full output: ${
     files.length ? files.join(", ") : "(unavailable)"
   }]`;
+}
+
+/** A line per stream whose spill file a fault stopped or removed, with the reason. */
+function spillErrorMarkers(output: BashTaskOutput): string[] {
+  const lines: string[] = [];
+  for (
+    const [stream, error] of [["stdout", output.stdoutSpillError], [
+      "stderr",
+      output.stderrSpillError,
+    ]]
+  ) {
+    if (error !== undefined) lines.push(`[the full ${stream} could not be saved: ${error}]`);
+  }
+  return lines;
 }
 
 function isBashTaskOutput(output: unknown): output is BashTaskOutput {

@@ -5,8 +5,11 @@ import type { BashTaskOutput } from "./render_task.ts";
 /**
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
  * needs: `cancel` kills the process group, `done` settles as `completed`
- * (exit code), `killed` (signal) or `failed` (the sandbox itself failed), and
- * `readOutput` is the process's consuming read plus its sandbox facts.
+ * (exit code), `killed` (signal) or `failed` (the sandbox itself failed, or
+ * the executor could not read the output: the process's `error`), and
+ * `readOutput` is the process's consuming read plus its sandbox facts (and
+ * `disposed` once the executor's disposal killed it, and its stray report
+ * once settled).
  *
  * @example
  * ```ts
@@ -34,13 +37,17 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
     readOutput: () => {
       const read: BashTaskOutput = process.readOutput();
       if (process.sandbox) read.sandbox = process.sandbox;
+      if (process.disposed) read.disposed = true;
+      if (process.limitHit) read.limitHit = process.limitHit;
+      if (process.strays) read.strays = process.strays;
       return read;
     },
   };
 }
 
 function settlementOf(process: BashProcess): TaskSettlement {
-  const { exitCode, signal, sandbox } = process;
+  const { exitCode, signal, sandbox, error } = process;
+  if (error !== undefined) return { status: "failed", exitCode, signal, error };
   if (sandbox?.runnerFailed) {
     return {
       status: "failed",

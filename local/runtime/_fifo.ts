@@ -6,7 +6,8 @@
  * private 0700 directory (removed at exit, or by the next process when this
  * one was killed), and each is unlinked as soon as both ends are open.
  * Where `mkfifo` cannot run, `takePipes()` resolves to null and the caller
- * falls back to Node's sockets.
+ * falls back to Node's sockets; a transient fault (too many open files)
+ * rejects that call only and changes nothing for later ones.
  *
  * stdin stays a socket: a named pipe whose writer has closed makes a later
  * `open("/dev/stdin")` block forever (an anonymous pipe reads EOF), which is
@@ -47,6 +48,22 @@ let serial = 0;
 let refilling: Promise<void> | undefined;
 let unavailable = false;
 
+/**
+ * Errors that say this process is short of something for now (descriptors,
+ * memory, processes): they fail the call at hand and change nothing after it.
+ */
+const TRANSIENT = new Set(["EMFILE", "ENFILE", "EAGAIN", "ENOMEM"]);
+
+function isTransient(error: unknown): boolean {
+  return TRANSIENT.has(String((error as { code?: unknown } | null)?.code));
+}
+
+/**
+ * Makes a batch of named pipes. Where they cannot be made at all (no
+ * `mkfifo`, a temporary folder that refuses them) the runtime falls back to
+ * sockets for good; a transient fault (EMFILE, ...) rejects and is tried
+ * again by the next call.
+ */
 function makeBatch(): Promise<void> {
   refilling ??= (async () => {
     try {
@@ -58,18 +75,19 @@ function makeBatch(): Promise<void> {
         process.once("exit", () => rmSync(made, { recursive: true, force: true }));
       }
       const paths = Array.from({ length: BATCH }, () => join(dir as string, String(serial++)));
-      const ok = await new Promise<boolean>((resolve) => {
+      const ok = await new Promise<boolean>((resolve, reject) => {
         // A helper of the runtime, not of any command: it inherits nothing but PATH.
         const child = spawn("mkfifo", ["-m", "600", "--", ...paths], {
           stdio: "ignore",
           env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
         });
-        child.once("error", () => resolve(false));
+        child.once("error", (error) => isTransient(error) ? reject(error) : resolve(false));
         child.once("exit", (code) => resolve(code === 0));
       });
       if (ok) free.push(...paths);
       else unavailable = true;
-    } catch {
+    } catch (error) {
+      if (isTransient(error)) throw error;
       unavailable = true;
     } finally {
       refilling = undefined;
@@ -120,7 +138,8 @@ export async function takePipes(count: number): Promise<PipeFds[] | null> {
   while (!unavailable && free.length < count) await makeBatch();
   if (unavailable) return null;
   const paths = free.splice(0, count);
-  if (free.length < LOW_WATER) void makeBatch();
+  // A failed refill in the background is retried by a later call.
+  if (free.length < LOW_WATER) makeBatch().catch(() => {});
   const opened: number[] = [];
   try {
     return paths.map((path) => {

@@ -99,6 +99,13 @@ export interface SpawnedChild {
   stdin: WritableStream<Uint8Array> | null;
   /** Resolves when the child has exited (its pipes may still be open). */
   exited: Promise<ExitStatus>;
+  /**
+   * Lets this process exit while the child runs: neither the child nor its
+   * pipes keep the event loop alive any more (a read in progress still does).
+   */
+  unref(): void;
+  /** Undoes {@linkcode SpawnedChild.unref}, to await the child's exit. */
+  ref(): void;
 }
 
 /**
@@ -111,6 +118,7 @@ export interface SpawnedChild {
  *
  * const current: Runtime = runtime;
  * assert.equal(current.kill(2 ** 22 + 4321, 0), false);
+ * assert.equal(current.deniedPermission(new Error("EPERM")), false);
  * ```
  */
 export interface Runtime {
@@ -124,4 +132,10 @@ export interface Runtime {
    * there is no such process (ESRCH); throws for anything else.
    */
   kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean;
+  /**
+   * Whether `error` is the runtime refusing a permission (Deno's
+   * `NotCapable`, Node's `ERR_ACCESS_DENIED` under its permission model),
+   * as opposed to the operating system refusing the operation.
+   */
+  deniedPermission(error: unknown): boolean;
 }

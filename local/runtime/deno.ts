@@ -35,6 +35,8 @@ function spawn(request: SpawnRequest): Promise<SpawnedChild> {
       stderr: child.stderr,
       stdin: request.stdin === "piped" ? child.stdin : null,
       exited,
+      unref: () => child.unref(),
+      ref: () => child.ref(),
     });
   } catch (error) {
     return Promise.reject(error);
@@ -52,6 +54,10 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
   }
 }
 
+function deniedPermission(error: unknown): boolean {
+  return error instanceof Deno.errors.NotCapable;
+}
+
 /**
  * The runtime operations implemented with Deno APIs.
  *
@@ -63,4 +69,4 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = { name: "deno", spawn, kill };
+export const denoRuntime: Runtime = { name: "deno", spawn, kill, deniedPermission };

@@ -133,6 +133,14 @@ async function spawn(request: SpawnRequest): Promise<SpawnedChild> {
     stderr: readable(stderr),
     stdin: stdin ? writable(stdin) : null,
     exited,
+    unref: () => {
+      child.unref();
+      for (const stream of [stdin, stdout, stderr]) (stream as Socket | null)?.unref();
+    },
+    ref: () => {
+      child.ref();
+      for (const stream of [stdin, stdout, stderr]) (stream as Socket | null)?.ref();
+    },
   };
 }
 
@@ -146,6 +154,10 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
   }
 }
 
+function deniedPermission(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === "ERR_ACCESS_DENIED";
+}
+
 /**
  * The runtime operations implemented with `node:child_process`.
  *
@@ -157,4 +169,4 @@ function kill(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = { name: "node", spawn, kill };
+export const nodeRuntime: Runtime = { name: "node", spawn, kill, deniedPermission };

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
+import { throwIfDenied } from "../../local/_permissions.ts";
 import {
   type ConfinedPolicy,
   firstLine,
@@ -50,8 +51,12 @@ const DEVICE_FILES = [
 export const METADATA_GAP =
   "modes, timestamps and extended attributes of your files outside the writable roots not confined";
 
-/** Without a pid namespace, a process that leaves the session escapes the kill census. */
-export const SETSID_GAP = "processes that call setsid outlive kills and disposal";
+/**
+ * Without a pid namespace, a process that leaves the session escapes the kill
+ * census; a kill still finds it by the marker in its environment, unless it dropped that.
+ */
+export const SETSID_GAP =
+  "processes that call setsid and drop SHELLSEAM_WATCHDOG from their environment outlive kills and disposal";
 
 /** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
 const DENIED = /permission denied/i;
@@ -93,7 +98,8 @@ function writablePaths(
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
-  } catch {
+  } catch (error) {
+    throwIfDenied(error, `check "${path}"`);
     return false;
   }
 }

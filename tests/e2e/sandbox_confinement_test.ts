@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 import process from "node:process";
 import type { BashProcess } from "../../seam/mod.ts";
@@ -20,7 +20,7 @@ import {
   skipWithoutPython,
   tempWorkspace,
 } from "../sandbox/_fixtures.ts";
-import { assertNoneLeft, marker, waitForProcess } from "../local/_helpers.ts";
+import { assertNoneLeft, largeHeredoc, marker, waitForProcess } from "../local/_helpers.ts";
 import { SETSID_GAP } from "../../sandbox/backends/_landlock.ts";
 
 const statuses = await probeHere();
@@ -75,6 +75,77 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(result.exitCode, 3);
       assert.equal(result.sandbox?.denied, false);
       assert.equal(result.sandbox?.runnerFailed, false);
+    });
+
+    it("runs a command longer than the kernel's argument limit (a large heredoc)", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const { command, body } = largeHeredoc("out.txt");
+      const result = await executor.run(executor.resolve({ command }));
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.sandbox?.backend, backend);
+      assert.match(result.stdout.text, /^\S+ 0 4003\n\d+\n$/);
+      assert.equal(readFileSync(join(workspace.root, "out.txt"), "utf8"), `${body}\n`);
+    });
+
+    it("limits a confined command by default, names the gaps, and a command cannot raise them", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { limits: { cpuSeconds: 30 } });
+      const result = await executor.run(executor.resolve({
+        command: "ulimit -u; ulimit -d; ulimit -f; ulimit -t; ulimit -f unlimited || echo refused",
+      }));
+      assert.equal(
+        result.stdout.text,
+        `4096\n${8 * 1024 * 1024}\n${16 * 1024 * 1024}\n30\nrefused\n`,
+        result.stderr.text,
+      );
+      assert.deepEqual(result.limits?.limits, {
+        processes: 4096,
+        memoryBytes: 8 * 1024 ** 3,
+        cpuSeconds: 30,
+        fileSizeBytes: 16 * 1024 ** 3,
+      });
+      const gaps = result.sandbox?.enforcement?.gaps ?? [];
+      for (const gap of result.limits?.gaps ?? []) assert.ok(gaps.includes(gap), gap);
+      assert.ok(gaps.some((gap) => gap.startsWith("limits apply to each process on its own")));
+      const full = await executor.run(executor.resolve({
+        command: "ulimit -u",
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      }));
+      assert.deepEqual(full.limits?.limits, { cpuSeconds: 30 });
+    });
+
+    it("a write past the file size limit is cut and reported inside the sandbox", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const result = await executor.run(executor.resolve({
+        command: "head -c 100000 /dev/zero > out",
+        limits: { fileSizeBytes: 10_000 },
+      }));
+      assert.notEqual(result.exitCode, 0);
+      assert.equal(readFileSync(join(workspace.root, "out")).length, 10 * 1024);
+      assert.equal(result.limitHit?.limit, "fileSize", result.stderr.text);
+      assert.equal(result.limitHit?.certain, false);
+    });
+
+    it("confined runs still work, TMPDIR included, after a command removed the private folder", async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { maxOutputBytes: 1000 });
+      const spilled = await executor.run(executor.resolve({ command: "seq 1 5000" }));
+      const privateDir = dirname(spilled.stdout.spillPath ?? "");
+      assert.match(privateDir, /\/shellseam-/);
+      const removal = await executor.run(executor.resolve({
+        command: `rm -rf '${privateDir}'`,
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      }));
+      assert.equal(removal.exitCode, 0, removal.stderr.text);
+      const later = await executor.run(
+        executor.resolve({ command: 'echo x > "$TMPDIR/f" && cat "$TMPDIR/f"; seq 1 5000' }),
+      );
+      assert.equal(later.exitCode, 0, later.stderr.text);
+      assert.equal(later.sandbox?.runnerFailed, false);
+      assert.ok(later.stdout.text.startsWith("x\n1\n"));
+      assert.equal(later.stdout.spillComplete, true);
     });
 
     it("workspace-write lands a file inside the workspace, not beside it nor in $HOME", async () => {
@@ -181,6 +252,8 @@ for (const backend of SANDBOX_BACKENDS) {
           assert.deepEqual(enforcement?.gaps, [
             "Unix sockets not confined",
             ...(landlock ? [SETSID_GAP] : []),
+            // The default resource limits' gaps come last.
+            ...(result.limits?.gaps ?? []),
           ]);
         }
         assert.equal(accepted(), 0, "the listener saw a connection");

@@ -107,3 +107,13 @@ export async function spawnSleep(token: string): Promise<SpawnedChild> {
   await waitForSleep(token);
   return child;
 }
+
+/** A heredoc of about 440 KB (over the kernel's 128 KiB per argument), multi-byte characters included. */
+export function largeHeredoc(file: string): { command: string; body: string } {
+  const body = Array.from(
+    { length: 4000 },
+    (_, i) => `line ${i} ${"é€😀".repeat(10)} $HOME \`x\` '\\'`,
+  ).join("\n");
+  const command = `cat > ${file} <<'EOF'\n${body}\nEOF\necho "$0 $# $LINENO"; wc -c < ${file}`;
+  return { command, body };
+}

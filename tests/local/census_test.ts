@@ -6,6 +6,7 @@ import {
   forkCount,
   inPidInterval,
   liveSession,
+  processesWithEnv,
   recentSessionMembers,
   sessionMembers,
 } from "../../local/_census.ts";
@@ -88,6 +89,32 @@ describe("sessionMembers", () => {
     runtime.kill(child.pid, "SIGKILL");
     await child.exited;
     assert.deepEqual(sessionMembers(child.pid), []);
+    await assertNoneLeft(token);
+  });
+});
+
+describe("processesWithEnv", () => {
+  it("finds a process by one exact entry of its environment, not by a prefix of it", async () => {
+    const token = marker();
+    const child = await runtime.spawn({
+      program: "/bin/sh",
+      args: ["-c", `exec sleep ${token}`],
+      cwd: "/",
+      env: { A: "1", SHELLSEAM_WATCHDOG: `t-${token}.12`, Z: "2" },
+      stdin: "null",
+      session: "detached",
+    });
+    await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+    try {
+      assert.deepEqual(processesWithEnv(`SHELLSEAM_WATCHDOG=t-${token}.12`), [child.pid]);
+      assert.deepEqual(processesWithEnv(`SHELLSEAM_WATCHDOG=t-${token}.1`), []);
+      // Whichever entry comes first or last in the block is found too.
+      assert.ok(processesWithEnv("A=1").includes(child.pid));
+      assert.ok(processesWithEnv("Z=2").includes(child.pid));
+    } finally {
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+    }
     await assertNoneLeft(token);
   });
 });

@@ -28,8 +28,11 @@ import {
   type BashExecRequest,
   type BashExecSpec,
   BashSpawnError,
+  type SandboxMode,
 } from "../../seam/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
+import { WATCHDOG_NAME } from "../../local/_watchdog.ts";
+import { renderRunResult } from "../../tool/mod.ts";
 import {
   abortAfterMicrotasks,
   assertNoneLeft,
@@ -90,6 +93,8 @@ async function recordingStdoutChunks<T>(
   const chunks: number[][] = [];
   runtime.spawn = async (request: SpawnRequest) => {
     const child = await spawn(request);
+    // The executor's watchdog answers on its stdout too.
+    if (request.args.includes(WATCHDOG_NAME)) return child;
     const stdout = child.stdout.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
@@ -316,16 +321,24 @@ for (const sessionStrategy of STRATEGIES) {
       }
       try {
         await using _ = executor;
-        for (const keepStdinOpen of [false, true]) {
-          const spec = executor.resolve({
-            command: "echo body",
-            env: { HOME: home },
-            keepStdinOpen,
-          });
-          const started = await executor.start(spec);
-          if (keepStdinOpen) await started.closeStdin();
-          await started.done;
-          assert.equal(started.readOutput().stdout, "body\n", `keepStdinOpen: ${keepStdinOpen}`);
+        // With limits, a limiter bash runs first: it reads no rc file either.
+        for (const limits of [undefined, { cpuSeconds: 100 }]) {
+          for (const keepStdinOpen of [false, true]) {
+            const spec = executor.resolve({
+              command: "echo body",
+              env: { HOME: home },
+              keepStdinOpen,
+              ...(limits === undefined ? {} : { limits }),
+            });
+            const started = await executor.start(spec);
+            if (keepStdinOpen) await started.closeStdin();
+            await started.done;
+            assert.equal(
+              started.readOutput().stdout,
+              "body\n",
+              `keepStdinOpen: ${keepStdinOpen}, limits: ${JSON.stringify(limits)}`,
+            );
+          }
         }
         const result = await executor.run(executor.resolve({ command: "echo body" }));
         assert.equal(result.stdout.text, "body\n");
@@ -844,6 +857,55 @@ describe("LocalBashExecutor.resolve", () => {
   });
 });
 
+describe("LocalBashExecutor request checks", () => {
+  it("rejects an unknown request key and a keepStdinOpen that is not a boolean", async () => {
+    await using executor = new LocalBashExecutor();
+    const request = { command: "true", timeout: 5 } as BashExecRequest;
+    assert.throws(
+      () => executor.resolve(request),
+      (error: unknown) =>
+        error instanceof BashConfigError &&
+        error.message.startsWith('The request has no key "timeout"; did you mean "timeoutMs"?'),
+    );
+    const spec = { ...executor.resolve({ command: "true" }), timeout: 5 } as BashExecSpec;
+    await assert.rejects(executor.run(spec), /The request has no key "timeout"/);
+    assert.throws(
+      () => executor.resolve({ command: "cat", keepStdinOpen: "yes" as unknown as boolean }),
+      (error: unknown) =>
+        error instanceof BashConfigError &&
+        error.message === '"keepStdinOpen" must be true or false; got string; pass a boolean',
+    );
+  });
+
+  it("refuses a confined sandboxPolicy, which it cannot enforce, and runs none or full access", async () => {
+    await using executor = new LocalBashExecutor();
+    const policy = (mode: SandboxMode) => ({
+      mode,
+      workspaceRoot: "/tmp",
+      network: "deny" as const,
+    });
+    for (const mode of ["read-only", "workspace-write"] as const) {
+      assert.throws(
+        () => executor.resolve({ command: "touch /tmp/x", sandboxPolicy: policy(mode) }),
+        (error: unknown) =>
+          error instanceof BashConfigError &&
+          error.message.startsWith(
+            `This executor does not sandbox, so a "sandboxPolicy" with mode "${mode}" would run unconfined`,
+          ),
+      );
+      const spec = { ...executor.resolve({ command: "true" }), sandboxPolicy: policy(mode) };
+      await assert.rejects(executor.run(spec), BashConfigError);
+      await assert.rejects(executor.start(spec), BashConfigError);
+    }
+    const full = executor.resolve({
+      command: "echo ok",
+      sandboxPolicy: policy("danger-full-access"),
+    });
+    assert.equal((await executor.run(full)).stdout.text, "ok\n");
+    assert.equal((await executor.run(executor.resolve({ command: "echo ok" }))).exitCode, 0);
+  });
+});
+
 describe("LocalBashExecutor timers", () => {
   it("accepts the longest timer and caps a longer per-call timeout to it without firing early", async () => {
     await using executor = new LocalBashExecutor({ maxTimeoutMs: 2 ** 31 - 1 });
@@ -997,6 +1059,11 @@ describe("LocalBashExecutor config", () => {
     ["sessionStrategy", "fork"],
     ["cwd", ""],
     ["cwd", 42],
+    ["cwd", "/nonexistent-shellseam-dir"],
+    ["cwd", "/etc/hostname"],
+    ["cwd", "/tmp\0evil"],
+    ["maxOutputBytes", 2 ** 40],
+    ["maxOutputBytes", 256 * 1024 * 1024 + 1],
   ];
   for (const [field, value] of bad) {
     it(`rejects ${field} = ${String(value)} naming the field`, () => {
@@ -1017,6 +1084,42 @@ describe("LocalBashExecutor config", () => {
       () => new LocalBashExecutor({ sessionStrategy: "fork" as "auto" }),
       /got "fork"$/,
     );
+  });
+
+  it("rejects an unknown key, naming the key it most likely meant", () => {
+    assert.throws(
+      () => new LocalBashExecutor({ timeout: 5000 } as LocalBashExecutorConfig),
+      (error: unknown) =>
+        error instanceof BashConfigError &&
+        error.message.startsWith(
+          'The executor config has no key "timeout"; did you mean "timeoutMs"?',
+        ),
+    );
+    assert.throws(
+      () => new LocalBashExecutor({ colour: true } as LocalBashExecutorConfig),
+      /has no key "colour"; the known keys are "cwd", /,
+    );
+  });
+
+  it("derives headBytes from a small maxOutputBytes, and accepts the largest budget", async () => {
+    await using small = new LocalBashExecutor({ maxOutputBytes: 4000 });
+    assert.equal(small.config.headBytes, 500);
+    const result = await small.run(small.resolve({ command: "seq 1 3000" }));
+    assert.equal(result.stdout.truncated, true);
+    assert.ok(result.stdout.text.startsWith("1\n2\n"));
+    assert.ok(result.stdout.text.endsWith("2999\n3000\n"));
+    await using largest = new LocalBashExecutor({ maxOutputBytes: 256 * 1024 * 1024 });
+    assert.equal(largest.config.headBytes, 8000);
+  });
+
+  it("rejects a stdoutMaxBytes over the bound, in resolve() and in a spec", async () => {
+    await using executor = new LocalBashExecutor();
+    assert.throws(
+      () => executor.resolve({ command: "true", stdoutMaxBytes: 2 ** 40 }),
+      /^BashConfigError: "stdoutMaxBytes" must be at most 268435456 bytes \(256 MiB\)/,
+    );
+    const spec = { ...executor.resolve({ command: "true" }), stdoutMaxBytes: 2 ** 40 };
+    await assert.rejects(executor.run(spec), /"stdoutMaxBytes" must be at most 268435456 bytes/);
   });
 
   it("rejects a config that is not an object", () => {
@@ -1094,6 +1197,29 @@ describe("LocalBashExecutor disposal", () => {
     assert.equal((await plain).signal, "SIGTERM");
     assert.equal((await stubborn).signal, "SIGKILL");
     await assert.rejects(executor.run(executor.resolve({ command: "true" })), BashSpawnError);
+  });
+
+  it("says disposed on a run and a background process that disposal killed, and only then", async () => {
+    const executor = new LocalBashExecutor();
+    const token = marker();
+    const finished = await executor.run(executor.resolve({ command: "true" }));
+    assert.equal(finished.disposed, undefined);
+    const timedOut = await executor.run(executor.resolve({ command: "sleep 5", timeoutMs: 50 }));
+    assert.equal(timedOut.disposed, undefined);
+    const running = executor.run(executor.resolve({ command: `sleep ${token}` }));
+    const background = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    await waitForSleep(token, 2);
+    assert.equal(background.disposed, false);
+    await executor[Symbol.asyncDispose]();
+    const result = await running;
+    assert.equal(result.disposed, true);
+    assert.equal(result.timedOut || result.aborted || result.idledOut, false);
+    assert.equal(background.disposed, true);
+    assert.equal(background.status, "killed");
+    assert.match(
+      renderRunResult(result).text,
+      /\[stopped: the executor was shut down \(disposed\) before the command finished\]/,
+    );
   });
 
   it("spawns nothing for a run that was still being planned when disposal began", async () => {

@@ -34,7 +34,7 @@ describe("OutputCollector", () => {
         maxBytes: 100,
         headBytes: 30,
         maxSpillBytes: 0,
-        spillDir: () => null,
+        spillDir: () => "/nonexistent",
       });
       for (const chunk of chunked(data, [1, 7, 33, 64, 3])) collector.push(chunk);
       const out = collector.collect();
@@ -60,7 +60,7 @@ describe("OutputCollector", () => {
       maxBytes: 100,
       headBytes: 30,
       maxSpillBytes: 0,
-      spillDir: () => null,
+      spillDir: () => "/nonexistent",
     });
     // As Deno hands over a slow writer's output: each byte a view of its own 64 KiB buffer.
     const buffers: Uint8Array[] = [];
@@ -88,7 +88,7 @@ describe("OutputCollector", () => {
       maxBytes: 200,
       headBytes: 50,
       maxSpillBytes: 0,
-      spillDir: () => null,
+      spillDir: () => "/nonexistent",
     });
     let cursor = 0;
     let seen = "";
@@ -164,7 +164,7 @@ describe("OutputCollector", () => {
       maxBytes: 41,
       headBytes: 10,
       maxSpillBytes: 0,
-      spillDir: () => null,
+      spillDir: () => "/nonexistent",
     });
     collector.push(new TextEncoder().encode(text));
     const out = collector.collect();
@@ -181,7 +181,7 @@ describe("OutputCollector", () => {
         maxBytes: 100,
         headBytes: 10,
         maxSpillBytes: 0,
-        spillDir: () => null,
+        spillDir: () => "/nonexistent",
       });
       collector.push(encoded.slice(0, cut));
       collector.push(encoded.slice(cut));

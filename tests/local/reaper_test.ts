@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Runtime, runtime } from "../../local/mod.ts";
 import { GroupReaper } from "../../local/_reaper.ts";
+import { ProcessControl } from "../../local/_control.ts";
 import { assertNoneLeft, marker, spawnSleep } from "./_helpers.ts";
 
 describe("GroupReaper", () => {
@@ -12,6 +13,7 @@ describe("GroupReaper", () => {
     const deaf: Runtime = {
       name: runtime.name,
       spawn: runtime.spawn,
+      deniedPermission: runtime.deniedPermission,
       kill: (pid, signal) => {
         if (signal === 0) return runtime.kill(pid, 0);
         signals.push(signal);
@@ -19,7 +21,7 @@ describe("GroupReaper", () => {
       },
     };
     try {
-      const reaper = new GroupReaper(deaf, child.pid, 100);
+      const reaper = new GroupReaper(new ProcessControl(deaf, null), child.pid, 100);
       const report = await reaper.sweep(true);
       assert.deepEqual(report, { killed: 0, survivors: [child.pid] });
       assert.ok(signals.includes("SIGTERM") && signals.includes("SIGKILL"));
@@ -35,13 +37,15 @@ describe("GroupReaper", () => {
     const counting: Runtime = {
       name: runtime.name,
       spawn: runtime.spawn,
+      deniedPermission: runtime.deniedPermission,
       kill: (pid, signal) => {
         if (signal === 0) probes++;
         else assert.fail(`unexpected ${signal} to ${pid}`);
         return false;
       },
     };
-    const report = await new GroupReaper(counting, 2 ** 22 + 999, 100).sweep(false);
+    const report = await new GroupReaper(new ProcessControl(counting, null), 2 ** 22 + 999, 100)
+      .sweep(false);
     assert.deepEqual(report, { killed: 0, survivors: [] });
     assert.equal(probes, 1);
   });
@@ -51,13 +55,14 @@ describe("GroupReaper", () => {
     const recording: Runtime = {
       name: runtime.name,
       spawn: runtime.spawn,
+      deniedPermission: runtime.deniedPermission,
       kill: (pid, signal) => {
         sent.push([pid, String(signal)]);
         return true;
       },
     };
     const sid = 2 ** 22 + 777;
-    const reaper = new GroupReaper(recording, sid, 300);
+    const reaper = new GroupReaper(new ProcessControl(recording, null), sid, 300);
     reaper.terminate();
     reaper.terminate();
     // The program itself too: before it calls setsid() there is no group yet.
@@ -79,10 +84,25 @@ describe("GroupReaper", () => {
   it("kills a live process of the session and counts it", async () => {
     const token = marker();
     const child = await spawnSleep(token);
-    const reaper = new GroupReaper(runtime, child.pid, 3000);
+    const reaper = new GroupReaper(new ProcessControl(runtime, null), child.pid, 3000);
     const report = await reaper.sweep(false);
     await child.exited;
     assert.deepEqual(report, { killed: 1, survivors: [] });
+    await assertNoneLeft(token);
+  });
+
+  it("kills the process group when no census can be taken, and says the census failed", async () => {
+    const token = marker();
+    const child = await spawnSleep(token);
+    class Blind extends ProcessControl {
+      override members(): Promise<number[]> {
+        return Promise.reject(new Error("no /proc here"));
+      }
+    }
+    const reaper = new GroupReaper(new Blind(runtime, null), child.pid, 3000);
+    const report = await reaper.sweep(false);
+    assert.deepEqual(report, { killed: 0, survivors: [], censusFailed: "no /proc here" });
+    assert.equal((await child.exited).signal, "SIGTERM");
     await assertNoneLeft(token);
   });
 });

@@ -2,7 +2,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   closeSync,
-  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -25,6 +24,13 @@ function withDir(body: (dir: string) => void): void {
   }
 }
 
+/** A spill file in `dir`, which must be creatable. */
+function created(dir: string, limit: number): SpillFile {
+  const spill = SpillFile.create(dir, limit);
+  assert.ok(spill instanceof SpillFile, JSON.stringify(spill));
+  return spill;
+}
+
 /** The descriptor this process holds open on `path`. */
 function descriptorOf(path: string): number {
   for (const fd of readdirSync("/proc/self/fd")) {
@@ -40,9 +46,9 @@ function descriptorOf(path: string): number {
 describe("SpillFile", () => {
   it("creates a 0600 file with a random name and keeps every byte up to the cap", () => {
     withDir((dir) => {
-      const spill = SpillFile.create(dir, 10);
-      const other = SpillFile.create(dir, 10);
-      assert.ok(spill?.path && other?.path && spill.path !== other.path);
+      const spill = created(dir, 10);
+      const other = created(dir, 10);
+      assert.notEqual(spill.path, other.path);
       assert.equal(statSync(spill.path).mode & 0o777, 0o600);
       spill.write(new TextEncoder().encode("hello "));
       assert.equal(spill.complete, true);
@@ -54,17 +60,17 @@ describe("SpillFile", () => {
     });
   });
 
-  it("drops the path and the file after a write error", () => {
+  it("keeps what was written, and why it stopped, after a write error", () => {
     withDir((dir) => {
-      const spill = SpillFile.create(dir, 1000);
-      const path = spill?.path;
-      assert.ok(spill && path);
+      const spill = created(dir, 1000);
+      const path = spill.path;
       spill.write(new Uint8Array([1, 2, 3]));
       closeSync(descriptorOf(path));
       spill.write(new Uint8Array([4]));
-      assert.equal(spill.path, null);
+      assert.equal(spill.path, path);
       assert.equal(spill.complete, false);
-      assert.equal(existsSync(path), false);
+      assert.equal(spill.error, "EBADF: bad file descriptor");
+      assert.deepEqual([...readFileSync(path)], [1, 2, 3]);
     });
   });
 
@@ -77,7 +83,7 @@ describe("SpillFile", () => {
       const randomUUID = crypto.randomUUID;
       crypto.randomUUID = () => name;
       try {
-        assert.equal(SpillFile.create(dir, 10), null);
+        assert.deepEqual(SpillFile.create(dir, 10), { error: "EEXIST: file already exists" });
       } finally {
         crypto.randomUUID = randomUUID;
       }
@@ -85,7 +91,9 @@ describe("SpillFile", () => {
     });
   });
 
-  it("returns null when the directory is unusable", () => {
-    assert.equal(SpillFile.create("/proc/no-such-dir", 10), null);
+  it("says why when the directory is unusable", () => {
+    assert.deepEqual(SpillFile.create("/proc/no-such-dir", 10), {
+      error: "ENOENT: no such file or directory",
+    });
   });
 });

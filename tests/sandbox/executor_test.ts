@@ -91,6 +91,12 @@ describe("SandboxBashExecutor config", () => {
       [{ workspaceRoot: root, searchPath: 5 }, /"searchPath" must be a PATH-style .*; omit it/],
       [{ workspaceRoot: root, writableRoots: "/srv" }, /Writable roots must be a list .*"\/srv"/],
       [{ workspaceRoot: root, timeoutMs: -1 }, /"timeoutMs" must be a positive/],
+      [
+        { workspaceRoot: root, workspace: root },
+        /^The sandbox executor config has no key "workspace"; did you mean "workspaceRoot"\?/,
+      ],
+      [{ workspaceRoot: root, mode: "read-only" }, /has no key "mode"; .*"defaultMode"/],
+      [{ workspaceRoot: root, keepSpillFiles: "yes" }, /"keepSpillFiles" must be true or false/],
     ];
     for (const [config, message] of cases) {
       assert.throws(
@@ -492,6 +498,8 @@ describe("probeBackends", () => {
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,
       defaultMode: "danger-full-access",
+      // With no limits at all, no limit gaps either.
+      limits: { processes: null, memoryBytes: null, fileSizeBytes: null },
     });
     const [bwrap, landlock] = await executor.probeBackends();
     assert.deepEqual(bwrap, {

@@ -660,6 +660,29 @@ describe("TaskRegistry: listeners", () => {
     }, registry);
   });
 
+  it("a listener whose promise rejects is contained like one that throws", async () => {
+    const reported: [unknown, string][] = [];
+    const registry = new TaskRegistry<string>({
+      onListenerError: (error, snapshot) => reported.push([error, snapshot.id]),
+    });
+    await withRegistry(async () => {
+      const boom = new Error("async listener bug");
+      const calls: string[] = [];
+      registry.onTaskDone(() => Promise.reject(boom));
+      registry.onTaskDone(async () => {
+        await tick();
+        throw boom;
+      });
+      registry.onTaskDone((snapshot) => calls.push(snapshot.id));
+      const { id, task } = start(registry, alice);
+      task.finish({ status: "completed", exitCode: 0 });
+      assert.equal((await registry.wait(id, alice)).status, "completed");
+      assert.deepEqual(calls, [id]);
+      for (let i = 0; i < 5 && reported.length < 2; i++) await tick();
+      assert.deepEqual(reported, [[boom, id], [boom, id]]);
+    }, registry);
+  });
+
   it("rejects options that are not an object, or an onListenerError that is not a function", () => {
     for (const options of [null, "loud", { onListenerError: "log" }]) {
       assert.throws(

@@ -70,6 +70,14 @@ describe("bash tool over a real LocalBashExecutor", () => {
     });
   });
 
+  it("passes no confined policy to an executor that does not sandbox, whatever the session mode", async () => {
+    // LocalBashExecutor refuses a confined policy; the tool must never hand it one.
+    await withSession(async ({ bash }) => {
+      const result = await bash.execute({ command: "echo ran", description: "Echo" });
+      assert.deepEqual(result, { text: "ran\n[exit code: 0]", isError: false });
+    }, { tools: { sessionMode: () => "read-only" } });
+  });
+
   it("accepts the arguments as JSON text, as OpenAI sends them", async () => {
     await withSession(async ({ bash }) => {
       const result = await bash.execute('{"command":"echo json","description":"Echo"}');

@@ -183,6 +183,18 @@ describe("renderRunResult", () => {
     assert.equal(rendered.isError, false);
   });
 
+  it("says when the census of leftover processes failed, never that nothing was left", () => {
+    const rendered = renderRunResult(runResult({
+      strays: { killed: 0, survivors: [], censusFailed: "the watchdog exited" },
+    }));
+    assert.deepEqual(rendered.text.split("\n"), [
+      "(no output)",
+      "[exit code: 0]",
+      "[could not check for processes left running by the command (the watchdog exited); " +
+      "its process group was killed, but processes that left it may still run]",
+    ]);
+  });
+
   it("gives no escalation hint without escalation modes, or when none is wider", () => {
     const denied = runResult({
       exitCode: 1,

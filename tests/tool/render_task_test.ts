@@ -130,6 +130,37 @@ describe("renderTaskOutput", () => {
     assert.match(noFiles, /full output: \(unavailable\)\]\n\[status: running\]$/);
   });
 
+  it("says why a stream's spill file could not hold everything", () => {
+    const text = renderTaskOutput({
+      snapshot: snapshot(),
+      output: read({
+        stdout: "tail\n",
+        lossy: true,
+        droppedBytes: 10,
+        stdoutSpillError: "ENOSPC: no space left on device",
+        stderrSpillError: "the spill file was removed while the command ran",
+      }),
+    });
+    assert.equal(
+      text,
+      "tail\n[output lost: 10 bytes since the last read were dropped from memory and are missing above; full output: (unavailable)]\n" +
+        "[the full stdout could not be saved: ENOSPC: no space left on device]\n" +
+        "[the full stderr could not be saved: the spill file was removed while the command ran]\n" +
+        "[status: running]",
+    );
+  });
+
+  it("says when a settled task ran into a resource limit, and how that is known", () => {
+    const text = renderTaskOutput({
+      snapshot: snapshot(),
+      output: read({ limitHit: { limit: "processes", evidence: "stderr", certain: false } }),
+    });
+    assert.equal(
+      text,
+      "(no new output)\n[resource limit: the command ran into its process count limit (judged from its stderr)]\n[status: running]",
+    );
+  });
+
   it("shows the sandbox denial of a settled task, with the hint when escalation is possible", () => {
     const output = read({
       stderr: "Read-only file system\n",
@@ -167,6 +198,24 @@ describe("renderTaskOutput", () => {
       "[sandbox: file access denied under workspace-write mode]",
       '[if the command needs that access, retry it once with sandbox_permissions "danger-full-access" and a justification; a person approves or rejects the retry]',
       "[status: completed, exit code: 1]",
+    ]);
+  });
+
+  it("shows a settled task's failed census and its survivors before the status", () => {
+    const text = renderTaskOutput({
+      snapshot: snapshot({ status: "killed", signal: "SIGTERM" }),
+      output: read({
+        status: "killed",
+        signal: "SIGTERM",
+        strays: { killed: 3, survivors: [77], censusFailed: "EMFILE: too many open files" },
+      }),
+    });
+    assert.deepEqual(text.split("\n"), [
+      "(no new output)",
+      "[1 process(es) left running by the command could not be stopped: pid 77]",
+      "[could not check for processes left running by the command (EMFILE: too many open files); " +
+      "its process group was killed, but processes that left it may still run]",
+      "[status: killed, signal: SIGTERM]",
     ]);
   });
 

@@ -1,7 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bashTaskHooks } from "../../tool/mod.ts";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { bashTaskHooks, renderTaskOutput } from "../../tool/mod.ts";
 import { fakeProcess } from "./_fakes.ts";
+import { marker } from "../local/_helpers.ts";
 
 const spec = {
   command: "make",
@@ -31,6 +33,29 @@ describe("bashTaskHooks", () => {
     assert.equal(settlement.error, "the landlock sandbox itself failed to run the command");
   });
 
+  it("says disposed in the read, and the task rendering shows it, once disposal killed it", async () => {
+    const executor = new LocalBashExecutor();
+    const process = await executor.start(executor.resolve({ command: "sleep 30" }));
+    const hooks = bashTaskHooks(process);
+    assert.equal(hooks.readOutput?.().disposed, undefined);
+    await executor[Symbol.asyncDispose]();
+    const output = hooks.readOutput?.();
+    assert.equal(output?.disposed, true);
+    const snapshot = {
+      id: "bash-1",
+      kind: "bash",
+      label: "sleep 30",
+      status: "killed" as const,
+      exitCode: null,
+      signal: "SIGTERM",
+      startedAt: 0,
+    };
+    assert.match(
+      renderTaskOutput({ snapshot, output }),
+      /^\(no new output\)\n\[stopped: the executor was shut down \(disposed\) before the command finished\]\n\[status: killed/,
+    );
+  });
+
   it("cancels by killing the process group", async () => {
     const process = fakeProcess(spec);
     await bashTaskHooks(process).cancel("stop");
@@ -49,5 +74,15 @@ describe("bashTaskHooks", () => {
   it("adds no sandbox key for an unsandboxed process", () => {
     const read = bashTaskHooks(fakeProcess(spec, { stdout: "x" })).readOutput?.();
     assert.equal(read !== undefined && "sandbox" in read, false);
+  });
+
+  it("carries the stray report of a settled process of the local executor", async () => {
+    await using executor = new LocalBashExecutor();
+    const process = await executor.start(
+      executor.resolve({ command: `sleep ${marker()} >/dev/null 2>&1 & exit 0` }),
+    );
+    const hooks = bashTaskHooks(process);
+    await hooks.done;
+    assert.deepEqual(hooks.readOutput?.().strays, { killed: 1, survivors: [] });
   });
 });

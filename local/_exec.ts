@@ -1,0 +1,125 @@
+/**
+ * The exec(2) step of a launch: how a command becomes bash arguments, the
+ * kernel's size limits on arguments and environment, and what a failed spawn
+ * says.
+ *
+ * @module
+ */
+import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts";
+import { messageOf } from "../seam/_message.ts";
+import { BASH_FLAGS } from "./_env.ts";
+import type { Launch } from "./launch.ts";
+import { runtime } from "./runtime/mod.ts";
+
+/**
+ * The kernel's limit on one argument or one `NAME=value` environment string,
+ * terminating NUL included (Linux's MAX_ARG_STRLEN: 32 pages of 4 KiB).
+ */
+export const MAX_ARG_BYTES: number = 128 * 1024;
+
+/**
+ * UTF-16 code units per piece of a long command: at most 3 UTF-8 bytes each
+ * (a surrogate pair is 2 units for 4 bytes), so a piece stays well under
+ * {@linkcode MAX_ARG_BYTES}.
+ */
+const PIECE_UNITS = 32 * 1024;
+
+/**
+ * Joins the pieces (`$1`, `$2`, ...) into one variable without touching
+ * trailing newlines (`printf -v`, not `$(...)`), clears the positional
+ * parameters, and evals the command, which unsets the variable first. `$0`
+ * stays what it is under `-c`; LINENO counts from 1 as under `-c`.
+ */
+const JOIN_AND_EVAL = 'printf -v __shellseam_command %s "$@"; set --; ' +
+  'eval "unset -v __shellseam_command; $__shellseam_command"';
+
+/**
+ * The arguments that run `command` in bash: `--norc --noprofile -c <command>`,
+ * or, for a command too long for one argument (a large heredoc), the command
+ * in pieces after a short script that joins and evals them.
+ */
+export function bashArgs(program: string, command: string): string[] {
+  if (utf8Length(command) + 1 <= MAX_ARG_BYTES) return [...BASH_FLAGS, "-c", command];
+  const pieces: string[] = [];
+  for (let start = 0; start < command.length;) {
+    let end = Math.min(start + PIECE_UNITS, command.length);
+    // Never split a surrogate pair.
+    const last = command.charCodeAt(end - 1);
+    if (end < command.length && last >= 0xd800 && last <= 0xdbff) end--;
+    pieces.push(command.slice(start, end));
+    start = end;
+  }
+  return [...BASH_FLAGS, "-c", JOIN_AND_EVAL, program, ...pieces];
+}
+
+const encoder = new TextEncoder();
+
+/** Bytes of `text` in UTF-8 (counted only when it could matter: 3 bytes a code unit at most). */
+function utf8Length(text: string): number {
+  return text.length * 3 < MAX_ARG_BYTES ? text.length : encoder.encode(text).length;
+}
+
+/**
+ * Throws `BashConfigError` for an environment string the kernel refuses
+ * (`NAME=value` of {@linkcode MAX_ARG_BYTES} or more), naming the field and
+ * the variable.
+ */
+export function checkEnvSizes(field: string, env: Record<string, string> | undefined): void {
+  for (const [name, value] of Object.entries(env ?? {})) {
+    const bytes = utf8Length(`${name}=${value}`) + 1;
+    if (bytes > MAX_ARG_BYTES) {
+      throw new BashConfigError(
+        `"${field}" value of "${name}" is ${bytes} bytes, over the kernel's limit of ${MAX_ARG_BYTES} bytes for one environment variable; pass large data through "stdin" or a file instead`,
+      );
+    }
+  }
+}
+
+/** The error code of a failed spawn, on either runtime (Deno names some only in the message). */
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  const message = error instanceof Error ? error.message : "";
+  if (/argument list too long/i.test(message)) return "E2BIG";
+  if (/too many open files/i.test(message)) return "EMFILE";
+  return undefined;
+}
+
+/**
+ * The error for a spawn that failed: what the kernel refused, in words, and
+ * what to do. E2BIG (the arguments and environment together are too large)
+ * is a `BashConfigError` naming their sizes; EMFILE/ENFILE say that this
+ * process ran out of file descriptors; anything else is a `BashSpawnError`.
+ */
+export function spawnFailure(cause: unknown, launch: Launch): BashError {
+  const code = errnoOf(cause);
+  if (code === "E2BIG") {
+    const argBytes = launch.args.reduce((sum, arg) => sum + utf8Length(arg) + 1, 0);
+    const envBytes = Object.entries(launch.env).reduce(
+      (sum, [name, value]) => sum + utf8Length(`${name}=${value}`) + 1,
+      0,
+    );
+    return new BashConfigError(
+      `The command (${argBytes} bytes of arguments) and its environment (${envBytes} bytes in ${
+        Object.keys(launch.env).length
+      } variables) are too large together for the kernel to start a program (E2BIG; the limit is a quarter of the stack size limit, usually 2 MiB); shorten "command" or "env", or pass large data through "stdin" or a file`,
+      { cause },
+    );
+  }
+  if (code === "EMFILE" || code === "ENFILE") {
+    return new BashSpawnError(
+      `Could not start "${launch.program}": too many open files (${code}): ${
+        code === "EMFILE" ? "this process" : "the system"
+      } has run out of file descriptors; close descriptors this process no longer needs (finished background processes, files, sockets), or raise the limit (ulimit -n)`,
+      { cause },
+    );
+  }
+  return new BashSpawnError(
+    `Could not start "${launch.program}" in "${launch.cwd}": ${messageOf(cause)}; ${
+      runtime.deniedPermission(cause)
+        ? `grant that permission (the README's "Deno permissions" lists them)`
+        : "check that the program and the directory exist"
+    }`,
+    { cause },
+  );
+}

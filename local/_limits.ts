@@ -1,0 +1,228 @@
+/**
+ * Resource limits of a command: checked and merged once, applied as rlimits
+ * by a short bash script that runs before the command's own bash (and inside
+ * a sandbox, so the sandbox's programs are not limited), and recognised in
+ * how a command ended.
+ *
+ * @module
+ */
+import process from "node:process";
+import {
+  type AppliedResourceLimits,
+  BashConfigError,
+  type ResourceLimitHit,
+  type ResourceLimits,
+} from "../seam/mod.ts";
+import { kindOf } from "../seam/_message.ts";
+import { BASH_FLAGS } from "./_env.ts";
+import type { Launch } from "./launch.ts";
+
+/** The fields of {@linkcode ResourceLimits}, in the order they are applied. */
+const FIELDS = ["processes", "memoryBytes", "cpuSeconds", "fileSizeBytes"] as const;
+
+/** The `ulimit` flag of each field, and how a value becomes its unit (KiB for sizes). */
+const ULIMIT: Record<(typeof FIELDS)[number], { flag: string; unit: (value: number) => number }> = {
+  processes: { flag: "-u", unit: (value) => value },
+  memoryBytes: { flag: "-d", unit: (value) => Math.ceil(value / 1024) },
+  cpuSeconds: { flag: "-t", unit: (value) => value },
+  fileSizeBytes: { flag: "-f", unit: (value) => Math.ceil(value / 1024) },
+};
+
+/** The limits a confined command gets unless the config or the call says otherwise. */
+export const CONFINED_DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
+  processes: 4096,
+  memoryBytes: 8 * 1024 ** 3,
+  fileSizeBytes: 16 * 1024 ** 3,
+});
+
+/**
+ * Throws `BashConfigError` unless `value` is absent or an object of known
+ * limit names to whole numbers >= 1 or null; names `field`.
+ */
+export function checkLimits(field: string, value: unknown): ResourceLimits | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new BashConfigError(
+      `"${field}" must be an object such as { cpuSeconds: 60 }; got ${kindOf(value)}`,
+    );
+  }
+  for (const [key, limit] of Object.entries(value)) {
+    if (!(FIELDS as readonly string[]).includes(key)) {
+      throw new BashConfigError(
+        `"${field}" has no limit "${key}"; the known limits are ${
+          FIELDS.map((name) => `"${name}"`).join(", ")
+        }`,
+      );
+    }
+    if (limit !== null && (!Number.isSafeInteger(limit) || (limit as number) < 1)) {
+      throw new BashConfigError(
+        `"${field}.${key}" must be a whole number >= 1, or null for no limit; got ${
+          typeof limit === "number" ? String(limit) : kindOf(limit)
+        }`,
+      );
+    }
+  }
+  return value as ResourceLimits;
+}
+
+/** `over` merged onto `base`; fields that end up null are dropped (no limit). */
+export function mergeLimits(
+  base: ResourceLimits | undefined,
+  over: ResourceLimits | undefined,
+): ResourceLimits {
+  const merged: ResourceLimits = {};
+  for (const field of FIELDS) {
+    const value = over?.[field] !== undefined ? over[field] : base?.[field];
+    if (typeof value === "number") merged[field] = value;
+  }
+  return merged;
+}
+
+/** True when `limits` sets anything. */
+export function hasLimits(limits: ResourceLimits): boolean {
+  return FIELDS.some((field) => limits[field] !== undefined);
+}
+
+const LIMITER_NAME = "shellseam-limits";
+
+/**
+ * Sets each limit, soft first (a hard limit below the soft one in force is
+ * refused), then hard: the same, except for CPU time, whose hard limit is a
+ * second above the soft one so SIGXCPU comes before SIGKILL. A limit above
+ * the hard one in force is refused by the kernel (EPERM), so the stricter
+ * stays, for everyone but root outside a sandbox (with CAP_SYS_RESOURCE).
+ * Then it execs the command. It reads no rc file (`--norc --noprofile`, as
+ * a socket stdin would otherwise make it read `~/.bashrc`), no `BASH_ENV` and
+ * imports no function (`-p`). Arguments: triples of flag, soft and hard value, `--`, the command.
+ */
+const LIMITER = 'while [ "$1" != -- ]; do ulimit -S "$1" "$2" 2>/dev/null; ' +
+  'ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; exec "$@"';
+
+/** `launch` (a bash) run behind the limiter script, by the same bash. */
+export function limitedLaunch(launch: Launch, limits: ResourceLimits): Launch {
+  const triples: string[] = [];
+  for (const field of FIELDS) {
+    const value = limits[field];
+    if (typeof value !== "number") continue;
+    const { flag, unit } = ULIMIT[field];
+    const soft = unit(value);
+    triples.push(flag, String(soft), String(field === "cpuSeconds" ? soft + 1 : soft));
+  }
+  return {
+    ...launch,
+    args: [
+      ...BASH_FLAGS,
+      "-p",
+      "-c",
+      LIMITER,
+      LIMITER_NAME,
+      ...triples,
+      "--",
+      launch.program,
+      ...launch.args,
+    ],
+  };
+}
+
+/** What per-process rlimits cannot enforce here, for the limits that are set. */
+export function limitGaps(limits: ResourceLimits, confined: boolean): string[] {
+  const root = process.getuid?.() === 0;
+  const gaps = [
+    "limits apply to each process on its own, not to the command's processes together (no cgroup is used)",
+  ];
+  if (limits.processes !== undefined) {
+    gaps.push(
+      root
+        ? "processes: not enforced for root (the kernel exempts uid 0 from RLIMIT_NPROC)"
+        : "processes: RLIMIT_NPROC counts every process of the user, not only this command's",
+    );
+  }
+  if (limits.memoryBytes !== undefined) {
+    gaps.push("memory: RLIMIT_DATA bounds private writable memory, not shared memory or files");
+  }
+  if (root && !confined) {
+    gaps.push(
+      "root with CAP_SYS_RESOURCE and no sandbox: a limit above one in force raises it, and the command can raise its own",
+    );
+  }
+  return gaps;
+}
+
+/** The facts of the limits applied to one command, or undefined when none were. */
+export function appliedLimits(
+  limits: ResourceLimits,
+  confined: boolean,
+): AppliedResourceLimits | undefined {
+  if (!hasLimits(limits)) return undefined;
+  return { limits: { ...limits }, mechanism: "rlimit", gaps: limitGaps(limits, confined) };
+}
+
+/**
+ * Messages that say a limit was hit, and whether they count when the
+ * command still exited 0: bash's own report of a child that died of SIGXCPU
+ * or SIGXFSZ does; the words a failed fork or allocation prints count only
+ * for a command that failed (a successful one may log them in passing).
+ */
+const STDERR_SIGNS: readonly {
+  field: keyof ResourceLimits;
+  limit: ResourceLimitHit["limit"];
+  sign: RegExp;
+  evenOnSuccess: boolean;
+}[] = [
+  { field: "cpuSeconds", limit: "cpu", sign: /CPU time limit exceeded/, evenOnSuccess: true },
+  {
+    field: "fileSizeBytes",
+    limit: "fileSize",
+    sign: /File size limit exceeded|File too large/,
+    evenOnSuccess: true,
+  },
+  {
+    field: "processes",
+    limit: "processes",
+    // EAGAIN, from fork, or from the execve after a switch to a user over the limit.
+    sign: /Resource temporarily unavailable|Cannot fork|can't fork|EAGAIN/i,
+    evenOnSuccess: false,
+  },
+  {
+    field: "memoryBytes",
+    limit: "memory",
+    sign: /cannot allocate|out of memory|memory exhausted|MemoryError|bad_alloc|ENOMEM/i,
+    evenOnSuccess: false,
+  },
+];
+
+/** 128 + SIGXCPU and 128 + SIGXFSZ: how a shell (or bwrap) reports a child those signals ended. */
+const EXIT_SIGNS: readonly [number, keyof ResourceLimits, ResourceLimitHit["limit"]][] = [
+  [152, "cpuSeconds", "cpu"],
+  [153, "fileSizeBytes", "fileSize"],
+];
+
+/**
+ * The limit a command most likely ran into. The shell's own death by
+ * SIGXCPU or SIGXFSZ is a fact; a message in stderr or an exit status of
+ * 152 or 153 is a heuristic. Only limits that were set count.
+ */
+export function limitHit(
+  limits: ResourceLimits,
+  exit: { code: number | null; signal: string | null },
+  stderrText: string,
+): ResourceLimitHit | undefined {
+  if (exit.signal === "SIGXCPU" && limits.cpuSeconds !== undefined) {
+    return { limit: "cpu", evidence: "signal", certain: true };
+  }
+  if (exit.signal === "SIGXFSZ" && limits.fileSizeBytes !== undefined) {
+    return { limit: "fileSize", evidence: "signal", certain: true };
+  }
+  const failed = exit.code !== 0;
+  for (const { field, limit, sign, evenOnSuccess } of STDERR_SIGNS) {
+    if (limits[field] !== undefined && (failed || evenOnSuccess) && sign.test(stderrText)) {
+      return { limit, evidence: "stderr", certain: false };
+    }
+  }
+  for (const [code, field, limit] of EXIT_SIGNS) {
+    if (exit.code === code && limits[field] !== undefined) {
+      return { limit, evidence: "exit status", certain: false };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+// A host process for the host-death tests: it starts commands through an
+// executor, prints its private folder as one JSON line, and waits to be
+// killed. Arguments: <executor: local | bwrap | landlock> <token> [mode],
+// where mode "hook" makes it call killOnSignals(), "return" makes it run one
+// short command and end its script without disposing of the executor, and
+// "escape" adds a command whose child leaves the session (setsid).
+import process from "node:process";
+import { tmpdir } from "node:os";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { SandboxBashExecutor } from "../../sandbox/mod.ts";
+
+class LocalHost extends LocalBashExecutor {
+  folder(): Promise<string> {
+    return this.privateDir();
+  }
+}
+
+class SandboxHost extends SandboxBashExecutor {
+  folder(): Promise<string> {
+    return this.privateDir();
+  }
+}
+
+const [kind, token, mode] = process.argv.slice(2);
+const executor = kind === "local" ? new LocalHost() : new SandboxHost({
+  workspaceRoot: tmpdir(),
+  backends: [kind === "landlock" ? "landlock" : "bwrap"],
+});
+if (mode === "return") {
+  await executor.run(executor.resolve({ command: "true" }));
+  process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
+} else {
+  if (mode === "hook") executor.killOnSignals();
+  await startAndWait();
+}
+
+async function startAndWait(): Promise<void> {
+  await executor.start(executor.resolve({ command: `sleep ${token} & sleep ${token}` }));
+  if (mode === "escape") {
+    await executor.run(executor.resolve({ command: `setsid sleep ${token} >/dev/null 2>&1 &` }));
+  }
+  const running = executor.run(executor.resolve({ command: `sleep ${token}` }));
+  process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
+  await running;
+}

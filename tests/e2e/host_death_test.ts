@@ -1,0 +1,165 @@
+// Nothing outlives the host: a real host process (Deno, or Node against the
+// built package) starts commands, is killed with each signal, and then no
+// process carrying the commands' marker may be left, nor its private folder.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { assertNoneLeft, marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
+import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
+
+// .ts under Deno, .js once compiled for the Node leg.
+const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
+const HOST = fileURLToPath(new URL(`./_host${EXT}`, import.meta.url));
+const onDeno = "Deno" in globalThis;
+const probes = await probeHere();
+
+type Signal = "SIGKILL" | "SIGTERM" | "SIGINT" | "SIGHUP";
+const NUMBERS: Record<Signal, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+
+interface Host {
+  pid: number;
+  folder: string;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+}
+
+/** Starts the host and waits until its three `sleep` commands run (unless it is to return). */
+async function startHost(
+  kind: string,
+  token: string,
+  mode?: "hook" | "return" | "escape",
+): Promise<Host> {
+  const args = [...(onDeno ? ["run", "-A"] : []), HOST, kind, token, ...(mode ? [mode] : [])];
+  // A process group of its own, as a job in a terminal has, for the Ctrl-C case.
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((done) =>
+    child.once("exit", (code, signal) => done({ code, signal }))
+  );
+  let text = "";
+  for await (const chunk of child.stdout) {
+    text += String(chunk);
+    if (text.includes("\n")) break;
+  }
+  assert.ok(text.includes("\n"), `the host printed no folder: ${JSON.stringify(text)}`);
+  const { folder } = JSON.parse(text) as { folder: string };
+  if (mode !== "return") await waitForSleep(token, mode === "escape" ? 4 : 3);
+  assert.ok(child.pid !== undefined);
+  return { pid: child.pid, folder, exited };
+}
+
+/** The pid of the watchdog that `host` started (its child named shellseam-watchdog). */
+function watchdogOf(host: number): number {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (cmdline.includes("shellseam-watchdog") && parent === host) return Number(name);
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  throw new Error(`host ${host} has no watchdog`);
+}
+
+/** Waits up to a second for `path` to be gone. */
+async function assertRemoved(path: string): Promise<void> {
+  const deadline = Date.now() + 1000;
+  while (existsSync(path) && Date.now() < deadline) await pause(20);
+  assert.ok(!existsSync(path), `"${path}" was left behind`);
+}
+
+const CASES: { signal: Signal; group?: boolean }[] = [
+  { signal: "SIGKILL" },
+  { signal: "SIGTERM" },
+  { signal: "SIGINT" },
+  { signal: "SIGHUP" },
+  // Ctrl-C in the host's terminal: SIGINT to its whole process group.
+  { signal: "SIGINT", group: true },
+];
+
+describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
+  for (const { signal, group } of CASES) {
+    const how = group ? `${signal} to its process group` : signal;
+    it(`by ${how} leaves no command running and no private folder`, async () => {
+      const token = marker();
+      const host = await startHost("local", token);
+      process.kill(group ? -host.pid : host.pid, signal);
+      const exit = await host.exited;
+      assert.equal(exit.signal, signal, `the host ended by ${JSON.stringify(exit)}`);
+      await assertNoneLeft(token);
+      await assertRemoved(host.folder);
+    });
+  }
+
+  it("by SIGKILL leaves no process that left its command's session either", async () => {
+    const token = marker();
+    const host = await startHost("local", token, "escape");
+    process.kill(host.pid, "SIGKILL");
+    await host.exited;
+    await assertNoneLeft(token);
+    await assertRemoved(host.folder);
+  });
+
+  for (const backend of ["bwrap", "landlock"] as const) {
+    const skip = skipUnless(probes, backend);
+    it(`by SIGKILL leaves no command of the ${backend} backend running`, { skip }, async () => {
+      const token = marker();
+      const host = await startHost(backend, token);
+      process.kill(host.pid, "SIGKILL");
+      await host.exited;
+      await assertNoneLeft(token);
+      await assertRemoved(host.folder);
+    });
+  }
+});
+
+describe(`a ${onDeno ? "Deno" : "Node"} host that called killOnSignals()`, () => {
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    it(`disposes on ${signal} and exits with 128 + ${NUMBERS[signal]}`, async () => {
+      const token = marker();
+      const host = await startHost("local", token, "hook");
+      process.kill(host.pid, signal);
+      const exit = await host.exited;
+      assert.deepEqual(exit, { code: 128 + NUMBERS[signal], signal: null });
+      // Disposal awaited every exit, so nothing is left at the moment the host ends.
+      assert.deepEqual(processesWith(token), []);
+      assert.ok(!existsSync(host.folder), `"${host.folder}" was left behind`);
+    });
+  }
+});
+
+describe(`a ${onDeno ? "Deno" : "Node"} host that forgets to dispose`, () => {
+  it("still exits when its script ends, and its private folder goes with it", async () => {
+    const host = await startHost("local", marker(), "return");
+    assert.deepEqual(await host.exited, { code: 0, signal: null });
+    await assertRemoved(host.folder);
+  });
+});
+
+describe("a private folder whose host and watchdog both died", () => {
+  it("is removed by the next executor that starts", async () => {
+    const token = marker();
+    const host = await startHost("local", token);
+    const watchdog = watchdogOf(host.pid);
+    process.kill(watchdog, "SIGKILL");
+    // Dead (a zombie until the host, its parent, goes) before the host dies.
+    while (processesWith("shellseam-watchdog").includes(watchdog)) await pause(10);
+    process.kill(host.pid, "SIGKILL");
+    await host.exited;
+    // No watchdog of the host is left to clean up: its commands are orphans
+    // now (the test ends them), and its folder waits for the next executor
+    // (any that starts on this machine from now on).
+    for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+    await using executor = new LocalBashExecutor();
+    await executor.run(executor.resolve({ command: "true" }));
+    await assertRemoved(host.folder);
+  });
+});

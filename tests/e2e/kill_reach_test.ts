@@ -1,0 +1,60 @@
+// A kill (a timeout, an abort, task_kill, disposal) reaches a command's
+// processes outside its session too: found by the SHELLSEAM_WATCHDOG marker
+// in their environment (a child that called setsid; the processes of a
+// bubblewrap pid namespace whose setup a kill interrupted).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { assertNoneLeft, marker, pause, processesWith } from "../local/_helpers.ts";
+import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
+
+const probes = await probeHere();
+
+describe("a kill", () => {
+  it("reaches a child that left the command's session, and counts it", async () => {
+    await using executor = new LocalBashExecutor();
+    const token = marker();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & sleep 100`,
+      timeoutMs: 300,
+    }));
+    assert.equal(result.timedOut, true);
+    // The shell, its sleep 100 and the escapee.
+    assert.ok(result.strays.killed >= 1, JSON.stringify(result.strays));
+    assert.deepEqual(result.strays.survivors, []);
+    await assertNoneLeft(token);
+  });
+
+  it("leaves nothing of a bubblewrap command aborted as it starts", {
+    skip: skipUnless(probes, "bwrap"),
+  }, async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-kill-")));
+    try {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: base,
+        defaultMode: "workspace-write",
+        backends: ["bwrap"],
+      });
+      // Aborted while bubblewrap may still be setting up its namespace, which
+      // could leave the namespace's processes in a session of their own.
+      for (let round = 0; round < 8; round++) {
+        const token = `kill-reach-${crypto.randomUUID()}`;
+        const controller = new AbortController();
+        const running = executor.run(executor.resolve({
+          command: `sleep 300; : ${token}`,
+          signal: controller.signal,
+        }));
+        while (processesWith(token).length === 0) await pause(5);
+        controller.abort();
+        assert.equal((await running).aborted, true);
+        assert.deepEqual(processesWith(token), [], `round ${round} left processes`);
+      }
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});

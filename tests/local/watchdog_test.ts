@@ -1,0 +1,219 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import process from "node:process";
+import { LocalBashExecutor, runtime } from "../../local/mod.ts";
+import { findOnPath, findSetsid } from "../../local/_session.ts";
+import { Watchdog } from "../../local/_watchdog.ts";
+import { ProcessControl } from "../../local/_control.ts";
+import { assertNoneLeft, marker, spawnSleep, STRATEGIES, waitForSleep } from "./_helpers.ts";
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
+function startTime(pid: number | "self"): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]!;
+}
+
+function watchdogIn(tempRoot: string, session: (typeof STRATEGIES)[number]): Watchdog {
+  const bash = findOnPath("bash");
+  assert.ok(bash !== null);
+  return new Watchdog({
+    runtime,
+    bash,
+    setsidPath: session === "setsid-binary" ? findSetsid() : null,
+    session,
+    tempRoot,
+  });
+}
+
+class Peek extends LocalBashExecutor {
+  folder(): Promise<string> {
+    return this.privateDir();
+  }
+}
+
+for (const session of STRATEGIES) {
+  describe(`the watchdog (${session})`, () => {
+    it("takes a census of a session and sends signals for the host", async () => {
+      const watchdog = watchdogIn(tmpdir(), session);
+      const token = marker();
+      const child = await spawnSleep(token);
+      try {
+        assert.deepEqual(await watchdog.census(child.pid), [child.pid]);
+        assert.deepEqual(await watchdog.signal("SIGKILL", [-child.pid]), [true]);
+        assert.equal((await child.exited).signal, "SIGKILL");
+        assert.deepEqual(await watchdog.census(child.pid), []);
+        assert.deepEqual(await watchdog.signal("SIGKILL", [child.pid]), [false]);
+      } finally {
+        runtime.kill(-child.pid, "SIGKILL");
+        await watchdog.close();
+      }
+      await assertNoneLeft(token);
+    });
+
+    it("finds the processes whose environment holds an entry, exactly", async () => {
+      const watchdog = watchdogIn(tmpdir(), session);
+      const token = marker();
+      const child = await runtime.spawn({
+        program: "/bin/sh",
+        args: ["-c", `exec sleep ${token}`],
+        cwd: "/",
+        env: { SHELLSEAM_WATCHDOG: `t-${token}.1` },
+        stdin: "null",
+        session: "detached",
+      });
+      await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+      try {
+        await waitForSleep(token);
+        assert.deepEqual(await watchdog.marked(`SHELLSEAM_WATCHDOG=t-${token}.1`), [child.pid]);
+        assert.deepEqual(await watchdog.marked(`SHELLSEAM_WATCHDOG=t-${token}.`), []);
+      } finally {
+        runtime.kill(child.pid, "SIGKILL");
+        await child.exited;
+        await watchdog.close();
+      }
+    });
+
+    it("starts again when it died, and answers", async () => {
+      const watchdog = watchdogIn(tmpdir(), session);
+      await watchdog.ready();
+      const first = watchdog.pid;
+      assert.ok(first !== null);
+      runtime.kill(first, "SIGKILL");
+      const deadline = Date.now() + 5000;
+      while (watchdog.pid !== null && Date.now() < deadline) {
+        await new Promise((done) => setTimeout(done, 10));
+      }
+      assert.deepEqual(await watchdog.census(2 ** 22 + 5), []);
+      assert.ok(watchdog.pid !== null && watchdog.pid !== first);
+      await watchdog.close();
+    });
+  });
+}
+
+describe("disposal", () => {
+  it("kills a process that left its command's session but kept its environment", async () => {
+    const token = marker();
+    const executor = new LocalBashExecutor();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & echo "$SHELLSEAM_WATCHDOG"`,
+    }));
+    // The sweep of one command cannot see it: it is in a session of its own.
+    assert.deepEqual(result.strays, { killed: 0, survivors: [] });
+    assert.match(result.stdout.text, /^[0-9a-f-]{36}\.1\n$/);
+    await waitForSleep(token);
+    await executor[Symbol.asyncDispose]();
+    await assertNoneLeft(token);
+  });
+});
+
+describe("the private folder", () => {
+  it("is named after its owner: this process's pid and start time", async () => {
+    await using executor = new Peek();
+    const name = basename(await executor.folder());
+    assert.match(name, new RegExp(`^shellseam-${process.pid}-${startTime("self")}-\\w{6}$`));
+  });
+
+  it("carries no owner when it is kept, so no one removes it", async () => {
+    const executor = new Peek({ keepSpillFiles: true });
+    const folder = await executor.folder();
+    await executor[Symbol.asyncDispose]();
+    assert.match(basename(folder), /^shellseam-\w{6}$/);
+    rmSync(folder, { recursive: true });
+  });
+
+  it("of a dead owner is removed by the next watchdog; a live owner's, and others, stay", async () => {
+    const root = mkdtempSync(join(tmpdir(), "watchdog-root-"));
+    try {
+      const token = marker();
+      const gone = await spawnSleep(token);
+      const goneStart = startTime(gone.pid);
+      runtime.kill(gone.pid, "SIGKILL");
+      await gone.exited;
+      const folders = {
+        dead: `shellseam-${gone.pid}-${goneStart}-aaaaaa`,
+        // A pid in use by another process than the one that made it.
+        reused: `shellseam-${process.pid}-${Number(startTime("self")) + 1}-bbbbbb`,
+        live: `shellseam-${process.pid}-${startTime("self")}-cccccc`,
+        ownerless: "shellseam-dddddd",
+      };
+      for (const name of Object.values(folders)) mkdirSync(join(root, name));
+      mkdirSync(join(root, "target"));
+      const link = `shellseam-${gone.pid}-${goneStart}-eeeeee`;
+      symlinkSync(join(root, "target"), join(root, link));
+      const watchdog = watchdogIn(root, "detached");
+      // Answers come after the sweep, which runs first.
+      await watchdog.census(2 ** 22 + 5);
+      await watchdog.close();
+      assert.equal(existsSync(join(root, folders.dead)), false, "a dead owner's folder stayed");
+      assert.equal(existsSync(join(root, folders.reused)), false, "a reused pid's folder stayed");
+      assert.equal(existsSync(join(root, folders.live)), true, "a live owner's folder went");
+      assert.equal(existsSync(join(root, folders.ownerless)), true, "a folder without owner went");
+      assert.equal(existsSync(join(root, link)), true, "a symlink was followed or removed");
+      assert.equal(existsSync(join(root, "target")), true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Runs `action` with every free descriptor of this process taken (EMFILE on any open). */
+async function withoutDescriptors<T>(action: () => Promise<T>): Promise<T> {
+  const held: number[] = [];
+  try {
+    for (;;) {
+      try {
+        held.push(openSync("/dev/null", "r"));
+      } catch (error) {
+        assert.equal((error as NodeJS.ErrnoException).code, "EMFILE");
+        break;
+      }
+    }
+    return await action();
+  } finally {
+    for (const fd of held) closeSync(fd);
+  }
+}
+
+describe("a census under EMFILE", () => {
+  it("is taken by the watchdog, which also sends the signal", async () => {
+    const watchdog = watchdogIn(tmpdir(), "detached");
+    const control = new ProcessControl(runtime, watchdog);
+    const token = marker();
+    const child = await spawnSleep(token);
+    await watchdog.ready();
+    try {
+      const members = await withoutDescriptors(() => control.members(child.pid));
+      assert.deepEqual(members, [child.pid]);
+      await control.signal("SIGKILL", [-child.pid]);
+      assert.equal((await child.exited).signal, "SIGKILL");
+    } finally {
+      runtime.kill(-child.pid, "SIGKILL");
+      await watchdog.close();
+    }
+    await assertNoneLeft(token);
+  });
+
+  it("fails with both reasons when the watchdog cannot answer either", async () => {
+    const watchdog = watchdogIn(tmpdir(), "detached");
+    const control = new ProcessControl(runtime, watchdog);
+    await watchdog.ready();
+    runtime.kill(watchdog.pid!, "SIGKILL");
+    await assert.rejects(
+      withoutDescriptors(() => control.members(2 ** 22 + 5)),
+      (error: Error) => /EMFILE/.test(error.message) && /watchdog/.test(error.message),
+    );
+    await watchdog.close();
+  });
+});
