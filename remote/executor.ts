@@ -11,7 +11,6 @@ import {
   BashSpawnError,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
-import { runtime } from "../local/mod.ts";
 import {
   checkCallValues,
   checkText,

@@ -236,9 +236,8 @@ describe("SshBashExecutor config", () => {
       [{ host: "h", sshOptions: ["ProxyCommand x\ny"] }, /^"sshOptions" entries must look like/],
       [{ host: "h", maxChannels: 0 }, /^"maxChannels" must be a whole number >= 1/],
       [{ host: "h", timeoutMs: -1 }, /^"timeoutMs" must be a positive finite number/],
-      // deno-lint-ignore no-explicit-any
       [
-        { host: "h", hostKeyChecking: "no" as any },
+        { host: "h", hostKeyChecking: "no" as "strict" },
         /^"hostKeyChecking" must be "strict" or "accept-new"/,
       ],
     ];
