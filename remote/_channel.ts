@@ -13,6 +13,8 @@ export interface ChannelRequest {
   workdir: string;
   /** NAME=VALUE, in the order they apply (a later one wins). */
   env: readonly string[];
+  /** The program and arguments to run in place of `bash -c command` (a sandbox wrapper). */
+  argv?: readonly string[];
   /** True when stdin is a pipe (bytes to send, or kept open); else /dev/null. */
   pipedStdin: boolean;
   /** The remote bash, run by the remote login shell. */
@@ -127,6 +129,7 @@ export class RemoteChannel {
       frame("W", request.workdir),
       frame("X", request.command),
       ...request.env.map((entry) => frame("E", entry)),
+      ...(request.argv ?? []).map((arg) => frame("A", arg)),
       frame(`I ${request.pipedStdin ? "p" : "n"}`),
       frame("G"),
     ];

@@ -8,10 +8,11 @@ import {
   BashExecutor,
   type BashProcess,
   type BashRunResult,
+  type BashSandboxInfo,
   BashSpawnError,
-  SandboxUnavailableError,
 } from "../seam/mod.ts";
 import {
+  BASH_FLAGS,
   checkCallValues,
   checkText,
   ENV_OVERRIDES,
@@ -21,7 +22,8 @@ import {
   positiveFinite,
   RunningCommand,
 } from "../local/_reusable.ts";
-import { RemoteChannel } from "./_channel.ts";
+import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
+import { type ProbeResult, RemoteSandbox } from "./_sandbox.ts";
 import {
   type ResolvedSshBashExecutorConfig,
   resolveSshConfig,
@@ -81,6 +83,7 @@ export class SshBashExecutor extends BashExecutor {
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
   #transport: RemoteTransport | null = null;
+  #sandbox: RemoteSandbox | null = null;
   #disposed = false;
   #dir: string | null = null;
 
@@ -147,10 +150,11 @@ export class SshBashExecutor extends BashExecutor {
    * abort or a lost connection (`connectionLost: true`) resolves.
    */
   async run(spec: BashExecSpec): Promise<BashRunResult> {
-    const { running, channel } = await this.#launch(spec, false);
+    const { running, channel, describe } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const exit = running.exit ?? { code: null, signal: null };
+    const sandbox = describe?.(running);
     return {
       exitCode: exit.code,
       signal: exit.signal,
@@ -165,14 +169,15 @@ export class SshBashExecutor extends BashExecutor {
       scrubbedEnv: [],
       connectionLost: channel.lost,
       ...(running.cause === "dispose" ? { disposed: true } : {}),
+      ...(sandbox === undefined ? {} : { sandbox }),
     };
   }
 
   /** Starts a command on the remote host in the background; resolves once the remote shell runs. */
   async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running } = await this.#launch(spec, true);
+    const { running, describe } = await this.#launch(spec, true);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
-      sandbox: undefined,
+      sandbox: describe?.(running),
       limitHit: undefined,
     }));
   }
@@ -205,48 +210,45 @@ export class SshBashExecutor extends BashExecutor {
   #launch(
     spec: BashExecSpec,
     background: boolean,
-  ): Promise<{ running: RunningCommand; channel: RemoteChannel }> {
+  ): Promise<Launched> {
     const launching = this.#spawn(spec, background);
     this.#launching.add(launching);
     return launching.finally(() => this.#launching.delete(launching));
   }
 
-  async #spawn(
-    spec: BashExecSpec,
-    background: boolean,
-  ): Promise<{ running: RunningCommand; channel: RemoteChannel }> {
+  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const calledAt = performance.now();
-    const policy = spec.sandboxPolicy;
-    if (policy !== null && policy.mode !== "danger-full-access") {
-      throw new SandboxUnavailableError(
-        `The SSH executor cannot confine commands on ${this.config.host} ("${policy.mode}" was asked); run it with "danger-full-access" or use a sandboxing executor on that host`,
-        [{ backend: "bwrap", reason: "confining on the remote host is not implemented yet" }],
+    const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
+    const keepStdinOpen = background && spec.keepStdinOpen === true;
+    let confined: Awaited<ReturnType<RemoteSandbox["confine"]>> | undefined;
+    if (spec.sandboxPolicy !== null) {
+      this.#sandbox ??= new RemoteSandbox(
+        this.config.host,
+        this.config.shell,
+        (argv) => this.#probe(argv),
       );
-    }
-    const transport = this.transport;
-    const release = await this.#slots.acquire();
-    let channel: RemoteChannel;
-    try {
-      this.#checkCanSpawn(spec);
-      await transport.connect();
-      this.#checkCanSpawn(spec);
-      const keepStdinOpen = background && spec.keepStdinOpen === true;
-      channel = await RemoteChannel.open(transport, {
-        command: spec.command,
-        workdir: spec.workdir,
-        env: Object.entries({ ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv }).map(
-          ([name, value]) => `${name}=${value}`,
-        ),
-        pipedStdin: spec.stdin !== undefined || keepStdinOpen,
-        shell: this.config.shell,
-        killGraceMs: this.config.killGraceMs,
-        drainGraceMs: this.config.drainGraceMs,
+      confined = await this.#sandbox.confine(spec.sandboxPolicy, {
+        program: this.config.shell,
+        args: [...BASH_FLAGS, "-c", spec.command],
+        cwd: spec.workdir,
+        env,
       });
-    } catch (error) {
-      release();
-      throw error;
     }
+    const { channel, release } = await this.#open(spec, {
+      command: spec.command,
+      workdir: spec.workdir,
+      env: Object.entries(confined?.launch?.env ?? env).map(
+        ([name, value]) => `${name}=${value}`,
+      ),
+      ...(confined?.launch === undefined
+        ? {}
+        : { argv: [confined.launch.program, ...confined.launch.args] }),
+      pipedStdin: spec.stdin !== undefined || keepStdinOpen,
+      shell: this.config.shell,
+      killGraceMs: this.config.killGraceMs,
+      drainGraceMs: this.config.drainGraceMs,
+    });
     const { config } = this;
     const running = new RunningCommand({
       child: channel.child,
@@ -256,7 +258,7 @@ export class SshBashExecutor extends BashExecutor {
       killGraceMs: config.killGraceMs,
       drainGraceMs: config.drainGraceMs,
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
-      keepStdinOpen: background && spec.keepStdinOpen === true,
+      keepStdinOpen,
       ...clocks(spec, background, performance.now() - calledAt),
     });
     channel.onLost = () => running.kill("lost");
@@ -266,7 +268,56 @@ export class SshBashExecutor extends BashExecutor {
       release();
       this.#running.delete(running);
     });
-    return { running, channel };
+    return { running, channel, describe: confined?.describe };
+  }
+
+  /** Waits for a channel, opens the connection if needed, and starts the command over it. */
+  async #open(
+    spec: BashExecSpec | null,
+    request: ChannelRequest,
+  ): Promise<{ channel: RemoteChannel; release: () => void }> {
+    const transport = this.transport;
+    const release = await this.#slots.acquire();
+    try {
+      if (spec !== null) this.#checkCanSpawn(spec);
+      await transport.connect();
+      if (spec !== null) this.#checkCanSpawn(spec);
+      return { channel: await RemoteChannel.open(transport, request), release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * Runs a probe of the remote host (`argv`, unconfined, no stdin) and
+   * resolves with its exit code and output once it ended.
+   */
+  async #probe(argv: string[]): Promise<ProbeResult> {
+    if (this.#disposed) throw disposedError();
+    const { channel, release } = await this.#open(null, {
+      command: "",
+      workdir: "/",
+      env: Object.entries(ENV_OVERRIDES).map(([name, value]) => `${name}=${value}`),
+      argv,
+      pipedStdin: false,
+      shell: this.config.shell,
+      killGraceMs: this.config.killGraceMs,
+      drainGraceMs: this.config.drainGraceMs,
+    });
+    try {
+      const { child } = channel;
+      const [stdout, stderr, exit] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
+      await channel.reaper.sweep(false);
+      return { exitCode: exit.code, stdout, stderr };
+    } finally {
+      await channel.release();
+      release();
+    }
   }
 
   #collector(maxBytes: number): OutputCollector {
@@ -304,6 +355,13 @@ export class SshBashExecutor extends BashExecutor {
       );
     }
   }
+}
+
+/** A launched command, and how to describe its sandbox once it settled. */
+interface Launched {
+  running: RunningCommand;
+  channel: RemoteChannel;
+  describe: ((running: RunningCommand) => BashSandboxInfo) | undefined;
 }
 
 function disposedError(): BashSpawnError {

@@ -27,7 +27,11 @@ const READ_ONLY_SIGNATURE = "Read-only file system";
  * workspace, the writable roots or the working directory are bound back
  * read-only over the private /tmp; binds go parents first.
  */
-export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
+export function bwrapArgs(
+  launch: Launch,
+  policy: ConfinedPolicy,
+  paths: HostPaths = LOCAL_PATHS,
+): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
   // hostname, for one); bind the host's /proc/sys read-only over it.
@@ -44,7 +48,7 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";
   const binds = new Map<string, boolean>();
-  const cwd = existingRealpath(launch.cwd) ?? launch.cwd;
+  const cwd = paths.realpath(launch.cwd) ?? launch.cwd;
   const roots = [policy.workspaceRoot, ...policy.writableRoots];
   for (const path of [...roots, cwd]) {
     const top = underTmp(path);
@@ -55,11 +59,35 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   for (const [path, rw] of [...binds].sort(([a], [b]) => depth(a) - depth(b))) {
     args.push(rw ? "--bind" : "--ro-bind", path, path);
   }
-  const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
-  if (git !== undefined) args.push("--ro-bind", git, git);
+  if (writable && paths.known) {
+    const git = paths.realpath(`${policy.workspaceRoot}/.git`);
+    if (git !== undefined) args.push("--ro-bind", git, git);
+  } else if (writable) {
+    // Unknown here (another host): bound read-only where it exists when bwrap starts.
+    const git = `${policy.workspaceRoot}/.git`;
+    args.push("--ro-bind-try", git, git);
+  }
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
+
+/**
+ * What the bwrap arguments need to know about the paths of the host that
+ * runs bwrap: this machine's, or (for the remote executor) another's, whose
+ * paths are taken as given and whose `.git` is bound where it exists.
+ */
+export interface HostPaths {
+  /** The resolved path when it exists (known hosts), else undefined. */
+  realpath(path: string): string | undefined;
+  /** False for a host whose filesystem cannot be read from here. */
+  known: boolean;
+}
+
+/** This machine's paths. */
+export const LOCAL_PATHS: HostPaths = { realpath: existingRealpath, known: true };
+
+/** Another host's paths: taken as given. */
+export const REMOTE_PATHS: HostPaths = { realpath: () => undefined, known: false };
 
 /**
  * The entry of /tmp that holds `path` (`/tmp` itself for `/tmp`), or
@@ -113,22 +141,9 @@ export function createBwrapBackend(
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const deny = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
-  const allow = seccompFilter({}, arch);
-  const filters = deny === undefined || allow === undefined
-    ? undefined
-    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
-  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
-    const filter = filters?.[policy.network];
-    const args = bwrapArgs(launch, policy);
-    if (filter !== undefined) args.unshift("--seccomp", "3");
-    return {
-      program: launch.program,
-      args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
-      cwd: launch.cwd,
-      env: { ...launch.env, TMPDIR: "/tmp" },
-    };
-  };
+  const filters = bwrapFilters(arch);
+  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch =>
+    wrapInBwrap(bwrap, filters, launch, policy);
   return {
     name: "bwrap",
     wrap,
@@ -138,27 +153,84 @@ export function createBwrapBackend(
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
     // Sockets bound in the host's filesystem stay reachable: a namespace without
     // interfaces confines IP networking only.
-    enforcement: (policy: ConfinedPolicy): SandboxEnforcement => ({
-      filesystem: "full",
-      network: "full",
-      gaps: [
-        ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
-        ...(filters === undefined ? ["kernel keyrings not confined (no seccomp filter here)"] : []),
-      ],
-    }),
-    runnerFailed: (outcome: LaunchOutcome) =>
-      (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
-      (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
-        firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `)),
-    // The first line with a signature decides, so a command that hit both
-    // reports the denial it met first.
-    denied: (outcome: LaunchOutcome, policy: ConfinedPolicy): SandboxDenial | undefined => {
-      if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
-      for (const line of outcome.stderrText.split("\n")) {
-        if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
-      }
-      return undefined;
-    },
+    enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
+    runnerFailed: bwrapRunnerFailed,
+    denied: bwrapDenied,
   };
+}
+
+/** The seccomp filters for `arch` as `printf` formats, or undefined where there are none. */
+export function bwrapFilters(arch: string): BwrapFilters | undefined {
+  const deny = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
+  const allow = seccompFilter({}, arch);
+  return deny === undefined || allow === undefined
+    ? undefined
+    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
+}
+
+/** Seccomp filters by the policy's network, as `printf` formats. */
+export interface BwrapFilters {
+  deny: string;
+  allow: string;
+}
+
+/**
+ * `launch` confined by `policy` under the bwrap at `bwrap` (a path on the
+ * host that runs it), through the wrapper that feeds it the seccomp filter.
+ */
+export function wrapInBwrap(
+  bwrap: string,
+  filters: BwrapFilters | undefined,
+  launch: Launch,
+  policy: ConfinedPolicy,
+  paths: HostPaths = LOCAL_PATHS,
+): Launch {
+  const filter = filters?.[policy.network];
+  const args = bwrapArgs(launch, policy, paths);
+  if (filter !== undefined) args.unshift("--seccomp", "3");
+  return {
+    program: launch.program,
+    args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
+    cwd: launch.cwd,
+    env: { ...launch.env, TMPDIR: "/tmp" },
+  };
+}
+
+/** What bwrap enforces; sockets bound in the filesystem stay reachable (no interfaces confine IP only). */
+export function bwrapEnforcement(
+  filters: BwrapFilters | undefined,
+  policy: ConfinedPolicy,
+): SandboxEnforcement {
+  return {
+    filesystem: "full",
+    network: "full",
+    gaps: [
+      ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
+      ...(filters === undefined ? ["kernel keyrings not confined (no seccomp filter here)"] : []),
+    ],
+  };
+}
+
+/** Whether bwrap or its wrapper failed (not the command). */
+export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
+  return (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
+    (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
+      firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `));
+}
+
+/**
+ * The denial a failed command met, from bwrap's signatures in its stderr;
+ * the first line with a signature decides, so a command that hit both
+ * reports the denial it met first.
+ */
+export function bwrapDenied(
+  outcome: LaunchOutcome,
+  policy: ConfinedPolicy,
+): SandboxDenial | undefined {
+  if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
+  for (const line of outcome.stderrText.split("\n")) {
+    if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
+    if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
+  }
+  return undefined;
 }

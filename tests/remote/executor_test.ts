@@ -4,7 +4,15 @@
 // failing closed, and the task tools over it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -167,21 +175,82 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     }
   });
 
-  it("fails closed for a confined sandbox mode, and runs nothing", async () => {
+  it("confines a command with the remote bwrap: a write outside the workspace is denied", async () => {
     await using executor = new SshBashExecutor(config());
-    const mark = marker();
-    const spec = executor.resolve({
-      command: `sleep ${mark}`,
-      sandboxPolicy: { mode: "workspace-write", workspaceRoot: "/tmp", network: "deny" },
-    });
-    await assert.rejects(executor.run(spec), SandboxUnavailableError);
-    await assert.rejects(executor.start(spec), SandboxUnavailableError);
-    assert.deepEqual(processesWith(mark), []);
-    const full = await executor.run(executor.resolve({
-      command: "echo full",
-      sandboxPolicy: { mode: "danger-full-access", workspaceRoot: "/tmp", network: "allow" },
-    }));
-    assert.equal(full.stdout.text, "full\n");
+    const workspace = mkdtempSync(join(tmpdir(), "shellseam-ssh-ws-"));
+    const outside = mkdtempSync(join("/var/tmp", "shellseam-ssh-out-"));
+    try {
+      const policy = {
+        mode: "workspace-write",
+        workspaceRoot: workspace,
+        network: "deny",
+      } as const;
+      const inside = await executor.run(executor.resolve({
+        command: "echo in > inside.txt && cat inside.txt",
+        workdir: workspace,
+        sandboxPolicy: policy,
+      }));
+      assert.equal(inside.exitCode, 0, inside.stderr.text);
+      assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "in\n");
+      assert.deepEqual(inside.sandbox?.backend, "bwrap");
+      assert.equal(inside.sandbox?.denied, false);
+      const denied = await executor.run(executor.resolve({
+        command: `echo out > ${outside}/escape.txt`,
+        workdir: workspace,
+        sandboxPolicy: policy,
+      }));
+      assert.notEqual(denied.exitCode, 0);
+      assert.match(denied.stderr.text, /Read-only file system/);
+      assert.equal(denied.sandbox?.denied, true);
+      assert.equal(denied.sandbox?.denial, "filesystem");
+      assert.deepEqual(readdirSync(outside), []);
+      // The same command unconfined writes there: the denial is the sandbox's.
+      const full = await executor.run(executor.resolve({
+        command: `echo out > ${outside}/escape.txt`,
+        sandboxPolicy: { mode: "danger-full-access", workspaceRoot: workspace, network: "allow" },
+      }));
+      assert.equal(full.exitCode, 0);
+      assert.deepEqual(full.sandbox, {
+        mode: "danger-full-access",
+        backend: "none",
+        denied: false,
+      });
+      assert.deepEqual(readdirSync(outside), ["escape.txt"]);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("fails closed for a confined mode where the remote host has no bwrap, and runs nothing", async () => {
+    // A remote bash whose PATH has everything of /usr/bin but bwrap.
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-nobwrap-"));
+    try {
+      mkdirSync(join(dir, "bin"));
+      for (const name of readdirSync("/usr/bin")) {
+        if (name !== "bwrap") symlinkSync(join("/usr/bin", name), join(dir, "bin", name));
+      }
+      const shell = join(dir, "bash");
+      writeFileSync(shell, `#!/bin/bash\nPATH=${dir}/bin exec /bin/bash "$@"\n`, { mode: 0o755 });
+      await using executor = new SshBashExecutor(config({ shell }));
+      const mark = marker();
+      const spec = executor.resolve({
+        command: `sleep ${mark}`,
+        sandboxPolicy: { mode: "workspace-write", workspaceRoot: "/tmp", network: "deny" },
+      });
+      await assert.rejects(
+        executor.run(spec),
+        (error) =>
+          error instanceof SandboxUnavailableError &&
+          /"bwrap" was not found on the remote PATH/.test(error.message),
+      );
+      await assert.rejects(executor.start(spec), SandboxUnavailableError);
+      assert.deepEqual(processesWith(mark), []);
+      const plain = await executor.run(executor.resolve({ command: "echo plain" }));
+      assert.equal(plain.stdout.text, "plain\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("serves the task tools unchanged: a background task, its output and its kill", async () => {

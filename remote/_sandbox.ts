@@ -1,0 +1,186 @@
+import { posix } from "node:path";
+import {
+  BashConfigError,
+  type BashSandboxInfo,
+  type SandboxPolicy,
+  SandboxUnavailableError,
+} from "../seam/mod.ts";
+import type { Launch, LaunchOutcome } from "../local/mod.ts";
+import type { RunningCommand } from "../local/_reusable.ts";
+import type { ConfinedPolicy } from "../sandbox/backends/_backend.ts";
+import {
+  bwrapDenied,
+  bwrapEnforcement,
+  type BwrapFilters,
+  bwrapFilters,
+  bwrapRunnerFailed,
+  REMOTE_PATHS,
+  wrapInBwrap,
+} from "../sandbox/backends/_bwrap.ts";
+
+/** How a probe of the remote host ended. */
+export interface ProbeResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** What the remote host offers for confinement, learned once. */
+interface RemoteBwrap {
+  bwrap: string;
+  filters: BwrapFilters | undefined;
+}
+
+/** `uname -m` names as `process.arch` names them (the seccomp filters' keys). */
+const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "arm64" };
+
+/**
+ * Confinement on the remote host with the bwrap backend's own code: the
+ * same arguments, wrapper and seccomp filter, built for the remote host's
+ * `bwrap` and architecture (learned by a probe, once per executor) and its
+ * paths taken as given. Without a working `bwrap` there, confined modes fail
+ * closed with `SandboxUnavailableError`.
+ */
+export class RemoteSandbox {
+  readonly #host: string;
+  readonly #shell: string;
+  readonly #probe: (argv: string[]) => Promise<ProbeResult>;
+  #facts: Promise<RemoteBwrap> | null = null;
+
+  constructor(host: string, shell: string, probe: (argv: string[]) => Promise<ProbeResult>) {
+    this.#host = host;
+    this.#shell = shell;
+    this.#probe = probe;
+  }
+
+  /**
+   * The launch confined by `policy` (none for `danger-full-access`), and how
+   * to describe the settled command's sandbox.
+   */
+  async confine(
+    policy: SandboxPolicy,
+    launch: Launch,
+  ): Promise<{ launch?: Launch; describe: (running: RunningCommand) => BashSandboxInfo }> {
+    const mode = policy?.mode;
+    if (mode === "danger-full-access") {
+      return { describe: () => ({ mode, backend: "none", denied: false }) };
+    }
+    const confined = confinedPolicy(policy);
+    const facts = await this.#learn();
+    return {
+      launch: wrapInBwrap(facts.bwrap, facts.filters, launch, confined, REMOTE_PATHS),
+      describe: (running) => {
+        const exit = running.exit ?? { code: null, signal: null };
+        const outcome: LaunchOutcome = {
+          exitCode: exit.code,
+          signal: exit.signal,
+          stderrText: running.stderr.collect().text,
+          killedByExecutor: running.cause !== null,
+        };
+        const info: BashSandboxInfo = {
+          mode: confined.mode,
+          backend: "bwrap",
+          denied: false,
+          enforcement: bwrapEnforcement(facts.filters, confined),
+        };
+        if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
+        else {
+          const denial = bwrapDenied(outcome, confined);
+          if (denial !== undefined) {
+            info.denied = true;
+            info.denial = denial;
+          }
+        }
+        return info;
+      },
+    };
+  }
+
+  #learn(): Promise<RemoteBwrap> {
+    if (this.#facts === null) {
+      const facts = this.#probeBwrap();
+      this.#facts = facts;
+      // Only an answer is kept: a probe that could not run (a lost connection) is tried again.
+      facts.catch((error) => {
+        if (!(error instanceof SandboxUnavailableError) && this.#facts === facts) {
+          this.#facts = null;
+        }
+      });
+    }
+    return this.#facts;
+  }
+
+  async #probeBwrap(): Promise<RemoteBwrap> {
+    const unavailable = (reason: string): SandboxUnavailableError =>
+      new SandboxUnavailableError(
+        `No sandbox backend works on ${this.#host}, so a confined mode cannot run there; install bubblewrap there or run with "danger-full-access"`,
+        [{ backend: "bwrap", reason }],
+      );
+    const found = await this.#probe([
+      this.#shell,
+      "--norc",
+      "--noprofile",
+      "-c",
+      "command -v bwrap || exit 3; uname -m",
+    ]);
+    if (found.exitCode === 3) throw unavailable('"bwrap" was not found on the remote PATH');
+    const [bwrap, machine] = found.stdout.trim().split("\n");
+    if (found.exitCode !== 0 || bwrap === undefined || !bwrap.startsWith("/")) {
+      throw unavailable(`the probe failed: ${found.stderr.trim() || `exit ${found.exitCode}`}`);
+    }
+    const arch = ARCH_NAMES[machine ?? ""] ?? machine ?? "";
+    const facts = { bwrap, filters: bwrapFilters(arch) };
+    const trial = wrapInBwrap(
+      facts.bwrap,
+      facts.filters,
+      {
+        program: this.#shell,
+        args: ["--norc", "--noprofile", "-c", "true"],
+        cwd: "/",
+        env: {},
+      },
+      { mode: "read-only", workspaceRoot: "/", writableRoots: [], network: "deny" },
+      REMOTE_PATHS,
+    );
+    const tried = await this.#probe([trial.program, ...trial.args]);
+    if (tried.exitCode !== 0) {
+      throw unavailable(
+        `"${bwrap}" cannot confine there: ${tried.stderr.trim().split("\n")[0] ?? ""}`,
+      );
+    }
+    return facts;
+  }
+}
+
+/** The policy as the bwrap arguments take it; its paths are the remote host's, taken as given. */
+function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
+  const { mode, network, workspaceRoot } = policy ?? {};
+  if (mode !== "read-only" && mode !== "workspace-write") {
+    throw new BashConfigError(
+      `"sandboxPolicy.mode" must be "read-only", "workspace-write" or "danger-full-access"; got ${
+        JSON.stringify(mode)
+      }`,
+    );
+  }
+  if (network !== "deny" && network !== "allow") {
+    throw new BashConfigError(
+      `"sandboxPolicy.network" must be "deny" or "allow"; got ${JSON.stringify(network)}`,
+    );
+  }
+  const absolute = (field: string, path: unknown): string => {
+    if (typeof path !== "string" || !posix.isAbsolute(path) || path.includes("\0")) {
+      throw new BashConfigError(
+        `"sandboxPolicy.${field}" must be an absolute path on the remote host; got ${
+          JSON.stringify(path)
+        }`,
+      );
+    }
+    return posix.resolve(path);
+  };
+  return {
+    mode,
+    network,
+    workspaceRoot: absolute("workspaceRoot", workspaceRoot),
+    writableRoots: (policy.writableRoots ?? []).map((root) => absolute("writableRoots", root)),
+  };
+}
