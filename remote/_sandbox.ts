@@ -13,6 +13,7 @@ import {
   bwrapEnforcement,
   type BwrapFilters,
   bwrapFilters,
+  type BwrapFolders,
   bwrapRunnerFailed,
   REMOTE_PATHS,
   wrapInBwrap,
@@ -29,7 +30,29 @@ export interface ProbeResult {
 interface RemoteBwrap {
   bwrap: string;
   filters: BwrapFilters | undefined;
+  /** A private folder made on the remote host for this executor, with the commands' TMPDIR. */
+  folders: BwrapFolders;
+  /**
+   * The remote session's environment, as the bootstrap passes it on to an
+   * unconfined command: bwrap sets a confined command's whole environment.
+   */
+  baseEnv: Record<string, string>;
 }
+
+/** What the bootstrap drops from the remote session's environment, and what bash sets itself. */
+function keptFromSession(name: string): boolean {
+  return !name.startsWith("SHELLSEAM_") && !name.startsWith("BASH_FUNC_") &&
+    !["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PWD", "OLDPWD", "SHLVL", "_"].includes(name);
+}
+
+/**
+ * The probe: bwrap's path, the machine, a private folder (0700, from
+ * mktemp) with the commands' TMPDIR and an empty folder, then the session's
+ * environment, NUL-separated.
+ */
+const PROBE =
+  'command -v bwrap || exit 3; uname -m; d=$(mktemp -d "${TMPDIR:-/tmp}/shellseam-ssh-XXXXXX") && ' +
+  'mkdir "$d/tmp" "$d/empty" && echo "$d" || exit 4; env -0';
 
 /** `uname -m` names as `process.arch` names them (the seccomp filters' keys). */
 const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "arm64" };
@@ -46,6 +69,7 @@ export class RemoteSandbox {
   readonly #shell: string;
   readonly #probe: (argv: string[]) => Promise<ProbeResult>;
   #facts: Promise<RemoteBwrap> | null = null;
+  #folder: string | null = null;
 
   constructor(host: string, shell: string, probe: (argv: string[]) => Promise<ProbeResult>) {
     this.#host = host;
@@ -67,8 +91,16 @@ export class RemoteSandbox {
     }
     const confined = confinedPolicy(policy);
     const facts = await this.#learn();
+    const inside = { ...launch, env: { ...facts.baseEnv, ...launch.env } };
     return {
-      launch: wrapInBwrap(facts.bwrap, facts.filters, launch, confined, REMOTE_PATHS),
+      launch: wrapInBwrap(
+        facts.bwrap,
+        facts.filters,
+        inside,
+        confined,
+        facts.folders,
+        REMOTE_PATHS,
+      ),
       describe: (running) => {
         const exit = running.exit ?? { code: null, signal: null };
         const outcome: LaunchOutcome = {
@@ -116,30 +148,36 @@ export class RemoteSandbox {
         `No sandbox backend works on ${this.#host}, so a confined mode cannot run there; install bubblewrap there or run with "danger-full-access"`,
         [{ backend: "bwrap", reason }],
       );
-    const found = await this.#probe([
-      this.#shell,
-      "--norc",
-      "--noprofile",
-      "-c",
-      "command -v bwrap || exit 3; uname -m",
-    ]);
+    const found = await this.#probe([this.#shell, "--norc", "--noprofile", "-c", PROBE]);
     if (found.exitCode === 3) throw unavailable('"bwrap" was not found on the remote PATH');
-    const [bwrap, machine] = found.stdout.trim().split("\n");
-    if (found.exitCode !== 0 || bwrap === undefined || !bwrap.startsWith("/")) {
+    const [bwrap, machine, dir, ...rest] = found.stdout.split("\n");
+    if (
+      found.exitCode !== 0 || bwrap === undefined || !bwrap.startsWith("/") ||
+      dir === undefined || !dir.startsWith("/")
+    ) {
       throw unavailable(`the probe failed: ${found.stderr.trim() || `exit ${found.exitCode}`}`);
     }
+    this.#folder = dir;
+    const baseEnv: Record<string, string> = {};
+    for (const entry of rest.join("\n").split("\0")) {
+      const at = entry.indexOf("=");
+      if (at > 0 && keptFromSession(entry.slice(0, at))) {
+        baseEnv[entry.slice(0, at)] = entry.slice(at + 1);
+      }
+    }
     const arch = ARCH_NAMES[machine ?? ""] ?? machine ?? "";
-    const facts = { bwrap, filters: bwrapFilters(arch) };
+    const facts: RemoteBwrap = {
+      bwrap,
+      filters: bwrapFilters(arch),
+      folders: { privateDir: dir, tmpDir: `${dir}/tmp`, emptyDir: `${dir}/empty` },
+      baseEnv,
+    };
     const trial = wrapInBwrap(
       facts.bwrap,
       facts.filters,
-      {
-        program: this.#shell,
-        args: ["--norc", "--noprofile", "-c", "true"],
-        cwd: "/",
-        env: {},
-      },
+      { program: this.#shell, args: ["--norc", "--noprofile", "-c", "true"], cwd: "/", env: {} },
       { mode: "read-only", workspaceRoot: "/", writableRoots: [], network: "deny" },
+      facts.folders,
       REMOTE_PATHS,
     );
     const tried = await this.#probe([trial.program, ...trial.args]);
@@ -149,6 +187,11 @@ export class RemoteSandbox {
       );
     }
     return facts;
+  }
+
+  /** The remote private folder, once made; the executor removes it at disposal. */
+  get folder(): string | null {
+    return this.#folder;
   }
 }
 

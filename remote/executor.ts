@@ -193,6 +193,11 @@ export class SshBashExecutor extends BashExecutor {
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");
     await Promise.all([...this.#running].map((running) => running.settled));
+    const folder = this.#sandbox?.folder ?? null;
+    if (folder !== null) {
+      // The remote private folder of confined commands; a lost connection leaves it behind.
+      await this.#probe(["rm", "-rf", "--", folder], false).catch(() => {});
+    }
     await this.#transport?.close();
     if (this.#dir !== null && !this.config.keepSpillFiles) {
       rmSync(this.#dir, { recursive: true, force: true });
@@ -273,15 +278,16 @@ export class SshBashExecutor extends BashExecutor {
 
   /** Waits for a channel, opens the connection if needed, and starts the command over it. */
   async #open(
-    spec: BashExecSpec | null,
+    spec: BashExecSpec | boolean,
     request: ChannelRequest,
   ): Promise<{ channel: RemoteChannel; release: () => void }> {
     const transport = this.transport;
-    const release = await this.#slots.acquire();
+    // Only the clean-up at disposal goes past the closed queue (nothing else runs by then).
+    const release = spec === false ? () => {} : await this.#slots.acquire();
     try {
-      if (spec !== null) this.#checkCanSpawn(spec);
+      if (typeof spec === "object") this.#checkCanSpawn(spec);
       await transport.connect();
-      if (spec !== null) this.#checkCanSpawn(spec);
+      if (typeof spec === "object") this.#checkCanSpawn(spec);
       return { channel: await RemoteChannel.open(transport, request), release };
     } catch (error) {
       release();
@@ -293,9 +299,9 @@ export class SshBashExecutor extends BashExecutor {
    * Runs a probe of the remote host (`argv`, unconfined, no stdin) and
    * resolves with its exit code and output once it ended.
    */
-  async #probe(argv: string[]): Promise<ProbeResult> {
-    if (this.#disposed) throw disposedError();
-    const { channel, release } = await this.#open(null, {
+  async #probe(argv: string[], queued = true): Promise<ProbeResult> {
+    if (queued && this.#disposed) throw disposedError();
+    const { channel, release } = await this.#open(queued, {
       command: "",
       workdir: "/",
       env: Object.entries(ENV_OVERRIDES).map(([name, value]) => `${name}=${value}`),

@@ -1,3 +1,4 @@
+import { dirname, relative } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
@@ -6,36 +7,51 @@ import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
   firstLine,
-  NETWORK_FAILURE,
+  networkDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
   type SandboxDenial,
 } from "./_backend.ts";
-import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
+import { commandFilter } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
 
+/** The executor's private folders that bubblewrap shows a command. */
+export interface BwrapFolders {
+  /** The executor's private folder (its spill files): read-only, even inside a writable root. */
+  privateDir: string;
+  /** The commands' TMPDIR, inside `privateDir`: writable in every mode. */
+  tmpDir: string;
+  /** An empty folder inside `privateDir`, bound over each hidden folder. */
+  emptyDir: string;
+}
+
 /**
- * The bubblewrap arguments that confine a command by `policy`:
- * everything read-only (the kernel's settings in /proc/sys included), a
- * fresh /dev, /proc and private /tmp, pid and IPC namespaces,
- * no capabilities (root included), and under
- * `workspace-write` the workspace and writable roots bound writable with
- * `<root>/.git` re-bound read-only. The entries of /tmp holding the
- * workspace, the writable roots or the working directory are bound back
- * read-only over the private /tmp; binds go parents first.
+ * The bubblewrap arguments that confine a command by `policy`: everything
+ * read-only (the kernel's settings in /proc/sys and the host's /dev/shm
+ * included), a fresh /dev and /proc, pid and IPC namespaces, no
+ * capabilities (root included); the private `tmpDir` (the commands'
+ * TMPDIR) bound writable in every mode, and under `workspace-write` the
+ * workspace and writable roots too, with `<root>/.git` and a private folder
+ * inside them re-bound read-only (a command could otherwise replace TMPDIR
+ * with a symlink, and the next launch would bind its target writable); the
+ * policy's hidden folders empty; mounts go parents first. The command's
+ * environment is set inside (`--clearenv`, then `--setenv` for each
+ * variable): bwrap itself runs with none of it.
  */
 export function bwrapArgs(
   launch: Launch,
   policy: ConfinedPolicy,
+  { privateDir, tmpDir, emptyDir }: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
-  // hostname, for one); bind the host's /proc/sys read-only over it.
-  args.push("--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp");
+  // hostname, for one); bind the host's /proc/sys read-only over it. The new
+  // /dev has a writable /dev/shm of its own; show the host's, read-only.
+  args.push("--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/dev/shm", "/dev/shm");
   // Without --cap-drop, root keeps its capabilities inside and could remount
   // "/" writable; --unshare-ipc keeps it out of the host's SysV shared memory.
   // No --new-session: the executor already gave the command a session with no
@@ -47,26 +63,38 @@ export function bwrapArgs(
   args.push("--cap-drop", "ALL");
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";
-  const binds = new Map<string, boolean>();
-  const cwd = paths.realpath(launch.cwd) ?? launch.cwd;
-  const roots = [policy.workspaceRoot, ...policy.writableRoots];
-  for (const path of [...roots, cwd]) {
-    const top = underTmp(path);
-    if (top !== undefined) binds.set(top, false);
-  }
-  if (writable) { for (const root of roots) binds.set(root, true); }
-  const depth = (path: string): number => path.split("/").length;
-  for (const [path, rw] of [...binds].sort(([a], [b]) => depth(a) - depth(b))) {
-    args.push(rw ? "--bind" : "--ro-bind", path, path);
+  const roots = writable ? [policy.workspaceRoot, ...policy.writableRoots] : [];
+  type Mount = [string, "bind" | "ro-bind" | "hide"];
+  const mounts: Mount[] = [
+    [tmpDir, "bind"],
+    ...roots.map((root): Mount => [root, "bind"]),
+    ...(policy.hiddenDirs ?? []).map((dir): Mount => [dir, "hide"]),
+  ];
+  if (roots.some((root) => isBeneath(privateDir, root))) mounts.push([privateDir, "ro-bind"]);
+  const depth = ([path]: Mount): number => path.split("/").length;
+  for (const [path, kind] of mounts.sort((a, b) => depth(a) - depth(b))) {
+    if (kind === "hide") {
+      // The empty folder, reached through the hidden one: a folder gone since
+      // it was listed (its executor was disposed) leaves no source, and
+      // --ro-bind-try then skips it instead of failing the launch.
+      args.push("--ro-bind-try", `${path}/../${relative(dirname(path), emptyDir)}`, path);
+    } else {
+      args.push(`--${kind}`, path, path);
+    }
   }
   if (writable && paths.known) {
     const git = paths.realpath(`${policy.workspaceRoot}/.git`);
     if (git !== undefined) args.push("--ro-bind", git, git);
   } else if (writable) {
-    // Unknown here (another host): bound read-only where it exists when bwrap starts.
+    // Another host's: bound read-only where it exists when bwrap starts.
     const git = `${policy.workspaceRoot}/.git`;
     args.push("--ro-bind-try", git, git);
   }
+  args.push("--clearenv");
+  for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
+    args.push("--setenv", name, value);
+  }
+  const cwd = paths.realpath(launch.cwd) ?? launch.cwd;
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
@@ -77,7 +105,7 @@ export function bwrapArgs(
  * paths are taken as given and whose `.git` is bound where it exists.
  */
 export interface HostPaths {
-  /** The resolved path when it exists (known hosts), else undefined. */
+  /** The resolved path when it exists (a host whose files can be read), else undefined. */
   realpath(path: string): string | undefined;
   /** False for a host whose filesystem cannot be read from here. */
   known: boolean;
@@ -88,20 +116,6 @@ export const LOCAL_PATHS: HostPaths = { realpath: existingRealpath, known: true 
 
 /** Another host's paths: taken as given. */
 export const REMOTE_PATHS: HostPaths = { realpath: () => undefined, known: false };
-
-/**
- * The entry of /tmp that holds `path` (`/tmp` itself for `/tmp`), or
- * undefined when `path` is not under /tmp. The private /tmp hides it, so it
- * is bound back read-only: the tree around a workspace under /tmp stays as
- * visible (and as unwritable) as it would be elsewhere.
- */
-function underTmp(path: string): string | undefined {
-  if (!isBeneath(path, "/tmp")) return undefined;
-  return path.split("/").slice(0, 3).join("/");
-}
-
-/** The socket families a command may create with the network denied: all namespaced. */
-const DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;
@@ -135,6 +149,7 @@ function printfEscaped(bytes: Uint8Array): string {
  */
 export function createBwrapBackend(
   searchPath: string | undefined,
+  folders: BwrapFolders,
   arch: string = process.arch,
 ): SandboxBackend | { reason: string } {
   const bwrap = findOnPath("bwrap", searchPath ?? "");
@@ -143,11 +158,13 @@ export function createBwrapBackend(
   }
   const filters = bwrapFilters(arch);
   const wrap = (launch: Launch, policy: ConfinedPolicy): Launch =>
-    wrapInBwrap(bwrap, filters, launch, policy);
+    wrapInBwrap(bwrap, filters, launch, policy, folders);
   return {
     name: "bwrap",
     wrap,
     runners: (launch: Launch) => [launch.program, bwrap],
+    // Its private folder is read-only to every command (see bwrapArgs).
+    runnerFolders: () => [],
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
@@ -159,19 +176,19 @@ export function createBwrapBackend(
   };
 }
 
-/** The seccomp filters for `arch` as `printf` formats, or undefined where there are none. */
-export function bwrapFilters(arch: string): BwrapFilters | undefined {
-  const deny = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
-  const allow = seccompFilter({}, arch);
-  return deny === undefined || allow === undefined
-    ? undefined
-    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
-}
-
 /** Seccomp filters by the policy's network, as `printf` formats. */
 export interface BwrapFilters {
   deny: string;
   allow: string;
+}
+
+/** The seccomp filters for `arch` as `printf` formats, or undefined where there are none. */
+export function bwrapFilters(arch: string): BwrapFilters | undefined {
+  const deny = commandFilter("deny", arch);
+  const allow = commandFilter("allow", arch);
+  return deny === undefined || allow === undefined
+    ? undefined
+    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
 }
 
 /**
@@ -183,20 +200,27 @@ export function wrapInBwrap(
   filters: BwrapFilters | undefined,
   launch: Launch,
   policy: ConfinedPolicy,
+  folders: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
 ): Launch {
   const filter = filters?.[policy.network];
-  const args = bwrapArgs(launch, policy, paths);
+  const args = bwrapArgs(launch, policy, folders, paths);
   if (filter !== undefined) args.unshift("--seccomp", "3");
   return {
     program: launch.program,
     args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
     cwd: launch.cwd,
-    env: { ...launch.env, TMPDIR: "/tmp" },
+    // The wrapper shell, the setsid binary before it and bwrap run unconfined:
+    // none of the command's environment reaches them (LD_PRELOAD or
+    // LD_LIBRARY_PATH into a writable root would load a planted library).
+    env: {},
   };
 }
 
-/** What bwrap enforces; sockets bound in the filesystem stay reachable (no interfaces confine IP only). */
+/**
+ * What bwrap enforces. Sockets bound in the host's filesystem stay
+ * reachable: a namespace without interfaces confines IP networking only.
+ */
 export function bwrapEnforcement(
   filters: BwrapFilters | undefined,
   policy: ConfinedPolicy,
@@ -206,12 +230,18 @@ export function bwrapEnforcement(
     network: "full",
     gaps: [
       ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
-      ...(filters === undefined ? ["kernel keyrings not confined (no seccomp filter here)"] : []),
+      ...(filters === undefined
+        ? [
+          "kernel keyrings not confined (no seccomp filter here)",
+          // Namespaced, so no way out; but the other backend refuses them.
+          "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
+        ]
+        : []),
     ],
   };
 }
 
-/** Whether bwrap or its wrapper failed (not the command). */
+/** Whether bwrap or its wrapper failed (not the command), from their own failure line. */
 export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
   return (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
     (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
@@ -219,8 +249,8 @@ export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
 }
 
 /**
- * The denial a failed command met, from bwrap's signatures in its stderr;
- * the first line with a signature decides, so a command that hit both
+ * The denial a failed command met, from bwrap's signatures in its stderr.
+ * The first line with a signature decides, so a command that hit both
  * reports the denial it met first.
  */
 export function bwrapDenied(
@@ -230,7 +260,7 @@ export function bwrapDenied(
   if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
   for (const line of outcome.stderrText.split("\n")) {
     if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-    if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
+    if (networkDenial(line, policy)) return "network";
   }
   return undefined;
 }

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -15,7 +16,7 @@ import {
 } from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SshBashExecutor, type SshBashExecutorConfig } from "../../remote/mod.ts";
 import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
@@ -216,6 +217,19 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
         denied: false,
       });
       assert.deepEqual(readdirSync(outside), ["escape.txt"]);
+      // Read-only: its private TMPDIR is writable, and the session's environment is there.
+      const scratch = await executor.run(executor.resolve({
+        command: 'echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && echo "$TMPDIR" && echo "$HOME"',
+        workdir: workspace,
+        sandboxPolicy: { ...policy, mode: "read-only" },
+      }));
+      assert.equal(scratch.exitCode, 0, scratch.stderr.text);
+      const [written, tmp, home] = scratch.stdout.text.split("\n");
+      assert.equal(written, "t");
+      assert.match(tmp ?? "", /^\/tmp\/shellseam-ssh-\w+\/tmp$/);
+      assert.ok(home !== undefined && home.startsWith("/"), `HOME is ${home}`);
+      await executor[Symbol.asyncDispose]();
+      assert.equal(existsSync(dirname(tmp!)), false, "the remote private folder was left");
     } finally {
       rmSync(workspace, { recursive: true, force: true });
       rmSync(outside, { recursive: true, force: true });
