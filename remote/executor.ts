@@ -61,7 +61,19 @@ const encoder = new TextEncoder();
  * exported functions are dropped there). Confined sandbox modes fail closed
  * with `SandboxUnavailableError`.
  *
- * @example Run a command over SSH
+ * @example A host that cannot be reached: the call rejects, nothing runs
+ * ```ts
+ * import { SshBashExecutor } from "@shellseam/bash/remote";
+ * import { BashSpawnError } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new SshBashExecutor({ host: "127.0.0.1", port: 1, cwd: "/srv/app" });
+ * const spec = executor.resolve({ command: "make", workdir: "build" });
+ * assert.equal(spec.workdir, "/srv/app/build");
+ * await assert.rejects(executor.run(spec), BashSpawnError);
+ * ```
+ *
+ * @example Run a command over SSH (needs a host)
  * ```ts ignore
  * import { SshBashExecutor } from "@shellseam/bash/remote";
  *
@@ -224,6 +236,10 @@ export class SshBashExecutor extends BashExecutor {
   async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const calledAt = performance.now();
+    // When the caller aborts while the channel opens, the clocks learn when (the first cause wins).
+    let abortedAt: number | undefined;
+    const onAbort = (): void => void (abortedAt ??= performance.now());
+    spec.signal?.addEventListener("abort", onAbort, { once: true });
     const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
     const keepStdinOpen = background && spec.keepStdinOpen === true;
     let confined: Awaited<ReturnType<RemoteSandbox["confine"]>> | undefined;
@@ -240,7 +256,7 @@ export class SshBashExecutor extends BashExecutor {
         env,
       });
     }
-    const { channel, release } = await this.#open(spec, {
+    const opening = this.#open(spec, {
       command: spec.command,
       workdir: spec.workdir,
       env: Object.entries(confined?.launch?.env ?? env).map(
@@ -254,6 +270,9 @@ export class SshBashExecutor extends BashExecutor {
       killGraceMs: this.config.killGraceMs,
       drainGraceMs: this.config.drainGraceMs,
     });
+    const { channel, release } = await opening.finally(() =>
+      spec.signal?.removeEventListener("abort", onAbort)
+    );
     const { config } = this;
     const running = new RunningCommand({
       child: channel.child,
@@ -264,7 +283,7 @@ export class SshBashExecutor extends BashExecutor {
       drainGraceMs: config.drainGraceMs,
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
       keepStdinOpen,
-      ...clocks(spec, background, performance.now() - calledAt),
+      ...clocks(spec, background, calledAt, abortedAt),
     });
     channel.onLost = () => running.kill("lost");
     this.#running.add(running);
@@ -380,17 +399,23 @@ function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?
 
 /**
  * The wall and idle clocks apply to foreground runs only; the abort signal to
- * both. The wall clock counts from the call: waiting for a channel and
- * opening it (`spentMs`) are part of the run.
+ * both. The wall clock counts from the call (`calledAt`): waiting for a
+ * channel and opening it are part of the run. A wall clock that ran out
+ * before the caller aborted (`abortedAt`, while the channel opened) is the
+ * first cause, so the signal is not passed on.
  */
 function clocks(
   spec: BashExecSpec,
   background: boolean,
-  spentMs: number,
+  calledAt: number,
+  abortedAt: number | undefined,
 ): { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } {
   const clocks: { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } = {};
+  const spentMs = performance.now() - calledAt;
   if (!background) clocks.timeoutMs = Math.max(1, spec.timeoutMs - spentMs);
   if (!background && spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
-  if (spec.signal !== undefined) clocks.signal = spec.signal;
+  const timedOutFirst = !background && abortedAt !== undefined &&
+    abortedAt - calledAt >= spec.timeoutMs;
+  if (spec.signal !== undefined && !timedOutFirst) clocks.signal = spec.signal;
   return clocks;
 }
