@@ -7,7 +7,6 @@ import {
 } from "../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../local/mod.ts";
 import type { RunningCommand } from "../local/_reusable.ts";
-import type { ConfinedPolicy } from "../sandbox/backends/_backend.ts";
 import {
   bwrapDenied,
   bwrapEnforcement,
@@ -15,9 +14,10 @@ import {
   bwrapFilters,
   type BwrapFolders,
   bwrapRunnerFailed,
+  type ConfinedPolicy,
   REMOTE_PATHS,
   wrapInBwrap,
-} from "../sandbox/backends/_bwrap.ts";
+} from "../sandbox/_reusable.ts";
 
 /** How a probe of the remote host ended. */
 export interface ProbeResult {
