@@ -7,6 +7,7 @@ import {
 } from "../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../local/mod.ts";
 import type { RunningCommand } from "../local/_reusable.ts";
+import { DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
 import {
   bwrapDenied,
   bwrapEnforcement,
@@ -176,7 +177,14 @@ export class RemoteSandbox {
       facts.bwrap,
       facts.filters,
       { program: this.#shell, args: ["--norc", "--noprofile", "-c", "true"], cwd: "/", env: {} },
-      { mode: "read-only", workspaceRoot: "/", writableRoots: [], network: "deny" },
+      {
+        mode: "read-only",
+        workspaceRoot: "/",
+        writableRoots: [],
+        network: "deny",
+        protectedPaths: [],
+        readOnlyPaths: [],
+      },
       facts.folders,
       REMOTE_PATHS,
     );
@@ -220,10 +228,29 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
     }
     return posix.resolve(path);
   };
+  const root = absolute("workspaceRoot", workspaceRoot);
+  const writableRoots = (policy.writableRoots ?? []).map((path) => absolute("writableRoots", path));
+  const protectedPaths = [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)];
+  for (const name of protectedPaths) {
+    if (typeof name !== "string" || name === "" || name.startsWith("/") || name.includes("\0")) {
+      throw new BashConfigError(
+        `"sandboxPolicy.protectedPaths" entries must be paths relative to a writable root; got ${
+          JSON.stringify(name)
+        }`,
+      );
+    }
+  }
   return {
     mode,
     network,
-    workspaceRoot: absolute("workspaceRoot", workspaceRoot),
-    writableRoots: (policy.writableRoots ?? []).map((root) => absolute("writableRoots", root)),
+    workspaceRoot: root,
+    writableRoots,
+    protectedPaths,
+    // Bound read-only where they exist when bwrap starts (--ro-bind-try); what the local
+    // sandbox does beyond that (symlink and gitdir targets, nested repositories, moving away
+    // what a command created) needs the remote filesystem and is not done.
+    readOnlyPaths: [root, ...writableRoots].flatMap((base) =>
+      protectedPaths.map((name) => posix.join(base, name))
+    ),
   };
 }

@@ -34,9 +34,11 @@ export interface BwrapFolders {
  * included), a fresh /dev and /proc, pid and IPC namespaces, no
  * capabilities (root included); the private `tmpDir` (the commands'
  * TMPDIR) bound writable in every mode, and under `workspace-write` the
- * workspace and writable roots too, with `<root>/.git` and a private folder
- * inside them re-bound read-only (a command could otherwise replace TMPDIR
- * with a symlink, and the next launch would bind its target writable); the
+ * workspace and writable roots too, with the policy's read-only paths (the
+ * protected paths that exist, such as `<root>/.git`, and their targets) and
+ * a private folder inside them re-bound read-only (a command could otherwise
+ * replace TMPDIR with a symlink, and the next launch would bind its target
+ * writable); the
  * policy's hidden folders empty; mounts go parents first. The command's
  * environment is set inside (`--clearenv`, then `--setenv` for each
  * variable): bwrap itself runs with none of it.
@@ -82,14 +84,8 @@ export function bwrapArgs(
       args.push(`--${kind}`, path, path);
     }
   }
-  if (writable && paths.known) {
-    const git = paths.realpath(`${policy.workspaceRoot}/.git`);
-    if (git !== undefined) args.push("--ro-bind", git, git);
-  } else if (writable) {
-    // Another host's: bound read-only where it exists when bwrap starts.
-    const git = `${policy.workspaceRoot}/.git`;
-    args.push("--ro-bind-try", git, git);
-  }
+  // "-try": a path gone since the launch was planned is the sweep's to check.
+  if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
   args.push("--clearenv");
   for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
     args.push("--setenv", name, value);
@@ -102,20 +98,18 @@ export function bwrapArgs(
 /**
  * What the bwrap arguments need to know about the paths of the host that
  * runs bwrap: this machine's, or (for the remote executor) another's, whose
- * paths are taken as given and whose `.git` is bound where it exists.
+ * paths are taken as given.
  */
 export interface HostPaths {
-  /** The resolved path when it exists (a host whose files can be read), else undefined. */
+  /** The resolved path when it exists and can be read from here, else undefined. */
   realpath(path: string): string | undefined;
-  /** False for a host whose filesystem cannot be read from here. */
-  known: boolean;
 }
 
 /** This machine's paths. */
-export const LOCAL_PATHS: HostPaths = { realpath: existingRealpath, known: true };
+export const LOCAL_PATHS: HostPaths = { realpath: existingRealpath };
 
 /** Another host's paths: taken as given. */
-export const REMOTE_PATHS: HostPaths = { realpath: () => undefined, known: false };
+export const REMOTE_PATHS: HostPaths = { realpath: () => undefined };
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;

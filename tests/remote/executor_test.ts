@@ -193,6 +193,15 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
       }));
       assert.equal(inside.exitCode, 0, inside.stderr.text);
       assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "in\n");
+      // The workspace's .git (a default protected path) stays read-only.
+      mkdirSync(join(workspace, ".git"));
+      const git = await executor.run(executor.resolve({
+        command: "echo x > .git/config",
+        workdir: workspace,
+        sandboxPolicy: policy,
+      }));
+      assert.equal(git.sandbox?.denial, "filesystem", git.stderr.text);
+      assert.deepEqual(readdirSync(join(workspace, ".git")), []);
       assert.deepEqual(inside.sandbox?.backend, "bwrap");
       assert.equal(inside.sandbox?.denied, false);
       const denied = await executor.run(executor.resolve({
