@@ -236,10 +236,6 @@ export class SshBashExecutor extends BashExecutor {
   async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const calledAt = performance.now();
-    // When the caller aborts while the channel opens, the clocks learn when (the first cause wins).
-    let abortedAt: number | undefined;
-    const onAbort = (): void => void (abortedAt ??= performance.now());
-    spec.signal?.addEventListener("abort", onAbort, { once: true });
     const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
     const keepStdinOpen = background && spec.keepStdinOpen === true;
     let confined: Awaited<ReturnType<RemoteSandbox["confine"]>> | undefined;
@@ -256,6 +252,10 @@ export class SshBashExecutor extends BashExecutor {
         env,
       });
     }
+    // When the caller aborts while the channel opens, the clocks learn when (the first cause wins).
+    let abortedAt: number | undefined;
+    const onAbort = (): void => void (abortedAt ??= performance.now());
+    spec.signal?.addEventListener("abort", onAbort, { once: true });
     const opening = this.#open(spec, {
       command: spec.command,
       workdir: spec.workdir,
