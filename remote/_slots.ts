@@ -14,11 +14,6 @@ export class ChannelSlots {
     this.#size = size;
   }
 
-  /** How many channels are held now. */
-  get held(): number {
-    return this.#held;
-  }
-
   acquire(): Promise<() => void> {
     if (this.#closed !== null) return Promise.reject(this.#closed());
     if (this.#held < this.#size) {
