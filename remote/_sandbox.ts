@@ -48,12 +48,12 @@ function keptFromSession(name: string): boolean {
 
 /**
  * The probe: bwrap's path, the machine, a private folder (0700, from
- * mktemp) with the commands' TMPDIR and an empty folder, then the session's
+ * mktemp) with the commands' TMPDIR, then the session's
  * environment, NUL-separated.
  */
 const PROBE =
   'command -v bwrap || exit 3; uname -m; d=$(mktemp -d "${TMPDIR:-/tmp}/shellseam-ssh-XXXXXX") && ' +
-  'mkdir "$d/tmp" "$d/empty" && echo "$d" || exit 4; env -0';
+  'mkdir "$d/tmp" && echo "$d" || exit 4; env -0';
 
 /** `uname -m` names as `process.arch` names them (the seccomp filters' keys). */
 const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "arm64" };
@@ -170,7 +170,7 @@ export class RemoteSandbox {
     const facts: RemoteBwrap = {
       bwrap,
       filters: bwrapFilters(arch),
-      folders: { privateDir: dir, tmpDir: `${dir}/tmp`, emptyDir: `${dir}/empty` },
+      folders: { privateDir: dir, tmpDir: `${dir}/tmp` },
       baseEnv,
     };
     const trial = wrapInBwrap(
