@@ -118,7 +118,7 @@ export class RemoteSandbox {
         };
         if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
         else {
-          const denial = bwrapDenied(outcome, confined);
+          const denial = bwrapDenied(outcome, confined, launch.cwd);
           if (denial !== undefined) {
             info.denied = true;
             info.denial = denial;
@@ -184,6 +184,9 @@ export class RemoteSandbox {
         network: "deny",
         protectedPaths: [],
         readOnlyPaths: [],
+        unixSockets: false,
+        masks: [],
+        maskFile: "",
       },
       facts.folders,
       REMOTE_PATHS,
@@ -252,5 +255,10 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
     readOnlyPaths: [root, ...writableRoots].flatMap((base) =>
       protectedPaths.map((name) => posix.join(base, name))
     ),
+    // Under network deny no Unix socket may be made (no allowUnixSockets over SSH); denyRead
+    // masks need the remote filesystem and are not applied.
+    unixSockets: false,
+    masks: [],
+    maskFile: "",
   };
 }

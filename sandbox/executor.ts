@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
@@ -30,6 +31,8 @@ import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from 
 import { otherPrivateDirs, privateParents } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
 import { findOnPath } from "../local/_session.ts";
+import { DEFAULT_DENY_READ } from "./secrets.ts";
+import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
@@ -61,6 +64,10 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
   "network",
   "writableRoots",
   "protectedPaths",
+  "denyRead",
+  "allowRead",
+  "allowUnixSockets",
+  "homeDir",
   "backends",
   "searchPath",
   "probeTimeoutMs",
@@ -78,6 +85,10 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `network` | `"deny"` | whether confined commands may reach the network |
  * | `writableRoots` | `[]` | more absolute paths writable under `workspace-write` (skipped while missing) |
  * | `protectedPaths` | `[".git"]` | paths relative to each writable root that no confined command may create, replace nor write |
+ * | `denyRead` | `DEFAULT_DENY_READ` | paths (absolute or `~/`) no confined command may read or list |
+ * | `allowRead` | `[]` | paths beneath a `denyRead` folder that stay readable |
+ * | `allowUnixSockets` | `[]` | Unix sockets reachable under network `deny` (none: no Unix socket at all) |
+ * | `homeDir` | the home of this process's user | what `~/` means in those lists |
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
@@ -105,6 +116,14 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   writableRoots?: string[];
   /** Paths relative to each writable root that stay unwritable (see `SandboxPolicy.protectedPaths`). */
   protectedPaths?: string[];
+  /** Paths no confined command may read or list (default: `DEFAULT_DENY_READ`). */
+  denyRead?: string[];
+  /** Paths beneath a `denyRead` folder that stay readable. */
+  allowRead?: string[];
+  /** Unix sockets a confined command may connect to under network `deny`. */
+  allowUnixSockets?: string[];
+  /** The absolute directory `~/` stands for in the path lists (default: the user's home). */
+  homeDir?: string;
   /** Backends to try, in order; the first whose probe works is used. */
   backends?: SandboxBackendName[];
   /** A PATH-style list of directories where `bwrap` and `deno` are looked up. */
@@ -170,9 +189,12 @@ interface Probe {
  * Both backends confine root too (no capabilities, no new privileges, no
  * descriptors but stdin, stdout and stderr, and a seccomp filter that refuses
  * the kernel keyrings, io_uring, System V IPC and message queues and, with the
- * network denied, sockets other than Unix and netlink), and show a command one
- * view of the machine: everything readable (the host's /tmp and /dev/shm
- * included) but the private folders of other executors, which look empty; its
+ * network denied, sockets other than netlink, and Unix sockets unless
+ * `allowUnixSockets` lists some, when every other socket bound at launch is
+ * masked), and show a command one view of the machine: everything readable
+ * (the host's /tmp and /dev/shm included) but the `denyRead` paths (less
+ * `allowRead`; a read there is a `secret` denial) and the private folders of
+ * other executors, which look empty; its
  * own executor's spill files readable; writes only in the writable roots
  * (under `workspace-write`) and in a private temporary directory that `TMPDIR`
  * names, kept for the executor's life:
@@ -243,6 +265,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
+  readonly #home: string;
+  #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
 
@@ -257,6 +281,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       network = "deny",
       writableRoots,
       protectedPaths,
+      denyRead,
+      allowRead,
+      allowUnixSockets,
+      homeDir = homedir(),
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
@@ -280,7 +308,18 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       network,
       ...(writableRoots === undefined ? {} : { writableRoots }),
       ...(protectedPaths === undefined ? {} : { protectedPaths }),
+      ...(denyRead === undefined ? {} : { denyRead }),
+      ...(allowRead === undefined ? {} : { allowRead }),
+      ...(allowUnixSockets === undefined ? {} : { allowUnixSockets }),
     }));
+    if (typeof homeDir !== "string" || !isAbsolute(homeDir)) {
+      throw new BashConfigError(
+        `"homeDir" must be an absolute path; got ${
+          JSON.stringify(homeDir)
+        }; omit it for the home of the user running the agent`,
+      );
+    }
+    this.#home = homeDir;
     if (
       !Array.isArray(backends) || backends.length === 0 ||
       backends.some((name) => !SANDBOX_BACKENDS.includes(name)) ||
@@ -325,7 +364,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   /**
    * Resolves like `LocalBashExecutor.resolve()`, then stamps the default
    * policy when the request has none, or checks the request's policy and
-   * canonicalises its paths. Throws `BashConfigError` for an invalid policy.
+   * canonicalises its paths; a request policy without `denyRead`, `allowRead`
+   * or `allowUnixSockets` takes the executor's. Throws `BashConfigError` for
+   * an invalid policy.
    *
    * @example
    * ```ts
@@ -345,9 +386,17 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    */
   override resolve(request: BashExecRequest): BashExecSpec {
     const spec = super.resolve(request);
-    spec.sandboxPolicy = request.sandboxPolicy === undefined
-      ? clonePolicy(this.defaultPolicy)
-      : resolveSandboxPolicy(request.sandboxPolicy);
+    if (request.sandboxPolicy === undefined) {
+      spec.sandboxPolicy = clonePolicy(this.defaultPolicy);
+      return spec;
+    }
+    const policy = resolveSandboxPolicy(request.sandboxPolicy);
+    // What to hide is the executor's unless the request says otherwise.
+    for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
+      const list = this.defaultPolicy[field];
+      if (policy[field] === undefined && list !== undefined) policy[field] = [...list];
+    }
+    spec.sandboxPolicy = policy;
     return spec;
   }
 
@@ -397,7 +446,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (mode === "danger-full-access") {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
-    const confined = confine(policy);
+    const confined = await this.#confine(policy);
     const own = await this.privateDir();
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
     const ownReal = existingRealpath(own) ?? own;
@@ -546,7 +595,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const token = `shellseam-probe-${name}-${crypto.randomUUID()}`;
     let reason: string | undefined;
     try {
-      const policy = confine({ ...this.defaultPolicy, mode: "read-only", network: "deny" });
+      const policy = await this.#confine({
+        ...this.defaultPolicy,
+        mode: "read-only",
+        network: "deny",
+      });
       this.#probeLaunches.set(
         token,
         (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
@@ -576,7 +629,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
     // As a command reports it: with what the default limits cannot enforce.
-    const enforcement = enforcementOf(backend, confine(factsPolicy), undefined);
+    const enforcement = enforcementOf(backend, await this.#confine(factsPolicy), undefined);
     const limits = appliedLimits(this.#confinedLimits(), true);
     status.enforcement = {
       ...enforcement,
@@ -590,6 +643,38 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
     return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir });
+  }
+
+  /**
+   * `policy` ready to enforce: its paths canonical and existing (see
+   * {@linkcode confinedRoots}), and what it hides: the `denyRead` paths
+   * (less `allowRead`, the workspace and the writable roots) and, under
+   * network `deny` with an `allowUnixSockets` list, every other Unix socket.
+   */
+  async #confine(policy: SandboxPolicy): Promise<ConfinedPolicy> {
+    const roots = confinedRoots(policy);
+    const network = roots.network;
+    const allowSockets = policy.allowUnixSockets ?? [];
+    const secrets = secretMasks(
+      policy.denyRead ?? DEFAULT_DENY_READ,
+      policy.allowRead ?? [],
+      this.#home,
+      [roots.workspaceRoot, ...roots.writableRoots],
+    );
+    const sockets = network === "deny" && allowSockets.length > 0
+      ? socketMasks(allowSockets, this.#home)
+      : [];
+    // Made again when an unconfined command removed the private folder.
+    const maskFile = this.#maskFile !== undefined && existsSync(this.#maskFile)
+      ? this.#maskFile
+      : makeMaskFile(await this.privateDir());
+    this.#maskFile = maskFile;
+    return {
+      ...roots,
+      unixSockets: network === "allow" || allowSockets.length > 0,
+      masks: outermost([...secrets, ...sockets]),
+      maskFile,
+    };
   }
 
   /**
@@ -685,22 +770,35 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 }
 
+/** The path lists of a policy. */
+const PATH_LISTS = [
+  "writableRoots",
+  "protectedPaths",
+  "denyRead",
+  "allowRead",
+  "allowUnixSockets",
+] as const;
+
 function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
   const clone: SandboxPolicy = { ...policy };
-  if (policy.writableRoots !== undefined) clone.writableRoots = [...policy.writableRoots];
-  if (policy.protectedPaths !== undefined) clone.protectedPaths = [...policy.protectedPaths];
+  for (const field of PATH_LISTS) {
+    const list = policy[field];
+    if (list !== undefined) clone[field] = [...list];
+  }
   return clone;
 }
 
 /**
- * A confined mode's policy with every path canonical and existing, checked
- * again at each launch. Each path must still resolve to itself: a path that
+ * A confined mode's policy but what it hides, every path canonical and
+ * existing, checked again at each launch. Each path must still resolve to itself: a path that
  * now leads elsewhere got a symlink since it was resolved (a confined command
  * may plant one where a writable root will appear), and following it would
  * make its target writable. A workspace root that vanished or moved so is a
  * spawn error; such writable roots, and those that do not exist, are skipped.
  */
-function confine(policy: SandboxPolicy): ConfinedPolicy {
+function confinedRoots(
+  policy: SandboxPolicy,
+): Omit<ConfinedPolicy, "unixSockets" | "masks" | "maskFile"> {
   let workspaceRoot: string;
   try {
     workspaceRoot = canonicalWorkspaceRoot(policy.workspaceRoot);

@@ -5,12 +5,17 @@ import { findOnPath } from "../../local/_session.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
+  DENIED,
+  deniedPaths,
   firstLine,
+  LATE_SOCKETS_GAP,
   networkDenial,
+  policyDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
   type SandboxDenial,
+  socketRule,
 } from "./_backend.ts";
 import { commandFilter } from "./_seccomp.ts";
 
@@ -37,7 +42,9 @@ export interface BwrapFolders {
  * replace TMPDIR with a symlink, and the next launch would bind its target
  * writable); every user's folder of private folders (the policy's
  * `hiddenParents`) an empty read-only tmpfs with the executor's own private
- * folder bound back read-only; mounts go parents first. The command's
+ * folder bound back read-only; mounts go parents first; last, the policy's
+ * masks (secrets and hidden Unix sockets) covered by an empty mode-000
+ * tmpfs or file. The command's
  * environment is set inside (`--clearenv`, then `--setenv` for each
  * variable): bwrap itself runs with none of it.
  */
@@ -88,6 +95,11 @@ export function bwrapArgs(
   for (const dir of hidden) args.push("--remount-ro", dir);
   // "-try": a path gone since the launch was planned is the sweep's to check.
   if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
+  // Last, so that no later mount uncovers them.
+  for (const { path, directory } of policy.masks) {
+    if (directory) args.push("--perms", "0000", "--tmpfs", path, "--remount-ro", path);
+    else args.push("--ro-bind", policy.maskFile, path);
+  }
   args.push("--clearenv");
   for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
     args.push("--setenv", name, value);
@@ -164,27 +176,27 @@ export function createBwrapBackend(
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
-    // Sockets bound in the host's filesystem stay reachable: a namespace without
-    // interfaces confines IP networking only.
     enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
     runnerFailed: bwrapRunnerFailed,
     denied: bwrapDenied,
   };
 }
 
-/** Seccomp filters by the policy's network, as `printf` formats. */
+/** Seccomp filters by the policy's socket rule, as `printf` formats. */
 export interface BwrapFilters {
-  deny: string;
-  allow: string;
+  none: string;
+  unix: string;
+  any: string;
 }
 
 /** The seccomp filters for `arch` as `printf` formats, or undefined where there are none. */
 export function bwrapFilters(arch: string): BwrapFilters | undefined {
-  const deny = commandFilter("deny", arch);
-  const allow = commandFilter("allow", arch);
-  return deny === undefined || allow === undefined
+  const none = commandFilter("none", arch);
+  const unix = commandFilter("unix", arch);
+  const any = commandFilter("any", arch);
+  return none === undefined || unix === undefined || any === undefined
     ? undefined
-    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
+    : { none: printfEscaped(none), unix: printfEscaped(unix), any: printfEscaped(any) };
 }
 
 /**
@@ -199,7 +211,7 @@ export function wrapInBwrap(
   folders: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
 ): Launch {
-  const filter = filters?.[policy.network];
+  const filter = filters?.[socketRule(policy)];
   const args = bwrapArgs(launch, policy, folders, paths);
   if (filter !== undefined) args.unshift("--seccomp", "3");
   return {
@@ -214,8 +226,8 @@ export function wrapInBwrap(
 }
 
 /**
- * What bwrap enforces. Sockets bound in the host's filesystem stay
- * reachable: a namespace without interfaces confines IP networking only.
+ * What bwrap enforces. A namespace without interfaces confines IP networking
+ * only: Unix sockets in the filesystem are refused by the seccomp filter, or masked.
  */
 export function bwrapEnforcement(
   filters: BwrapFilters | undefined,
@@ -225,7 +237,13 @@ export function bwrapEnforcement(
     filesystem: "full",
     network: "full",
     gaps: [
-      ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
+      ...(policy.network === "allow"
+        ? []
+        : filters === undefined
+        ? ["Unix sockets not confined"]
+        : policy.unixSockets
+        ? [LATE_SOCKETS_GAP]
+        : []),
       ...(filters === undefined
         ? [
           "kernel keyrings not confined (no seccomp filter here)",
@@ -247,16 +265,22 @@ export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
 /**
  * The denial a failed command met, from bwrap's signatures in its stderr.
  * The first line with a signature decides, so a command that hit both
- * reports the denial it met first.
+ * reports the denial it met first. A "Permission denied" naming a file is
+ * the sandbox's only at a mask.
  */
 export function bwrapDenied(
   outcome: LaunchOutcome,
   policy: ConfinedPolicy,
+  cwd: string,
 ): SandboxDenial | undefined {
   if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
-  for (const line of outcome.stderrText.split("\n")) {
+  const lines = outcome.stderrText.split("\n");
+  for (const [index, line] of lines.entries()) {
     if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
     if (networkDenial(line, policy)) return "network";
+    if (!DENIED.test(line)) continue;
+    const masked = policyDenial(lines, index, deniedPaths(line, cwd), policy);
+    if (masked !== undefined) return masked;
   }
   return undefined;
 }
