@@ -31,6 +31,7 @@ import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from 
 import { otherPrivateDirs, privateParents } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
 import { findOnPath } from "../local/_session.ts";
+import { throwIfDenied } from "../local/_permissions.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
@@ -284,7 +285,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       denyRead,
       allowRead,
       allowUnixSockets,
-      homeDir = homedir(),
+      homeDir = agentHome(),
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
@@ -778,6 +779,22 @@ const PATH_LISTS = [
   "allowRead",
   "allowUnixSockets",
 ] as const;
+
+/**
+ * The home of the user running the agent, whose credential stores are denied
+ * by default: `HOME` (which `os.homedir()` reads first too), else the user's
+ * passwd entry, which Deno lets be read only with `--allow-sys=homedir`.
+ */
+function agentHome(): string {
+  const home = process.env.HOME;
+  if (home) return home;
+  try {
+    return homedir();
+  } catch (error) {
+    throwIfDenied(error, "find the home folder, since HOME is not set");
+    throw error;
+  }
+}
 
 function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
   const clone: SandboxPolicy = { ...policy };
