@@ -11,6 +11,7 @@ import { foregroundDeno } from "./cases/foreground_deno.ts";
 import { foregroundNode } from "./cases/foreground_node.ts";
 import { growthSlope } from "./cases/growth.ts";
 import { sandboxBwrap, sandboxLandlock, sandboxVsCodex, sandboxVsSrt } from "./cases/sandbox.ts";
+import { sshRunTrue } from "./cases/ssh.ts";
 import { memory, throughputDeno, throughputNode } from "./cases/throughput.ts";
 
 /** The cases of `deno task bench`, in order. */
@@ -26,4 +27,5 @@ export const CASES: readonly BenchCase[] = [
   sandboxVsSrt,
   sandboxVsCodex,
   growthSlope,
+  sshRunTrue,
 ];
