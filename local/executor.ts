@@ -1,5 +1,4 @@
 import { lstatSync, mkdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import process from "node:process";
 import {
@@ -29,6 +28,7 @@ import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { appliedLimits, hasLimits, limitedLaunch, limitHit, mergeLimits } from "./_limits.ts";
 import { checkCallValues, checkText } from "./_request.ts";
+import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
@@ -85,6 +85,7 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #env: BaseEnv;
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
+  readonly #spillBudget: SpillBudget;
   readonly #watchdog: Watchdog | null;
   readonly #control: ProcessControl;
   readonly #signalHooks = new Set<Disposable>();
@@ -105,7 +106,7 @@ export class LocalBashExecutor extends BashExecutor {
         bash: this.#bash,
         setsidPath: this.config.setsidPath,
         session: this.config.sessionStrategy,
-        tempRoot: privateParentPath(),
+        tempRoot: privateParentPath(this.config.spillDir),
       });
     } catch (error) {
       // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
@@ -113,6 +114,7 @@ export class LocalBashExecutor extends BashExecutor {
       throw error;
     }
     this.#control = new ProcessControl(runtime, this.#watchdog);
+    this.#spillBudget = new SpillBudget(this.config.maxSpillTotalBytes, () => this.#dir);
   }
 
   /**
@@ -411,7 +413,7 @@ export class LocalBashExecutor extends BashExecutor {
       }
     }
     const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
-    this.#dir = makePrivateDir(tmpdir(), owner);
+    this.#dir = makePrivateDir(this.config.spillDir, owner);
     // A kept directory outlives the executor, so no one may remove it as a dead host's.
     if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     return this.#dir;
@@ -535,7 +537,13 @@ export class LocalBashExecutor extends BashExecutor {
 
   #collector(maxBytes: number): OutputCollector {
     const { headBytes, maxSpillBytes } = this.config;
-    return new OutputCollector({ maxBytes, headBytes, maxSpillBytes, spillDir: this.#spillDir });
+    return new OutputCollector({
+      maxBytes,
+      headBytes,
+      maxSpillBytes,
+      spillDir: this.#spillDir,
+      spillBudget: this.#spillBudget,
+    });
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {

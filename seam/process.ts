@@ -38,9 +38,12 @@ export interface BashProcessRead {
   lossy: boolean;
   /** How many bytes were skipped over, both streams together. */
   droppedBytes: number;
-  /** The spill file that holds all of stdout, while one exists (disposal may remove it). */
+  /**
+   * The spill file that holds all of stdout, while one exists (disposal,
+   * `release()` and the executor's spill budget may remove it).
+   */
   stdoutSpillPath?: string;
-  /** The spill file that holds all of stderr, while one exists (disposal may remove it). */
+  /** The same for stderr. */
   stderrSpillPath?: string;
   /** Why stdout's spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
   stdoutSpillError?: string;
@@ -70,7 +73,9 @@ export interface BashProcessRead {
  *
  * async function collect(process: BashProcess): Promise<string> {
  *   await process.done;
- *   return process.readOutput().stdout;
+ *   const { stdout } = process.readOutput();
+ *   await process.release();
+ *   return stdout;
  * }
  * console.log(typeof collect);
  * ```
@@ -116,4 +121,11 @@ export interface BashProcess {
   closeStdin(): Promise<void>;
   /** Kills the process group: true the first time, false after that or after a natural exit. */
   kill(): Promise<boolean>;
+  /**
+   * Frees what the settled process holds (its output buffers) and deletes its
+   * spill files, once its owner is done with it; `readOutput()` throws
+   * afterwards. Calling it again does nothing. Rejects with `BashConfigError`
+   * while the process is running: kill it or await `done` first.
+   */
+  release(): Promise<void>;
 }

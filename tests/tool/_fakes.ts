@@ -50,7 +50,7 @@ export function fakeProcess(
     status?: "completed" | "killed";
     exitCode?: number;
   } = {},
-): BashProcess & { kills: number } {
+): BashProcess & { kills: number; releases: number } {
   let pending = extra.stdout ?? "";
   const status = extra.status ?? "completed";
   const process = {
@@ -61,6 +61,7 @@ export function fakeProcess(
     signal: status === "killed" ? "SIGTERM" : null,
     done: Promise.resolve(),
     kills: 0,
+    releases: 0,
     readOutput(): BashProcessRead {
       const stdout = pending;
       pending = "";
@@ -79,6 +80,10 @@ export function fakeProcess(
     kill: () => {
       process.kills++;
       return Promise.resolve(process.kills === 1);
+    },
+    release: () => {
+      process.releases++;
+      return Promise.resolve();
     },
   };
   return extra.sandbox ? Object.assign(process, { sandbox: extra.sandbox }) : process;
@@ -117,6 +122,7 @@ export function lingeringProcess(spec: BashExecSpec, settleMs: number): BashProc
       }, settleMs);
       return Promise.resolve(true);
     },
+    release: () => Promise.resolve(),
   };
   return process;
 }
