@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import {
   BashConfigError,
   type BashSandboxInfo,
+  type SandboxEnforcement,
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
@@ -114,7 +115,7 @@ export class RemoteSandbox {
           mode: confined.mode,
           backend: "bwrap",
           denied: false,
-          enforcement: bwrapEnforcement(facts.filters, confined),
+          enforcement: remoteEnforcement(facts.filters, confined),
         };
         if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
         else {
@@ -261,4 +262,20 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
     masks: [],
     maskFile: "",
   };
+}
+
+/** What the remote host's users are told the local sandbox does and this one does not. */
+export const REMOTE_SANDBOX_GAPS: readonly string[] = Object.freeze([
+  "secrets (denyRead) not masked on the remote host: a command can read its credential stores",
+  "protected paths (.git) bound read-only only where they exist on the remote host: a missing " +
+  "one can be created, and git may later run what a command planted",
+]);
+
+/** The bwrap facts, with what the remote sandbox leaves out named as gaps. */
+function remoteEnforcement(
+  filters: Parameters<typeof bwrapEnforcement>[0],
+  confined: Parameters<typeof bwrapEnforcement>[1],
+): SandboxEnforcement {
+  const facts = bwrapEnforcement(filters, confined);
+  return { ...facts, filesystem: "partial", gaps: [...facts.gaps, ...REMOTE_SANDBOX_GAPS] };
 }

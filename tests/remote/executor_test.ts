@@ -2,6 +2,7 @@
 // conformance suite does not cover — lost connections, many commands over one connection,
 // connection and start errors, the environment that reaches the remote side, the sandbox
 // failing closed, and the task tools over it.
+import { REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
@@ -204,6 +205,11 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
       assert.deepEqual(readdirSync(join(workspace, ".git")), []);
       assert.deepEqual(inside.sandbox?.backend, "bwrap");
       assert.equal(inside.sandbox?.denied, false);
+      // What the remote sandbox does not do (secrets, missing protected paths) is said.
+      assert.equal(inside.sandbox?.enforcement?.filesystem, "partial");
+      for (const gap of REMOTE_SANDBOX_GAPS) {
+        assert.ok(inside.sandbox?.enforcement?.gaps.includes(gap), gap);
+      }
       const denied = await executor.run(executor.resolve({
         command: `echo out > ${outside}/escape.txt`,
         workdir: workspace,
