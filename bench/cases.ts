@@ -10,7 +10,9 @@ import { background200 } from "./cases/background.ts";
 import { foregroundDeno } from "./cases/foreground_deno.ts";
 import { foregroundNode } from "./cases/foreground_node.ts";
 import { growthSlope } from "./cases/growth.ts";
+import { longSession } from "./cases/long_session.ts";
 import { sandboxBwrap, sandboxLandlock, sandboxVsCodex, sandboxVsSrt } from "./cases/sandbox.ts";
+import { sshRunTrue } from "./cases/ssh.ts";
 import { memory, throughputDeno, throughputNode } from "./cases/throughput.ts";
 
 /** The cases of `deno task bench`, in order. */
@@ -26,4 +28,6 @@ export const CASES: readonly BenchCase[] = [
   sandboxVsSrt,
   sandboxVsCodex,
   growthSlope,
+  longSession,
+  sshRunTrue,
 ];

@@ -5,17 +5,45 @@ import { GroupReaper } from "./_reaper.ts";
 import type { ProcessControl } from "./_control.ts";
 import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
 
-/** Why the executor ended a command. */
-export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose";
+/** Why the executor ended a command ("lost": a remote executor lost its connection). */
+export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose" | "lost";
 
 /** How long pipes may stay open after the strays holding them were killed. */
 const PIPE_CLOSE_WAIT_MS = 1000;
 
+/**
+ * Ends a command's processes and reports what was left: locally a
+ * {@linkcode GroupReaper}; the remote executor passes one that asks the
+ * remote side to do it.
+ */
+export interface Reaper {
+  /** The program exited (and was reaped). */
+  leaderExited(): void;
+  /** SIGTERM now, SIGKILL after the grace period; idempotent. */
+  terminate(): void;
+  /** Once the program exited: kills what is left and reports it. */
+  sweep(pipesOpen: boolean): Promise<StrayReport>;
+  /** Stops any timer. */
+  dispose(): void;
+}
+
+/** Who ends a command's processes: a {@linkcode GroupReaper} on this machine, or a given reaper. */
+export type CommandReaping =
+  | {
+    control: ProcessControl;
+    /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
+    marker: string;
+  }
+  | {
+    /** Ends the processes elsewhere (the remote executor's asks its bootstrap). */
+    reaper: Reaper;
+  };
+
 /** Everything a spawned child needs to be watched until it settles. */
-export interface CommandOptions {
-  control: ProcessControl;
-  /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
-  marker: string;
+export type CommandOptions = CommandReaping & CommandBase;
+
+/** The options every command has, whoever reaps it. */
+export interface CommandBase {
   child: SpawnedChild;
   stdout: OutputCollector;
   stderr: OutputCollector;
@@ -60,7 +88,7 @@ export class RunningCommand {
   readonly settled: Promise<void>;
 
   readonly #options: CommandOptions;
-  readonly #reaper: GroupReaper;
+  readonly #reaper: Reaper;
   readonly #startedAt: number = performance.now();
   readonly #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
   #stdin: WritableStreamDefaultWriter<Uint8Array> | null = null;
@@ -77,7 +105,9 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = new GroupReaper(options.control, child.pid, options.killGraceMs, options.marker);
+    this.#reaper = "reaper" in options
+      ? options.reaper
+      : new GroupReaper(options.control, child.pid, options.killGraceMs, options.marker);
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});

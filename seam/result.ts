@@ -133,4 +133,10 @@ export interface BashRunResult {
   limits?: AppliedResourceLimits;
   /** The resource limit a failed command ran into, and how that is known. */
   limitHit?: ResourceLimitHit;
+  /**
+   * From a remote executor: true when the connection to the remote host was
+   * lost while the command ran. The remote side kills the command when its
+   * channel closes; exit code and strays are then unknown (null and 0).
+   */
+  connectionLost?: boolean;
 }

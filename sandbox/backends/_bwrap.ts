@@ -52,6 +52,7 @@ export function bwrapArgs(
   launch: Launch,
   policy: ConfinedPolicy,
   { privateDir, tmpDir }: BwrapFolders,
+  paths: HostPaths = LOCAL_PATHS,
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
@@ -103,10 +104,26 @@ export function bwrapArgs(
   for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
     args.push("--setenv", name, value);
   }
-  const cwd = existingRealpath(launch.cwd) ?? launch.cwd;
+  const cwd = paths.realpath(launch.cwd) ?? launch.cwd;
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
+
+/**
+ * What the bwrap arguments need to know about the paths of the host that
+ * runs bwrap: this machine's, or (for the remote executor) another's, whose
+ * paths are taken as given.
+ */
+export interface HostPaths {
+  /** The resolved path when it exists and can be read from here, else undefined. */
+  realpath(path: string): string | undefined;
+}
+
+/** This machine's paths. */
+export const LOCAL_PATHS: HostPaths = { realpath: existingRealpath };
+
+/** Another host's paths: taken as given. */
+export const REMOTE_PATHS: HostPaths = { realpath: () => undefined };
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;
@@ -147,26 +164,9 @@ export function createBwrapBackend(
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const none = commandFilter("none", arch);
-  const unix = commandFilter("unix", arch);
-  const any = commandFilter("any", arch);
-  const filters = none === undefined || unix === undefined || any === undefined
-    ? undefined
-    : { none: printfEscaped(none), unix: printfEscaped(unix), any: printfEscaped(any) };
-  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
-    const filter = filters?.[socketRule(policy)];
-    const args = bwrapArgs(launch, policy, folders);
-    if (filter !== undefined) args.unshift("--seccomp", "3");
-    return {
-      program: launch.program,
-      args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
-      cwd: launch.cwd,
-      // The wrapper shell, the setsid binary before it and bwrap run unconfined:
-      // none of the command's environment reaches them (LD_PRELOAD or
-      // LD_LIBRARY_PATH into a writable root would load a planted library).
-      env: {},
-    };
-  };
+  const filters = bwrapFilters(arch);
+  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch =>
+    wrapInBwrap(bwrap, filters, launch, policy, folders);
   return {
     name: "bwrap",
     wrap,
@@ -176,50 +176,111 @@ export function createBwrapBackend(
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
-    // A namespace without interfaces confines IP networking only: Unix sockets
-    // in the filesystem are refused by the seccomp filter, or masked.
-    enforcement: (policy: ConfinedPolicy): SandboxEnforcement => ({
-      filesystem: "full",
-      network: "full",
-      gaps: [
-        ...(policy.network === "allow"
-          ? []
-          : filters === undefined
-          ? ["Unix sockets not confined"]
-          : policy.unixSockets
-          ? [LATE_SOCKETS_GAP]
-          : []),
-        ...(filters === undefined
-          ? [
-            "kernel keyrings not confined (no seccomp filter here)",
-            // Namespaced, so no way out; but the other backend refuses them.
-            "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
-          ]
-          : []),
-      ],
-    }),
-    runnerFailed: (outcome: LaunchOutcome) =>
-      (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
-      (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
-        firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `)),
-    // The first line with a signature decides, so a command that hit both
-    // reports the denial it met first. A "Permission denied" naming a file is
-    // the sandbox's only at a mask.
-    denied: (
-      outcome: LaunchOutcome,
-      policy: ConfinedPolicy,
-      cwd: string,
-    ): SandboxDenial | undefined => {
-      if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
-      const lines = outcome.stderrText.split("\n");
-      for (const [index, line] of lines.entries()) {
-        if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-        if (networkDenial(line, policy)) return "network";
-        if (!DENIED.test(line)) continue;
-        const masked = policyDenial(lines, index, deniedPaths(line, cwd), policy);
-        if (masked !== undefined) return masked;
-      }
-      return undefined;
-    },
+    enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
+    runnerFailed: bwrapRunnerFailed,
+    denied: bwrapDenied,
   };
+}
+
+/** Seccomp filters by the policy's socket rule, as `printf` formats. */
+export interface BwrapFilters {
+  none: string;
+  unix: string;
+  any: string;
+}
+
+/** The seccomp filters for `arch` as `printf` formats, or undefined where there are none. */
+export function bwrapFilters(arch: string): BwrapFilters | undefined {
+  const none = commandFilter("none", arch);
+  const unix = commandFilter("unix", arch);
+  const any = commandFilter("any", arch);
+  return none === undefined || unix === undefined || any === undefined
+    ? undefined
+    : { none: printfEscaped(none), unix: printfEscaped(unix), any: printfEscaped(any) };
+}
+
+/**
+ * `launch` confined by `policy` under the bwrap at `bwrap` (a path on the
+ * host that runs it), through the wrapper that feeds it the seccomp filter.
+ */
+export function wrapInBwrap(
+  bwrap: string,
+  filters: BwrapFilters | undefined,
+  launch: Launch,
+  policy: ConfinedPolicy,
+  folders: BwrapFolders,
+  paths: HostPaths = LOCAL_PATHS,
+): Launch {
+  const filter = filters?.[socketRule(policy)];
+  const args = bwrapArgs(launch, policy, folders, paths);
+  if (filter !== undefined) args.unshift("--seccomp", "3");
+  return {
+    program: launch.program,
+    args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
+    cwd: launch.cwd,
+    // The wrapper shell, the setsid binary before it and bwrap run unconfined:
+    // none of the command's environment reaches them (LD_PRELOAD or
+    // LD_LIBRARY_PATH into a writable root would load a planted library).
+    env: {},
+  };
+}
+
+/**
+ * What bwrap enforces. A namespace without interfaces confines IP networking
+ * only: Unix sockets in the filesystem are refused by the seccomp filter, or masked.
+ */
+export function bwrapEnforcement(
+  filters: BwrapFilters | undefined,
+  policy: ConfinedPolicy,
+): SandboxEnforcement {
+  return {
+    filesystem: "full",
+    network: "full",
+    gaps: [
+      ...(policy.network === "allow"
+        ? []
+        : filters === undefined
+        ? ["Unix sockets not confined"]
+        : policy.unixSockets
+        ? [LATE_SOCKETS_GAP]
+        : []),
+      ...(filters === undefined
+        ? [
+          "kernel keyrings not confined (no seccomp filter here)",
+          // Namespaced, so no way out; but the other backend refuses them.
+          "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
+        ]
+        : []),
+    ],
+  };
+}
+
+/** Whether bwrap or its wrapper failed (not the command), from their own failure line. */
+export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
+  return (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
+    (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
+      firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `));
+}
+
+/**
+ * The denial a failed command met, from bwrap's signatures in its stderr.
+ * The first line with a signature decides, so a command that hit both
+ * reports the denial it met first. A "Permission denied" naming a file is
+ * the sandbox's only at a mask.
+ */
+export function bwrapDenied(
+  outcome: LaunchOutcome,
+  policy: ConfinedPolicy,
+  cwd: string,
+): SandboxDenial | undefined {
+  if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
+  const lines = outcome.stderrText.split("\n");
+  for (const [index, line] of lines.entries()) {
+    if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
+    if (networkDenial(line, policy)) return "network";
+    if (!DENIED.test(line)) continue;
+    const masked = policyDenial(lines, index, deniedPaths(line, cwd), policy);
+    if (masked !== undefined) return masked;
+  }
+  return undefined;
 }

@@ -33,6 +33,7 @@ describe("the package", () => {
       "./tool",
       "./sandbox",
       "./testing",
+      "./remote",
     ]);
     for (const subpath of subpaths) {
       const specifier = NAME + subpath.slice(1);

@@ -1,0 +1,254 @@
+import { randomBytes } from "node:crypto";
+import { BashSpawnError, type StrayReport } from "../seam/mod.ts";
+import { type ExitStatus, runtime, type SpawnedChild } from "../local/mod.ts";
+import type { Reaper } from "../local/_reusable.ts";
+import { BOOTSTRAP } from "./_bootstrap_script.ts";
+import { frame, MessageSplitter } from "./_frames.ts";
+import type { RemoteTransport } from "./transport.ts";
+import { clientEnv } from "./transport.ts";
+
+/** What one remote command needs from the executor. */
+export interface ChannelRequest {
+  command: string;
+  workdir: string;
+  /** NAME=VALUE, in the order they apply (a later one wins). */
+  env: readonly string[];
+  /** The program and arguments to run in place of `bash -c command` (a sandbox wrapper). */
+  argv?: readonly string[];
+  /** True when stdin is a pipe (bytes to send, or kept open); else /dev/null. */
+  pipedStdin: boolean;
+  /** The remote bash, run by the remote login shell. */
+  shell: string;
+  killGraceMs: number;
+  drainGraceMs: number;
+}
+
+/** What the channel learned from the bootstrap's messages, shared with the stderr pump. */
+interface ChannelState {
+  finished: boolean;
+  lost: boolean;
+  onLost: () => void;
+}
+
+/** Quotes `text` as one word for a POSIX shell. */
+export function shellWord(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * One command's channel: the transport's process carrying the bootstrap.
+ * It hands {@linkcode RunningCommand} a child whose stdin frames the bytes,
+ * whose stderr has the bootstrap's messages taken out, and whose exit is the
+ * remote shell's; and a reaper that asks the remote side to kill and reports
+ * the strays it found there. When the channel ends without the bootstrap's
+ * last message, the connection was lost: `lost` is set and `onLost` runs
+ * (the bootstrap kills the command when its stdin closes).
+ */
+export class RemoteChannel {
+  /** The remote shell's pid (also its session and group id). */
+  readonly pid: number;
+  readonly child: SpawnedChild;
+  readonly reaper: Reaper;
+  readonly #transportChild: SpawnedChild;
+  readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #ended: Promise<void>;
+  readonly #state: ChannelState;
+  #killed = false;
+
+  private constructor(
+    pid: number,
+    transportChild: SpawnedChild,
+    stdin: WritableStreamDefaultWriter<Uint8Array>,
+    stderr: ReadableStream<Uint8Array>,
+    exited: Promise<ExitStatus>,
+    strays: Promise<StrayReport>,
+    ended: Promise<void>,
+    state: ChannelState,
+  ) {
+    this.pid = pid;
+    this.#state = state;
+    this.#transportChild = transportChild;
+    this.#stdin = stdin;
+    this.#ended = ended;
+    const send = (bytes: Uint8Array): Promise<void> => this.#send(bytes);
+    this.child = {
+      pid,
+      stdout: transportChild.stdout,
+      stderr,
+      stdin: new WritableStream<Uint8Array>({
+        write: (chunk) => send(frame("D", chunk)),
+        close: () => send(frame("C")),
+      }),
+      exited,
+      unref: () => transportChild.unref(),
+      ref: () => transportChild.ref(),
+    };
+    this.reaper = {
+      leaderExited: () => {},
+      terminate: () => {
+        if (this.#killed) return;
+        this.#killed = true;
+        this.#send(frame("K")).catch(() => {});
+      },
+      sweep: () => strays,
+      dispose: () => {},
+    };
+  }
+
+  /**
+   * Starts the command on the remote side and resolves once the remote
+   * shell runs; rejects with `BashSpawnError` when it could not start (the
+   * connection failed, the workdir is missing, ...), leaving nothing running.
+   */
+  static async open(transport: RemoteTransport, request: ChannelRequest): Promise<RemoteChannel> {
+    const marker = `\x1eshellseam-${randomBytes(8).toString("hex")}:`;
+    const remote = `exec ${shellWord(request.shell)} --norc --noprofile -c ${
+      shellWord(BOOTSTRAP)
+    } shellseam ${shellWord(marker)} ${Math.round(request.killGraceMs)} ${
+      Math.round(request.drainGraceMs)
+    }`;
+    const { program, args } = transport.command(remote);
+    let child: SpawnedChild;
+    try {
+      child = await runtime.spawn({
+        program,
+        args,
+        cwd: "/",
+        env: clientEnv(),
+        stdin: "piped",
+        session: "detached",
+      });
+    } catch (cause) {
+      throw new BashSpawnError(
+        `Could not start "${program}" to reach ${transport.name}; check that it is installed`,
+        { cause },
+      );
+    }
+    const stdin = child.stdin!.getWriter();
+    const setup = [
+      frame("W", request.workdir),
+      frame("X", request.command),
+      ...request.env.map((entry) => frame("E", entry)),
+      ...(request.argv ?? []).map((arg) => frame("A", arg)),
+      frame(`I ${request.pipedStdin ? "p" : "n"}`),
+      frame("G"),
+    ];
+    for (const bytes of setup) stdin.write(bytes).catch(() => {});
+
+    const splitter = new MessageSplitter(marker);
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const stderr = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+    let early = "";
+    const decoder = new TextDecoder();
+    let started!: (pid: number) => void;
+    let failed!: (reason: string) => void;
+    const opened = new Promise<number>((resolve, reject) => {
+      started = resolve;
+      failed = (reason) => reject(reason);
+    });
+    let exit!: (status: ExitStatus) => void;
+    const exited = new Promise<ExitStatus>((resolve) => (exit = resolve));
+    let report!: (strays: StrayReport) => void;
+    const strays = new Promise<StrayReport>((resolve) => (report = resolve));
+    let pid: number | null = null;
+    const state: ChannelState = { finished: false, lost: false, onLost: () => {} };
+    const handle = (message: string): void => {
+      const [tag, ...rest] = message.split(" ");
+      if (tag === "S") {
+        pid = Number(rest[0]);
+        started(pid);
+      } else if (tag === "F") failed(rest.join(" "));
+      else if (tag === "E") {
+        exit({
+          code: rest[0] === "-" ? null : Number(rest[0]),
+          signal: rest[1] === "-" || rest[1] === undefined ? null : rest[1],
+        });
+      } else if (tag === "Z") {
+        state.finished = true;
+        const survivors = rest.slice(1).filter((word) => word !== "").map(Number);
+        report({ killed: Number(rest[0]), survivors });
+        // Nothing more comes from the remote side: end the channel.
+        stdin.close().catch(() => {});
+      }
+    };
+    const pump = async (): Promise<void> => {
+      const reader = child.stderr.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          const { data, messages } = splitter.push(value);
+          for (const bytes of data) {
+            if (pid === null) early += decoder.decode(bytes, { stream: true });
+            controller.enqueue(bytes);
+          }
+          for (const message of messages) handle(message);
+        }
+      } catch {
+        // A broken pipe ends the stream like its end.
+      }
+      const rest = splitter.end();
+      if (rest.length > 0) controller.enqueue(rest);
+      controller.close();
+    };
+    const ended = pump().then(async () => {
+      const status = await child.exited;
+      if (pid === null) {
+        failed(
+          `${early.trim() || `the transport exited with ${status.code ?? status.signal}`}`,
+        );
+        return;
+      }
+      if (!state.finished) {
+        state.lost = true;
+        state.onLost();
+        exit({ code: null, signal: null });
+        report({ killed: 0, survivors: [] });
+      }
+    });
+    try {
+      const remotePid = await opened;
+      return new RemoteChannel(remotePid, child, stdin, stderr, exited, strays, ended, state);
+    } catch (reason) {
+      stdin.close().catch(() => {});
+      await ended;
+      throw new BashSpawnError(
+        `The command could not start on ${transport.name}: ${String(reason)}`,
+      );
+    }
+  }
+
+  /** True once the channel ended before the bootstrap's last message: the connection was lost. */
+  get lost(): boolean {
+    return this.#state.lost;
+  }
+
+  /** Runs `handler` when the connection is found lost (at once if it was already). */
+  set onLost(handler: () => void) {
+    this.#state.onLost = handler;
+    if (this.#state.lost) handler();
+  }
+
+  /**
+   * Once the command settled: ends the transport's process if it is still
+   * running (a process that left the session may hold the channel open) and
+   * awaits its exit.
+   */
+  async release(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const gone = await Promise.race([
+      this.#ended.then(() => true),
+      new Promise<boolean>((done) => (timer = setTimeout(done, 100, false))),
+    ]);
+    clearTimeout(timer);
+    if (!gone) {
+      this.#stdin.close().catch(() => {});
+      runtime.kill(this.#transportChild.pid, "SIGTERM");
+    }
+    await this.#transportChild.exited;
+  }
+
+  async #send(bytes: Uint8Array): Promise<void> {
+    await this.#stdin.write(bytes);
+  }
+}

@@ -1,0 +1,281 @@
+import { posix } from "node:path";
+import {
+  BashConfigError,
+  type BashSandboxInfo,
+  type SandboxEnforcement,
+  type SandboxPolicy,
+  SandboxUnavailableError,
+} from "../seam/mod.ts";
+import type { Launch, LaunchOutcome } from "../local/mod.ts";
+import type { RunningCommand } from "../local/_reusable.ts";
+import { DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
+import {
+  bwrapDenied,
+  bwrapEnforcement,
+  type BwrapFilters,
+  bwrapFilters,
+  type BwrapFolders,
+  bwrapRunnerFailed,
+  type ConfinedPolicy,
+  REMOTE_PATHS,
+  wrapInBwrap,
+} from "../sandbox/_reusable.ts";
+
+/** How a probe of the remote host ended. */
+export interface ProbeResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** What the remote host offers for confinement, learned once. */
+interface RemoteBwrap {
+  bwrap: string;
+  filters: BwrapFilters | undefined;
+  /** A private folder made on the remote host for this executor, with the commands' TMPDIR. */
+  folders: BwrapFolders;
+  /**
+   * The remote session's environment, as the bootstrap passes it on to an
+   * unconfined command: bwrap sets a confined command's whole environment.
+   */
+  baseEnv: Record<string, string>;
+}
+
+/** What the bootstrap drops from the remote session's environment, and what bash sets itself. */
+function keptFromSession(name: string): boolean {
+  return !name.startsWith("SHELLSEAM_") && !name.startsWith("BASH_FUNC_") &&
+    !["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PWD", "OLDPWD", "SHLVL", "_"].includes(name);
+}
+
+/**
+ * The probe: bwrap's path, the machine, a private folder (0700, from
+ * mktemp) with the commands' TMPDIR, then the session's
+ * environment, NUL-separated.
+ */
+const PROBE =
+  'command -v bwrap || exit 3; uname -m; d=$(mktemp -d "${TMPDIR:-/tmp}/shellseam-ssh-XXXXXX") && ' +
+  'mkdir "$d/tmp" && echo "$d" || exit 4; env -0';
+
+/** `uname -m` names as `process.arch` names them (the seccomp filters' keys). */
+const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "arm64" };
+
+/**
+ * Confinement on the remote host with the bwrap backend's own code: the
+ * same arguments, wrapper and seccomp filter, built for the remote host's
+ * `bwrap` and architecture (learned by a probe, once per executor) and its
+ * paths taken as given. Without a working `bwrap` there, confined modes fail
+ * closed with `SandboxUnavailableError`.
+ */
+export class RemoteSandbox {
+  readonly #host: string;
+  readonly #shell: string;
+  readonly #probe: (argv: string[]) => Promise<ProbeResult>;
+  #facts: Promise<RemoteBwrap> | null = null;
+  #folder: string | null = null;
+
+  constructor(host: string, shell: string, probe: (argv: string[]) => Promise<ProbeResult>) {
+    this.#host = host;
+    this.#shell = shell;
+    this.#probe = probe;
+  }
+
+  /**
+   * The launch confined by `policy` (none for `danger-full-access`), and how
+   * to describe the settled command's sandbox.
+   */
+  async confine(
+    policy: SandboxPolicy,
+    launch: Launch,
+  ): Promise<{ launch?: Launch; describe: (running: RunningCommand) => BashSandboxInfo }> {
+    const mode = policy?.mode;
+    if (mode === "danger-full-access") {
+      return { describe: () => ({ mode, backend: "none", denied: false }) };
+    }
+    const confined = confinedPolicy(policy);
+    const facts = await this.#learn();
+    const inside = { ...launch, env: { ...facts.baseEnv, ...launch.env } };
+    return {
+      launch: wrapInBwrap(
+        facts.bwrap,
+        facts.filters,
+        inside,
+        confined,
+        facts.folders,
+        REMOTE_PATHS,
+      ),
+      describe: (running) => {
+        const exit = running.exit ?? { code: null, signal: null };
+        const outcome: LaunchOutcome = {
+          exitCode: exit.code,
+          signal: exit.signal,
+          stderrText: running.stderr.collect().text,
+          killedByExecutor: running.cause !== null,
+        };
+        const info: BashSandboxInfo = {
+          mode: confined.mode,
+          backend: "bwrap",
+          denied: false,
+          enforcement: remoteEnforcement(facts.filters, confined),
+        };
+        if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
+        else {
+          const denial = bwrapDenied(outcome, confined, launch.cwd);
+          if (denial !== undefined) {
+            info.denied = true;
+            info.denial = denial;
+          }
+        }
+        return info;
+      },
+    };
+  }
+
+  #learn(): Promise<RemoteBwrap> {
+    if (this.#facts === null) {
+      const facts = this.#probeBwrap();
+      this.#facts = facts;
+      // Only an answer is kept: a probe that could not run (a lost connection) is tried again.
+      facts.catch((error) => {
+        if (!(error instanceof SandboxUnavailableError) && this.#facts === facts) {
+          this.#facts = null;
+        }
+      });
+    }
+    return this.#facts;
+  }
+
+  async #probeBwrap(): Promise<RemoteBwrap> {
+    const unavailable = (reason: string): SandboxUnavailableError =>
+      new SandboxUnavailableError(
+        `No sandbox backend works on ${this.#host}, so a confined mode cannot run there; install bubblewrap there or run with "danger-full-access"`,
+        [{ backend: "bwrap", reason }],
+      );
+    const found = await this.#probe([this.#shell, "--norc", "--noprofile", "-c", PROBE]);
+    if (found.exitCode === 3) throw unavailable('"bwrap" was not found on the remote PATH');
+    const [bwrap, machine, dir, ...rest] = found.stdout.split("\n");
+    if (
+      found.exitCode !== 0 || bwrap === undefined || !bwrap.startsWith("/") ||
+      dir === undefined || !dir.startsWith("/")
+    ) {
+      throw unavailable(`the probe failed: ${found.stderr.trim() || `exit ${found.exitCode}`}`);
+    }
+    this.#folder = dir;
+    const baseEnv: Record<string, string> = {};
+    for (const entry of rest.join("\n").split("\0")) {
+      const at = entry.indexOf("=");
+      if (at > 0 && keptFromSession(entry.slice(0, at))) {
+        baseEnv[entry.slice(0, at)] = entry.slice(at + 1);
+      }
+    }
+    const arch = ARCH_NAMES[machine ?? ""] ?? machine ?? "";
+    const facts: RemoteBwrap = {
+      bwrap,
+      filters: bwrapFilters(arch),
+      folders: { privateDir: dir, tmpDir: `${dir}/tmp` },
+      baseEnv,
+    };
+    const trial = wrapInBwrap(
+      facts.bwrap,
+      facts.filters,
+      { program: this.#shell, args: ["--norc", "--noprofile", "-c", "true"], cwd: "/", env: {} },
+      {
+        mode: "read-only",
+        workspaceRoot: "/",
+        writableRoots: [],
+        network: "deny",
+        protectedPaths: [],
+        readOnlyPaths: [],
+        unixSockets: false,
+        masks: [],
+        maskFile: "",
+      },
+      facts.folders,
+      REMOTE_PATHS,
+    );
+    const tried = await this.#probe([trial.program, ...trial.args]);
+    if (tried.exitCode !== 0) {
+      throw unavailable(
+        `"${bwrap}" cannot confine there: ${tried.stderr.trim().split("\n")[0] ?? ""}`,
+      );
+    }
+    return facts;
+  }
+
+  /** The remote private folder, once made; the executor removes it at disposal. */
+  get folder(): string | null {
+    return this.#folder;
+  }
+}
+
+/** The policy as the bwrap arguments take it; its paths are the remote host's, taken as given. */
+function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
+  const { mode, network, workspaceRoot } = policy ?? {};
+  if (mode !== "read-only" && mode !== "workspace-write") {
+    throw new BashConfigError(
+      `"sandboxPolicy.mode" must be "read-only", "workspace-write" or "danger-full-access"; got ${
+        JSON.stringify(mode)
+      }`,
+    );
+  }
+  if (network !== "deny" && network !== "allow") {
+    throw new BashConfigError(
+      `"sandboxPolicy.network" must be "deny" or "allow"; got ${JSON.stringify(network)}`,
+    );
+  }
+  const absolute = (field: string, path: unknown): string => {
+    if (typeof path !== "string" || !posix.isAbsolute(path) || path.includes("\0")) {
+      throw new BashConfigError(
+        `"sandboxPolicy.${field}" must be an absolute path on the remote host; got ${
+          JSON.stringify(path)
+        }`,
+      );
+    }
+    return posix.resolve(path);
+  };
+  const root = absolute("workspaceRoot", workspaceRoot);
+  const writableRoots = (policy.writableRoots ?? []).map((path) => absolute("writableRoots", path));
+  const protectedPaths = [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)];
+  for (const name of protectedPaths) {
+    if (typeof name !== "string" || name === "" || name.startsWith("/") || name.includes("\0")) {
+      throw new BashConfigError(
+        `"sandboxPolicy.protectedPaths" entries must be paths relative to a writable root; got ${
+          JSON.stringify(name)
+        }`,
+      );
+    }
+  }
+  return {
+    mode,
+    network,
+    workspaceRoot: root,
+    writableRoots,
+    protectedPaths,
+    // Bound read-only where they exist when bwrap starts (--ro-bind-try); what the local
+    // sandbox does beyond that (symlink and gitdir targets, nested repositories, moving away
+    // what a command created) needs the remote filesystem and is not done.
+    readOnlyPaths: [root, ...writableRoots].flatMap((base) =>
+      protectedPaths.map((name) => posix.join(base, name))
+    ),
+    // Under network deny no Unix socket may be made (no allowUnixSockets over SSH); denyRead
+    // masks need the remote filesystem and are not applied.
+    unixSockets: false,
+    masks: [],
+    maskFile: "",
+  };
+}
+
+/** What the remote host's users are told the local sandbox does and this one does not. */
+export const REMOTE_SANDBOX_GAPS: readonly string[] = Object.freeze([
+  "secrets (denyRead) not masked on the remote host: a command can read its credential stores",
+  "protected paths (.git) bound read-only only where they exist on the remote host: a missing " +
+  "one can be created, and git may later run what a command planted",
+]);
+
+/** The bwrap facts, with what the remote sandbox leaves out named as gaps. */
+function remoteEnforcement(
+  filters: Parameters<typeof bwrapEnforcement>[0],
+  confined: Parameters<typeof bwrapEnforcement>[1],
+): SandboxEnforcement {
+  const facts = bwrapEnforcement(filters, confined);
+  return { ...facts, filesystem: "partial", gaps: [...facts.gaps, ...REMOTE_SANDBOX_GAPS] };
+}

@@ -1,0 +1,421 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, posix } from "node:path";
+import {
+  BashConfigError,
+  type BashExecRequest,
+  type BashExecSpec,
+  BashExecutor,
+  type BashProcess,
+  type BashRunResult,
+  type BashSandboxInfo,
+  BashSpawnError,
+} from "../seam/mod.ts";
+import {
+  BASH_FLAGS,
+  checkCallValues,
+  checkText,
+  ENV_OVERRIDES,
+  LocalBashProcess,
+  outputBudget,
+  OutputCollector,
+  positiveFinite,
+  RunningCommand,
+} from "../local/_reusable.ts";
+import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
+import { type ProbeResult, RemoteSandbox } from "./_sandbox.ts";
+import {
+  type ResolvedSshBashExecutorConfig,
+  resolveSshConfig,
+  type SshBashExecutorConfig,
+} from "./_config.ts";
+import { ChannelSlots } from "./_slots.ts";
+import { type RemoteTransport, SshTransport } from "./transport.ts";
+
+const encoder = new TextEncoder();
+
+/**
+ * Runs bash commands on a remote host through the system OpenSSH client,
+ * with the contract of the local executor: each command in a session and
+ * process group of its own (`setsid` on the remote), the environment
+ * overrides and the call's `env`/`managedEnv` set explicitly (the local
+ * environment is never sent), SIGTERM then SIGKILL to the remote group,
+ * the drain grace, a census of strays by session id in the remote /proc,
+ * wall and idle clocks, abort, and output collected here with the same
+ * head + tail + spill as the local executor.
+ *
+ * One multiplexed connection per executor (a master started on first use,
+ * stopped at disposal), so a command costs a channel, not a handshake; at
+ * most `maxChannels` (default 10, sshd's `MaxSessions`) run at once, the
+ * rest wait. A small bash bootstrap, sent as the remote command with each
+ * command, does the remote half; stdin is framed, so the end of stdin means
+ * the connection was lost and the bootstrap kills the command. A run whose
+ * connection was lost says `connectionLost: true`; a connection that cannot
+ * be opened rejects with `BashSpawnError`.
+ *
+ * Differences from the local executor: the wall clock includes the wait for
+ * a channel and its opening; the drain grace waits
+ * for the session's processes rather than for the pipes; `scrubbedEnv` is
+ * empty (the remote session's own environment, from sshd, is the base:
+ * ambient `SHELLSEAM_*`, `BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS` and
+ * exported functions are dropped there). Confined sandbox modes fail closed
+ * with `SandboxUnavailableError`.
+ *
+ * @example A host that cannot be reached: the call rejects, nothing runs
+ * ```ts
+ * import { SshBashExecutor } from "@shellseam/bash/remote";
+ * import { BashSpawnError } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * await using executor = new SshBashExecutor({ host: "127.0.0.1", port: 1, cwd: "/srv/app" });
+ * const spec = executor.resolve({ command: "make", workdir: "build" });
+ * assert.equal(spec.workdir, "/srv/app/build");
+ * await assert.rejects(executor.run(spec), BashSpawnError);
+ * ```
+ *
+ * @example Run a command over SSH (needs a host)
+ * ```ts ignore
+ * import { SshBashExecutor } from "@shellseam/bash/remote";
+ *
+ * await using executor = new SshBashExecutor({
+ *   host: "build-1.internal",
+ *   user: "agent",
+ *   identityFile: "/home/me/.ssh/agent_ed25519",
+ *   knownHostsFile: "/home/me/.ssh/known_hosts",
+ *   cwd: "/srv/app",
+ * });
+ * const result = await executor.run(executor.resolve({ command: "git status --short" }));
+ * console.log(result.stdout.text);
+ * ```
+ */
+export class SshBashExecutor extends BashExecutor {
+  /** The validated config, defaults filled in. */
+  readonly config: ResolvedSshBashExecutorConfig;
+  readonly #slots: ChannelSlots;
+  readonly #running = new Set<RunningCommand>();
+  readonly #launching = new Set<Promise<unknown>>();
+  #transport: RemoteTransport | null = null;
+  #sandbox: RemoteSandbox | null = null;
+  #disposed = false;
+  #dir: string | null = null;
+
+  /** Validates the config (throws `BashConfigError` naming the field); connects on first use. */
+  constructor(config: SshBashExecutorConfig) {
+    super();
+    this.config = resolveSshConfig(config);
+    this.#slots = new ChannelSlots(this.config.maxChannels);
+  }
+
+  /**
+   * The transport in use: the `ssh` invocation, its control socket and the
+   * channel cap. Made on first use.
+   */
+  get transport(): SshTransport {
+    this.#transport ??= new SshTransport({
+      ssh: this.config.ssh,
+      host: this.config.host,
+      ...defined("port", this.config.port),
+      ...defined("user", this.config.user),
+      ...defined("identityFile", this.config.identityFile),
+      ...defined("knownHostsFile", this.config.knownHostsFile),
+      hostKeyChecking: this.config.hostKeyChecking,
+      configFile: this.config.sshConfigFile,
+      options: this.config.sshOptions,
+      connectTimeoutSeconds: this.config.connectTimeoutSeconds,
+      maxChannels: this.config.maxChannels,
+      dir: this.#privateDir(),
+    });
+    return this.#transport as SshTransport;
+  }
+
+  /**
+   * Fills a request from the defaults like the local executor: workdir
+   * resolved against the remote `cwd`, timeouts defaulted and capped,
+   * `stdoutMaxBytes` defaulted, `sandboxPolicy` null when absent. Throws
+   * `BashConfigError` naming the field.
+   */
+  resolve(request: BashExecRequest): BashExecSpec {
+    checkCallValues(request);
+    const { config } = this;
+    const timeoutMs = Math.min(
+      positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
+      config.maxTimeoutMs,
+    );
+    const stdoutMaxBytes = outputBudget(
+      "stdoutMaxBytes",
+      request.stdoutMaxBytes ?? config.maxOutputBytes,
+    );
+    const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
+    return {
+      ...request,
+      workdir: posix.resolve(config.cwd, workdir),
+      timeoutMs,
+      stdoutMaxBytes,
+      sandboxPolicy: request.sandboxPolicy ?? null,
+    };
+  }
+
+  /**
+   * Runs a command on the remote host in the foreground. Rejects with
+   * `BashSpawnError` when it cannot start (no connection, missing workdir,
+   * pre-aborted signal, disposed executor); a non-zero exit, a timeout, an
+   * abort or a lost connection (`connectionLost: true`) resolves.
+   */
+  async run(spec: BashExecSpec): Promise<BashRunResult> {
+    const { running, channel, describe } = await this.#launch(spec, false);
+    await running.settled;
+    if (running.failure !== undefined) throw running.failure;
+    const exit = running.exit ?? { code: null, signal: null };
+    const sandbox = describe?.(running);
+    return {
+      exitCode: exit.code,
+      signal: exit.signal,
+      timedOut: running.cause === "timeout",
+      idledOut: running.cause === "idle",
+      aborted: running.cause === "abort",
+      timeoutMs: spec.timeoutMs,
+      durationMs: running.durationMs,
+      stdout: running.stdout.collect(),
+      stderr: running.stderr.collect(),
+      strays: running.strays,
+      scrubbedEnv: [],
+      connectionLost: channel.lost,
+      ...(running.cause === "dispose" ? { disposed: true } : {}),
+      ...(sandbox === undefined ? {} : { sandbox }),
+    };
+  }
+
+  /** Starts a command on the remote host in the background; resolves once the remote shell runs. */
+  async start(spec: BashExecSpec): Promise<BashProcess> {
+    const { running, describe } = await this.#launch(spec, true);
+    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
+      sandbox: describe?.(running),
+      limitHit: undefined,
+    }));
+  }
+
+  /**
+   * Kills every running command (SIGTERM, then SIGKILL after `killGraceMs`,
+   * on the remote host), awaits every end, closes the connection and removes
+   * the private folder (control socket, spill files) unless `keepSpillFiles`.
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.#disposed = true;
+    this.#slots.close(disposedError);
+    await Promise.allSettled(this.#launching);
+    for (const running of this.#running) running.kill("dispose");
+    await Promise.all([...this.#running].map((running) => running.settled));
+    const folder = this.#sandbox?.folder ?? null;
+    if (folder !== null) {
+      // The remote private folder of confined commands; a lost connection leaves it behind.
+      await this.#probe(["rm", "-rf", "--", folder], false).catch(() => {});
+    }
+    await this.#transport?.close();
+    if (this.#dir !== null && !this.config.keepSpillFiles) {
+      rmSync(this.#dir, { recursive: true, force: true });
+      this.#dir = null;
+    }
+  }
+
+  #privateDir(): string {
+    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-ssh-"));
+    return this.#dir;
+  }
+
+  #spillDir = (): string => this.#privateDir();
+
+  #launch(
+    spec: BashExecSpec,
+    background: boolean,
+  ): Promise<Launched> {
+    const launching = this.#spawn(spec, background);
+    this.#launching.add(launching);
+    return launching.finally(() => this.#launching.delete(launching));
+  }
+
+  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
+    this.#checkCanSpawn(spec);
+    const calledAt = performance.now();
+    const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
+    const keepStdinOpen = background && spec.keepStdinOpen === true;
+    let confined: Awaited<ReturnType<RemoteSandbox["confine"]>> | undefined;
+    if (spec.sandboxPolicy !== null) {
+      this.#sandbox ??= new RemoteSandbox(
+        this.config.host,
+        this.config.shell,
+        (argv) => this.#probe(argv),
+      );
+      confined = await this.#sandbox.confine(spec.sandboxPolicy, {
+        program: this.config.shell,
+        args: [...BASH_FLAGS, "-c", spec.command],
+        cwd: spec.workdir,
+        env,
+      });
+    }
+    // When the caller aborts while the channel opens, the clocks learn when (the first cause wins).
+    let abortedAt: number | undefined;
+    const onAbort = (): void => void (abortedAt ??= performance.now());
+    spec.signal?.addEventListener("abort", onAbort, { once: true });
+    const opening = this.#open(spec, {
+      command: spec.command,
+      workdir: spec.workdir,
+      env: Object.entries(confined?.launch?.env ?? env).map(
+        ([name, value]) => `${name}=${value}`,
+      ),
+      ...(confined?.launch === undefined
+        ? {}
+        : { argv: [confined.launch.program, ...confined.launch.args] }),
+      pipedStdin: spec.stdin !== undefined || keepStdinOpen,
+      shell: this.config.shell,
+      killGraceMs: this.config.killGraceMs,
+      drainGraceMs: this.config.drainGraceMs,
+    });
+    const { channel, release } = await opening.finally(() =>
+      spec.signal?.removeEventListener("abort", onAbort)
+    );
+    const { config } = this;
+    const running = new RunningCommand({
+      child: channel.child,
+      reaper: channel.reaper,
+      stdout: this.#collector(spec.stdoutMaxBytes),
+      stderr: this.#collector(config.maxOutputBytes),
+      killGraceMs: config.killGraceMs,
+      drainGraceMs: config.drainGraceMs,
+      stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
+      keepStdinOpen,
+      ...clocks(spec, background, calledAt, abortedAt),
+    });
+    channel.onLost = () => running.kill("lost");
+    this.#running.add(running);
+    running.settled.then(async () => {
+      await channel.release();
+      release();
+      this.#running.delete(running);
+    });
+    return { running, channel, describe: confined?.describe };
+  }
+
+  /** Waits for a channel, opens the connection if needed, and starts the command over it. */
+  async #open(
+    spec: BashExecSpec | boolean,
+    request: ChannelRequest,
+  ): Promise<{ channel: RemoteChannel; release: () => void }> {
+    const transport = this.transport;
+    // Only the clean-up at disposal goes past the closed queue (nothing else runs by then).
+    const release = spec === false ? () => {} : await this.#slots.acquire();
+    try {
+      if (typeof spec === "object") this.#checkCanSpawn(spec);
+      await transport.connect();
+      if (typeof spec === "object") this.#checkCanSpawn(spec);
+      return { channel: await RemoteChannel.open(transport, request), release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * Runs a probe of the remote host (`argv`, unconfined, no stdin) and
+   * resolves with its exit code and output once it ended.
+   */
+  async #probe(argv: string[], queued = true): Promise<ProbeResult> {
+    if (queued && this.#disposed) throw disposedError();
+    const { channel, release } = await this.#open(queued, {
+      command: "",
+      workdir: "/",
+      env: Object.entries(ENV_OVERRIDES).map(([name, value]) => `${name}=${value}`),
+      argv,
+      pipedStdin: false,
+      shell: this.config.shell,
+      killGraceMs: this.config.killGraceMs,
+      drainGraceMs: this.config.drainGraceMs,
+    });
+    try {
+      const { child } = channel;
+      const [stdout, stderr, exit] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
+      await channel.reaper.sweep(false);
+      return { exitCode: exit.code, stdout, stderr };
+    } finally {
+      await channel.release();
+      release();
+    }
+  }
+
+  #collector(maxBytes: number): OutputCollector {
+    const { headBytes, maxSpillBytes } = this.config;
+    return new OutputCollector({ maxBytes, headBytes, maxSpillBytes, spillDir: this.#spillDir });
+  }
+
+  #checkCanSpawn(spec: BashExecSpec): void {
+    const workdir: unknown = spec?.workdir;
+    if (
+      typeof workdir !== "string" || !posix.isAbsolute(workdir) || spec.sandboxPolicy === undefined
+    ) {
+      throw new BashConfigError(
+        `run() and start() take a spec with an absolute "workdir" and a "sandboxPolicy"; got workdir ${
+          JSON.stringify(workdir) ?? "undefined"
+        }; pass executor.resolve(request) instead of the request`,
+      );
+    }
+    positiveFinite("timeoutMs", spec.timeoutMs);
+    outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
+    checkCallValues(spec);
+    const asked = Object.entries(spec.limits ?? {}).filter(([, value]) => value != null);
+    if (asked.length > 0) {
+      throw new BashConfigError(
+        `The SSH executor does not apply resource limits yet; got ${
+          asked.map(([name]) => `"${name}"`).join(", ")
+        } in "limits"; leave "limits" out or use an executor that applies them`,
+      );
+    }
+    if (this.#disposed) throw disposedError();
+    if (spec.signal?.aborted) {
+      throw new BashSpawnError(
+        "The signal was aborted before the command started, so nothing was run; pass a signal that is not aborted yet",
+        { cause: spec.signal.reason },
+      );
+    }
+  }
+}
+
+/** A launched command, and how to describe its sandbox once it settled. */
+interface Launched {
+  running: RunningCommand;
+  channel: RemoteChannel;
+  describe: ((running: RunningCommand) => BashSandboxInfo) | undefined;
+}
+
+function disposedError(): BashSpawnError {
+  return new BashSpawnError("The executor was disposed; create a new executor to run commands");
+}
+
+function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}
+
+/**
+ * The wall and idle clocks apply to foreground runs only; the abort signal to
+ * both. The wall clock counts from the call (`calledAt`): waiting for a
+ * channel and opening it are part of the run. A wall clock that ran out
+ * before the caller aborted (`abortedAt`, while the channel opened) is the
+ * first cause, so the signal is not passed on.
+ */
+function clocks(
+  spec: BashExecSpec,
+  background: boolean,
+  calledAt: number,
+  abortedAt: number | undefined,
+): { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } {
+  const clocks: { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } = {};
+  const spentMs = performance.now() - calledAt;
+  if (!background) clocks.timeoutMs = Math.max(1, spec.timeoutMs - spentMs);
+  if (!background && spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
+  const timedOutFirst = !background && abortedAt !== undefined &&
+    abortedAt - calledAt >= spec.timeoutMs;
+  if (spec.signal !== undefined && !timedOutFirst) clocks.signal = spec.signal;
+  return clocks;
+}

@@ -1,0 +1,19 @@
+/**
+ * The internals of the sandbox that another executor reuses, in one place so
+ * that the dependency is visible: `remote/` confines commands on a remote
+ * host with the bwrap backend's own arguments, wrapper, seccomp filters and
+ * denial checks, fed with facts gathered there.
+ *
+ * @module
+ */
+export type { ConfinedPolicy } from "./backends/_backend.ts";
+export {
+  bwrapDenied,
+  bwrapEnforcement,
+  type BwrapFilters,
+  bwrapFilters,
+  type BwrapFolders,
+  bwrapRunnerFailed,
+  REMOTE_PATHS,
+  wrapInBwrap,
+} from "./backends/_bwrap.ts";

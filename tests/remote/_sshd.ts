@@ -1,0 +1,112 @@
+// A real OpenSSH server for the remote executor's tests: sshd on 127.0.0.1 on a free port,
+// a throwaway host key and user key in a temp folder, a default-ish sshd_config (MaxSessions
+// left at its default of 10), stopped by dispose().
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, Socket } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import type { SshBashExecutorConfig } from "../../remote/mod.ts";
+
+/** Where sshd is expected; without it the SSH tests skip with a message naming it. */
+export const SSHD = "/usr/sbin/sshd";
+
+/** Why the SSH tests cannot run here, or false. */
+export const sshdMissing: string | false = existsSync(SSHD) && existsSync("/usr/bin/ssh-keygen")
+  ? false
+  : `no OpenSSH server at ${SSHD} (apt-get install -y openssh-server)`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** A running test sshd. */
+export interface TestSshd {
+  port: number;
+  dir: string;
+  /** The config an executor needs to reach it as the current user. */
+  config: SshBashExecutorConfig;
+  /** Pid of the listening sshd. */
+  pid: number;
+  dispose(): Promise<void>;
+}
+
+/** Starts sshd; resolves once it accepts connections. */
+export async function startSshd(extraConfig = ""): Promise<TestSshd> {
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-sshd-"));
+  const keygen = (file: string): void => {
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, file)]);
+  };
+  keygen("host_key");
+  keygen("user_key");
+  writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "user_key.pub")));
+  mkdirSync("/run/sshd", { recursive: true });
+  const port = await freePort();
+  const hostKey = readFileSync(join(dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
+  writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostKey}\n`);
+  writeFileSync(
+    join(dir, "sshd_config"),
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${join(dir, "host_key")}`,
+      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+      `PidFile ${join(dir, "sshd.pid")}`,
+      "PermitRootLogin prohibit-password",
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      "UsePAM no",
+      "StrictModes no",
+      extraConfig,
+    ].join("\n") + "\n",
+  );
+  const sshd = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd_config")], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  sshd.stderr.on("data", (chunk) => (log += chunk));
+  const exited = new Promise<void>((resolve) => sshd.once("exit", () => resolve()));
+  const config: SshBashExecutorConfig = {
+    host: "127.0.0.1",
+    port,
+    user: userInfo().username,
+    identityFile: join(dir, "user_key"),
+    knownHostsFile: join(dir, "known_hosts"),
+  };
+  // Ready once a connection gets through.
+  for (let attempt = 0;; attempt++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = new Socket();
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+      socket.connect(port, "127.0.0.1");
+    });
+    if (ok) break;
+    if (attempt > 200 || sshd.exitCode !== null) {
+      sshd.kill("SIGKILL");
+      throw new Error(`sshd did not start: ${log}`);
+    }
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  return {
+    port,
+    dir,
+    config,
+    pid: sshd.pid!,
+    async dispose() {
+      sshd.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
