@@ -29,6 +29,7 @@ import { checkKnownKeys, findOnPath, resolveConfig, wholeNumber } from "../local
  * @example
  * ```ts
  * import type { SshBashExecutorConfig } from "@shellseam/bash/remote";
+ * import assert from "node:assert/strict";
  *
  * const config: SshBashExecutorConfig = {
  *   host: "build-1.internal",
@@ -37,7 +38,7 @@ import { checkKnownKeys, findOnPath, resolveConfig, wholeNumber } from "../local
  *   knownHostsFile: "/home/me/.ssh/known_hosts",
  *   cwd: "/srv/app",
  * };
- * console.log(config.host);
+ * assert.equal(config.cwd, "/srv/app");
  * ```
  */
 export interface SshBashExecutorConfig
