@@ -69,11 +69,11 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = modeFlag(values.mode, "workspace-write", RUN_USAGE);
   const network = networkFlag(values.network, RUN_USAGE);
   await using executor = cliExecutor({ mode, network, workspace: values.workspace });
-  const result = await executor.run(executor.resolve({
+  const result = await executor.run({
     command: positionals.join(" "),
     ...(values.workdir === undefined ? {} : { workdir: resolve(process.cwd(), values.workdir) }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  }));
+  });
   if (values.json) {
     process.stdout.write(JSON.stringify(result, null, 2) + "\n");
   } else {

@@ -32,6 +32,7 @@ export const REQUEST_KEYS: readonly string[] = [
   "managedEnv",
   "sandboxPolicy",
   "limits",
+  "onOutput",
 ];
 
 /**
@@ -48,6 +49,7 @@ export function checkCallValues(call: {
   signal?: unknown;
   env?: unknown;
   managedEnv?: unknown;
+  onOutput?: unknown;
 }): void {
   if (call === null || typeof call !== "object") {
     throw new BashConfigError(
@@ -75,6 +77,13 @@ export function checkCallValues(call: {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new BashConfigError(
       `"signal" must be an AbortSignal; got ${kindOf(signal)}; pass an AbortController's signal`,
+    );
+  }
+  if (call.onOutput !== undefined && typeof call.onOutput !== "function") {
+    throw new BashConfigError(
+      `"onOutput" must be a function; got ${
+        kindOf(call.onOutput)
+      }; pass (chunk) => ... to follow the output, or omit it`,
     );
   }
   checkLimits("limits", call.limits);

@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import process from "node:process";
 import {
   type AppliedResourceLimits,
@@ -8,16 +8,18 @@ import {
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
+  type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
   type BashSandboxInfo,
   BashSpawnError,
   type ResourceLimits,
+  type SandboxPolicy,
 } from "../seam/mod.ts";
 import { RunningCommand } from "./_command.ts";
 import {
-  fitsTimer,
   type LocalBashExecutorConfig,
+  MAX_OUTPUT_BYTES,
   outputBudget,
   positiveFinite,
   resolveConfig,
@@ -57,7 +59,7 @@ const encoder = new TextEncoder();
  * import assert from "node:assert/strict";
  *
  * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
- * const result = await executor.run(executor.resolve({ command: "echo hi; echo oops >&2; exit 3" }));
+ * const result = await executor.run({ command: "echo hi; echo oops >&2; exit 3" });
  * assert.equal(result.stdout.text, "hi\n");
  * assert.equal(result.stderr.text, "oops\n");
  * assert.equal(result.exitCode, 3);
@@ -69,7 +71,7 @@ const encoder = new TextEncoder();
  * import assert from "node:assert/strict";
  *
  * await using executor = new LocalBashExecutor();
- * const process = await executor.start(executor.resolve({ command: "cat", keepStdinOpen: true }));
+ * const process = await executor.start({ command: "cat", keepStdinOpen: true });
  * await process.write("ping\n");
  * await process.closeStdin();
  * await process.done;
@@ -124,8 +126,10 @@ export class LocalBashExecutor extends BashExecutor {
    * namespace, env values that are not strings, a NUL byte in the command,
    * the workdir or the env, a `signal` that is not an `AbortSignal`, a
    * `keepStdinOpen` that is not a boolean, an unknown key (a typo such as
-   * `timeout`), and a confined `sandboxPolicy` (this executor does not
-   * sandbox; only `danger-full-access` or none is accepted).
+   * `timeout`), an `onOutput` that is not a function, and a confined
+   * `sandboxPolicy` (this executor does not sandbox; only
+   * `danger-full-access` or none is accepted). The spec is frozen and marked,
+   * so `run()` and `start()` take it without checking it again.
    *
    * @example
    * ```ts
@@ -143,7 +147,6 @@ export class LocalBashExecutor extends BashExecutor {
    */
   resolve(request: BashExecRequest): BashExecSpec {
     checkCallValues(request);
-    this.#checkConfinement(request.sandboxPolicy);
     const { config } = this;
     const timeoutMs = Math.min(
       positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
@@ -154,20 +157,74 @@ export class LocalBashExecutor extends BashExecutor {
       request.stdoutMaxBytes ?? config.maxOutputBytes,
     );
     const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
-    return {
+    return this.markResolved({
       ...request,
       workdir: resolvePath(config.cwd, workdir),
       timeoutMs,
       stdoutMaxBytes,
-      sandboxPolicy: request.sandboxPolicy ?? null,
+      sandboxPolicy: this.resolvePolicy(request.sandboxPolicy),
+    });
+  }
+
+  /**
+   * The time and output limits of this executor, from its config.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new LocalBashExecutor({ timeoutMs: 5_000 });
+   * assert.equal(executor.limits.defaultTimeoutMs, 5_000);
+   * assert.equal(executor.limits.maxTimeoutMs, 600_000);
+   * ```
+   */
+  get limits(): BashExecutorLimits {
+    const { config } = this;
+    return {
+      defaultTimeoutMs: config.timeoutMs,
+      maxTimeoutMs: config.maxTimeoutMs,
+      outputBytes: config.maxOutputBytes,
+      maxStdoutBytes: MAX_OUTPUT_BYTES,
+      maxSpillBytes: config.maxSpillBytes,
     };
   }
 
   /**
-   * Runs a command in the foreground. Rejects with `BashSpawnError` only when
-   * it cannot start (missing workdir, missing bash, pre-aborted signal,
-   * disposed executor), and with `BashConfigError` for a spec that did not
-   * come from `resolve()`; a non-zero exit, a timeout or an abort resolves.
+   * The policy a spec carries for a request's `sandboxPolicy` (absent or
+   * `null` alike). This executor does not sandbox: it keeps `null` or a
+   * `danger-full-access` policy and refuses a confined one (running it would
+   * be a silently unconfined run). A sandboxing subclass stamps its default
+   * and checks the policy.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import { BashConfigError } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const confined = { mode: "read-only", workspaceRoot: "/tmp", network: "deny" } as const;
+   * assert.throws(() => executor.resolve({ command: "ls", sandboxPolicy: confined }), BashConfigError);
+   * ```
+   */
+  protected resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy | null {
+    if (policy === undefined || policy === null) return null;
+    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
+    if (mode === "danger-full-access") return policy;
+    throw new BashConfigError(
+      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
+        JSON.stringify(mode) ?? "undefined"
+      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
+    );
+  }
+
+  /**
+   * Runs a command in the foreground: a request (resolved first) or a spec
+   * from `resolve()`. Rejects with `BashConfigError` for a bad value, and with
+   * `BashSpawnError` only when it cannot start (missing workdir, missing bash,
+   * pre-aborted signal, disposed executor); a non-zero exit, a timeout or an
+   * abort resolves. `onOutput` sees the output as it arrives.
    *
    * @example A timeout resolves
    * ```ts
@@ -175,12 +232,28 @@ export class LocalBashExecutor extends BashExecutor {
    * import assert from "node:assert/strict";
    *
    * await using executor = new LocalBashExecutor();
-   * const result = await executor.run(executor.resolve({ command: "sleep 5", timeoutMs: 100 }));
+   * const result = await executor.run({ command: "sleep 5", timeoutMs: 100 });
    * assert.equal(result.timedOut, true);
    * assert.equal(result.signal, "SIGTERM");
    * ```
+   *
+   * @example Follow the output as it arrives
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const seen: string[] = [];
+   * const result = await executor.run({
+   *   command: "echo one; sleep 0.1; echo two",
+   *   onOutput: (chunk) => seen.push(chunk.text),
+   * });
+   * assert.equal(seen.join(""), "one\ntwo\n");
+   * assert.equal(result.stdout.text, "one\ntwo\n");
+   * ```
    */
-  async run(spec: BashExecSpec): Promise<BashRunResult> {
+  async run(request: BashExecRequest): Promise<BashRunResult> {
+    const spec = this.specOf(request);
     const { running, plan, limits, applied } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
@@ -200,6 +273,7 @@ export class LocalBashExecutor extends BashExecutor {
       scrubbedEnv: [...this.#env.scrubbed],
     };
     if (running.cause === "dispose") result.disposed = true;
+    if (running.onOutputError !== undefined) result.onOutputError = running.onOutputError;
     const sandbox = describe(plan, running, stderr.text, applied);
     if (sandbox !== undefined) result.sandbox = sandbox;
     if (applied !== undefined) result.limits = applied;
@@ -210,8 +284,9 @@ export class LocalBashExecutor extends BashExecutor {
 
   /**
    * Starts a command in the background and resolves once it is spawned; no
-   * timeout applies (aborting `signal` kills it). Rejects like
-   * {@linkcode run} when it cannot start.
+   * timeout applies (aborting `signal` kills it). Takes a request or a spec
+   * like {@linkcode run}, and rejects like it when it cannot start; refuses
+   * `onOutput` (read `process.output()` instead).
    *
    * @example Kill a background command
    * ```ts
@@ -219,14 +294,20 @@ export class LocalBashExecutor extends BashExecutor {
    * import assert from "node:assert/strict";
    *
    * await using executor = new LocalBashExecutor();
-   * const process = await executor.start(executor.resolve({ command: "sleep 30" }));
+   * const process = await executor.start({ command: "sleep 30" });
    * assert.equal(process.status, "running");
    * assert.equal(await process.kill(), true);
    * assert.equal(await process.kill(), false);
    * assert.equal(process.status, "killed");
    * ```
    */
-  async start(spec: BashExecSpec): Promise<BashProcess> {
+  async start(request: BashExecRequest): Promise<BashProcess> {
+    const spec = this.specOf(request);
+    if (spec.onOutput !== undefined) {
+      throw new BashConfigError(
+        `"onOutput" applies to run() only; read a background process's output with process.output()`,
+      );
+    }
     const { running, plan, limits, applied } = await this.#launch(spec, true);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
       const stderrText = running.stderr.collect().text;
@@ -263,7 +344,7 @@ export class LocalBashExecutor extends BashExecutor {
    *   }
    * }
    * await using executor = new Traced();
-   * const result = await executor.run(executor.resolve({ command: "echo hi" }));
+   * const result = await executor.run({ command: "echo hi" });
    * assert.equal(result.stdout.text, "traced\nhi\n");
    * assert.equal(result.sandbox?.backend, "none");
    * ```
@@ -289,7 +370,7 @@ export class LocalBashExecutor extends BashExecutor {
    *   }
    * }
    * await using executor = new Careful();
-   * const result = await executor.run(executor.resolve({ command: "while :; do :; done" }));
+   * const result = await executor.run({ command: "while :; do :; done" });
    * assert.equal(result.limitHit?.limit, "cpu");
    * assert.equal(result.signal, "SIGXCPU");
    * ```
@@ -370,10 +451,10 @@ export class LocalBashExecutor extends BashExecutor {
    * import assert from "node:assert/strict";
    *
    * const executor = new LocalBashExecutor();
-   * const process = await executor.start(executor.resolve({ command: "sleep 30" }));
+   * const process = await executor.start({ command: "sleep 30" });
    * await executor[Symbol.asyncDispose]();
    * assert.equal(process.status, "killed");
-   * await assert.rejects(executor.run(executor.resolve({ command: "true" })), BashSpawnError);
+   * await assert.rejects(executor.run({ command: "true" }), BashSpawnError);
    * ```
    */
   async [Symbol.asyncDispose](): Promise<void> {
@@ -492,6 +573,7 @@ export class LocalBashExecutor extends BashExecutor {
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
       keepStdinOpen,
       ...clocks(spec, background),
+      ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
     });
     this.#running.add(running);
     running.settled.then(() => {
@@ -501,21 +583,6 @@ export class LocalBashExecutor extends BashExecutor {
     const confined = this.sandboxMode !== undefined &&
       (spec.sandboxPolicy?.mode ?? this.sandboxMode) !== "danger-full-access";
     return { running, plan, limits, applied: appliedLimits(limits, confined) };
-  }
-
-  /**
-   * An executor that does not sandbox (`sandboxMode` undefined) refuses a
-   * confined policy: running it would be a silently unconfined run.
-   */
-  #checkConfinement(policy: unknown): void {
-    if (policy === undefined || policy === null || this.sandboxMode !== undefined) return;
-    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
-    if (mode === "danger-full-access") return;
-    throw new BashConfigError(
-      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
-        JSON.stringify(mode) ?? "undefined"
-      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
-    );
   }
 
   /**
@@ -538,8 +605,6 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {
-    checkSpec(spec);
-    this.#checkConfinement(spec.sandboxPolicy);
     if (this.#disposed) {
       throw disposedError();
     }
@@ -560,21 +625,6 @@ function isOwnDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A JavaScript caller may hand run() or start() a plain request: say how to make a spec. */
-function checkSpec(spec: BashExecSpec): void {
-  const workdir: unknown = spec?.workdir;
-  if (typeof workdir !== "string" || !isAbsolute(workdir) || spec.sandboxPolicy === undefined) {
-    throw new BashConfigError(
-      `run() and start() take a spec with an absolute "workdir" and a "sandboxPolicy"; got workdir ${
-        JSON.stringify(workdir) ?? "undefined"
-      }; pass executor.resolve(request) instead of the request`,
-    );
-  }
-  fitsTimer("timeoutMs", positiveFinite("timeoutMs", spec.timeoutMs));
-  outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
-  checkCallValues(spec);
 }
 
 function disposedError(): BashSpawnError {

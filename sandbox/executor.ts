@@ -3,7 +3,6 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
-  type BashExecRequest,
   type BashExecSpec,
   type BashSandboxInfo,
   BashSpawnError,
@@ -191,7 +190,7 @@ interface Probe {
  * });
  * try {
  *   const result = await executor.run(
- *     executor.resolve({ command: "echo hi > inside.txt && echo no > /etc/shellseam-example" }),
+ *     { command: "echo hi > inside.txt && echo no > /etc/shellseam-example" },
  *   );
  *   assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "hi\n");
  *   assert.equal(result.sandbox?.denied, true);
@@ -292,9 +291,28 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   /**
-   * Resolves like `LocalBashExecutor.resolve()`, then stamps the default
-   * policy when the request has none, or checks the request's policy and
-   * canonicalises its paths. Throws `BashConfigError` for an invalid policy.
+   * The default policy, which a call without its own gets; the tool layer
+   * runs a call in another mode by passing it with that mode.
+   *
+   * @example
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * assert.equal(executor.defaultSandboxPolicy, executor.defaultPolicy);
+   * ```
+   */
+  override get defaultSandboxPolicy(): Readonly<SandboxPolicy> {
+    return this.defaultPolicy;
+  }
+
+  /**
+   * Stamps the default policy on a request without one (absent or `null`),
+   * or checks the request's policy and canonicalises its paths, so
+   * `resolve()` returns a spec with a policy. Throws `BashConfigError` for an
+   * invalid policy.
    *
    * @example
    * ```ts
@@ -312,12 +330,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * });
    * ```
    */
-  override resolve(request: BashExecRequest): BashExecSpec {
-    const spec = super.resolve(request);
-    spec.sandboxPolicy = request.sandboxPolicy === undefined
-      ? clonePolicy(this.defaultPolicy)
-      : resolveSandboxPolicy(request.sandboxPolicy);
-    return spec;
+  protected override resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy {
+    // resolve() copies and freezes what it gets.
+    return policy === undefined || policy === null
+      ? this.defaultPolicy
+      : resolveSandboxPolicy(policy);
   }
 
   /**
@@ -522,12 +539,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       return { reason: `cannot make its private TMPDIR: ${messageOf(error)}` };
     }
   }
-}
-
-function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
-  const clone: SandboxPolicy = { ...policy };
-  if (policy.writableRoots !== undefined) clone.writableRoots = [...policy.writableRoots];
-  return clone;
 }
 
 /**

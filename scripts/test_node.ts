@@ -136,7 +136,7 @@ import { LocalBashExecutor } from "@shellseam/bash/local";
 
 const executor = new LocalBashExecutor();
 try {
-  const result = await executor.run(executor.resolve({ command: "echo hi" }));
+  const result = await executor.run({ command: "echo hi" });
   assert.equal(result.exitCode, 0);
   assert.equal(result.stdout.text, "hi\\n");
   console.log("echo hi through the installed package: ok");
@@ -170,7 +170,7 @@ const CONSUMER =
 import { LocalBashExecutor } from "@shellseam/bash/local";
 
 const executor: BashExecutor = new LocalBashExecutor();
-const result: BashRunResult = await executor.run(executor.resolve({ command: "echo hi" }));
+const result: BashRunResult = await executor.run({ command: "echo hi" });
 const code: number | null = result.exitCode;
 const text: string = result.stdout.text;
 const error: Error = new BashSpawnError("x");

@@ -17,6 +17,7 @@ export * from "./env.ts";
 export * from "./errors.ts";
 export * from "./executor.ts";
 export * from "./limits.ts";
+export * from "./output.ts";
 export * from "./process.ts";
 export * from "./request.ts";
 export * from "./result.ts";

@@ -122,4 +122,9 @@ export interface BashRunResult {
   limits?: AppliedResourceLimits;
   /** The resource limit a failed command ran into, and how that is known. */
   limitHit?: ResourceLimitHit;
+  /**
+   * What the request's `onOutput` callback threw, when it did (it was not
+   * called again after that; the run and this result are whole).
+   */
+  onOutputError?: string;
 }

@@ -1,11 +1,11 @@
 import { resolve as resolvePath } from "node:path";
 import { isSandboxMode } from "../sandbox/mode.ts";
-import type {
-  BashExecRequest,
-  BashExecSpec,
-  BashExecutor,
-  BashProcess,
-  SandboxMode,
+import {
+  BashConfigError,
+  type BashExecRequest,
+  type BashExecutor,
+  type BashProcess,
+  type SandboxMode,
 } from "../seam/mod.ts";
 import { renderBackgroundStart } from "./render_task.ts";
 import { type RenderRunOptions, renderRunResult } from "./render_run.ts";
@@ -52,7 +52,7 @@ export function createBashTool(
   const inputSchema = bashInputSchema({
     escalationModes,
     runInBackground,
-    ...(timeouts ? { timeouts } : {}),
+    timeouts,
   });
   const render: RenderRunOptions = { escalationModes, runInBackground };
   const lines = [
@@ -108,22 +108,10 @@ export function createBashTool(
   };
 }
 
-/**
- * The executor's default and greatest time limits, read through `resolve()`
- * (which fills in the default and caps what is asked), or `undefined` when
- * it will not resolve a plain request.
- */
-function timeoutLimits(
-  executor: BashExecutor,
-): { defaultMs: number; maxMs: number | undefined } | undefined {
-  try {
-    const defaultMs = executor.resolve({ command: "true" }).timeoutMs;
-    const maxMs = executor.resolve({ command: "true", timeoutMs: Number.MAX_SAFE_INTEGER })
-      .timeoutMs;
-    return { defaultMs, maxMs: maxMs < Number.MAX_SAFE_INTEGER ? maxMs : undefined };
-  } catch {
-    return undefined;
-  }
+/** The executor's default and greatest time limits, as its `limits` give them. */
+function timeoutLimits(executor: BashExecutor): { defaultMs: number; maxMs: number | undefined } {
+  const { defaultTimeoutMs, maxTimeoutMs } = executor.limits;
+  return { defaultMs: defaultTimeoutMs, maxMs: maxTimeoutMs ?? undefined };
 }
 
 /**
@@ -244,6 +232,13 @@ async function runBash(
   return { ...result, rules: rule };
 }
 
+/** A refused value was not run; anything else could not be (a spawn failure). */
+function notRun(error: unknown, verb: string): string {
+  return error instanceof BashConfigError
+    ? "The command was not run"
+    : `The command could not be ${verb}`;
+}
+
 /** Runs a call the rules did not deny, once approved where it must be. */
 async function runApproved(
   options: BashToolsOptions,
@@ -270,28 +265,22 @@ async function runApproved(
   if (args.timeout_ms !== undefined) request.timeoutMs = args.timeout_ms;
   if (!background && signal) request.signal = signal;
 
-  let spec: BashExecSpec;
-  try {
-    spec = executor.resolve(request);
-  } catch (error) {
-    return failure(`The command was not run: ${messageOf(error)}`);
-  }
-  if (mode !== undefined && spec.sandboxPolicy !== null) {
-    spec = { ...spec, sandboxPolicy: { ...spec.sandboxPolicy, mode } };
-  }
+  // The chosen mode: the executor's default policy in that mode.
+  const policy = executor.defaultSandboxPolicy;
+  if (mode !== undefined && policy !== undefined) request.sandboxPolicy = { ...policy, mode };
 
   if (!background) {
     try {
-      return renderRunResult(await executor.run(spec), render);
+      return renderRunResult(await executor.run(request), render);
     } catch (error) {
-      return failure(`The command could not be run: ${messageOf(error)}`);
+      return failure(`${notRun(error, "run")}: ${messageOf(error)}`);
     }
   }
   let process: BashProcess;
   try {
-    process = await executor.start(spec);
+    process = await executor.start(request);
   } catch (error) {
-    return failure(`The command could not be started: ${messageOf(error)}`);
+    return failure(`${notRun(error, "started")}: ${messageOf(error)}`);
   }
   try {
     const { id } = tasks.register({

@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -916,7 +917,7 @@ describe("LocalBashExecutor timers", () => {
     assert.equal(result.stdout.text, "done\n");
   });
 
-  it("rejects an idle time, or a spec's timeout, that no timer can wait", async () => {
+  it("rejects an idle time that no timer can wait, and caps a spread spec's timeout again", async () => {
     await using executor = new LocalBashExecutor();
     const tooLong = (field: string) => (error: unknown) =>
       error instanceof BashConfigError &&
@@ -928,9 +929,11 @@ describe("LocalBashExecutor timers", () => {
     );
     const token = marker();
     const spec = executor.resolve({ command: `sleep ${token}` });
-    await assert.rejects(executor.run({ ...spec, timeoutMs: 3e9 }), tooLong("timeoutMs"));
     await assert.rejects(executor.run({ ...spec, idleTimeoutMs: 3e9 }), tooLong("idleTimeoutMs"));
     assert.deepEqual(processesWith(token), []);
+    // A spread is a request: its timeout is capped at maxTimeoutMs again.
+    const capped = await executor.run({ ...spec, command: "true", timeoutMs: 3e9 });
+    assert.equal(capped.timeoutMs, 600_000);
   });
 });
 
@@ -1005,32 +1008,66 @@ describe("LocalBashExecutor with values an environment, an argument or a path ca
   }
 });
 
-describe("LocalBashExecutor.run and start with a spec that did not come from resolve()", () => {
-  it("reject a plain request, a relative workdir and bad numbers with BashConfigError", async () => {
+describe("LocalBashExecutor.run and start with a request or a spec that did not come from resolve()", () => {
+  it("run a plain request without resolve()", async () => {
+    await using executor = new LocalBashExecutor({ cwd: "/tmp" });
+    const result = await executor.run({ command: "pwd; echo oops >&2; exit 4" });
+    assert.equal(result.stdout.text, `${realpathSync("/tmp")}\n`);
+    assert.equal(result.stderr.text, "oops\n");
+    assert.equal(result.exitCode, 4);
+    const process = await executor.start({ command: "echo started" });
+    await process.done;
+    assert.equal(process.readOutput().stdout, "started\n");
+  });
+
+  it("freeze the spec resolve() returns, and check a copy or a spread again as a request", async () => {
     await using executor = new LocalBashExecutor();
     const token = marker();
-    const spec = executor.resolve({ command: `sleep ${token}` });
-    const request = { command: `sleep ${token}` } as unknown as BashExecSpec;
+    const spec = executor.resolve({ command: `sleep ${token}`, env: { A: "1" }, limits: {} });
+    assert.ok(Object.isFrozen(spec));
+    assert.ok(Object.isFrozen(spec.env));
+    assert.ok(Object.isFrozen(spec.limits));
+    assert.throws(() => {
+      (spec as { timeoutMs: number }).timeoutMs = -5;
+    }, TypeError);
     const naming = (text: string) => (error: unknown) =>
       error instanceof BashConfigError && error.message.includes(text);
-    const resolveHint = "pass executor.resolve(request) instead of the request";
-    await assert.rejects(executor.run(request), naming(`got workdir undefined; ${resolveHint}`));
-    await assert.rejects(executor.start(request), naming(resolveHint));
-    await assert.rejects(
-      executor.run({ ...spec, workdir: "src" }),
-      naming(`got workdir "src"; ${resolveHint}`),
-    );
-    const unstamped = { ...spec } as Partial<BashExecSpec>;
-    delete unstamped.sandboxPolicy;
-    await assert.rejects(executor.run(unstamped as BashExecSpec), naming('"sandboxPolicy"'));
     await assert.rejects(executor.run({ ...spec, timeoutMs: -5 }), naming('"timeoutMs"'));
     await assert.rejects(
       executor.start({ ...spec, stdoutMaxBytes: 0 }),
       naming('"stdoutMaxBytes"'),
     );
+    await assert.rejects(
+      executor.run({ ...spec, env: { BAD: "a\0b" } }),
+      naming('"env"'),
+    );
+    await assert.rejects(
+      executor.run({ ...spec, workdir: "/nonexistent-shellseam-dir" }),
+      BashSpawnError,
+    );
     await assertNoneLeft(token);
-    const result = await executor.run(executor.resolve({ command: "echo still fine" }));
+    const unstamped = { ...spec } as Partial<BashExecSpec>;
+    delete unstamped.sandboxPolicy;
+    const result = await executor.run({
+      ...(unstamped as BashExecSpec),
+      command: "echo still fine",
+      timeoutMs: 10 ** 9,
+    });
     assert.equal(result.stdout.text, "still fine\n");
+    assert.equal(result.timeoutMs, 600_000);
+  });
+
+  it("refuses onOutput for a background start", async () => {
+    await using executor = new LocalBashExecutor();
+    await assert.rejects(
+      executor.start({ command: "true", onOutput: () => {} }),
+      (error: unknown) =>
+        error instanceof BashConfigError && error.message.includes("process.output()"),
+    );
+    await assert.rejects(
+      executor.run({ command: "true", onOutput: "yes" as unknown as () => void }),
+      (error: unknown) => error instanceof BashConfigError && error.message.includes('"onOutput"'),
+    );
   });
 });
 

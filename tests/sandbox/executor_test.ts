@@ -109,7 +109,7 @@ describe("SandboxBashExecutor config", () => {
 });
 
 describe("SandboxBashExecutor.resolve", () => {
-  it("stamps a copy of the default policy when the request has none", async () => {
+  it("stamps a frozen copy of the default policy when the request has none", async () => {
     using workspace = tempWorkspace();
     const extra = join(workspace.base, "later");
     await using executor = new SandboxBashExecutor({
@@ -119,7 +119,8 @@ describe("SandboxBashExecutor.resolve", () => {
     const spec = executor.resolve({ command: "true" });
     assert.deepEqual(spec.sandboxPolicy, { ...executor.defaultPolicy, writableRoots: [extra] });
     assert.notEqual(spec.sandboxPolicy, executor.defaultPolicy);
-    spec.sandboxPolicy!.writableRoots!.push("/x");
+    assert.throws(() => spec.sandboxPolicy!.writableRoots!.push("/x"), TypeError);
+    assert.ok(Object.isFrozen(spec.sandboxPolicy));
     assert.deepEqual(executor.defaultPolicy.writableRoots, [extra]);
     assert.equal(spec.workdir, workspace.root);
   });

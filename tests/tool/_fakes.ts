@@ -2,12 +2,14 @@ import {
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
+  type BashExecutorLimits,
   type BashProcess,
   type BashProcessRead,
   type BashRunResult,
   type BashSandboxInfo,
   type CollectedOutput,
   type SandboxMode,
+  type SandboxPolicy,
 } from "../../seam/mod.ts";
 
 /** One collected stream holding `text`, untruncated unless `extra` says otherwise. */
@@ -149,19 +151,31 @@ export class FakeSandboxExecutor extends BashExecutor {
     return this.#mode;
   }
 
+  readonly limits: BashExecutorLimits = {
+    defaultTimeoutMs: 120_000,
+    maxTimeoutMs: 600_000,
+    outputBytes: 64_000,
+    maxStdoutBytes: 256 * 1024 * 1024,
+    maxSpillBytes: 1024 ** 3,
+  };
+
+  override get defaultSandboxPolicy(): SandboxPolicy | undefined {
+    return this.#mode ? { mode: this.#mode, workspaceRoot: "/ws", network: "deny" } : undefined;
+  }
+
   resolve(request: BashExecRequest): BashExecSpec {
     const { workdir, timeoutMs, stdoutMaxBytes, sandboxPolicy, ...rest } = request;
-    return {
+    return this.markResolved({
       ...rest,
       workdir: workdir ?? "/ws",
       timeoutMs: timeoutMs ?? 120_000,
       stdoutMaxBytes: stdoutMaxBytes ?? 64_000,
-      sandboxPolicy: sandboxPolicy ??
-        (this.#mode ? { mode: this.#mode, workspaceRoot: "/ws", network: "deny" } : null),
-    };
+      sandboxPolicy: sandboxPolicy ?? this.defaultSandboxPolicy ?? null,
+    });
   }
 
-  run(spec: BashExecSpec): Promise<BashRunResult> {
+  run(request: BashExecRequest): Promise<BashRunResult> {
+    const spec = this.specOf(request);
     this.runs.push(spec);
     const mode = spec.sandboxPolicy?.mode;
     const denied = mode === "read-only";
@@ -183,7 +197,8 @@ export class FakeSandboxExecutor extends BashExecutor {
     return Promise.resolve(result);
   }
 
-  start(spec: BashExecSpec): Promise<BashProcess> {
+  start(request: BashExecRequest): Promise<BashProcess> {
+    const spec = this.specOf(request);
     this.starts.push(spec);
     return Promise.resolve(this.startProcess(spec));
   }
