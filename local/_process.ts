@@ -1,5 +1,6 @@
 import {
   BashConfigError,
+  type BashOutputEvent,
   type BashProcess,
   type BashProcessRead,
   type BashProcessStatus,
@@ -10,6 +11,7 @@ import {
 import { kindOf, messageOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
 import { joined, type OutputCollector } from "./_output.ts";
+import { StreamReader } from "./_output_reader.ts";
 import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
 
 const encoder = new TextEncoder();
@@ -141,6 +143,31 @@ export class LocalBashProcess implements BashProcess {
     if (stdoutError !== null) read.stdoutSpillError = stdoutError;
     if (stderrError !== null) read.stderrSpillError = stderrError;
     return read;
+  }
+
+  async *output(): AsyncGenerator<BashOutputEvent, void, undefined> {
+    const running = this.#command;
+    const readers = [
+      new StreamReader("stdout", running.stdout),
+      new StreamReader("stderr", running.stderr),
+    ];
+    try {
+      for (;;) {
+        let yielded = false;
+        for (const reader of readers) {
+          for (const event of await reader.step()) {
+            yielded = true;
+            yield event;
+          }
+        }
+        if (yielded) continue;
+        const open = readers.filter((reader) => !reader.atEnd);
+        if (open.length === 0) return;
+        await Promise.race(open.map((reader) => reader.changed()));
+      }
+    } finally {
+      await Promise.all(readers.map((reader) => reader.close()));
+    }
   }
 
   async write(data: string | Uint8Array): Promise<void> {

@@ -26,6 +26,7 @@ export class SpillFile {
   readonly #path: string;
   #fd: number | null;
   #room: number;
+  #written = 0;
   #capped = false;
   #error: string | null = null;
 
@@ -48,6 +49,16 @@ export class SpillFile {
   /** The file's path. */
   get path(): string {
     return this.#path;
+  }
+
+  /** Bytes written to the file so far (from stream offset 0). */
+  get written(): number {
+    return this.#written;
+  }
+
+  /** True when writing stopped at the cap (not at a fault). */
+  get capped(): boolean {
+    return this.#capped;
   }
 
   /** True while the file holds every byte written to it (and still exists). */
@@ -78,7 +89,11 @@ export class SpillFile {
     }
     try {
       let offset = 0;
-      while (offset < bytes.length) offset += writeSync(this.#fd, bytes, offset);
+      while (offset < bytes.length) {
+        const wrote = writeSync(this.#fd, bytes, offset);
+        offset += wrote;
+        this.#written += wrote;
+      }
       this.#room -= bytes.length;
     } catch (error) {
       this.#fail(error);

@@ -1,3 +1,4 @@
+import type { BashOutputEvent } from "./output.ts";
 import type { StrayReport } from "./result.ts";
 import type { ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
@@ -103,6 +104,16 @@ export interface BashProcess {
   readonly strays?: StrayReport;
   /** Reads output since the previous read (consuming; valid after exit too). */
   readOutput(): BashProcessRead;
+  /**
+   * The whole output from its first byte, as it arrives, until the process
+   * settled and every byte was read: text per stream (never a split
+   * character), and a gap event that says how many bytes, from which offset,
+   * are lost and why, when the executor kept them neither in memory nor in
+   * the spill file (past `maxSpillBytes`, a spill fault, a removed file).
+   * Each call starts a reader of its own; reading never holds up the
+   * command, and does not move `readOutput()`'s position.
+   */
+  output(): AsyncIterableIterator<BashOutputEvent>;
   /** Writes to stdin; needs `keepStdinOpen: true` and a running process. */
   write(data: string | Uint8Array): Promise<void>;
   /** Closes stdin, so the command sees end of file. */

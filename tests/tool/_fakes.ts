@@ -3,6 +3,7 @@ import {
   type BashExecSpec,
   BashExecutor,
   type BashExecutorLimits,
+  type BashOutputEvent,
   type BashProcess,
   type BashProcessRead,
   type BashRunResult,
@@ -53,7 +54,8 @@ export function fakeProcess(
     exitCode?: number;
   } = {},
 ): BashProcess & { kills: number } {
-  let pending = extra.stdout ?? "";
+  const printed = extra.stdout ?? "";
+  let pending = printed;
   const status = extra.status ?? "completed";
   const process = {
     command: spec.command,
@@ -75,6 +77,9 @@ export function fakeProcess(
         exitCode: process.exitCode,
         signal: process.signal,
       };
+    },
+    async *output(): AsyncGenerator<BashOutputEvent> {
+      if (printed !== "") yield { stream: "stdout", text: printed };
     },
     write: () => Promise.resolve(),
     closeStdin: () => Promise.resolve(),
@@ -109,6 +114,10 @@ export function lingeringProcess(spec: BashExecSpec, settleMs: number): BashProc
       exitCode: process.exitCode,
       signal: process.signal,
     }),
+    async *output(): AsyncGenerator<BashOutputEvent> {
+      await done;
+      yield* [];
+    },
     write: () => Promise.resolve(),
     closeStdin: () => Promise.resolve(),
     kill: () => {
