@@ -13,6 +13,7 @@ import { bashInputSchema } from "./schemas.ts";
 import { bashTaskHooks } from "./task_hooks.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
+import { LiveUpdates } from "./_progress.ts";
 import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./create.ts";
 import { validateToolArguments } from "./validate.ts";
@@ -215,7 +216,7 @@ async function runBash(
   const editor = interactiveEditor(args.command);
   if (editor !== undefined) return failure(editor);
   if (options.rules === undefined && options.unmatchedCommands === undefined) {
-    return await runApproved(options, args, undefined, render, signal);
+    return await runApproved(options, args, undefined, render, context);
   }
   const rule = checkCommandRules(
     args.command,
@@ -228,7 +229,7 @@ async function runBash(
         policyLine(rule, "is not allowed here")
       }; not run]\nDo not retry it or work around it; continue without it, or ask the user`,
     )
-    : await runApproved(options, args, rule, render, signal);
+    : await runApproved(options, args, rule, render, context);
   return { ...result, rules: rule };
 }
 
@@ -245,9 +246,10 @@ async function runApproved(
   args: BashArgs,
   rule: CommandRuleVerdict | undefined,
   render: RenderRunOptions,
-  signal: AbortSignal | undefined,
+  context: ToolCallContext | undefined,
 ): Promise<ToolResult> {
   const { executor, tasks, owner } = options;
+  const signal = context?.signal;
   const choice = await chooseMode(options, args, rule, signal);
   if ("refusal" in choice) return choice.refusal;
   // The call may have been cancelled while a person was asked.
@@ -270,10 +272,17 @@ async function runApproved(
   if (mode !== undefined && policy !== undefined) request.sandboxPolicy = { ...policy, mode };
 
   if (!background) {
+    const onUpdate = context?.onUpdate;
+    const live = typeof onUpdate === "function"
+      ? new LiveUpdates(onUpdate, executor.limits.outputBytes)
+      : undefined;
+    if (live !== undefined) request.onOutput = live.take;
     try {
       return renderRunResult(await executor.run(request), render);
     } catch (error) {
       return failure(`${notRun(error, "run")}: ${messageOf(error)}`);
+    } finally {
+      live?.finish();
     }
   }
   let process: BashProcess;
