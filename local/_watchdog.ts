@@ -82,7 +82,7 @@ export class Watchdog {
   /**
    * The host's pid and start time as `<pid>-<start>`, once the watchdog has
    * started and could read them, else null. A private directory named
-   * `shellseam-<owner>-...` is removed by a later watchdog once its owner is gone.
+   * `shellseam-exec-<owner>-...` is removed by a later watchdog once its owner is gone.
    */
   owner: string | null = null;
 

@@ -18,7 +18,7 @@
  *
  * At start it answers `h 0 <pid> <start>`: the host's pid and its start time
  * (field 22 of /proc/<pid>/stat), which the host puts in the name of its
- * private directory (`shellseam-<pid>-<start>-XXXXXX`); then it removes the
+ * private directory (`shellseam-exec-<pid>-<start>-XXXXXX`); then it removes the
  * private directories under `<tempRoot>` whose owner is gone (its pid is
  * free, or now names a process that started at another time). The owner is
  * in the name, not in a file, so no command can rewrite it.
@@ -61,8 +61,8 @@ start_time() {
 }
 
 sweep_stale() {
-  local d owner_re='/shellseam-([0-9]+)-([0-9]+)-[^/]+$'
-  for d in "$1"/shellseam-*-*-*; do
+  local d owner_re='/shellseam-exec-([0-9]+)-([0-9]+)-[^/]+$'
+  for d in "$1"/shellseam-exec-*-*-*; do
     [[ $d =~ $owner_re && -d $d && ! -L $d && -O $d ]] || continue
     start_time "\${BASH_REMATCH[1]}" && [[ $REPLY == "\${BASH_REMATCH[2]}" ]] && continue
     rm -rf -- "$d"

@@ -1,6 +1,6 @@
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve as resolvePath } from "node:path";
+import { resolve as resolvePath } from "node:path";
 import process from "node:process";
 import {
   type AppliedResourceLimits,
@@ -37,6 +37,7 @@ import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
+import { makePrivateDir } from "./_private_dir.ts";
 import { runtime } from "./runtime/mod.ts";
 
 const encoder = new TextEncoder();
@@ -475,7 +476,7 @@ export class LocalBashExecutor extends BashExecutor {
    * The private directory, made again when a command removed it: under its
    * old name when that is free, else under a new one (another user may have
    * taken the name in the shared temporary folder meanwhile). Named
-   * `shellseam-<pid>-<start>-XXXXXX` after the host's pid and start time (as
+   * `shellseam-exec-<pid>-<start>-XXXXXX` after the host's pid and start time (as
    * the watchdog read them), so that a later executor's watchdog removes it
    * once this process is gone; a kept folder carries no owner.
    */
@@ -491,7 +492,7 @@ export class LocalBashExecutor extends BashExecutor {
       }
     }
     const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
-    this.#dir = mkdtempSync(join(tmpdir(), owner === null ? "shellseam-" : `shellseam-${owner}-`));
+    this.#dir = makePrivateDir(owner);
     // A kept directory outlives the executor, so no one may remove it as a dead host's.
     if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     return this.#dir;

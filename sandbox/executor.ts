@@ -23,7 +23,8 @@ import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_l
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
-import { existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
+import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
+import { otherPrivateDirs } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
@@ -149,7 +150,10 @@ interface Probe {
  * `SandboxUnavailableError` and nothing runs. A backend is passed over for a
  * call whose writable roots hold a program it runs before the confinement
  * applies (bwrap, deno, the setsid binary, the wrapping bash, or a symlink on
- * the way to one): a confined command could replace it. Each result and settled
+ * the way to one), or the DENO_DIR that deno reads then: a confined command
+ * could replace it. Those programs run with none of the command's environment
+ * (no `LD_PRELOAD`, `LD_LIBRARY_PATH`, ... that could make them load a planted
+ * library); the command gets its own inside. Each result and settled
  * background process carries its own `sandbox` facts: mode, backend,
  * `denied` (only a failure with the backend's denial signature) and
  * `denial` (whether the filesystem or the network was refused),
@@ -157,17 +161,17 @@ interface Probe {
  *
  * Both backends confine root too (no capabilities, no new privileges, no
  * descriptors but stdin, stdout and stderr, and a seccomp filter that refuses
- * the kernel keyrings, io_uring and, with the network denied, sockets other
- * than Unix, netlink and, inside bubblewrap's network namespace, IP; under
- * Landlock, which has no IPC namespace, System V IPC and message queues), read
- * everywhere, and write only in the writable roots (under `workspace-write`)
- * and in a private temporary directory, which `TMPDIR` names:
- * - `bwrap`: a fresh tmpfs on /tmp per command (the /tmp entries holding the
- *   workspace, the writable roots or the working directory are bound back
- *   read-only); `<root>/.git` stays read-only; a pid namespace, so disposal
- *   and kills reach every process, even one that left the session.
- * - `landlock`: /tmp stays the host's (read-only); `TMPDIR` is a directory in
- *   the executor's private directory, shared by its commands.
+ * the kernel keyrings, io_uring, System V IPC and message queues and, with the
+ * network denied, sockets other than Unix and netlink), and show a command one
+ * view of the machine: everything readable (the host's /tmp and /dev/shm
+ * included) but the private folders of other executors, which look empty; its
+ * own executor's spill files readable; writes only in the writable roots
+ * (under `workspace-write`) and in a private temporary directory that `TMPDIR`
+ * names, kept for the executor's life:
+ * - `bwrap`: `<root>/.git` stays read-only; a pid namespace, so disposal and
+ *   kills reach every process, even one that left the session.
+ * - `landlock`: for a user other than root, other executors' private folders
+ *   stay readable (a named gap).
  *
  * A writable root that does not exist when a command starts is skipped for
  * that command (nothing is created), and so is one that now resolves
@@ -213,8 +217,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
-  /** The Landlock commands' TMPDIR, once made. */
-  #landlockTmp: string | undefined;
+  /** The backends' folders in the private folder, once made (canonical). */
+  readonly #folders = new Set<string>();
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -384,8 +388,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = confine(policy);
+    const own = await this.privateDir();
+    const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
+    confined.hiddenDirs = otherPrivateDirs(existingRealpath(own) ?? own)
+      .filter((dir) => !roots.some((root) => isBeneath(canonicalPath(root), dir)));
     const backend = await this.#select(confined, launch);
-    if (backend.name === "landlock") await this.#restoreLandlockTmp();
+    await this.#restoreFolders();
     const enforcement = backend.enforcement(confined);
     return {
       launch: backend.wrap(launch, confined),
@@ -424,19 +432,36 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       }
       // Read-only calls write nowhere, so no runner can be replaced by one.
       if (writable.length === 0) return backend;
-      const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
-      const exposed = runners.flatMap((runner) => {
-        const location = resolutionLocations(runner).find((path) =>
-          writable.some((root) => isBeneath(path, root))
+      const exposedAt = (path: string): string | undefined =>
+        resolutionLocations(path).find((location) =>
+          writable.some((root) => isBeneath(location, root))
         );
+      const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
+      const program = runners.flatMap((runner) => {
+        const location = exposedAt(runner);
         return location === undefined ? [] : [{ runner, location }];
       })[0];
-      if (exposed === undefined) return backend;
+      if (program !== undefined) {
+        attempts.push({
+          backend: name,
+          reason:
+            `"${program.runner}" runs before the sandbox applies, and "${program.location}" ` +
+            "lies in a writable root, where a confined command could replace it; install it " +
+            "elsewhere or narrow the writable roots",
+        });
+        continue;
+      }
+      const folder = backend.runnerFolders().flatMap((folder) => {
+        const location = exposedAt(folder.path);
+        return location === undefined ? [] : [{ ...folder, location }];
+      })[0];
+      if (folder === undefined) return backend;
       attempts.push({
         backend: name,
-        reason: `"${exposed.runner}" runs before the sandbox applies, and "${exposed.location}" ` +
-          "lies in a writable root, where a confined command could replace it; install it " +
-          "elsewhere or narrow the writable roots",
+        reason: `${folder.name} "${folder.path}" is read before the sandbox applies, and ` +
+          `"${folder.location}" lies in a writable root, where a confined command could plant ` +
+          "what is read there; set TMPDIR of this process to a folder outside the writable " +
+          "roots (the executor's private folder is made there) or narrow the writable roots",
       });
     }
     throw new SandboxUnavailableError(
@@ -457,9 +482,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   async #runProbe(name: SandboxBackendName): Promise<Probe> {
-    const prepared = name === "bwrap"
-      ? createBwrapBackend(this.#searchPath)
-      : await this.#prepareLandlock();
+    const prepared = name === "bwrap" ? await this.#prepareBwrap() : await this.#prepareLandlock();
     if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
     const backend = prepared;
     const token = `shellseam-probe-${name}-${crypto.randomUUID()}`;
@@ -505,38 +528,65 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return { status, backend };
   }
 
+  async #prepareBwrap(): Promise<SandboxBackend | { reason: string }> {
+    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    const emptyDir = await this.#privateFolder("empty", "empty folder");
+    if (typeof emptyDir !== "string") return emptyDir;
+    return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir, emptyDir });
+  }
+
   /**
-   * Makes the Landlock commands' TMPDIR again when an unconfined command
-   * removed it (with the private folder around it): only under the private
-   * folder's own name, never in a folder that now belongs to someone else.
+   * Makes the backends' private folders (TMPDIR, the empty folder, DENO_DIR)
+   * again when an unconfined command removed them (with the private folder
+   * around them): only under the private folder's own name, never in a folder
+   * that now belongs to someone else.
    */
-  async #restoreLandlockTmp(): Promise<void> {
-    const tmpDir = this.#landlockTmp;
-    if (tmpDir === undefined || existsSync(tmpDir)) return;
+  async #restoreFolders(): Promise<void> {
+    const missing = [...this.#folders].filter((path) => !existsSync(path));
+    if (missing.length === 0) return;
     const dir = await this.privateDir();
-    if (dir !== dirname(tmpDir)) {
-      throw new BashSpawnError(
-        `The private folder "${dirname(tmpDir)}" was removed and its name is taken, so the ` +
-          "Landlock sandbox has no TMPDIR and nothing was run; create a new executor",
-      );
+    for (const path of missing) {
+      if ((existingRealpath(dir) ?? dir) !== dirname(path)) {
+        throw new BashSpawnError(
+          `The private folder "${dirname(path)}" was removed and its name is taken, so the ` +
+            "sandbox has no TMPDIR and nothing was run; create a new executor",
+        );
+      }
+      mkdirSync(path, { mode: 0o700 });
     }
-    mkdirSync(tmpDir, { mode: 0o700 });
   }
 
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
+    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    const denoDir = await this.#privateFolder("deno", "DENO_DIR");
+    if (typeof denoDir !== "string") return denoDir;
+    return createLandlockBackend({
+      deno: deno.path,
+      launcher: landlockLauncherModule(),
+      tmpDir,
+      denoDir,
+    });
+  }
+
+  /**
+   * A folder `name` in the executor's private folder (made once, 0700), by
+   * its canonical path, or why it cannot be made: the commands' TMPDIR (both
+   * backends probe at once, so it may exist already), deno's DENO_DIR, and
+   * the empty folder bwrap shows in place of other executors' folders.
+   */
+  async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
     try {
-      const tmpDir = join(await this.privateDir(), "tmp");
-      mkdirSync(tmpDir, { mode: 0o700 });
-      this.#landlockTmp = tmpDir;
-      return createLandlockBackend({
-        deno: deno.path,
-        launcher: landlockLauncherModule(),
-        tmpDir: existingRealpath(tmpDir) ?? tmpDir,
-      });
+      const path = join(await this.privateDir(), name);
+      mkdirSync(path, { mode: 0o700, recursive: true });
+      const real = existingRealpath(path) ?? path;
+      this.#folders.add(real);
+      return real;
     } catch (error) {
-      return { reason: `cannot make its private TMPDIR: ${messageOf(error)}` };
+      return { reason: `cannot make its private ${purpose}: ${messageOf(error)}` };
     }
   }
 }

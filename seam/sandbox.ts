@@ -1,6 +1,6 @@
 /**
  * How much a sandboxing executor lets a command do:
- * `read-only` (read anywhere, write nowhere but a private /tmp),
+ * `read-only` (read anywhere, write nowhere but a private `TMPDIR`),
  * `workspace-write` (also write inside the workspace root and the writable roots),
  * `danger-full-access` (unconfined).
  *

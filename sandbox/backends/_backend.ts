@@ -30,6 +30,12 @@ export interface ConfinedPolicy {
   writableRoots: string[];
   /** Whether the network is reachable. */
   network: "deny" | "allow";
+  /**
+   * Folders a command sees empty: the private folders of other executors
+   * (their spill files are other sessions' output). None holds a root or the
+   * working directory.
+   */
+  hiddenDirs?: string[];
 }
 
 /** How a probe command ended. */
@@ -48,6 +54,11 @@ export interface SandboxBackend {
   wrap(launch: Launch, policy: ConfinedPolicy): Launch;
   /** The programs that run before the confinement applies, for `launch`. */
   runners(launch: Launch): string[];
+  /**
+   * The folders those programs read or bind before the confinement applies
+   * (the commands' TMPDIR, deno's DENO_DIR), each with what it is.
+   */
+  runnerFolders(): { name: string; path: string }[];
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */
   probeLaunch(launch: Launch, policy: ConfinedPolicy): Launch;
   /** Why the probe failed, or undefined when it worked (it may record what it learnt). */
@@ -69,12 +80,52 @@ export interface SandboxBackend {
 
 /**
  * What clients print when a connection or a name lookup fails. Under network
- * `deny` both backends leave a command no network at all (bwrap: a namespace
- * with only loopback; Landlock: IP sockets refused), so such a failure is the
+ * `deny` both backends leave a command no network at all (IP sockets refused;
+ * under bwrap also a network namespace of its own), so such a failure is the
  * sandbox's doing.
  */
 export const NETWORK_FAILURE: RegExp =
   /Network is unreachable|Connection refused|Couldn't connect to server|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)/i;
+
+/** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
+export const DENIED: RegExp = /permission denied/i;
+/** EACCES or EPERM (a Landlock scope refuses an abstract Unix socket with EPERM). */
+const REFUSED = /permission denied|operation not permitted/i;
+/** What a refused socket or connection says besides the refusal (a heuristic). */
+const NETWORK_WORDS = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
+/** Addresses, not files: bash's /dev/tcp and /dev/udp, abstract Unix sockets (`\0name`, `@name`). */
+const SOCKET_PATH = /^(?:\/dev\/(?:tcp|udp)\/|\\0|@)/;
+/** A leading program path (`/usr/bin/bash: `) with more before "Permission denied". */
+const PROGRAM_PREFIX = /^\s*\/[^\s:'‘"]+:\s+(?!permission denied)/i;
+
+/**
+ * The file paths a refusal line names: quoted ones, absolute ones, and the
+ * one before the refusal; not the program path that may lead the line, nor
+ * socket addresses.
+ */
+export function filePaths(text: string): string[] {
+  const line = text.replace(PROGRAM_PREFIX, "");
+  const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
+  for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
+  const before = line.slice(0, line.search(REFUSED)).replace(/[:\s]+$/, "");
+  const last = before.slice(before.lastIndexOf(": ") + 1).trim();
+  if (/^[^\s'‘"]*[./][^\s]*$/.test(last)) paths.push(last);
+  return paths.filter((path) => path !== "" && !SOCKET_PATH.test(path));
+}
+
+/**
+ * True when `line` shows the network refused by a `deny` policy, the same way
+ * under both backends: a connection or name lookup that failed (both leave a
+ * command no network at all), or a socket refused outright (the seccomp
+ * filter's EACCES for an IP socket, a Landlock scope's EPERM for an abstract
+ * Unix socket): a refusal that names no file and speaks of sockets or
+ * connections.
+ */
+export function networkDenial(line: string, policy: ConfinedPolicy): boolean {
+  if (policy.network !== "deny") return false;
+  if (NETWORK_FAILURE.test(line)) return true;
+  return REFUSED.test(line) && NETWORK_WORDS.test(line) && filePaths(line).length === 0;
+}
 
 /** The first line of `text`, trimmed. */
 export function firstLine(text: string): string {

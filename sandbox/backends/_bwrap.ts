@@ -1,3 +1,4 @@
+import { dirname, relative } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
@@ -6,32 +7,50 @@ import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
   firstLine,
-  NETWORK_FAILURE,
+  networkDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
   type SandboxDenial,
 } from "./_backend.ts";
-import { AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
+import { commandFilter } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
 
+/** The executor's private folders that bubblewrap shows a command. */
+export interface BwrapFolders {
+  /** The executor's private folder (its spill files): read-only, even inside a writable root. */
+  privateDir: string;
+  /** The commands' TMPDIR, inside `privateDir`: writable in every mode. */
+  tmpDir: string;
+  /** An empty folder inside `privateDir`, bound over each hidden folder. */
+  emptyDir: string;
+}
+
 /**
- * The bubblewrap arguments that confine a command by `policy`:
- * everything read-only (the kernel's settings in /proc/sys included), a
- * fresh /dev, /proc and private /tmp, pid and IPC namespaces,
- * no capabilities (root included), and under
- * `workspace-write` the workspace and writable roots bound writable with
- * `<root>/.git` re-bound read-only. The entries of /tmp holding the
- * workspace, the writable roots or the working directory are bound back
- * read-only over the private /tmp; binds go parents first.
+ * The bubblewrap arguments that confine a command by `policy`: everything
+ * read-only (the kernel's settings in /proc/sys and the host's /dev/shm
+ * included), a fresh /dev and /proc, pid and IPC namespaces, no
+ * capabilities (root included); the private `tmpDir` (the commands'
+ * TMPDIR) bound writable in every mode, and under `workspace-write` the
+ * workspace and writable roots too, with `<root>/.git` and a private folder
+ * inside them re-bound read-only (a command could otherwise replace TMPDIR
+ * with a symlink, and the next launch would bind its target writable); the
+ * policy's hidden folders empty; mounts go parents first. The command's
+ * environment is set inside (`--clearenv`, then `--setenv` for each
+ * variable): bwrap itself runs with none of it.
  */
-export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
+export function bwrapArgs(
+  launch: Launch,
+  policy: ConfinedPolicy,
+  { privateDir, tmpDir, emptyDir }: BwrapFolders,
+): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
-  // hostname, for one); bind the host's /proc/sys read-only over it.
-  args.push("--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp");
+  // hostname, for one); bind the host's /proc/sys read-only over it. The new
+  // /dev has a writable /dev/shm of its own; show the host's, read-only.
+  args.push("--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/dev/shm", "/dev/shm");
   // Without --cap-drop, root keeps its capabilities inside and could remount
   // "/" writable; --unshare-ipc keeps it out of the host's SysV shared memory.
   // No --new-session: the executor already gave the command a session with no
@@ -43,37 +62,35 @@ export function bwrapArgs(launch: Launch, policy: ConfinedPolicy): string[] {
   args.push("--cap-drop", "ALL");
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";
-  const binds = new Map<string, boolean>();
-  const cwd = existingRealpath(launch.cwd) ?? launch.cwd;
-  const roots = [policy.workspaceRoot, ...policy.writableRoots];
-  for (const path of [...roots, cwd]) {
-    const top = underTmp(path);
-    if (top !== undefined) binds.set(top, false);
-  }
-  if (writable) { for (const root of roots) binds.set(root, true); }
-  const depth = (path: string): number => path.split("/").length;
-  for (const [path, rw] of [...binds].sort(([a], [b]) => depth(a) - depth(b))) {
-    args.push(rw ? "--bind" : "--ro-bind", path, path);
+  const roots = writable ? [policy.workspaceRoot, ...policy.writableRoots] : [];
+  type Mount = [string, "bind" | "ro-bind" | "hide"];
+  const mounts: Mount[] = [
+    [tmpDir, "bind"],
+    ...roots.map((root): Mount => [root, "bind"]),
+    ...(policy.hiddenDirs ?? []).map((dir): Mount => [dir, "hide"]),
+  ];
+  if (roots.some((root) => isBeneath(privateDir, root))) mounts.push([privateDir, "ro-bind"]);
+  const depth = ([path]: Mount): number => path.split("/").length;
+  for (const [path, kind] of mounts.sort((a, b) => depth(a) - depth(b))) {
+    if (kind === "hide") {
+      // The empty folder, reached through the hidden one: a folder gone since
+      // it was listed (its executor was disposed) leaves no source, and
+      // --ro-bind-try then skips it instead of failing the launch.
+      args.push("--ro-bind-try", `${path}/../${relative(dirname(path), emptyDir)}`, path);
+    } else {
+      args.push(`--${kind}`, path, path);
+    }
   }
   const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
   if (git !== undefined) args.push("--ro-bind", git, git);
+  args.push("--clearenv");
+  for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
+    args.push("--setenv", name, value);
+  }
+  const cwd = existingRealpath(launch.cwd) ?? launch.cwd;
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
 }
-
-/**
- * The entry of /tmp that holds `path` (`/tmp` itself for `/tmp`), or
- * undefined when `path` is not under /tmp. The private /tmp hides it, so it
- * is bound back read-only: the tree around a workspace under /tmp stays as
- * visible (and as unwritable) as it would be elsewhere.
- */
-function underTmp(path: string): string | undefined {
-  if (!isBeneath(path, "/tmp")) return undefined;
-  return path.split("/").slice(0, 3).join("/");
-}
-
-/** The socket families a command may create with the network denied: all namespaced. */
-const DENY_FAMILIES: readonly number[] = [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6];
 
 /** How the wrapper shell tells its own failure (exit code, message prefix). */
 const WRAPPER_FAILURE_EXIT = 125;
@@ -107,32 +124,38 @@ function printfEscaped(bytes: Uint8Array): string {
  */
 export function createBwrapBackend(
   searchPath: string | undefined,
+  folders: BwrapFolders,
   arch: string = process.arch,
 ): SandboxBackend | { reason: string } {
   const bwrap = findOnPath("bwrap", searchPath ?? "");
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const deny = seccompFilter({ socketFamilies: DENY_FAMILIES }, arch);
-  const allow = seccompFilter({}, arch);
+  const deny = commandFilter("deny", arch);
+  const allow = commandFilter("allow", arch);
   const filters = deny === undefined || allow === undefined
     ? undefined
     : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
   const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
     const filter = filters?.[policy.network];
-    const args = bwrapArgs(launch, policy);
+    const args = bwrapArgs(launch, policy, folders);
     if (filter !== undefined) args.unshift("--seccomp", "3");
     return {
       program: launch.program,
       args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
       cwd: launch.cwd,
-      env: { ...launch.env, TMPDIR: "/tmp" },
+      // The wrapper shell, the setsid binary before it and bwrap run unconfined:
+      // none of the command's environment reaches them (LD_PRELOAD or
+      // LD_LIBRARY_PATH into a writable root would load a planted library).
+      env: {},
     };
   };
   return {
     name: "bwrap",
     wrap,
     runners: (launch: Launch) => [launch.program, bwrap],
+    // Its private folder is read-only to every command (see bwrapArgs).
+    runnerFolders: () => [],
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
@@ -143,7 +166,13 @@ export function createBwrapBackend(
       network: "full",
       gaps: [
         ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
-        ...(filters === undefined ? ["kernel keyrings not confined (no seccomp filter here)"] : []),
+        ...(filters === undefined
+          ? [
+            "kernel keyrings not confined (no seccomp filter here)",
+            // Namespaced, so no way out; but the other backend refuses them.
+            "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
+          ]
+          : []),
       ],
     }),
     runnerFailed: (outcome: LaunchOutcome) =>
@@ -156,7 +185,7 @@ export function createBwrapBackend(
       if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
       for (const line of outcome.stderrText.split("\n")) {
         if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
+        if (networkDenial(line, policy)) return "network";
       }
       return undefined;
     },

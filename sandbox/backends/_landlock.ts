@@ -7,13 +7,15 @@ import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
 import { throwIfDenied } from "../../local/_permissions.ts";
 import {
   type ConfinedPolicy,
+  DENIED,
+  filePaths,
   firstLine,
-  NETWORK_FAILURE,
+  networkDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
 } from "./_backend.ts";
-import { AF_NETLINK, AF_UNIX, seccompFilter } from "./_seccomp.ts";
+import { commandFilter } from "./_seccomp.ts";
 import {
   type LandlockLauncherPolicy,
   LAUNCHER_ABI_PREFIX,
@@ -23,10 +25,10 @@ import {
 
 /**
  * How Deno runs the launcher: no config or lock file to look for, no V8 code
- * cache (DENO_DIR may lie in a writable root, and cached bytecode would run
- * before any restriction), and only the permissions it uses: FFI (libc) and
- * env (to hand the environment on). It reads no file itself, so it gets no
- * `--allow-read`.
+ * cache (cached bytecode would run before any restriction), and only the
+ * permission it uses: FFI (libc). It reads no file and no environment variable
+ * itself (the command's environment comes as arguments), so it gets no
+ * `--allow-read` nor `--allow-env`.
  */
 export const LAUNCHER_DENO_FLAGS: readonly string[] = [
   "run",
@@ -34,7 +36,6 @@ export const LAUNCHER_DENO_FLAGS: readonly string[] = [
   "--no-lock",
   "--no-code-cache",
   "--allow-ffi",
-  "--allow-env",
 ];
 
 /** Device files every command may write (as when unconfined), when they exist. */
@@ -58,14 +59,8 @@ export const METADATA_GAP =
 export const SETSID_GAP =
   "processes that call setsid and drop SHELLSEAM_WATCHDOG from their environment outlive kills and disposal";
 
-/** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
-const DENIED = /permission denied/i;
 /** EROFS, from the read-only mounts a root command runs under. */
 const READ_ONLY = /read-only file system/i;
-/** What a refused socket or connection says besides "Permission denied" (a heuristic). */
-const NETWORK_WORDS = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
-/** Bash's socket pseudo-paths: an address, not a file. */
-const SOCKET_PATH = /^\/dev\/(?:tcp|udp)\//;
 
 /** What the Landlock backend needs: a deno binary, the launcher module, a private tmp. */
 export interface LandlockSetup {
@@ -75,6 +70,12 @@ export interface LandlockSetup {
   launcher: string;
   /** A private writable directory, the commands' TMPDIR. */
   tmpDir: string;
+  /**
+   * A private directory that commands cannot write: deno's DENO_DIR and HOME.
+   * Deno reads its caches there (and `.npmrc` in HOME) before the launcher
+   * restricts itself, so neither may come from the agent's environment.
+   */
+  denoDir: string;
   /** The `process.arch` to build the seccomp filter for (this process's by default). */
   arch?: string;
   /** Whether commands run as root (as this process does, by default). */
@@ -105,39 +106,28 @@ function isDirectory(path: string): boolean {
 }
 
 /**
- * For root: the writable mounts over a read-only view, and `<root>/.git`
- * bound back read-only under `workspace-write`, as bubblewrap does.
+ * For root: the writable mounts over a read-only view, `<root>/.git` bound
+ * back read-only under `workspace-write`, and other executors' private
+ * folders hidden, as bubblewrap does.
  */
 function readOnlyView(
   policy: ConfinedPolicy,
   dirs: string[],
   files: string[],
-): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts"> {
+): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts" | "hiddenMounts"> {
   const git = policy.mode === "workspace-write"
     ? existingRealpath(`${policy.workspaceRoot}/.git`)
     : undefined;
   return {
     writableMounts: [...dirs, ...files.filter((file) => !isBeneath(file, "/dev"))],
     readOnlyMounts: git === undefined ? [] : [git],
+    hiddenMounts: policy.hiddenDirs ?? [],
   };
 }
 
-/** A leading program path (`/usr/bin/bash: `) with more before "Permission denied". */
-const PROGRAM_PREFIX = /^\s*\/[^\s:'‘"]+:\s+(?!permission denied)/i;
-
-/**
- * The paths a "Permission denied" line names: quoted ones, absolute ones, and
- * the one before it; not the program path that may lead the line.
- */
-function namedPaths(text: string): string[] {
-  const line = text.replace(PROGRAM_PREFIX, "");
-  const paths = [...line.matchAll(/['‘"]([^'’"]+)['’"]/g)].map((match) => match[1] ?? "");
-  for (const match of line.matchAll(/(?:^|[\s:(])(\/[^\s:'’"]*)/g)) paths.push(match[1] ?? "");
-  const before = line.slice(0, line.search(DENIED)).replace(/[:\s]+$/, "");
-  const last = before.slice(before.lastIndexOf(": ") + 1).trim();
-  if (/^[^\s'‘"]*[./][^\s]*$/.test(last)) paths.push(last);
-  return paths.filter((path) => path !== "");
-}
+/** What a user without the read-only mount view (not root) can read that bwrap hides. */
+export const HIDDEN_DIRS_GAP =
+  "private folders of other executors (their spill files) readable: hiding them needs root";
 
 /**
  * The Landlock backend over a prepared {@linkcode LandlockSetup}. The ABI
@@ -153,10 +143,7 @@ export function createLandlockBackend(
   const filters = new Map<ConfinedPolicy["network"], number[] | undefined>();
   const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
     if (!filters.has(policy.network)) {
-      const filter = seccompFilter({
-        denyIpc: true,
-        ...(policy.network === "deny" ? { socketFamilies: [AF_UNIX, AF_NETLINK] } : {}),
-      }, setup.arch);
+      const filter = commandFilter(policy.network, setup.arch);
       filters.set(policy.network, filter && [...filter]);
     }
     return filters.get(policy.network);
@@ -164,6 +151,8 @@ export function createLandlockBackend(
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
+    const environment = Object.entries({ ...launch.env, TMPDIR: setup.tmpDir })
+      .map(([name, value]) => `${name}=${value}`);
     const launcherPolicy: LandlockLauncherPolicy = {
       readPaths: ["/"],
       writeDirs: dirs,
@@ -172,6 +161,7 @@ export function createLandlockBackend(
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: filter }),
       ...(reportAbi ? { reportAbi } : {}),
+      envEntries: environment.length,
     };
     return {
       program: setup.deno,
@@ -179,11 +169,15 @@ export function createLandlockBackend(
         ...LAUNCHER_DENO_FLAGS,
         setup.launcher,
         JSON.stringify(launcherPolicy),
+        ...environment,
         launch.program,
         ...launch.args,
       ],
       cwd: launch.cwd,
-      env: { ...launch.env, TMPDIR: setup.tmpDir },
+      // Deno and the setsid binary before it run unconfined: they get none of
+      // the command's environment (LD_PRELOAD, LD_LIBRARY_PATH or DENO_DIR
+      // into a writable root would make them load what a command planted).
+      env: { DENO_DIR: setup.denoDir, HOME: setup.denoDir, DENO_NO_UPDATE_CHECK: "1" },
     };
   };
   const enforcement = (policy: ConfinedPolicy): SandboxEnforcement => {
@@ -212,8 +206,8 @@ export function createLandlockBackend(
       gaps.push(`landlock ABI ${abi}: signals to processes outside the sandbox not confined`);
     }
     gaps.push(SETSID_GAP);
-    // Only root may mount the read-only view that closes this gap.
-    if (!root) gaps.unshift(METADATA_GAP);
+    // Only root may mount the read-only view that closes these gaps.
+    if (!root) gaps.unshift(METADATA_GAP, HIDDEN_DIRS_GAP);
     return { filesystem: root ? "full" : "partial", network, gaps };
   };
   // The launcher says when it failed; a deno gone since the probe is named
@@ -228,6 +222,7 @@ export function createLandlockBackend(
     landlockAbi: () => abi,
     wrap: (launch, policy) => wrap(launch, policy),
     runners: () => [setup.deno],
+    runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
     probeLaunch: (launch, policy) => wrap(launch, policy, true),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));
@@ -237,14 +232,13 @@ export function createLandlockBackend(
     },
     enforcement,
     runnerFailed,
-    // A "Permission denied" line is Landlock's unless every path it names is
-    // writable under the policy (then it is an ordinary permission problem);
-    // the first such line decides which access was denied. One naming a path
-    // is a filesystem denial. One naming none (bash's /dev/tcp and /dev/udp
-    // are addresses, not paths) is the seccomp filter's or Landlock's refusal
-    // of a socket when the network is denied and the line speaks of sockets or
-    // connections, and a filesystem denial otherwise: a heuristic, as EACCES
-    // says nothing of which rule refused it.
+    // The first line with a signature decides which access was denied. A
+    // network failure or a refused socket (see networkDenial) is the
+    // network's when it is denied. A "Permission denied" line naming a path
+    // is Landlock's unless every path it names is writable under the policy
+    // (then it is an ordinary permission problem). One naming neither a path
+    // nor the network (System V IPC, say) is not classed: EACCES says nothing
+    // of which rule refused it, and bubblewrap would not class it either.
     denied: (outcome: LaunchOutcome, policy: ConfinedPolicy, cwd: string) => {
       if (outcome.exitCode === null || outcome.exitCode === 0 || runnerFailed(outcome)) {
         return undefined;
@@ -256,12 +250,10 @@ export function createLandlockBackend(
           if (root) return "filesystem";
           continue;
         }
-        if (policy.network === "deny" && NETWORK_FAILURE.test(line)) return "network";
+        if (networkDenial(line, policy)) return "network";
         if (!DENIED.test(line)) continue;
-        const paths = namedPaths(line).filter((path) => !SOCKET_PATH.test(path));
-        if (paths.length === 0) {
-          return policy.network === "deny" && NETWORK_WORDS.test(line) ? "network" : "filesystem";
-        }
+        const paths = filePaths(line);
+        if (paths.length === 0) continue;
         const resolved = paths.map((path) => canonicalPath(resolve(cwd, path)));
         if (!resolved.every((path) => writable.some((root) => isBeneath(path, root)))) {
           return "filesystem";

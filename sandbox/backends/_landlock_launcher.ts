@@ -29,10 +29,18 @@ export interface LandlockLauncherPolicy {
   writableMounts?: string[];
   /** With `writableMounts`: paths bound back read-only beneath them (such as `<root>/.git`). */
   readOnlyMounts?: string[];
+  /** With `writableMounts`: folders covered by an empty read-only tmpfs, last. */
+  hiddenMounts?: string[];
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
   reportAbi?: boolean;
+  /**
+   * How many `NAME=value` arguments follow the policy: the command's whole
+   * environment. The launcher's own environment never reaches the command,
+   * and the command's never reaches Deno (which runs unconfined).
+   */
+  envEntries: number;
 }
 
 /** The exit code of the launcher when it failed itself (before the command ran). */
@@ -50,7 +58,6 @@ type NativeFn = (...args: unknown[]) => unknown;
 interface LauncherDeno {
   args: string[];
   exit(code: number): never;
-  env: { toObject(): Record<string, string> };
   stdout: { writeSync(bytes: Uint8Array): number };
   stderr: { writeSync(bytes: Uint8Array): number };
   dlopen(
@@ -62,7 +69,9 @@ interface LauncherDeno {
 }
 
 /**
- * The launcher's entry point. Arguments: `<policy JSON> <program> [args...]`.
+ * The launcher's entry point. Arguments:
+ * `<policy JSON> [NAME=value...] <program> [args...]`, with as many
+ * environment entries as the policy's `envEntries` says.
  * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
  * when anything fails before the exec; never returns otherwise.
  */
@@ -74,16 +83,24 @@ export function landlockLauncherMain(): void {
     return deno.exit(125);
   };
 
-  const [policyJson, program, ...programArgs] = deno.args;
-  if (policyJson === undefined || program === undefined) {
-    return fail("usage: <policy JSON> <program> [args...]");
-  }
+  const usage = "usage: <policy JSON> [NAME=value...] <program> [args...]";
+  const [policyJson, ...rest] = deno.args;
+  if (policyJson === undefined) return fail(usage);
   let policy: LandlockLauncherPolicy;
   try {
     policy = JSON.parse(policyJson) as LandlockLauncherPolicy;
   } catch (error) {
     return fail(`the policy argument is not JSON (${String(error)})`);
   }
+  const envCount = policy.envEntries;
+  if (!Number.isInteger(envCount) || envCount < 0 || envCount >= rest.length) {
+    return fail(`the policy's envEntries must count the NAME=value arguments; ${usage}`);
+  }
+  const environment = rest.slice(0, envCount);
+  if (!environment.every((entry) => entry.indexOf("=") > 0)) {
+    return fail(`every environment argument must be NAME=value; ${usage}`);
+  }
+  const [program, ...programArgs] = rest.slice(envCount) as [string, ...string[]];
   const isPathList = (value: unknown): boolean =>
     Array.isArray(value) && value.every((item) => typeof item === "string");
   if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
@@ -91,8 +108,11 @@ export function landlockLauncherMain(): void {
   }
   const mounts = policy.writableMounts;
   const readOnlyMounts = policy.readOnlyMounts ?? [];
-  if (mounts !== undefined && ![mounts, readOnlyMounts].every(isPathList)) {
-    return fail("the policy's writableMounts and readOnlyMounts must be lists of paths");
+  const hiddenMounts = policy.hiddenMounts ?? [];
+  if (mounts !== undefined && ![mounts, readOnlyMounts, hiddenMounts].every(isPathList)) {
+    return fail(
+      "the policy's writableMounts, readOnlyMounts and hiddenMounts must be lists of paths",
+    );
   }
   const filter = policy.seccompFilter;
   if (
@@ -191,6 +211,16 @@ export function landlockLauncherMain(): void {
     for (const path of readOnlyMounts) {
       if (!bind(path) || !setattr(path, 0, RDONLY, 0n)) {
         return fail(`cannot mount "${path}" read-only (${errorText()})`);
+      }
+    }
+    const MS_RDONLY = 1n, MS_NOSUID = 2n, MS_NODEV = 4n, MS_NOEXEC = 8n;
+    const tmpfs = cString("tmpfs");
+    for (const path of hiddenMounts) {
+      const flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+      if ((libc.mount!(tmpfs, cString(path), tmpfs, flags, null) as number) !== 0) {
+        // Gone since it was listed (its executor was disposed): nothing to hide.
+        if (errorText() === "ENOENT") continue;
+        return fail(`cannot hide "${path}" under an empty tmpfs (${errorText()})`);
       }
     }
     // The working directory still points into the mount it was opened on:
@@ -324,9 +354,7 @@ export function landlockLauncherMain(): void {
     return new Uint8Array(array.buffer);
   };
   const argv = pointerArray([program, ...programArgs]);
-  const envp = pointerArray(
-    Object.entries(deno.env.toObject()).map(([key, value]) => `${key}=${value}`),
-  );
+  const envp = pointerArray(environment);
   libc.execve!(cString(program), argv, envp);
   fail(`execve of "${program}" failed (${errorText()})`);
 }

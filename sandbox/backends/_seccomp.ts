@@ -3,11 +3,11 @@
  * Landlock leave open to a confined root. The kernel keyrings are shared
  * with the host (a key added to the session or user keyring outlives the
  * command); io_uring creates sockets without the `socket` system call; and
- * with the network denied, socket families outside `socketFamilies` (IP under
- * Landlock, VSOCK under bubblewrap's network namespace) are refused. Without
- * an IPC namespace (Landlock), System V IPC and POSIX message queues are the
- * host's: a confined root could create objects that outlive the command, or
- * write into another root process's shared memory. System calls of another
+ * with the network denied, socket families outside `socketFamilies` are
+ * refused. Without an IPC namespace (Landlock), System V IPC and POSIX message
+ * queues are the host's: a confined root could create objects that outlive the
+ * command, or write into another root process's shared memory; both backends
+ * refuse them, so that a command meets the same refusals under either. System calls of another
  * ABI (32-bit, x32) could bypass all of that, so they fail.
  *
  * @module
@@ -109,4 +109,22 @@ export function seccompFilter(
     bytes.setUint32(index * 8 + 4, k, true);
   });
   return new Uint8Array(bytes.buffer);
+}
+
+/**
+ * The filter both backends install for a command under `network`, so that a
+ * command meets the same refusals under either: System V IPC and POSIX
+ * message queues always (bubblewrap's IPC namespace has no counterpart under
+ * Landlock), and with the network denied every socket family but Unix and
+ * netlink (no IP at all, so not even a private loopback, which Landlock
+ * cannot give). Undefined on an architecture this module does not know.
+ */
+export function commandFilter(
+  network: "deny" | "allow",
+  arch: string = process.arch,
+): Uint8Array | undefined {
+  return seccompFilter({
+    denyIpc: true,
+    ...(network === "deny" ? { socketFamilies: [AF_UNIX, AF_NETLINK] } : {}),
+  }, arch);
 }

@@ -20,7 +20,13 @@ import {
   skipWithoutPython,
   tempWorkspace,
 } from "../sandbox/_fixtures.ts";
-import { assertNoneLeft, largeHeredoc, marker, waitForProcess } from "../local/_helpers.ts";
+import {
+  assertNoneLeft,
+  largeHeredoc,
+  marker,
+  processesWith,
+  waitForProcess,
+} from "../local/_helpers.ts";
 import { SETSID_GAP } from "../../sandbox/backends/_landlock.ts";
 
 const statuses = await probeHere();
@@ -399,6 +405,24 @@ for (const backend of SANDBOX_BACKENDS) {
       const result = await executor.run(executor.resolve({ command: "echo x > out.txt" }));
       assert.equal(result.sandbox?.denied, true, result.stderr.text);
       assert.equal(existsSync(join(workspace.root, "out.txt")), false);
+    });
+
+    it("a kill that lands while the sandbox sets up leaves nothing either", async () => {
+      using workspace = tempWorkspace();
+      const token = marker();
+      await using executor = executorFor(backend, workspace, { killGraceMs: 200 });
+      // The race is narrow: try it at a spread of moments after the spawn.
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const started = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+        await new Promise((done) => setTimeout(done, attempt % 10));
+        await started.kill();
+        await started.done;
+      }
+      try {
+        await assertNoneLeft(token);
+      } finally {
+        for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+      }
     });
 
     it("disposal kills sandboxed background processes, leaving nothing", async () => {

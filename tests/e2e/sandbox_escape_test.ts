@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { randomUUID } from "node:crypto";
-import { BashSpawnError } from "../../seam/mod.ts";
+import { BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
@@ -261,14 +261,34 @@ print("ioctl worked")'`,
     it("the executor's private directory inside a writable root cannot be tampered with", async () => {
       using workspace = tempWorkspace();
       const outside = join(workspace.base, "escaped");
+      mkdirSync(outside);
       // The executor's private directory lands in the workspace.
       const previous = process.env.TMPDIR;
       process.env.TMPDIR = join(workspace.root, "tmp");
       mkdirSync(process.env.TMPDIR);
       try {
         await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
-        const first = await executor.run(executor.resolve({ command: "true" }));
-        assert.equal(first.exitCode, 0, first.stderr.text);
+        if (backend === "landlock") {
+          // Landlock cannot narrow a writable root, and deno reads its DENO_DIR
+          // there before the launcher restricts itself: passed over.
+          await assert.rejects(
+            executor.run(executor.resolve({ command: "true" })),
+            (error: unknown) =>
+              error instanceof SandboxUnavailableError &&
+              /^DENO_DIR ".*\/deno" is read before the sandbox applies/.test(
+                error.attempts[0]?.reason ?? "",
+              ),
+          );
+          return;
+        }
+        const first = await executor.run(executor.resolve({
+          command: "head -c 100000 /dev/zero",
+          stdoutMaxBytes: 1000,
+        }));
+        assert.ok(first.stdout.spillPath !== undefined, first.stderr.text);
+        const echo = await executor.run(executor.resolve({ command: 'echo "$TMPDIR"' }));
+        const tmpDir = echo.stdout.text.trim();
+        assert.ok(tmpDir.startsWith(process.env.TMPDIR!), tmpDir);
         const files = () =>
           Object.fromEntries(
             readdirSync(process.env.TMPDIR!, { recursive: true, encoding: "utf8" })
@@ -277,18 +297,18 @@ print("ioctl worked")'`,
               .map((path) => [path, readFileSync(path, "latin1")]),
           );
         const before = files();
-        // Were the launcher or a seccomp filter read from here, this would run
-        // unconfined at the next launch (through Deno's FFI, or with no filter).
-        const payload = 'Deno.dlopen("libc.so.6", { system: { parameters: ["buffer"], ' +
-          `result: "i32" } }).symbols.system(new TextEncoder().encode("touch ${outside}\\0"));`;
-        await executor.run(executor.resolve({
-          command:
-            `for f in $(find tmp -type f); do printf '%s\\n' '${payload}' > "$f"; done; true`,
+        // Replacing TMPDIR by a symlink would make the next launch bind its
+        // target writable; rewriting a spill file would change the record.
+        const tamper = await executor.run(executor.resolve({
+          command: `mv '${tmpDir}' '${tmpDir}.old' && ln -s '${outside}' '${tmpDir}'; ` +
+            `s=$?; for f in $(find tmp -type f); do echo x > "$f"; done; exit $s`,
         }));
+        assert.notEqual(tamper.exitCode, 0);
+        assert.equal(tamper.sandbox?.denial, "filesystem", tamper.stderr.text);
         assert.deepEqual(files(), before, "a file of the private directory changed");
-        const next = await executor.run(executor.resolve({ command: `touch '${outside}'` }));
-        assert.equal(existsSync(outside), false, "the next command ran unconfined");
-        assert.equal(next.sandbox?.denied, true, next.stderr.text);
+        const next = await executor.run(executor.resolve({ command: 'touch "$TMPDIR/x"' }));
+        assert.equal(next.exitCode, 0, next.stderr.text);
+        assert.deepEqual(readdirSync(outside), [], "TMPDIR was replaced");
       } finally {
         if (previous === undefined) delete process.env.TMPDIR;
         else process.env.TMPDIR = previous;

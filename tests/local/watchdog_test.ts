@@ -16,6 +16,7 @@ import process from "node:process";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import { findOnPath, findSetsid } from "../../local/_session.ts";
 import { Watchdog } from "../../local/_watchdog.ts";
+import { PRIVATE_DIR_PREFIX } from "../../local/_private_dir.ts";
 import { ProcessControl } from "../../local/_control.ts";
 import { assertNoneLeft, marker, spawnSleep, STRATEGIES, waitForSleep } from "./_helpers.ts";
 
@@ -122,14 +123,17 @@ describe("the private folder", () => {
   it("is named after its owner: this process's pid and start time", async () => {
     await using executor = new Peek();
     const name = basename(await executor.folder());
-    assert.match(name, new RegExp(`^shellseam-${process.pid}-${startTime("self")}-\\w{6}$`));
+    assert.match(
+      name,
+      new RegExp(`^${PRIVATE_DIR_PREFIX}${process.pid}-${startTime("self")}-\\w{6}$`),
+    );
   });
 
   it("carries no owner when it is kept, so no one removes it", async () => {
     const executor = new Peek({ keepSpillFiles: true });
     const folder = await executor.folder();
     await executor[Symbol.asyncDispose]();
-    assert.match(basename(folder), /^shellseam-\w{6}$/);
+    assert.match(basename(folder), new RegExp(`^${PRIVATE_DIR_PREFIX}\\w{6}$`));
     rmSync(folder, { recursive: true });
   });
 
@@ -142,15 +146,15 @@ describe("the private folder", () => {
       runtime.kill(gone.pid, "SIGKILL");
       await gone.exited;
       const folders = {
-        dead: `shellseam-${gone.pid}-${goneStart}-aaaaaa`,
+        dead: `${PRIVATE_DIR_PREFIX}${gone.pid}-${goneStart}-aaaaaa`,
         // A pid in use by another process than the one that made it.
-        reused: `shellseam-${process.pid}-${Number(startTime("self")) + 1}-bbbbbb`,
-        live: `shellseam-${process.pid}-${startTime("self")}-cccccc`,
-        ownerless: "shellseam-dddddd",
+        reused: `${PRIVATE_DIR_PREFIX}${process.pid}-${Number(startTime("self")) + 1}-bbbbbb`,
+        live: `${PRIVATE_DIR_PREFIX}${process.pid}-${startTime("self")}-cccccc`,
+        ownerless: `${PRIVATE_DIR_PREFIX}dddddd`,
       };
       for (const name of Object.values(folders)) mkdirSync(join(root, name));
       mkdirSync(join(root, "target"));
-      const link = `shellseam-${gone.pid}-${goneStart}-eeeeee`;
+      const link = `${PRIVATE_DIR_PREFIX}${gone.pid}-${goneStart}-eeeeee`;
       symlinkSync(join(root, "target"), join(root, link));
       const watchdog = watchdogIn(root, "detached");
       // Answers come after the sweep, which runs first.

@@ -13,6 +13,38 @@ import {
   type SandboxBashExecutorConfig,
 } from "../../sandbox/mod.ts";
 
+/**
+ * glibc's "unsecure" environment variables (`sysdeps/generic/unsecvars.h`),
+ * which it drops for set-user-ID programs: what makes a program load or read
+ * files its caller names.
+ */
+export const GLIBC_UNSECURE_ENV: readonly string[] = [
+  "GCONV_PATH",
+  "GETCONF_DIR",
+  "GLIBC_TUNABLES",
+  "HOSTALIASES",
+  "LD_AUDIT",
+  "LD_DEBUG",
+  "LD_DEBUG_OUTPUT",
+  "LD_DYNAMIC_WEAK",
+  "LD_HWCAP_MASK",
+  "LD_LIBRARY_PATH",
+  "LD_ORIGIN_PATH",
+  "LD_PRELOAD",
+  "LD_PROFILE",
+  "LD_SHOW_AUXV",
+  "LD_USE_LOAD_BIAS",
+  "LOCALDOMAIN",
+  "LOCPATH",
+  "MALLOC_TRACE",
+  "NIS_PATH",
+  "NLSPATH",
+  "RESOLV_HOST_CONF",
+  "RES_OPTIONS",
+  "TMPDIR",
+  "TZDIR",
+];
+
 /** A workspace `root` inside a private `base` directory (so "beside the workspace" exists). */
 export interface Workspace extends Disposable {
   /** The private directory holding the workspace. */

@@ -353,7 +353,7 @@ describe("a broken bwrap on the search path", () => {
 describe("a backend that breaks after its probe worked", () => {
   const broken = (dir: string) => writeFileSync(join(dir, "broken"), "");
   // Once broken, the fake bwrap fails as bwrap does; the fake deno runs the
-  // real launcher denied the environment it hands on, so the launcher throws.
+  // real launcher denied FFI, so the launcher cannot load libc and fails.
   const cases = [
     ["bwrap", "fails itself", broken],
     ["bwrap", "vanished", (dir: string) => rmSync(join(dir, "bwrap"))],
@@ -364,7 +364,7 @@ describe("a backend that breaks after its probe worked", () => {
     bwrap: "echo 'bwrap: Creating new namespace failed' >&2; exit 1",
     landlock: `run=$1; shift; exec '${
       findOnPath("deno", process.env.PATH)
-    }' "$run" --deny-env "$@"`,
+    }' "$run" --deny-ffi "$@"`,
   };
   for (const [backend, name, breakIt] of cases) {
     it(`${backend} ${name}: a runner failure, not a denial, and nothing runs`, {

@@ -1,25 +1,24 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
+import { findOnPath } from "../../../local/_session.ts";
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
-import {
-  AF_INET,
-  AF_INET6,
-  AF_NETLINK,
-  AF_UNIX,
-  seccompFilter,
-} from "../../../sandbox/backends/_seccomp.ts";
-import { tempWorkspace } from "../_fixtures.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
+import { GLIBC_UNSECURE_ENV, tempWorkspace } from "../_fixtures.ts";
 
 // deno-fmt-ignore
 const COMMON = [
   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-  "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp",
+  "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/dev/shm", "/dev/shm",
   "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL",
 ];
+
+const TMP = "/run/private/tmp";
+const FOLDERS = { privateDir: "/run/private", tmpDir: TMP, emptyDir: "/run/private/empty" };
 
 const launch = (cwd: string) => ({
   program: "/usr/bin/bash",
@@ -27,6 +26,10 @@ const launch = (cwd: string) => ({
   cwd,
   env: { PATH: "/usr/bin", TMPDIR: "/var/tmp/x" },
 });
+
+/** The environment arguments for `launch`: the command's, with the private TMPDIR. */
+// deno-fmt-ignore
+const ENV = ["--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "TMPDIR", TMP];
 
 function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
   return {
@@ -39,10 +42,14 @@ function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
 }
 
 describe("bwrapArgs", () => {
-  it("read-only, network deny: everything read-only, no network, no capabilities", () => {
-    assert.deepEqual(bwrapArgs(launch("/srv/ws"), policy({})), [
+  it("read-only, network deny: everything read-only but TMPDIR, no network, no capabilities", () => {
+    assert.deepEqual(bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS), [
       ...COMMON,
       "--unshare-net",
+      "--bind",
+      TMP,
+      TMP,
+      ...ENV,
       "--chdir",
       "/srv/ws",
       "--",
@@ -53,11 +60,11 @@ describe("bwrapArgs", () => {
   });
 
   it("network allow keeps the network namespace", () => {
-    const args = bwrapArgs(launch("/srv/ws"), policy({ network: "allow" }));
+    const args = bwrapArgs(launch("/srv/ws"), policy({ network: "allow" }), FOLDERS);
     assert.equal(args.includes("--unshare-net"), false);
   });
 
-  it("workspace-write binds the workspace and writable roots, then .git read-only", () => {
+  it("workspace-write binds the workspace, writable roots and TMPDIR parents first, then .git read-only", () => {
     using workspace = tempWorkspace();
     mkdirSync(join(workspace.root, ".git"));
     const args = bwrapArgs(
@@ -67,22 +74,24 @@ describe("bwrapArgs", () => {
         workspaceRoot: workspace.root,
         writableRoots: ["/srv/cache"],
       }),
+      FOLDERS,
     );
     const git = join(workspace.root, ".git");
     assert.deepEqual(args.slice(COMMON.length), [
       "--unshare-net",
-      "--ro-bind",
-      workspace.base,
-      workspace.base,
       "--bind",
       "/srv/cache",
       "/srv/cache",
+      "--bind",
+      TMP,
+      TMP,
       "--bind",
       workspace.root,
       workspace.root,
       "--ro-bind",
       git,
       git,
+      ...ENV,
       "--chdir",
       workspace.root,
       "--",
@@ -97,40 +106,56 @@ describe("bwrapArgs", () => {
     const args = bwrapArgs(
       launch(workspace.root),
       policy({ mode: "workspace-write", workspaceRoot: workspace.root }),
+      FOLDERS,
     );
     assert.equal(args.some((arg) => arg.endsWith("/.git")), false);
   });
 
-  it("read-only binds back the /tmp entries holding the workspace and the working directory", () => {
-    using workspace = tempWorkspace();
-    using elsewhere = tempWorkspace();
-    const args = bwrapArgs(launch(elsewhere.root), policy({ workspaceRoot: workspace.root }));
-    assert.deepEqual(args.slice(COMMON.length), [
-      "--unshare-net",
-      "--ro-bind",
-      workspace.base,
-      workspace.base,
-      "--ro-bind",
-      elsewhere.base,
-      elsewhere.base,
-      "--chdir",
-      elsewhere.root,
-      "--",
-      "/usr/bin/bash",
-      "-c",
-      "true",
+  it("leaves the host's /tmp in view (read-only, like the rest)", () => {
+    const args = bwrapArgs(launch("/tmp"), policy({ workspaceRoot: "/tmp" }), FOLDERS);
+    assert.equal(args.includes("--tmpfs"), false);
+  });
+
+  it("shows other executors' folders empty, through them, so a vanished one is skipped", () => {
+    const args = bwrapArgs(
+      launch("/srv/ws"),
+      policy({ hiddenDirs: ["/run/shellseam-exec-a", "/tmp/other/shellseam-exec-b"] }),
+      FOLDERS,
+    );
+    const binds = args.slice(COMMON.length + 1, args.indexOf("--clearenv"));
+    // deno-fmt-ignore
+    assert.deepEqual(binds, [
+      "--ro-bind-try", "/run/shellseam-exec-a/../private/empty", "/run/shellseam-exec-a",
+      "--bind", TMP, TMP,
+      "--ro-bind-try", "/tmp/other/shellseam-exec-b/../../../run/private/empty",
+      "/tmp/other/shellseam-exec-b",
+    ]);
+  });
+
+  it("binds the private folder back read-only inside a writable root, its TMPDIR writable", () => {
+    const args = bwrapArgs(
+      launch("/run"),
+      policy({ mode: "workspace-write", workspaceRoot: "/run" }),
+      FOLDERS,
+    );
+    const binds = args.slice(COMMON.length + 1, args.indexOf("--clearenv"));
+    // deno-fmt-ignore
+    assert.deepEqual(binds, [
+      "--bind", "/run", "/run",
+      "--ro-bind", "/run/private", "/run/private",
+      "--bind", TMP, TMP,
     ]);
   });
 });
 
 describe("the bwrap backend", () => {
   it("is unavailable without bwrap on the search path, saying what to install", () => {
-    assert.deepEqual(createBwrapBackend("/nonexistent"), {
+    assert.deepEqual(createBwrapBackend("/nonexistent", FOLDERS), {
       reason: '"bwrap" was not found on PATH; install bubblewrap',
     });
   });
 
-  const backend = createBwrapBackend(process.env.PATH);
+  const backend = createBwrapBackend(process.env.PATH, FOLDERS);
   const skip = "reason" in backend ? backend.reason : false;
 
   it("wraps the launch in bwrap, behind a shell that pipes it the seccomp filter", { skip }, () => {
@@ -144,14 +169,18 @@ describe("the bwrap backend", () => {
     // The filter travels as printf escapes of its bytes, never as a file.
     const bytes = (escaped: string) =>
       escaped.split("\\").slice(1).map((octal) => parseInt(octal, 8));
-    const deny = seccompFilter({ socketFamilies: [AF_UNIX, AF_NETLINK, AF_INET, AF_INET6] })!;
+    const deny = seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!;
     assert.deepEqual(bytes(filter!), [...deny]);
     assert.match(bwrap!, /\/bwrap$/);
-    assert.deepEqual(args, ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}))]);
+    assert.deepEqual(args, [
+      "--seccomp",
+      "3",
+      ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS),
+    ]);
     const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[4]!;
-    assert.deepEqual(bytes(open), [...seccompFilter()!]);
-    assert.equal(wrapped.env.TMPDIR, "/tmp");
-    assert.equal(wrapped.env.PATH, "/usr/bin");
+    assert.deepEqual(bytes(open), [...seccompFilter({ denyIpc: true })!]);
+    // The wrapper, setsid and bwrap run unconfined with no environment at all.
+    assert.deepEqual(wrapped.env, {});
     assert.deepEqual(backend.enforcement(policy({})), {
       filesystem: "full",
       network: "full",
@@ -160,17 +189,52 @@ describe("the bwrap backend", () => {
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
 
+  it("hands the command its environment inside, never to the programs before it", { skip }, () => {
+    assert.ok(!("reason" in backend));
+    const hostile = Object.fromEntries(GLIBC_UNSECURE_ENV.map((name) => [name, "/ws/evil"]));
+    const wrapped = backend.wrap({ ...launch("/srv/ws"), env: hostile }, policy({}));
+    assert.deepEqual(wrapped.env, {});
+    const setenv = wrapped.args.flatMap((arg, index) =>
+      arg === "--setenv" ? [`${wrapped.args[index + 1]}=${wrapped.args[index + 2]}`] : []
+    );
+    assert.ok(setenv.includes("LD_PRELOAD=/ws/evil"));
+    assert.ok(setenv.includes(`TMPDIR=${TMP}`));
+    assert.ok(wrapped.args.indexOf("--clearenv") < wrapped.args.indexOf("--setenv"));
+    assert.deepEqual(backend.runnerFolders(), []);
+  });
+
+  it("really shows a hidden folder empty, and skips one that is gone", { skip }, () => {
+    using workspace = tempWorkspace();
+    const folders = {
+      privateDir: workspace.base,
+      tmpDir: join(workspace.base, "tmp"),
+      emptyDir: join(workspace.base, "empty"),
+    };
+    for (const dir of ["tmp", "empty", "other"]) mkdirSync(join(workspace.base, dir));
+    writeFileSync(join(workspace.base, "other", "spill.out"), "another session's output");
+    const hidden = [join(workspace.base, "other"), join(workspace.base, "gone")];
+    const args = bwrapArgs(
+      { ...launch(workspace.root), program: "/bin/ls", args: ["-A", hidden[0]!] },
+      policy({ workspaceRoot: workspace.root, hiddenDirs: hidden }),
+      folders,
+    );
+    const result = spawnSync(findOnPath("bwrap", process.env.PATH)!, args, { encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, "");
+  });
+
   it(
     "without a filter (an unknown architecture) loads none and names the keyring gap",
     { skip },
     () => {
-      const bare = createBwrapBackend(process.env.PATH, "sparc");
+      const bare = createBwrapBackend(process.env.PATH, FOLDERS, "sparc");
       assert.ok(!("reason" in bare));
       const args = bare.wrap(launch("/srv/ws"), policy({})).args;
       assert.equal(args[4], "");
       assert.equal(args.includes("--seccomp"), false);
       assert.deepEqual(bare.enforcement(policy({ network: "allow" })).gaps, [
         "kernel keyrings not confined (no seccomp filter here)",
+        "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
       ]);
     },
   );
@@ -203,6 +267,12 @@ describe("the bwrap backend", () => {
     assert.equal(denied(7, "curl: (7) Connection refused", open), undefined);
     assert.equal(denied(1, "x: Read-only file system", open), "filesystem");
     assert.equal(denied(1, "No such file or directory"), undefined);
+    // The seccomp filter refuses IP sockets (EACCES), as under Landlock.
+    assert.equal(denied(1, "bash: socket: Permission denied"), "network");
+    assert.equal(denied(1, "bash: /dev/tcp/127.0.0.1/80: Permission denied"), "network");
+    assert.equal(denied(1, "bash: connect: Permission denied", open), undefined);
+    assert.equal(denied(1, "ipcmk: create share memory failed: Permission denied"), undefined);
+    assert.equal(denied(1, "cat: /root/x: Permission denied"), undefined);
     // The first line with a signature decides.
     assert.equal(denied(1, "Connection refused\ntouch: x: Read-only file system"), "network");
     assert.equal(denied(1, "touch: x: Read-only file system\nConnection refused"), "filesystem");

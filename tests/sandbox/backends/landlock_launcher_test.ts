@@ -1,7 +1,7 @@
 // The real launcher, run by the real deno through the local executor.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
@@ -39,12 +39,11 @@ const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 /** Runs the launcher with `args`; `shell` turns its quoted command line into the bash command. */
 function launch(args: string[], options: {
   env?: Record<string, string>;
-  flags?: readonly string[];
   shell?: (command: string) => string;
 } = {}) {
-  const { env = {}, flags = LAUNCHER_DENO_FLAGS, shell = (command) => `exec ${command}` } = options;
+  const { env = {}, shell = (command) => `exec ${command}` } = options;
   const path = "reason" in deno ? "deno" : deno.path;
-  const command = [path, ...flags, launcher, ...args].map(quote).join(" ");
+  const command = [path, ...LAUNCHER_DENO_FLAGS, launcher, ...args].map(quote).join(" ");
   return executor.run(executor.resolve({ command: shell(command), env }));
 }
 
@@ -55,6 +54,7 @@ const bare = (extra: object = {}) =>
     writeDirs: [],
     writeFiles: ["/dev/null"],
     network: "deny",
+    envEntries: 0,
     ...extra,
   });
 
@@ -91,23 +91,26 @@ describe("the Landlock launcher, run", { skip }, () => {
     workspace[Symbol.dispose]();
   });
 
-  it("restricts itself, then execs the program with its arguments and environment", async () => {
+  it("restricts itself, then execs the program with its arguments and the environment it was given", async () => {
     const result = await launch(
       [
-        policy({ reportAbi: true }),
+        policy({ reportAbi: true, envEntries: 2 }),
+        "GREETING=hi there",
+        "EMPTY=",
         "/usr/bin/bash",
         "-c",
-        'printf "%s|" "$@" "$GREETING"; echo > inside.txt',
+        'printf "%s|" "$@" "$GREETING" "${EMPTY-unset}" "${AMBIENT-unset}"; echo > inside.txt',
         "argv0",
         "two words",
         "ü",
       ],
-      { env: { GREETING: "hi there" } },
+      // Deno's own environment never reaches the command.
+      { env: { AMBIENT: "leaked" } },
     );
     assert.equal(result.exitCode, 0, result.stderr.text);
     const [abiLine, out] = result.stdout.text.split("\n");
     assert.match(abiLine!, new RegExp(`^${LAUNCHER_ABI_PREFIX} [1-9]\\d*$`));
-    assert.equal(out, "two words|ü|hi there|");
+    assert.equal(out, "two words|ü|hi there||unset|");
     assert.equal(readFileSync(join(workspace.root, "inside.txt"), "utf8"), "\n");
   });
 
@@ -189,6 +192,24 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.deepEqual(result.stdout.text.trim().split("\n"), ["0", "1", "2", "3"]);
   });
 
+  it("as root, hides folders under an empty read-only tmpfs, and skips one that is gone", {
+    skip: process.getuid?.() === 0 ? false : "only root may mount the read-only view",
+  }, async () => {
+    const hidden = join(workspace.base, "hidden");
+    mkdirSync(hidden, { recursive: true });
+    writeFileSync(join(hidden, "secret"), "s");
+    const gone = join(workspace.base, "gone");
+    const result = await launch([
+      policy({ writableMounts: [workspace.root], hiddenMounts: [hidden, gone] }),
+      "/usr/bin/bash",
+      "-c",
+      `ls -A '${hidden}'; touch '${hidden}/x' 2>&1 | grep -c 'Read-only'`,
+    ]);
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.equal(result.stdout.text, "1\n");
+    assert.equal(readFileSync(join(hidden, "secret"), "utf8"), "s");
+  });
+
   it("denies a write outside the writable paths", async () => {
     const result = await launch([
       policy(),
@@ -201,21 +222,35 @@ describe("the Landlock launcher, run", { skip }, () => {
   });
 
   it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message when it throws`, async () => {
-    // Without --allow-env, reading the environment to hand on throws.
-    const flags = LAUNCHER_DENO_FLAGS.filter((flag) => flag !== "--allow-env");
-    const result = await launch([policy(), "/usr/bin/touch", "ran"], { flags });
+    // A JSON policy that is not an object throws on its first field.
+    const result = await launch(["null", "/usr/bin/touch", "ran"]);
     assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT, result.stderr.text);
-    assert.match(result.stderr.text, new RegExp(`^${LAUNCHER_FAILURE_PREFIX} NotCapable: `));
+    assert.match(result.stderr.text, new RegExp(`^${LAUNCHER_FAILURE_PREFIX} TypeError: `));
     assert.equal(existsSync(join(workspace.root, "ran")), false);
   });
 
   for (
     const [name, args, message] of [
-      ["no arguments", [], "usage: <policy JSON> <program> [args...]"],
+      ["no arguments", [], "usage: <policy JSON> [NAME=value...] <program> [args...]"],
       ["a policy that is not JSON", ["{nope", "/bin/true"], "the policy argument is not JSON"],
       [
-        "a policy without its path lists",
+        "a policy without an environment count",
         ["{}", "/bin/true"],
+        "the policy's envEntries must count the NAME=value arguments",
+      ],
+      [
+        "more environment entries than arguments",
+        [bare({ envEntries: 1 }), "/bin/true"],
+        "the policy's envEntries must count the NAME=value arguments",
+      ],
+      [
+        "an environment entry without a name",
+        [bare({ envEntries: 1 }), "=x", "/bin/true"],
+        "every environment argument must be NAME=value",
+      ],
+      [
+        "a policy without its path lists",
+        ['{"envEntries":0}', "/bin/true"],
         "the policy needs readPaths, writeDirs and writeFiles, each a list of paths",
       ],
       ["a writable path that does not exist", [

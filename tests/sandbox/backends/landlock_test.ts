@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   createLandlockBackend,
+  HIDDEN_DIRS_GAP,
   LAUNCHER_DENO_FLAGS,
   METADATA_GAP,
   SETSID_GAP,
@@ -11,7 +12,7 @@ import {
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { tempWorkspace, type Workspace } from "../_fixtures.ts";
+import { GLIBC_UNSECURE_ENV, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(workspace: Workspace, arch?: string, root = false) {
   const tmpDir = join(workspace.base, "private-tmp");
@@ -20,6 +21,7 @@ function setup(workspace: Workspace, arch?: string, root = false) {
     deno: "/opt/deno",
     launcher: "data:l",
     tmpDir,
+    denoDir: "/private/deno",
     root,
     ...(arch === undefined ? {} : { arch }),
   });
@@ -43,7 +45,7 @@ const outcome = (exitCode: number | null, stderrText: string) => ({
 });
 
 describe("the landlock backend", () => {
-  it("runs the launcher with deno, no code cache, only FFI and env permissions, then the program", () => {
+  it("runs the launcher with deno, no code cache, only the FFI permission, then the program", () => {
     using workspace = tempWorkspace();
     const { backend, policy, tmpDir } = setup(workspace);
     assert.deepEqual(LAUNCHER_DENO_FLAGS, [
@@ -52,7 +54,6 @@ describe("the landlock backend", () => {
       "--no-lock",
       "--no-code-cache",
       "--allow-ffi",
-      "--allow-env",
     ]);
     const wrapped = backend.wrap(launch, policy({ mode: "workspace-write" }));
     assert.equal(wrapped.program, "/opt/deno");
@@ -60,7 +61,14 @@ describe("the landlock backend", () => {
       ...LAUNCHER_DENO_FLAGS,
       "data:l",
     ]);
-    assert.deepEqual(wrapped.args.slice(-3), ["/usr/bin/bash", "-c", "echo hi"]);
+    // The command's environment travels as arguments, counted in the policy.
+    assert.deepEqual(wrapped.args.slice(LAUNCHER_DENO_FLAGS.length + 2), [
+      "A=1",
+      `TMPDIR=${tmpDir}`,
+      "/usr/bin/bash",
+      "-c",
+      "echo hi",
+    ]);
     const sent = JSON.parse(
       wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
@@ -76,8 +84,25 @@ describe("the landlock backend", () => {
       backend.wrap(launch, policy({ network: "allow" })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(open.seccompFilter, [...seccompFilter({ denyIpc: true })!]);
-    assert.deepEqual(wrapped.env, { A: "1", TMPDIR: tmpDir });
+    assert.equal(sent.envEntries, 2);
     assert.equal(wrapped.cwd, "/srv");
+  });
+
+  it("runs deno with its own environment, whatever the command's holds", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace);
+    const hostile = Object.fromEntries(GLIBC_UNSECURE_ENV.map((name) => [name, "/ws/evil"]));
+    const wrapped = backend.wrap(
+      { ...launch, env: { ...hostile, DENO_DIR: "/ws/deno", HOME: "/ws", LD_BIND_NOW: "1" } },
+      policy({ mode: "workspace-write" }),
+    );
+    assert.deepEqual(wrapped.env, {
+      DENO_DIR: "/private/deno",
+      HOME: "/private/deno",
+      DENO_NO_UPDATE_CHECK: "1",
+    });
+    assert.ok(wrapped.args.includes("LD_PRELOAD=/ws/evil"), "the command still gets it");
+    assert.deepEqual(backend.runnerFolders(), [{ name: "DENO_DIR", path: "/private/deno" }]);
   });
 
   it("for root, asks for a read-only view with the writable paths and .git bound back", () => {
@@ -138,6 +163,7 @@ describe("the landlock backend", () => {
       network: "none",
       gaps: [
         METADATA_GAP,
+        HIDDEN_DIRS_GAP,
         "landlock ABI 3: TCP not confined",
         "UDP not confined",
         "Unix sockets not confined",
@@ -153,6 +179,7 @@ describe("the landlock backend", () => {
       network: "partial",
       gaps: [
         METADATA_GAP,
+        HIDDEN_DIRS_GAP,
         "UDP not confined",
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
@@ -168,6 +195,7 @@ describe("the landlock backend", () => {
       network: "full",
       gaps: [
         METADATA_GAP,
+        HIDDEN_DIRS_GAP,
         "kernel keyrings not confined (no seccomp filter for mips)",
         "System V IPC and message queues not confined (no seccomp filter for mips)",
         SETSID_GAP,
@@ -258,10 +286,18 @@ describe("the landlock backend", () => {
       "network",
     );
     assert.equal(denied("curl: (6) Could not resolve host: x: Permission denied"), "network");
-    // A pathless line without a network word, or any line with the network allowed: files.
-    assert.equal(denied("PermissionError: [Errno 13] Permission denied"), "filesystem");
-    assert.equal(denied("bash: connect: Permission denied", allow), "filesystem");
-    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied", allow), "filesystem");
+    // A Landlock scope refuses an abstract Unix socket with EPERM.
+    assert.equal(
+      denied('socat[9] E connect(5, AF=1 "\\0x", 4): Operation not permitted'),
+      "network",
+    );
+    // A pathless line without a network word (System V IPC, say), or any
+    // pathless line with the network allowed: not classed, as under bwrap.
+    assert.equal(denied("PermissionError: [Errno 13] Permission denied"), undefined);
+    assert.equal(denied("ipcmk: create share memory failed: Permission denied"), undefined);
+    assert.equal(denied("bash: connect: Permission denied", allow), undefined);
+    assert.equal(denied("bash: /dev/tcp/127.0.0.1/80: Permission denied", allow), undefined);
+    assert.equal(denied("chmod: changing permissions of '/x': Operation not permitted"), undefined);
     // The first denied line decides.
     assert.equal(
       denied("bash: connect: Permission denied\ntouch: cannot touch '/etc/x': Permission denied"),

@@ -1,6 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { AF_INET, AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
+import {
+  AF_INET,
+  AF_INET6,
+  AF_NETLINK,
+  AF_UNIX,
+  commandFilter,
+  seccompFilter,
+} from "../../../sandbox/backends/_seccomp.ts";
 
 type Insn = { code: number; jt: number; jf: number; k: number };
 
@@ -83,5 +90,20 @@ describe("seccompFilter", () => {
 
   it("is undefined on an architecture it does not know", () => {
     assert.equal(seccompFilter({}, "mips"), undefined);
+  });
+});
+
+describe("commandFilter", () => {
+  it("refuses IPC always, and with the network denied every socket but Unix and netlink", () => {
+    const deny = commandFilter("deny", "x64")!;
+    const allow = commandFilter("allow", "x64")!;
+    for (const filter of [deny, allow]) assert.equal(verdict(filter, 29, X64), EACCES, "shmget");
+    for (const family of [AF_INET, AF_INET6]) {
+      assert.equal(verdict(deny, 41, X64, family), EACCES, `family ${family}`);
+      assert.equal(verdict(allow, 41, X64, family), ALLOW, `family ${family}`);
+    }
+    assert.equal(verdict(deny, 41, X64, AF_UNIX), ALLOW);
+    assert.equal(verdict(deny, 41, X64, AF_NETLINK), ALLOW);
+    assert.equal(commandFilter("deny", "mips"), undefined);
   });
 });
