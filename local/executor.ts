@@ -253,9 +253,46 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(result.stdout.text, "one\ntwo\n");
    * ```
    */
-  async run(request: BashExecRequest): Promise<BashRunResult> {
-    const spec = this.specOf(request);
-    const { running, plan, limits, applied } = await this.#launch(spec, false);
+  run(request: BashExecRequest): Promise<BashRunResult> {
+    return this.#run(this.specOf(request), undefined);
+  }
+
+  /**
+   * Runs a request in the foreground with its launch made by `wrap` from the
+   * bare bash launch, instead of by {@linkcode planLaunch} and without the
+   * default resource limits: the direct path of a subclass's own checks (the
+   * sandbox probes a backend with it). Otherwise as {@linkcode run}.
+   *
+   * @example
+   * ```ts
+   * import { type Launch, LocalBashExecutor } from "@shellseam/bash/local";
+   * import type { BashRunResult } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * class Checked extends LocalBashExecutor {
+   *   check(): Promise<BashRunResult> {
+   *     return this.runWrapped({ command: "true" }, (launch: Launch) => ({
+   *       ...launch,
+   *       args: [...launch.args.slice(0, -1), "echo checked"],
+   *     }));
+   *   }
+   * }
+   * await using executor = new Checked();
+   * assert.equal((await executor.check()).stdout.text, "checked\n");
+   * ```
+   */
+  protected runWrapped(
+    request: BashExecRequest,
+    wrap: (launch: Launch) => Launch,
+  ): Promise<BashRunResult> {
+    return this.#run(this.specOf(request), wrap);
+  }
+
+  async #run(
+    spec: BashExecSpec,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<BashRunResult> {
+    const { running, plan, limits, applied } = await this.#launch(spec, false, wrap);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const stderr = running.stderr.collect();
@@ -309,7 +346,7 @@ export class LocalBashExecutor extends BashExecutor {
         `"onOutput" applies to run() only; read a background process's output with process.output()`,
       );
     }
-    const { running, plan, limits, applied } = await this.#launch(spec, true);
+    const { running, plan, limits, applied } = await this.#launch(spec, true, undefined);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
       const stderrText = running.stderr.collect().text;
       return {
@@ -500,13 +537,21 @@ export class LocalBashExecutor extends BashExecutor {
 
   #spillDir = (): string => this.#privateDir();
 
-  #launch(spec: BashExecSpec, background: boolean): Promise<Launched> {
-    const launching = this.#spawn(spec, background);
+  #launch(
+    spec: BashExecSpec,
+    background: boolean,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<Launched> {
+    const launching = this.#spawn(spec, background, wrap);
     this.#launching.add(launching);
     return launching.finally(() => this.#launching.delete(launching));
   }
 
-  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
+  async #spawn(
+    spec: BashExecSpec,
+    background: boolean,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const bash = this.#bash;
     if (bash === null) {
@@ -529,14 +574,14 @@ export class LocalBashExecutor extends BashExecutor {
     // other sessions by it, and on the host's death the watchdog kills what carries it.
     const marker = `${this.#watchdog?.token ?? "none"}.${++this.#commands}`;
     env[WATCHDOG_VARIABLE] = marker;
-    const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
+    const limits = wrap === undefined ? mergeLimits(this.defaultLimits(spec), spec.limits) : {};
     const bashLaunch: Launch = {
       program: bash,
       args: bashArgs(bash, spec.command),
       cwd: spec.workdir,
       env,
     };
-    const plan = await this.planLaunch(
+    const plan = wrap !== undefined ? { launch: wrap(bashLaunch) } : await this.planLaunch(
       spec,
       hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch,
     );

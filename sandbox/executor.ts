@@ -216,7 +216,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #searchPath: string | undefined;
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
-  readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
 
@@ -379,8 +378,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 
   /** Wraps the launch in the selected backend (see the class documentation). */
   protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-    const probeLaunch = this.#probeLaunches.get(spec.command);
-    if (probeLaunch !== undefined) return { launch: probeLaunch(launch) };
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
@@ -485,20 +482,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const prepared = name === "bwrap" ? await this.#prepareBwrap() : await this.#prepareLandlock();
     if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
     const backend = prepared;
-    const token = `shellseam-probe-${name}-${crypto.randomUUID()}`;
     let reason: string | undefined;
     try {
       const policy = confine({ ...this.defaultPolicy, mode: "read-only", network: "deny" });
-      this.#probeLaunches.set(
-        token,
+      // The direct path: the backend's probe launch of `bash -c true`, not planLaunch.
+      const result = await this.runWrapped(
+        { command: "true", workdir: policy.workspaceRoot, timeoutMs: this.#probeTimeoutMs },
         (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
-      );
-      const result = await this.run(
-        this.resolve({
-          command: token,
-          workdir: policy.workspaceRoot,
-          timeoutMs: this.#probeTimeoutMs,
-        }),
       );
       reason = result.timedOut
         ? `probe timed out after ${this.#probeTimeoutMs} ms`
@@ -509,8 +499,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         });
     } catch (error) {
       reason = `probe could not start: ${messageOf(error)}`;
-    } finally {
-      this.#probeLaunches.delete(token);
     }
     const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
     if (reason !== undefined) return { status: { ...status, reason } };
