@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from "node:path";
-import { isSandboxMode } from "../sandbox/mode.ts";
+import { isSandboxMode, widerSandboxModes } from "../seam/sandbox.ts";
 import {
   BashConfigError,
   type BashExecRequest,
@@ -15,10 +15,10 @@ import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import { LiveUpdates } from "./_progress.ts";
 import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
-import type { BashToolsOptions } from "./create.ts";
+import type { BashToolsOptions } from "./options.ts";
 import { validateToolArguments } from "./validate.ts";
 import { MODE_MEANINGS } from "./_modes.ts";
-import { type EscalationRequest, widerSandboxModes } from "./escalation.ts";
+import type { EscalationRequest } from "./escalation.ts";
 import { checkCommandRules, type CommandRuleVerdict } from "./rules.ts";
 import { interactiveEditor } from "./_editors.ts";
 

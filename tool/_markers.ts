@@ -1,5 +1,5 @@
 import type { BashSandboxInfo, ResourceLimitHit, SandboxMode, StrayReport } from "../seam/mod.ts";
-import { widerSandboxModes } from "./escalation.ts";
+import { widerSandboxModes } from "../seam/sandbox.ts";
 import { stripTerminalControls } from "./terminal.ts";
 
 /** The line for a command that the executor's disposal stopped before it finished. */
