@@ -8,7 +8,8 @@ import {
   type ResourceLimitHit,
   type StrayReport,
 } from "../seam/mod.ts";
-import { kindOf, messageOf } from "../seam/_message.ts";
+import { kindOf } from "../seam/_checks.ts";
+import { messageOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
 import { joined, type OutputCollector } from "./_output.ts";
 import { StreamReader } from "./_output_reader.ts";

@@ -1,9 +1,8 @@
 import { BashConfigError } from "../seam/mod.ts";
-import { kindOf } from "../seam/_message.ts";
-import { checkKnownKeys, fitsTimer, positiveFinite } from "./_config.ts";
 import { checkEnv } from "./_env.ts";
 import { checkEnvSizes } from "./_exec.ts";
 import { checkLimits } from "./_limits.ts";
+import { checkKnownKeys, fitsTimer, kindOf, positiveFinite } from "../seam/_checks.ts";
 
 /** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
 export function checkText(field: string, value: unknown, what: string): string {

@@ -16,12 +16,12 @@ import {
   type ResourceLimits,
   type SandboxPolicy,
 } from "../seam/mod.ts";
+import { positiveFinite } from "../seam/_checks.ts";
 import { RunningCommand } from "./_command.ts";
 import {
   type LocalBashExecutorConfig,
   MAX_OUTPUT_BYTES,
   outputBudget,
-  positiveFinite,
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "./_config.ts";
@@ -253,8 +253,8 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(result.stdout.text, "one\ntwo\n");
    * ```
    */
-  run(request: BashExecRequest): Promise<BashRunResult> {
-    return this.#run(this.specOf(request), undefined);
+  async run(request: BashExecRequest): Promise<BashRunResult> {
+    return await this.#run(this.specOf(request), undefined);
   }
 
   /**
@@ -281,11 +281,11 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal((await executor.check()).stdout.text, "checked\n");
    * ```
    */
-  protected runWrapped(
+  protected async runWrapped(
     request: BashExecRequest,
     wrap: (launch: Launch) => Launch,
   ): Promise<BashRunResult> {
-    return this.#run(this.specOf(request), wrap);
+    return await this.#run(this.specOf(request), wrap);
   }
 
   async #run(

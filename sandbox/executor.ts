@@ -12,13 +12,14 @@ import {
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
+import { checkKnownKeys, positiveFinite } from "../seam/_checks.ts";
 import {
   type Launch,
   type LaunchPlan,
   LocalBashExecutor,
   type LocalBashExecutorConfig,
 } from "../local/mod.ts";
-import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
+import { LOCAL_CONFIG_KEYS } from "../local/_config.ts";
 import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";

@@ -11,9 +11,9 @@ import {
   assertLabel,
   assertOwnerToken,
   assertSignal,
-  describeValue,
   timerDelay,
 } from "./_validate.ts";
+import { describeValue } from "../seam/_checks.ts";
 import type { TaskOwner } from "./owner.ts";
 import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task.ts";
 

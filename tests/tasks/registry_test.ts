@@ -149,7 +149,7 @@ describe("TaskRegistry: registration", () => {
       assert.throws(
         () =>
           registry.register({ kind: "bash", label: 3 as unknown as string, owner: alice, hooks }),
-        /"label" must be a string; got "3"/,
+        /"label" must be a string; got 3;/,
       );
       assert.throws(
         () => registry.register({ kind: "bash", label: "x", owner: "" as TaskOwner, hooks }),
