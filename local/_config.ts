@@ -12,7 +12,8 @@ import {
 } from "../seam/_checks.ts";
 import { findSetsid } from "./_session.ts";
 import { checkLimits } from "./_limits.ts";
-import type { SessionStrategy } from "./runtime/_types.ts";
+import type { Runtime, SessionStrategy } from "./runtime/_types.ts";
+import { runtime } from "./runtime/mod.ts";
 
 /**
  * Options of a {@linkcode LocalBashExecutor}; every field is optional.
@@ -29,6 +30,7 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
+ * | `runtime` | this process's | what spawns and signals processes (a test injects a recording one) |
  * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
  *
  * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
@@ -69,6 +71,8 @@ export interface LocalBashExecutorConfig {
   sessionStrategy?: "auto" | SessionStrategy;
   /** Resource limits of every command (a call's `limits` go over them). */
   limits?: ResourceLimits;
+  /** What spawns and signals processes: by default the runtime this process runs on. */
+  runtime?: Runtime;
 }
 
 /**
@@ -110,6 +114,8 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly setsidPath: string | null;
   /** Resource limits of every command, as configured. */
   readonly limits: Readonly<ResourceLimits>;
+  /** What spawns and signals processes. */
+  readonly runtime: Runtime;
 }
 
 /** The keys of a {@linkcode LocalBashExecutorConfig}. */
@@ -125,6 +131,7 @@ export const LOCAL_CONFIG_KEYS: readonly string[] = [
   "keepSpillFiles",
   "sessionStrategy",
   "limits",
+  "runtime",
 ];
 
 /**
@@ -249,5 +256,24 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,
     limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
+    runtime: checkRuntime(config.runtime ?? runtime),
   };
+}
+
+/** Throws unless `value` has a runtime's name, spawn, kill and deniedPermission. */
+function checkRuntime(value: unknown): Runtime {
+  const candidate = value as Partial<Runtime> | null;
+  if (
+    typeof candidate !== "object" || candidate === null ||
+    (candidate.name !== "deno" && candidate.name !== "node") ||
+    typeof candidate.spawn !== "function" || typeof candidate.kill !== "function" ||
+    typeof candidate.deniedPermission !== "function"
+  ) {
+    throw new BashConfigError(
+      `"runtime" must be a Runtime (name, spawn, kill, deniedPermission); got ${
+        describeValue(value)
+      }; omit it to use the runtime this process runs on`,
+    );
+  }
+  return candidate as Runtime;
 }

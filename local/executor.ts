@@ -38,7 +38,6 @@ import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { makePrivateDir } from "./_private_dir.ts";
-import { runtime } from "./runtime/mod.ts";
 
 const encoder = new TextEncoder();
 
@@ -103,7 +102,7 @@ export class LocalBashExecutor extends BashExecutor {
       this.#bash = findOnPath("bash");
       this.#env = baseEnv();
       this.#watchdog = this.#bash === null ? null : new Watchdog({
-        runtime,
+        runtime: this.config.runtime,
         bash: this.#bash,
         setsidPath: this.config.setsidPath,
         session: this.config.sessionStrategy,
@@ -114,7 +113,7 @@ export class LocalBashExecutor extends BashExecutor {
       throwIfDenied(error, "read the environment and find bash");
       throw error;
     }
-    this.#control = new ProcessControl(runtime, this.#watchdog);
+    this.#control = new ProcessControl(this.config.runtime, this.#watchdog);
   }
 
   /**
@@ -596,7 +595,7 @@ export class LocalBashExecutor extends BashExecutor {
     this.#checkPrivateDir();
     let child;
     try {
-      child = await runtime.spawn({
+      child = await config.runtime.spawn({
         program: setsid ?? launch.program,
         args: setsid === null ? launch.args : [launch.program, ...launch.args],
         cwd: launch.cwd,

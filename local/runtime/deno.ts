@@ -69,4 +69,4 @@ function deniedPermission(error: unknown): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = { name: "deno", spawn, kill, deniedPermission };
+export const denoRuntime: Runtime = Object.freeze({ name: "deno", spawn, kill, deniedPermission });

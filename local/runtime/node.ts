@@ -169,4 +169,4 @@ function deniedPermission(error: unknown): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = { name: "node", spawn, kill, deniedPermission };
+export const nodeRuntime: Runtime = Object.freeze({ name: "node", spawn, kill, deniedPermission });

@@ -21,6 +21,7 @@ import {
   type LaunchPlan,
   LocalBashExecutor,
   type LocalBashExecutorConfig,
+  type Runtime,
   runtime,
   type SpawnRequest,
 } from "../../local/mod.ts";
@@ -86,31 +87,29 @@ function it(name: string, body: () => void | Promise<void>): void {
   });
 }
 
-/** Runs `body` while recording each stdout chunk the runtime hands over. */
+/** Runs `body` with a runtime, injected through the config, that records each stdout chunk. */
 async function recordingStdoutChunks<T>(
-  body: () => Promise<T>,
+  body: (recording: Runtime) => Promise<T>,
 ): Promise<{ result: T; chunks: number[][] }> {
-  const spawn = runtime.spawn;
   const chunks: number[][] = [];
-  runtime.spawn = async (request: SpawnRequest) => {
-    const child = await spawn(request);
-    // The executor's watchdog answers on its stdout too.
-    if (request.args.includes(WATCHDOG_NAME)) return child;
-    const stdout = child.stdout.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          chunks.push([...chunk]);
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return { ...child, stdout };
+  const recording: Runtime = {
+    ...runtime,
+    spawn: async (request: SpawnRequest) => {
+      const child = await runtime.spawn(request);
+      // The executor's watchdog answers on its stdout too.
+      if (request.args.includes(WATCHDOG_NAME)) return child;
+      const stdout = child.stdout.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            chunks.push([...chunk]);
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+      return { ...child, stdout };
+    },
   };
-  try {
-    return { result: await body(), chunks };
-  } finally {
-    runtime.spawn = spawn;
-  }
+  return { result: await body(recording), chunks };
 }
 
 for (const sessionStrategy of STRATEGIES) {
@@ -721,12 +720,12 @@ for (const sessionStrategy of STRATEGIES) {
     });
 
     it("keeps a 4-byte character split across chunks intact", async () => {
-      await using executor = make();
-      const chunks = await recordingStdoutChunks(() =>
-        executor.run(executor.resolve({
+      const chunks = await recordingStdoutChunks(async (recording) => {
+        await using executor = make({ runtime: recording });
+        return await executor.run({
           command: "printf 'a\\xf0\\x9f'; sleep 0.3; printf '\\x98\\x80b'",
-        }))
-      );
+        });
+      });
       // The character really arrived in two reads.
       assert.deepEqual(chunks.chunks, [[0x61, 0xf0, 0x9f], [0x98, 0x80, 0x62]]);
       assert.equal(chunks.result.stdout.text, "a\u{1F600}b");
@@ -1071,6 +1070,31 @@ describe("LocalBashExecutor.run and start with a request or a spec that did not 
   });
 });
 
+describe("LocalBashExecutor runtime", () => {
+  it("is the frozen runtime of this process unless the config injects one", async () => {
+    assert.ok(Object.isFrozen(runtime));
+    assert.throws(() => {
+      (runtime as { spawn: unknown }).spawn = () => {};
+    }, TypeError);
+    await using plain = new LocalBashExecutor();
+    assert.equal(plain.config.runtime, runtime);
+    const spawned: string[] = [];
+    const recording: Runtime = {
+      ...runtime,
+      spawn: (request) => {
+        spawned.push(request.program);
+        return runtime.spawn(request);
+      },
+    };
+    await using injected = new LocalBashExecutor({
+      runtime: recording,
+      sessionStrategy: "detached",
+    });
+    assert.equal((await injected.run({ command: "echo hi" })).stdout.text, "hi\n");
+    assert.ok(spawned.some((program) => program.endsWith("bash")), spawned.join(", "));
+  });
+});
+
 describe("LocalBashExecutor config", () => {
   const bad: [keyof LocalBashExecutorConfig, unknown][] = [
     ["timeoutMs", 0],
@@ -1101,6 +1125,8 @@ describe("LocalBashExecutor config", () => {
     ["cwd", "/tmp\0evil"],
     ["maxOutputBytes", 2 ** 40],
     ["maxOutputBytes", 256 * 1024 * 1024 + 1],
+    ["runtime", { name: "bun" }],
+    ["runtime", "deno"],
   ];
   for (const [field, value] of bad) {
     it(`rejects ${field} = ${String(value)} naming the field`, () => {
