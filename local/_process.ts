@@ -6,6 +6,7 @@ import {
   type BashProcessStatus,
   type BashSandboxInfo,
   type ResourceLimitHit,
+  type SandboxViolation,
   type StrayReport,
 } from "../seam/mod.ts";
 import { kindOf } from "../seam/_checks.ts";
@@ -74,6 +75,7 @@ export class LocalBashProcess implements BashProcess {
   readonly #keepStdinOpen: boolean;
   readonly #stdout = new StreamCursor();
   readonly #stderr = new StreamCursor();
+  readonly #beforeRead: (() => SandboxViolation[]) | undefined;
 
   constructor(
     command: string,
@@ -83,8 +85,10 @@ export class LocalBashProcess implements BashProcess {
       sandbox: BashSandboxInfo | undefined;
       limitHit: ResourceLimitHit | undefined;
     },
+    beforeRead?: () => SandboxViolation[],
   ) {
     this.command = command;
+    this.#beforeRead = beforeRead;
     this.pid = running.pid;
     this.#command = running;
     this.#keepStdinOpen = keepStdinOpen;
@@ -123,6 +127,7 @@ export class LocalBashProcess implements BashProcess {
 
   readOutput(): BashProcessRead {
     const running = this.#command;
+    const violations = running.isSettled ? [] : this.#beforeRead?.() ?? [];
     const final = running.isSettled;
     const out = this.#stdout.read(running.stdout, final);
     const err = this.#stderr.read(running.stderr, final);
@@ -139,6 +144,7 @@ export class LocalBashProcess implements BashProcess {
     const stderrSpill = completeSpill(running.stderr);
     if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
     if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
+    if (violations.length > 0) read.violations = violations;
     const stdoutError = running.stdout.spillError;
     const stderrError = running.stderr.spillError;
     if (stdoutError !== null) read.stdoutSpillError = stdoutError;

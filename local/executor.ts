@@ -352,7 +352,7 @@ export class LocalBashExecutor extends BashExecutor {
         sandbox: describe(plan, running, stderrText, applied),
         limitHit: limitHit(limits, running.exit ?? { code: null, signal: null }, stderrText),
       };
-    });
+    }, plan.beforeRead);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { BashSandboxInfo } from "../seam/mod.ts";
+import type { BashSandboxInfo, SandboxViolation } from "../seam/mod.ts";
 
 /**
  * The program a command runs as, before the executor gives it a session of
@@ -77,4 +77,9 @@ export interface LaunchPlan {
   launch: Launch;
   /** Sandbox facts for the settled command. */
   describe?: (outcome: LaunchOutcome) => BashSandboxInfo;
+  /**
+   * Run before each read of a running background command's output (a sandbox
+   * checks its workspace); what it returns is the read's `violations`.
+   */
+  beforeRead?: () => SandboxViolation[];
 }

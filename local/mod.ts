@@ -22,6 +22,7 @@ export type { HostSignal } from "./_signals.ts";
 export type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 export { runtime } from "./runtime/mod.ts";
 export type {
+  DirectoryEntry,
   ExitStatus,
   Runtime,
   SessionStrategy,

@@ -18,18 +18,21 @@ import {
   type LaunchPlan,
   LocalBashExecutor,
   type LocalBashExecutorConfig,
+  runtime,
 } from "../local/mod.ts";
 import { LOCAL_CONFIG_KEYS } from "../local/_config.ts";
 import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
-import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
+import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
+import { ProtectedPaths, protectionGaps } from "./_protected.ts";
 import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { otherPrivateDirs } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
+import { findOnPath } from "../local/_session.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
-import { createLandlockBackend } from "./backends/_landlock.ts";
+import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
@@ -57,6 +60,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
   "defaultMode",
   "network",
   "writableRoots",
+  "protectedPaths",
   "backends",
   "searchPath",
   "probeTimeoutMs",
@@ -73,6 +77,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `defaultMode` | `"read-only"` | the mode of a call without its own `sandboxPolicy` |
  * | `network` | `"deny"` | whether confined commands may reach the network |
  * | `writableRoots` | `[]` | more absolute paths writable under `workspace-write` (skipped while missing) |
+ * | `protectedPaths` | `[".git"]` | paths relative to each writable root that no confined command may create, replace nor write |
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
@@ -98,6 +103,8 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   network?: "deny" | "allow";
   /** More absolute paths that are writable under `workspace-write`. */
   writableRoots?: string[];
+  /** Paths relative to each writable root that stay unwritable (see `SandboxPolicy.protectedPaths`). */
+  protectedPaths?: string[];
   /** Backends to try, in order; the first whose probe works is used. */
   backends?: SandboxBackendName[];
   /** A PATH-style list of directories where `bwrap` and `deno` are looked up. */
@@ -169,10 +176,28 @@ interface Probe {
  * own executor's spill files readable; writes only in the writable roots
  * (under `workspace-write`) and in a private temporary directory that `TMPDIR`
  * names, kept for the executor's life:
- * - `bwrap`: `<root>/.git` stays read-only; a pid namespace, so disposal and
- *   kills reach every process, even one that left the session.
- * - `landlock`: for a user other than root, other executors' private folders
- *   stay readable (a named gap).
+ * - `bwrap`: a pid namespace, so disposal and kills reach every process,
+ *   even one that left the session.
+ * - `landlock`: writable roots cannot be narrowed by Landlock, so the
+ *   launcher mounts a read-only view (root itself; another user in a user
+ *   namespace that util-linux `unshare` makes, as the command's own uid and
+ *   gid); without one, the protected paths, and other executors' private
+ *   folders, are named gaps.
+ *
+ * Protected paths (`protectedPaths`, default `[".git"]`) in every writable
+ * root stay unwritable under `workspace-write` whatever their shape: at each
+ * launch a walk of each root (breadth first, no symlinks followed, not into
+ * `node_modules` and other dependency and cache trees, at most 6 directories
+ * deep and 20000 entries) finds them, nested repositories and submodules
+ * included, and both backends bind the existing ones read-only, with the
+ * targets of their symlinks, `gitdir:` files and worktree `commondir`s that
+ * lie in a writable root. A missing one cannot be refused without leaving a
+ * mount point on the host: whatever a command creates there (or puts in
+ * place of a protected symlink, which is put back) is renamed into a
+ * quarantine in the executor's private directory when the call ends, and at
+ * each read of a running background command; the result lists it in
+ * `sandbox.violations`, and `enforcement.gaps` names the window while the
+ * command runs.
  *
  * A writable root that does not exist when a command starts is skipped for
  * that command (nothing is created), and so is one that now resolves
@@ -230,6 +255,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       defaultMode = "read-only",
       network = "deny",
       writableRoots,
+      protectedPaths,
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
@@ -252,6 +278,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       workspaceRoot: root,
       network,
       ...(writableRoots === undefined ? {} : { writableRoots }),
+      ...(protectedPaths === undefined ? {} : { protectedPaths }),
     }));
     if (
       !Array.isArray(backends) || backends.length === 0 ||
@@ -392,10 +419,20 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       .filter((dir) => !roots.some((root) => isBeneath(canonicalPath(root), dir)));
     const backend = await this.#select(confined, launch);
     await this.#restoreFolders();
-    const enforcement = backend.enforcement(confined);
+    const guard = await this.#guard(confined, [
+      existingRealpath(own) ?? own,
+      ...(confined.hiddenDirs ?? []),
+    ]);
+    confined.readOnlyPaths = guard?.plan.readOnly ?? [];
+    const enforcement = enforcementOf(backend, confined, guard);
     return {
       launch: backend.wrap(launch, confined),
       describe: (outcome): BashSandboxInfo => {
+        const violations = guard?.sweep() ?? [];
+        // The sweeps may have met a bound that the launch did not.
+        const { gaps } = guard === undefined
+          ? enforcement
+          : enforcementOf(backend, confined, guard);
         const runnerFailed = backend.runnerFailed(outcome);
         const denial = runnerFailed ? undefined : backend.denied(outcome, confined, launch.cwd);
         return {
@@ -403,11 +440,43 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           backend: backend.name,
           denied: denial !== undefined,
           ...(denial === undefined ? {} : { denial }),
-          enforcement: { ...enforcement, gaps: [...enforcement.gaps] },
+          enforcement: { ...enforcement, gaps: [...gaps] },
           runnerFailed,
+          ...(violations.length === 0 ? {} : { violations }),
         };
       },
+      ...(guard === undefined ? {} : {
+        beforeRead: () => {
+          const before = guard.violationCount;
+          return guard.sweep().slice(before);
+        },
+      }),
     };
+  }
+
+  /**
+   * The protected paths of a `workspace-write` call, walked for at launch
+   * (read-only calls write nowhere, so nothing can appear); what a command
+   * plants goes to the quarantine in the executor's private directory, which
+   * no confined command may write.
+   */
+  async #guard(
+    policy: ConfinedPolicy,
+    privateDirs: readonly string[],
+  ): Promise<ProtectedPaths | undefined> {
+    if (policy.mode !== "workspace-write" || policy.protectedPaths.length === 0) return undefined;
+    const roots = [policy.workspaceRoot, ...policy.writableRoots];
+    const refused = roots.find((root) => !runtime.mayWrite(root));
+    if (refused !== undefined) {
+      throw new BashSpawnError(
+        `What a command plants at a protected path in "${refused}" is moved away by a rename, ` +
+          `which needs write permission there, so the "workspace-write" command was not run; ` +
+          `grant it (Deno: --allow-write for "${refused}"), or pass protectedPaths: [] to give up ` +
+          "that protection",
+      );
+    }
+    const quarantine = join(await this.privateDir(), "quarantine");
+    return new ProtectedPaths(roots, policy.protectedPaths, () => quarantine, privateDirs);
   }
 
   /**
@@ -507,7 +576,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
     // As a command reports it: with what the default limits cannot enforce.
-    const enforcement = backend.enforcement(confine(factsPolicy));
+    const enforcement = enforcementOf(backend, confine(factsPolicy), undefined);
     const limits = appliedLimits(this.#confinedLimits(), true);
     status.enforcement = {
       ...enforcement,
@@ -553,11 +622,14 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (typeof tmpDir !== "string") return tmpDir;
     const denoDir = await this.#privateFolder("deno", "DENO_DIR");
     if (typeof denoDir !== "string") return denoDir;
+    const root = process.getuid?.() === 0;
     return createLandlockBackend({
       deno: deno.path,
       launcher: landlockLauncherModule(),
       tmpDir,
       denoDir,
+      root,
+      ...(root ? {} : { userNamespace: await this.#userNamespace() }),
     });
   }
 
@@ -576,6 +648,39 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       return real;
     } catch (error) {
       return { reason: `cannot make its private ${purpose}: ${messageOf(error)}` };
+    }
+  }
+
+  /**
+   * Whether util-linux `unshare` gives a user and mount namespace here (for
+   * the Landlock launcher of a user who is not root), or why not.
+   */
+  async #userNamespace(): Promise<{ unshare: string } | { reason: string }> {
+    const unshare = findOnPath("unshare", this.#searchPath ?? "");
+    if (unshare === null) {
+      return { reason: '"unshare" was not found on PATH; install util-linux' };
+    }
+    try {
+      // The direct path, unconfined like every program before the sandbox:
+      // with none of the command's environment (LD_PRELOAD into a workspace would load there).
+      const result = await this.runWrapped(
+        { command: "true", timeoutMs: this.#probeTimeoutMs },
+        (launch) => ({
+          ...launch,
+          program: unshare,
+          args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
+          env: {},
+        }),
+      );
+      if (result.exitCode === 0) return { unshare };
+      const said = result.stderr.text.trim().split("\n", 1)[0];
+      return {
+        reason: `"${unshare} ${USER_NAMESPACE_ARGS.join(" ")}" failed: ${
+          said || `exit ${result.exitCode}`
+        }`,
+      };
+    } catch (error) {
+      return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
     }
   }
 }
@@ -609,5 +714,19 @@ function confine(policy: SandboxPolicy): ConfinedPolicy {
     workspaceRoot,
     writableRoots,
     network: policy.network === "allow" ? "allow" : "deny",
+    protectedPaths: [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)],
+    readOnlyPaths: [],
   };
+}
+
+/** What `backend` enforces for `policy`, with what protecting its paths leaves open. */
+function enforcementOf(
+  backend: SandboxBackend,
+  policy: ConfinedPolicy,
+  guard: ProtectedPaths | undefined,
+): SandboxEnforcement {
+  const enforcement = backend.enforcement(policy);
+  if (policy.mode !== "workspace-write") return enforcement;
+  const gaps = protectionGaps(policy.protectedPaths, guard?.unwalked);
+  return { ...enforcement, gaps: [...enforcement.gaps, ...gaps] };
 }

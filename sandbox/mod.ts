@@ -27,7 +27,7 @@ export {
   type SandboxModeEvent,
   sandboxModeEvent,
 } from "./mode.ts";
-export { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
+export { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 export {
   SANDBOX_BACKENDS,
   type SandboxBackendName,

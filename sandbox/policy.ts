@@ -1,9 +1,33 @@
 import { realpathSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, normalize, resolve } from "node:path";
 import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalPath, isBeneath } from "./_paths.ts";
 import { throwIfDenied } from "../local/_permissions.ts";
+
+/**
+ * The protected paths of a policy without its own `protectedPaths`: relative
+ * to each writable root, and unwritable there in every confined mode whatever
+ * their shape (see `SandboxPolicy.protectedPaths`). A list of your own
+ * replaces it, so spread it in to add a name.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "@shellseam/bash/sandbox";
+ * import { tmpdir } from "node:os";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(DEFAULT_PROTECTED_PATHS, [".git"]);
+ * const policy = resolveSandboxPolicy({
+ *   mode: "workspace-write",
+ *   workspaceRoot: tmpdir(),
+ *   network: "deny",
+ *   protectedPaths: [...DEFAULT_PROTECTED_PATHS, ".vscode", ".envrc"],
+ * });
+ * assert.deepEqual(policy.protectedPaths, [".git", ".vscode", ".envrc"]);
+ * ```
+ */
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([".git"]);
 
 /**
  * The canonical form of a workspace root: absolute, every symlink resolved.
@@ -57,8 +81,11 @@ export function canonicalWorkspaceRoot(path: string): string {
  * could follow a symlink that a confined command planted); the others are
  * canonicalised as far as they exist (a writable root that does not exist
  * when a command starts is skipped for that command: nothing is created).
+ * Protected paths, when given, are normalised (`./.git/` is `.git`) and
+ * deduplicated.
  * Throws `BashConfigError` for a policy that is not an object, an unknown
- * mode or network value, or writable roots that are not absolute paths.
+ * mode or network value, writable roots that are not absolute paths, or
+ * protected paths that are not relative paths inside a root.
  *
  * @example
  * ```ts
@@ -129,5 +156,35 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
       )
       .map(canonicalPath);
   }
+  if (policy.protectedPaths !== undefined) {
+    resolved.protectedPaths = protectedPathList(policy.protectedPaths);
+  }
   return resolved;
+}
+
+/** `paths` checked and normalised: relative, inside the root, each once. */
+function protectedPathList(paths: unknown): string[] {
+  if (!Array.isArray(paths)) {
+    throw new BashConfigError(
+      `Protected paths must be a list of paths relative to each writable root; got ${
+        JSON.stringify(paths)
+      }; pass an array such as [".git", ".vscode"]`,
+    );
+  }
+  return [
+    ...new Set(paths.map((path: unknown) => {
+      const normal = typeof path === "string" ? normalize(path).replace(/\/+$/, "") : "";
+      if (
+        typeof path !== "string" || path.includes("\0") || isAbsolute(path) || normal === "." ||
+        normal === "" || path.split("/").includes("..")
+      ) {
+        throw new BashConfigError(
+          `Protected path ${
+            JSON.stringify(path)
+          } is not a relative path inside a root; pass a name such as ".git" or ".vscode" (no leading "/", no "..")`,
+        );
+      }
+      return normal;
+    })),
+  ];
 }

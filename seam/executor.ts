@@ -157,11 +157,12 @@ export abstract class BashExecutor implements AsyncDisposable {
     if (spec.limits !== undefined) frozen.limits = Object.freeze({ ...spec.limits });
     const policy = spec.sandboxPolicy;
     if (policy !== null) {
-      const copy: SandboxPolicy = { ...policy };
-      if (policy.writableRoots !== undefined) {
-        copy.writableRoots = Object.freeze([...policy.writableRoots]) as string[];
+      // Its lists (writable roots, protected paths, ...) are frozen copies too.
+      const copy: Record<string, unknown> = { ...policy };
+      for (const [key, value] of Object.entries(copy)) {
+        if (Array.isArray(value)) copy[key] = Object.freeze([...value]);
       }
-      frozen.sandboxPolicy = Object.freeze(copy);
+      frozen.sandboxPolicy = Object.freeze(copy) as unknown as SandboxPolicy;
     }
     Object.freeze(frozen);
     resolvedSpecs.add(frozen);

@@ -1,7 +1,7 @@
 import type { BashOutputEvent } from "./output.ts";
 import type { StrayReport } from "./result.ts";
 import type { ResourceLimitHit } from "./limits.ts";
-import type { BashSandboxInfo } from "./sandbox.ts";
+import type { BashSandboxInfo, SandboxViolation } from "./sandbox.ts";
 
 /**
  * Where a background process stands: `killed` covers any end by a signal,
@@ -53,6 +53,13 @@ export interface BashProcessRead {
   exitCode: number | null;
   /** Ending signal once killed. */
   signal: string | null;
+  /**
+   * Protected paths this read found planted by the still running command and
+   * moved away (a sandboxing executor checks at each read); absent when none.
+   * Each is named by the read that moved it, and again in the process's
+   * `sandbox.violations` once it settles.
+   */
+  violations?: SandboxViolation[];
 }
 
 /**

@@ -35,6 +35,42 @@ export interface SandboxPolicy {
   network: "deny" | "allow";
   /** More absolute paths writable under `workspace-write`. */
   writableRoots?: string[];
+  /**
+   * Paths relative to each writable root (and to every directory below it, for
+   * nested repositories) that a confined command may not create, replace,
+   * rename nor write, whatever their shape; `[".git"]` when absent. The list
+   * replaces the default, so keep `.git` in it.
+   */
+  protectedPaths?: string[];
+}
+
+/**
+ * A protected path that appeared or changed during a confined call, and where
+ * the executor moved it (its quarantine, out of the workspace when the file
+ * system allows; `null` when it could not be moved, and it is still there).
+ *
+ * @example
+ * ```ts
+ * import type { SandboxViolation } from "@shellseam/bash/seam";
+ *
+ * const violation: SandboxViolation = {
+ *   path: "/work/project/.git",
+ *   quarantinedTo: "/tmp/shellseam-abc123/quarantine/1-.git",
+ * };
+ * console.log(violation.quarantinedTo);
+ * ```
+ */
+export interface SandboxViolation {
+  /** The protected path (absolute) that a command created or replaced. */
+  path: string;
+  /** Where it is now, or null when it could not be moved away. */
+  quarantinedTo: string | null;
+  /**
+   * True when `path` is no protected path but a directory the command made
+   * and left unreadable, which could hide one from the check: it was moved
+   * away whole.
+   */
+  unlisted?: boolean;
 }
 
 /**
@@ -106,6 +142,14 @@ export interface BashSandboxInfo {
   enforcement?: SandboxEnforcement;
   /** True when the backend itself broke (it then wins over `denied`). */
   runnerFailed?: boolean;
+  /**
+   * Protected paths (see `SandboxPolicy.protectedPaths`) that the command
+   * created or replaced, moved out of the workspace when the call ended (for a
+   * background process: when it settled, and at each read before); absent
+   * when there were none. A missing `.git` cannot be refused without leaving a
+   * mount point on the host, so it is undone afterwards instead.
+   */
+  violations?: SandboxViolation[];
 }
 
 /**

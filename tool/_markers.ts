@@ -1,4 +1,10 @@
-import type { BashSandboxInfo, ResourceLimitHit, SandboxMode, StrayReport } from "../seam/mod.ts";
+import type {
+  BashSandboxInfo,
+  ResourceLimitHit,
+  SandboxMode,
+  SandboxViolation,
+  StrayReport,
+} from "../seam/mod.ts";
 import { widerSandboxModes } from "../seam/sandbox.ts";
 import { stripTerminalControls } from "./terminal.ts";
 
@@ -57,14 +63,36 @@ function showable(text: string): string | undefined {
  * The sandbox marker lines: a runner failure, or a denial (of file or of
  * network access) followed by the escalation hint naming those of
  * `escalationModes` that are wider than the mode the command ran under and
- * would grant it. The network policy is not part of the mode, so only
- * `danger-full-access` (unconfined) grants a denied network.
+ * would grant it; then one line per protected path the command created or
+ * replaced, saying where it was moved. The network policy is not part of the
+ * mode, so only `danger-full-access` (unconfined) grants a denied network.
  */
 export function sandboxLines(
   info: BashSandboxInfo | undefined,
   escalationModes: readonly SandboxMode[],
 ): string[] {
   if (!info) return [];
+  return [...denialLines(info, escalationModes), ...violationLines(info.violations)];
+}
+
+/**
+ * The marker lines of protected paths that the command created or replaced
+ * and the executor moved away (or could not), one each.
+ */
+export function violationLines(violations: readonly SandboxViolation[] | undefined): string[] {
+  return (violations ?? []).map(violationLine);
+}
+
+function violationLine({ path, quarantinedTo, unlisted }: SandboxViolation): string {
+  if (unlisted && quarantinedTo !== null) {
+    return `[sandbox: the command made the directory ${path} and left it unreadable, so it could not be checked for protected paths; it was moved to ${quarantinedTo}]`;
+  }
+  return quarantinedTo === null
+    ? `[sandbox: the command created or replaced the protected path ${path}, which could not be moved away; do not run git (or what reads it) there, and tell the user]`
+    : `[sandbox: the command created or replaced the protected path ${path}, which commands may not write; it was moved to ${quarantinedTo}]`;
+}
+
+function denialLines(info: BashSandboxInfo, escalationModes: readonly SandboxMode[]): string[] {
   if (info.runnerFailed) {
     return [
       `[sandbox failure: the ${info.backend} sandbox itself failed, so the command may not have run; this is not a permission denial and sandbox_permissions will not fix it; tell the user]`,

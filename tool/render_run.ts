@@ -98,7 +98,8 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * `[exit code: N]`, stray processes stopped, those that would not stop, and
  * a census that failed (so that nothing reads as "nothing left"). Terminal
  * controls are removed.
- * `isError` is false only for a clean exit 0.
+ * `isError` is false only for a clean exit 0 with nothing the sandbox refused
+ * or undid (a protected path the command planted and the sandbox moved away).
  *
  * @example
  * ```ts
@@ -147,6 +148,6 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   lines.push(...strayTroubleLines(result.strays));
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
     !result.aborted && !result.disposed && !result.limitHit && !result.sandbox?.denied &&
-    !result.sandbox?.runnerFailed;
+    !result.sandbox?.runnerFailed && (result.sandbox?.violations ?? []).length === 0;
   return { text: lines.join("\n"), isError: !clean };
 }

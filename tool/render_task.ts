@@ -13,6 +13,7 @@ import {
   outputLines,
   sandboxLines,
   strayTroubleLines,
+  violationLines,
 } from "./_markers.ts";
 
 /**
@@ -100,7 +101,8 @@ export interface RenderTaskOutputOptions {
  * `[the full stdout could not be saved: <reason>]` line per stream whose
  * spill file a fault stopped; a `[stopped: the executor was shut down
  * (disposed) ...]` line when its disposal killed the task; a `[resource limit: ...]`
- * line when it ran into one; the sandbox markers of a settled
+ * line when it ran into one; a line per protected path this read of a running
+ * task found planted and moved away, or the sandbox markers of a settled
  * sandboxed task; a line for processes it left that would not die, or whose
  * census failed; a line when a wait ran out with the task unfinished; and
  * last `[status: ...]`. Output of other task kinds (a
@@ -145,6 +147,8 @@ export function renderTaskOutput(
     lines.push(...spillErrorMarkers(output));
     if (output.disposed) lines.push(DISPOSED_MARKER);
     if (output.limitHit) lines.push(limitLine(output.limitHit));
+    // What this read moved away while the command runs; a settled one says it all in `sandbox`.
+    if (output.sandbox === undefined) lines.push(...violationLines(output.violations));
     lines.push(...sandboxLines(output.sandbox, options.escalationModes ?? []));
     if (output.strays !== undefined) lines.push(...strayTroubleLines(output.strays));
   } else {

@@ -138,4 +138,33 @@ export interface Runtime {
    * as opposed to the operating system refusing the operation.
    */
   deniedPermission(error: unknown): boolean;
+  /**
+   * The entries of the directory `path`, as it lists them (a symlink among
+   * them is not followed: it is no directory). Throws when it cannot be read.
+   */
+  readDirectory(path: string): DirectoryEntry[];
+  /**
+   * False when the runtime would refuse this process a write to `path`
+   * (Deno without `--allow-write` for it; Node under its permission model
+   * without `fs.write` for it); true otherwise.
+   */
+  mayWrite(path: string): boolean;
+}
+
+/**
+ * One entry of a directory listing.
+ *
+ * @example
+ * ```ts
+ * import type { DirectoryEntry } from "@shellseam/bash/local";
+ *
+ * const entry: DirectoryEntry = { name: ".git", isDirectory: true };
+ * console.log(entry.name);
+ * ```
+ */
+export interface DirectoryEntry {
+  /** The entry's name in the directory. */
+  name: string;
+  /** True for a directory (never for a symlink to one). */
+  isDirectory: boolean;
 }

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+import type { DirectoryEntry, ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
 
 function spawn(request: SpawnRequest): Promise<SpawnedChild> {
   try {
@@ -58,6 +58,14 @@ function deniedPermission(error: unknown): boolean {
   return error instanceof Deno.errors.NotCapable;
 }
 
+function readDirectory(path: string): DirectoryEntry[] {
+  return [...Deno.readDirSync(path)].map(({ name, isDirectory }) => ({ name, isDirectory }));
+}
+
+function mayWrite(path: string): boolean {
+  return Deno.permissions.querySync({ name: "write", path }).state === "granted";
+}
+
 /**
  * The runtime operations implemented with Deno APIs.
  *
@@ -69,4 +77,11 @@ function deniedPermission(error: unknown): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = Object.freeze({ name: "deno", spawn, kill, deniedPermission });
+export const denoRuntime: Runtime = Object.freeze({
+  name: "deno",
+  spawn,
+  kill,
+  deniedPermission,
+  readDirectory,
+  mayWrite,
+});

@@ -14,7 +14,14 @@
  */
 import type { Runtime } from "./_types.ts";
 
-export type { ExitStatus, Runtime, SessionStrategy, SpawnedChild, SpawnRequest } from "./_types.ts";
+export type {
+  DirectoryEntry,
+  ExitStatus,
+  Runtime,
+  SessionStrategy,
+  SpawnedChild,
+  SpawnRequest,
+} from "./_types.ts";
 
 async function select(): Promise<Runtime> {
   if ("Deno" in globalThis) return (await import("./deno.ts")).denoRuntime;

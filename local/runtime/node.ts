@@ -15,11 +15,11 @@
  * @module
  */
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, readdirSync } from "node:fs";
 import { Socket } from "node:net";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import type { ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
+import type { DirectoryEntry, ExitStatus, Runtime, SpawnedChild, SpawnRequest } from "./_types.ts";
 import { takePipes } from "./_fifo.ts";
 
 // Stop reading once this many bytes wait unread: the child then blocks on a
@@ -158,6 +158,23 @@ function deniedPermission(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === "ERR_ACCESS_DENIED";
 }
 
+/** Node's permission model, where it is on (`--permission`); absent otherwise. */
+interface NodePermission {
+  has(scope: string, reference?: string): boolean;
+}
+
+function mayWrite(path: string): boolean {
+  const permission = (process as unknown as { permission?: NodePermission }).permission;
+  return permission === undefined || permission.has("fs.write", path);
+}
+
+function readDirectory(path: string): DirectoryEntry[] {
+  return readdirSync(path, { withFileTypes: true }).map((entry) => ({
+    name: entry.name,
+    isDirectory: entry.isDirectory(),
+  }));
+}
+
 /**
  * The runtime operations implemented with `node:child_process`.
  *
@@ -169,4 +186,11 @@ function deniedPermission(error: unknown): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = Object.freeze({ name: "node", spawn, kill, deniedPermission });
+export const nodeRuntime: Runtime = Object.freeze({
+  name: "node",
+  spawn,
+  kill,
+  deniedPermission,
+  readDirectory,
+  mayWrite,
+});

@@ -30,6 +30,14 @@ export interface ConfinedPolicy {
   writableRoots: string[];
   /** Whether the network is reachable. */
   network: "deny" | "allow";
+  /** The protected names, relative to each writable root (see `SandboxPolicy.protectedPaths`). */
+  protectedPaths: string[];
+  /**
+   * Existing paths in the writable roots to keep read-only under
+   * `workspace-write`: the protected paths found at launch and the targets of
+   * their symlinks and git pointers (none beneath another).
+   */
+  readOnlyPaths: string[];
   /**
    * Folders a command sees empty: the private folders of other executors
    * (their spill files are other sessions' output). None holds a root or the

@@ -34,9 +34,11 @@ export interface BwrapFolders {
  * included), a fresh /dev and /proc, pid and IPC namespaces, no
  * capabilities (root included); the private `tmpDir` (the commands'
  * TMPDIR) bound writable in every mode, and under `workspace-write` the
- * workspace and writable roots too, with `<root>/.git` and a private folder
- * inside them re-bound read-only (a command could otherwise replace TMPDIR
- * with a symlink, and the next launch would bind its target writable); the
+ * workspace and writable roots too, with the policy's read-only paths (the
+ * protected paths that exist, such as `<root>/.git`, and their targets) and
+ * a private folder inside them re-bound read-only (a command could otherwise
+ * replace TMPDIR with a symlink, and the next launch would bind its target
+ * writable); the
  * policy's hidden folders empty; mounts go parents first. The command's
  * environment is set inside (`--clearenv`, then `--setenv` for each
  * variable): bwrap itself runs with none of it.
@@ -81,8 +83,8 @@ export function bwrapArgs(
       args.push(`--${kind}`, path, path);
     }
   }
-  const git = writable ? existingRealpath(`${policy.workspaceRoot}/.git`) : undefined;
-  if (git !== undefined) args.push("--ro-bind", git, git);
+  // "-try": a path gone since the launch was planned is the sweep's to check.
+  if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
   args.push("--clearenv");
   for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
     args.push("--setenv", name, value);

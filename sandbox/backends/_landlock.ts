@@ -48,7 +48,7 @@ const DEVICE_FILES = [
   "/dev/tty",
 ];
 
-/** What Landlock leaves open on the user's own files, which only root's read-only mounts close. */
+/** What Landlock leaves open on the user's own files, which only a read-only mount view closes. */
 export const METADATA_GAP =
   "modes, timestamps and extended attributes of your files outside the writable roots not confined";
 
@@ -59,7 +59,7 @@ export const METADATA_GAP =
 export const SETSID_GAP =
   "processes that call setsid and drop SHELLSEAM_WATCHDOG from their environment outlive kills and disposal";
 
-/** EROFS, from the read-only mounts a root command runs under. */
+/** EROFS, from the read-only mount view a command runs under (as root, or in a user namespace). */
 const READ_ONLY = /read-only file system/i;
 
 /** What the Landlock backend needs: a deno binary, the launcher module, a private tmp. */
@@ -80,6 +80,33 @@ export interface LandlockSetup {
   arch?: string;
   /** Whether commands run as root (as this process does, by default). */
   root?: boolean;
+  /**
+   * For a user who is not root: util-linux `unshare`, run before the launcher
+   * to give it a user and mount namespace of its own (uid and gid mapped to
+   * themselves) where it mounts the read-only view as root does; or why there
+   * is none here (then the view, and with it the protected paths, are gaps).
+   * The launcher cannot make that namespace itself: Deno runs threads, and
+   * the kernel gives a new user namespace to single-threaded processes only.
+   */
+  userNamespace?: { unshare: string } | { reason: string };
+}
+
+/** The `unshare` arguments that give the launcher a user and mount namespace of its own. */
+export const USER_NAMESPACE_ARGS: readonly string[] = [
+  "--user",
+  "--map-current-user",
+  // Capabilities in the namespace survive the exec of deno (as ambient ones),
+  // so the launcher may mount; it drops every one before the command runs.
+  "--keep-caps",
+  "--mount",
+  "--",
+];
+
+/** The gap a user without a user namespace has: the protected paths stay writable. */
+export function protectedPathsGap(names: readonly string[], reason: string): string {
+  const list = names.map((name) => `\`${name}\``).join(", ");
+  return `${list} can be created, replaced or written: git may later run what a command planted ` +
+    `(Landlock cannot narrow a subtree, and no user namespace here: ${reason})`;
 }
 
 /** The paths a `policy` lets a command write under Landlock (canonical, existing), by kind. */
@@ -106,28 +133,26 @@ function isDirectory(path: string): boolean {
 }
 
 /**
- * For root: the writable mounts over a read-only view, `<root>/.git` bound
- * back read-only under `workspace-write`, and other executors' private
- * folders hidden, as bubblewrap does.
+ * For root, or in a user namespace: the writable mounts over a read-only
+ * view, the policy's read-only paths (`<root>/.git` and the other protected
+ * paths that exist) bound back read-only under `workspace-write`, and other
+ * executors' private folders hidden, as bubblewrap does.
  */
 function readOnlyView(
   policy: ConfinedPolicy,
   dirs: string[],
   files: string[],
 ): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts" | "hiddenMounts"> {
-  const git = policy.mode === "workspace-write"
-    ? existingRealpath(`${policy.workspaceRoot}/.git`)
-    : undefined;
   return {
     writableMounts: [...dirs, ...files.filter((file) => !isBeneath(file, "/dev"))],
-    readOnlyMounts: git === undefined ? [] : [git],
+    readOnlyMounts: policy.mode === "workspace-write" ? [...policy.readOnlyPaths] : [],
     hiddenMounts: policy.hiddenDirs ?? [],
   };
 }
 
-/** What a user without the read-only mount view (not root) can read that bwrap hides. */
+/** What a user without the read-only mount view (no user namespace) can read that bwrap hides. */
 export const HIDDEN_DIRS_GAP =
-  "private folders of other executors (their spill files) readable: hiding them needs root";
+  "private folders of other executors (their spill files) readable: hiding them needs a mount namespace";
 
 /**
  * The Landlock backend over a prepared {@linkcode LandlockSetup}. The ABI
@@ -138,6 +163,10 @@ export function createLandlockBackend(
 ): SandboxBackend & { landlockAbi: () => number } {
   const arch = setup.arch ?? process.arch;
   const root = setup.root ?? process.getuid?.() === 0;
+  const namespace = root ? undefined : setup.userNamespace;
+  const unshare = namespace !== undefined && "unshare" in namespace ? namespace.unshare : undefined;
+  // Root mounts its read-only view itself; another user does inside a user namespace.
+  const view = root || unshare !== undefined;
   let abi = 0;
   // The filter depends on the network policy alone, so each is built once.
   const filters = new Map<ConfinedPolicy["network"], number[] | undefined>();
@@ -157,22 +186,24 @@ export function createLandlockBackend(
       readPaths: ["/"],
       writeDirs: dirs,
       writeFiles: files,
-      ...(root ? readOnlyView(policy, dirs, files) : {}),
+      ...(view ? readOnlyView(policy, dirs, files) : {}),
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: filter }),
       ...(reportAbi ? { reportAbi } : {}),
       envEntries: environment.length,
     };
+    const launcher = [
+      setup.deno,
+      ...LAUNCHER_DENO_FLAGS,
+      setup.launcher,
+      JSON.stringify(launcherPolicy),
+      ...environment,
+      launch.program,
+      ...launch.args,
+    ];
     return {
-      program: setup.deno,
-      args: [
-        ...LAUNCHER_DENO_FLAGS,
-        setup.launcher,
-        JSON.stringify(launcherPolicy),
-        ...environment,
-        launch.program,
-        ...launch.args,
-      ],
+      program: unshare ?? setup.deno,
+      args: unshare === undefined ? launcher.slice(1) : [...USER_NAMESPACE_ARGS, ...launcher],
       cwd: launch.cwd,
       // Deno and the setsid binary before it run unconfined: they get none of
       // the command's environment (LD_PRELOAD, LD_LIBRARY_PATH or DENO_DIR
@@ -199,20 +230,25 @@ export function createLandlockBackend(
         `System V IPC and message queues not confined (no seccomp filter for ${arch})`,
       );
     }
-    if (policy.mode === "workspace-write" && !root) {
-      gaps.push(`${policy.workspaceRoot}/.git not protected (Landlock cannot narrow a subtree)`);
+    if (policy.mode === "workspace-write" && !view && policy.protectedPaths.length > 0) {
+      const reason = namespace !== undefined && "reason" in namespace
+        ? namespace.reason
+        : "none was tried";
+      gaps.push(protectedPathsGap(policy.protectedPaths, reason));
     }
     if (abi < 6) {
       gaps.push(`landlock ABI ${abi}: signals to processes outside the sandbox not confined`);
     }
     gaps.push(SETSID_GAP);
-    // Only root may mount the read-only view that closes these gaps.
-    if (!root) gaps.unshift(METADATA_GAP, HIDDEN_DIRS_GAP);
-    return { filesystem: root ? "full" : "partial", network, gaps };
+    // Only the read-only mount view closes these gaps.
+    if (!view) gaps.unshift(METADATA_GAP, HIDDEN_DIRS_GAP);
+    return { filesystem: view ? "full" : "partial", network, gaps };
   };
   // The launcher says when it failed; a deno gone since the probe is named
   // by what could not execute it (the setsid binary says "failed to execute").
   const runnerFailed = (outcome: LaunchOutcome): boolean =>
+    (unshare !== undefined && outcome.exitCode === 1 &&
+      firstLine(outcome.stderrText).startsWith("unshare: ")) ||
     (outcome.exitCode === LAUNCHER_FAILURE_EXIT &&
       firstLine(outcome.stderrText).startsWith(LAUNCHER_FAILURE_PREFIX)) ||
     ((outcome.exitCode === 126 || outcome.exitCode === 127) &&
@@ -221,7 +257,7 @@ export function createLandlockBackend(
     name: "landlock",
     landlockAbi: () => abi,
     wrap: (launch, policy) => wrap(launch, policy),
-    runners: () => [setup.deno],
+    runners: () => unshare === undefined ? [setup.deno] : [unshare, setup.deno],
     runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
     probeLaunch: (launch, policy) => wrap(launch, policy, true),
     probeFailure: (outcome: ProbeOutcome) => {
@@ -247,7 +283,7 @@ export function createLandlockBackend(
       const writable = [...dirs, ...files];
       for (const line of outcome.stderrText.split("\n")) {
         if (READ_ONLY.test(line)) {
-          if (root) return "filesystem";
+          if (view) return "filesystem";
           continue;
         }
         if (networkDenial(line, policy)) return "network";

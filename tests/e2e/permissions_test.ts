@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { LocalBashExecutor } from "../../local/mod.ts";
+import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
-import type { BashExecutor } from "../../seam/mod.ts";
+import { type BashExecutor, BashSpawnError } from "../../seam/mod.ts";
 
 /** The permissions of the sandbox entry point, the widest the README documents. */
 export const DOCUMENTED_PERMISSIONS: readonly string[] = [
-  "--allow-run=bash,setsid,bwrap,deno",
+  "--allow-run=bash,setsid,bwrap,deno,unshare",
   "--allow-env",
   "--allow-read",
   "--allow-write=/tmp",
@@ -24,6 +24,8 @@ export const DOCUMENTED_PERMISSIONS: readonly string[] = [
 ];
 
 const onDeno = "Deno" in globalThis;
+/** A readable folder outside the temp folder: this test's own. */
+const WORKSPACE_OUTSIDE_TMP = realpathSync(fileURLToPath(new URL(".", import.meta.url)));
 const skip = onDeno ? false : "Deno permissions exist only under Deno";
 const HOST = fileURLToPath(new URL("./_permission_host.ts", import.meta.url));
 const marker = () => `313.${Math.floor(Math.random() * 900_000) + 100_000}`;
@@ -96,6 +98,38 @@ describe("under the documented Deno permissions", { skip }, () => {
       assert.ok(answer.message?.includes(flag), answer.message);
     });
   }
+
+  it(
+    "refuses a workspace-write call where it may not move a planted .git away, naming --allow-write",
+    {
+      skip: !onDeno || runtime.mayWrite(WORKSPACE_OUTSIDE_TMP)
+        ? "this process may write this checkout (more than the documented permissions allow)"
+        : false,
+    },
+    async () => {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: WORKSPACE_OUTSIDE_TMP,
+        defaultMode: "workspace-write",
+      });
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "true" })),
+        (error: unknown) =>
+          error instanceof BashSpawnError && error.message.includes("--allow-write") &&
+          error.message.includes(WORKSPACE_OUTSIDE_TMP),
+      );
+      const readOnly = await executor.run(
+        executor.resolve({
+          command: "true",
+          sandboxPolicy: {
+            mode: "read-only",
+            workspaceRoot: WORKSPACE_OUTSIDE_TMP,
+            network: "deny",
+          },
+        }),
+      );
+      assert.equal(readOnly.exitCode, 0, readOnly.stderr.text);
+    },
+  );
 
   it("refuses, naming LD_LIBRARY_PATH, an environment Deno will not spawn with under a scoped --allow-run", async () => {
     const answer = await host(DOCUMENTED_PERMISSIONS, ["LD_LIBRARY_PATH=/nonexistent"]);

@@ -1,10 +1,20 @@
-// The Landlock backend for a user who is not root: no read-only mount view
-// (only root may mount it), so Landlock alone must keep the writes in the
-// writable roots, and the gaps it leaves must be named. The tests run as
-// root; the executor runs as nobody in a separate deno process.
+// The Landlock backend for a user who is not root: util-linux unshare gives
+// the launcher a user and mount namespace, where it mounts the read-only view
+// as root does (protected paths bound back read-only, metadata confined);
+// without one, Landlock alone keeps the writes in the writable roots and the
+// gaps it leaves must be named. The tests run as root; the executor runs as
+// nobody in a separate deno process.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lchownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
@@ -34,9 +44,9 @@ const skip = !("Deno" in globalThis)
 
 /** Gives `path` and everything beneath it to nobody. */
 function giveToNobody(path: string): void {
-  chownSync(path, NOBODY, NOBODY);
+  lchownSync(path, NOBODY, NOBODY);
   for (const name of readdirSync(path, { recursive: true, encoding: "utf8" })) {
-    chownSync(join(path, name), NOBODY, NOBODY);
+    lchownSync(join(path, name), NOBODY, NOBODY);
   }
 }
 
@@ -48,27 +58,45 @@ describe("the Landlock backend for a user who is not root", { skip }, () => {
     const beside = join(workspace.base, "beside.txt");
     const home = join(workspace.base, "home");
     mkdirSync(home);
+    // A search path with deno and nothing else: no unshare, so no user namespace.
+    const bare = join(workspace.base, "bare-bin");
+    mkdirSync(bare);
+    symlinkSync(deno.path, join(bare, "deno"));
     const { port, accepted, server } = await listener();
     const script = join(workspace.base, "nonroot.ts");
     writeFileSync(
       script,
-      `import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
-await using executor = new SandboxBashExecutor({
-  workspaceRoot: ${JSON.stringify(workspace.root)},
-  defaultMode: "workspace-write",
-  backends: ["landlock"],
-});
+      `import { formatDoctorReport, SandboxBashExecutor, shellseamDoctor } from ${
+        JSON.stringify(join(ROOT, "sandbox/mod.ts"))
+      };
 const facts: Record<string, unknown> = {};
-for (const [name, command] of Object.entries(${
+facts.doctor = formatDoctorReport(await shellseamDoctor({
+  workspaceRoot: ${JSON.stringify(workspace.root)},
+  backends: ["landlock"],
+  searchPath: ${JSON.stringify(bare)},
+}));
+for (const [setup, searchPath] of [["namespace", undefined], ["bare", ${JSON.stringify(bare)}]]) {
+  await using executor = new SandboxBashExecutor({
+    workspaceRoot: ${JSON.stringify(workspace.root)},
+    defaultMode: "workspace-write",
+    backends: ["landlock"],
+    ...(searchPath === undefined ? {} : { searchPath }),
+  });
+  for (const [name, command] of Object.entries(${
         JSON.stringify({
-          inside: "echo in > in.txt",
+          inside: "{ id -u; tr -s ' ' < /proc/self/uid_map; } > in-$SETUP.txt",
           beside: `echo x > '${beside}'`,
-          git: "echo 'exit 0' > .git/hooks/pre-commit",
+          git: "echo 'exit 0' > .git/hooks/pre-commit-$SETUP",
           network: `exec 3<>/dev/tcp/127.0.0.1/${port}`,
         })
       })) {
-  const result = await executor.run(executor.resolve({ command }));
-  facts[name] = { exitCode: result.exitCode, sandbox: result.sandbox, stderr: result.stderr.text };
+    const result = await executor.run(executor.resolve({ command, env: { SETUP: setup } }));
+    facts[setup + "." + name] = {
+      exitCode: result.exitCode,
+      sandbox: result.sandbox,
+      stderr: result.stderr.text,
+    };
+  }
 }
 console.log(JSON.stringify(facts));
 `,
@@ -77,40 +105,82 @@ console.log(JSON.stringify(facts));
     giveToNobody(workspace.base);
     try {
       await using executor = new LocalBashExecutor({ cwd: workspace.base });
+      const nobody = `setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups`;
+      const namespaces = await executor.run(executor.resolve({
+        command: `${nobody} unshare --user --map-current-user --keep-caps --mount true`,
+      }));
       const result = await executor.run(executor.resolve({
-        command: `exec setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups ` +
-          `"$DENO" run --no-config --no-lock --allow-all nonroot.ts`,
+        command: `exec ${nobody} "$DENO" run --no-config --no-lock --allow-all nonroot.ts`,
         env: { DENO: deno.path, HOME: home, DENO_DIR: join(home, "deno-dir") },
         timeoutMs: 60_000,
       }));
       assert.equal(result.exitCode, 0, result.stderr.text);
       type Facts = { exitCode: number | null; sandbox: BashSandboxInfo; stderr: string };
-      const facts = JSON.parse(result.stdout.text) as Record<
-        "inside" | "beside" | "git" | "network",
-        Facts
-      >;
-      const { inside, beside: outside, git, network } = facts;
-
-      assert.equal(inside.exitCode, 0, inside.stderr);
-      assert.equal(existsSync(join(workspace.root, "in.txt")), true);
-      assert.equal(inside.sandbox.denied, false);
-      assert.deepEqual(inside.sandbox.enforcement?.filesystem, "partial");
-      const gaps = inside.sandbox.enforcement?.gaps ?? [];
-      assert.ok(gaps.includes(METADATA_GAP), "the metadata gap is named");
-
-      assert.notEqual(outside.exitCode, 0);
-      assert.equal(existsSync(beside), false, "Landlock let a write beside the workspace through");
-      assert.equal(outside.sandbox.denied, true, outside.stderr);
-      assert.equal(outside.sandbox.denial, "filesystem");
-
-      // Landlock cannot narrow a subtree: .git stays writable, and says so.
-      assert.equal(git.exitCode, 0, git.stderr);
-      assert.ok(
-        gaps.includes(`${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`),
+      const facts = JSON.parse(result.stdout.text) as Record<string, Facts> & { doctor: string };
+      // Without a user namespace, the doctor names the protected paths gap too.
+      assert.match(
+        facts.doctor,
+        /gap: `\.git` can be created, replaced or written: git may later run what a command planted \(Landlock cannot narrow a subtree, and no user namespace here: "unshare" was not found on PATH; install util-linux\)/,
       );
 
-      assert.notEqual(network.exitCode, 0);
-      assert.equal(network.sandbox.denial, "network", network.stderr);
+      for (const setup of ["namespace", "bare"]) {
+        const fact = (name: string): Facts => facts[`${setup}.${name}`]!;
+        const inside = fact("inside");
+        assert.equal(inside.exitCode, 0, inside.stderr);
+        // The command sees its own uid, in a user namespace too (nobody's uid
+        // is also the overflow uid, so the map itself is checked: 1:1).
+        const [uid, map] = readFileSync(join(workspace.root, `in-${setup}.txt`), "utf8").split(
+          "\n",
+        );
+        assert.equal(uid, `${NOBODY}`);
+        const mapped = setup === "namespace" && namespaces.exitCode === 0;
+        assert.equal(map?.trim(), mapped ? `${NOBODY} ${NOBODY} 1` : "0 0 4294967295");
+        assert.equal(inside.sandbox.denied, false);
+        const gaps = inside.sandbox.enforcement?.gaps ?? [];
+
+        const outside = fact("beside");
+        assert.notEqual(outside.exitCode, 0);
+        assert.equal(
+          existsSync(beside),
+          false,
+          "Landlock let a write beside the workspace through",
+        );
+        assert.equal(outside.sandbox.denied, true, outside.stderr);
+        assert.equal(outside.sandbox.denial, "filesystem");
+
+        const git = fact("git");
+        const hook = join(workspace.root, ".git", "hooks", `pre-commit-${setup}`);
+        if (setup === "namespace" && namespaces.exitCode === 0) {
+          // The read-only view: .git bound back read-only, metadata confined.
+          assert.notEqual(git.exitCode, 0);
+          assert.equal(existsSync(hook), false, "a hook was planted in .git");
+          assert.equal(git.sandbox.denied, true, git.stderr);
+          assert.equal(inside.sandbox.enforcement?.filesystem, "full");
+          assert.equal(gaps.includes(METADATA_GAP), false);
+          assert.equal(gaps.some((gap) => gap.startsWith("`.git` can be")), false);
+        } else {
+          // Landlock cannot narrow a subtree: .git stays writable, and says so.
+          assert.equal(git.exitCode, 0, git.stderr);
+          assert.equal(existsSync(hook), true);
+          assert.equal(inside.sandbox.enforcement?.filesystem, "partial");
+          assert.ok(gaps.includes(METADATA_GAP), "the metadata gap is named");
+          const reason = setup === "bare"
+            ? '"unshare" was not found on PATH; install util-linux'
+            : namespaces.stderr.text.trim();
+          assert.ok(
+            gaps.some((gap) =>
+              gap.startsWith(
+                "`.git` can be created, replaced or written: git may later run what a command planted",
+              ) && (setup !== "bare" || gap.endsWith(`${reason})`))
+            ),
+            gaps.join("\n"),
+          );
+        }
+
+        const network = fact("network");
+        assert.notEqual(network.exitCode, 0);
+        assert.equal(network.sandbox.denial, "network", network.stderr);
+      }
       assert.equal(accepted(), 0, "the listener saw a connection");
     } finally {
       await closeServer(server);

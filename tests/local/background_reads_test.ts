@@ -2,8 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
-import { LocalBashExecutor } from "../../local/mod.ts";
-import type { BashProcess, BashProcessRead } from "../../seam/mod.ts";
+import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
+import type { BashExecSpec, BashProcess, BashProcessRead } from "../../seam/mod.ts";
 import { pause, seqText, STRATEGIES } from "./_helpers.ts";
 
 /** What consecutive stdout reads delivered: text pieces and gaps of dropped bytes, in order. */
@@ -254,3 +254,33 @@ for (const sessionStrategy of STRATEGIES) {
     });
   });
 }
+
+describe("a plan's beforeRead hook", () => {
+  it("runs before each read of a running process, and what it returns is the read's violations", async () => {
+    let calls = 0;
+    class Checked extends LocalBashExecutor {
+      protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+        return Promise.resolve({
+          launch,
+          beforeRead: () => {
+            calls++;
+            return calls === 1 ? [{ path: "/ws/.git", quarantinedTo: "/q/1-.git" }] : [];
+          },
+        });
+      }
+    }
+    await using executor = new Checked();
+    const process = await executor.start(executor.resolve({ command: "sleep 30" }));
+    try {
+      assert.deepEqual(process.readOutput().violations, [
+        { path: "/ws/.git", quarantinedTo: "/q/1-.git" },
+      ]);
+      assert.equal(process.readOutput().violations, undefined);
+      assert.equal(calls, 2);
+    } finally {
+      await process.kill();
+    }
+    process.readOutput();
+    assert.equal(calls, 2, "a settled process is not checked again");
+  });
+});

@@ -11,9 +11,7 @@ describe("GroupReaper", () => {
     const child = await spawnSleep(token);
     const signals: string[] = [];
     const deaf: Runtime = {
-      name: runtime.name,
-      spawn: runtime.spawn,
-      deniedPermission: runtime.deniedPermission,
+      ...runtime,
       kill: (pid, signal) => {
         if (signal === 0) return runtime.kill(pid, 0);
         signals.push(signal);
@@ -35,9 +33,7 @@ describe("GroupReaper", () => {
   it("reports nothing when nothing was killed and no process of the session is left", async () => {
     let probes = 0;
     const counting: Runtime = {
-      name: runtime.name,
-      spawn: runtime.spawn,
-      deniedPermission: runtime.deniedPermission,
+      ...runtime,
       kill: (pid, signal) => {
         if (signal === 0) probes++;
         else assert.fail(`unexpected ${signal} to ${pid}`);
@@ -53,9 +49,7 @@ describe("GroupReaper", () => {
   it("sends SIGTERM once and SIGKILL once, after the grace, however often it is asked", async () => {
     const sent: [number, string][] = [];
     const recording: Runtime = {
-      name: runtime.name,
-      spawn: runtime.spawn,
-      deniedPermission: runtime.deniedPermission,
+      ...runtime,
       kill: (pid, signal) => {
         sent.push([pid, String(signal)]);
         return true;

@@ -2,7 +2,7 @@
 // selects: deno.ts under `deno test`, node.ts under `node --test` (the Node leg).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -41,6 +41,24 @@ function groupAndSession(stat: string): [number, number] {
 }
 
 describe("runtime", () => {
+  it("lists a directory without following the symlinks in it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-rt-"));
+    try {
+      mkdirSync(join(dir, "sub"));
+      writeFileSync(join(dir, "file"), "");
+      symlinkSync(join(dir, "sub"), join(dir, "link"));
+      const entries = runtime.readDirectory(dir).sort((a, b) => a.name.localeCompare(b.name));
+      assert.deepEqual(entries, [
+        { name: "file", isDirectory: false },
+        { name: "link", isDirectory: false },
+        { name: "sub", isDirectory: true },
+      ]);
+      assert.throws(() => runtime.readDirectory(join(dir, "file")));
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
   it("is the runtime this process runs on", () => {
     assert.equal(runtime.name, "Deno" in globalThis ? "deno" : "node");
   });

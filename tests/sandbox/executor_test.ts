@@ -4,9 +4,15 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
+import {
+  BashConfigError,
+  BashSpawnError,
+  type SandboxPolicy,
+  SandboxUnavailableError,
+} from "../../seam/mod.ts";
 import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
+import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/_protected.ts";
 import { findOnPath } from "../../local/_session.ts";
 import {
   assertRunnerRefused,
@@ -506,19 +512,86 @@ describe("probeBackends", () => {
     assert.deepEqual(bwrap, {
       backend: "bwrap",
       works: true,
-      enforcement: { filesystem: "full", network: "full", gaps: ["Unix sockets not confined"] },
+      enforcement: {
+        filesystem: "full",
+        network: "full",
+        gaps: ["Unix sockets not confined", ...protectionGaps([".git"])],
+      },
     });
     assert.equal(landlock?.works, true);
     assert.ok((landlock?.landlockAbi ?? 0) >= 1);
-    // Facts for workspace-write when the default is danger-full-access: only
-    // a non-root user's differ from read-only's (.git is not protected).
-    const root = process.getuid?.() === 0;
-    assert.equal(
-      landlock?.enforcement?.gaps.includes(
-        `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
-      ),
-      !root,
+    // Facts for workspace-write when the default is danger-full-access: the
+    // window in which a missing .git can be planted is named on both.
+    assert.ok(landlock?.enforcement?.gaps.includes(protectionGaps([".git"])[0]!));
+  });
+});
+
+describe("protected paths", { skip: noBwrap }, () => {
+  it("come from the config, or the call's policy; an empty list protects nothing", async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace, {
+      defaultMode: "workspace-write",
+      protectedPaths: [".envrc"],
+    });
+    const planted = await executor.run(executor.resolve({ command: "touch .envrc .git" }));
+    assert.deepEqual(planted.sandbox?.violations?.map((v) => v.path), [
+      join(workspace.root, ".envrc"),
+    ]);
+    assert.equal(existsSync(join(workspace.root, ".git")), true);
+    rmSync(join(workspace.root, ".git"));
+    const policy: SandboxPolicy = {
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "deny",
+      protectedPaths: [],
+    };
+    const open = await executor.run(
+      executor.resolve({ command: "touch .envrc", sandboxPolicy: policy }),
     );
-    assert.equal(landlock?.enforcement?.filesystem, root ? "full" : "partial");
+    assert.equal(open.sandbox?.violations, undefined);
+    assert.equal(existsSync(join(workspace.root, ".envrc")), true);
+    assert.equal(open.sandbox?.enforcement?.gaps.some((gap) => gap.includes("protected")), false);
+  });
+
+  it("read-only calls write nowhere, so nothing is walked, moved or named", async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace);
+    const result = await executor.run(executor.resolve({ command: "git init -q ." }));
+    assert.notEqual(result.exitCode, 0);
+    assert.equal(result.sandbox?.violations, undefined);
+    assert.equal(result.sandbox?.enforcement?.gaps.some((gap) => gap.includes("protected")), false);
+  });
+
+  it("a plant past the walk's depth stays, and the result says the walk stopped there", async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    const deep = join(...Array(PROTECTED_WALK_DEPTH + 1).fill("d"));
+    const result = await executor.run(executor.resolve({ command: `mkdir -p ${deep}/.git` }));
+    assert.equal(result.sandbox?.violations, undefined);
+    assert.ok(existsSync(join(workspace.root, deep, ".git")));
+    const gaps = result.sandbox?.enforcement?.gaps ?? [];
+    for (const gap of protectionGaps([".git"], [{ root: workspace.root, bound: "depth" }])) {
+      assert.ok(gaps.includes(gap), gap);
+    }
+  });
+});
+
+describe("the default policy's protected paths", () => {
+  it("are copied into each spec, so changing one changes no other", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      protectedPaths: [".git", ".envrc"],
+    });
+    const first = executor.resolve({ command: "true" });
+    first.sandboxPolicy?.protectedPaths?.push(".vscode");
+    assert.deepEqual(executor.resolve({ command: "true" }).sandboxPolicy?.protectedPaths, [
+      ".git",
+      ".envrc",
+    ]);
+    assert.throws(
+      () => new SandboxBashExecutor({ workspaceRoot: workspace.root, protectedPaths: ["/etc"] }),
+      BashConfigError,
+    );
   });
 });

@@ -91,4 +91,49 @@ describe("resolveSandboxPolicy", () => {
       );
     }
   });
+  it("normalises protected paths and keeps them only when given", () => {
+    using workspace = tempWorkspace();
+    const base = {
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "deny",
+    } as const;
+    assert.equal(resolveSandboxPolicy(base).protectedPaths, undefined);
+    assert.deepEqual(
+      resolveSandboxPolicy({ ...base, protectedPaths: ["./.git/", ".git", ".vscode//settings"] })
+        .protectedPaths,
+      [".git", ".vscode/settings"],
+    );
+    assert.deepEqual(resolveSandboxPolicy({ ...base, protectedPaths: [] }).protectedPaths, []);
+  });
+
+  it("rejects protected paths that are absolute, climb out, name the root or are not strings", () => {
+    using workspace = tempWorkspace();
+    const base = {
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "deny",
+    } as const;
+    for (
+      const path of ["/etc", "..", "../x", "a/../../b", "a/../b", ".", "", "./", "a\0b", 7, null]
+    ) {
+      assert.throws(
+        () => resolveSandboxPolicy({ ...base, protectedPaths: [path as string] }),
+        (error: unknown) =>
+          error instanceof BashConfigError &&
+          error.message ===
+            `Protected path ${
+              JSON.stringify(path)
+            } is not a relative path inside a root; pass a name such as ".git" or ".vscode" (no leading "/", no "..")`,
+        JSON.stringify(path),
+      );
+    }
+    assert.throws(
+      () => resolveSandboxPolicy({ ...base, protectedPaths: ".git" as unknown as string[] }),
+      (error: unknown) =>
+        error instanceof BashConfigError &&
+        /^Protected paths must be a list of paths relative to each writable root; got ".git"; pass an array/
+          .test(error.message),
+    );
+  });
 });

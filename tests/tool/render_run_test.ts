@@ -303,4 +303,48 @@ describe("renderRunResult", () => {
       isError: false,
     });
   });
+  it("says where each protected path the command planted was moved, after the other sandbox lines", () => {
+    const rendered = renderRunResult(runResult({
+      exitCode: 1,
+      sandbox: {
+        mode: "workspace-write",
+        backend: "bwrap",
+        denied: false,
+        runnerFailed: false,
+        violations: [
+          { path: "/ws/.git", quarantinedTo: "/tmp/shellseam-x/quarantine/1-.git" },
+          { path: "/ws/sub/.git", quarantinedTo: null },
+        ],
+      },
+    }));
+    assert.equal(
+      rendered.text,
+      "(no output)\n" +
+        "[sandbox: the command created or replaced the protected path /ws/.git, which commands may not write; it was moved to /tmp/shellseam-x/quarantine/1-.git]\n" +
+        "[sandbox: the command created or replaced the protected path /ws/sub/.git, which could not be moved away; do not run git (or what reads it) there, and tell the user]\n" +
+        "[exit code: 1]",
+    );
+    const undone = runResult({
+      sandbox: {
+        mode: "workspace-write",
+        backend: "landlock",
+        denied: false,
+        violations: [{ path: "/ws/.git", quarantinedTo: "/q/1-.git" }],
+      },
+    });
+    assert.equal(renderRunResult(undone).isError, true, "the sandbox undid part of an exit 0");
+    const hidden = runResult({
+      sandbox: {
+        mode: "workspace-write",
+        backend: "bwrap",
+        denied: false,
+        violations: [{ path: "/ws/cover", quarantinedTo: "/q/2-cover", unlisted: true }],
+      },
+    });
+    assert.ok(
+      renderRunResult(hidden).text.includes(
+        "[sandbox: the command made the directory /ws/cover and left it unreadable, so it could not be checked for protected paths; it was moved to /q/2-cover]",
+      ),
+    );
+  });
 });

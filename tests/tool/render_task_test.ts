@@ -179,6 +179,31 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("says where a protected path a read of the running task moved away went", () => {
+    const output = read({ violations: [{ path: "/ws/.git", quarantinedTo: "/tmp/q/1-.git" }] });
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot(), output }),
+      "(no new output)\n[sandbox: the command created or replaced the protected path /ws/.git, which commands may not write; it was moved to /tmp/q/1-.git]\n[status: running]",
+    );
+  });
+
+  it("says where a protected path the settled task planted was moved", () => {
+    const output = read({
+      status: "completed",
+      exitCode: 0,
+      sandbox: {
+        mode: "workspace-write",
+        backend: "landlock",
+        denied: false,
+        violations: [{ path: "/ws/.envrc", quarantinedTo: "/tmp/q/1-.envrc" }],
+      },
+    });
+    assert.equal(
+      renderTaskOutput({ snapshot: snapshot({ status: "completed", exitCode: 0 }), output }),
+      "(no new output)\n[sandbox: the command created or replaced the protected path /ws/.envrc, which commands may not write; it was moved to /tmp/q/1-.envrc]\n[status: completed, exit code: 0]",
+    );
+  });
+
   it("orders the output, the lossy marker, the sandbox lines and the status", () => {
     const text = renderTaskOutput({
       snapshot: snapshot({ status: "completed", exitCode: 1 }),

@@ -37,6 +37,8 @@ function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
     workspaceRoot: "/srv/ws",
     writableRoots: [],
     network: "deny",
+    protectedPaths: [".git"],
+    readOnlyPaths: [],
     ...overrides,
   };
 }
@@ -64,19 +66,19 @@ describe("bwrapArgs", () => {
     assert.equal(args.includes("--unshare-net"), false);
   });
 
-  it("workspace-write binds the workspace, writable roots and TMPDIR parents first, then .git read-only", () => {
+  it("workspace-write binds the workspace, writable roots and TMPDIR parents first, then the read-only paths", () => {
     using workspace = tempWorkspace();
-    mkdirSync(join(workspace.root, ".git"));
+    const git = join(workspace.root, ".git");
     const args = bwrapArgs(
       launch(workspace.root),
       policy({
         mode: "workspace-write",
         workspaceRoot: workspace.root,
         writableRoots: ["/srv/cache"],
+        readOnlyPaths: [git],
       }),
       FOLDERS,
     );
-    const git = join(workspace.root, ".git");
     assert.deepEqual(args.slice(COMMON.length), [
       "--unshare-net",
       "--bind",
@@ -88,7 +90,7 @@ describe("bwrapArgs", () => {
       "--bind",
       workspace.root,
       workspace.root,
-      "--ro-bind",
+      "--ro-bind-try",
       git,
       git,
       ...ENV,
@@ -101,14 +103,16 @@ describe("bwrapArgs", () => {
     ]);
   });
 
-  it("no .git rebind when the workspace has none", () => {
+  it("no read-only rebind in read-only mode (everything is read-only)", () => {
     using workspace = tempWorkspace();
+    const git = join(workspace.root, ".git");
+    mkdirSync(git);
     const args = bwrapArgs(
       launch(workspace.root),
-      policy({ mode: "workspace-write", workspaceRoot: workspace.root }),
+      policy({ workspaceRoot: workspace.root, readOnlyPaths: [git] }),
       FOLDERS,
     );
-    assert.equal(args.some((arg) => arg.endsWith("/.git")), false);
+    assert.equal(args.includes(git), false);
   });
 
   it("leaves the host's /tmp in view (read-only, like the rest)", () => {

@@ -5,16 +5,24 @@ import { join } from "node:path";
 import {
   createLandlockBackend,
   HIDDEN_DIRS_GAP,
+  type LandlockSetup,
   LAUNCHER_DENO_FLAGS,
   METADATA_GAP,
+  protectedPathsGap,
   SETSID_GAP,
+  USER_NAMESPACE_ARGS,
 } from "../../../sandbox/backends/_landlock.ts";
 import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { GLIBC_UNSECURE_ENV, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
-function setup(workspace: Workspace, arch?: string, root = false) {
+function setup(
+  workspace: Workspace,
+  arch?: string,
+  root = false,
+  userNamespace?: LandlockSetup["userNamespace"],
+) {
   const tmpDir = join(workspace.base, "private-tmp");
   mkdirSync(tmpDir, { recursive: true });
   const backend = createLandlockBackend({
@@ -24,12 +32,15 @@ function setup(workspace: Workspace, arch?: string, root = false) {
     denoDir: "/private/deno",
     root,
     ...(arch === undefined ? {} : { arch }),
+    ...(userNamespace === undefined ? {} : { userNamespace }),
   });
   const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy => ({
     mode: "read-only",
     workspaceRoot: workspace.root,
     writableRoots: [],
     network: "deny",
+    protectedPaths: [".git"],
+    readOnlyPaths: [],
     ...overrides,
   });
   return { backend, policy, tmpDir };
@@ -107,15 +118,15 @@ describe("the landlock backend", () => {
 
   it("for root, asks for a read-only view with the writable paths and .git bound back", () => {
     using workspace = tempWorkspace();
-    mkdirSync(join(workspace.root, ".git"));
+    const git = join(workspace.root, ".git");
     const sent = (root: boolean, mode: ConfinedPolicy["mode"]) => {
       const { backend, policy } = setup(workspace, "x64", root);
-      const wrapped = backend.wrap(launch, policy({ mode }));
+      const wrapped = backend.wrap(launch, policy({ mode, readOnlyPaths: [git] }));
       return JSON.parse(wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!) as LandlockLauncherPolicy;
     };
     const rootWrite = sent(true, "workspace-write");
     assert.deepEqual(rootWrite.writableMounts, rootWrite.writeDirs);
-    assert.deepEqual(rootWrite.readOnlyMounts, [join(workspace.root, ".git")]);
+    assert.deepEqual(rootWrite.readOnlyMounts, [git]);
     assert.deepEqual(sent(true, "read-only").readOnlyMounts, []);
     assert.equal(sent(false, "workspace-write").writableMounts, undefined);
     const { backend, policy } = setup(workspace, "x64", true);
@@ -124,6 +135,47 @@ describe("the landlock backend", () => {
         gap.includes(".git")
       ),
       false,
+    );
+  });
+
+  it("for another user, runs the launcher in a user namespace with the same view", () => {
+    using workspace = tempWorkspace();
+    const git = join(workspace.root, ".git");
+    const unshare = "/usr/bin/unshare";
+    const { backend, policy } = setup(workspace, "x64", false, { unshare });
+    const wrapped = backend.wrap(launch, policy({ mode: "workspace-write", readOnlyPaths: [git] }));
+    assert.equal(wrapped.program, unshare);
+    assert.deepEqual(wrapped.args.slice(0, USER_NAMESPACE_ARGS.length + 1), [
+      ...USER_NAMESPACE_ARGS,
+      "/opt/deno",
+    ]);
+    const sent = JSON.parse(
+      wrapped.args[USER_NAMESPACE_ARGS.length + 1 + LAUNCHER_DENO_FLAGS.length + 1]!,
+    ) as LandlockLauncherPolicy;
+    assert.deepEqual(sent.writableMounts, sent.writeDirs);
+    assert.deepEqual(sent.readOnlyMounts, [git]);
+    assert.deepEqual(backend.runners(launch), [unshare, "/opt/deno"]);
+    const facts = backend.enforcement(policy({ mode: "workspace-write" }));
+    assert.equal(facts.filesystem, "full");
+    assert.equal(facts.gaps.includes(METADATA_GAP), false);
+    // unshare's own failure is the runner's, not the command's.
+    assert.equal(backend.runnerFailed(outcome(1, "unshare: unshare failed: EPERM\n")), true);
+  });
+
+  it("for another user without a user namespace, names the protected paths gap", () => {
+    using workspace = tempWorkspace();
+    const reason = "unshare failed: Operation not permitted";
+    const { backend, policy } = setup(workspace, "x64", false, { reason });
+    const wrapped = backend.wrap(launch, policy({ mode: "workspace-write" }));
+    assert.equal(wrapped.program, "/opt/deno");
+    const facts = backend.enforcement(
+      policy({ mode: "workspace-write", protectedPaths: [".git", ".envrc"] }),
+    );
+    assert.equal(facts.filesystem, "partial");
+    assert.ok(facts.gaps.includes(protectedPathsGap([".git", ".envrc"], reason)));
+    assert.match(
+      protectedPathsGap([".git"], reason),
+      /^`\.git` can be created, replaced or written: git may later run what a command planted/,
     );
   });
 
@@ -184,7 +236,7 @@ describe("the landlock backend", () => {
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
         "System V IPC and message queues not confined (no seccomp filter for mips)",
-        `${workspace.root}/.git not protected (Landlock cannot narrow a subtree)`,
+        protectedPathsGap([".git"], "none was tried"),
         "landlock ABI 4: signals to processes outside the sandbox not confined",
         SETSID_GAP,
       ],

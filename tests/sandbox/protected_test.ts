@@ -1,0 +1,255 @@
+// The protected paths of one call, without a sandbox: the plan at launch
+// (what to bind read-only, how far the walk went) and the sweep when the call
+// ends, with a command's doings played by the test on the file system.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import {
+  PROTECTED_WALK_DEPTH,
+  PROTECTED_WALK_ENTRIES,
+  ProtectedPaths,
+  protectionGaps,
+} from "../../sandbox/_protected.ts";
+import { tempWorkspace, type Workspace } from "./_fixtures.ts";
+
+/** The protected paths of `workspace`'s root (and `more` roots), quarantined into its base. */
+function guard(workspace: Workspace, names = [".git"], more: string[] = []): ProtectedPaths {
+  return new ProtectedPaths(
+    [workspace.root, ...more],
+    names,
+    () => join(workspace.base, "quarantine"),
+  );
+}
+
+describe("ProtectedPaths plan", () => {
+  it("binds an existing directory, file and the targets of pointers inside a root", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    // A repository whose .git is a symlink to a directory in the workspace.
+    mkdirSync(join(root, "meta"));
+    symlinkSync("meta", join(root, ".git"));
+    // A nested repository with a gitdir: file, and a linked worktree whose
+    // commondir names a repository in the workspace that no .git names.
+    mkdirSync(join(root, "stores", "main.git", "worktrees", "wt"), { recursive: true });
+    mkdirSync(join(root, "sub"));
+    writeFileSync(join(root, "sub", ".git"), "gitdir: ../stores/lib.git\n");
+    mkdirSync(join(root, "stores", "lib.git"));
+    mkdirSync(join(root, "wt"));
+    writeFileSync(join(root, "wt", ".git"), `gitdir: ${root}/stores/main.git/worktrees/wt\n`);
+    writeFileSync(join(root, "stores", "main.git", "worktrees", "wt", "commondir"), "../..\n");
+    // A custom name and a nested plain repository.
+    mkdirSync(join(root, "deep", "er", ".git"), { recursive: true });
+    mkdirSync(join(root, ".shellseam"));
+    const { plan } = guard(workspace, [".git", ".shellseam"]);
+    assert.deepEqual(plan.unwalked, []);
+    assert.deepEqual(
+      [...plan.readOnly].sort(),
+      [
+        join(root, ".shellseam"),
+        join(root, "deep", "er", ".git"),
+        join(root, "meta"),
+        join(root, "stores", "lib.git"),
+        join(root, "stores", "main.git"),
+        join(root, "sub", ".git"),
+        join(root, "wt", ".git"),
+      ].sort(),
+    );
+  });
+
+  it("binds nothing outside the roots, nor twice, nor in skipped trees", () => {
+    using workspace = tempWorkspace();
+    const { base, root } = workspace;
+    mkdirSync(join(base, "elsewhere"));
+    symlinkSync(join(base, "elsewhere"), join(root, ".git"));
+    mkdirSync(join(root, "node_modules", "pkg", ".git"), { recursive: true });
+    mkdirSync(join(root, ".venv", "src", "pkg", ".git"), { recursive: true });
+    mkdirSync(join(root, "a", ".git", "modules", "x"), { recursive: true });
+    mkdirSync(join(root, "a", "x"));
+    writeFileSync(join(root, "a", "x", ".git"), "gitdir: ../.git/modules/x\n");
+    // A symlinked directory is not followed by the walk.
+    mkdirSync(join(base, "linked", ".git"), { recursive: true });
+    symlinkSync(join(base, "linked"), join(root, "linked"));
+    const { plan } = guard(workspace);
+    assert.deepEqual(plan.readOnly, [join(root, "a", ".git"), join(root, "a", "x", ".git")]);
+  });
+
+  it("stops at its depth and entry bounds and names where", () => {
+    using workspace = tempWorkspace();
+    const deep = join(workspace.root, ...Array(PROTECTED_WALK_DEPTH + 1).fill("d"));
+    mkdirSync(join(deep, ".git"), { recursive: true });
+    const shallow = join(workspace.root, ...Array(PROTECTED_WALK_DEPTH).fill("d"), ".git");
+    assert.deepEqual(guard(workspace).plan, {
+      readOnly: [],
+      unwalked: [{ root: workspace.root, bound: "depth" }],
+    });
+    mkdirSync(shallow);
+    assert.deepEqual(guard(workspace).plan.readOnly, [shallow]);
+
+    using wide = tempWorkspace();
+    mkdirSync(join(wide.root, "many"));
+    for (let i = 0; i <= PROTECTED_WALK_ENTRIES; i++) {
+      writeFileSync(join(wide.root, "many", `${i}`), "");
+    }
+    assert.deepEqual(guard(wide).plan.unwalked, [{ root: wide.root, bound: "entries" }]);
+    assert.match(
+      protectionGaps([".git"], guard(wide).plan.unwalked)[1]!,
+      new RegExp(`below ${wide.root} past the walk's ${PROTECTED_WALK_ENTRIES} entries`),
+    );
+    assert.equal(
+      protectionGaps([".git"], [{ root: "/ws/locked", bound: "unlisted" }])[1],
+      "nested protected paths below /ws/locked are neither bound read-only nor checked: it cannot be listed",
+    );
+  });
+});
+
+describe("ProtectedPaths sweep", () => {
+  it("finds nothing when nothing protected changed", () => {
+    using workspace = tempWorkspace();
+    mkdirSync(join(workspace.root, ".git"));
+    const paths = guard(workspace);
+    writeFileSync(join(workspace.root, "file.txt"), "x");
+    assert.deepEqual(paths.sweep(), []);
+    assert.equal(existsSync(join(workspace.base, "quarantine")), false);
+  });
+
+  it("moves a planted .git (at a root, nested, or under another root) to the quarantine", () => {
+    using workspace = tempWorkspace();
+    const other = join(workspace.base, "other");
+    mkdirSync(other);
+    const paths = guard(workspace, [".git", ".envrc"], [other]);
+    mkdirSync(join(workspace.root, ".git"));
+    writeFileSync(join(workspace.root, ".git", "config"), "[core]\n\tfsmonitor = evil\n");
+    mkdirSync(join(workspace.root, "new", ".git"), { recursive: true });
+    writeFileSync(join(other, ".envrc"), "evil");
+    const violations = paths.sweep();
+    const quarantine = join(workspace.base, "quarantine");
+    assert.deepEqual(
+      violations.map((v) => v.path).sort(),
+      [join(workspace.root, ".git"), join(workspace.root, "new", ".git"), join(other, ".envrc")]
+        .sort(),
+    );
+    for (const { path, quarantinedTo } of violations) {
+      assert.equal(existsSync(path), false);
+      assert.ok(quarantinedTo?.startsWith(`${quarantine}/`), quarantinedTo ?? "null");
+    }
+    const moved = violations.find((v) => v.path === join(workspace.root, ".git"))!;
+    assert.match(readFileSync(join(moved.quarantinedTo!, "config"), "utf8"), /evil/);
+    // A later sweep reports the same, and moves nothing more.
+    assert.deepEqual(paths.sweep(), violations);
+    assert.deepEqual(readdirSync(workspace.root).sort(), ["new"]);
+  });
+
+  it("moves a planted symlink as the link, never what it points to", () => {
+    using workspace = tempWorkspace();
+    const outside = join(workspace.base, "outside-repo");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "config"), "keep");
+    const paths = guard(workspace);
+    symlinkSync(outside, join(workspace.root, ".git"));
+    const [violation] = paths.sweep();
+    assert.equal(lstatSync(violation!.quarantinedTo!).isSymbolicLink(), true);
+    assert.equal(readFileSync(join(outside, "config"), "utf8"), "keep");
+    assert.equal(existsSync(join(workspace.root, ".git")), false);
+  });
+
+  it("puts back a .git symlink the command replaced", () => {
+    using workspace = tempWorkspace();
+    mkdirSync(join(workspace.root, "meta"));
+    const git = join(workspace.root, ".git");
+    symlinkSync("meta", git);
+    const paths = guard(workspace);
+    rmSync(git);
+    mkdirSync(git);
+    const [violation, ...rest] = paths.sweep();
+    assert.deepEqual(rest, []);
+    assert.equal(violation?.path, git);
+    assert.equal(readlinkSync(git), "meta");
+    assert.deepEqual(paths.sweep(), [violation]);
+    assert.equal(readlinkSync(git), "meta");
+  });
+
+  it("moves what appears where a .git file or symlink points, inside a root, to nothing yet", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "a"));
+    writeFileSync(join(root, "a", ".git"), "gitdir: ../stores/a.git\n");
+    mkdirSync(join(root, "b"));
+    symlinkSync("../stores/b.git", join(root, "b", ".git"));
+    const paths = guard(workspace);
+    assert.deepEqual(paths.plan.readOnly, [join(root, "a", ".git")]);
+    mkdirSync(join(root, "stores", "a.git"), { recursive: true });
+    mkdirSync(join(root, "stores", "b.git"), { recursive: true });
+    assert.deepEqual(paths.sweep().map((v) => v.path).sort(), [
+      join(root, "stores", "a.git"),
+      join(root, "stores", "b.git"),
+    ]);
+    assert.deepEqual(readdirSync(join(root, "stores")), []);
+    assert.equal(readlinkSync(join(root, "b", ".git")), "../stores/b.git");
+  });
+
+  it("follows a protected name of several parts through a symlinked folder in the root", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "real-vscode"));
+    symlinkSync("real-vscode", join(root, ".vscode"));
+    writeFileSync(join(root, "real-vscode", "tasks.json"), "{}");
+    const paths = guard(workspace, [".vscode/settings.json", ".vscode/tasks.json"]);
+    assert.deepEqual(paths.plan.readOnly, [join(root, "real-vscode", "tasks.json")]);
+    writeFileSync(join(root, "real-vscode", "settings.json"), "evil");
+    assert.deepEqual(paths.sweep().map((v) => v.path), [
+      join(root, "real-vscode", "settings.json"),
+    ]);
+    assert.deepEqual(readdirSync(join(root, "real-vscode")), ["tasks.json"]);
+  });
+
+  it("says when a sweep met a bound the launch did not (a root filled to hide a plant)", () => {
+    using workspace = tempWorkspace();
+    const paths = guard(workspace);
+    assert.deepEqual(paths.unwalked, []);
+    mkdirSync(join(workspace.root, ...Array(PROTECTED_WALK_DEPTH + 2).fill("d"), ".git"), {
+      recursive: true,
+    });
+    assert.deepEqual(paths.sweep(), []);
+    assert.deepEqual(paths.unwalked, [{ root: workspace.root, bound: "depth" }]);
+    paths.sweep();
+    assert.equal(paths.unwalked.length, 1);
+  });
+
+  it("moves what replaced a protected directory whose parent was renamed away", () => {
+    using workspace = tempWorkspace();
+    const nested = join(workspace.root, "sub", ".git");
+    mkdirSync(nested, { recursive: true });
+    const paths = guard(workspace);
+    renameSync(join(workspace.root, "sub"), join(workspace.root, "sub2"));
+    mkdirSync(nested, { recursive: true });
+    const violations = paths.sweep();
+    assert.deepEqual(violations.map((v) => v.path), [nested]);
+    assert.equal(existsSync(nested), false);
+    assert.equal(existsSync(join(workspace.root, "sub2", ".git")), true);
+  });
+
+  it("does not follow a parent replaced by a symlink out of the root", () => {
+    using workspace = tempWorkspace();
+    const nested = join(workspace.root, "sub", ".git");
+    mkdirSync(nested, { recursive: true });
+    const outside = join(workspace.base, "outside");
+    mkdirSync(join(outside, ".git"), { recursive: true });
+    const paths = guard(workspace);
+    rmSync(join(workspace.root, "sub"), { recursive: true });
+    symlinkSync(outside, join(workspace.root, "sub"));
+    assert.deepEqual(paths.sweep(), []);
+    assert.equal(existsSync(join(outside, ".git")), true);
+  });
+});
