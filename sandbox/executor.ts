@@ -20,16 +20,20 @@ import {
   type LocalBashExecutorConfig,
   runtime,
 } from "../local/mod.ts";
-import { LOCAL_CONFIG_KEYS } from "../local/_config.ts";
-import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
+import {
+  appliedLimits,
+  CONFINED_DEFAULT_LIMITS,
+  findOnPath,
+  LOCAL_CONFIG_KEYS,
+  mergeLimits,
+  otherPrivateDirs,
+} from "../local/internal.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 import { ProtectedPaths, protectionGaps } from "./_protected.ts";
 import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
-import { otherPrivateDirs } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
-import { findOnPath } from "../local/_session.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";

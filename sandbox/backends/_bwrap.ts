@@ -2,7 +2,7 @@ import { dirname, relative } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,

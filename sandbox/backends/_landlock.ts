@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
-import { throwIfDenied } from "../../local/_permissions.ts";
+import { throwIfDenied } from "../../local/internal.ts";
 import {
   type ConfinedPolicy,
   DENIED,
