@@ -15,3 +15,5 @@
  * @module
  */
 export * from "./seam/mod.ts";
+// Task errors live with the tasks; the root keeps exporting them.
+export { TaskOwnershipError, UnknownTaskError } from "./tasks/mod.ts";

@@ -1,9 +1,5 @@
-import {
-  BashConfigError,
-  BashSpawnError,
-  TaskOwnershipError,
-  UnknownTaskError,
-} from "../seam/errors.ts";
+import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
+import { TaskOwnershipError, UnknownTaskError } from "./errors.ts";
 import { failedSettlement, normalizeSettlement, TaskEntry, type WakeReason } from "./_entry.ts";
 import {
   assertHooks,
@@ -185,8 +181,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
-   * import { TaskOwnershipError } from "@shellseam/bash/seam";
+   * import { TaskOwnershipError, TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
    *
    * await using registry = new TaskRegistry();
@@ -480,8 +475,12 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import { TaskRegistry, taskOwner, type TaskSettlement } from "@shellseam/bash/tasks";
-   * import { UnknownTaskError } from "@shellseam/bash/seam";
+   * import {
+   *   TaskRegistry,
+   *   taskOwner,
+   *   type TaskSettlement,
+   *   UnknownTaskError,
+   * } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
    *
    * await using registry = new TaskRegistry();

@@ -1,5 +1,10 @@
 import type { SandboxMode } from "../seam/mod.ts";
-import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
+import {
+  type TaskOwner,
+  TaskOwnershipError,
+  type TaskRegistry,
+  UnknownTaskError,
+} from "../tasks/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import {
@@ -60,7 +65,7 @@ export function createTaskTools(
         if (signal?.aborted) {
           return failure(`Stopped waiting for task ${id}: the tool call was cancelled`);
         }
-        return failure(messageOf(error));
+        return failure(taskFailure(error));
       }
     },
   };
@@ -92,9 +97,19 @@ export function createTaskTools(
           : tasks.get(id, owner);
         return { text: renderTaskKill(outcome, snapshot), isError: false };
       } catch (error) {
-        return failure(messageOf(error));
+        return failure(taskFailure(error));
       }
     },
   };
   return { taskOutput, taskList, taskKill };
+}
+
+/** A registry's error in the tools' words: the model lists its tasks with task_list. */
+function taskFailure(error: unknown): string {
+  const advice = "use task_list to see the ids of your tasks";
+  if (error instanceof UnknownTaskError) return `Unknown task id "${error.taskId}"; ${advice}`;
+  if (error instanceof TaskOwnershipError) {
+    return `Task "${error.taskId}" belongs to another session; ${advice}`;
+  }
+  return messageOf(error);
 }

@@ -1,20 +1,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  BashConfigError,
-  BashError,
-  BashSpawnError,
-  TaskOwnershipError,
-  UnknownTaskError,
-} from "../../seam/errors.ts";
+import { BashConfigError, BashError, BashSpawnError } from "../../seam/errors.ts";
 import {
   type TaskHooks,
   type TaskOwner,
   taskOwner,
+  TaskOwnershipError,
   TaskRegistry,
   type TaskRegistryOptions,
   type TaskSettlement,
   type TaskSnapshot,
+  UnknownTaskError,
 } from "../../tasks/mod.ts";
 
 interface FakeTask {
