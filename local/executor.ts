@@ -75,7 +75,7 @@ const encoder = new TextEncoder();
  * await process.write("ping\n");
  * await process.closeStdin();
  * await process.done;
- * assert.equal(process.readOutput().stdout, "ping\n");
+ * assert.equal(process.readOutput().stdout.text, "ping\n");
  * assert.equal(process.status, "completed");
  * ```
  */

@@ -18,35 +18,63 @@ import type { BashSandboxInfo, SandboxViolation } from "./sandbox.ts";
 export type BashProcessStatus = "running" | "completed" | "killed";
 
 /**
- * What one `readOutput()` call returns: the bytes since the previous read.
+ * One stream of a `readOutput()` call: the text since the previous read,
+ * with the same field names as `CollectedOutput` for what was left
+ * out and where the whole stream is.
+ *
+ * @example
+ * ```ts
+ * import type { BashStreamRead } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const read: BashStreamRead = { text: "ready\n", truncated: false, omittedBytes: 0, spillComplete: false };
+ * assert.equal(read.text, "ready\n");
+ * ```
+ */
+export interface BashStreamRead {
+  /** The decoded text since the previous read; one omission marker where bytes are missing. */
+  text: string;
+  /** True when bytes since the previous read were no longer in memory (they are in the spill file, if complete). */
+  truncated: boolean;
+  /** Bytes missing from `text`. */
+  omittedBytes: number;
+  /** The spill file of the whole stream, while it exists (disposal may remove it). */
+  spillPath?: string;
+  /** True while the spill file holds every byte of the stream so far. */
+  spillComplete: boolean;
+  /** Why the spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
+  spillError?: string;
+}
+
+/**
+ * What one `readOutput()` call returns: each stream since the previous read,
+ * and the status at the time of the read.
  *
  * @example
  * ```ts
  * import type { BashProcessRead } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
  *
  * function describe(read: BashProcessRead): string {
- *   return read.lossy ? `${read.droppedBytes} bytes only in ${read.stdoutSpillPath}` : read.stdout;
+ *   const { stdout } = read;
+ *   return stdout.truncated ? `${stdout.omittedBytes} bytes only in ${stdout.spillPath}` : stdout.text;
  * }
- * console.log(typeof describe);
+ * const quiet = { text: "", truncated: false, omittedBytes: 0, spillComplete: false };
+ * const read: BashProcessRead = {
+ *   stdout: { ...quiet, text: "hi\n" },
+ *   stderr: quiet,
+ *   status: "completed",
+ *   exitCode: 0,
+ *   signal: null,
+ * };
+ * assert.equal(describe(read), "hi\n");
  * ```
  */
 export interface BashProcessRead {
   /** Stdout since the last read. */
-  stdout: string;
+  stdout: BashStreamRead;
   /** Stderr since the last read. */
-  stderr: string;
-  /** True when some bytes since the last read are no longer retained in memory. */
-  lossy: boolean;
-  /** How many bytes were skipped over, both streams together. */
-  droppedBytes: number;
-  /** The spill file that holds all of stdout, while one exists (disposal may remove it). */
-  stdoutSpillPath?: string;
-  /** The spill file that holds all of stderr, while one exists (disposal may remove it). */
-  stderrSpillPath?: string;
-  /** Why stdout's spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
-  stdoutSpillError?: string;
-  /** Why stderr's spill file is missing or partial, if it is. */
-  stderrSpillError?: string;
+  stderr: BashStreamRead;
   /** Status at the time of the read. */
   status: BashProcessStatus;
   /** Exit code once completed. */
@@ -71,7 +99,7 @@ export interface BashProcessRead {
  *
  * async function collect(process: BashProcess): Promise<string> {
  *   await process.done;
- *   return process.readOutput().stdout;
+ *   return process.readOutput().stdout.text;
  * }
  * console.log(typeof collect);
  * ```

@@ -334,7 +334,7 @@ for (const sessionStrategy of STRATEGIES) {
             if (keepStdinOpen) await started.closeStdin();
             await started.done;
             assert.equal(
-              started.readOutput().stdout,
+              started.readOutput().stdout.text,
               "body\n",
               `keepStdinOpen: ${keepStdinOpen}, limits: ${JSON.stringify(limits)}`,
             );
@@ -1016,7 +1016,7 @@ describe("LocalBashExecutor.run and start with a request or a spec that did not 
     assert.equal(result.exitCode, 4);
     const process = await executor.start({ command: "echo started" });
     await process.done;
-    assert.equal(process.readOutput().stdout, "started\n");
+    assert.equal(process.readOutput().stdout.text, "started\n");
   });
 
   it("freeze the spec resolve() returns, and check a copy or a spread again as a request", async () => {

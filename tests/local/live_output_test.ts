@@ -140,7 +140,7 @@ describe("BashProcess.output", () => {
       for await (const event of process.output()) seen.take(event);
       assert.deepEqual(seen.text, { stdout: ["out\n"], stderr: ["err\n"] });
     }
-    assert.equal(process.readOutput().stdout, "out\n");
+    assert.equal(process.readOutput().stdout.text, "out\n");
   });
 
   it("follows a running command and ends when it settles", async () => {

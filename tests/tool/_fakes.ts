@@ -44,6 +44,9 @@ export function runResult(extra: Partial<BashRunResult> = {}): BashRunResult {
   };
 }
 
+/** One stream of a read with nothing new. */
+const QUIET_STREAM = { text: "", truncated: false, omittedBytes: 0, spillComplete: false };
+
 /** A settled fake background process that printed `stdout`. */
 export function fakeProcess(
   spec: BashExecSpec,
@@ -69,10 +72,8 @@ export function fakeProcess(
       const stdout = pending;
       pending = "";
       return {
-        stdout,
-        stderr: "",
-        lossy: false,
-        droppedBytes: 0,
+        stdout: { ...QUIET_STREAM, text: stdout },
+        stderr: QUIET_STREAM,
         status,
         exitCode: process.exitCode,
         signal: process.signal,
@@ -106,10 +107,8 @@ export function lingeringProcess(spec: BashExecSpec, settleMs: number): BashProc
     signal: null,
     done,
     readOutput: () => ({
-      stdout: "",
-      stderr: "",
-      lossy: false,
-      droppedBytes: 0,
+      stdout: QUIET_STREAM,
+      stderr: QUIET_STREAM,
       status: process.status,
       exitCode: process.exitCode,
       signal: process.signal,
