@@ -577,14 +577,14 @@ describe("protected paths", { skip: noBwrap }, () => {
 });
 
 describe("the default policy's protected paths", () => {
-  it("are copied into each spec, so changing one changes no other", async () => {
+  it("are copied into each spec, frozen, so no spec can change another", async () => {
     using workspace = tempWorkspace();
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,
       protectedPaths: [".git", ".envrc"],
     });
     const first = executor.resolve({ command: "true" });
-    first.sandboxPolicy?.protectedPaths?.push(".vscode");
+    assert.throws(() => first.sandboxPolicy?.protectedPaths?.push(".vscode"), TypeError);
     assert.deepEqual(executor.resolve({ command: "true" }).sandboxPolicy?.protectedPaths, [
       ".git",
       ".envrc",
