@@ -1,23 +1,64 @@
-import { mkdtempSync, readdirSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import process from "node:process";
+import { BashSpawnError } from "../seam/mod.ts";
 
 /**
- * The name prefix of every executor's private folder in the temporary
- * directory, so that a sandbox can tell them apart from other folders there
- * and hide those of other executors (their spill files are other sessions'
- * output).
+ * The name prefix of every executor's private folder, so that a sandbox can
+ * tell them apart from other folders and hide those of other executors
+ * (their spill files are other sessions' output).
  */
 export const PRIVATE_DIR_PREFIX = "shellseam-exec-";
 
 /**
- * Makes a new private folder (mode 0700) in the temporary directory:
- * `shellseam-exec-<owner>-XXXXXX`, or `shellseam-exec-XXXXXX` without an
- * owner (the watchdog's `<pid>-<start>`, by which a later watchdog removes
- * the folder of a host that is gone).
+ * The name prefix of the folder, one per user, that holds that user's private
+ * folders in the temporary directory: `shellseam-u<uid>`. It stays when the
+ * folders in it come and go, so a sandbox can hide it whole (and bind its
+ * own folder back) without racing an executor that removes its folder.
  */
-export function makePrivateDir(owner: string | null = null): string {
-  return mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${owner === null ? "" : `${owner}-`}`));
+export const PRIVATE_PARENT_PREFIX = "shellseam-u";
+
+/** Where this user's private folders live in `base` (not made). */
+export function privateParentPath(base: string = tmpdir()): string {
+  return join(base, `${PRIVATE_PARENT_PREFIX}${process.getuid?.() ?? 0}`);
+}
+
+/**
+ * This user's folder of private folders in `base`, made (mode 0700) when
+ * missing. Throws `BashSpawnError` when the name is taken by something that
+ * is not a folder of this user's alone (a symlink, another user's folder, a
+ * folder others may enter): someone else could read or swap what is put in it.
+ */
+export function privateParent(base: string = tmpdir()): string {
+  const path = privateParentPath(base);
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    // What went wrong making it (a read-only or full disk, a denied permission)
+    // is the caller's to report, as for the private folder itself.
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+  }
+  const stat = lstatSync(path);
+  if (!stat.isDirectory() || stat.uid !== (process.getuid?.() ?? 0) || (stat.mode & 0o077) !== 0) {
+    throw new BashSpawnError(
+      `"${path}" is not a folder that only this user can enter, so no private folder is made ` +
+        "there; remove it, or point TMPDIR elsewhere",
+    );
+  }
+  return path;
+}
+
+/**
+ * Makes a new private folder (mode 0700) in this user's folder of private
+ * folders in `base`: `shellseam-exec-<owner>-XXXXXX`, or
+ * `shellseam-exec-XXXXXX` without an owner (the watchdog's `<pid>-<start>`,
+ * by which a later watchdog removes the folder of a host that is gone).
+ */
+export function makePrivateDir(base: string = tmpdir(), owner: string | null = null): string {
+  return mkdtempSync(
+    join(privateParent(base), `${PRIVATE_DIR_PREFIX}${owner === null ? "" : `${owner}-`}`),
+  );
 }
 
 /**
@@ -31,4 +72,15 @@ export function otherPrivateDirs(own: string): string[] {
     .filter((entry) => entry.isDirectory() && entry.name.startsWith(PRIVATE_DIR_PREFIX))
     .map((entry) => join(parent, entry.name))
     .filter((path) => path !== own);
+}
+
+/**
+ * Every user's folder of private folders in `base` (`shellseam-u<uid>`
+ * directories, not symlinks); throws when `base` cannot be listed.
+ */
+export function privateParents(base: string): string[] {
+  const name = new RegExp(`^${PRIVATE_PARENT_PREFIX}\\d+$`);
+  return readdirSync(base, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && name.test(entry.name))
+    .map((entry) => join(base, entry.name));
 }

@@ -37,7 +37,7 @@ import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
-import { makePrivateDir } from "./_private_dir.ts";
+import { makePrivateDir, privateParentPath } from "./_private_dir.ts";
 
 const encoder = new TextEncoder();
 
@@ -106,7 +106,7 @@ export class LocalBashExecutor extends BashExecutor {
         bash: this.#bash,
         setsidPath: this.config.setsidPath,
         session: this.config.sessionStrategy,
-        tempRoot: tmpdir(),
+        tempRoot: privateParentPath(),
       });
     } catch (error) {
       // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
@@ -528,7 +528,7 @@ export class LocalBashExecutor extends BashExecutor {
       }
     }
     const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
-    this.#dir = makePrivateDir(owner);
+    this.#dir = makePrivateDir(tmpdir(), owner);
     // A kept directory outlives the executor, so no one may remove it as a dead host's.
     if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     return this.#dir;

@@ -10,5 +10,5 @@
 export { LOCAL_CONFIG_KEYS } from "./_config.ts";
 export { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "./_limits.ts";
 export { throwIfDenied } from "./_permissions.ts";
-export { otherPrivateDirs } from "./_private_dir.ts";
+export { otherPrivateDirs, privateParents } from "./_private_dir.ts";
 export { findOnPath } from "./_session.ts";

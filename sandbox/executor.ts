@@ -27,6 +27,7 @@ import {
   LOCAL_CONFIG_KEYS,
   mergeLimits,
   otherPrivateDirs,
+  privateParents,
 } from "../local/internal.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
@@ -419,8 +420,14 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const confined = confine(policy);
     const own = await this.privateDir();
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
-    confined.hiddenDirs = otherPrivateDirs(existingRealpath(own) ?? own)
-      .filter((dir) => !roots.some((root) => isBeneath(canonicalPath(root), dir)));
+    const ownReal = existingRealpath(own) ?? own;
+    const parents = privateParents(dirname(dirname(ownReal)));
+    const holdsNoRoot = (dir: string) => !roots.some((root) => isBeneath(canonicalPath(root), dir));
+    confined.hiddenDirs = [
+      ...otherPrivateDirs(ownReal),
+      ...parents.filter((parent) => parent !== dirname(ownReal)),
+    ].filter(holdsNoRoot);
+    confined.hiddenParents = parents.filter(holdsNoRoot);
     const backend = await this.#select(confined, launch);
     await this.#restoreFolders();
     const guard = await this.#guard(confined, [
@@ -593,13 +600,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   async #prepareBwrap(): Promise<SandboxBackend | { reason: string }> {
     const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
-    const emptyDir = await this.#privateFolder("empty", "empty folder");
-    if (typeof emptyDir !== "string") return emptyDir;
-    return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir, emptyDir });
+    return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir });
   }
 
   /**
-   * Makes the backends' private folders (TMPDIR, the empty folder, DENO_DIR)
+   * Makes the backends' private folders (TMPDIR, DENO_DIR)
    * again when an unconfined command removed them (with the private folder
    * around them): only under the private folder's own name, never in a folder
    * that now belongs to someone else.
@@ -640,8 +645,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   /**
    * A folder `name` in the executor's private folder (made once, 0700), by
    * its canonical path, or why it cannot be made: the commands' TMPDIR (both
-   * backends probe at once, so it may exist already), deno's DENO_DIR, and
-   * the empty folder bwrap shows in place of other executors' folders.
+   * backends probe at once, so it may exist already) and deno's DENO_DIR.
    */
   async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
     try {

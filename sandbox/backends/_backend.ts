@@ -39,11 +39,18 @@ export interface ConfinedPolicy {
    */
   readOnlyPaths: string[];
   /**
-   * Folders a command sees empty: the private folders of other executors
-   * (their spill files are other sessions' output). None holds a root or the
-   * working directory.
+   * Folders a command sees empty, one by one: the private folders of other
+   * executors (their spill files are other sessions' output) and other
+   * users' folders of them. None holds a root or the working directory.
    */
   hiddenDirs?: string[];
+  /**
+   * Every user's folder of private folders (`shellseam-u<uid>`), this
+   * executor's own included: a backend may hide these whole and bind its own
+   * private folder back, which no executor removing its folder can race.
+   * None holds a root or the working directory.
+   */
+  hiddenParents?: string[];
 }
 
 /** How a probe command ended. */

@@ -1,4 +1,3 @@
-import { dirname, relative } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
@@ -24,8 +23,6 @@ export interface BwrapFolders {
   privateDir: string;
   /** The commands' TMPDIR, inside `privateDir`: writable in every mode. */
   tmpDir: string;
-  /** An empty folder inside `privateDir`, bound over each hidden folder. */
-  emptyDir: string;
 }
 
 /**
@@ -38,15 +35,16 @@ export interface BwrapFolders {
  * protected paths that exist, such as `<root>/.git`, and their targets) and
  * a private folder inside them re-bound read-only (a command could otherwise
  * replace TMPDIR with a symlink, and the next launch would bind its target
- * writable); the
- * policy's hidden folders empty; mounts go parents first. The command's
+ * writable); every user's folder of private folders (the policy's
+ * `hiddenParents`) an empty read-only tmpfs with the executor's own private
+ * folder bound back read-only; mounts go parents first. The command's
  * environment is set inside (`--clearenv`, then `--setenv` for each
  * variable): bwrap itself runs with none of it.
  */
 export function bwrapArgs(
   launch: Launch,
   policy: ConfinedPolicy,
-  { privateDir, tmpDir, emptyDir }: BwrapFolders,
+  { privateDir, tmpDir }: BwrapFolders,
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
@@ -65,24 +63,28 @@ export function bwrapArgs(
   if (policy.network === "deny") args.push("--unshare-net");
   const writable = policy.mode === "workspace-write";
   const roots = writable ? [policy.workspaceRoot, ...policy.writableRoots] : [];
-  type Mount = [string, "bind" | "ro-bind" | "hide"];
+  type Mount = [string, "bind" | "ro-bind" | "tmpfs"];
+  // Each user's folder of private folders is hidden under an empty tmpfs and
+  // the executor's own folder bound back: those folders stay while executors
+  // come and go, so no launch races one that removes its private folder.
+  const hidden = policy.hiddenParents ?? [];
   const mounts: Mount[] = [
     [tmpDir, "bind"],
     ...roots.map((root): Mount => [root, "bind"]),
-    ...(policy.hiddenDirs ?? []).map((dir): Mount => [dir, "hide"]),
+    ...hidden.map((dir): Mount => [dir, "tmpfs"]),
   ];
-  if (roots.some((root) => isBeneath(privateDir, root))) mounts.push([privateDir, "ro-bind"]);
+  if (
+    roots.some((root) => isBeneath(privateDir, root)) ||
+    hidden.some((dir) => isBeneath(privateDir, dir))
+  ) {
+    mounts.push([privateDir, "ro-bind"]);
+  }
   const depth = ([path]: Mount): number => path.split("/").length;
   for (const [path, kind] of mounts.sort((a, b) => depth(a) - depth(b))) {
-    if (kind === "hide") {
-      // The empty folder, reached through the hidden one: a folder gone since
-      // it was listed (its executor was disposed) leaves no source, and
-      // --ro-bind-try then skips it instead of failing the launch.
-      args.push("--ro-bind-try", `${path}/../${relative(dirname(path), emptyDir)}`, path);
-    } else {
-      args.push(`--${kind}`, path, path);
-    }
+    args.push(`--${kind}`, ...(kind === "tmpfs" ? [path] : [path, path]));
   }
+  // Read-only once the folders bound inside them have their mount points.
+  for (const dir of hidden) args.push("--remount-ro", dir);
   // "-try": a path gone since the launch was planned is the sweep's to check.
   if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
   args.push("--clearenv");

@@ -1,15 +1,33 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { makePrivateDir, otherPrivateDirs, PRIVATE_DIR_PREFIX } from "../../local/_private_dir.ts";
+import process from "node:process";
+import { BashSpawnError } from "../../seam/mod.ts";
+import {
+  makePrivateDir,
+  otherPrivateDirs,
+  PRIVATE_DIR_PREFIX,
+  privateParent,
+  privateParents,
+} from "../../local/_private_dir.ts";
 
 describe("private folders", () => {
-  it("are made 0700 in the temporary directory with the recognisable prefix", () => {
+  it("are made 0700 in the user's own 0700 folder in the temporary directory, with the prefix", () => {
     const dir = makePrivateDir();
     try {
-      assert.equal(dirname(dir), tmpdir());
+      assert.equal(dirname(dir), join(tmpdir(), `shellseam-u${process.getuid?.() ?? 0}`));
+      assert.equal(lstatSync(dirname(dir)).mode & 0o777, 0o700);
       assert.ok(basename(dir).startsWith(PRIVATE_DIR_PREFIX));
       assert.equal(statSync(dir).mode & 0o777, 0o700);
     } finally {
@@ -18,7 +36,7 @@ describe("private folders", () => {
   });
 
   it("carry their owner after the prefix when they have one", () => {
-    const dir = makePrivateDir("123-456");
+    const dir = makePrivateDir(tmpdir(), "123-456");
     try {
       assert.match(basename(dir), new RegExp(`^${PRIVATE_DIR_PREFIX}123-456-\\w{6}$`));
     } finally {
@@ -38,6 +56,30 @@ describe("private folders", () => {
       assert.throws(() => otherPrivateDirs(join(parent, "gone", "own")), /ENOENT/);
     } finally {
       rmSync(parent, { recursive: true });
+    }
+  });
+
+  it("live in a folder per user that must be that user's alone", () => {
+    const base = mkdtempSync(join(tmpdir(), "private-parent-test-"));
+    try {
+      const parent = privateParent(base);
+      assert.equal(parent, join(base, `shellseam-u${process.getuid?.() ?? 0}`));
+      assert.equal(privateParent(base), parent);
+      mkdirSync(join(base, "shellseam-u4242"));
+      writeFileSync(join(base, "shellseam-u77"), "");
+      mkdirSync(join(base, "shellseam-uxyz"));
+      assert.deepEqual(privateParents(base).sort(), [parent, join(base, "shellseam-u4242")].sort());
+      chmodSync(parent, 0o755);
+      assert.throws(() => privateParent(base), (error: unknown) => {
+        assert.ok(error instanceof BashSpawnError);
+        assert.match(error.message, /is not a folder that only this user can enter/);
+        return true;
+      });
+      rmSync(parent, { recursive: true });
+      symlinkSync(join(base, "shellseam-u4242"), parent);
+      assert.throws(() => makePrivateDir(base), BashSpawnError);
+    } finally {
+      rmSync(base, { recursive: true });
     }
   });
 });

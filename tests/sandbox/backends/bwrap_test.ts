@@ -18,7 +18,7 @@ const COMMON = [
 ];
 
 const TMP = "/run/private/tmp";
-const FOLDERS = { privateDir: "/run/private", tmpDir: TMP, emptyDir: "/run/private/empty" };
+const FOLDERS = { privateDir: "/run/private", tmpDir: TMP };
 
 const launch = (cwd: string) => ({
   program: "/usr/bin/bash",
@@ -120,19 +120,22 @@ describe("bwrapArgs", () => {
     assert.equal(args.includes("--tmpfs"), false);
   });
 
-  it("shows other executors' folders empty, through them, so a vanished one is skipped", () => {
+  it("hides every user's folder of private folders under a read-only tmpfs, its own bound back", () => {
+    const own = { privateDir: "/run/shellseam-u0/own", tmpDir: "/run/shellseam-u0/own/tmp" };
     const args = bwrapArgs(
       launch("/srv/ws"),
-      policy({ hiddenDirs: ["/run/shellseam-exec-a", "/tmp/other/shellseam-exec-b"] }),
-      FOLDERS,
+      policy({ hiddenParents: ["/run/shellseam-u0", "/run/shellseam-u1000"] }),
+      own,
     );
     const binds = args.slice(COMMON.length + 1, args.indexOf("--clearenv"));
     // deno-fmt-ignore
     assert.deepEqual(binds, [
-      "--ro-bind-try", "/run/shellseam-exec-a/../private/empty", "/run/shellseam-exec-a",
-      "--bind", TMP, TMP,
-      "--ro-bind-try", "/tmp/other/shellseam-exec-b/../../../run/private/empty",
-      "/tmp/other/shellseam-exec-b",
+      "--tmpfs", "/run/shellseam-u0",
+      "--tmpfs", "/run/shellseam-u1000",
+      "--ro-bind", own.privateDir, own.privateDir,
+      "--bind", own.tmpDir, own.tmpDir,
+      "--remount-ro", "/run/shellseam-u0",
+      "--remount-ro", "/run/shellseam-u1000",
     ]);
   });
 
@@ -207,24 +210,30 @@ describe("the bwrap backend", () => {
     assert.deepEqual(backend.runnerFolders(), []);
   });
 
-  it("really shows a hidden folder empty, and skips one that is gone", { skip }, () => {
+  it("really hides other executors' folders, shows its own, and races no folder's removal", {
+    skip,
+  }, () => {
     using workspace = tempWorkspace();
-    const folders = {
-      privateDir: workspace.base,
-      tmpDir: join(workspace.base, "tmp"),
-      emptyDir: join(workspace.base, "empty"),
-    };
-    for (const dir of ["tmp", "empty", "other"]) mkdirSync(join(workspace.base, dir));
-    writeFileSync(join(workspace.base, "other", "spill.out"), "another session's output");
-    const hidden = [join(workspace.base, "other"), join(workspace.base, "gone")];
+    const parent = join(workspace.base, "shellseam-u0");
+    const own = join(parent, "shellseam-exec-own");
+    const folders = { privateDir: own, tmpDir: join(own, "tmp") };
+    for (const dir of [folders.tmpDir, join(parent, "shellseam-exec-other")]) {
+      mkdirSync(dir, { recursive: true });
+    }
+    writeFileSync(join(own, "spill.out"), "own output");
+    writeFileSync(join(parent, "shellseam-exec-other", "spill.out"), "another session's output");
     const args = bwrapArgs(
-      { ...launch(workspace.root), program: "/bin/ls", args: ["-A", hidden[0]!] },
-      policy({ workspaceRoot: workspace.root, hiddenDirs: hidden }),
+      {
+        ...launch(workspace.root),
+        program: "/bin/sh",
+        args: ["-c", `ls -A "${parent}"; cat "${own}/spill.out"; touch "${parent}/x" 2>&1`],
+      },
+      policy({ workspaceRoot: workspace.root, hiddenParents: [parent] }),
       folders,
     );
     const result = spawnSync(findOnPath("bwrap", process.env.PATH)!, args, { encoding: "utf8" });
-    assert.equal(result.status, 0, result.stderr);
-    assert.equal(result.stdout, "");
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stdout, /^shellseam-exec-own\nown output.*Read-only file system\n$/s);
   });
 
   it(
