@@ -73,8 +73,9 @@ export class OutputCollector {
   /** Why there is no spill file although one was needed. */
   #spillFailure: string | null = null;
   #finished = false;
-  /** Readers waiting for the next chunk or the end. */
-  #waiters: (() => void)[] = [];
+  /** What readers wait on until the next chunk or the end, and what settles it. */
+  #changed: Promise<void> | null = null;
+  #wakeReaders: (() => void) | null = null;
 
   constructor(budget: OutputBudget) {
     this.#budget = budget;
@@ -239,14 +240,17 @@ export class OutputCollector {
    */
   changed(): Promise<void> {
     if (this.#finished) return Promise.resolve();
-    return new Promise((wake) => this.#waiters.push(wake));
+    // One promise for every reader that waits now, however often they ask.
+    this.#changed ??= new Promise((wake) => this.#wakeReaders = wake);
+    return this.#changed;
   }
 
   #wake(): void {
-    const waiters = this.#waiters;
-    if (waiters.length === 0) return;
-    this.#waiters = [];
-    for (const wake of waiters) wake();
+    const wake = this.#wakeReaders;
+    if (wake === null) return;
+    this.#changed = null;
+    this.#wakeReaders = null;
+    wake();
   }
 
   #startSpill(chunk: Uint8Array): void {
