@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
@@ -35,6 +36,8 @@ import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy }
 import { ProtectedPaths, protectionGaps } from "./_protected.ts";
 import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
+import { DEFAULT_DENY_READ } from "./secrets.ts";
+import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
@@ -66,6 +69,10 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
   "network",
   "writableRoots",
   "protectedPaths",
+  "denyRead",
+  "allowRead",
+  "allowUnixSockets",
+  "homeDir",
   "backends",
   "searchPath",
   "probeTimeoutMs",
@@ -83,6 +90,10 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `network` | `"deny"` | whether confined commands may reach the network |
  * | `writableRoots` | `[]` | more absolute paths writable under `workspace-write` (skipped while missing) |
  * | `protectedPaths` | `[".git"]` | paths relative to each writable root that no confined command may create, replace nor write |
+ * | `denyRead` | `DEFAULT_DENY_READ` | paths (absolute or `~/`) no confined command may read or list |
+ * | `allowRead` | `[]` | paths beneath a `denyRead` folder that stay readable |
+ * | `allowUnixSockets` | `[]` | Unix sockets reachable under network `deny` (none: no Unix socket at all) |
+ * | `homeDir` | the home of this process's user | what `~/` means in those lists |
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
@@ -110,6 +121,14 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   writableRoots?: string[];
   /** Paths relative to each writable root that stay unwritable (see `SandboxPolicy.protectedPaths`). */
   protectedPaths?: string[];
+  /** Paths no confined command may read or list (default: `DEFAULT_DENY_READ`). */
+  denyRead?: string[];
+  /** Paths beneath a `denyRead` folder that stay readable. */
+  allowRead?: string[];
+  /** Unix sockets a confined command may connect to under network `deny`. */
+  allowUnixSockets?: string[];
+  /** The absolute directory `~/` stands for in the path lists (default: the user's home). */
+  homeDir?: string;
   /** Backends to try, in order; the first whose probe works is used. */
   backends?: SandboxBackendName[];
   /** A PATH-style list of directories where `bwrap` and `deno` are looked up. */
@@ -175,9 +194,12 @@ interface Probe {
  * Both backends confine root too (no capabilities, no new privileges, no
  * descriptors but stdin, stdout and stderr, and a seccomp filter that refuses
  * the kernel keyrings, io_uring, System V IPC and message queues and, with the
- * network denied, sockets other than Unix and netlink), and show a command one
- * view of the machine: everything readable (the host's /tmp and /dev/shm
- * included) but the private folders of other executors, which look empty; its
+ * network denied, sockets other than netlink, and Unix sockets unless
+ * `allowUnixSockets` lists some, when every other socket bound at launch is
+ * masked), and show a command one view of the machine: everything readable
+ * (the host's /tmp and /dev/shm included) but the `denyRead` paths (less
+ * `allowRead`; a read there is a `secret` denial) and the private folders of
+ * other executors, which look empty; its
  * own executor's spill files readable; writes only in the writable roots
  * (under `workspace-write`) and in a private temporary directory that `TMPDIR`
  * names, kept for the executor's life:
@@ -247,6 +269,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #searchPath: string | undefined;
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
+  readonly #home: string;
+  #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
 
@@ -261,6 +285,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       network = "deny",
       writableRoots,
       protectedPaths,
+      denyRead,
+      allowRead,
+      allowUnixSockets,
+      homeDir = homedir(),
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
@@ -284,7 +312,18 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       network,
       ...(writableRoots === undefined ? {} : { writableRoots }),
       ...(protectedPaths === undefined ? {} : { protectedPaths }),
+      ...(denyRead === undefined ? {} : { denyRead }),
+      ...(allowRead === undefined ? {} : { allowRead }),
+      ...(allowUnixSockets === undefined ? {} : { allowUnixSockets }),
     }));
+    if (typeof homeDir !== "string" || !isAbsolute(homeDir)) {
+      throw new BashConfigError(
+        `"homeDir" must be an absolute path; got ${
+          JSON.stringify(homeDir)
+        }; omit it for the home of the user running the agent`,
+      );
+    }
+    this.#home = homeDir;
     if (
       !Array.isArray(backends) || backends.length === 0 ||
       backends.some((name) => !SANDBOX_BACKENDS.includes(name)) ||
@@ -347,8 +386,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   /**
    * Stamps the default policy on a request without one (absent or `null`),
    * or checks the request's policy and canonicalises its paths, so
-   * `resolve()` returns a spec with a policy. Throws `BashConfigError` for an
-   * invalid policy.
+   * `resolve()` returns a spec with a policy; a request policy without
+   * `denyRead`, `allowRead` or `allowUnixSockets` takes the executor's.
+   * Throws `BashConfigError` for an invalid policy.
    *
    * @example
    * ```ts
@@ -368,9 +408,14 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    */
   protected override resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy {
     // resolve() copies and freezes what it gets.
-    return policy === undefined || policy === null
-      ? this.defaultPolicy
-      : resolveSandboxPolicy(policy);
+    if (policy === undefined || policy === null) return this.defaultPolicy;
+    const resolved = resolveSandboxPolicy(policy);
+    // What to hide is the executor's unless the request says otherwise.
+    for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
+      const list = this.defaultPolicy[field];
+      if (resolved[field] === undefined && list !== undefined) resolved[field] = [...list];
+    }
+    return resolved;
   }
 
   /**
@@ -417,7 +462,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (mode === "danger-full-access") {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
-    const confined = confine(policy);
+    const confined = await this.#confine(policy);
     const own = await this.privateDir();
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
     const ownReal = existingRealpath(own) ?? own;
@@ -565,7 +610,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const backend = prepared;
     let reason: string | undefined;
     try {
-      const policy = confine({ ...this.defaultPolicy, mode: "read-only", network: "deny" });
+      const policy = await this.#confine({
+        ...this.defaultPolicy,
+        mode: "read-only",
+        network: "deny",
+      });
       // The direct path: the backend's probe launch of `bash -c true`, not planLaunch.
       const result = await this.runWrapped(
         { command: "true", workdir: policy.workspaceRoot, timeoutMs: this.#probeTimeoutMs },
@@ -587,7 +636,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ? { ...this.defaultPolicy, mode: "workspace-write" as const }
       : this.defaultPolicy;
     // As a command reports it: with what the default limits cannot enforce.
-    const enforcement = enforcementOf(backend, confine(factsPolicy), undefined);
+    const enforcement = enforcementOf(backend, await this.#confine(factsPolicy), undefined);
     const limits = appliedLimits(this.#confinedLimits(), true);
     status.enforcement = {
       ...enforcement,
@@ -601,6 +650,38 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
     return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir });
+  }
+
+  /**
+   * `policy` ready to enforce: its paths canonical and existing (see
+   * {@linkcode confinedRoots}), and what it hides: the `denyRead` paths
+   * (less `allowRead`, the workspace and the writable roots) and, under
+   * network `deny` with an `allowUnixSockets` list, every other Unix socket.
+   */
+  async #confine(policy: SandboxPolicy): Promise<ConfinedPolicy> {
+    const roots = confinedRoots(policy);
+    const network = roots.network;
+    const allowSockets = policy.allowUnixSockets ?? [];
+    const secrets = secretMasks(
+      policy.denyRead ?? DEFAULT_DENY_READ,
+      policy.allowRead ?? [],
+      this.#home,
+      [roots.workspaceRoot, ...roots.writableRoots],
+    );
+    const sockets = network === "deny" && allowSockets.length > 0
+      ? socketMasks(allowSockets, this.#home)
+      : [];
+    // Made again when an unconfined command removed the private folder.
+    const maskFile = this.#maskFile !== undefined && existsSync(this.#maskFile)
+      ? this.#maskFile
+      : makeMaskFile(await this.privateDir());
+    this.#maskFile = maskFile;
+    return {
+      ...roots,
+      unixSockets: network === "allow" || allowSockets.length > 0,
+      masks: outermost([...secrets, ...sockets]),
+      maskFile,
+    };
   }
 
   /**
@@ -694,14 +775,16 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 }
 
 /**
- * A confined mode's policy with every path canonical and existing, checked
- * again at each launch. Each path must still resolve to itself: a path that
+ * A confined mode's policy but what it hides, every path canonical and
+ * existing, checked again at each launch. Each path must still resolve to itself: a path that
  * now leads elsewhere got a symlink since it was resolved (a confined command
  * may plant one where a writable root will appear), and following it would
  * make its target writable. A workspace root that vanished or moved so is a
  * spawn error; such writable roots, and those that do not exist, are skipped.
  */
-function confine(policy: SandboxPolicy): ConfinedPolicy {
+function confinedRoots(
+  policy: SandboxPolicy,
+): Omit<ConfinedPolicy, "unixSockets" | "masks" | "maskFile"> {
   let workspaceRoot: string;
   try {
     workspaceRoot = canonicalWorkspaceRoot(policy.workspaceRoot);

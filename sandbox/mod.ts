@@ -1,7 +1,8 @@
 /**
  * The sandboxing executor: every command confined by a {@linkcode SandboxPolicy}
  * (bubblewrap, or a Landlock launcher run by Deno), failing closed when no
- * backend works; the sandbox mode vocabulary and the session mode fold; and
+ * backend works; what it keeps from commands by default ({@linkcode DEFAULT_DENY_READ});
+ * the sandbox mode vocabulary and the session mode fold; and
  * {@linkcode shellseamDoctor}, which says what works on this machine.
  *
  * @example
@@ -28,6 +29,7 @@ export {
   sandboxModeEvent,
 } from "./mode.ts";
 export { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
+export { DEFAULT_DENY_READ } from "./secrets.ts";
 export {
   SANDBOX_BACKENDS,
   type SandboxBackendName,

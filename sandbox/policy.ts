@@ -3,6 +3,7 @@ import { isAbsolute, normalize, resolve } from "node:path";
 import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalPath, isBeneath } from "./_paths.ts";
+import { checkedPolicyPaths } from "./_masks.ts";
 import { throwIfDenied } from "../local/internal.ts";
 
 /**
@@ -82,10 +83,13 @@ export function canonicalWorkspaceRoot(path: string): string {
  * canonicalised as far as they exist (a writable root that does not exist
  * when a command starts is skipped for that command: nothing is created).
  * Protected paths, when given, are normalised (`./.git/` is `.git`) and
- * deduplicated.
+ * deduplicated. `denyRead`, `allowRead` and `allowUnixSockets` keep their
+ * `~/` paths (the executor expands them against its home directory at each
+ * launch).
  * Throws `BashConfigError` for a policy that is not an object, an unknown
- * mode or network value, writable roots that are not absolute paths, or
- * protected paths that are not relative paths inside a root.
+ * mode or network value, writable roots that are not absolute paths,
+ * protected paths that are not relative paths inside a root, or path lists
+ * holding anything but absolute and `~/` paths.
  *
  * @example
  * ```ts
@@ -158,6 +162,9 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
   }
   if (policy.protectedPaths !== undefined) {
     resolved.protectedPaths = protectedPathList(policy.protectedPaths);
+  }
+  for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
+    if (policy[field] !== undefined) resolved[field] = checkedPolicyPaths(field, policy[field]);
   }
   return resolved;
 }

@@ -42,6 +42,22 @@ export interface SandboxPolicy {
    * replaces the default, so keep `.git` in it.
    */
   protectedPaths?: string[];
+  /**
+   * Files and folders (absolute, or `~/` for the home of the user running the
+   * agent) whose contents a confined command can neither read nor list;
+   * absent means the executor's list (by default the usual credential
+   * stores, `DEFAULT_DENY_READ` of `@shellseam/bash/sandbox`); `[]` denies
+   * nothing.
+   */
+  denyRead?: string[];
+  /** Paths beneath a `denyRead` folder that stay readable (absolute or `~/`). */
+  allowRead?: string[];
+  /**
+   * Unix sockets in the filesystem (absolute or `~/`) a command may connect
+   * to under network `deny`; every other socket is out of reach. Absent or
+   * empty: no Unix socket can be created at all (`socketpair` still works).
+   */
+  allowUnixSockets?: string[];
 }
 
 /**
@@ -133,11 +149,12 @@ export interface BashSandboxInfo {
   denied: boolean;
   /**
    * Which access was denied: `filesystem` (a write, or a read under Landlock,
-   * outside what the mode allows) or `network` (a connection refused by the
-   * network policy, which is separate from the mode). Present exactly when
-   * `denied` is true.
+   * outside what the mode allows), `network` (a connection, or a Unix socket,
+   * refused by the network policy, which is separate from the mode) or
+   * `secret` (a read of a path the policy's `denyRead` withholds, whatever
+   * the mode). Present exactly when `denied` is true.
    */
-  denial?: "filesystem" | "network";
+  denial?: "filesystem" | "network" | "secret";
   /** What the backend enforced; absent when nothing was confined. */
   enforcement?: SandboxEnforcement;
   /** True when the backend itself broke (it then wins over `denied`). */

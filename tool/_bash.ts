@@ -14,6 +14,7 @@ import { bashTaskHooks } from "./task_hooks.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import { LiveUpdates } from "./_progress.ts";
+import { scrubbedSecrets } from "./redact.ts";
 import type { BashTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./options.ts";
 import { validateToolArguments } from "./validate.ts";
@@ -274,7 +275,7 @@ async function runApproved(
   if (!background) {
     const onUpdate = context?.onUpdate;
     const live = typeof onUpdate === "function"
-      ? new LiveUpdates(onUpdate, executor.limits.outputBytes)
+      ? new LiveUpdates(onUpdate, executor.limits.outputBytes, render.secrets ?? scrubbedSecrets())
       : undefined;
     if (live !== undefined) request.onOutput = live.take;
     try {

@@ -7,6 +7,7 @@ import type {
 } from "../seam/mod.ts";
 import { widerSandboxModes } from "../seam/sandbox.ts";
 import { stripTerminalControls } from "./terminal.ts";
+import { redactSecrets } from "./redact.ts";
 
 /** The line for a command that the executor's disposal stopped before it finished. */
 export const DISPOSED_MARKER =
@@ -35,15 +36,17 @@ export function limitLine(hit: ResourceLimitHit): string {
 
 /**
  * The output part of a rendering: stdout, then a `[stderr]` section, each
- * cleaned of terminal controls and followed by its own extra marker lines;
- * `empty` when both streams have nothing to show.
+ * cleaned of terminal controls, with the values of `secrets` redacted, and
+ * followed by its own extra marker lines; `empty` when both streams have
+ * nothing to show.
  */
 export function outputLines(
   streams: { stdout: string; stdoutMarkers: string[]; stderr: string; stderrMarkers: string[] },
   empty: string,
+  secrets: Readonly<Record<string, string>>,
 ): string[] {
-  const stdout = showable(streams.stdout);
-  const stderr = showable(streams.stderr);
+  const stdout = showable(streams.stdout, secrets);
+  const stderr = showable(streams.stderr, secrets);
   const lines: string[] = [];
   if (stdout !== undefined) lines.push(stdout);
   lines.push(...streams.stdoutMarkers);
@@ -53,8 +56,8 @@ export function outputLines(
   return lines;
 }
 
-function showable(text: string): string | undefined {
-  const clean = stripTerminalControls(text);
+function showable(text: string, secrets: Readonly<Record<string, string>>): string | undefined {
+  const clean = redactSecrets(stripTerminalControls(text), secrets);
   if (clean.trim() === "") return undefined;
   return clean.endsWith("\n") ? clean.slice(0, -1) : clean;
 }
@@ -99,6 +102,11 @@ function denialLines(info: BashSandboxInfo, escalationModes: readonly SandboxMod
     ];
   }
   if (!info.denied) return [];
+  if (info.denial === "secret") {
+    return [
+      `[sandbox: read withheld by policy under ${info.mode} mode: the path is in the sandbox's denyRead list (credentials are kept from commands); it exists but cannot be read here, and no retry or other route will read it; if the task needs it, tell the user]`,
+    ];
+  }
   const network = info.denial === "network";
   const lines = [
     `[sandbox: ${network ? "network" : "file"} access denied under ${info.mode} mode]`,

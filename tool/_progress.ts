@@ -7,8 +7,8 @@ export const UPDATE_INTERVAL_MS = 250;
 
 /**
  * Turns a foreground command's output, as it arrives, into throttled
- * updates for a harness: the cleaned-up text so far (terminal controls and
- * progress-bar redraws removed, as in the result), at most one per
+ * updates for a harness: the cleaned-up text so far (terminal controls,
+ * progress-bar redraws and the values of secrets removed, as in the result), at most one per
  * `UPDATE_INTERVAL_MS`, and a last one with everything when the command
  * ends. Each stream keeps its last `keepChars` characters. An `onUpdate`
  * that throws is not called again; the call and its result go on.
@@ -16,6 +16,7 @@ export const UPDATE_INTERVAL_MS = 250;
 export class LiveUpdates {
   readonly #onUpdate: (update: ToolUpdate) => void;
   readonly #keepChars: number;
+  readonly #secrets: Readonly<Record<string, string>>;
   readonly #text = { stdout: "", stderr: "" };
   readonly #dropped = { stdout: 0, stderr: 0 };
   #last = 0;
@@ -23,9 +24,14 @@ export class LiveUpdates {
   #changed = false;
   #broken = false;
 
-  constructor(onUpdate: (update: ToolUpdate) => void, keepChars: number) {
+  constructor(
+    onUpdate: (update: ToolUpdate) => void,
+    keepChars: number,
+    secrets: Readonly<Record<string, string>>,
+  ) {
     this.#onUpdate = onUpdate;
     this.#keepChars = keepChars;
+    this.#secrets = secrets;
   }
 
   /** Takes one chunk (the executor's `onOutput`). */
@@ -58,12 +64,16 @@ export class LiveUpdates {
     this.#last = performance.now();
     const earlier = (stream: "stdout" | "stderr"): string[] =>
       this.#dropped[stream] > 0 ? [`[${this.#dropped[stream]} earlier characters not shown]`] : [];
-    const text = outputLines({
-      stdout: this.#text.stdout,
-      stdoutMarkers: earlier("stdout"),
-      stderr: this.#text.stderr,
-      stderrMarkers: earlier("stderr"),
-    }, "(no output yet)").join("\n");
+    const text = outputLines(
+      {
+        stdout: this.#text.stdout,
+        stdoutMarkers: earlier("stdout"),
+        stderr: this.#text.stderr,
+        stderrMarkers: earlier("stderr"),
+      },
+      "(no output yet)",
+      this.#secrets,
+    ).join("\n");
     try {
       this.#onUpdate({ text });
     } catch {

@@ -28,6 +28,7 @@ export * from "./escalation.ts";
 export * from "./formats.ts";
 export * from "./guidance.ts";
 export * from "./json_schema.ts";
+export * from "./redact.ts";
 export * from "./render_run.ts";
 export * from "./render_task.ts";
 export * from "./schemas.ts";

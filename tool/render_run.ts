@@ -6,6 +6,7 @@ import {
   sandboxLines,
   strayTroubleLines,
 } from "./_markers.ts";
+import { scrubbedSecrets } from "./redact.ts";
 import type { ToolResult } from "./tool.ts";
 
 /**
@@ -32,6 +33,13 @@ export interface RenderRunOptions {
    * stray-process marker advises it only then.
    */
   runInBackground?: boolean;
+  /**
+   * Values never shown to the model, by variable name: each exact occurrence
+   * in the output becomes `[redacted: NAME]` (the spill files keep the raw
+   * bytes). Default: `scrubbedSecrets()`, the values of the credentials the
+   * environment scrub keeps from commands.
+   */
+  secrets?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -97,7 +105,7 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  * when it ran into a resource limit, `[killed by signal: SIGX]` or
  * `[exit code: N]`, stray processes stopped, those that would not stop, and
  * a census that failed (so that nothing reads as "nothing left"). Terminal
- * controls are removed.
+ * controls are removed, and so are the values of `options.secrets`.
  * `isError` is false only for a clean exit 0 with nothing the sandbox refused
  * or undid (a protected path the command planted and the sandbox moved away).
  *
@@ -122,12 +130,16 @@ export function truncationMarkers(output: CollectedOutput): string[] {
  */
 export function renderRunResult(result: BashRunResult, options: RenderRunOptions = {}): ToolResult {
   const lines = [
-    ...outputLines({
-      stdout: result.stdout.text,
-      stdoutMarkers: truncationMarkers(result.stdout),
-      stderr: result.stderr.text,
-      stderrMarkers: truncationMarkers(result.stderr),
-    }, "(no output)"),
+    ...outputLines(
+      {
+        stdout: result.stdout.text,
+        stdoutMarkers: truncationMarkers(result.stdout),
+        stderr: result.stderr.text,
+        stderrMarkers: truncationMarkers(result.stderr),
+      },
+      "(no output)",
+      options.secrets ?? scrubbedSecrets(),
+    ),
     ...sandboxLines(result.sandbox, options.escalationModes ?? []),
   ];
   if (result.timedOut) lines.push(`[timed out after ${result.timeoutMs} ms]`);

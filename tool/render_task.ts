@@ -15,6 +15,7 @@ import {
   strayTroubleLines,
   violationLines,
 } from "./_markers.ts";
+import { scrubbedSecrets } from "./redact.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
@@ -95,6 +96,8 @@ export interface RenderTaskOutputOptions {
    * still running afterwards gets a line saying the wait ran out.
    */
   waitedMs?: number;
+  /** As in `renderRunResult`: values never shown to the model (default: `scrubbedSecrets()`). */
+  secrets?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -139,14 +142,19 @@ export function renderTaskOutput(
 ): string {
   const { snapshot, output } = read;
   const empty = "(no new output)";
+  const secrets = options.secrets ?? scrubbedSecrets();
   const lines: string[] = [];
   if (isBashTaskOutput(output)) {
-    lines.push(...outputLines({
-      stdout: output.stdout.text,
-      stdoutMarkers: [],
-      stderr: output.stderr.text,
-      stderrMarkers: [],
-    }, empty));
+    lines.push(...outputLines(
+      {
+        stdout: output.stdout.text,
+        stdoutMarkers: [],
+        stderr: output.stderr.text,
+        stderrMarkers: [],
+      },
+      empty,
+      secrets,
+    ));
     if (output.stdout.truncated || output.stderr.truncated) lines.push(lossyMarker(output));
     lines.push(...spillErrorMarkers(output));
     if (output.disposed) lines.push(DISPOSED_MARKER);
@@ -160,7 +168,11 @@ export function renderTaskOutput(
       ? output ?? ""
       : JSON.stringify(output, null, 2) ?? "";
     lines.push(
-      ...outputLines({ stdout: text, stdoutMarkers: [], stderr: "", stderrMarkers: [] }, empty),
+      ...outputLines(
+        { stdout: text, stdoutMarkers: [], stderr: "", stderrMarkers: [] },
+        empty,
+        secrets,
+      ),
     );
   }
   const unsettled = snapshot.status === "running" || snapshot.status === "stopping";

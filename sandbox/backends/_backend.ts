@@ -1,5 +1,9 @@
 import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+import { resolve } from "node:path";
+import type { Mask } from "../_masks.ts";
+import type { SocketRule } from "./_seccomp.ts";
+import { canonicalPath, isBeneath } from "../_paths.ts";
 
 /** Which access a command was denied. */
 export type SandboxDenial = NonNullable<BashSandboxInfo["denial"]>;
@@ -38,6 +42,15 @@ export interface ConfinedPolicy {
    * their symlinks and git pointers (none beneath another).
    */
   readOnlyPaths: string[];
+  /**
+   * Under network `deny`: whether a Unix socket may be created at all (only
+   * when `allowUnixSockets` lists some; the other sockets are then masked).
+   */
+  unixSockets: boolean;
+  /** The paths covered by an empty mode-000 directory or file: secrets, hidden sockets. */
+  masks: Mask[];
+  /** The empty mode-000 file that files and sockets are masked with. */
+  maskFile: string;
   /**
    * Folders a command sees empty, one by one: the private folders of other
    * executors (their spill files are other sessions' output) and other
@@ -102,12 +115,26 @@ export interface SandboxBackend {
 export const NETWORK_FAILURE: RegExp =
   /Network is unreachable|Connection refused|Couldn't connect to server|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)/i;
 
-/** EACCES as C tools ("Permission denied") and Node ("permission denied") print it. */
-export const DENIED: RegExp = /permission denied/i;
+/** With `allowUnixSockets`, only the sockets bound at launch are masked. */
+export const LATE_SOCKETS_GAP =
+  "Unix sockets bound after the command started (or by a relative path) not confined";
+
+/** Which socket rule of the seccomp filter `policy` needs (a key to build each filter once). */
+export function socketRule(policy: ConfinedPolicy): SocketRule {
+  return policy.network === "allow" ? "any" : policy.unixSockets ? "unix" : "none";
+}
+
+/**
+ * EACCES as C tools ("Permission denied"), Node's fs ("permission denied")
+ * and Node's net (the bare code) print it.
+ */
+export const DENIED: RegExp = /permission denied|\bEACCES\b/i;
 /** EACCES or EPERM (a Landlock scope refuses an abstract Unix socket with EPERM). */
-const REFUSED = /permission denied|operation not permitted/i;
+const REFUSED = /permission denied|\bEACCES\b|operation not permitted/i;
 /** What a refused socket or connection says besides the refusal (a heuristic). */
 const NETWORK_WORDS = /socket|connect|network|resolve|host|\/dev\/(?:tcp|udp)\//i;
+/** A refused `socket()` or `connect()` as tools name it (socat, Node). */
+const SOCKET_CALL = /\bconnect\b|\bsocket\(/i;
 /** Addresses, not files: bash's /dev/tcp and /dev/udp, abstract Unix sockets (`\0name`, `@name`). */
 const SOCKET_PATH = /^(?:\/dev\/(?:tcp|udp)\/|\\0|@)/;
 /** A leading program path (`/usr/bin/bash: `) with more before "Permission denied". */
@@ -140,6 +167,38 @@ export function networkDenial(line: string, policy: ConfinedPolicy): boolean {
   if (policy.network !== "deny") return false;
   if (NETWORK_FAILURE.test(line)) return true;
   return REFUSED.test(line) && NETWORK_WORDS.test(line) && filePaths(line).length === 0;
+}
+
+/**
+ * The file paths a "Permission denied" `line` names, canonical (relative
+ * ones taken from `cwd`).
+ */
+export function deniedPaths(line: string, cwd: string): string[] {
+  return filePaths(line).map((path) => canonicalPath(resolve(cwd, path)));
+}
+
+/**
+ * The denial the refusal `lines[index]`, naming `paths`, owes to `policy`
+ * alone: `secret` for a read beneath a masked secret, `network` for a hidden
+ * Unix socket or, when the seccomp filter refuses Unix sockets, for a refused
+ * `socket()` or `connect()` (the call named in the line, or a pathless line
+ * after one that speaks of sockets: a Python traceback); undefined otherwise.
+ */
+export function policyDenial(
+  lines: string[],
+  index: number,
+  paths: string[],
+  policy: ConfinedPolicy,
+): SandboxDenial | undefined {
+  for (const path of paths) {
+    const mask = policy.masks.find((mask) => isBeneath(path, mask.path));
+    if (mask !== undefined) return mask.kind === "socket" ? "network" : "secret";
+  }
+  if (policy.network !== "deny" || policy.unixSockets) return undefined;
+  const line = lines[index] ?? "";
+  if (SOCKET_CALL.test(line)) return "network";
+  const after = paths.length === 0 && NETWORK_WORDS.test(lines[index - 1] ?? "");
+  return after ? "network" : undefined;
 }
 
 /** The first line of `text`, trimmed. */

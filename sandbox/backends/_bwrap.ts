@@ -5,12 +5,17 @@ import { findOnPath } from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
+  DENIED,
+  deniedPaths,
   firstLine,
+  LATE_SOCKETS_GAP,
   networkDenial,
+  policyDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
   type SandboxDenial,
+  socketRule,
 } from "./_backend.ts";
 import { commandFilter } from "./_seccomp.ts";
 
@@ -37,7 +42,9 @@ export interface BwrapFolders {
  * replace TMPDIR with a symlink, and the next launch would bind its target
  * writable); every user's folder of private folders (the policy's
  * `hiddenParents`) an empty read-only tmpfs with the executor's own private
- * folder bound back read-only; mounts go parents first. The command's
+ * folder bound back read-only; mounts go parents first; last, the policy's
+ * masks (secrets and hidden Unix sockets) covered by an empty mode-000
+ * tmpfs or file. The command's
  * environment is set inside (`--clearenv`, then `--setenv` for each
  * variable): bwrap itself runs with none of it.
  */
@@ -87,6 +94,11 @@ export function bwrapArgs(
   for (const dir of hidden) args.push("--remount-ro", dir);
   // "-try": a path gone since the launch was planned is the sweep's to check.
   if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
+  // Last, so that no later mount uncovers them.
+  for (const { path, directory } of policy.masks) {
+    if (directory) args.push("--perms", "0000", "--tmpfs", path, "--remount-ro", path);
+    else args.push("--ro-bind", policy.maskFile, path);
+  }
   args.push("--clearenv");
   for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
     args.push("--setenv", name, value);
@@ -135,13 +147,14 @@ export function createBwrapBackend(
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const deny = commandFilter("deny", arch);
-  const allow = commandFilter("allow", arch);
-  const filters = deny === undefined || allow === undefined
+  const none = commandFilter("none", arch);
+  const unix = commandFilter("unix", arch);
+  const any = commandFilter("any", arch);
+  const filters = none === undefined || unix === undefined || any === undefined
     ? undefined
-    : { deny: printfEscaped(deny), allow: printfEscaped(allow) };
+    : { none: printfEscaped(none), unix: printfEscaped(unix), any: printfEscaped(any) };
   const wrap = (launch: Launch, policy: ConfinedPolicy): Launch => {
-    const filter = filters?.[policy.network];
+    const filter = filters?.[socketRule(policy)];
     const args = bwrapArgs(launch, policy, folders);
     if (filter !== undefined) args.unshift("--seccomp", "3");
     return {
@@ -163,13 +176,19 @@ export function createBwrapBackend(
     probeLaunch: wrap,
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
-    // Sockets bound in the host's filesystem stay reachable: a namespace without
-    // interfaces confines IP networking only.
+    // A namespace without interfaces confines IP networking only: Unix sockets
+    // in the filesystem are refused by the seccomp filter, or masked.
     enforcement: (policy: ConfinedPolicy): SandboxEnforcement => ({
       filesystem: "full",
       network: "full",
       gaps: [
-        ...(policy.network === "deny" ? ["Unix sockets not confined"] : []),
+        ...(policy.network === "allow"
+          ? []
+          : filters === undefined
+          ? ["Unix sockets not confined"]
+          : policy.unixSockets
+          ? [LATE_SOCKETS_GAP]
+          : []),
         ...(filters === undefined
           ? [
             "kernel keyrings not confined (no seccomp filter here)",
@@ -184,12 +203,21 @@ export function createBwrapBackend(
       (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
         firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `)),
     // The first line with a signature decides, so a command that hit both
-    // reports the denial it met first.
-    denied: (outcome: LaunchOutcome, policy: ConfinedPolicy): SandboxDenial | undefined => {
+    // reports the denial it met first. A "Permission denied" naming a file is
+    // the sandbox's only at a mask.
+    denied: (
+      outcome: LaunchOutcome,
+      policy: ConfinedPolicy,
+      cwd: string,
+    ): SandboxDenial | undefined => {
       if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
-      for (const line of outcome.stderrText.split("\n")) {
+      const lines = outcome.stderrText.split("\n");
+      for (const [index, line] of lines.entries()) {
         if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
         if (networkDenial(line, policy)) return "network";
+        if (!DENIED.test(line)) continue;
+        const masked = policyDenial(lines, index, deniedPaths(line, cwd), policy);
+        if (masked !== undefined) return masked;
       }
       return undefined;
     },

@@ -1,21 +1,23 @@
 import { statSync } from "node:fs";
 import process from "node:process";
-import { resolve } from "node:path";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
-import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
+import { existingRealpath, isBeneath } from "../_paths.ts";
 import { throwIfDenied } from "../../local/internal.ts";
 import {
   type ConfinedPolicy,
   DENIED,
-  filePaths,
+  deniedPaths,
   firstLine,
+  LATE_SOCKETS_GAP,
   networkDenial,
+  policyDenial,
   probeFailureReason,
   type ProbeOutcome,
   type SandboxBackend,
+  socketRule,
 } from "./_backend.ts";
-import { commandFilter } from "./_seccomp.ts";
+import { commandFilter, type SocketRule } from "./_seccomp.ts";
 import {
   type LandlockLauncherPolicy,
   LAUNCHER_ABI_PREFIX,
@@ -136,19 +138,29 @@ function isDirectory(path: string): boolean {
  * For root, or in a user namespace: the writable mounts over a read-only
  * view, the policy's read-only paths (`<root>/.git` and the other protected
  * paths that exist) bound back read-only under `workspace-write`, and other
- * executors' private folders hidden, as bubblewrap does.
+ * executors' private folders hidden, and the masks, as bubblewrap does.
  */
 function readOnlyView(
   policy: ConfinedPolicy,
   dirs: string[],
   files: string[],
-): Pick<LandlockLauncherPolicy, "writableMounts" | "readOnlyMounts" | "hiddenMounts"> {
+): Pick<
+  LandlockLauncherPolicy,
+  "writableMounts" | "readOnlyMounts" | "hiddenMounts" | "masks"
+> {
   return {
     writableMounts: [...dirs, ...files.filter((file) => !isBeneath(file, "/dev"))],
     readOnlyMounts: policy.mode === "workspace-write" ? [...policy.readOnlyPaths] : [],
     hiddenMounts: policy.hiddenDirs ?? [],
+    masks: policy.masks.map(({ path, directory }) =>
+      directory ? { path } : { path, source: policy.maskFile }
+    ),
   };
 }
+
+/** Landlock grants listing by subtree: without a mount namespace, names in denied folders show. */
+export const LISTED_SECRETS_GAP =
+  "names inside denyRead folders listable (only their contents are unreadable)";
 
 /** What a user without the read-only mount view (no user namespace) can read that bwrap hides. */
 export const HIDDEN_DIRS_GAP =
@@ -168,22 +180,26 @@ export function createLandlockBackend(
   // Root mounts its read-only view itself; another user does inside a user namespace.
   const view = root || unshare !== undefined;
   let abi = 0;
-  // The filter depends on the network policy alone, so each is built once.
-  const filters = new Map<ConfinedPolicy["network"], number[] | undefined>();
+  // The filter depends on the socket rule alone, so each is built once.
+  const filters = new Map<SocketRule, number[] | undefined>();
   const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
-    if (!filters.has(policy.network)) {
-      const filter = commandFilter(policy.network, setup.arch);
-      filters.set(policy.network, filter && [...filter]);
+    const rule = socketRule(policy);
+    if (!filters.has(rule)) {
+      const filter = commandFilter(rule, setup.arch);
+      filters.set(rule, filter && [...filter]);
     }
-    return filters.get(policy.network);
+    return filters.get(rule);
   };
   const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
     const environment = Object.entries({ ...launch.env, TMPDIR: setup.tmpDir })
       .map(([name, value]) => `${name}=${value}`);
+    const secrets = policy.masks.filter((mask) => mask.kind === "secret").map((mask) => mask.path);
     const launcherPolicy: LandlockLauncherPolicy = {
       readPaths: ["/"],
+      // Without a mount namespace, reads are granted around the secrets.
+      ...(!view && secrets.length > 0 ? { unreadable: secrets } : {}),
       writeDirs: dirs,
       writeFiles: files,
       ...(view ? readOnlyView(policy, dirs, files) : {}),
@@ -222,7 +238,20 @@ export function createLandlockBackend(
         if (abi < 4) gaps.push(`landlock ABI ${abi}: TCP not confined`);
         gaps.push("UDP not confined");
       }
-      gaps.push("Unix sockets not confined");
+      if (!filtered || (policy.unixSockets && !view)) gaps.push("Unix sockets not confined");
+      else if (policy.unixSockets) gaps.push(LATE_SOCKETS_GAP);
+    }
+    // Without a mount namespace, reads are granted around the secrets, which
+    // a writable root's grant (reads included) would cover again.
+    const secrets = policy.masks.filter((mask) => mask.kind === "secret");
+    if (!view && secrets.length > 0) {
+      const { dirs } = writablePaths(policy, setup.tmpDir);
+      gaps.push(
+        LISTED_SECRETS_GAP,
+        ...secrets.filter((mask) => dirs.some((dir) => isBeneath(mask.path, dir))).map((mask) =>
+          `${mask.path} readable (it lies in a writable root, and Landlock cannot narrow a subtree)`
+        ),
+      );
     }
     if (!filtered) {
       gaps.push(
@@ -274,23 +303,26 @@ export function createLandlockBackend(
     // is Landlock's unless every path it names is writable under the policy
     // (then it is an ordinary permission problem). One naming neither a path
     // nor the network (System V IPC, say) is not classed: EACCES says nothing
-    // of which rule refused it, and bubblewrap would not class it either.
+    // of which rule refused it, and bubblewrap would not class it either. One
+    // at a mask is the policy's (see policyDenial), whatever the mode.
     denied: (outcome: LaunchOutcome, policy: ConfinedPolicy, cwd: string) => {
       if (outcome.exitCode === null || outcome.exitCode === 0 || runnerFailed(outcome)) {
         return undefined;
       }
       const { dirs, files } = writablePaths(policy, setup.tmpDir);
       const writable = [...dirs, ...files];
-      for (const line of outcome.stderrText.split("\n")) {
+      const lines = outcome.stderrText.split("\n");
+      for (const [index, line] of lines.entries()) {
         if (READ_ONLY.test(line)) {
           if (view) return "filesystem";
           continue;
         }
         if (networkDenial(line, policy)) return "network";
         if (!DENIED.test(line)) continue;
-        const paths = filePaths(line);
-        if (paths.length === 0) continue;
-        const resolved = paths.map((path) => canonicalPath(resolve(cwd, path)));
+        const resolved = deniedPaths(line, cwd);
+        const masked = policyDenial(lines, index, resolved, policy);
+        if (masked !== undefined) return masked;
+        if (resolved.length === 0) continue;
         if (!resolved.every((path) => writable.some((root) => isBeneath(path, root)))) {
           return "filesystem";
         }

@@ -14,6 +14,13 @@ import { Buffer } from "node:buffer";
 export interface LandlockLauncherPolicy {
   /** Paths (with everything beneath) that may be read and executed. */
   readPaths: string[];
+  /**
+   * Paths beneath `readPaths` that must stay unreadable without a mount
+   * namespace to mask them: each read path holding one is granted listing
+   * only, and reading around them (every entry along the way but theirs, as
+   * listed at launch).
+   */
+  unreadable?: string[];
   /** Directories beneath which everything may also be written. */
   writeDirs: string[];
   /** Files (such as /dev/null) that may also be written. */
@@ -31,6 +38,12 @@ export interface LandlockLauncherPolicy {
   readOnlyMounts?: string[];
   /** With `writableMounts`: folders covered by an empty read-only tmpfs, last. */
   hiddenMounts?: string[];
+  /**
+   * With `writableMounts`: paths covered last, read-only, by `source` (an
+   * empty mode-000 file) or, without a source, an empty mode-000 tmpfs, so
+   * reads there are denied.
+   */
+  masks?: { source?: string; path: string }[];
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
@@ -57,6 +70,7 @@ type NativeFn = (...args: unknown[]) => unknown;
 /** The part of the Deno namespace the launcher uses (typed here so the Node build compiles it). */
 interface LauncherDeno {
   args: string[];
+  build: { arch: string };
   exit(code: number): never;
   stdout: { writeSync(bytes: Uint8Array): number };
   stderr: { writeSync(bytes: Uint8Array): number };
@@ -106,6 +120,8 @@ export function landlockLauncherMain(): void {
   if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
     return fail("the policy needs readPaths, writeDirs and writeFiles, each a list of paths");
   }
+  const unreadable = policy.unreadable ?? [];
+  if (!isPathList(unreadable)) return fail("the policy's unreadable must be a list of paths");
   const mounts = policy.writableMounts;
   const readOnlyMounts = policy.readOnlyMounts ?? [];
   const hiddenMounts = policy.hiddenMounts ?? [];
@@ -113,6 +129,18 @@ export function landlockLauncherMain(): void {
     return fail(
       "the policy's writableMounts, readOnlyMounts and hiddenMounts must be lists of paths",
     );
+  }
+  const masks = policy.masks ?? [];
+  if (
+    !Array.isArray(masks) ||
+    !masks.every((mask) =>
+      typeof mask?.path === "string" && ["string", "undefined"].includes(typeof mask.source)
+    )
+  ) {
+    return fail("the policy's masks must be a list of { path, source? }");
+  }
+  if (masks.length > 0 && mounts === undefined) {
+    return fail("the policy's masks need writableMounts (a private mount namespace)");
   }
   const filter = policy.seccompFilter;
   if (
@@ -137,6 +165,7 @@ export function landlockLauncherMain(): void {
         result: "i64",
       },
       landlock_restrict_self: { name: "syscall", parameters: ["i64", "i64", "u32"], result: "i64" },
+      getdents64: { name: "syscall", parameters: ["i64", "i32", "buffer", "usize"], result: "i64" },
       openat2: {
         name: "syscall",
         parameters: ["i64", "i32", "buffer", "buffer", "usize"],
@@ -214,13 +243,21 @@ export function landlockLauncherMain(): void {
       }
     }
     const MS_RDONLY = 1n, MS_NOSUID = 2n, MS_NODEV = 4n, MS_NOEXEC = 8n;
-    const tmpfs = cString("tmpfs");
+    const tmpfs = cString("tmpfs"), empty = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
     for (const path of hiddenMounts) {
-      const flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
-      if ((libc.mount!(tmpfs, cString(path), tmpfs, flags, null) as number) !== 0) {
+      if ((libc.mount!(tmpfs, cString(path), tmpfs, empty, null) as number) !== 0) {
         // Gone since it was listed (its executor was disposed): nothing to hide.
         if (errorText() === "ENOENT") continue;
         return fail(`cannot hide "${path}" under an empty tmpfs (${errorText()})`);
+      }
+    }
+    // Last, so that no later mount uncovers them.
+    for (const { source, path } of masks) {
+      const covered = (source === undefined
+        ? libc.mount!(tmpfs, cString(path), tmpfs, empty, cString("mode=000,size=4k"))
+        : libc.mount!(cString(source), cString(path), null, MS_BIND, null)) as number;
+      if (covered !== 0 || !setattr(path, 0, RDONLY, 0n)) {
+        return fail(`cannot mask "${path}" (${errorText()})`);
       }
     }
     // The working directory still points into the mount it was opened on:
@@ -267,22 +304,85 @@ export function landlockLauncherMain(): void {
   // The paths are canonical: a symlink met on the way was planted since they
   // were resolved, and following it would grant its target.
   const SYS_OPENAT2 = 437n, AT_FDCWD = -100, RESOLVE_NO_SYMLINKS = 4n;
-  const openHow = new BigUint64Array([BigInt(0o10000000 | 0o2000000), 0n, RESOLVE_NO_SYMLINKS]);
-  const addPath = (path: string, rights: bigint): void => {
-    const fd = Number(
-      libc.openat2!(SYS_OPENAT2, AT_FDCWD, cString(path), new Uint8Array(openHow.buffer), 24n),
+  const open = (path: string, flags: number): number => {
+    const how = new BigUint64Array([BigInt(flags | 0o2000000), 0n, RESOLVE_NO_SYMLINKS]);
+    return Number(
+      libc.openat2!(SYS_OPENAT2, AT_FDCWD, cString(path), new Uint8Array(how.buffer), 24n),
     );
-    if (fd < 0) return fail(`cannot open "${path}" without following a symlink (${errorText()})`);
+  };
+  const O_PATH = 0o10000000, O_DIRECTORY = 0o200000;
+  /** Adds a rule; false when `path` cannot be opened without following a symlink. */
+  const tryAddPath = (path: string, rights: bigint): boolean => {
+    const fd = open(path, O_PATH);
+    if (fd < 0) return false;
     const rule = new ArrayBuffer(16); // struct landlock_path_beneath_attr, packed: 12 bytes
     new BigUint64Array(rule, 0, 1)[0] = rights & handledFs;
     new Int32Array(rule, 8, 1)[0] = fd;
-    const added = libc.landlock_add_rule!(SYS_ADD_RULE, rulesetFd, 1, new Uint8Array(rule), 0);
-    if ((added as bigint) < 0n) {
+    const add = () => libc.landlock_add_rule!(SYS_ADD_RULE, rulesetFd, 1, new Uint8Array(rule), 0);
+    let added = add() as bigint;
+    // Directory rights on a file are EINVAL: a walked entry may be either
+    // (errno itself may be clobbered by the runtime, so it is not asked).
+    if (added < 0n && (rights & ~fileRights) !== 0n) {
+      new BigUint64Array(rule, 0, 1)[0] = rights & fileRights & handledFs;
+      added = add() as bigint;
+    }
+    if (added < 0n) {
       return fail(`landlock_add_rule for "${path}" failed (${errorText()})`);
     }
     libc.close!(fd);
+    return true;
   };
-  for (const path of policy.readPaths) addPath(path, readRights);
+  const addPath = (path: string, rights: bigint): void => {
+    if (!tryAddPath(path, rights)) {
+      fail(`cannot open "${path}" without following a symlink (${errorText()})`);
+    }
+  };
+  // The entries of a directory, by getdents64 (the launcher may not read files).
+  const SYS_GETDENTS64 = deno.build.arch === "aarch64" ? 61n : 217n;
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const entries = (dir: string): string[] => {
+    const fd = open(dir, O_DIRECTORY);
+    if (fd < 0) return fail(`cannot list "${dir}" to keep reads from beneath it (${errorText()})`);
+    const buffer = new Uint8Array(65536);
+    const view = new DataView(buffer.buffer);
+    const names: string[] = [];
+    for (;;) {
+      const size = Number(libc.getdents64!(SYS_GETDENTS64, fd, buffer, 65536n));
+      if (size < 0) return fail(`cannot list "${dir}" (${errorText()})`);
+      if (size === 0) break;
+      for (let offset = 0; offset < size; offset += view.getUint16(offset + 16, true)) {
+        const end = buffer.indexOf(0, offset + 19); // struct linux_dirent64: d_name at 19
+        try {
+          const name = decoder.decode(buffer.subarray(offset + 19, end));
+          if (name !== "." && name !== "..") names.push(name);
+        } catch {
+          // A name that is not UTF-8 cannot be granted by path: it stays unreadable.
+        }
+      }
+    }
+    libc.close!(fd);
+    return names;
+  };
+  // Reading is granted on every entry around the unreadable paths; those
+  // that cannot be opened without following a symlink are reached through
+  // their targets' own rules, or not at all.
+  const readAround = (dir: string): void => {
+    for (const name of entries(dir)) {
+      const path = dir === "/" ? `/${name}` : `${dir}/${name}`;
+      if (unreadable.includes(path)) continue;
+      if (unreadable.some((hidden) => hidden.startsWith(`${path}/`))) readAround(path);
+      else tryAddPath(path, readRights);
+    }
+  };
+  for (const path of policy.readPaths) {
+    const prefix = path === "/" ? "/" : `${path}/`;
+    if (!unreadable.some((hidden) => hidden.startsWith(prefix))) {
+      addPath(path, readRights);
+      continue;
+    }
+    addPath(path, READ_DIR & handledFs);
+    readAround(path);
+  }
   for (const path of policy.writeDirs) addPath(path, handledFs);
   for (const path of policy.writeFiles) addPath(path, fileRights);
 

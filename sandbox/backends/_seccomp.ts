@@ -112,19 +112,29 @@ export function seccompFilter(
 }
 
 /**
- * The filter both backends install for a command under `network`, so that a
+ * Which sockets a command may create: `any` (the network allowed), `unix`
+ * (the network denied, Unix sockets allowed: some are listed in
+ * `allowUnixSockets`) or `none` (the network denied, no Unix socket either;
+ * `socketpair` is another system call and stays).
+ */
+export type SocketRule = "any" | "unix" | "none";
+
+/**
+ * The filter both backends install for a command under `rule`, so that a
  * command meets the same refusals under either: System V IPC and POSIX
  * message queues always (bubblewrap's IPC namespace has no counterpart under
- * Landlock), and with the network denied every socket family but Unix and
- * netlink (no IP at all, so not even a private loopback, which Landlock
- * cannot give). Undefined on an architecture this module does not know.
+ * Landlock), and with the network denied every socket family but netlink
+ * (and Unix under `unix`): no IP at all, so not even a private loopback,
+ * which Landlock cannot give. Undefined on an architecture this module does
+ * not know.
  */
 export function commandFilter(
-  network: "deny" | "allow",
+  rule: SocketRule,
   arch: string = process.arch,
 ): Uint8Array | undefined {
+  const families = rule === "unix" ? [AF_UNIX, AF_NETLINK] : [AF_NETLINK];
   return seccompFilter({
     denyIpc: true,
-    ...(network === "deny" ? { socketFamilies: [AF_UNIX, AF_NETLINK] } : {}),
+    ...(rule === "any" ? {} : { socketFamilies: families }),
   }, arch);
 }

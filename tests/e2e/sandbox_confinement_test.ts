@@ -249,7 +249,6 @@ for (const backend of SANDBOX_BACKENDS) {
           const enforcement = result.sandbox?.enforcement;
           assert.equal(enforcement?.network, "full");
           assert.deepEqual(enforcement?.gaps, [
-            "Unix sockets not confined",
             ...(landlock ? [SETSID_GAP] : []),
             // The default resource limits' gaps come last.
             ...(result.limits?.gaps ?? []),
@@ -329,7 +328,7 @@ for (const backend of SANDBOX_BACKENDS) {
       }
     });
 
-    it("a Unix socket in the host filesystem stays reachable, and that gap is named", {
+    it("a Unix socket in the host filesystem is out of reach under network deny, not under allow", {
       skip: skipWithoutPython,
     }, async () => {
       using workspace = tempWorkspace();
@@ -342,12 +341,22 @@ for (const backend of SANDBOX_BACKENDS) {
       await new Promise<void>((done) => server.listen(path, done));
       try {
         await using executor = executorFor(backend, workspace);
-        const result = await executor.run(executor.resolve({
-          command: `python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("${path}")'`,
+        const command =
+          `python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("${path}")'`;
+        const refused = await executor.run(executor.resolve({ command }));
+        assert.notEqual(refused.exitCode, 0);
+        assert.equal(refused.sandbox?.denial, "network", refused.stderr.text);
+        assert.equal(
+          refused.sandbox?.enforcement?.gaps.includes("Unix sockets not confined"),
+          false,
+        );
+        assert.equal(accepted, 0);
+        const open = await executor.run(executor.resolve({
+          command,
+          sandboxPolicy: { ...executor.defaultPolicy, network: "allow" },
         }));
-        assert.equal(result.exitCode, 0, result.stderr.text);
+        assert.equal(open.exitCode, 0, open.stderr.text);
         assert.equal(accepted, 1);
-        assert.ok(result.sandbox?.enforcement?.gaps.includes("Unix sockets not confined"));
       } finally {
         await closeServer(server);
       }

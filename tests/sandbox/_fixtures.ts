@@ -159,3 +159,6 @@ export async function assertRunnerRefused(
 export function closeServer(server: Server): Promise<void> {
   return new Promise((done) => server.close(() => done()));
 }
+
+/** A mask file for policies built by hand (backend unit tests that never mount it). */
+export const MASK_FILE = "/nonexistent/mask";

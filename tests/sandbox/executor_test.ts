@@ -97,6 +97,9 @@ describe("SandboxBashExecutor config", () => {
       [{ workspaceRoot: root, searchPath: 5 }, /"searchPath" must be a PATH-style .*; omit it/],
       [{ workspaceRoot: root, writableRoots: "/srv" }, /Writable roots must be a list .*"\/srv"/],
       [{ workspaceRoot: root, timeoutMs: -1 }, /"timeoutMs" must be a positive/],
+      [{ workspaceRoot: root, homeDir: "home" }, /"homeDir" must be an absolute path; got "home"/],
+      [{ workspaceRoot: root, denyRead: ["keys"] }, /"denyRead" entry "keys" is neither/],
+      [{ workspaceRoot: root, allowUnixSockets: "/x" }, /"allowUnixSockets" must be a list/],
       [
         { workspaceRoot: root, workspace: root },
         /^The sandbox executor config has no key "workspace"; did you mean "workspaceRoot"\?/,
@@ -159,6 +162,49 @@ describe("SandboxBashExecutor.resolve", () => {
         }),
       BashConfigError,
     );
+  });
+});
+
+describe("what a request's policy hides", () => {
+  it("is the executor's unless the request says otherwise", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      denyRead: ["~/.keys"],
+      allowUnixSockets: ["/run/app.sock"],
+    });
+    const own = { mode: "read-only", workspaceRoot: workspace.root, network: "deny" } as const;
+    assert.deepEqual(executor.resolve({ command: "true", sandboxPolicy: own }).sandboxPolicy, {
+      ...own,
+      denyRead: ["~/.keys"],
+      allowUnixSockets: ["/run/app.sock"],
+    });
+    const spec = executor.resolve({ command: "true", sandboxPolicy: { ...own, denyRead: [] } });
+    assert.deepEqual(spec.sandboxPolicy?.denyRead, []);
+    spec.sandboxPolicy!.allowUnixSockets!.push("/x");
+    assert.deepEqual(executor.defaultPolicy.allowUnixSockets, ["/run/app.sock"]);
+  });
+
+  it("defaults to the credential stores in homeDir, and an empty list hides nothing", {
+    skip: noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const home = join(workspace.base, "home");
+    mkdirSync(join(home, ".aws"), { recursive: true });
+    writeFileSync(join(home, ".aws", "credentials"), "key");
+    const cases: [{ denyRead?: string[] }, number][] = [[{}, 1], [{ denyRead: [] }, 0]];
+    for (const [config, expected] of cases) {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: ["bwrap"],
+        homeDir: home,
+        ...config,
+      });
+      const result = await executor.run(
+        executor.resolve({ command: "cat ~/.aws/credentials", env: { HOME: home } }),
+      );
+      assert.equal(result.exitCode, expected, result.stderr.text);
+    }
   });
 });
 
@@ -515,7 +561,7 @@ describe("probeBackends", () => {
       enforcement: {
         filesystem: "full",
         network: "full",
-        gaps: ["Unix sockets not confined", ...protectionGaps([".git"])],
+        gaps: [...protectionGaps([".git"])],
       },
     });
     assert.equal(landlock?.works, true);

@@ -91,6 +91,40 @@ describe("resolveSandboxPolicy", () => {
       );
     }
   });
+
+  it("keeps denyRead, allowRead and allowUnixSockets normalised, and rejects other paths", () => {
+    using workspace = tempWorkspace();
+    const base = { mode: "read-only", workspaceRoot: workspace.root, network: "deny" } as const;
+    const policy = resolveSandboxPolicy({
+      ...base,
+      denyRead: ["~/.ssh/", "~/./.aws", "~", "/etc/../srv/keys", "~/.ssh", "~/..dots", "~/"],
+      allowRead: ["~/.ssh/known_hosts"],
+      allowUnixSockets: ["/run/app.sock"],
+    });
+    assert.deepEqual(policy.denyRead, ["~/.ssh", "~/.aws", "~", "/srv/keys", "~/..dots"]);
+    assert.deepEqual(policy.allowRead, ["~/.ssh/known_hosts"]);
+    assert.deepEqual(policy.allowUnixSockets, ["/run/app.sock"]);
+    assert.equal("denyRead" in resolveSandboxPolicy(base), false);
+    for (const bad of ["keys", "~user/.ssh", "~/../etc", "~/a/../..", "/a\0b", "~/\0", 7]) {
+      assert.throws(
+        () => resolveSandboxPolicy({ ...base, denyRead: [bad as string] }),
+        (error: unknown) =>
+          error instanceof BashConfigError &&
+          error.message ===
+            `"denyRead" entry ${
+              JSON.stringify(bad)
+            } is neither an absolute path nor a "~/" path inside the home; pass one of those`,
+      );
+    }
+    assert.throws(
+      () => resolveSandboxPolicy({ ...base, allowUnixSockets: "/run/x.sock" as unknown as [] }),
+      (error: unknown) =>
+        error instanceof BashConfigError &&
+        error.message === '"allowUnixSockets" must be a list of absolute or "~/" paths; ' +
+            'got "/run/x.sock"; pass an array such as ["~/.ssh"]',
+    );
+  });
+
   it("normalises protected paths and keeps them only when given", () => {
     using workspace = tempWorkspace();
     const base = {

@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import { renderRunResult, truncationMarkers } from "../../tool/mod.ts";
 import { runResult, stream } from "./_fakes.ts";
 
@@ -240,6 +241,50 @@ describe("renderRunResult", () => {
       "[exit code: 1]",
     ]);
     assert.equal(rendered.isError, true);
+  });
+
+  it("says a secret is withheld by policy, with no retry hint even when escalation is offered", () => {
+    const denied = runResult({
+      exitCode: 1,
+      stderr: stream("cat: /home/u/.ssh/id_ed25519: Permission denied\n"),
+      sandbox: { mode: "workspace-write", backend: "bwrap", denied: true, denial: "secret" },
+    });
+    const rendered = renderRunResult(denied, { escalationModes: ["danger-full-access"] });
+    assert.deepEqual(rendered.text.split("\n").slice(2), [
+      "[sandbox: read withheld by policy under workspace-write mode: the path is in the sandbox's denyRead list (credentials are kept from commands); it exists but cannot be read here, and no retry or other route will read it; if the task needs it, tell the user]",
+      "[exit code: 1]",
+    ]);
+    assert.equal(rendered.isError, true);
+  });
+
+  it("redacts the values of scrubbed variables from both streams, longest first", () => {
+    const result = runResult({
+      stdout: stream("token ghp_abcdefgh123 and ghp_abcdefgh\n"),
+      stderr: stream("\x1b[31mghp_abc\x1b[0mdefgh123\n"),
+    });
+    const secrets = { SHORT_TOKEN: "ghp_abcdefgh", GITHUB_TOKEN: "ghp_abcdefgh123", PIN: "1234" };
+    assert.equal(
+      renderRunResult(result, { secrets }).text,
+      "token [redacted: GITHUB_TOKEN] and [redacted: SHORT_TOKEN]\n" +
+        "[stderr]\n[redacted: GITHUB_TOKEN]\n[exit code: 0]",
+    );
+    assert.equal(
+      renderRunResult(runResult({ stdout: stream("1234\n") }), { secrets }).text,
+      "1234\n[exit code: 0]",
+    );
+  });
+
+  it("redacts by default what the environment scrub keeps from commands", () => {
+    const name = "TEST_REDACT_TOKEN_X";
+    process.env[name] = "value-that-must-not-show";
+    try {
+      assert.equal(
+        renderRunResult(runResult({ stdout: stream("value-that-must-not-show\n") })).text,
+        `[redacted: ${name}]\n[exit code: 0]`,
+      );
+    } finally {
+      delete process.env[name];
+    }
   });
 
   it("gives a network denial no hint when danger-full-access is not offered", () => {

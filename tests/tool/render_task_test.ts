@@ -95,6 +95,16 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("redacts the values of scrubbed variables from a bash task's streams", () => {
+    assert.equal(
+      renderTaskOutput({
+        snapshot: snapshot(),
+        output: read({ stdout: "key=abcdefgh1234\n", stderr: "abcdefgh1234\n" }),
+      }, { secrets: { API_KEY: "abcdefgh1234" } }),
+      "key=[redacted: API_KEY]\n[stderr]\n[redacted: API_KEY]\n[status: running]",
+    );
+  });
+
   it("says (no new output) when nothing arrived since the last read", () => {
     assert.equal(
       renderTaskOutput({ snapshot: snapshot(), output: read() }),

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
 import { findOnPath } from "../../../local/_session.ts";
-import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
+import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { GLIBC_UNSECURE_ENV, tempWorkspace } from "../_fixtures.ts";
+import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../_fixtures.ts";
 
 // deno-fmt-ignore
 const COMMON = [
@@ -39,6 +39,9 @@ function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
     network: "deny",
     protectedPaths: [".git"],
     readOnlyPaths: [],
+    unixSockets: false,
+    masks: [],
+    maskFile: MASK_FILE,
     ...overrides,
   };
 }
@@ -100,6 +103,29 @@ describe("bwrapArgs", () => {
       "/usr/bin/bash",
       "-c",
       "true",
+    ]);
+  });
+
+  it("masks come last: a folder gets a read-only mode-000 tmpfs, a file the mask file", () => {
+    const masks = [
+      { path: "/home/u/.ssh", directory: true, kind: "secret" as const },
+      { path: "/run/app.sock", directory: false, kind: "socket" as const },
+    ];
+    const args = bwrapArgs(launch("/srv/ws"), policy({ masks }), FOLDERS);
+    // After every other mount, before the environment.
+    assert.deepEqual(args.slice(args.indexOf("--perms") - 3, args.indexOf("--clearenv")), [
+      "--bind",
+      TMP,
+      TMP,
+      "--perms",
+      "0000",
+      "--tmpfs",
+      "/home/u/.ssh",
+      "--remount-ro",
+      "/home/u/.ssh",
+      "--ro-bind",
+      MASK_FILE,
+      "/run/app.sock",
     ]);
   });
 
@@ -176,8 +202,13 @@ describe("the bwrap backend", () => {
     // The filter travels as printf escapes of its bytes, never as a file.
     const bytes = (escaped: string) =>
       escaped.split("\\").slice(1).map((octal) => parseInt(octal, 8));
-    const deny = seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!;
+    // Under deny, no Unix socket unless some are allowed (the others are masked).
+    const deny = seccompFilter({ denyIpc: true, socketFamilies: [AF_NETLINK] })!;
     assert.deepEqual(bytes(filter!), [...deny]);
+    const unix = backend.wrap(launch("/srv/ws"), policy({ unixSockets: true })).args[4]!;
+    assert.deepEqual(bytes(unix), [
+      ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
+    ]);
     assert.match(bwrap!, /\/bwrap$/);
     assert.deepEqual(args, [
       "--seccomp",
@@ -191,8 +222,9 @@ describe("the bwrap backend", () => {
     assert.deepEqual(backend.enforcement(policy({})), {
       filesystem: "full",
       network: "full",
-      gaps: ["Unix sockets not confined"],
+      gaps: [],
     });
+    assert.deepEqual(backend.enforcement(policy({ unixSockets: true })).gaps, [LATE_SOCKETS_GAP]);
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
 
@@ -249,6 +281,11 @@ describe("the bwrap backend", () => {
         "kernel keyrings not confined (no seccomp filter here)",
         "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
       ]);
+      assert.deepEqual(bare.enforcement(policy({})).gaps, [
+        "Unix sockets not confined",
+        "kernel keyrings not confined (no seccomp filter here)",
+        "System V IPC, message queues and a private loopback allowed (no seccomp filter here)",
+      ]);
     },
   );
 
@@ -286,6 +323,25 @@ describe("the bwrap backend", () => {
     assert.equal(denied(1, "bash: connect: Permission denied", open), undefined);
     assert.equal(denied(1, "ipcmk: create share memory failed: Permission denied"), undefined);
     assert.equal(denied(1, "cat: /root/x: Permission denied"), undefined);
+    // A Permission denied naming a file is the sandbox's at a mask, or for a
+    // Unix socket it refuses.
+    const masked = policy({
+      masks: [
+        { path: "/home/u/.ssh", directory: true, kind: "secret" },
+        { path: "/run/app.sock", directory: false, kind: "socket" },
+      ],
+    });
+    const secret = "cat: /home/u/.ssh/id: Permission denied";
+    assert.equal(denied(1, secret, masked), "secret");
+    assert.equal(denied(1, "cat: /etc/shadow: Permission denied", masked), undefined);
+    assert.equal(denied(1, "Error: connect EACCES /run/app.sock", masked), "network");
+    const node = "Error: connect EACCES /run/other.sock";
+    assert.equal(denied(1, node), "network");
+    assert.equal(denied(1, node, policy({ unixSockets: true })), undefined);
+    assert.equal(denied(1, node, open), undefined);
+    const python =
+      "    _socket.socket.__init__(self, family)\nPermissionError: [Errno 13] Permission denied";
+    assert.equal(denied(1, python), "network");
     // The first line with a signature decides.
     assert.equal(denied(1, "Connection refused\ntouch: x: Read-only file system"), "network");
     assert.equal(denied(1, "touch: x: Read-only file system\nConnection refused"), "filesystem");

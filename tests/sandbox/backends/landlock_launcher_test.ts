@@ -1,7 +1,7 @@
 // The real launcher, run by the real deno through the local executor.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
@@ -221,6 +221,51 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.match(result.stderr.text, /Permission denied/);
   });
 
+  it("keeps the unreadable paths unreadable, and reads and lists around them", async () => {
+    const dir = join(workspace.base, "around");
+    mkdirSync(join(dir, "keys"), { recursive: true });
+    writeFileSync(join(dir, "keys", "id"), "secret");
+    writeFileSync(join(dir, "token"), "secret");
+    writeFileSync(join(dir, "plain"), "plain");
+    const result = await launch([
+      policy({ unreadable: [join(dir, "keys"), join(dir, "token")] }),
+      "/usr/bin/bash",
+      "-c",
+      `cd ${quote(dir)}; cat plain; echo; ls; cat keys/id token; ls / > /dev/null && echo root`,
+    ]);
+    assert.equal(result.stdout.text, "plain\nkeys\nplain\ntoken\nroot\n", result.stderr.text);
+    assert.equal(result.stderr.text.match(/Permission denied/g)?.length, 2, result.stderr.text);
+  });
+
+  it("masks paths in a private mount namespace, as root only", {
+    skip: process.getuid?.() === 0 ? false : "only root gets the mount namespace here",
+  }, async () => {
+    const dir = join(workspace.base, "masked");
+    mkdirSync(join(dir, "keys"), { recursive: true });
+    writeFileSync(join(dir, "keys", "id"), "secret");
+    writeFileSync(join(dir, "token"), "secret");
+    const file = join(workspace.base, "mask-file");
+    writeFileSync(file, "");
+    chmodSync(file, 0);
+    const result = await launch([
+      policy({
+        writableMounts: [workspace.root],
+        masks: [{ path: join(dir, "keys") }, { path: join(dir, "token"), source: file }],
+      }),
+      "/usr/bin/bash",
+      "-c",
+      `cd ${quote(dir)}; ls keys; cat keys/id token; chmod 700 keys; ls -d keys`,
+    ]);
+    assert.equal(result.stdout.text, "keys\n", result.stderr.text);
+    const lines = result.stderr.text.trim().split("\n");
+    assert.equal(
+      lines.filter((line) => /Permission denied/.test(line)).length,
+      3,
+      lines.join("\n"),
+    );
+    assert.match(lines.at(-1)!, /Read-only file system/);
+  });
+
   it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message when it throws`, async () => {
     // A JSON policy that is not an object throws on its first field.
     const result = await launch(["null", "/usr/bin/touch", "ran"]);
@@ -265,6 +310,14 @@ describe("the Landlock launcher, run", { skip }, () => {
         bare({ seccompFilter: [1, 2, 3] }),
         "/bin/true",
       ], "the policy's seccompFilter must be a list of bytes, 8 per instruction"],
+      ["masks without a mount namespace", [
+        bare({ masks: [{ path: "/etc/hostname" }] }),
+        "/bin/true",
+      ], "the policy's masks need writableMounts (a private mount namespace)"],
+      ["masks that are not paths", [
+        bare({ masks: [{ path: 1 }] }),
+        "/bin/true",
+      ], "the policy's masks must be a list of { path, source? }"],
       [
         "a program that does not exist",
         [bare(), "/nonexistent-shellseam"],

@@ -7,15 +7,16 @@ import {
   HIDDEN_DIRS_GAP,
   type LandlockSetup,
   LAUNCHER_DENO_FLAGS,
+  LISTED_SECRETS_GAP,
   METADATA_GAP,
   protectedPathsGap,
   SETSID_GAP,
   USER_NAMESPACE_ARGS,
 } from "../../../sandbox/backends/_landlock.ts";
-import type { ConfinedPolicy } from "../../../sandbox/backends/_backend.ts";
+import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { GLIBC_UNSECURE_ENV, tempWorkspace, type Workspace } from "../_fixtures.ts";
+import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(
   workspace: Workspace,
@@ -41,6 +42,9 @@ function setup(
     network: "deny",
     protectedPaths: [".git"],
     readOnlyPaths: [],
+    unixSockets: false,
+    masks: [],
+    maskFile: MASK_FILE,
     ...overrides,
   });
   return { backend, policy, tmpDir };
@@ -88,6 +92,12 @@ describe("the landlock backend", () => {
     assert.ok(sent.writeFiles.includes("/dev/null"));
     assert.equal(sent.network, "deny");
     assert.deepEqual(sent.seccompFilter, [
+      ...seccompFilter({ denyIpc: true, socketFamilies: [AF_NETLINK] })!,
+    ]);
+    const unix = JSON.parse(
+      backend.wrap(launch, policy({ unixSockets: true })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
+    ) as LandlockLauncherPolicy;
+    assert.deepEqual(unix.seccompFilter, [
       ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
     ]);
     assert.equal(sent.reportAbi, undefined);
@@ -136,6 +146,41 @@ describe("the landlock backend", () => {
       ),
       false,
     );
+  });
+
+  it("masks secrets in root's mount namespace, and grants reads around them without a user namespace", () => {
+    using workspace = tempWorkspace();
+    const masks = [
+      { path: "/home/u/.ssh", directory: true, kind: "secret" as const },
+      { path: `${workspace.root}/.npmrc`, directory: false, kind: "secret" as const },
+      { path: "/run/app.sock", directory: false, kind: "socket" as const },
+    ];
+    const sent = (root: boolean) => {
+      const { backend, policy } = setup(workspace, "x64", root);
+      const wrapped = backend.wrap(launch, policy({ masks, mode: "workspace-write" }));
+      const gaps = backend.enforcement(policy({ masks, mode: "workspace-write" })).gaps;
+      const launcher = wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!;
+      return { policy: JSON.parse(launcher) as LandlockLauncherPolicy, gaps };
+    };
+    const root = sent(true);
+    assert.deepEqual(root.policy.masks, [
+      { path: "/home/u/.ssh" },
+      { path: `${workspace.root}/.npmrc`, source: MASK_FILE },
+      { path: "/run/app.sock", source: MASK_FILE },
+    ]);
+    assert.equal(root.policy.unreadable, undefined);
+    assert.equal(root.gaps.includes(LISTED_SECRETS_GAP), false);
+    const user = sent(false);
+    assert.equal(user.policy.masks, undefined);
+    assert.deepEqual(user.policy.unreadable, ["/home/u/.ssh", `${workspace.root}/.npmrc`]);
+    assert.ok(user.gaps.includes(LISTED_SECRETS_GAP));
+    // A writable root's grant reads too: a secret inside it stays readable, and says so.
+    assert.ok(
+      user.gaps.includes(
+        `${workspace.root}/.npmrc readable (it lies in a writable root, and Landlock cannot narrow a subtree)`,
+      ),
+    );
+    assert.equal(user.gaps.some((gap) => gap.startsWith("/home/u/.ssh")), false);
   });
 
   it("for another user, runs the launcher in a user namespace with the same view", () => {
@@ -263,11 +308,13 @@ describe("the landlock backend", () => {
       filesystem: "full",
       network: "full",
       gaps: [
-        "Unix sockets not confined",
         "landlock ABI 3: signals to processes outside the sandbox not confined",
         SETSID_GAP,
       ],
     });
+    assert.deepEqual(backend.enforcement(policy({ unixSockets: true })).gaps.slice(0, 1), [
+      LATE_SOCKETS_GAP,
+    ]);
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 7\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, [SETSID_GAP]);
   });
@@ -338,6 +385,10 @@ describe("the landlock backend", () => {
       "network",
     );
     assert.equal(denied("curl: (6) Could not resolve host: x: Permission denied"), "network");
+    // A read at a masked secret is the policy's, whatever the mode.
+    const masked = policy({ masks: [{ path: "/home/u/.ssh", directory: true, kind: "secret" }] });
+    assert.equal(denied("cat: /home/u/.ssh/id: Permission denied", masked), "secret");
+    assert.equal(denied("Error: connect EACCES /run/x.sock"), "network");
     // A Landlock scope refuses an abstract Unix socket with EPERM.
     assert.equal(
       denied('socat[9] E connect(5, AF=1 "\\0x", 4): Operation not permitted'),

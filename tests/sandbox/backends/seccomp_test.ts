@@ -94,16 +94,24 @@ describe("seccompFilter", () => {
 });
 
 describe("commandFilter", () => {
-  it("refuses IPC always, and with the network denied every socket but Unix and netlink", () => {
-    const deny = commandFilter("deny", "x64")!;
-    const allow = commandFilter("allow", "x64")!;
-    for (const filter of [deny, allow]) assert.equal(verdict(filter, 29, X64), EACCES, "shmget");
-    for (const family of [AF_INET, AF_INET6]) {
-      assert.equal(verdict(deny, 41, X64, family), EACCES, `family ${family}`);
-      assert.equal(verdict(allow, 41, X64, family), ALLOW, `family ${family}`);
+  it("refuses IPC always, and with the network denied every socket but netlink (and Unix, under unix)", () => {
+    const none = commandFilter("none", "x64")!;
+    const unix = commandFilter("unix", "x64")!;
+    const any = commandFilter("any", "x64")!;
+    for (const filter of [none, unix, any]) {
+      assert.equal(verdict(filter, 29, X64), EACCES, "shmget");
     }
-    assert.equal(verdict(deny, 41, X64, AF_UNIX), ALLOW);
-    assert.equal(verdict(deny, 41, X64, AF_NETLINK), ALLOW);
-    assert.equal(commandFilter("deny", "mips"), undefined);
+    for (const family of [AF_INET, AF_INET6]) {
+      assert.equal(verdict(none, 41, X64, family), EACCES, `family ${family}`);
+      assert.equal(verdict(unix, 41, X64, family), EACCES, `family ${family}`);
+      assert.equal(verdict(any, 41, X64, family), ALLOW, `family ${family}`);
+    }
+    assert.equal(verdict(none, 41, X64, AF_UNIX), EACCES);
+    assert.equal(verdict(unix, 41, X64, AF_UNIX), ALLOW);
+    assert.equal(verdict(any, 41, X64, AF_UNIX), ALLOW);
+    for (const filter of [none, unix]) assert.equal(verdict(filter, 41, X64, AF_NETLINK), ALLOW);
+    // socketpair (53 on x64) is another system call: never refused.
+    for (const filter of [none, unix, any]) assert.equal(verdict(filter, 53, X64, AF_UNIX), ALLOW);
+    assert.equal(commandFilter("none", "mips"), undefined);
   });
 });
