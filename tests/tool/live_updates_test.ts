@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { createBashTools, type ToolUpdate } from "../../tool/mod.ts";
@@ -46,6 +47,27 @@ describe("bash tool onUpdate", () => {
     const last = updates.at(-1)!.text;
     assert.match(last, /99999\n100000\n\[\d+ earlier characters not shown\]$/);
     assert.ok(last.length < 1200);
+  });
+
+  it("redacts the values of scrubbed credentials as the result does", async () => {
+    const secret = "tok_live_0123456789abcdef";
+    process.env.LIVE_UPDATES_TEST_TOKEN = secret;
+    try {
+      await using executor = new LocalBashExecutor();
+      await using tasks = new TaskRegistry();
+      const { bash } = createBashTools({ executor, tasks, owner: taskOwner("s") });
+      const updates: ToolUpdate[] = [];
+      const result = await bash.execute(
+        { command: `echo ${secret}`, description: "Print a secret" },
+        { onUpdate: (update) => updates.push(update) },
+      );
+      assert.ok(!result.text.includes(secret));
+      assert.ok(updates.length > 0);
+      for (const update of updates) assert.ok(!update.text.includes(secret), update.text);
+      assert.ok(result.text.startsWith(updates.at(-1)!.text));
+    } finally {
+      delete process.env.LIVE_UPDATES_TEST_TOKEN;
+    }
   });
 
   it("stops calling an onUpdate that throws, and the call goes on", async () => {
