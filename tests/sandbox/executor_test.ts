@@ -181,7 +181,7 @@ describe("what a request's policy hides", () => {
     });
     const spec = executor.resolve({ command: "true", sandboxPolicy: { ...own, denyRead: [] } });
     assert.deepEqual(spec.sandboxPolicy?.denyRead, []);
-    spec.sandboxPolicy!.allowUnixSockets!.push("/x");
+    assert.throws(() => spec.sandboxPolicy!.allowUnixSockets!.push("/x"), TypeError);
     assert.deepEqual(executor.defaultPolicy.allowUnixSockets, ["/run/app.sock"]);
   });
 
