@@ -1,115 +1,154 @@
 /**
- * `deno task bench`: spawn latency and output throughput of the local
- * executor as ratios against a raw `Deno.Command` spawn, measured in one
- * run, with a small heap and again with about 1 GB more heap (an agent
- * harness holds large heaps, and fork-based spawns slow down with them).
- * Prints a table and writes `bench/results/latest.json`.
+ * `deno task bench`: the executors against the floor (raw spawns in the same
+ * runtime) and against their peers (execa, Anthropic's sandbox runtime,
+ * Codex's sandbox), every pair interleaved after a warm-up. Prints a table
+ * and writes `bench/results/latest.json`, `latest.md` and `latest.svg`.
+ *
+ * Options (after `deno task bench --`):
+ * - `--only <id>[,<id>...]` (repeatable): run only the cases with these ids,
+ *   and merge their rows into the last results;
+ * - `--quick`: a few iterations per case, to check that everything runs;
+ * - `--list`: print the ids and exit;
+ * - `--no-write`: print the table only.
+ *
+ * The cases are listed in `bench/cases.ts`; bench/README.md says how to add one.
  *
  * @module
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { LocalBashExecutor } from "../local/mod.ts";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, totalmem } from "node:os";
+import { parseArgs } from "node:util";
+import { type BenchContext, type CaseResult, everyId, type NodeSide } from "./_case.ts";
+import { prepareNodeSide } from "./_node.ts";
+import {
+  type BenchResults,
+  isBenchResults,
+  mergeResults,
+  renderMarkdown,
+  renderTable,
+} from "./_results.ts";
+import { renderSvg } from "./_svg.ts";
+import { CASES } from "./cases.ts";
 
-const SPAWNS = 40;
-const THROUGHPUT_BYTES = 200_000_000;
+const RESULTS = new URL("./results/", import.meta.url);
+const CACHE = new URL("./.cache/", import.meta.url).pathname;
+const AUTOGROUP = "/proc/sys/kernel/sched_autogroup_enabled";
 
-interface Row {
-  case: string;
-  heap: "small" | "+1 GB";
-  msPerOp: number;
-  ratioToRaw: number;
+const { values } = parseArgs({
+  args: Deno.args.filter((arg) => arg !== "--"),
+  options: {
+    only: { type: "string", multiple: true },
+    quick: { type: "boolean", default: false },
+    list: { type: "boolean", default: false },
+    "no-write": { type: "boolean", default: false },
+  },
+});
+
+const allIds = CASES.flatMap((c) => c.ids);
+if (values.list) {
+  console.log(allIds.join("\n"));
+  Deno.exit(0);
 }
+const only = values.only?.flatMap((ids) => ids.split(",")).map((id) => id.trim()).filter(Boolean);
+const unknown = only?.filter((id) => !allIds.includes(id)) ?? [];
+if (unknown.length > 0) {
+  console.error(
+    `Unknown case id ${unknown.map((id) => `"${id}"`).join(", ")}; pick from: ${allIds.join(", ")}`,
+  );
+  Deno.exit(2);
+}
+const selected = only === undefined
+  ? CASES
+  : CASES.filter((c) => c.ids.some((id) => only.includes(id)));
 
-async function timePerOp(count: number, op: () => Promise<unknown>): Promise<number> {
-  await op(); // warm up
+mkdirSync(CACHE, { recursive: true });
+const loadAtStart = loadavg();
+let nodeSide: Promise<NodeSide | { unavailable: string }> | undefined;
+const context: BenchContext = {
+  quick: values.quick,
+  log: (message) => console.log(message),
+  cacheDir: CACHE,
+  node: () =>
+    nodeSide ??= prepareNodeSide((message) => console.log(`  ${message}`)).catch((error) => ({
+      unavailable: `the Node side could not be prepared: ${
+        error instanceof Error ? error.message : error
+      }`,
+    })),
+};
+
+const started = performance.now();
+const startedAt = new Date().toISOString();
+const rows: CaseResult[] = [];
+for (const benchCase of selected) {
   const start = performance.now();
-  for (let i = 0; i < count; i++) await op();
-  return (performance.now() - start) / count;
-}
-
-function rawSpawn(args: string[], detached: boolean): Promise<unknown> {
-  const child = new Deno.Command("bash", {
-    args,
-    detached,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  return child.output();
-}
-
-async function measure(heap: Row["heap"]): Promise<Row[]> {
-  const raw = await timePerOp(SPAWNS, () => rawSpawn(["-c", "true"], false));
-  const rows: Row[] = [{
-    case: "raw Deno.Command bash -c true",
-    heap,
-    msPerOp: raw,
-    ratioToRaw: 1,
-  }];
-  const add = (name: string, ms: number, base: number) =>
-    rows.push({ case: name, heap, msPerOp: ms, ratioToRaw: ms / base });
-
-  add(
-    "raw Deno.Command, detached: true",
-    await timePerOp(SPAWNS, () => rawSpawn(["-c", "true"], true)),
-    raw,
-  );
-  for (const sessionStrategy of ["setsid-binary", "detached"] as const) {
-    await using executor = new LocalBashExecutor({ sessionStrategy });
-    const spec = executor.resolve({ command: "true" });
-    add(
-      `LocalBashExecutor run("true"), ${sessionStrategy}`,
-      await timePerOp(SPAWNS, () => executor.run(spec)),
-      raw,
-    );
+  console.log(`== ${benchCase.ids.join(", ")}`);
+  try {
+    rows.push(...everyId(benchCase.ids, await benchCase.run(context), "the case reported no row"));
+  } catch (error) {
+    console.error(error);
+    const message = error instanceof Error ? error.message : String(error);
+    rows.push(...everyId(benchCase.ids, [], `the case failed: ${message}`));
   }
-
-  const command = `head -c ${THROUGHPUT_BYTES} /dev/zero`;
-  const rawBulk = await timePerOp(2, () => rawSpawn(["-c", command], false));
-  add(`raw Deno.Command ${THROUGHPUT_BYTES / 1e6} MB stdout`, rawBulk, rawBulk);
-  await using executor = new LocalBashExecutor();
-  const spec = executor.resolve({ command });
-  add(
-    `LocalBashExecutor ${THROUGHPUT_BYTES / 1e6} MB stdout (64 MiB spill)`,
-    await timePerOp(2, () => executor.run(spec)),
-    rawBulk,
-  );
-  return rows;
+  console.log(`   ${((performance.now() - start) / 1000).toFixed(1)} s`);
 }
 
-function growHeap(bytes: number): unknown[] {
-  const keep: unknown[] = [];
-  const chunk = 1_000_000;
-  for (let held = 0; held < bytes; held += chunk * 8) {
-    keep.push(Array.from({ length: chunk }, (_, i) => i + 0.5));
+/** The first line of `program --version`, or "unavailable". */
+async function version(program: string, args = ["--version"]): Promise<string> {
+  try {
+    const { stdout } = await new Deno.Command(program, { args, stdout: "piped", stderr: "null" })
+      .output();
+    return new TextDecoder().decode(stdout).split("\n")[0]!.trim();
+  } catch {
+    return "unavailable";
   }
-  return keep;
 }
 
-const rows = await measure("small");
-const ballast = growHeap(1_000_000_000);
-rows.push(...await measure("+1 GB"));
-console.log(`(heap ballast: ${ballast.length} arrays)`);
+const side = nodeSide === undefined ? undefined : await nodeSide;
+const peers = JSON.parse(readFileSync(new URL("./node/package.json", import.meta.url), "utf8"))
+  .devDependencies as Record<string, string>;
+const fresh: BenchResults = {
+  date: new Date().toISOString(),
+  runtime_versions: {
+    shellseam: await version("git", ["describe", "--always", "--dirty"]),
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+    ...(side === undefined || "unavailable" in side ? {} : { node: await version(side.node) }),
+    bash: await version("bash"),
+    bwrap: await version("bwrap"),
+    kernel: release(),
+    ...Object.fromEntries(Object.entries(peers).filter(([name]) => name !== "node")),
+  },
+  machine: {
+    cores: cpus().length,
+    memory: totalmem(),
+    load_average: loadAtStart,
+    load_average_end: loadavg(),
+    ...(existsSync(AUTOGROUP)
+      ? { sched_autogroup: readFileSync(AUTOGROUP, "utf8").trim() === "1" }
+      : {}),
+  },
+  started: startedAt,
+  quick: values.quick,
+  cases: rows,
+};
 
-console.table(rows.map((row) => ({
-  case: row.case,
-  heap: row.heap,
-  "ms/op": row.msPerOp.toFixed(2),
-  "x raw": row.ratioToRaw.toFixed(2),
-})));
-
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(
-  new URL("./results/latest.json", import.meta.url),
-  JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      deno: Deno.version.deno,
-      spawnsPerCase: SPAWNS,
-      throughputBytes: THROUGHPUT_BYTES,
-      rows,
-    },
-    null,
-    2,
-  ) + "\n",
-);
+const latest = new URL("./latest.json", RESULTS);
+let previous: BenchResults | undefined;
+if (only !== undefined && existsSync(latest)) {
+  const parsed: unknown = JSON.parse(readFileSync(latest, "utf8"));
+  if (isBenchResults(parsed)) previous = parsed;
+}
+const results = mergeResults(previous, fresh, allIds);
+console.log();
+console.log(renderTable(results));
+console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+if (!values["no-write"]) {
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(latest, JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(
+    new URL("./latest.md", RESULTS),
+    renderMarkdown(results, ["deno task bench", ...Deno.args].join(" ")),
+  );
+  writeFileSync(new URL("./latest.svg", RESULTS), renderSvg(results));
+  console.log("wrote bench/results/latest.json, latest.md and latest.svg");
+}

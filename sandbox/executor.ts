@@ -29,6 +29,7 @@ import {
   mergeLimits,
   otherPrivateDirs,
   privateParents,
+  throwIfDenied,
 } from "../local/internal.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
@@ -288,7 +289,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       denyRead,
       allowRead,
       allowUnixSockets,
-      homeDir = homedir(),
+      homeDir = agentHome(),
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
@@ -771,6 +772,22 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     } catch (error) {
       return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
     }
+  }
+}
+
+/**
+ * The home of the user running the agent, whose credential stores are denied
+ * by default: `HOME` (which `os.homedir()` reads first too), else the user's
+ * passwd entry, which Deno lets be read only with `--allow-sys=homedir`.
+ */
+function agentHome(): string {
+  const home = process.env.HOME;
+  if (home) return home;
+  try {
+    return homedir();
+  } catch (error) {
+    throwIfDenied(error, "find the home folder, since HOME is not set");
+    throw error;
   }
 }
 

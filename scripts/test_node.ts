@@ -101,7 +101,9 @@ async function packAndInstall(npmDirs: string[], dir: string): Promise<string[]>
 async function compileTests(dir: string, installed: string): Promise<string[]> {
   const out = join(dir, "compiled");
   const tsconfig = join(dir, "tsconfig.tests.json");
-  const sources = walk(join(ROOT, "tests")).filter((file) => file.endsWith(".ts"));
+  // tests/bench tests the benchmark harness (bench/), which is not in the package.
+  const sources = walk(join(ROOT, "tests"))
+    .filter((file) => file.endsWith(".ts") && !file.startsWith("bench/"));
   writeTsconfig(
     tsconfig,
     {

@@ -1,0 +1,29 @@
+/**
+ * Every benchmark case, in the order they run and are reported. To add a
+ * case, write a module that exports a `BenchCase` (see `_case.ts` and
+ * bench/README.md) and list it here.
+ *
+ * @module
+ */
+import type { BenchCase } from "./_case.ts";
+import { background200 } from "./cases/background.ts";
+import { foregroundDeno } from "./cases/foreground_deno.ts";
+import { foregroundNode } from "./cases/foreground_node.ts";
+import { growthSlope } from "./cases/growth.ts";
+import { sandboxBwrap, sandboxLandlock, sandboxVsCodex, sandboxVsSrt } from "./cases/sandbox.ts";
+import { memory, throughputDeno, throughputNode } from "./cases/throughput.ts";
+
+/** The cases of `deno task bench`, in order. */
+export const CASES: readonly BenchCase[] = [
+  foregroundDeno,
+  foregroundNode,
+  throughputDeno,
+  throughputNode,
+  memory,
+  background200,
+  sandboxBwrap,
+  sandboxLandlock,
+  sandboxVsSrt,
+  sandboxVsCodex,
+  growthSlope,
+];
