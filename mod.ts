@@ -16,4 +16,9 @@
  */
 export * from "./seam/mod.ts";
 // Task errors live with the tasks; the root keeps exporting them.
-export { TaskOwnershipError, UnknownTaskError } from "./tasks/mod.ts";
+export {
+  ExpiredTaskError,
+  TaskLimitError,
+  TaskOwnershipError,
+  UnknownTaskError,
+} from "./tasks/mod.ts";

@@ -8,12 +8,14 @@ export const DOCTOR_USAGE: string = `Usage: shellseam doctor [options]
 
 Answers "is my sandbox real?": the platform, each sandbox backend (works or
 not, and why), the Landlock ABI, and what the backend that would confine a
-command over the workspace enforces and leaves open.
+command over the workspace enforces and leaves open; then where spill files
+live (the filesystem, RAM-backed or not, and the free space).
 
 Options:
   --workspace DIR    the workspace the facts are about (default: the current directory)
   --mode MODE        read-only | workspace-write (default)
   --network NET      deny (default) | allow
+  --spill-dir DIR    the folder spill files would live in (default: the OS temp directory)
   --json             print the report as JSON
   -h, --help         show this help
 `;
@@ -24,6 +26,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
     workspace: { type: "string" },
     mode: { type: "string" },
     network: { type: "string" },
+    "spill-dir": { type: "string" },
     json: { type: "boolean" },
   }, DOCTOR_USAGE);
   if (values.help) {
@@ -41,6 +44,9 @@ export async function doctorCommand(args: string[]): Promise<number> {
     workspaceRoot: resolve(process.cwd(), values.workspace ?? "."),
     mode,
     network: networkFlag(values.network, DOCTOR_USAGE),
+    ...(values["spill-dir"] === undefined
+      ? {}
+      : { spillDir: resolve(process.cwd(), values["spill-dir"]) }),
   });
   process.stdout.write(
     values.json ? JSON.stringify(report, null, 2) + "\n" : formatDoctorReport(report),

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import process from "node:process";
-import { resolve as resolvePath } from "node:path";
+import { tmpdir } from "node:os";
+import { isAbsolute, resolve as resolvePath } from "node:path";
 import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import {
@@ -26,6 +27,8 @@ import { runtime } from "./runtime/mod.ts";
  * | `maxOutputBytes` | 64000 | bytes kept in memory per stream (head + tail), at most 256 MiB |
  * | `headBytes` | `min(8000, floor(maxOutputBytes / 8))` | bytes of the head |
  * | `maxSpillBytes` | 64 MiB | cap of each spill file (0: no spill files) |
+ * | `maxSpillTotalBytes` | 1 GiB | disk budget of the private directory: spill files plus the sandbox's scratch `TMPDIR` |
+ * | `spillDir` | the OS temp directory | where the private directory (spill files, scratch) is made |
  * | `killGraceMs` | 3000 | SIGTERM to SIGKILL |
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
@@ -61,6 +64,19 @@ export interface LocalBashExecutorConfig {
   headBytes?: number;
   /** Cap of each spill file, in bytes; 0 turns spill files off. */
   maxSpillBytes?: number;
+  /**
+   * Disk budget of the executor's private directory, in bytes: its spill
+   * files plus anything else there (the sandbox's scratch `TMPDIR`). Past it
+   * the oldest spill files of settled commands are deleted first; a running
+   * command's spill file never is, and when that is not enough, the new spill
+   * stops early (`spillComplete: false`, `spillError` says why).
+   */
+  maxSpillTotalBytes?: number;
+  /**
+   * An existing directory in which the private directory is made (default:
+   * the OS temp directory, often a RAM-backed tmpfs).
+   */
+  spillDir?: string;
   /** Time between SIGTERM and SIGKILL, in milliseconds. */
   killGraceMs?: number;
   /** How long pipes may stay open after the shell exits, in milliseconds. */
@@ -102,6 +118,10 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly headBytes: number;
   /** Cap of each spill file. */
   readonly maxSpillBytes: number;
+  /** Disk budget of the private directory. */
+  readonly maxSpillTotalBytes: number;
+  /** Absolute directory in which the private directory is made. */
+  readonly spillDir: string;
   /** SIGTERM to SIGKILL. */
   readonly killGraceMs: number;
   /** Pipe drain grace after the shell exits. */
@@ -126,6 +146,8 @@ export const LOCAL_CONFIG_KEYS: readonly string[] = [
   "maxOutputBytes",
   "headBytes",
   "maxSpillBytes",
+  "maxSpillTotalBytes",
+  "spillDir",
   "killGraceMs",
   "drainGraceMs",
   "keepSpillFiles",
@@ -192,6 +214,25 @@ function nonNegative(field: string, value: unknown): number {
   return value;
 }
 
+/** The directory the private directory is made in: an existing absolute directory. */
+function spillDirectory(dir: unknown): string {
+  if (dir === undefined) return tmpdir();
+  let isDirectory = false;
+  try {
+    isDirectory = typeof dir === "string" && isAbsolute(dir) && statSync(dir).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isDirectory) {
+    throw new BashConfigError(
+      `"spillDir" must be the absolute path of an existing directory; got ${
+        describeValue(dir)
+      }; create it first, or omit it for the OS temp directory`,
+    );
+  }
+  return resolvePath(dir as string);
+}
+
 /** Validates a config and fills its defaults; throws `BashConfigError` naming the field. */
 export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBashExecutorConfig {
   if (config === null || typeof config !== "object") {
@@ -247,6 +288,12 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     maxOutputBytes,
     headBytes,
     maxSpillBytes: wholeNumber("maxSpillBytes", config.maxSpillBytes ?? 64 * 1024 * 1024, 0),
+    maxSpillTotalBytes: wholeNumber(
+      "maxSpillTotalBytes",
+      config.maxSpillTotalBytes ?? 1024 * 1024 * 1024,
+      0,
+    ),
+    spillDir: spillDirectory(config.spillDir),
     killGraceMs: fitsTimer("killGraceMs", nonNegative("killGraceMs", config.killGraceMs ?? 3_000)),
     drainGraceMs: fitsTimer(
       "drainGraceMs",

@@ -1,5 +1,6 @@
 import type { CollectedOutput } from "../seam/mod.ts";
 import { faultReason, SpillFile } from "./_spill.ts";
+import type { SpillBudget } from "./_spill_budget.ts";
 import {
   completePrefixLength,
   decodeCounting,
@@ -17,6 +18,8 @@ export interface OutputBudget {
   maxSpillBytes: number;
   /** The private directory for spill files (made again if it vanished); throws when it cannot be made. */
   spillDir: () => string;
+  /** The executor's disk budget, shared by all its spill files (none: no limit but the cap). */
+  spillBudget?: SpillBudget;
 }
 
 /** Bytes from a read cursor onwards: `before` and `after` are contiguous unless `dropped` > 0. */
@@ -102,7 +105,7 @@ export class OutputCollector {
   get spillError(): string | null {
     const spill = this.#spill;
     if (spill === null) return this.#spillFailure;
-    if (!spill.exists()) return "the spill file was removed while the command ran";
+    if (!spill.exists()) return spill.removal ?? "the spill file was removed while the command ran";
     return spill.error;
   }
 
@@ -128,9 +131,9 @@ export class OutputCollector {
     this.#wake();
   }
 
-  /** Closes the spill file; the collector stays readable. */
+  /** Closes the spill file once the command settled; the collector stays readable. */
   finish(): void {
-    this.#spill?.close();
+    this.#spill?.settle();
     this.#finished = true;
     this.#wake();
   }
@@ -138,6 +141,16 @@ export class OutputCollector {
   /** True once `finish()` was called: no more bytes will come. */
   get finished(): boolean {
     return this.#finished;
+  }
+
+  /** Lets go of the buffers and deletes the spill file; the collector is empty afterwards. */
+  release(): void {
+    this.#spill?.release();
+    this.#head = null;
+    this.#ring = null;
+    this.#headLen = 0;
+    this.#tailLen = 0;
+    this.#ringStart = 0;
   }
 
   /** The whole stream as far as memory holds it: head and tail around one marker. */
@@ -263,7 +276,7 @@ export class OutputCollector {
       this.#spillFailure = faultReason(error);
       return;
     }
-    const spill = SpillFile.create(dir, this.#budget.maxSpillBytes);
+    const spill = SpillFile.create(dir, this.#budget.maxSpillBytes, this.#budget.spillBudget);
     if (!(spill instanceof SpillFile)) {
       this.#spillFailure = spill.error;
       return;

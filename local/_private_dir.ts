@@ -51,7 +51,8 @@ export function privateParent(base: string = tmpdir()): string {
 
 /**
  * Makes a new private folder (mode 0700) in this user's folder of private
- * folders in `base`: `shellseam-exec-<owner>-XXXXXX`, or
+ * folders in `base` (the executor's `spillDir`, by default the temporary
+ * directory): `shellseam-exec-<owner>-XXXXXX`, or
  * `shellseam-exec-XXXXXX` without an owner (the watchdog's `<pid>-<start>`,
  * by which a later watchdog removes the folder of a host that is gone).
  */

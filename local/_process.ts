@@ -87,6 +87,7 @@ export class LocalBashProcess implements BashProcess {
   readonly #stdout = new StreamCursor();
   readonly #stderr = new StreamCursor();
   readonly #beforeRead: (() => SandboxViolation[]) | undefined;
+  #released = false;
 
   constructor(
     command: string,
@@ -137,6 +138,11 @@ export class LocalBashProcess implements BashProcess {
   }
 
   readOutput(): BashProcessRead {
+    if (this.#released) {
+      throw new BashConfigError(
+        `Process ${this.pid} was released, so its output is gone; read it before calling release()`,
+      );
+    }
     const running = this.#command;
     const violations = running.isSettled ? [] : this.#beforeRead?.() ?? [];
     const final = running.isSettled;
@@ -152,6 +158,11 @@ export class LocalBashProcess implements BashProcess {
   }
 
   async *output(): AsyncGenerator<BashOutputEvent, void, undefined> {
+    if (this.#released) {
+      throw new BashConfigError(
+        `Process ${this.pid} was released, so its output is gone; read it before calling release()`,
+      );
+    }
     const running = this.#command;
     const readers = [
       new StreamReader("stdout", running.stdout),
@@ -202,6 +213,22 @@ export class LocalBashProcess implements BashProcess {
     const first = this.#command.kill("kill");
     await this.done;
     return first;
+  }
+
+  release(): Promise<void> {
+    if (!this.#command.isSettled) {
+      return Promise.reject(
+        new BashConfigError(
+          `Process ${this.pid} is still running, so it cannot be released; kill it or await "done" first`,
+        ),
+      );
+    }
+    if (!this.#released) {
+      this.#released = true;
+      this.#command.stdout.release();
+      this.#command.stderr.release();
+    }
+    return Promise.resolve();
   }
 
   #openStdin(verb: string): WritableStreamDefaultWriter<Uint8Array> {

@@ -1,6 +1,7 @@
-import { closeSync, existsSync, openSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { messageOf } from "../seam/_message.ts";
+import type { BudgetedSpill, SpillBudget } from "./_spill_budget.ts";
 
 /**
  * A short reason for a file system fault, the same on both runtimes:
@@ -18,29 +19,44 @@ export function faultReason(error: unknown): string {
 
 /**
  * A spill file: created exclusively with mode 0600 and a random name, it
- * receives raw bytes up to a cap. A write error (a full or read-only file
- * system) closes it and keeps what was written as a partial spill, with the
- * reason in `error`.
+ * receives raw bytes up to a cap and within the executor's spill budget. A
+ * write error (a full or read-only file system) closes it and keeps what was
+ * written as a partial spill, with the reason in `error`; so does the budget
+ * running out. Once its command settled, the budget may delete it (`evict`),
+ * and its owner may (`release`); `removal` then says why it is gone.
  */
-export class SpillFile {
+export class SpillFile implements BudgetedSpill {
   readonly #path: string;
+  readonly #budget: SpillBudget | undefined;
   #fd: number | null;
   #room: number;
   #written = 0;
   #capped = false;
   #error: string | null = null;
+  #size = 0;
+  #settled = false;
+  #removal: string | null = null;
 
-  private constructor(path: string, fd: number, limit: number) {
+  private constructor(path: string, fd: number, limit: number, budget: SpillBudget | undefined) {
     this.#path = path;
     this.#fd = fd;
     this.#room = limit;
+    this.#budget = budget;
+    budget?.track(this);
   }
 
-  /** Creates a spill file in `dir`, or says why it cannot be created. */
-  static create(dir: string, limit: number): SpillFile | { error: string } {
+  /**
+   * Creates a spill file in `dir` that counts against `budget` (when given),
+   * or says why it cannot be created.
+   */
+  static create(
+    dir: string,
+    limit: number,
+    budget?: SpillBudget,
+  ): SpillFile | { error: string } {
     const path = join(dir, `${crypto.randomUUID()}.out`);
     try {
-      return new SpillFile(path, openSync(path, "wx", 0o600), limit);
+      return new SpillFile(path, openSync(path, "wx", 0o600), limit, budget);
     } catch (error) {
       return { error: faultReason(error) };
     }
@@ -66,17 +82,32 @@ export class SpillFile {
     return !this.#capped && this.#error === null;
   }
 
-  /** Why writing stopped early, or null. */
+  /** Why writing stopped early (a fault, the spill budget), or null. */
   get error(): string | null {
     return this.#error;
   }
 
-  /** True while the file is still on disk (a command may have removed it). */
-  exists(): boolean {
-    return existsSync(this.#path);
+  /** Why this executor deleted the file (the spill budget, a release), or null. */
+  get removal(): string | null {
+    return this.#removal;
   }
 
-  /** Appends bytes, stopping at the cap or at the first write error. */
+  /** Bytes the file holds, as the budget counts them. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** True once its command settled. */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** True while the file is still on disk (a command may have removed it). */
+  exists(): boolean {
+    return this.#removal === null && existsSync(this.#path);
+  }
+
+  /** Appends bytes, stopping at the cap, at the first write error or where the budget allows. */
   write(chunk: Uint8Array): void {
     if (this.#fd === null) {
       if (chunk.length > 0) this.#capped = true;
@@ -86,6 +117,14 @@ export class SpillFile {
     if (bytes.length > this.#room) {
       bytes = bytes.subarray(0, this.#room);
       this.#capped = true;
+    }
+    const budget = this.#budget;
+    const granted = budget === undefined ? bytes.length : budget.reserve(this, bytes.length);
+    this.#size += granted;
+    if (granted < bytes.length) {
+      bytes = bytes.subarray(0, granted);
+      this.#capped = true;
+      this.#error ??= `spill budget of ${budget?.maxBytes} bytes reached`;
     }
     try {
       let offset = 0;
@@ -99,7 +138,11 @@ export class SpillFile {
       this.#fail(error);
       return;
     }
-    if (this.#capped) this.close();
+    if (this.#capped) {
+      this.close();
+      // A file the budget left empty holds nothing worth naming.
+      if (this.#size === 0 && this.#error !== null) this.#remove(this.#error);
+    }
   }
 
   /** Closes the descriptor; the file stays. */
@@ -114,8 +157,36 @@ export class SpillFile {
     }
   }
 
+  /** Closes the file for good: its command settled, so the budget may evict it. */
+  settle(): void {
+    this.close();
+    this.#settled = true;
+  }
+
+  /** Deletes the file because the budget needs its room. */
+  evict(reason: string): void {
+    this.#remove(reason);
+  }
+
+  /** Deletes the file because its owner is done with it. */
+  release(): void {
+    this.close();
+    this.#remove("released by its owner");
+  }
+
   #fail(error: unknown): void {
     this.#error ??= faultReason(error);
     this.close();
+  }
+
+  #remove(reason: string): void {
+    if (this.#removal !== null) return;
+    this.#removal = reason;
+    try {
+      rmSync(this.#path, { force: true });
+    } catch {
+      // Left for disposal to remove with the folder; nobody is pointed at it any more.
+    }
+    this.#budget?.forget(this, this.#size);
   }
 }

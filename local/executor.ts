@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { resolve as resolvePath } from "node:path";
+import { isAbsolute, resolve as resolvePath } from "node:path";
 import process from "node:process";
 import {
   type AppliedResourceLimits,
@@ -31,6 +31,7 @@ import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
 import { appliedLimits, hasLimits, limitedLaunch, limitHit, mergeLimits } from "./_limits.ts";
 import { checkCallValues, checkText } from "./_request.ts";
+import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
@@ -86,6 +87,7 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #env: BaseEnv;
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
+  readonly #spillBudget: SpillBudget;
   readonly #watchdog: Watchdog | null;
   readonly #control: ProcessControl;
   readonly #signalHooks = new Set<Disposable>();
@@ -106,7 +108,7 @@ export class LocalBashExecutor extends BashExecutor {
         bash: this.#bash,
         setsidPath: this.config.setsidPath,
         session: this.config.sessionStrategy,
-        tempRoot: privateParentPath(),
+        tempRoot: privateParentPath(this.config.spillDir),
       });
     } catch (error) {
       // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
@@ -114,6 +116,7 @@ export class LocalBashExecutor extends BashExecutor {
       throw error;
     }
     this.#control = new ProcessControl(this.config.runtime, this.#watchdog);
+    this.#spillBudget = new SpillBudget(this.config.maxSpillTotalBytes, () => this.#dir);
   }
 
   /**
@@ -528,7 +531,7 @@ export class LocalBashExecutor extends BashExecutor {
       }
     }
     const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
-    this.#dir = makePrivateDir(tmpdir(), owner);
+    this.#dir = makePrivateDir(this.config.spillDir, owner);
     // A kept directory outlives the executor, so no one may remove it as a dead host's.
     if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
     return this.#dir;
@@ -646,7 +649,13 @@ export class LocalBashExecutor extends BashExecutor {
 
   #collector(maxBytes: number): OutputCollector {
     const { headBytes, maxSpillBytes } = this.config;
-    return new OutputCollector({ maxBytes, headBytes, maxSpillBytes, spillDir: this.#spillDir });
+    return new OutputCollector({
+      maxBytes,
+      headBytes,
+      maxSpillBytes,
+      spillDir: this.#spillDir,
+      spillBudget: this.#spillBudget,
+    });
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {

@@ -1,3 +1,4 @@
+import { statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
 import { SandboxUnavailableError } from "../seam/mod.ts";
@@ -33,6 +34,45 @@ export interface ShellseamDoctorOptions {
   searchPath?: string;
   /** How long one probe may take, in milliseconds. */
   probeTimeoutMs?: number;
+  /** The executors' `spillDir` the spill facts are for (default: the OS temp directory). */
+  spillDir?: string;
+  /** The executors' `maxSpillTotalBytes` (default 1 GiB). */
+  maxSpillTotalBytes?: number;
+}
+
+/**
+ * Where an executor's spill files (and the sandbox's scratch `TMPDIR`) live:
+ * the folder its private directory is made in, its filesystem, and room.
+ *
+ * @example
+ * ```ts
+ * import type { SpillLocation } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const spill: SpillLocation = {
+ *   dir: "/tmp",
+ *   filesystem: "tmpfs",
+ *   ramBacked: true,
+ *   freeBytes: 8 * 1024 ** 3,
+ *   budgetBytes: 1024 ** 3,
+ * };
+ * assert.ok(spill.ramBacked);
+ * ```
+ */
+export interface SpillLocation {
+  /** The folder in which each executor makes its private directory. */
+  dir: string;
+  /**
+   * The filesystem type (`tmpfs`, `ext4`, `xfs`, ..., or `unknown (0x...)`),
+   * or null when it could not be read.
+   */
+  filesystem: string | null;
+  /** True on a RAM-backed filesystem (tmpfs, ramfs): spill files then use memory. */
+  ramBacked: boolean | null;
+  /** Bytes free there for an unprivileged writer, or null when they could not be read. */
+  freeBytes: number | null;
+  /** Each executor's disk budget for its private directory (`maxSpillTotalBytes`). */
+  budgetBytes: number;
 }
 
 /**
@@ -51,6 +91,7 @@ export interface ShellseamDoctorOptions {
  *   selected: null,
  *   backends: [{ backend: "bwrap", works: false, reason: '"bwrap" was not found on PATH' }],
  *   unusable: [],
+ *   spill: { dir: "/tmp", filesystem: "ext4", ramBacked: false, freeBytes: 0, budgetBytes: 1024 ** 3 },
  * };
  * console.log(report.selected ?? "none");
  * ```
@@ -76,13 +117,18 @@ export interface ShellseamDoctorReport {
    * a program they run before confinement lies in a writable root.
    */
   unusable: { backend: SandboxBackendName; reason: string }[];
+  /** Where spill files and the scratch `TMPDIR` live, and how much room there is. */
+  spill: SpillLocation;
 }
 
 /**
  * Probes the sandbox backends on this machine and reports what works, the
  * Landlock ABI and the enforcement each backend would report, then runs a
  * trivial confined command in `mode` over the workspace with each working
- * backend to find the one such commands use; nothing is left behind.
+ * backend to find the one such commands use; nothing is left behind. It also
+ * reports where spill files would live (`spillDir`): the filesystem (a
+ * RAM-backed tmpfs is worth knowing: spill files there use memory), the free
+ * space and the budget.
  *
  * @example
  * ```ts
@@ -93,6 +139,7 @@ export interface ShellseamDoctorReport {
  * assert.deepEqual(report.backends.map((b) => b.backend), ["bwrap", "landlock"]);
  * const first = report.backends.find((b) => b.works);
  * assert.equal(report.selected, first?.backend ?? null);
+ * assert.equal(report.spill.budgetBytes, 1024 ** 3);
  * ```
  */
 export async function shellseamDoctor(
@@ -107,11 +154,17 @@ export async function shellseamDoctor(
     ...(backends === undefined ? {} : { backends }),
     ...(options.searchPath === undefined ? {} : { searchPath: options.searchPath }),
     ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
+    ...(options.spillDir === undefined ? {} : { spillDir: options.spillDir }),
+    ...(options.maxSpillTotalBytes === undefined
+      ? {}
+      : { maxSpillTotalBytes: options.maxSpillTotalBytes }),
   });
   let backends: SandboxBackendStatus[];
+  let spill: SpillLocation;
   {
     await using executor = new SandboxBashExecutor(config(options.backends));
     backends = await executor.probeBackends();
+    spill = spillLocation(executor.config.spillDir, executor.config.maxSpillTotalBytes);
   }
   let selected: SandboxBackendName | null = null;
   const unusable: { backend: SandboxBackendName; reason: string }[] = [];
@@ -138,7 +191,62 @@ export async function shellseamDoctor(
     selected,
     backends,
     unusable,
+    spill,
   };
+}
+
+/** Filesystem magic numbers (statfs `f_type`) and their names. */
+const FILESYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x01021994, "tmpfs"],
+  [0x858458f6, "ramfs"],
+  [0xef53, "ext4"],
+  [0x58465342, "xfs"],
+  [0x9123683e, "btrfs"],
+  [0x794c7630, "overlay"],
+  [0x2fc12fc1, "zfs"],
+  [0xf2f52010, "f2fs"],
+  [0x6969, "nfs"],
+  [0xff534d42, "cifs"],
+  [0x65735546, "fuse"],
+  [0x01021997, "9p"],
+]);
+
+const RAM_BACKED: ReadonlySet<string> = new Set(["tmpfs", "ramfs"]);
+
+/** The filesystem and free space of `dir`, from statfs. */
+function spillLocation(dir: string, budgetBytes: number): SpillLocation {
+  try {
+    const stats = statfsSync(dir);
+    const type = Number(stats.type);
+    const filesystem = FILESYSTEMS.get(type) ?? `unknown (0x${type.toString(16)})`;
+    return {
+      dir,
+      filesystem,
+      ramBacked: RAM_BACKED.has(filesystem),
+      freeBytes: Number(stats.bavail) * Number(stats.bsize),
+      budgetBytes,
+    };
+  } catch {
+    return { dir, filesystem: null, ramBacked: null, freeBytes: null, budgetBytes };
+  }
+}
+
+/** Bytes in GiB or MiB, for a person. */
+function size(bytes: number): string {
+  const gib = bytes / 1024 ** 3;
+  return gib >= 1 ? `${gib.toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+}
+
+function spillLine(spill: SpillLocation): string {
+  const where = spill.filesystem === null
+    ? "filesystem unknown"
+    : spill.ramBacked
+    ? `${spill.filesystem}, RAM-backed: spill files use memory; set spillDir to a disk folder to avoid it`
+    : spill.filesystem;
+  const free = spill.freeBytes === null ? "free space unknown" : `${size(spill.freeBytes)} free`;
+  return `spill folder: ${spill.dir} (${where}); ${free}; budget ${
+    size(spill.budgetBytes)
+  } per executor`;
 }
 
 /**
@@ -165,11 +273,13 @@ export async function shellseamDoctor(
  *     },
  *   ],
  *   unusable: [],
+ *   spill: { dir: "/tmp", filesystem: "tmpfs", ramBacked: true, freeBytes: 2 * 1024 ** 3, budgetBytes: 1024 ** 3 },
  * });
  * assert.match(text, /bwrap: does not work: "bwrap" was not found on PATH/);
  * assert.match(text, /landlock: works \(Landlock ABI 3\); filesystem full, network none/);
  * assert.match(text, /gap: landlock ABI 3: TCP not confined/);
  * assert.match(text, /confined commands use: landlock/);
+ * assert.match(text, /spill folder: \/tmp \(tmpfs, RAM-backed: .*\); 2\.0 GiB free; budget 1\.0 GiB/);
  * ```
  */
 export function formatDoctorReport(report: ShellseamDoctorReport): string {
@@ -199,5 +309,6 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       ? "confined commands fail closed: every working backend is unusable for this workspace (see above)"
       : "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
   );
+  lines.push(spillLine(report.spill));
   return lines.join("\n") + "\n";
 }

@@ -99,6 +99,11 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
  *
+ * A `spillDir` given here must lie outside the workspace and every writable
+ * root (of the default policy and of each call's policy): a confined command
+ * could otherwise rewrite the spill files that results name, or fill the
+ * budget's folder from inside.
+ *
  * @example
  * ```ts
  * import type { SandboxBashExecutorConfig } from "@shellseam/bash/sandbox";
@@ -270,6 +275,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #searchPath: string | undefined;
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
+  /** The canonical `spillDir` the caller chose, which no writable root may hold. */
+  readonly #chosenSpillDir: string | undefined;
   readonly #home: string;
   #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
@@ -346,6 +353,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
     this.#searchPath = searchPath;
     this.#probeTimeoutMs = positiveFinite("probeTimeoutMs", probeTimeoutMs);
+    this.#chosenSpillDir = local.spillDir === undefined
+      ? undefined
+      : existingRealpath(this.config.spillDir) ?? this.config.spillDir;
+    this.#checkSpillDir(this.defaultPolicy);
   }
 
   /**
@@ -416,7 +427,22 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       const list = this.defaultPolicy[field];
       if (resolved[field] === undefined && list !== undefined) resolved[field] = [...list];
     }
+    this.#checkSpillDir(resolved);
     return resolved;
+  }
+
+  /** Throws `BashConfigError` when a root the policy may make writable holds the chosen spillDir. */
+  #checkSpillDir(policy: Readonly<SandboxPolicy>): void {
+    const spillDir = this.#chosenSpillDir;
+    if (spillDir === undefined) return;
+    const root = [policy.workspaceRoot, ...(policy.writableRoots ?? [])].find((root) =>
+      isBeneath(spillDir, root)
+    );
+    if (root !== undefined) {
+      throw new BashConfigError(
+        `"spillDir" "${spillDir}" lies in "${root}", which confined commands may write to; put the spill folder outside the workspace and every writable root`,
+      );
+    }
   }
 
   /**

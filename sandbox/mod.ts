@@ -42,4 +42,5 @@ export {
   shellseamDoctor,
   type ShellseamDoctorOptions,
   type ShellseamDoctorReport,
+  type SpillLocation,
 } from "./doctor.ts";

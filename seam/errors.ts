@@ -18,7 +18,9 @@ export type BashErrorCode =
   | "spawn"
   | "sandbox-unavailable"
   | "unknown-task"
-  | "task-ownership";
+  | "task-ownership"
+  | "expired-task"
+  | "task-limit";
 
 /**
  * Base class of every error shellseam throws on purpose. Check `code` (or

@@ -99,7 +99,9 @@ export interface BashProcessRead {
  *
  * async function collect(process: BashProcess): Promise<string> {
  *   await process.done;
- *   return process.readOutput().stdout.text;
+ *   const { stdout } = process.readOutput();
+ *   await process.release();
+ *   return stdout.text;
  * }
  * console.log(typeof collect);
  * ```
@@ -155,4 +157,11 @@ export interface BashProcess {
   closeStdin(): Promise<void>;
   /** Kills the process group: true the first time, false after that or after a natural exit. */
   kill(): Promise<boolean>;
+  /**
+   * Frees what the settled process holds (its output buffers) and deletes its
+   * spill files, once its owner is done with it; `readOutput()` throws
+   * afterwards. Calling it again does nothing. Rejects with `BashConfigError`
+   * while the process is running: kill it or await `done` first.
+   */
+  release(): Promise<void>;
 }

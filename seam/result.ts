@@ -28,14 +28,20 @@ export interface CollectedOutput {
   totalBytes: number;
   /** Bytes missing from `text`. */
   omittedBytes: number;
-  /** A 0600 file holding the raw stream from byte 0, when it overflowed (never a path that is gone). */
+  /**
+   * A 0600 file holding the raw stream from byte 0, when it overflowed (never
+   * a path that is gone when the result is made). The executor may delete it
+   * later to stay within its spill budget (oldest first), so check that it
+   * still exists before naming it.
+   */
   spillPath?: string;
   /** False when the spill file stopped at its cap or at a fault (or there is no spill file). */
   spillComplete: boolean;
   /**
    * Why the spill file stopped early or is missing, in short
-   * (`ENOSPC: no space left on device`, `EROFS: read-only file system`, or
-   * that the file was removed); what was written before a write fault stays
+   * (`ENOSPC: no space left on device`, `EROFS: read-only file system`,
+   * `spill budget of 1073741824 bytes reached`, or that the file was
+   * removed); what was written before a write fault or the budget's end stays
    * in `spillPath` as a partial spill. Absent when nothing went wrong.
    */
   spillError?: string;

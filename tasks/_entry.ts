@@ -23,6 +23,10 @@ export class TaskEntry<Output> {
   endedAt: number | undefined;
   /** The owner saw the final state or killed the task itself: no notice is due. */
   acknowledged = false;
+  /** When the owner first saw the settled task: from then on it may be let go. */
+  seenAt: number | undefined;
+  /** The timer that stops the task at the registry's maximum lifetime. */
+  lifetimeTimer: ReturnType<typeof setTimeout> | undefined;
   /** The cancel in flight, shared by every kill until it resolves or fails. */
   stopRequest: Promise<void> | undefined;
   /** Callbacks of pending waits and disposals. */

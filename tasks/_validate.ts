@@ -34,19 +34,47 @@ export function assertLabel(label: unknown): asserts label is string {
   }
 }
 
-/** Throws unless `hooks` has a `cancel` function, a `done` promise and an optional `readOutput`. */
+/**
+ * Throws unless `hooks` has a `cancel` function, a `done` promise and
+ * optional `readOutput` and `release` functions.
+ */
 export function assertHooks(hooks: unknown): void {
   const h = (typeof hooks === "object" && hooks !== null ? hooks : {}) as Record<string, unknown>;
   const done = h.done as { then?: unknown } | undefined;
   if (
     typeof h.cancel !== "function" ||
     typeof done?.then !== "function" ||
-    (h.readOutput !== undefined && typeof h.readOutput !== "function")
+    (h.readOutput !== undefined && typeof h.readOutput !== "function") ||
+    (h.release !== undefined && typeof h.release !== "function")
   ) {
     throw new BashConfigError(
-      '"hooks" must have a "cancel" function, a "done" promise and optionally a "readOutput" function; pass the hooks of a started task',
+      '"hooks" must have a "cancel" function, a "done" promise and optionally "readOutput" and "release" functions; pass the hooks of a started task',
     );
   }
+}
+
+/** Throws unless `value` is a whole number of at least `min`; names the option `name`. */
+export function wholeOption(name: string, value: unknown, min: number, hint: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new BashConfigError(
+      `"${name}" must be a whole number >= ${min}; got ${describeValue(value)}; ${hint}`,
+    );
+  }
+  return value;
+}
+
+/** Throws unless `value` is a positive number of milliseconds that a timer can wait. */
+export function timerOption(name: string, value: unknown, hint: string): number {
+  if (
+    typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS
+  ) {
+    throw new BashConfigError(
+      `"${name}" must be a positive number of milliseconds, at most ${MAX_TIMER_MS}; got ${
+        describeValue(value)
+      }; ${hint}`,
+    );
+  }
+  return value;
 }
 
 /** Returns a timer delay for `timeoutMs` (undefined means no timeout), or throws if it is invalid. */

@@ -1,5 +1,10 @@
 import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
-import { TaskOwnershipError, UnknownTaskError } from "./errors.ts";
+import {
+  ExpiredTaskError,
+  TaskLimitError,
+  TaskOwnershipError,
+  UnknownTaskError,
+} from "./errors.ts";
 import { failedSettlement, normalizeSettlement, TaskEntry, type WakeReason } from "./_entry.ts";
 import {
   assertHooks,
@@ -8,6 +13,8 @@ import {
   assertOwnerToken,
   assertSignal,
   timerDelay,
+  timerOption,
+  wholeOption,
 } from "./_validate.ts";
 import { describeValue } from "../seam/_checks.ts";
 import type { TaskOwner } from "./owner.ts";
@@ -30,11 +37,38 @@ import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task
 export interface TaskRegistryOptions {
   /**
    * Called when an `onTaskDone` listener throws or its returned promise
-   * rejects. The error never affects the
-   * settlement or the other listeners. Defaults to logging with `console.error`.
+   * rejects, and when a call the registry makes on its own fails (the
+   * `release` of a task it let go, the `cancel` at the maximum lifetime). The
+   * error never affects the settlement or the other listeners. Defaults to
+   * logging with `console.error`.
    */
   onListenerError?: (error: unknown, snapshot: TaskSnapshot) => void;
+  /**
+   * How many settled tasks whose final state was seen are kept per owner
+   * (default 100, at least 1); past it the oldest seen is let go.
+   */
+  maxSettledTasksPerOwner?: number;
+  /**
+   * How long a settled task is kept after its final state was seen, in
+   * milliseconds (default 1800000, 30 minutes).
+   */
+  settledTaskTtlMs?: number;
+  /**
+   * How many tasks an owner may have running (or stopping) at once (default
+   * 64); `register` refuses more with `TaskLimitError`.
+   */
+  maxRunningTasksPerOwner?: number;
+  /**
+   * When set, a task still running this many milliseconds after it was
+   * registered is stopped, with a `killReason` that says so (default: none).
+   */
+  maxTaskLifetimeMs?: number;
 }
+
+/** The defaults of the retention and limit options. */
+const DEFAULT_MAX_SETTLED = 100;
+const DEFAULT_SETTLED_TTL_MS = 30 * 60_000;
+const DEFAULT_MAX_RUNNING = 64;
 
 /** The reason recorded as `killReason` when `disposeOwner` or disposal stops a task. */
 const DISPOSE_REASON = "disposed with its owner";
@@ -56,6 +90,17 @@ const DISPOSE_REASON = "disposed with its owner";
  * `read` that returned a final snapshot, its own `kill` of the task, or a
  * `wait` that returned it settled. `get` and `list` are plain observations
  * and do not count.
+ *
+ * Long sessions stay bounded. A settled task is kept until its owner saw its
+ * final state (as above, or by taking its notice), then for
+ * `settledTaskTtlMs` and among the newest `maxSettledTasksPerOwner` seen
+ * ones; then it is let go: dropped, its hooks' `release` called (a bash task
+ * frees its buffers and deletes its spill files), and its id answers
+ * {@linkcode ExpiredTaskError}. A task whose final state was not seen is
+ * never let go. The limits are checked at each call of the registry (there
+ * is no timer). Running tasks are bounded too: `maxRunningTasksPerOwner`
+ * (refused with {@linkcode TaskLimitError}) and an optional
+ * `maxTaskLifetimeMs`.
  *
  * @example Start, wait and read a fake task
  * ```ts
@@ -86,13 +131,22 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   >();
   /** Settled tasks whose notice is still due, in settlement order. */
   readonly #unnoticed = new Set<TaskEntry<Output>>();
+  /** Settled tasks whose final state their owner saw, per owner, in the order seen. */
+  readonly #seen = new Map<TaskOwner, Set<TaskEntry<Output>>>();
   readonly #onListenerError: (error: unknown, snapshot: TaskSnapshot) => void;
+  readonly #maxSettled: number;
+  readonly #settledTtlMs: number;
+  readonly #maxRunning: number;
+  readonly #maxLifetimeMs: number | undefined;
   #disposal: Promise<void> | undefined;
 
   /**
    * Creates an empty registry.
    *
-   * @throws {BashConfigError} when `options` is not an object or `onListenerError` is not a function.
+   * @throws {BashConfigError} when `options` is not an object, `onListenerError` is not a
+   * function, or a limit is not a whole number (`maxSettledTasksPerOwner`,
+   * `maxRunningTasksPerOwner`, at least 1) or a duration a timer can wait
+   * (`settledTaskTtlMs`, `maxTaskLifetimeMs`).
    *
    * @example
    * ```ts
@@ -116,9 +170,60 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     this.#onListenerError = options.onListenerError ??
       ((error, snapshot) =>
         console.error(
-          `A TaskRegistry onTaskDone listener threw for task "${snapshot.id}":`,
+          `A TaskRegistry listener or a hook it called on its own failed for task "${snapshot.id}":`,
           error,
         ));
+    this.#maxSettled = wholeOption(
+      "maxSettledTasksPerOwner",
+      options.maxSettledTasksPerOwner ?? DEFAULT_MAX_SETTLED,
+      1,
+      `omit it for ${DEFAULT_MAX_SETTLED}`,
+    );
+    this.#settledTtlMs = timerOption(
+      "settledTaskTtlMs",
+      options.settledTaskTtlMs ?? DEFAULT_SETTLED_TTL_MS,
+      `omit it for ${DEFAULT_SETTLED_TTL_MS} (30 minutes)`,
+    );
+    this.#maxRunning = wholeOption(
+      "maxRunningTasksPerOwner",
+      options.maxRunningTasksPerOwner ?? DEFAULT_MAX_RUNNING,
+      1,
+      `omit it for ${DEFAULT_MAX_RUNNING}`,
+    );
+    this.#maxLifetimeMs = options.maxTaskLifetimeMs === undefined
+      ? undefined
+      : timerOption("maxTaskLifetimeMs", options.maxTaskLifetimeMs, "omit it for no limit");
+  }
+
+  /**
+   * Throws {@linkcode TaskLimitError} when the owner already has
+   * `maxRunningTasksPerOwner` tasks running or stopping, so a caller can
+   * refuse before it starts anything; `register` checks the same.
+   *
+   * @throws {TaskLimitError} when the owner is at the limit.
+   *
+   * @example
+   * ```ts
+   * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
+   * import { TaskLimitError } from "@shellseam/bash/tasks";
+   * import assert from "node:assert/strict";
+   *
+   * await using registry = new TaskRegistry({ maxRunningTasksPerOwner: 1 });
+   * const owner = taskOwner("s");
+   * let stop!: () => void;
+   * const done = new Promise<{ status: "killed" }>((resolve) => (stop = () => resolve({ status: "killed" })));
+   * registry.checkCapacity(owner);
+   * registry.register({ kind: "bash", label: "sleep 100", owner, hooks: { cancel: () => Promise.resolve(stop()), done } });
+   * assert.throws(() => registry.checkCapacity(owner), TaskLimitError);
+   * ```
+   */
+  checkCapacity(owner: TaskOwner): void {
+    assertOwnerToken(owner, "owner");
+    let running = 0;
+    for (const entry of this.#tasks.values()) {
+      if (entry.owner === owner && !entry.settled) running++;
+    }
+    if (running >= this.#maxRunning) throw new TaskLimitError(this.#maxRunning);
   }
 
   /**
@@ -127,6 +232,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * throws and the caller still owns (and must cancel) the task.
    *
    * @throws {BashConfigError} on an invalid kind, label, owner or hooks.
+   * @throws {TaskLimitError} when the owner has `maxRunningTasksPerOwner` tasks running.
    * @throws {BashSpawnError} once the registry is disposed.
    *
    * @example Ids count per kind
@@ -161,10 +267,18 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     assertLabel(label);
     assertOwnerToken(owner, "owner");
     assertHooks(hooks);
+    this.#prune();
+    this.checkCapacity(owner);
     const n = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, n);
     const entry = new TaskEntry(`${kind}-${n}`, { kind, label, owner, hooks }, Date.now());
     this.#tasks.set(entry.id, entry);
+    if (this.#maxLifetimeMs !== undefined) {
+      const reason = `ran longer than the maximum lifetime of ${this.#maxLifetimeMs} ms`;
+      entry.lifetimeTimer = setTimeout(() => {
+        this.#requestStop(entry, reason).catch((error) => this.#report(error, entry));
+      }, this.#maxLifetimeMs);
+    }
     Promise.resolve(hooks.done).then(
       (value) => this.#settle(entry, normalizeSettlement(value)),
       (error) => this.#settle(entry, failedSettlement(error)),
@@ -176,7 +290,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * The current snapshot of one of the owner's tasks. An observation only: it
    * does not count as seeing the final state.
    *
-   * @throws {UnknownTaskError} for an id never issued or already dropped.
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example
@@ -205,7 +319,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * its hooks have no `readOutput`). A read that returns a final snapshot
    * counts as the owner seeing it: no notice follows.
    *
-   * @throws {UnknownTaskError} for an id never issued or already dropped.
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example
@@ -249,7 +363,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * `cancel` rejects before the task settled, the task is `running` again and
    * this rejects with that error.
    *
-   * @throws {UnknownTaskError} for an id never issued or already dropped.
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example
@@ -310,7 +424,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *
    * @throws {BashConfigError} when `timeoutMs` is not a positive finite number or `signal`
    * is not an `AbortSignal`.
-   * @throws {UnknownTaskError} for an id never issued or already dropped.
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example A wait that times out
@@ -353,7 +467,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
         signal?.removeEventListener("abort", onAbort);
         entry.waiters.delete(finish);
         if (reason === "abort") return reject(signal?.reason);
-        if (reason === "dropped") return reject(new UnknownTaskError(id));
+        if (reason === "dropped") return reject(new ExpiredTaskError(id));
         // Taken now, not when the caller resumes, so the state returned and the
         // notice bookkeeping agree even when a timeout races the settlement.
         const snapshot = entry.snapshot();
@@ -385,6 +499,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   list(owner: TaskOwner): TaskSnapshot[] {
     assertOwnerToken(owner, "owner");
+    this.#prune();
     const snapshots: TaskSnapshot[] = [];
     for (const entry of this.#tasks.values()) {
       if (entry.owner === owner) snapshots.push(entry.snapshot());
@@ -457,6 +572,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   takeNotices(owner: TaskOwner): TaskNotice[] {
     assertOwnerToken(owner, "owner");
+    this.#prune();
     const notices: TaskNotice[] = [];
     for (const entry of this.#unnoticed) {
       if (entry.owner !== owner) continue;
@@ -530,29 +646,79 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
 
   #entry(id: string, owner: TaskOwner): TaskEntry<Output> {
     assertOwnerToken(owner, "owner");
+    this.#prune();
     const entry = typeof id === "string" ? this.#tasks.get(id) : undefined;
-    if (entry === undefined) throw new UnknownTaskError(String(id));
+    if (entry === undefined) {
+      throw this.#wasIssued(id) ? new ExpiredTaskError(id) : new UnknownTaskError(String(id));
+    }
     if (entry.owner !== owner) throw new TaskOwnershipError(id);
     return entry;
+  }
+
+  /** True for an id this registry handed out: `<kind>-N` with N at most the kind's counter. */
+  #wasIssued(id: unknown): id is string {
+    const match = typeof id === "string" ? /^(.+)-([1-9][0-9]*)$/.exec(id) : null;
+    if (match === null) return false;
+    return Number(match[2]) <= (this.#counters.get(match[1] ?? "") ?? 0);
   }
 
   #acknowledge(entry: TaskEntry<Output>): void {
     entry.acknowledged = true;
     this.#unnoticed.delete(entry);
+    if (entry.settled) this.#markSeen(entry);
+  }
+
+  /** Starts the retention of a settled task its owner saw; lets the oldest seen go past the cap. */
+  #markSeen(entry: TaskEntry<Output>): void {
+    if (entry.seenAt !== undefined || this.#tasks.get(entry.id) !== entry) return;
+    entry.seenAt = Date.now();
+    let seen = this.#seen.get(entry.owner);
+    if (seen === undefined) this.#seen.set(entry.owner, seen = new Set());
+    seen.add(entry);
+    for (const oldest of seen) {
+      if (seen.size <= this.#maxSettled) break;
+      this.#drop(oldest);
+    }
+  }
+
+  /** Lets go of every seen task older than the time limit. */
+  #prune(): void {
+    const cutoff = Date.now() - this.#settledTtlMs;
+    for (const seen of [...this.#seen.values()]) {
+      for (const entry of seen) {
+        if ((entry.seenAt ?? 0) > cutoff) break;
+        this.#drop(entry);
+      }
+    }
+  }
+
+  /** Reports an error of a call the registry made on its own. */
+  #report(error: unknown, entry: TaskEntry<Output>): void {
+    try {
+      this.#onListenerError(error, entry.snapshot());
+    } catch {
+      // A failing error reporter must not break the registry either.
+    }
+  }
+
+  #release(entry: TaskEntry<Output>): void {
+    const release = entry.hooks.release;
+    if (release === undefined) return;
+    Promise.resolve()
+      .then(() => release.call(entry.hooks))
+      .catch((error: unknown) => this.#report(error, entry));
   }
 
   #settle(entry: TaskEntry<Output>, settlement: TaskSettlement): void {
     entry.settle(settlement, Date.now());
-    if (!entry.acknowledged && this.#tasks.get(entry.id) === entry) this.#unnoticed.add(entry);
+    clearTimeout(entry.lifetimeTimer);
+    const registered = this.#tasks.get(entry.id) === entry;
+    if (!entry.acknowledged && registered) this.#unnoticed.add(entry);
+    if (entry.acknowledged) this.#markSeen(entry);
+    if (!registered) this.#release(entry);
     entry.wake("settled");
     const snapshot = entry.snapshot();
-    const report = (error: unknown): void => {
-      try {
-        this.#onListenerError(error, snapshot);
-      } catch {
-        // A failing error reporter must not break settlement either.
-      }
-    };
+    const report = (error: unknown): void => this.#report(error, entry);
     for (const { listener } of [...this.#listeners]) {
       try {
         // An async listener's rejection is contained like a throw, not left unhandled.
@@ -609,10 +775,16 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     }
   }
 
+  /** Forgets a task; a settled one is released now, an unsettled one when it settles. */
   #drop(entry: TaskEntry<Output>): void {
     if (this.#tasks.get(entry.id) !== entry) return;
     this.#tasks.delete(entry.id);
     this.#unnoticed.delete(entry);
+    clearTimeout(entry.lifetimeTimer);
+    const seen = this.#seen.get(entry.owner);
+    seen?.delete(entry);
+    if (seen?.size === 0) this.#seen.delete(entry.owner);
+    if (entry.settled) this.#release(entry);
     entry.wake("dropped");
   }
 }

@@ -79,6 +79,11 @@ export interface TaskHooks<Output> {
   done: Promise<TaskSettlement>;
   /** A consuming read of the output produced since the last read; passed through by `read()`. */
   readOutput?(): Output;
+  /**
+   * Frees what the task holds (buffers, files) once the registry lets the
+   * settled task go; called at most once, never before `done` settled.
+   */
+  release?(): Promise<void> | void;
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { BashConfigError, type BashProcess } from "../seam/mod.ts";
 import { type CaseDefinition, eventually, pause, SUITE_EXECUTOR_OPTIONS } from "./_harness.ts";
 import { seqText, sha256 } from "./_output.ts";
@@ -172,6 +172,26 @@ export const backgroundCases: readonly CaseDefinition[] = [
       assert.ok(stdout.spillPath !== undefined, "the spill file is named");
       assert.equal(sha256(readFileSync(stdout.spillPath)), sha256(expected));
       assert.deepEqual([stderr.truncated, stderr.spillPath], [false, undefined]);
+    },
+  },
+  {
+    name: "releases a settled process: its spill file is gone and later reads are refused",
+    async body(h) {
+      const executor = await h.executor();
+      const marker = h.marker();
+      const running = await h.start(executor, { command: marker.sleep });
+      await assert.rejects(running.release(), BashConfigError, "a running process is not released");
+      assert.equal(running.status, "running");
+      assert.equal(await running.kill(), true);
+      const process = await h.start(executor, { command: "seq 1 30000" });
+      await process.done;
+      const spill = process.readOutput().stdout.spillPath;
+      assert.ok(spill !== undefined && existsSync(spill), "the spill file is named");
+      await process.release();
+      assert.equal(existsSync(spill), false, "release() deleted the spill file");
+      assert.throws(() => process.readOutput(), BashConfigError);
+      await process.release();
+      await running.release();
     },
   },
 ];

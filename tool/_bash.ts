@@ -61,7 +61,7 @@ export function createBashTool(
     "Run a bash command and return its output.",
     "- Each call runs `bash -c <command>` in a fresh non-interactive shell with no terminal and empty stdin; cd, exports and variables do not carry over to the next call. Chain dependent steps with && and set workdir instead of using cd.",
     "- The result is stdout, then a [stderr] section, or (no output) when both are empty. Marker lines follow: [timed out after N ms] when the time limit stopped the command, then [killed by signal: SIGX] or [exit code: N]. Check them before you trust the output.",
-    "- Long output keeps its beginning and its end; [output truncated: N bytes omitted; full output: <path>] names a file that holds all of it (search it with grep, head or tail). Color codes and progress-bar redraws are removed.",
+    "- Long output keeps its beginning and its end; [output truncated: N bytes omitted; full output: <path>] names a file that holds all of it (search it with grep, head or tail; files of old results may be deleted to save disk space, so read what you need soon). Color codes and progress-bar redraws are removed.",
     "- Processes the command leaves running are stopped when it ends; a [stopped N background process(es) ...] line says so.",
   ];
   if (runInBackground) {
@@ -285,6 +285,11 @@ async function runApproved(
     } finally {
       live?.finish();
     }
+  }
+  try {
+    tasks.checkCapacity(owner);
+  } catch (error) {
+    return failure(`The command was not started: ${messageOf(error)}`);
   }
   let process: BashProcess;
   try {

@@ -72,7 +72,7 @@ export function createTaskTools(
   const taskList: BashTool = {
     name: "task_list",
     description:
-      "List your background tasks, one line each: <id> [<kind>] <status> — <command>, or (no background tasks). Finished tasks stay listed, and their output stays readable with task_output.",
+      "List your background tasks, one line each: <id> [<kind>] <status> — <command>, or (no background tasks). Running tasks come first, then the most recently finished ones, then a line saying how many older finished tasks are not shown. A finished task whose final status you have seen is let go after a while, with its output.",
     inputSchema: TASK_LIST_SCHEMA,
     execute: (args) => {
       const check = validateToolArguments("task_list", TASK_LIST_SCHEMA, args);

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
 import {
   DISPOSED_MARKER,
@@ -46,44 +47,60 @@ export interface RenderRunOptions {
  * The marker lines for a truncated stream:
  * `[output truncated: N bytes omitted; full output: <path>]`, with
  * `(unavailable)` for the path when no file holds the whole stream, with the
- * reason when a fault stopped it (`(unavailable: ENOSPC: no space left on
- * device)`). When the spill file stopped early, a second line names it as
- * holding only the beginning.
+ * reason when a fault or the executor's spill budget stopped it
+ * (`(unavailable: ENOSPC: no space left on device)`). When the spill file
+ * stopped early, a second line names it as holding only the beginning. A path
+ * is named only while its file exists: the executor may delete old spill
+ * files to stay within its spill budget, so a result rendered late may no
+ * longer name one.
  *
  * @example
  * ```ts
  * import { truncationMarkers } from "@shellseam/bash/tool";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
+ * const dir = mkdtempSync(join(tmpdir(), "example-"));
+ * const out = join(dir, "out");
+ * writeFileSync(out, "...");
  * const base = { text: "", truncated: true, totalBytes: 90, omittedBytes: 50, invalidUtf8Bytes: 0 };
- * assert.deepEqual(truncationMarkers({ ...base, spillPath: "/tmp/s/out", spillComplete: true }), [
- *   "[output truncated: 50 bytes omitted; full output: /tmp/s/out]",
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: out, spillComplete: true }), [
+ *   `[output truncated: 50 bytes omitted; full output: ${out}]`,
  * ]);
  * assert.deepEqual(truncationMarkers({ ...base, spillComplete: false }), [
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
  * ]);
- * assert.deepEqual(truncationMarkers({ ...base, spillPath: "/tmp/s/out", spillComplete: false }), [
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: out, spillComplete: false }), [
  *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
- *   "[only the beginning of the output was saved: /tmp/s/out]",
+ *   `[only the beginning of the output was saved: ${out}]`,
  * ]);
  * assert.deepEqual(
  *   truncationMarkers({
  *     ...base,
- *     spillPath: "/tmp/s/out",
+ *     spillPath: out,
  *     spillComplete: false,
  *     spillError: "ENOSPC: no space left on device",
  *   }),
  *   [
  *     "[output truncated: 50 bytes omitted; full output: (unavailable: ENOSPC: no space left on device)]",
- *     "[only the beginning of the output was saved: /tmp/s/out]",
+ *     `[only the beginning of the output was saved: ${out}]`,
  *   ],
  * );
+ * rmSync(dir, { recursive: true });
+ * assert.deepEqual(truncationMarkers({ ...base, spillPath: out, spillComplete: true }), [
+ *   "[output truncated: 50 bytes omitted; full output: (unavailable)]",
+ * ]);
  * assert.deepEqual(truncationMarkers({ ...base, truncated: false, spillComplete: false }), []);
  * ```
  */
 export function truncationMarkers(output: CollectedOutput): string[] {
   if (!output.truncated) return [];
-  const { omittedBytes, spillPath, spillComplete, spillError } = output;
+  const { omittedBytes, spillComplete, spillError } = output;
+  const spillPath = output.spillPath !== undefined && existsSync(output.spillPath)
+    ? output.spillPath
+    : undefined;
   const full = spillPath !== undefined && spillComplete
     ? spillPath
     : spillError === undefined

@@ -221,29 +221,71 @@ function isStreamRead(value: unknown): boolean {
 }
 
 /**
+ * Options of {@linkcode renderTaskList}.
+ *
+ * @example
+ * ```ts
+ * import type { RenderTaskListOptions } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const options: RenderTaskListOptions = { maxFinished: 5 };
+ * assert.equal(options.maxFinished, 5);
+ * ```
+ */
+export interface RenderTaskListOptions {
+  /** How many finished tasks are listed, the most recently ended (default 20). */
+  maxFinished?: number;
+}
+
+/** How many finished tasks `task_list` shows by default. */
+const DEFAULT_LISTED_FINISHED = 20;
+
+/**
  * Renders `task_list`: one line per task, `<id> [<kind>] <status> — <label>`,
- * or `(no background tasks)`.
+ * the running (and stopping) ones first, then the `maxFinished` most
+ * recently ended ones, each group in registration order, then
+ * `(N older finished tasks not shown)` when there are more; or
+ * `(no background tasks)`.
  *
  * @example
  * ```ts
  * import { renderTaskList } from "@shellseam/bash/tool";
  * import assert from "node:assert/strict";
  *
+ * const task = { kind: "bash", exitCode: null, signal: null, startedAt: 0 };
  * assert.equal(renderTaskList([]), "(no background tasks)");
  * assert.equal(
- *   renderTaskList([{
- *     id: "bash-2", kind: "bash", label: "npm run dev", status: "running",
- *     exitCode: null, signal: null, startedAt: 0,
- *   }]),
- *   "bash-2 [bash] running — npm run dev",
+ *   renderTaskList([
+ *     { ...task, id: "bash-1", label: "make", status: "completed", exitCode: 0, endedAt: 5 },
+ *     { ...task, id: "bash-2", label: "make test", status: "completed", exitCode: 0, endedAt: 9 },
+ *     { ...task, id: "bash-3", label: "npm run dev", status: "running" },
+ *   ], { maxFinished: 1 }),
+ *   [
+ *     "bash-3 [bash] running — npm run dev",
+ *     "bash-2 [bash] completed — make test",
+ *     "(1 older finished task not shown)",
+ *   ].join("\n"),
  * );
  * ```
  */
-export function renderTaskList(snapshots: readonly TaskSnapshot[]): string {
+export function renderTaskList(
+  snapshots: readonly TaskSnapshot[],
+  options: RenderTaskListOptions = {},
+): string {
   if (snapshots.length === 0) return "(no background tasks)";
-  return snapshots
-    .map((task) => `${task.id} [${task.kind}] ${task.status} — ${oneLine(task.label)}`)
-    .join("\n");
+  const maxFinished = options.maxFinished ?? DEFAULT_LISTED_FINISHED;
+  const running = snapshots.filter((task) => task.endedAt === undefined);
+  const finished = snapshots.filter((task) => task.endedAt !== undefined);
+  const shown = new Set(
+    [...finished].sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0)).slice(0, maxFinished),
+  );
+  const lines = [...running, ...finished.filter((task) => shown.has(task))]
+    .map((task) => `${task.id} [${task.kind}] ${task.status} — ${oneLine(task.label)}`);
+  const hidden = finished.length - shown.size;
+  if (hidden > 0) {
+    lines.push(`(${hidden} older finished task${hidden === 1 ? "" : "s"} not shown)`);
+  }
+  return lines.join("\n");
 }
 
 /**

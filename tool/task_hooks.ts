@@ -6,10 +6,11 @@ import type { BashTaskOutput } from "./render_task.ts";
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
  * needs: `cancel` kills the process group, `done` settles as `completed`
  * (exit code), `killed` (signal) or `failed` (the sandbox itself failed, or
- * the executor could not read the output: the process's `error`), and
+ * the executor could not read the output: the process's `error`),
  * `readOutput` is the process's consuming read plus its sandbox facts (and
  * `disposed` once the executor's disposal killed it, and its stray report
- * once settled).
+ * once settled), and `release` (called when the registry lets the settled
+ * task go) frees the process's buffers and deletes its spill files.
  *
  * @example
  * ```ts
@@ -42,6 +43,7 @@ export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
       if (process.strays) read.strays = process.strays;
       return read;
     },
+    release: () => process.release(),
   };
 }
 

@@ -223,14 +223,44 @@ describe("shellseam doctor", { skip: denoSkip }, () => {
     assert.equal(report.network, "deny");
     assert.match(text.stdout, /^shellseam doctor \(linux\)\n/);
     assert.match(text.stdout, /\n {2}bwrap: (works|does not work)/);
+    assert.match(text.stdout, /\nspill folder: .* budget 1\.0 GiB per executor\n$/);
+    assert.equal(report.spill.budgetBytes, 1024 ** 3);
     if (report.selected === null) {
       assert.equal(text.code, 1);
       assert.match(text.stdout, /confined commands fail closed/);
     } else {
       assert.equal(text.code, 0);
       assert.equal(json.code, 0);
-      assert.match(text.stdout, new RegExp(`confined commands use: ${report.selected}\\n$`));
+      assert.match(text.stdout, new RegExp(`confined commands use: ${report.selected}\\n`));
     }
+  });
+});
+
+describe("shellseam doctor --spill-dir", { skip: denoSkip }, () => {
+  it("reports the folder given, and refuses one that does not exist", () => {
+    using workspace = tempWorkspace();
+    const shm = shellseam([
+      "doctor",
+      "--json",
+      "--workspace",
+      workspace.root,
+      "--spill-dir",
+      "/dev/shm",
+    ]);
+    const report = JSON.parse(shm.stdout);
+    assert.deepEqual(
+      [report.spill.dir, report.spill.filesystem, report.spill.ramBacked],
+      ["/dev/shm", "tmpfs", true],
+    );
+    const missing = shellseam([
+      "doctor",
+      "--workspace",
+      workspace.root,
+      "--spill-dir",
+      "/no/such/dir",
+    ]);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /"spillDir" must be the absolute path of an existing directory/);
   });
 });
 

@@ -1,8 +1,16 @@
 import { createHash, randomInt } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import assert from "node:assert/strict";
-import { runtime } from "../../local/mod.ts";
+import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../local/runtime/_types.ts";
+
+/** An executor that shows its private directory (where the spill files are). */
+export class PeekExecutor extends LocalBashExecutor {
+  /** The private directory, created on first use. */
+  dir(): Promise<string> {
+    return this.privateDir();
+  }
+}
 
 /** Both session strategies, so core behaviours run under each. */
 export const STRATEGIES = ["setsid-binary", "detached"] as const;

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import type { BashOutputEvent, BashOutputGap } from "../../seam/mod.ts";
+import { BashConfigError, type BashOutputEvent, type BashOutputGap } from "../../seam/mod.ts";
 import { pause, sha256 } from "./_helpers.ts";
 
 /** A line of 1-, 2- and 4-byte characters, so pipe chunks cut characters. */
@@ -141,6 +141,14 @@ describe("BashProcess.output", () => {
       assert.deepEqual(seen.text, { stdout: ["out\n"], stderr: ["err\n"] });
     }
     assert.equal(process.readOutput().stdout.text, "out\n");
+  });
+
+  it("refuses a reader once the process was released", async () => {
+    await using executor = new LocalBashExecutor();
+    const process = await executor.start({ command: "echo gone" });
+    await process.done;
+    await process.release();
+    await assert.rejects(process.output().next(), BashConfigError);
   });
 
   it("follows a running command and ends when it settles", async () => {

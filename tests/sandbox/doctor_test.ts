@@ -1,4 +1,5 @@
 import { describe, it } from "node:test";
+import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -112,6 +113,7 @@ describe("shellseamDoctor", () => {
         reason: "probe exited 1: bwrap: No permissions to create new namespace",
       }],
       unusable: [],
+      spill: report.spill,
     });
     assert.equal(
       formatDoctorReport(report),
@@ -120,6 +122,7 @@ describe("shellseamDoctor", () => {
         "sandbox backends, in order of preference (facts for read-only, network deny):",
         "  bwrap: does not work: probe exited 1: bwrap: No permissions to create new namespace",
         "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
+        formatDoctorReport(report).split("\n").at(-2),
         "",
       ].join("\n"),
     );
@@ -148,6 +151,13 @@ describe("formatDoctorReport", () => {
         },
       ],
       unusable: [],
+      spill: {
+        dir: "/srv/spill",
+        filesystem: "ext4",
+        ramBacked: false,
+        freeBytes: 512 * 1024 ** 2,
+        budgetBytes: 1024 ** 3,
+      },
     });
     assert.equal(
       text,
@@ -158,8 +168,60 @@ describe("formatDoctorReport", () => {
         "  landlock: works (Landlock ABI 7); filesystem full, network partial",
         "    gap: UDP not confined",
         "confined commands use: bwrap",
+        "spill folder: /srv/spill (ext4); 512.0 MiB free; budget 1.0 GiB per executor",
         "",
       ].join("\n"),
     );
+  });
+
+  it("says when the spill folder is RAM-backed, and when its facts are unknown", () => {
+    const base = {
+      platform: "linux",
+      mode: "read-only" as const,
+      network: "deny" as const,
+      landlockAbi: null,
+      selected: null,
+      backends: [],
+      unusable: [],
+    };
+    const ram = { dir: "/tmp", filesystem: "tmpfs", ramBacked: true, budgetBytes: 1024 ** 3 };
+    assert.match(
+      formatDoctorReport({ ...base, spill: { ...ram, freeBytes: 3 * 1024 ** 3 } }),
+      /\nspill folder: \/tmp \(tmpfs, RAM-backed: spill files use memory; set spillDir to a disk folder to avoid it\); 3\.0 GiB free; budget 1\.0 GiB per executor\n$/,
+    );
+    const unknown = { ...ram, filesystem: null, ramBacked: null, freeBytes: null };
+    assert.match(
+      formatDoctorReport({ ...base, spill: unknown }),
+      /\nspill folder: \/tmp \(filesystem unknown\); free space unknown; budget 1\.0 GiB per executor\n$/,
+    );
+  });
+});
+
+describe("shellseamDoctor: the spill folder", () => {
+  it("reports the spill folder's filesystem, free space and budget, as statfs and df see them", async () => {
+    using workspace = tempWorkspace();
+    const spillDir = join(workspace.base, "spill");
+    mkdirSync(spillDir);
+    const report = await shellseamDoctor({
+      workspaceRoot: workspace.root,
+      backends: ["bwrap"],
+      spillDir,
+      maxSpillTotalBytes: 5_000_000,
+    });
+    assert.equal(report.spill.dir, spillDir);
+    assert.equal(report.spill.budgetBytes, 5_000_000);
+    const df = spawnSync("df", ["--output=fstype,avail", "-B1", spillDir], { encoding: "utf8" });
+    const [type, avail] = df.stdout.trim().split("\n")[1]?.trim().split(/\s+/) ?? [];
+    const expected = type === "ext2" || type === "ext3" ? "ext4" : type; // one magic number
+    assert.equal(report.spill.filesystem, expected);
+    assert.equal(report.spill.ramBacked, type === "tmpfs");
+    const free = report.spill.freeBytes ?? -1;
+    assert.ok(Math.abs(free - Number(avail)) < 64 * 1024 ** 2, `${free} vs df ${avail}`);
+    const shm = await shellseamDoctor({
+      workspaceRoot: workspace.root,
+      backends: ["bwrap"],
+      spillDir: "/dev/shm",
+    });
+    assert.deepEqual([shm.spill.filesystem, shm.spill.ramBacked], ["tmpfs", true]);
   });
 });

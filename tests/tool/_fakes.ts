@@ -56,7 +56,7 @@ export function fakeProcess(
     status?: "completed" | "killed";
     exitCode?: number;
   } = {},
-): BashProcess & { kills: number } {
+): BashProcess & { kills: number; releases: number } {
   const printed = extra.stdout ?? "";
   let pending = printed;
   const status = extra.status ?? "completed";
@@ -68,6 +68,7 @@ export function fakeProcess(
     signal: status === "killed" ? "SIGTERM" : null,
     done: Promise.resolve(),
     kills: 0,
+    releases: 0,
     readOutput(): BashProcessRead {
       const stdout = pending;
       pending = "";
@@ -87,6 +88,10 @@ export function fakeProcess(
     kill: () => {
       process.kills++;
       return Promise.resolve(process.kills === 1);
+    },
+    release: () => {
+      process.releases++;
+      return Promise.resolve();
     },
   };
   return extra.sandbox ? Object.assign(process, { sandbox: extra.sandbox }) : process;
@@ -127,6 +132,7 @@ export function lingeringProcess(spec: BashExecSpec, settleMs: number): BashProc
       }, settleMs);
       return Promise.resolve(true);
     },
+    release: () => Promise.resolve(),
   };
   return process;
 }

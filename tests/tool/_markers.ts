@@ -1,5 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { renderRunResult, renderTaskOutput } from "../../tool/mod.ts";
 import { runResult, stream } from "./_fakes.ts";
+
+/** Any file that exists: a truncation marker names a spill file only while it exists. */
+const EXISTING_FILE = fileURLToPath(import.meta.url);
 
 /**
  * Every `[...]` marker template a text names, such as `[exit code: N]` or
@@ -28,7 +32,7 @@ export const RENDERED: readonly string[] = [
       stdout: stream("a\n[...]\nz\n", {
         truncated: true,
         omittedBytes: 10,
-        spillPath: "/tmp/s/out",
+        spillPath: EXISTING_FILE,
         spillComplete: true,
       }),
       stderr: stream("warn\n"),

@@ -1,8 +1,23 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { renderRunResult, truncationMarkers } from "../../tool/mod.ts";
 import { runResult, stream } from "./_fakes.ts";
+
+/** Runs `body` with the path of an existing file, removed afterwards. */
+function withSpillFile(body: (path: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-render-"));
+  try {
+    const path = join(dir, "out");
+    writeFileSync(path, "bytes");
+    body(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 const STRAYS =
   "[stopped 2 background process(es) left running by the command; use run_in_background for servers]";
@@ -48,48 +63,65 @@ describe("renderRunResult", () => {
   });
 
   it("puts a truncation marker after each truncated stream", () => {
-    const rendered = renderRunResult(runResult({
-      stdout: stream("head\n[...]\ntail\n", {
-        truncated: true,
-        omittedBytes: 1000,
-        spillPath: "/spill/out",
-        spillComplete: true,
-      }),
-      stderr: stream("e-head\n[...]\ne-tail\n", { truncated: true, omittedBytes: 7 }),
-    }));
-    assert.equal(
-      rendered.text,
-      [
-        "head\n[...]\ntail",
-        "[output truncated: 1000 bytes omitted; full output: /spill/out]",
-        "[stderr]",
-        "e-head\n[...]\ne-tail",
-        "[output truncated: 7 bytes omitted; full output: (unavailable)]",
-        "[exit code: 0]",
-      ].join("\n"),
-    );
+    withSpillFile((path) => {
+      const rendered = renderRunResult(runResult({
+        stdout: stream("head\n[...]\ntail\n", {
+          truncated: true,
+          omittedBytes: 1000,
+          spillPath: path,
+          spillComplete: true,
+        }),
+        stderr: stream("e-head\n[...]\ne-tail\n", { truncated: true, omittedBytes: 7 }),
+      }));
+      assert.equal(
+        rendered.text,
+        [
+          "head\n[...]\ntail",
+          `[output truncated: 1000 bytes omitted; full output: ${path}]`,
+          "[stderr]",
+          "e-head\n[...]\ne-tail",
+          "[output truncated: 7 bytes omitted; full output: (unavailable)]",
+          "[exit code: 0]",
+        ].join("\n"),
+      );
+    });
   });
 
   it("keeps the marker exact when the spill file holds only the beginning, and names that file", () => {
-    const partial = stream("head\n[...]\ntail\n", {
-      truncated: true,
-      omittedBytes: 9,
-      spillPath: "/s/1",
-      spillComplete: false,
-    });
-    assert.deepEqual(truncationMarkers(partial), [
-      "[output truncated: 9 bytes omitted; full output: (unavailable)]",
-      "[only the beginning of the output was saved: /s/1]",
-    ]);
-    assert.equal(
-      renderRunResult(runResult({ stdout: partial })).text,
-      [
-        "head\n[...]\ntail",
+    withSpillFile((path) => {
+      const partial = stream("head\n[...]\ntail\n", {
+        truncated: true,
+        omittedBytes: 9,
+        spillPath: path,
+        spillComplete: false,
+      });
+      assert.deepEqual(truncationMarkers(partial), [
         "[output truncated: 9 bytes omitted; full output: (unavailable)]",
-        "[only the beginning of the output was saved: /s/1]",
-        "[exit code: 0]",
-      ].join("\n"),
-    );
+        `[only the beginning of the output was saved: ${path}]`,
+      ]);
+      assert.equal(
+        renderRunResult(runResult({ stdout: partial })).text,
+        [
+          "head\n[...]\ntail",
+          "[output truncated: 9 bytes omitted; full output: (unavailable)]",
+          `[only the beginning of the output was saved: ${path}]`,
+          "[exit code: 0]",
+        ].join("\n"),
+      );
+    });
+  });
+
+  it("names no spill file that no longer exists (the spill budget may delete old ones)", () => {
+    let gone = "";
+    withSpillFile((path) => (gone = path));
+    for (const spillComplete of [true, false]) {
+      assert.deepEqual(
+        truncationMarkers(
+          stream("x", { truncated: true, omittedBytes: 3, spillPath: gone, spillComplete }),
+        ),
+        ["[output truncated: 3 bytes omitted; full output: (unavailable)]"],
+      );
+    }
   });
 
   it("has no truncation marker for a stream that was not truncated, even with a spill path", () => {

@@ -312,6 +312,32 @@ describe("renderTaskList", () => {
     );
   });
 
+  it("lists running tasks first, then the most recently ended, then how many are not shown", () => {
+    const finished = Array.from({ length: 30 }, (_, i) =>
+      snapshot({
+        id: `bash-${i + 1}`,
+        label: `job ${i + 1}`,
+        status: "completed",
+        exitCode: 0,
+        endedAt: i === 0 ? 1000 : i, // the first ended last
+      }));
+    const running = snapshot({ id: "bash-31", label: "server" });
+    const lines = renderTaskList([...finished, running], { maxFinished: 3 }).split("\n");
+    assert.deepEqual(lines, [
+      "bash-31 [bash] running — server",
+      "bash-1 [bash] completed — job 1",
+      "bash-29 [bash] completed — job 29",
+      "bash-30 [bash] completed — job 30",
+      "(27 older finished tasks not shown)",
+    ]);
+    const many = Array.from(
+      { length: 500 },
+      (_, i) => snapshot({ id: `bash-${i}`, status: "killed", endedAt: i }),
+    );
+    assert.equal(renderTaskList(many).split("\n").length, 21, "20 by default, then the count");
+    assert.equal(renderTaskList(many.slice(0, 20)).split("\n").length, 20, "no count line");
+  });
+
   it("shortens very long labels", () => {
     assert.equal(
       renderTaskList([snapshot({ label: "x".repeat(500) })]),
