@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import { relative } from "node:path";
 import { BashConfigError } from "@shellseam/bash";
 import { checkRuleSet, type CommandDecision, type CommandRule } from "@shellseam/bash/tool";
 
@@ -15,9 +16,16 @@ export interface RulesFile {
  * `{ "rules": [{ "decision": "ask", "prefix": ["git", "push"] },
  * { "decision": "deny", "pattern": "^rm -rf /" }], "unmatched": "ask" }`
  * (a `pattern` is a regular expression's source). Throws `BashConfigError`
- * saying what is wrong with it.
+ * saying what is wrong with it, and for a file inside `workspace`: a confined
+ * command could rewrite it, and the next server would obey its rules.
  */
-export function readRulesFile(path: string): RulesFile {
+export function readRulesFile(path: string, workspace: string): RulesFile {
+  if (isInside(path, workspace)) {
+    throw new BashConfigError(
+      `The rules file "${path}" lies in the workspace, where a confined command could rewrite ` +
+        "it; keep it outside the workspace",
+    );
+  }
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, "utf8"));
@@ -48,4 +56,17 @@ export function readRulesFile(path: string): RulesFile {
   });
   checkRuleSet(parsed, unmatched);
   return { rules: parsed as CommandRule[], unmatchedCommands: unmatched as CommandDecision };
+}
+
+/** True when `path` (resolved through symlinks where it exists) lies in `folder`. */
+function isInside(path: string, folder: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const inner = relative(real(folder), real(path));
+  return inner === "" || (!inner.startsWith("..") && !inner.startsWith("/"));
 }

@@ -210,7 +210,9 @@ export async function mcpCommand(args: string[], transport?: Transport): Promise
   }
   const mode = modeFlag(values.mode, "workspace-write", MCP_USAGE);
   const network = networkFlag(values.network, MCP_USAGE);
-  const rules = values.rules === undefined ? {} : readRulesFile(resolve(values.rules));
+  const rules = values.rules === undefined
+    ? {}
+    : readRulesFile(resolve(values.rules), resolve(process.cwd(), values.workspace ?? "."));
   await using executor = cliExecutor({ mode, network, workspace: values.workspace });
   await using tasks = new TaskRegistry();
   const server = createMcpServer({

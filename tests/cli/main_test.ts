@@ -205,6 +205,11 @@ describe("shellseam mcp --rules", { skip: denoSkip }, () => {
       assert.equal(code, 2, text);
       assert.match(stderr, message, text);
     }
+    const inside = `${workspace.root}/rules.json`;
+    writeFileSync(inside, '{"rules": []}');
+    const { code, stderr } = shellseam(["mcp", "--rules", inside, "--workspace", workspace.root]);
+    assert.equal(code, 2);
+    assert.match(stderr, /^shellseam: The rules file ".*" lies in the workspace/);
   });
 });
 
