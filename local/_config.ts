@@ -6,6 +6,7 @@ import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { findSetsid } from "./_session.ts";
 import { checkLimits } from "./_limits.ts";
+import { runtime } from "./runtime/mod.ts";
 import type { SessionStrategy } from "./runtime/_types.ts";
 
 /**
@@ -25,7 +26,7 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
- * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
+ * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap under Deno), `"detached"` (the runtime's own), or `"auto"` (Deno: the first when found on PATH; Node, which forks for every spawn: the second) |
  *
  * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
  * must be an existing directory. An unknown key (a typo such as `timeout`)
@@ -345,7 +346,8 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
       `"sessionStrategy" must be "auto", "setsid-binary" or "detached"; got ${shown(strategy)}`,
     );
   }
-  const setsidPath = strategy === "detached" ? null : findSetsid();
+  const wanted = strategy === "auto" ? runtime.autoSession : strategy;
+  const setsidPath = wanted === "detached" ? null : findSetsid();
   if (strategy === "setsid-binary" && setsidPath === null) {
     throw new BashConfigError(
       `"sessionStrategy" is "setsid-binary" but no util-linux "setsid" is on PATH; install util-linux or use "auto"`,

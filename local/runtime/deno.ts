@@ -79,6 +79,8 @@ function mayWrite(path: string): boolean {
  */
 export const denoRuntime: Runtime = {
   name: "deno",
+  // Without `detached` Deno spawns by posix_spawn (no fork, whatever the heap).
+  autoSession: "setsid-binary",
   spawn,
   kill,
   deniedPermission,
