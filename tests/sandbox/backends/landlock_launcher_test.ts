@@ -266,6 +266,25 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.match(lines.at(-1)!, /Read-only file system/);
   });
 
+  it("refuses an architecture whose system call numbers it does not know, and runs nothing", async () => {
+    // The same script, told by a Deno namespace of its own that it runs on riscv64.
+    const script = "Object.defineProperty(globalThis, 'Deno', { value: { ...Deno, " +
+      "args: Deno.args, build: { ...Deno.build, arch: 'riscv64' } } });\n" +
+      landlockLauncherScript();
+    const url = `data:application/javascript;base64,${btoa(script)}`;
+    const path = "reason" in deno ? "deno" : deno.path;
+    const command = [path, ...LAUNCHER_DENO_FLAGS, url, bare(), "/usr/bin/touch", "ran"]
+      .map(quote).join(" ");
+    const result = await executor.run(executor.resolve({ command }));
+    assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT, result.stderr.text);
+    assert.equal(
+      result.stderr.text,
+      `${LAUNCHER_FAILURE_PREFIX} no system call numbers for "riscv64" (x86_64 and aarch64 ` +
+        "only); use the bwrap backend\n",
+    );
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
+  });
+
   it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message when it throws`, async () => {
     // A JSON policy that is not an object throws on its first field.
     const result = await launch(["null", "/usr/bin/touch", "ran"]);
