@@ -37,7 +37,7 @@ import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
-import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
+import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
 
@@ -279,6 +279,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
+  /** Where the Landlock launcher is written (its DENO_DIR), once that backend is prepared. */
+  #launcherDir: string | undefined;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -488,6 +490,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     confined.hiddenParents = parents.filter(holdsNoRoot);
     const backend = await this.#select(confined, launch);
     await this.#restoreFolders();
+    if (backend.name === "landlock") this.#restoreLauncher();
     const guard = await this.#guard(confined, [
       existingRealpath(own) ?? own,
       ...(confined.hiddenDirs ?? []),
@@ -727,6 +730,22 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
   }
 
+  /** Writes the Landlock launcher again when an unconfined command removed or changed it. */
+  #restoreLauncher(): void {
+    const dir = this.#launcherDir;
+    if (dir === undefined) return;
+    try {
+      landlockLauncherFile(dir);
+    } catch (error) {
+      throw new BashSpawnError(
+        `Cannot write the Landlock launcher into "${dir}" (${
+          messageOf(error)
+        }), so nothing was run; create a new executor`,
+        { cause: error },
+      );
+    }
+  }
+
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
@@ -734,10 +753,17 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (typeof tmpDir !== "string") return tmpDir;
     const denoDir = await this.#privateFolder("deno", "DENO_DIR");
     if (typeof denoDir !== "string") return denoDir;
+    let launcher: string;
+    try {
+      launcher = landlockLauncherFile(denoDir);
+    } catch (error) {
+      return { reason: `cannot write its launcher into "${denoDir}": ${messageOf(error)}` };
+    }
+    this.#launcherDir = denoDir;
     const root = process.getuid?.() === 0;
     return createLandlockBackend({
       deno: deno.path,
-      launcher: landlockLauncherModule(),
+      launcher,
       tmpDir,
       denoDir,
       root,

@@ -1,14 +1,15 @@
 /**
  * The Landlock launcher: a program run by `deno run` that restricts itself
  * with Landlock and then `execve`s the command, so the whole child tree
- * inherits the restriction. It is handed to Deno as a `data:` URL of
+ * inherits the restriction. It is handed to Deno as a file of
  * `(<function source>)();` and never imported by the sandboxed side, so
  * {@linkcode landlockLauncherMain} must not reference anything outside its own
  * body (types are erased and do not count).
  *
  * @module
  */
-import { Buffer } from "node:buffer";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 /** What the launcher is told to enforce; passed as JSON in its first argument. */
 export interface LandlockLauncherPolicy {
@@ -489,14 +490,34 @@ export function landlockLauncherScript(): string {
     `  Deno.exit(${LAUNCHER_FAILURE_EXIT});\n}\n`;
 }
 
+/** The launcher's file name (`.mjs`: a module, whatever a package.json above it says). */
+const LAUNCHER_FILE = "landlock-launcher.mjs";
+
 /**
- * The launcher as the `data:` URL that `deno run` is given. It never touches
- * the disk: a file could be rewritten by a confined command whose writable
- * roots hold it, and the next launch, which runs with FFI before any
- * restriction, would run that instead.
+ * Writes the launcher script into `dir` unless the file there holds it
+ * already, and returns the file's path, which `deno run` is given. The
+ * launcher runs with FFI before any restriction, so `dir` must be a folder no
+ * confined command can write: the backend's DENO_DIR, which the executor
+ * never lets a writable root hold, and which Deno trusts for its caches
+ * anyway. A file, not a `data:` URL of the script: Deno takes about 2 ms
+ * more CPU to start from such a long URL, on every launch. Throws when the
+ * file cannot be read or written.
  */
-export function landlockLauncherModule(): string {
-  return `data:application/javascript;base64,${
-    Buffer.from(landlockLauncherScript()).toString("base64")
-  }`;
+export function landlockLauncherFile(dir: string): string {
+  const path = join(dir, LAUNCHER_FILE);
+  const script = landlockLauncherScript();
+  let current: string | undefined;
+  try {
+    current = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+  }
+  if (current !== script) {
+    // Written whole under a name of its own, then renamed into place: no
+    // launch runs half a launcher.
+    const draft = join(dir, `${LAUNCHER_FILE}-${crypto.randomUUID()}`);
+    writeFileSync(draft, script, { flag: "wx", mode: 0o600 });
+    renameSync(draft, path);
+  }
+  return path;
 }

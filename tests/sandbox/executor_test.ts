@@ -452,6 +452,28 @@ describe("a backend that breaks after its probe worked", () => {
   }
 });
 
+describe("the Landlock launcher's file", { skip: noLandlock }, () => {
+  it("is written again when an unconfined command changed or removed it", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock"],
+    });
+    const first = await executor.run(executor.resolve({ command: 'echo "$TMPDIR"' }));
+    assert.equal(first.exitCode, 0, first.stderr.text);
+    // DENO_DIR beside TMPDIR in the executor's private folder.
+    const file = join(first.stdout.text.trim(), "..", "deno", "landlock-launcher.mjs");
+    const script = readFileSync(file, "utf8");
+    for (const change of [() => writeFileSync(file, "Deno.exit(0);\n"), () => rmSync(file)]) {
+      change();
+      const result = await executor.run(executor.resolve({ command: "echo ran" }));
+      assert.deepEqual([result.exitCode, result.stdout.text], [0, "ran\n"], result.stderr.text);
+      assert.equal(result.sandbox?.backend, "landlock");
+      assert.equal(readFileSync(file, "utf8"), script);
+    }
+  });
+});
+
 describe("runner failure wins over denial", () => {
   for (const backend of SANDBOX_BACKENDS) {
     const skip = skipUnless(statuses, backend);
