@@ -26,7 +26,7 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
- * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap under Deno), `"detached"` (the runtime's own), or `"auto"` (Deno: the first when found on PATH; Node, which forks for every spawn: the second) |
+ * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap under Deno), `"detached"` (the runtime's own), or `"auto"` (Deno, and a sandboxing executor: the first when found on PATH; a local executor on Node, which forks for every spawn: the second) |
  *
  * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
  * must be an existing directory. An unknown key (a typo such as `timeout`)

@@ -30,7 +30,7 @@ import { ProtectedPaths, protectionGaps } from "./_protected.ts";
 import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { otherPrivateDirs, privateParents } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
-import { findOnPath } from "../local/_session.ts";
+import { findOnPath, findSetsid } from "../local/_session.ts";
 import { throwIfDenied } from "../local/_permissions.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
@@ -93,6 +93,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
+ * | `sessionStrategy` | `"auto"` | as for the local executor, but `"auto"` takes the `setsid` binary under Node too: a runner gone since its probe is then a runner failure in the result |
  *
  * A `spillDir` given here must lie outside the workspace and every writable
  * root (of the default policy and of each call's policy): a confined command
@@ -306,7 +307,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       throw new BashConfigError(`"workspaceRoot" is required; pass the workspace directory`);
     }
     const root = canonicalWorkspaceRoot(workspaceRoot);
-    super({ cwd: root, ...local });
+    // A runner gone since its probe must be a runner failure in the result on
+    // every runtime: the setsid binary in front reports it (exit 127) where
+    // the runtime's own spawn would throw. So "auto" takes the setsid binary
+    // here under Node too, where a local executor takes "detached".
+    const auto = (local.sessionStrategy ?? "auto") === "auto" && findSetsid() !== null;
+    super({ cwd: root, ...local, ...(auto ? { sessionStrategy: "setsid-binary" } : {}) });
     if (!isSandboxMode(defaultMode)) {
       throw new BashConfigError(
         `"defaultMode" must be "read-only", "workspace-write" or "danger-full-access"; got ${

@@ -71,6 +71,29 @@ describe("SandboxBashExecutor config", () => {
     assert.equal(executor.config.cwd, workspace.root);
   });
 
+  it("auto takes the setsid binary on every runtime; an explicit strategy is kept", async () => {
+    using workspace = tempWorkspace();
+    const setsid = findOnPath("setsid", process.env.PATH);
+    await using auto = new SandboxBashExecutor({ workspaceRoot: workspace.root });
+    assert.deepEqual(
+      [auto.config.sessionStrategy, auto.config.setsidPath],
+      setsid === null ? ["detached", null] : ["setsid-binary", setsid],
+    );
+    await using detached = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      sessionStrategy: "detached",
+    });
+    assert.equal(detached.config.sessionStrategy, "detached");
+    assert.throws(
+      () =>
+        new SandboxBashExecutor({
+          workspaceRoot: workspace.root,
+          sessionStrategy: "fork" as "auto",
+        }),
+      BashConfigError,
+    );
+  });
+
   it("sandboxMode is the configured default", async () => {
     using workspace = tempWorkspace();
     await using executor = new SandboxBashExecutor({
