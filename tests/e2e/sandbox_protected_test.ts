@@ -30,6 +30,7 @@ import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { protectionGaps } from "../../sandbox/_protected.ts";
+import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import {
   probeHere,
   SANDBOX_BACKENDS,
@@ -390,7 +391,9 @@ for (const backend of SANDBOX_BACKENDS) {
         assert.equal(planted.exitCode, 0, planted.stderr);
         const to = movedOut(planted, join(absent!.root, ".git"), base);
         assert.ok(planted.text.includes(markerOf(join(absent!.root, ".git"), to)), planted.text);
-        assert.ok(planted.sandbox?.enforcement?.gaps.includes(protectionGaps([".git"])[0]!));
+        assert.ok(
+          planted.sandbox?.enforcement?.gaps.includes(protectionGaps(DEFAULT_PROTECTED_PATHS)[0]!),
+        );
         assert.deepEqual(after("absent"), before.absent);
 
         // Symlink: the target refused the write; the replaced link is put back.
