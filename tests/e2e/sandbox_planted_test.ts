@@ -14,6 +14,7 @@ import {
   readFileSync,
   writeFileSync,
 } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
@@ -21,7 +22,7 @@ import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
-import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
+import { DEFAULT_PROTECTED_PATHS, type GitCommitResult } from "../../sandbox/mod.ts";
 import { probeHere, SANDBOX_BACKENDS, skipUnless, tempWorkspace } from "../sandbox/_fixtures.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -45,7 +46,7 @@ const FOLDERS = new Set([".git", ".husky", ".vscode", ".idea", ".claude", ".code
 
 /** The executor's side, run as the user under test: one workspace-write call, printed as JSON. */
 const CHILD = `
-import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
+import { gitCommit, SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
 const { backend, root, command } = JSON.parse(Deno.args[0]);
 await using executor = new SandboxBashExecutor({
   workspaceRoot: root,
@@ -53,8 +54,37 @@ await using executor = new SandboxBashExecutor({
   backends: [backend],
 });
 const result = await executor.run(executor.resolve({ command }));
-console.log(JSON.stringify({ exitCode: result.exitCode, stdout: result.stdout.text, sandbox: result.sandbox }));
+// The harness commits what the command changed, on the host.
+const commit = await gitCommit({
+  workspaceRoot: root,
+  cwd: root + "/app",
+  paths: ["file.txt"],
+  message: "From the sandbox",
+  author: { name: "Agent", email: "agent@example.com" },
+});
+console.log(JSON.stringify({ exitCode: result.exitCode, stdout: result.stdout.text, sandbox: result.sandbox, commit }));
 `;
+
+/** git as the test runs it (as root, before the workspace is given away): nothing planted runs. */
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    "git",
+    ["-c", "core.hooksPath=/dev/null", "-c", "safe.directory=*", ...args],
+    {
+      cwd,
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: "/dev/null",
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@example.com",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@example.com",
+      },
+    },
+  );
+}
 
 /** What `path` holds, as the host sees it: a file's text, or a folder's entries and `keep`. */
 function contents(path: string): string {
@@ -106,9 +136,12 @@ function prepare(root: string): { command: string; existing: string[]; missing: 
   // (existing), and one whose hooks folder does not exist yet.
   for (const [repo, hooks, exists] of [["app", "tools/hooks", true], ["lib", ".hooks", false]]) {
     const dir = join(root, repo as string);
-    mkdirSync(join(dir, ".git"), { recursive: true });
-    writeFileSync(join(dir, ".git", "config"), `[core]\n\thooksPath = ${hooks}\n`);
-    writeFileSync(join(dir, ".git", "keep"), "safe\n");
+    mkdirSync(dir);
+    git(dir, "init", "-q", "-b", "main");
+    writeFileSync(join(dir, "file.txt"), "first\n");
+    git(dir, "add", "file.txt");
+    git(dir, "commit", "-q", "-m", "first");
+    git(dir, "config", "core.hooksPath", hooks as string);
     const folder = join(dir, hooks as string);
     if (exists) {
       mkdirSync(folder, { recursive: true });
@@ -119,7 +152,13 @@ function prepare(root: string): { command: string; existing: string[]; missing: 
       `mkdir -p ${repo}/${hooks} && printf '#!/bin/sh\\ntouch canary\\n' > ${repo}/${hooks}/pre-commit`,
     );
   }
-  attempts.push("echo attempted");
+  // Change a file, and plant hooks where git looks by default: .git is read-only.
+  attempts.push(
+    "echo changed > app/file.txt",
+    `printf '#!/bin/sh\\ntouch canary\\n' > app/.git/hooks/post-commit`,
+    "chmod +x app/.git/hooks/*",
+    "echo attempted",
+  );
   return { command: attempts.join("; "), existing, missing };
 }
 
@@ -159,6 +198,7 @@ for (const backend of SANDBOX_BACKENDS) {
         const outcome = JSON.parse(result.stdout.text) as {
           stdout: string;
           sandbox: BashSandboxInfo;
+          commit: GitCommitResult;
         };
         // The command ran to its end (each attempt failed or was undone).
         assert.equal(outcome.stdout, "attempted\n");
@@ -175,6 +215,13 @@ for (const backend of SANDBOX_BACKENDS) {
           readdirSync(join(root, "pkg")).filter((name) => !name.endsWith(".tmp")),
           [],
         );
+        // The change is committed by the host-side helper; the planted hook
+        // never reached .git, and no hook ran.
+        const app = join(root, "app");
+        assert.equal(outcome.commit.commit, git(app, "rev-parse", "HEAD").trim());
+        assert.equal(git(app, "show", "HEAD:file.txt"), "changed\n");
+        assert.equal(existsSync(join(app, ".git", "hooks", "post-commit")), false);
+        assert.equal(existsSync(join(app, "canary")), false);
       });
     });
   }
