@@ -6,7 +6,7 @@
  * @module
  */
 import { lstatSync, readFileSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashError, BashSpawnError } from "../seam/mod.ts";
 import { runtime } from "../local/mod.ts";
