@@ -162,7 +162,9 @@ export class GitCommitError extends BashError {
  *   workspace;
  * - a repository whose config (with what it includes) sets a filter
  *   driver's program or a configured hook is refused, and so is a path whose
- *   attributes name a filter (git-lfs): filters are not run;
+ *   attributes name a filter (git-lfs): filters are not run; so is one whose
+ *   config includes a file in the workspace (a confined command could
+ *   rewrite it between the check and the commit);
  * - only builtins run (`config`, `check-attr`, `add`, `commit`, `rev-parse`),
  *   which no alias can replace; `commit` runs with `--no-verify` and
  *   `--no-gpg-sign`.
@@ -261,13 +263,20 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
   const hardened = GIT_HARDENING_CONFIG.flatMap((entry) => ["-c", entry]);
 
   const config = parseConfigList(
-    (await run(["config", "--list", "--null"], "read the config")).stdout,
+    (await run(["config", "--list", "--show-origin", "--null"], "read the config")).stdout,
+    repo.workTree,
   );
-  for (const [key] of config) {
+  for (const { key, value, origin } of config) {
     const refused = REFUSED_KEYS.find(({ pattern }) => pattern.test(key));
     if (refused) {
       throw new GitCommitError(
         `The repository's config sets "${key}", ${refused.what} git would run while committing; git_commit runs none, so nothing was committed: commit by hand after checking .git/config`,
+      );
+    }
+    const included = includedFile(key, value, origin);
+    if (included !== undefined && isBeneath(withRealParents(included), workspace)) {
+      throw new GitCommitError(
+        `The repository's config includes "${included}" (${key}), which lies in the workspace, where a command could rewrite it while git runs; nothing was committed: move the include out of the workspace, or commit by hand`,
       );
     }
   }
@@ -410,9 +419,8 @@ function checkedPath(path: unknown, cwd: string, workspace: string, repo: Reposi
   if (path.startsWith("-")) return refuse('it starts with "-" (an option)');
   if (path.startsWith(":")) return refuse('it starts with ":" (pathspec magic)');
   const lexical = resolve(cwd, path);
-  // What a symlink on the way leads to (the path itself may be deleted).
-  const real = existingRealpath(lexical) ??
-    join(existingRealpath(dirname(lexical)) ?? dirname(lexical), basename(lexical));
+  // The entry itself is committed as it is (a symlink as a link): resolve its parents only.
+  const real = join(withRealParents(dirname(lexical)), basename(lexical));
   for (const candidate of [lexical, real]) {
     if (!isBeneath(candidate, workspace)) {
       return refuse(`it lies outside the workspace "${workspace}"`);
@@ -435,17 +443,52 @@ function configText(path: string): string | undefined {
   }
 }
 
-/** `git config --list --null` output as [key, value] pairs (keys as git prints them). */
-function parseConfigList(text: string): [string, string][] {
-  return text.split("\0").filter((entry) => entry !== "").map((entry) => {
+/** One entry of the config git reads: its key as git prints it, value, and the file it came from. */
+interface ConfigEntry {
+  key: string;
+  value: string;
+  /** The config file (absolute), or undefined for another origin. */
+  origin: string | undefined;
+}
+
+/** `git config --list --show-origin --null` output (run in `cwd`) as entries. */
+function parseConfigList(text: string, cwd: string): ConfigEntry[] {
+  const parts = text.split("\0");
+  const entries: ConfigEntry[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const from = parts[i]!;
+    const entry = parts[i + 1]!;
     const newline = entry.indexOf("\n");
-    return newline < 0 ? [entry, ""] : [entry.slice(0, newline), entry.slice(newline + 1)];
-  });
+    entries.push({
+      key: newline < 0 ? entry : entry.slice(0, newline),
+      value: newline < 0 ? "" : entry.slice(newline + 1),
+      origin: from.startsWith("file:") ? resolve(cwd, from.slice("file:".length)) : undefined,
+    });
+  }
+  return entries;
+}
+
+/** The file an `include.path` or `includeIf.<condition>.path` entry names, resolved as git does. */
+function includedFile(key: string, value: string, origin: string | undefined): string | undefined {
+  if (key !== "include.path" && !/^includeif\..*\.path$/.test(key)) return undefined;
+  if (value.startsWith("~/")) return join(process.env.HOME ?? "/", value.slice(2));
+  return resolve(origin === undefined ? "/" : dirname(origin), value);
+}
+
+/** `path` with the symlinks of its nearest existing ancestor resolved (it need not exist). */
+function withRealParents(path: string): string {
+  const rest: string[] = [];
+  for (let dir = path;; dir = dirname(dir)) {
+    const real = existingRealpath(dir);
+    if (real !== undefined) return join(real, ...rest.reverse());
+    if (dir === dirname(dir)) return path;
+    rest.push(basename(dir));
+  }
 }
 
 /** The last `user.name` and `user.email` of the repository's config, when both are set. */
-function localIdentity(config: [string, string][]): { name: string; email: string } | undefined {
-  const last = (key: string) => config.findLast(([k]) => k === key)?.[1];
+function localIdentity(config: ConfigEntry[]): { name: string; email: string } | undefined {
+  const last = (key: string) => config.findLast((entry) => entry.key === key)?.value;
   const name = last("user.name");
   const email = last("user.email");
   return name && email !== undefined ? { name, email } : undefined;

@@ -91,15 +91,16 @@ function plantedRepository(workspace: Workspace): void {
     chmodSync(join(root, "tools", "hooks", hook), 0o755);
   }
   const program = (name: string) => canaryScript(workspace, name);
-  // Includes that the working tree holds (a command can write them).
+  // Includes, beside the workspace (ones inside it are refused: see below).
+  const { base } = workspace;
   writeFileSync(
-    join(root, "included.cfg"),
+    join(base, "included.cfg"),
     `[core]\n\tfsmonitor = ${program("included-fsmonitor")}\n\tsshCommand = ${
       program("included-ssh")
     }\n[alias]\n\tadd = !${program("alias-add")}\n\tcommit = !${program("alias-commit")}\n`,
   );
   writeFileSync(
-    join(root, "conditional.cfg"),
+    join(base, "conditional.cfg"),
     `[core]\n\thooksPath = ${join(root, "tools", "hooks")}\n\tpager = ${
       program("conditional-pager")
     }\n`,
@@ -112,9 +113,9 @@ function plantedRepository(workspace: Workspace): void {
     `\tpager = ${program("pager")}`,
     `\taskPass = ${program("askpass")}`,
     "[include]",
-    "\tpath = ../included.cfg",
+    "\tpath = ../../included.cfg",
     `[includeIf "gitdir:${gitDir}/"]`,
-    "\tpath = ../conditional.cfg",
+    `\tpath = ${join(base, "conditional.cfg")}`,
     "[alias]",
     `\tadd = !${program("alias-add2")}`,
     `\tcommit = !${program("alias-commit2")}`,
@@ -234,6 +235,52 @@ describe("gitCommit", { skip: noGit }, () => {
     );
     assert.deepEqual(canaries(workspace), []);
     assert.throws(() => git(root, "rev-parse", "--verify", "-q", "HEAD"));
+  });
+
+  it("refuses a config that includes a file in the workspace, which a command could rewrite", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    for (
+      const [key, file] of [["include.path", "team.cfg"], [
+        "includeIf.onbranch:*.path",
+        "missing.cfg",
+      ]]
+    ) {
+      git(root, "config", key!, `../${file}`);
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: ["a.txt"], message: "m", author: AUTHOR }),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          error.message.includes(`includes "${join(root, file!)}"`),
+      );
+      git(root, "config", "--unset", key!);
+    }
+  });
+
+  it("takes paths literally and commits a symlink as a link", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeFileSync(join(root, "b.txt"), "b\n");
+    symlinkSync("/etc/passwd", join(root, "link"));
+    // No file is named "*.txt": nothing matches, nothing is committed.
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["*.txt"], message: "m", author: AUTHOR }),
+      (error: Error) => error instanceof GitCommitError && /did not match/.test(error.message),
+    );
+    const result = await gitCommit({
+      workspaceRoot: root,
+      paths: ["link", "a.txt"],
+      message: "--amend",
+      author: AUTHOR,
+    });
+    assert.deepEqual(result.paths, ["link", "a.txt"]);
+    assert.equal(git(root, "log", "-1", "--format=%s"), "--amend\n");
+    assert.equal(git(root, "cat-file", "-p", "HEAD:link"), "/etc/passwd");
+    assert.equal(git(root, "ls-tree", "--name-only", "HEAD"), "a.txt\nlink\n");
   });
 
   it("accepts a linked worktree laid out by git", async () => {
