@@ -70,11 +70,13 @@ function cgroupMounts(mountinfo: string): Mount[] {
 
 /** `path` (this process's cgroup) as a folder under `mount`, or null when the mount does not show it. */
 function folderOf(mount: Mount, path: string): string | null {
-  if (mount.root === "/") return join(mount.point, path);
-  if (path === mount.root || path.startsWith(`${mount.root}/`)) {
-    return join(mount.point, path.slice(mount.root.length));
-  }
-  return null;
+  let inside: string;
+  if (mount.root === "/") inside = path;
+  else if (path === mount.root || path.startsWith(`${mount.root}/`)) {
+    inside = path.slice(mount.root.length);
+  } else return null;
+  const folder = join(mount.point, inside);
+  return folder.length > 1 ? folder.replace(/\/+$/, "") : folder;
 }
 
 /**
@@ -313,7 +315,8 @@ export class ExecutorCgroups {
   create(n: number, limits: ResourceLimits, onNewFolder: (folder: string) => void): CommandCgroup {
     const made: { limit: CgroupLimit; version: 1 | 2; cgroup: string }[] = [];
     try {
-      for (const limit of cgroupLimits(limits, this.#support)) {
+      const held = cgroupLimits(limits, this.#support);
+      for (const limit of held) {
         const { version, dir } = this.#support[limit] as CgroupController;
         const folder = join(dir, this.#name);
         if (!this.#made.has(folder)) {
@@ -321,9 +324,18 @@ export class ExecutorCgroups {
           mkdirSync(folder, { recursive: true });
           this.#made.add(folder);
           onNewFolder(folder);
+          if (version === 2) {
+            // The command cgroups below it get the controllers (it holds no process itself).
+            const enable = held.filter((other) => {
+              const found = this.#support[other];
+              return "version" in found && found.version === 2 && found.dir === dir;
+            }).map((other) => `+${CONTROLLER[other]}`);
+            writeFileSync(join(folder, "cgroup.subtree_control"), enable.join(" "));
+          }
         }
         const cgroup = join(folder, String(n));
-        mkdirSync(cgroup);
+        // A v2 cgroup holds both controllers: made once.
+        if (!made.some((other) => other.cgroup === cgroup)) mkdirSync(cgroup);
         made.push({ limit, version, cgroup });
         const [first, swap] = LIMIT_FILES[limit][version];
         const value = String(limits[limit]);
@@ -338,7 +350,7 @@ export class ExecutorCgroups {
         }
       }
     } catch (error) {
-      for (const { cgroup } of made) removeCgroup(cgroup);
+      for (const cgroup of new Set(made.map(({ cgroup }) => cgroup))) removeCgroup(cgroup);
       throw new BashSpawnError(
         `Could not set up the command's cgroup for its resource limits (${
           messageOf(error)
@@ -371,7 +383,7 @@ export class CommandCgroup {
 
   /** The `cgroup.procs` files the command's launcher writes its pid to. */
   get procsFiles(): string[] {
-    return this.#cgroups.map(({ cgroup }) => join(cgroup, "cgroup.procs"));
+    return [...new Set(this.#cgroups.map(({ cgroup }) => join(cgroup, "cgroup.procs")))];
   }
 
   /**
@@ -385,7 +397,7 @@ export class CommandCgroup {
     for (const { cgroup } of this.#cgroups) for (const pid of procsOf(cgroup)) left.add(pid);
     for (const pid of left) this.#kill(pid);
     const survivors = new Set<number>();
-    for (const { cgroup } of this.#cgroups) {
+    for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
       if (!removeCgroup(cgroup)) { for (const pid of procsOf(cgroup)) survivors.add(pid); }
     }
     return { hit, killed: left.size - survivors.size, survivors: [...survivors] };
