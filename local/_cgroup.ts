@@ -18,6 +18,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { BashSpawnError, type ResourceLimitHit, type ResourceLimits } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
+import { liveSession } from "./_census.ts";
 
 /** The limits a cgroup can hold for a whole command. */
 export type CgroupLimit = "processes" | "memoryBytes";
@@ -213,10 +214,10 @@ const OWNER = /^shellseam-exec-(\d+)-(\d+)-[^/]+$/;
  * or names a process started at another time): kills what is left in their
  * cgroups first. Returns how many it removed.
  */
-export function sweepStaleCgroups(
+export async function sweepStaleCgroups(
   dir: string,
   kill: (pid: number) => void,
-): number {
+): Promise<number> {
   let removed = 0;
   let names: string[];
   try {
@@ -227,7 +228,7 @@ export function sweepStaleCgroups(
   for (const name of names) {
     const owner = OWNER.exec(name);
     if (owner === null || startTime(Number(owner[1])) === owner[2]) continue;
-    if (removeTree(join(dir, name), kill)) removed++;
+    if (await removeTree(join(dir, name), kill)) removed++;
   }
   return removed;
 }
@@ -243,8 +244,17 @@ function procsOf(cgroup: string): number[] {
   }
 }
 
+/** Whether `pid` is live: not gone, a zombie, nor inside exit(). */
+function isLive(pid: number): boolean {
+  try {
+    return liveSession(readFileSync(`/proc/${pid}/stat`, "latin1")) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** Kills what is in `folder`'s cgroups, removes them and it; false when something stayed. */
-function removeTree(folder: string, kill: (pid: number) => void): boolean {
+export async function removeTree(folder: string, kill: (pid: number) => void): Promise<boolean> {
   let entries: string[] = [];
   try {
     entries = readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isDirectory())
@@ -256,12 +266,16 @@ function removeTree(folder: string, kill: (pid: number) => void): boolean {
   for (const name of entries) {
     const cgroup = join(folder, name);
     for (const pid of procsOf(cgroup)) kill(pid);
-    clean = removeCgroup(cgroup) && clean;
+    clean = (await removeCgroup(cgroup)) && clean;
   }
-  return removeCgroup(folder) && clean;
+  return (await removeCgroup(folder)) && clean;
 }
 
-function removeCgroup(cgroup: string): boolean {
+/**
+ * Removes a cgroup; while processes are still leaving it (EBUSY), tries
+ * again for up to half a second. False when it stayed.
+ */
+async function removeCgroup(cgroup: string): Promise<boolean> {
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       rmdirSync(cgroup);
@@ -272,7 +286,7 @@ function removeCgroup(cgroup: string): boolean {
       if (code !== "EBUSY") return false;
     }
     // Killed processes leave the cgroup when their exit completes.
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    await new Promise((done) => setTimeout(done, 10));
   }
   return false;
 }
@@ -312,7 +326,11 @@ export class ExecutorCgroups {
    * limits written. Throws `BashSpawnError` (leaving nothing made for the
    * command) when that fails.
    */
-  create(n: number, limits: ResourceLimits, onNewFolder: (folder: string) => void): CommandCgroup {
+  async create(
+    n: number,
+    limits: ResourceLimits,
+    onNewFolder: (folder: string) => void,
+  ): Promise<CommandCgroup> {
     const made: { limit: CgroupLimit; version: 1 | 2; cgroup: string }[] = [];
     try {
       const held = cgroupLimits(limits, this.#support);
@@ -320,7 +338,7 @@ export class ExecutorCgroups {
         const { version, dir } = this.#support[limit] as CgroupController;
         const folder = join(dir, this.#name);
         if (!this.#made.has(folder)) {
-          sweepStaleCgroups(dir, this.#kill);
+          await sweepStaleCgroups(dir, this.#kill);
           mkdirSync(folder, { recursive: true });
           this.#made.add(folder);
           onNewFolder(folder);
@@ -350,7 +368,7 @@ export class ExecutorCgroups {
         }
       }
     } catch (error) {
-      for (const cgroup of new Set(made.map(({ cgroup }) => cgroup))) removeCgroup(cgroup);
+      for (const cgroup of new Set(made.map(({ cgroup }) => cgroup))) await removeCgroup(cgroup);
       throw new BashSpawnError(
         `Could not set up the command's cgroup for its resource limits (${
           messageOf(error)
@@ -362,8 +380,8 @@ export class ExecutorCgroups {
   }
 
   /** Removes the executor's folders (their commands have settled). */
-  dispose(): void {
-    for (const folder of this.#made) removeTree(folder, this.#kill);
+  async dispose(): Promise<void> {
+    for (const folder of this.#made) await removeTree(folder, this.#kill);
     this.#made.clear();
   }
 }
@@ -391,14 +409,19 @@ export class CommandCgroup {
    * was hit, the processes still in it (which left the session and dropped
    * the marker), killed, and the cgroups removed.
    */
-  close(): { hit: ResourceLimitHit | undefined; killed: number; survivors: number[] } {
+  async close(): Promise<
+    { hit: ResourceLimitHit | undefined; killed: number; survivors: number[] }
+  > {
     const hit = this.hit();
+    // A process on its way out (a zombie, or inside exit()) is still listed: not counted.
     const left = new Set<number>();
-    for (const { cgroup } of this.#cgroups) for (const pid of procsOf(cgroup)) left.add(pid);
+    for (const { cgroup } of this.#cgroups) {
+      for (const pid of procsOf(cgroup)) if (isLive(pid)) left.add(pid);
+    }
     for (const pid of left) this.#kill(pid);
     const survivors = new Set<number>();
     for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
-      if (!removeCgroup(cgroup)) { for (const pid of procsOf(cgroup)) survivors.add(pid); }
+      if (!(await removeCgroup(cgroup))) { for (const pid of procsOf(cgroup)) survivors.add(pid); }
     }
     return { hit, killed: left.size - survivors.size, survivors: [...survivors] };
   }

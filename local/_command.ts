@@ -59,7 +59,7 @@ export interface CommandBase {
    * Called once the sweep is done (the command's cgroup: what is left in it
    * is killed and counted with the strays, and it is removed).
    */
-  afterSweep?: () => StrayReport;
+  afterSweep?: () => Promise<StrayReport>;
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
@@ -223,7 +223,7 @@ export class RunningCommand {
     this.#stopClocks();
     const drained = await within(pumps, drainGraceMs);
     this.strays = await this.#reaper.sweep(!drained);
-    const more = this.#options.afterSweep?.();
+    const more = await this.#options.afterSweep?.();
     if (more !== undefined) {
       this.strays = {
         ...this.strays,

@@ -397,7 +397,7 @@ export class LocalBashExecutor extends BashExecutor {
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");
     await Promise.all([...this.#running].map((running) => running.settled));
-    this.#cgroups?.dispose();
+    await this.#cgroups?.dispose();
     if (this.#dir !== null && !this.config.keepSpillFiles) {
       rmSync(this.#dir, { recursive: true, force: true });
       this.#dir = null;
@@ -483,7 +483,13 @@ export class LocalBashExecutor extends BashExecutor {
     await watchdog?.ready();
     this.#checkCanSpawn(spec);
     this.#checkPrivateDir();
-    const cgroup = held.length === 0 ? null : this.#commandCgroup(number, limits);
+    const cgroup = held.length === 0 ? null : await this.#commandCgroup(number, limits);
+    try {
+      this.#checkCanSpawn(spec);
+    } catch (error) {
+      await cgroup?.close();
+      throw error;
+    }
     const hits: { hit?: ResourceLimitHit } | null = cgroup === null ? null : {};
     // The command joins its cgroup before anything of it runs: the limiter in
     // front of its bash (unwrapped), or one in front of the sandbox's wrapper.
@@ -503,7 +509,7 @@ export class LocalBashExecutor extends BashExecutor {
         session: config.sessionStrategy,
       });
     } catch (cause) {
-      cgroup?.close();
+      await cgroup?.close();
       throw spawnFailure(cause, launch);
     }
     watchdog?.watch(child.pid);
@@ -519,8 +525,8 @@ export class LocalBashExecutor extends BashExecutor {
       keepStdinOpen,
       ...clocks(spec, background),
       ...(cgroup === null || hits === null ? {} : {
-        afterSweep: () => {
-          const { hit, killed, survivors } = cgroup.close();
+        afterSweep: async () => {
+          const { hit, killed, survivors } = await cgroup.close();
           if (hit !== undefined) hits.hit = hit;
           return { killed, survivors };
         },
@@ -543,7 +549,7 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   /** Command n's cgroup with `limits`, in this executor's folder (made on first use). */
-  #commandCgroup(number: number, limits: ResourceLimits): CommandCgroup {
+  #commandCgroup(number: number, limits: ResourceLimits): Promise<CommandCgroup> {
     const owner = this.#watchdog?.owner ?? null;
     this.#cgroups ??= new ExecutorCgroups(
       cgroupSupportFor(this.config.useCgroups),

@@ -329,12 +329,12 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       ? "confined commands fail closed: every working backend is unusable for this workspace (see above)"
       : "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
   );
-  lines.push(spillLine(report.spill));
   if (report.limits !== undefined) {
     const how = Object.entries(report.limits.mechanisms).map(([name, mechanism]) =>
       `${name} by ${mechanism}`
     );
     lines.push(`resource limits of confined commands: ${how.join(", ")}`);
   }
+  lines.push(spillLine(report.spill));
   return lines.join("\n") + "\n";
 }

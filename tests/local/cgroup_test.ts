@@ -20,6 +20,7 @@ import {
   cgroupFolders,
   cgroupSupport,
   ExecutorCgroups,
+  removeTree,
   sweepStaleCgroups,
 } from "../../local/_cgroup.ts";
 import { assertNoneLeft, marker, processesWith } from "./_helpers.ts";
@@ -40,13 +41,14 @@ function executorFolders(limit: "processes" | "memoryBytes"): string[] {
 }
 
 /** Kills what carries `token` and removes this test's leftover cgroups, whatever happened. */
-function cleanUp(token: string, before: Set<string>, limit: "processes" | "memoryBytes"): void {
+async function cleanUp(
+  token: string,
+  before: Set<string>,
+  limit: "processes" | "memoryBytes",
+): Promise<void> {
   for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
   for (const folder of executorFolders(limit)) {
-    if (before.has(folder)) continue;
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      if (entry.isDirectory()) rmSync(join(folder, entry.name), { recursive: false, force: true });
-    }
+    if (!before.has(folder)) await removeTree(folder, (pid) => process.kill(pid, "SIGKILL"));
   }
 }
 
@@ -81,7 +83,7 @@ describe("resource limits in a cgroup", () => {
       await executor[Symbol.asyncDispose]();
       assert.deepEqual(executorFolders("processes").filter((folder) => !before.has(folder)), []);
     } finally {
-      cleanUp(token, before, "processes");
+      await cleanUp(token, before, "processes");
     }
   });
 
@@ -103,7 +105,7 @@ describe("resource limits in a cgroup", () => {
       const fine = await executor.run(executor.resolve({ command: "s=$(head -c 1000 /dev/zero)" }));
       assert.equal(fine.limitHit, undefined);
     } finally {
-      cleanUp(token, before, "memoryBytes");
+      await cleanUp(token, before, "memoryBytes");
     }
   });
 
@@ -121,7 +123,7 @@ describe("resource limits in a cgroup", () => {
       assert.equal(result.strays.killed, 1, JSON.stringify(result.strays));
       await assertNoneLeft(token);
     } finally {
-      cleanUp(token, before, "processes");
+      await cleanUp(token, before, "processes");
     }
   });
 
@@ -163,7 +165,7 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
     }
   });
 
-  it("writes pids.max and memory.max, joins by cgroup.procs, reads pids.events and memory.events", () => {
+  it("writes pids.max and memory.max, joins by cgroup.procs, reads pids.events and memory.events", async () => {
     const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
     try {
       const v2 = { version: 2 as const, dir: root };
@@ -173,7 +175,7 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
         () => {},
       );
       const folders: string[] = [];
-      const command = cgroups.create(
+      const command = await cgroups.create(
         7,
         { processes: 64, memoryBytes: 1000 },
         (f) => folders.push(f),
@@ -198,7 +200,7 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
     }
   });
 
-  it("removes the executor folders of hosts that are gone, not of live ones", () => {
+  it("removes the executor folders of hosts that are gone, not of live ones", async () => {
     const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
     try {
       const stat = readText(`/proc/${process.pid}/stat`);
@@ -207,7 +209,7 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
       const reused = join(root, `shellseam-exec-${process.pid}-1-b`);
       const other = join(root, "unrelated");
       for (const dir of [live, reused, other]) mkdirSync(dir);
-      assert.equal(sweepStaleCgroups(root, () => {}), 1);
+      assert.equal(await sweepStaleCgroups(root, () => {}), 1);
       assert.equal(existsSync(live), true);
       assert.equal(existsSync(reused), false);
       assert.equal(existsSync(other), true);
