@@ -9,7 +9,7 @@
  * Layout: `<controller folder>/shellseam-exec-<pid>-<start>-<token>/<n>`, one
  * folder per executor (named after its owner, like the private folder, so a
  * later executor removes those of a host that is gone) with one cgroup per
- * command.
+ * command (`shellseam-unowned-<token>` when the owner could not be read: never swept).
  *
  * @module
  */

@@ -553,7 +553,8 @@ export class LocalBashExecutor extends BashExecutor {
     const owner = this.#watchdog?.owner ?? null;
     this.#cgroups ??= new ExecutorCgroups(
       cgroupSupportFor(this.config.useCgroups),
-      `shellseam-exec-${owner === null ? "" : `${owner}-`}${
+      // Without an owner, no later executor may take the folder for a dead host's.
+      `${owner === null ? "shellseam-unowned-" : `shellseam-exec-${owner}-`}${
         this.#watchdog?.token ?? crypto.randomUUID()
       }`,
       (pid) => {
