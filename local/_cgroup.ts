@@ -181,12 +181,16 @@ export function cgroupSupport(): CgroupSupport {
 }
 
 /**
- * What cgroups offer an executor: {@linkcode cgroupSupport}, or nothing when
- * its config turned them off (`useCgroups: false`).
+ * What cgroups offer a command with `limits`: {@linkcode cgroupSupport},
+ * looked for only when a processes or memory limit is set, or nothing when
+ * the executor's config turned them off (`useCgroups: false`).
  */
-export function cgroupSupportFor(useCgroups: boolean): CgroupSupport {
-  if (useCgroups) return cgroupSupport();
-  const unavailable = "turned off (useCgroups: false)";
+export function cgroupSupportFor(useCgroups: boolean, limits: ResourceLimits): CgroupSupport {
+  const wanted = typeof limits.processes === "number" || typeof limits.memoryBytes === "number";
+  if (useCgroups && wanted) return cgroupSupport();
+  const unavailable = useCgroups
+    ? "no limit a cgroup holds is set"
+    : "turned off (useCgroups: false)";
   return { processes: { unavailable }, memoryBytes: { unavailable } };
 }
 

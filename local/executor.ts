@@ -35,7 +35,13 @@ import {
   mergeLimits,
   rlimitsOf,
 } from "./_limits.ts";
-import { cgroupLimits, cgroupSupportFor, type CommandCgroup, ExecutorCgroups } from "./_cgroup.ts";
+import {
+  cgroupLimits,
+  type CgroupSupport,
+  cgroupSupportFor,
+  type CommandCgroup,
+  ExecutorCgroups,
+} from "./_cgroup.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
@@ -464,7 +470,7 @@ export class LocalBashExecutor extends BashExecutor {
     const marker = `${this.#watchdog?.token ?? "none"}.${number}`;
     env[WATCHDOG_VARIABLE] = marker;
     const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
-    const support = cgroupSupportFor(this.config.useCgroups);
+    const support = cgroupSupportFor(this.config.useCgroups, limits);
     const held = cgroupLimits(limits, support);
     const rlimits = rlimitsOf(limits, held);
     const bashLaunch: Launch = {
@@ -483,7 +489,7 @@ export class LocalBashExecutor extends BashExecutor {
     await watchdog?.ready();
     this.#checkCanSpawn(spec);
     this.#checkPrivateDir();
-    const cgroup = held.length === 0 ? null : await this.#commandCgroup(number, limits);
+    const cgroup = held.length === 0 ? null : await this.#commandCgroup(number, limits, support);
     try {
       this.#checkCanSpawn(spec);
     } catch (error) {
@@ -549,10 +555,14 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   /** Command n's cgroup with `limits`, in this executor's folder (made on first use). */
-  #commandCgroup(number: number, limits: ResourceLimits): Promise<CommandCgroup> {
+  #commandCgroup(
+    number: number,
+    limits: ResourceLimits,
+    support: CgroupSupport,
+  ): Promise<CommandCgroup> {
     const owner = this.#watchdog?.owner ?? null;
     this.#cgroups ??= new ExecutorCgroups(
-      cgroupSupportFor(this.config.useCgroups),
+      support,
       // Without an owner, no later executor may take the folder for a dead host's.
       `${owner === null ? "shellseam-unowned-" : `shellseam-exec-${owner}-`}${
         this.#watchdog?.token ?? crypto.randomUUID()

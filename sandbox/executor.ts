@@ -660,10 +660,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       : this.defaultPolicy;
     // As a command reports it: with what the default limits cannot enforce.
     const enforcement = enforcementOf(backend, await this.#confine(factsPolicy), undefined);
+    const confinedLimits = this.#confinedLimits();
     const limits = appliedLimits(
-      this.#confinedLimits(),
+      confinedLimits,
       true,
-      cgroupSupportFor(this.config.useCgroups),
+      cgroupSupportFor(this.config.useCgroups, confinedLimits),
     );
     status.enforcement = {
       ...enforcement,
