@@ -79,13 +79,14 @@ function readProcFile(pid: number, file: string): string | null {
  * Throws like {@linkcode sessionMembers}; processes of other users, whose
  * environment this process may not read, are skipped.
  */
-export function processesWithEnv(entry: string): number[] {
+export function processesWithEnv(entry: string, among?: (pid: number) => boolean): number[] {
   if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
   const found: number[] = [];
   const needle = `\0${entry}\0`;
   for (const name of readdirSync("/proc")) {
     const first = name.charCodeAt(0);
     if (first < 48 || first > 57) continue;
+    if (among !== undefined && !among(Number(name))) continue;
     let environ: string;
     try {
       environ = readFileSync(`/proc/${name}/environ`, "latin1");
@@ -129,13 +130,12 @@ export function inPidInterval(pid: number, first: number, last: number): boolean
 }
 
 /**
- * Live members of session `sid` (its leader's pid), reading only the pids
- * handed out since the leader was spawned, since every member is younger
- * than its leader. `forksAtSpawn` is {@linkcode forkCount} taken just after
- * the spawn: when so many tasks were created since that pids may have
- * wrapped past the leader's, or a counter cannot be read, every process is read.
+ * The last pid handed out, when every pid handed out since a process was
+ * spawned as `sid` lies from `sid` to it; undefined when so many tasks were
+ * created since (`forksAtSpawn`: {@linkcode forkCount} just after the spawn)
+ * that pids may have wrapped past `sid`, or a counter cannot be read.
  */
-export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
+function lastPidSinceSpawn(sid: number, forksAtSpawn: number | null): number | undefined {
   pidMax ??= readProcNumber("/proc/sys/kernel/pid_max", /(\d+)/);
   const lastPid = readProcNumber("/proc/sys/kernel/ns_last_pid", /(\d+)/);
   const forks = forkCount();
@@ -143,8 +143,34 @@ export function recentSessionMembers(sid: number, forksAtSpawn: number | null): 
     pidMax === null || lastPid === null || forks === null || forksAtSpawn === null ||
     forks - forksAtSpawn >= pidMax / 2
   ) {
-    return sessionMembers(sid);
+    return undefined;
   }
+  return lastPid;
+}
+
+/**
+ * Which pids to read to find the descendants of a process spawned as `sid`:
+ * those handed out since it was spawned, since every descendant is younger.
+ * `forksAtSpawn` is {@linkcode forkCount} taken just after the spawn;
+ * undefined (read every process) when so many tasks were created since that
+ * pids may have wrapped past `sid`, or a counter cannot be read.
+ */
+export function pidsSinceSpawn(
+  sid: number,
+  forksAtSpawn: number | null,
+): ((pid: number) => boolean) | undefined {
+  const lastPid = lastPidSinceSpawn(sid, forksAtSpawn);
+  return lastPid === undefined ? undefined : (pid) => inPidInterval(pid, sid, lastPid);
+}
+
+/**
+ * Live members of session `sid` (its leader's pid), reading only the pids
+ * handed out since the leader was spawned ({@linkcode pidsSinceSpawn}): one
+ * by one when they are few, else from a listing of /proc.
+ */
+export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
+  const lastPid = lastPidSinceSpawn(sid, forksAtSpawn);
+  if (lastPid === undefined) return sessionMembers(sid);
   if (sid <= lastPid && lastPid - sid < READ_ONE_BY_ONE) {
     return sessionMembersBetween(sid, sid, lastPid);
   }
