@@ -130,12 +130,12 @@ export function inPidInterval(pid: number, first: number, last: number): boolean
 }
 
 /**
- * The last pid handed out, when every pid handed out since a process was
- * spawned as `sid` lies from `sid` to it; undefined when so many tasks were
- * created since (`forksAtSpawn`: {@linkcode forkCount} just after the spawn)
- * that pids may have wrapped past `sid`, or a counter cannot be read.
+ * The last pid handed out, when every pid handed out since a spawn lies from
+ * the spawned pid to it; undefined when so many tasks were created since
+ * (`forksAtSpawn`: {@linkcode forkCount} just after the spawn) that pids may
+ * have wrapped past it, or a counter cannot be read.
  */
-function lastPidSinceSpawn(sid: number, forksAtSpawn: number | null): number | undefined {
+function lastPidSinceSpawn(forksAtSpawn: number | null): number | undefined {
   pidMax ??= readProcNumber("/proc/sys/kernel/pid_max", /(\d+)/);
   const lastPid = readProcNumber("/proc/sys/kernel/ns_last_pid", /(\d+)/);
   const forks = forkCount();
@@ -159,7 +159,7 @@ export function pidsSinceSpawn(
   sid: number,
   forksAtSpawn: number | null,
 ): ((pid: number) => boolean) | undefined {
-  const lastPid = lastPidSinceSpawn(sid, forksAtSpawn);
+  const lastPid = lastPidSinceSpawn(forksAtSpawn);
   return lastPid === undefined ? undefined : (pid) => inPidInterval(pid, sid, lastPid);
 }
 
@@ -169,7 +169,7 @@ export function pidsSinceSpawn(
  * by one when they are few, else from a listing of /proc.
  */
 export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
-  const lastPid = lastPidSinceSpawn(sid, forksAtSpawn);
+  const lastPid = lastPidSinceSpawn(forksAtSpawn);
   if (lastPid === undefined) return sessionMembers(sid);
   if (sid <= lastPid && lastPid - sid < READ_ONE_BY_ONE) {
     return sessionMembersBetween(sid, sid, lastPid);
