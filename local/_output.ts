@@ -41,7 +41,7 @@ export interface StreamSlice {
  */
 export type StreamLocation =
   | { kind: "memory"; bytes: Uint8Array }
-  | { kind: "spill"; path: string; end: number }
+  | { kind: "spill"; path: string; end: number; removal: string | null }
   | { kind: "lost"; end: number; reason: string }
   | { kind: "end" };
 
@@ -76,6 +76,7 @@ export class OutputCollector {
   /** Why there is no spill file although one was needed. */
   #spillFailure: string | null = null;
   #finished = false;
+  #released = false;
   /** What readers wait on until the next chunk or the end, and what settles it. */
   #changed: Promise<void> | null = null;
   #wakeReaders: (() => void) | null = null;
@@ -145,6 +146,7 @@ export class OutputCollector {
 
   /** Lets go of the buffers and deletes the spill file; the collector is empty afterwards. */
   release(): void {
+    this.#released = true;
     this.#spill?.release();
     this.#head = null;
     this.#ring = null;
@@ -228,13 +230,15 @@ export class OutputCollector {
     }
     const spill = this.#spill;
     if (spill !== null && offset < spill.written) {
-      return { kind: "spill", path: spill.path, end: Math.min(spill.written, tailStart) };
+      const end = Math.min(spill.written, tailStart);
+      return { kind: "spill", path: spill.path, end, removal: spill.removal };
     }
     return { kind: "lost", end: tailStart, reason: this.#lossReason() };
   }
 
   /** Why bytes past the spill file's end are not kept. */
   #lossReason(): string {
+    if (this.#released) return "the output was released by its owner (release())";
     const spill = this.#spill;
     if (spill === null) {
       if (this.#spillFailure !== null) return `no spill file could be made (${this.#spillFailure})`;

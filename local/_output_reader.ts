@@ -35,8 +35,16 @@ export class StreamReader {
     this.#collector = collector;
   }
 
-  /** True when every byte was read and the stream will not grow. */
+  /**
+   * True when every byte was read, the stream will not grow, and nothing is
+   * left to report (a gap at the very end, or a character cut by the end).
+   */
   get atEnd(): boolean {
+    return this.#drained && this.#gap === null && this.#pending.length === 0;
+  }
+
+  /** True when every byte was read and the stream will not grow. */
+  get #drained(): boolean {
     return this.#collector.finished && this.#offset >= this.#collector.totalBytes;
   }
 
@@ -48,7 +56,7 @@ export class StreamReader {
   /** The next events (none when nothing new has arrived). */
   async step(): Promise<BashOutputEvent[]> {
     const location = this.#collector.locate(this.#offset, STEP_BYTES);
-    if (location.kind === "end") return this.atEnd ? this.#flush() : [];
+    if (location.kind === "end") return this.#drained ? this.#flush() : [];
     if (location.kind === "lost") {
       this.#lose(location.end - this.#offset, location.reason);
       return [];
@@ -57,7 +65,7 @@ export class StreamReader {
     if (location.kind === "memory") {
       bytes = location.bytes;
     } else {
-      const read = await this.#readSpill(location.path, location.end);
+      const read = await this.#readSpill(location.path, location.end, location.removal);
       if (typeof read === "string") {
         this.#lose(location.end - this.#offset, read);
         return [];
@@ -130,8 +138,15 @@ export class StreamReader {
     return events;
   }
 
-  /** Bytes of the spill file from the offset (up to `end`), or why they cannot be read. */
-  async #readSpill(path: string, end: number): Promise<Uint8Array | string> {
+  /**
+   * Bytes of the spill file from the offset (up to `end`), or why they cannot
+   * be read (`removal`: why the executor removed the file, if it did).
+   */
+  async #readSpill(
+    path: string,
+    end: number,
+    removal: string | null,
+  ): Promise<Uint8Array | string> {
     try {
       if (this.#spill?.path !== path) {
         await this.close();
@@ -143,9 +158,9 @@ export class StreamReader {
       return buffer.subarray(0, bytesRead);
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
-      return code === "ENOENT"
-        ? "the spill file was removed before the reader got there"
-        : `the spill file could not be read (${faultReason(error)})`;
+      if (code !== "ENOENT") return `the spill file could not be read (${faultReason(error)})`;
+      const why = removal === null ? "" : ` (${removal})`;
+      return `the spill file was removed before the reader got there${why}`;
     }
   }
 }

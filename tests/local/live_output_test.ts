@@ -151,6 +151,47 @@ describe("BashProcess.output", () => {
     await assert.rejects(process.output().next(), BashConfigError);
   });
 
+  it("ends a reader that release() overtook with a gap that says so, from memory or the spill file", async () => {
+    // All in memory (no spill file), more than one step of the reader.
+    const kept = 600_000;
+    await using executor = new LocalBashExecutor({ maxOutputBytes: 1_000_000 });
+    const inMemory = await executor.start({ command: `head -c ${kept} /dev/zero | tr '\\0' x` });
+    await inMemory.done;
+    // Spilled: the head in memory, the rest only in the spill file.
+    await using spilling = new LocalBashExecutor({ maxOutputBytes: 64_000 });
+    const spilled = await spilling.start({ command: `head -c ${kept} /dev/zero | tr '\\0' x` });
+    await spilled.done;
+    for (
+      const [process, reason] of [
+        [inMemory, "the output was released by its owner (release())"],
+        [spilled, "the spill file was removed before the reader got there (released by its owner)"],
+      ] as const
+    ) {
+      const seen = gather();
+      const reader = process.output();
+      const first = await reader.next();
+      assert.ok(!first.done && "text" in first.value, "the first event is text");
+      seen.take(first.value);
+      await process.release();
+      for await (const event of reader) seen.take(event);
+      const read = seen.text.stdout.join("");
+      assert.ok(read.length > 0 && read.length < kept, `read ${read.length} bytes first`);
+      assert.deepEqual(seen.gaps, [
+        { stream: "stdout", omittedBytes: kept - read.length, offset: read.length, reason },
+      ]);
+    }
+  });
+
+  it("reports a character cut by the end of the stream, when nothing came before it", async () => {
+    await using executor = new LocalBashExecutor();
+    const process = await executor.start({ command: "printf '\\360\\237'" });
+    await process.done;
+    const seen = gather();
+    for await (const event of process.output()) seen.take(event);
+    assert.deepEqual(seen.text.stdout, [process.readOutput().stdout.text]);
+    assert.deepEqual(seen.text.stdout, ["\uFFFD"]);
+  });
+
   it("follows a running command and ends when it settles", async () => {
     await using executor = new LocalBashExecutor();
     const process = await executor.start({ command: "echo a; sleep 0.3; echo b" });
