@@ -116,6 +116,7 @@ describe("the package", () => {
       "checkCommandRules",
       "checkRuleSet",
       "createBashTools",
+      "createGitCommitTool",
       "redactSecrets",
       "renderRunResult",
       "scrubbedSecrets",
