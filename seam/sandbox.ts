@@ -39,9 +39,11 @@ export interface SandboxPolicy {
   writableRoots?: string[];
   /**
    * Paths relative to each writable root (and to every directory below it, for
-   * nested repositories) that a confined command may not create, replace,
-   * rename nor write, whatever their shape; `[".git"]` when absent. The list
-   * replaces the default, so keep `.git` in it.
+   * nested repositories and packages) that a confined command may not create,
+   * replace, rename nor write, whatever their shape; `DEFAULT_PROTECTED_PATHS`
+   * of `@shellseam/bash/sandbox` (`.git`, shell start-up files, editor and
+   * agent configuration, ...) when absent. The list replaces the default, so
+   * spread the default in and keep `.git`.
    */
   protectedPaths?: string[];
   /**
@@ -172,4 +174,54 @@ export interface BashSandboxInfo {
    * mount point on the host, so it is undone afterwards instead.
    */
   violations?: SandboxViolation[];
+}
+
+/**
+ * Every sandbox mode, narrowest first.
+ *
+ * @example
+ * ```ts
+ * import { SANDBOX_MODES } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(SANDBOX_MODES, ["read-only", "workspace-write", "danger-full-access"]);
+ * ```
+ */
+export const SANDBOX_MODES: readonly SandboxMode[] = Object.freeze([
+  "read-only",
+  "workspace-write",
+  "danger-full-access",
+]);
+
+/**
+ * True when `value` is one of {@linkcode SANDBOX_MODES}.
+ *
+ * @example
+ * ```ts
+ * import { isSandboxMode } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isSandboxMode("workspace-write"), true);
+ * assert.equal(isSandboxMode("full"), false);
+ * ```
+ */
+export function isSandboxMode(value: unknown): value is SandboxMode {
+  return typeof value === "string" && (SANDBOX_MODES as readonly string[]).includes(value);
+}
+
+/**
+ * The sandbox modes that allow more than `mode`, narrowest first (in the
+ * order of {@linkcode SANDBOX_MODES}): what a call may escalate to.
+ *
+ * @example
+ * ```ts
+ * import { widerSandboxModes } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(widerSandboxModes("read-only"), ["workspace-write", "danger-full-access"]);
+ * assert.deepEqual(widerSandboxModes("danger-full-access"), []);
+ * ```
+ */
+export function widerSandboxModes(mode: SandboxMode): SandboxMode[] {
+  return SANDBOX_MODES.slice(SANDBOX_MODES.indexOf(mode) + 1);
 }

@@ -1,4 +1,5 @@
 import { messageOf } from "../seam/_message.ts";
+import { describeValue } from "../seam/_checks.ts";
 import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 
 /**
@@ -155,6 +156,13 @@ function matches(property: JsonSchemaProperty, field: unknown): boolean {
       return typeof field === "number" && Number.isInteger(field) &&
         (property.minimum === undefined || field >= property.minimum) &&
         (property.maximum === undefined || field <= property.maximum);
+    case "array":
+      return Array.isArray(field) && field.length >= (property.minItems ?? 0) &&
+        field.every((item) =>
+          typeof item === "string" &&
+          (property.items?.pattern === undefined ||
+            new RegExp(property.items.pattern, "u").test(item))
+        );
     case "string":
       return typeof field === "string" &&
         (property.enum === undefined || property.enum.includes(field)) &&
@@ -189,6 +197,12 @@ function expectation(property: JsonSchemaProperty): string {
       if (min !== undefined) return `an integer of at least ${min}`;
       if (max !== undefined) return `an integer of at most ${max}`;
       return "an integer";
+    case "array":
+      return property.items?.pattern === NON_BLANK_PATTERN
+        ? `a list of non-blank strings${
+          property.minItems ? ` (at least ${property.minItems})` : ""
+        }`
+        : `a list of strings${property.minItems ? ` (at least ${property.minItems})` : ""}`;
     case "string":
       if (property.enum) return `one of ${property.enum.map((e) => JSON.stringify(e)).join(", ")}`;
       if (property.pattern === NON_BLANK_PATTERN) return "a non-blank string";
@@ -202,15 +216,4 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === "string") {
-    return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
-  }
-  if (typeof value === "bigint") return `${value}n`;
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "function") return "a function";
-  if (value === null || typeof value !== "object") return String(value);
-  return "an object";
 }

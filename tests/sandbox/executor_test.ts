@@ -10,7 +10,11 @@ import {
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../../seam/mod.ts";
-import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import {
+  DEFAULT_PROTECTED_PATHS,
+  SANDBOX_BACKENDS,
+  SandboxBashExecutor,
+} from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/_protected.ts";
 import { findOnPath } from "../../local/_session.ts";
@@ -118,7 +122,7 @@ describe("SandboxBashExecutor config", () => {
 });
 
 describe("SandboxBashExecutor.resolve", () => {
-  it("stamps a copy of the default policy when the request has none", async () => {
+  it("stamps a frozen copy of the default policy when the request has none", async () => {
     using workspace = tempWorkspace();
     const extra = join(workspace.base, "later");
     await using executor = new SandboxBashExecutor({
@@ -128,7 +132,8 @@ describe("SandboxBashExecutor.resolve", () => {
     const spec = executor.resolve({ command: "true" });
     assert.deepEqual(spec.sandboxPolicy, { ...executor.defaultPolicy, writableRoots: [extra] });
     assert.notEqual(spec.sandboxPolicy, executor.defaultPolicy);
-    spec.sandboxPolicy!.writableRoots!.push("/x");
+    assert.throws(() => spec.sandboxPolicy!.writableRoots!.push("/x"), TypeError);
+    assert.ok(Object.isFrozen(spec.sandboxPolicy));
     assert.deepEqual(executor.defaultPolicy.writableRoots, [extra]);
     assert.equal(spec.workdir, workspace.root);
   });
@@ -180,7 +185,7 @@ describe("what a request's policy hides", () => {
     });
     const spec = executor.resolve({ command: "true", sandboxPolicy: { ...own, denyRead: [] } });
     assert.deepEqual(spec.sandboxPolicy?.denyRead, []);
-    spec.sandboxPolicy!.allowUnixSockets!.push("/x");
+    assert.throws(() => spec.sandboxPolicy!.allowUnixSockets!.push("/x"), TypeError);
     assert.deepEqual(executor.defaultPolicy.allowUnixSockets, ["/run/app.sock"]);
   });
 
@@ -560,14 +565,14 @@ describe("probeBackends", () => {
       enforcement: {
         filesystem: "full",
         network: "full",
-        gaps: [...protectionGaps([".git"])],
+        gaps: [...protectionGaps(DEFAULT_PROTECTED_PATHS)],
       },
     });
     assert.equal(landlock?.works, true);
     assert.ok((landlock?.landlockAbi ?? 0) >= 1);
     // Facts for workspace-write when the default is danger-full-access: the
     // window in which a missing .git can be planted is named on both.
-    assert.ok(landlock?.enforcement?.gaps.includes(protectionGaps([".git"])[0]!));
+    assert.ok(landlock?.enforcement?.gaps.includes(protectionGaps(DEFAULT_PROTECTED_PATHS)[0]!));
   });
 });
 
@@ -615,21 +620,26 @@ describe("protected paths", { skip: noBwrap }, () => {
     assert.equal(result.sandbox?.violations, undefined);
     assert.ok(existsSync(join(workspace.root, deep, ".git")));
     const gaps = result.sandbox?.enforcement?.gaps ?? [];
-    for (const gap of protectionGaps([".git"], [{ root: workspace.root, bound: "depth" }])) {
+    for (
+      const gap of protectionGaps(DEFAULT_PROTECTED_PATHS, [{
+        root: workspace.root,
+        bound: "depth",
+      }])
+    ) {
       assert.ok(gaps.includes(gap), gap);
     }
   });
 });
 
 describe("the default policy's protected paths", () => {
-  it("are copied into each spec, so changing one changes no other", async () => {
+  it("are copied into each spec, frozen, so no spec can change another", async () => {
     using workspace = tempWorkspace();
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,
       protectedPaths: [".git", ".envrc"],
     });
     const first = executor.resolve({ command: "true" });
-    first.sandboxPolicy?.protectedPaths?.push(".vscode");
+    assert.throws(() => first.sandboxPolicy?.protectedPaths?.push(".vscode"), TypeError);
     assert.deepEqual(executor.resolve({ command: "true" }).sandboxPolicy?.protectedPaths, [
       ".git",
       ".envrc",
