@@ -1,7 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { classifyStream, guessMediaType, SNIFF_BYTES } from "../../local/_binary.ts";
+import { OutputCollector } from "../../local/_output.ts";
 
 const encoder = new TextEncoder();
 
@@ -120,5 +125,79 @@ describe("guessMediaType", () => {
     assert.equal(guessMediaType(encoder.encode("\x7fELF\x02\x01")), "application/x-executable");
     assert.equal(guessMediaType(encoder.encode("%PDF-1.7")), "application/pdf");
     assert.equal(guessMediaType(PNG.subarray(0, 4)), null);
+  });
+});
+
+describe("OutputCollector with binary streams", () => {
+  function withCollector(
+    budget: { maxBytes: number; headBytes: number; maxSpillBytes?: number },
+    fn: (collector: OutputCollector) => void,
+  ): void {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-binary-"));
+    try {
+      fn(new OutputCollector({ maxSpillBytes: 1 << 20, ...budget, spillDir: () => dir }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("spills a binary stream far below the memory budget, every byte of it", () => {
+    withCollector({ maxBytes: 4000, headBytes: 1000 }, (collector) => {
+      collector.push(PNG.subarray(0, 10));
+      collector.push(PNG.subarray(10));
+      collector.finish();
+      const out = collector.collect();
+      assert.deepEqual(out.binary, { totalBytes: PNG.length, looksLike: "image/png" });
+      assert.equal(out.spillComplete, true);
+      assert.deepEqual(readFileSync(out.spillPath ?? ""), Buffer.from(PNG));
+    });
+  });
+
+  it("keeps a short text stream in memory only", () => {
+    withCollector({ maxBytes: 4000, headBytes: 1000 }, (collector) => {
+      collector.push(encoder.encode("hello\n"));
+      collector.finish();
+      const out = collector.collect();
+      assert.equal(out.binary, undefined);
+      assert.equal(out.spillPath, undefined);
+    });
+  });
+
+  it("decides at the first 8 KB when they come in pieces past a small head, and spills from byte 0", () => {
+    withCollector({ maxBytes: 20_000, headBytes: 1000 }, (collector) => {
+      const data = new Uint8Array(12_000).fill(0x61);
+      data[SNIFF_BYTES - 2] = 0;
+      for (let at = 0; at < data.length; at += 1500) collector.push(data.subarray(at, at + 1500));
+      assert.deepEqual(collector.binary, { totalBytes: 12_000 }, "known before the end");
+      collector.finish();
+      const out = collector.collect();
+      assert.deepEqual(readFileSync(out.spillPath ?? ""), Buffer.from(data));
+    });
+  });
+
+  it("says why a binary stream has no file when spilling is off", () => {
+    withCollector({ maxBytes: 4000, headBytes: 1000, maxSpillBytes: 0 }, (collector) => {
+      collector.push(PNG);
+      collector.finish();
+      const out = collector.collect();
+      assert.deepEqual(out.binary, { totalBytes: PNG.length, looksLike: "image/png" });
+      assert.equal(out.spillPath, undefined);
+    });
+  });
+
+  it("decodes truncated UTF-16 at whole code units on both sides of the cut", () => {
+    withCollector({ maxBytes: 101, headBytes: 51 }, (collector) => {
+      const data = utf16le("abcdefghij".repeat(100));
+      collector.push(data.subarray(0, 3));
+      collector.push(data.subarray(3));
+      collector.finish();
+      const out = collector.collect();
+      assert.equal(out.truncated, true);
+      assert.equal(out.invalidUtf8Bytes, 0);
+      assert.doesNotMatch(out.text, /\uFFFD/);
+      assert.match(out.text, /^abcdefghijabcdefghijabcd\n\[\.\.\. 1902 bytes omitted \.\.\.\]\n/);
+      assert.match(out.text, /\]\nfghij(abcdefghij){2}$/);
+      assert.equal(out.totalBytes - out.omittedBytes, 50 + 50);
+    });
   });
 });
