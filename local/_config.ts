@@ -34,6 +34,7 @@ import { runtime } from "./runtime/mod.ts";
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
  * | `runtime` | this process's | what spawns and signals processes (a test injects a recording one) |
+ * | `useCgroups` | true | hold `processes` and `memoryBytes` in a cgroup per command where this process can make one; false: rlimits only |
  * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
  *
  * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
@@ -89,6 +90,11 @@ export interface LocalBashExecutorConfig {
   limits?: ResourceLimits;
   /** What spawns and signals processes: by default the runtime this process runs on. */
   runtime?: Runtime;
+  /**
+   * Hold `processes` and `memoryBytes` in a cgroup per command where this
+   * process can make one (default true); false: per-process rlimits only.
+   */
+  useCgroups?: boolean;
 }
 
 /**
@@ -136,6 +142,8 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly limits: Readonly<ResourceLimits>;
   /** What spawns and signals processes. */
   readonly runtime: Runtime;
+  /** Whether `processes` and `memoryBytes` go in a cgroup per command where one can be made. */
+  readonly useCgroups: boolean;
 }
 
 /** The keys of a {@linkcode LocalBashExecutorConfig}. */
@@ -154,6 +162,7 @@ export const LOCAL_CONFIG_KEYS: readonly string[] = [
   "sessionStrategy",
   "limits",
   "runtime",
+  "useCgroups",
 ];
 
 /**
@@ -267,6 +276,12 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
       `"keepSpillFiles" must be true or false; got ${describeValue(keepSpillFiles)}`,
     );
   }
+  const useCgroups = config.useCgroups ?? true;
+  if (typeof useCgroups !== "boolean") {
+    throw new BashConfigError(
+      `"useCgroups" must be true or false; got ${describeValue(useCgroups)}`,
+    );
+  }
   const strategy = config.sessionStrategy ?? "auto";
   if (strategy !== "auto" && strategy !== "setsid-binary" && strategy !== "detached") {
     throw new BashConfigError(
@@ -304,6 +319,7 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     setsidPath,
     limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
     runtime: checkRuntime(config.runtime ?? runtime),
+    useCgroups,
   };
 }
 

@@ -10,6 +10,7 @@
  *
  * @module
  */
+export { cgroupSupportFor } from "./_cgroup.ts";
 export { type Reaper, RunningCommand } from "./_command.ts";
 export { LOCAL_CONFIG_KEYS, resolveConfig } from "./_config.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";

@@ -23,6 +23,7 @@ import {
 } from "../local/mod.ts";
 import {
   appliedLimits,
+  cgroupSupportFor,
   CONFINED_DEFAULT_LIMITS,
   findOnPath,
   LOCAL_CONFIG_KEYS,
@@ -669,7 +670,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       : this.defaultPolicy;
     // As a command reports it: with what the default limits cannot enforce.
     const enforcement = enforcementOf(backend, await this.#confine(factsPolicy), undefined);
-    const limits = appliedLimits(this.#confinedLimits(), true);
+    const confinedLimits = this.#confinedLimits();
+    const limits = appliedLimits(
+      confinedLimits,
+      true,
+      cgroupSupportFor(this.config.useCgroups, confinedLimits),
+    );
     status.enforcement = {
       ...enforcement,
       gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],

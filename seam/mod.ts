@@ -26,6 +26,7 @@ export type {
 export type {
   AppliedResourceLimits,
   ResourceLimitHit,
+  ResourceLimitMechanism,
   ResourceLimitName,
   ResourceLimits,
 } from "./limits.ts";
