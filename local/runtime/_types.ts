@@ -133,8 +133,9 @@ export interface Runtime {
    * found): `"setsid-binary"` where a spawn without `detached` avoids a fork
    * (Deno's posix_spawn), `"detached"` where the runtime forks whatever the
    * options (Node), so the `setsid` exec would only add a program start.
+   * Absent: `"setsid-binary"`.
    */
-  readonly autoSession: SessionStrategy;
+  readonly autoSession?: SessionStrategy;
   /** Spawns a child; rejects when the program cannot be started. */
   spawn(request: SpawnRequest): Promise<SpawnedChild>;
   /**

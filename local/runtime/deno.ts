@@ -77,7 +77,7 @@ function mayWrite(path: string): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = {
+export const denoRuntime: Runtime = Object.freeze({
   name: "deno",
   // Without `detached` Deno spawns by posix_spawn (no fork, whatever the heap).
   autoSession: "setsid-binary",
@@ -86,4 +86,4 @@ export const denoRuntime: Runtime = {
   deniedPermission,
   readDirectory,
   mayWrite,
-};
+});

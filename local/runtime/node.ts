@@ -187,7 +187,7 @@ function readDirectory(path: string): DirectoryEntry[] {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = {
+export const nodeRuntime: Runtime = Object.freeze({
   name: "node",
   // libuv forks for every spawn: `detached` adds only a setsid() in the
   // child, where the setsid binary would add a whole exec (measured: run("true")
@@ -198,4 +198,4 @@ export const nodeRuntime: Runtime = {
   deniedPermission,
   readDirectory,
   mayWrite,
-};
+});
