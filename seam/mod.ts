@@ -27,6 +27,8 @@ export type {
   BashSandboxInfo,
   SandboxEnforcement,
   SandboxMode,
+  SandboxNetwork,
+  SandboxNetworkAllowList,
   SandboxPolicy,
   SandboxViolation,
 } from "./sandbox.ts";
