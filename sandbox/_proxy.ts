@@ -50,6 +50,12 @@ type Finish = (target: NetSocket, used: number) => void;
 /** A client stops being read past this many pending bytes until its tunnel is up. */
 const MAX_PENDING_BYTES = 256 * 1024;
 
+/**
+ * The key of a `SandboxBashExecutor` config entry holding {@linkcode ProxyOptions}:
+ * internal (tests give the proxy a fake resolver), never public API.
+ */
+export const PROXY_OPTIONS: unique symbol = Symbol("shellseam.proxyOptions");
+
 /** Internal options; tests replace the resolver and the connector. */
 export interface ProxyOptions {
   /** Resolves a host name to IP addresses (the system resolver by default). */
@@ -210,8 +216,9 @@ export class NetworkProxy {
         return "done";
       }
       const opened = await this.#open(record, request.destination);
-      if (typeof opened === "string") {
-        respond(socket, 403, "Forbidden", opened);
+      if ("message" in opened) {
+        if (opened.refused) respond(socket, 403, "Forbidden", opened.message);
+        else respond(socket, 502, "Bad Gateway", opened.message);
         return "done";
       }
       if (request.method === "CONNECT") {
@@ -258,8 +265,10 @@ export class NetworkProxy {
       const request = parseSocksRequest(bytes);
       if (request === undefined || record === undefined) return "wait";
       const opened = await this.#open(record, request.destination);
-      if (typeof opened === "string") {
-        socket.end(socksReply(SOCKS_REPLY.notAllowed));
+      if ("message" in opened) {
+        socket.end(
+          socksReply(opened.refused ? SOCKS_REPLY.notAllowed : SOCKS_REPLY.hostUnreachable),
+        );
         return "done";
       }
       socket.write(socksReply(SOCKS_REPLY.succeeded));
@@ -272,21 +281,29 @@ export class NetworkProxy {
    * A connection to `destination` when `record`'s list allows it, else why
    * not (recorded as refused when the policy refused it).
    */
-  async #open(record: LaunchRecord, { host, port }: Destination): Promise<NetSocket | string> {
+  async #open(
+    record: LaunchRecord,
+    { host, port }: Destination,
+  ): Promise<NetSocket | { message: string; refused: boolean }> {
     const name = normalHost(host);
-    const refuse = (reason: string): string => {
+    const refuse = (reason: string) => {
       if (!record.refused.includes(name) && record.refused.length < MAX_REFUSED) {
         record.refused.push(name);
       }
-      return `shellseam sandbox: network access to "${name}" denied by policy (${reason}); only the hosts in the sandbox policy's network allow-list can be reached`;
+      return {
+        message: `shellseam sandbox: network access to "${name}" denied by policy (${reason}); ` +
+          "only the hosts in the sandbox policy's network allow-list can be reached",
+        refused: true,
+      };
     };
+    const unreachable = (message: string) => ({ message, refused: false });
     const listed = refusal(record.list, name);
     if (listed !== undefined) return refuse(listed);
     let addresses: string[];
     try {
       addresses = name.includes(":") || /^[0-9.]+$/.test(name) ? [name] : await this.#resolve(name);
     } catch (error) {
-      return `shellseam sandbox proxy: cannot resolve "${name}": ${messageOf(error)}`;
+      return unreachable(`shellseam sandbox proxy: cannot resolve "${name}": ${messageOf(error)}`);
     }
     const reasons = addresses.map((address) => addressRefusal(record.list, address));
     const index = reasons.findIndex((reason) => reason === undefined);
@@ -295,9 +312,9 @@ export class NetworkProxy {
     try {
       return await this.#connect(address, port);
     } catch (error) {
-      return `shellseam sandbox proxy: cannot connect to "${name}" port ${port}: ${
-        messageOf(error)
-      }`;
+      return unreachable(
+        `shellseam sandbox proxy: cannot connect to "${name}" port ${port}: ${messageOf(error)}`,
+      );
     }
   }
 

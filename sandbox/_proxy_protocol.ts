@@ -184,12 +184,14 @@ export const SOCKS_REPLY: Readonly<Record<string, number>> & {
   readonly succeeded: 0;
   readonly failure: 1;
   readonly notAllowed: 2;
+  readonly hostUnreachable: 4;
   readonly commandNotSupported: 7;
   readonly addressNotSupported: 8;
 } = {
   succeeded: 0,
   failure: 1,
   notAllowed: 2,
+  hostUnreachable: 4,
   commandNotSupported: 7,
   addressNotSupported: 8,
 };

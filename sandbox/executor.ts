@@ -11,6 +11,7 @@ import {
   type ResourceLimits,
   type SandboxEnforcement,
   type SandboxMode,
+  type SandboxNetwork,
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
@@ -38,6 +39,16 @@ import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backe
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
+import { firstLine } from "./backends/_backend.ts";
+import {
+  bridgeFailed,
+  bridgeRunners,
+  type BridgeTools,
+  findBridgeTools,
+  proxyEnv,
+  wrapInBridge,
+} from "./backends/_bridge.ts";
+import { NetworkProxy, PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./_proxy.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
 
@@ -117,8 +128,11 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   workspaceRoot: string;
   /** The mode of a call that carries no `sandboxPolicy`. */
   defaultMode?: SandboxMode;
-  /** Whether confined commands may reach the network. */
-  network?: "deny" | "allow";
+  /**
+   * Whether confined commands may reach the network: `deny`, `allow`, or an
+   * allow-list reached through the executor's proxy.
+   */
+  network?: SandboxNetwork;
   /** More absolute paths that are writable under `workspace-write`. */
   writableRoots?: string[];
   /** Paths relative to each writable root that stay unwritable (see `SandboxPolicy.protectedPaths`). */
@@ -279,6 +293,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
+  /** The network proxy, made on the first launch with an allow-list. */
+  #proxy: NetworkProxy | undefined;
+  readonly #proxyOptions: ProxyOptions;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -298,8 +315,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
+      [PROXY_OPTIONS]: proxyOptions = {},
       ...local
-    } = config ?? ({} as SandboxBashExecutorConfig);
+    } = (config ?? {}) as SandboxBashExecutorConfig & { [PROXY_OPTIONS]?: ProxyOptions };
     if (workspaceRoot === undefined) {
       throw new BashConfigError(`"workspaceRoot" is required; pass the workspace directory`);
     }
@@ -351,6 +369,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
     this.#searchPath = searchPath;
     this.#probeTimeoutMs = positiveFinite("probeTimeoutMs", probeTimeoutMs);
+    this.#proxyOptions = proxyOptions;
     this.#chosenSpillDir = local.spillDir === undefined
       ? undefined
       : existingRealpath(this.config.spillDir) ?? this.config.spillDir;
@@ -486,7 +505,21 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ...parents.filter((parent) => parent !== dirname(ownReal)),
     ].filter(holdsNoRoot);
     confined.hiddenParents = parents.filter(holdsNoRoot);
-    const backend = await this.#select(confined, launch);
+    const allowList = typeof policy.network === "object" ? policy.network : undefined;
+    let network: { proxy: NetworkProxy; token: string; tools: BridgeTools } | undefined;
+    if (allowList !== undefined) {
+      const tools = this.#bridgeTools();
+      const proxy = await this.#startProxy();
+      const token = proxy.register(allowList);
+      launch = { ...launch, env: { ...launch.env, ...proxyEnv(token) } };
+      network = { proxy, token, tools };
+    }
+    const bash = launch.program;
+    const backend = await this.#select(
+      confined,
+      launch,
+      network === undefined ? [] : bridgeRunners(network.tools, bash),
+    );
     await this.#restoreFolders();
     const guard = await this.#guard(confined, [
       existingRealpath(own) ?? own,
@@ -494,21 +527,32 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     ]);
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
     const enforcement = enforcementOf(backend, confined, guard);
+    const wrapped = backend.wrap(launch, confined);
     return {
-      launch: backend.wrap(launch, confined),
+      launch: network === undefined
+        ? wrapped
+        : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),
       describe: (outcome): BashSandboxInfo => {
         const violations = guard?.sweep() ?? [];
         // The sweeps may have met a bound that the launch did not.
         const { gaps } = guard === undefined
           ? enforcement
           : enforcementOf(backend, confined, guard);
-        const runnerFailed = backend.runnerFailed(outcome);
-        const denial = runnerFailed ? undefined : backend.denied(outcome, confined, launch.cwd);
+        const runnerFailed = backend.runnerFailed(outcome) ||
+          (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
+        const refused = network?.proxy.refused(network.token) ?? [];
+        const failed = outcome.exitCode !== 0;
+        const denial = runnerFailed
+          ? undefined
+          : refused.length > 0 && failed
+          ? "network"
+          : backend.denied(outcome, confined, launch.cwd);
         return {
           mode,
           backend: backend.name,
           denied: denial !== undefined,
           ...(denial === undefined ? {} : { denial }),
+          ...(refused.length === 0 ? {} : { refusedDestinations: refused }),
           enforcement: { ...enforcement, gaps: [...gaps] },
           runnerFailed,
           ...(violations.length === 0 ? {} : { violations }),
@@ -521,6 +565,65 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         },
       }),
     };
+  }
+
+  /**
+   * The network proxy's state: `undefined` until a command with a network
+   * allow-list first ran (it starts then, and stops at disposal).
+   *
+   * @example
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * assert.equal(await executor.networkProxyState(), undefined);
+   * ```
+   */
+  async networkProxyState(): Promise<ProxyState | undefined> {
+    return await this.#proxy?.state();
+  }
+
+  /** Stops the network proxy after what `LocalBashExecutor` disposes of. */
+  override async [Symbol.asyncDispose](): Promise<void> {
+    try {
+      await super[Symbol.asyncDispose]();
+    } finally {
+      await this.#proxy?.close();
+    }
+  }
+
+  /** The bridge's programs, or `SandboxUnavailableError` naming what is missing (fail closed). */
+  #bridgeTools(): BridgeTools {
+    const root = process.getuid?.() === 0;
+    const tools = findBridgeTools(this.#searchPath ?? "", root);
+    if ("reason" in tools) {
+      throw new SandboxUnavailableError(
+        "A network allow-list needs a bridge from the command's own network namespace to the " +
+          "executor's proxy, and it cannot run here, so the command was not run; install what " +
+          'is named, or use network "deny" or "allow"',
+        this.backends.map((backend) => ({ backend, reason: tools.reason })),
+      );
+    }
+    return tools;
+  }
+
+  /** The proxy, listening in the private folder (started on first use). */
+  async #startProxy(): Promise<NetworkProxy> {
+    const dir = await this.privateDir();
+    this.#proxy ??= new NetworkProxy(join(dir, "proxy.sock"), this.#proxyOptions);
+    try {
+      await this.#proxy.start();
+    } catch (error) {
+      throw new BashSpawnError(
+        `The network proxy cannot listen at "${this.#proxy.socketPath}" (${
+          messageOf(error)
+        }), so the command was not run; check that the private folder is writable`,
+        { cause: error },
+      );
+    }
+    return this.#proxy;
   }
 
   /**
@@ -554,7 +657,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * command could otherwise swap one, and the next launch would run it
    * unconfined).
    */
-  async #select(policy: ConfinedPolicy, launch: Launch): Promise<SandboxBackend> {
+  async #select(
+    policy: ConfinedPolicy,
+    launch: Launch,
+    bridge: string[],
+  ): Promise<SandboxBackend> {
     const attempts: { backend: string; reason: string }[] = [];
     const writable = policy.mode === "workspace-write"
       ? [policy.workspaceRoot, ...policy.writableRoots]
@@ -572,7 +679,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         resolutionLocations(path).find((location) =>
           writable.some((root) => isBeneath(location, root))
         );
-      const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
+      const runners = [
+        ...(setsid === null ? [] : [setsid]),
+        ...bridge,
+        ...backend.runners(launch),
+      ];
       const program = runners.flatMap((runner) => {
         const location = exposedAt(runner);
         return location === undefined ? [] : [{ runner, location }];
@@ -700,7 +811,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     this.#maskFile = maskFile;
     return {
       ...roots,
-      unixSockets: network === "allow" || allowSockets.length > 0,
+      // Under an allow-list, Unix sockets stay closed as under deny.
+      unixSockets: network === "allow" || (network === "deny" && allowSockets.length > 0),
       masks: outermost([...secrets, ...sockets]),
       maskFile,
     };
@@ -863,7 +975,11 @@ function confinedRoots(
     mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
     workspaceRoot,
     writableRoots,
-    network: policy.network === "allow" ? "allow" : "deny",
+    network: policy.network === "allow"
+      ? "allow"
+      : typeof policy.network === "object"
+      ? "proxy"
+      : "deny",
     protectedPaths: [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)],
     readOnlyPaths: [],
   };
