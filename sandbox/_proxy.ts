@@ -70,7 +70,24 @@ interface LaunchRecord {
   refused: string[];
 }
 
-/** The proxy's state, as the doctor shows it. */
+/**
+ * The state of an executor's network proxy (see
+ * `SandboxBashExecutor.networkProxyState()` and the doctor).
+ *
+ * @example
+ * ```ts
+ * import type { ProxyState } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const state: ProxyState = {
+ *   listening: true,
+ *   socketPath: "/tmp/shellseam-u0/shellseam-exec-1-2-abc/proxy.sock",
+ *   launches: 3,
+ *   connections: 0,
+ * };
+ * assert.equal(state.listening, true);
+ * ```
+ */
 export interface ProxyState {
   /** Whether it listens now. */
   listening: boolean;
