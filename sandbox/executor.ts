@@ -42,6 +42,7 @@ import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
 import { firstLine } from "./backends/_backend.ts";
 import {
   bridgeFailed,
+  bridgeNamespaceArgs,
   bridgeRunners,
   type BridgeTools,
   findBridgeTools,
@@ -295,6 +296,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #folders = new Set<string>();
   /** The network proxy, made on the first launch with an allow-list. */
   #proxy: NetworkProxy | undefined;
+  /** The bridge's programs once probed, or why it cannot run here. */
+  #bridgeProbe: Promise<BridgeTools | { reason: string }> | undefined;
   readonly #proxyOptions: ProxyOptions;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
@@ -508,7 +511,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
     let network: { proxy: NetworkProxy; token: string; tools: BridgeTools } | undefined;
     if (allowList !== undefined) {
-      const tools = this.#bridgeTools();
+      const tools = await this.#bridge();
       const proxy = await this.#startProxy();
       const token = proxy.register(allowList);
       launch = { ...launch, env: { ...launch.env, ...proxyEnv(token) } };
@@ -594,10 +597,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
   }
 
-  /** The bridge's programs, or `SandboxUnavailableError` naming what is missing (fail closed). */
-  #bridgeTools(): BridgeTools {
-    const root = process.getuid?.() === 0;
-    const tools = findBridgeTools(this.#searchPath ?? "", root);
+  /**
+   * The bridge's programs, probed once (a network namespace with its
+   * loopback up); `SandboxUnavailableError` naming why not (fail closed).
+   */
+  async #bridge(): Promise<BridgeTools> {
+    this.#bridgeProbe ??= this.#probeBridge();
+    const tools = await this.#bridgeProbe;
     if ("reason" in tools) {
       throw new SandboxUnavailableError(
         "A network allow-list needs a bridge from the command's own network namespace to the " +
@@ -607,6 +613,36 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       );
     }
     return tools;
+  }
+
+  async #probeBridge(): Promise<BridgeTools | { reason: string }> {
+    const tools = findBridgeTools(this.#searchPath ?? "", process.getuid?.() === 0);
+    if ("reason" in tools) return tools;
+    const token = `shellseam-probe-bridge-${crypto.randomUUID()}`;
+    // Unconfined like every program before the sandbox: none of the command's environment.
+    const args = [...bridgeNamespaceArgs(tools), "--", tools.ip, "link", "set", "lo", "up"];
+    this.#probeLaunches.set(token, (launch) => ({
+      ...launch,
+      program: tools.unshare,
+      args,
+      env: {},
+    }));
+    try {
+      const result = await this.run(
+        this.resolve({ command: token, timeoutMs: this.#probeTimeoutMs }),
+      );
+      if (result.exitCode === 0) return tools;
+      const said = result.stderr.text.trim().split("\n", 1)[0];
+      return {
+        reason: `a network namespace for the bridge cannot be made here: "${tools.unshare} ${
+          args.join(" ")
+        }" failed: ${said || `exit ${result.exitCode}`}`,
+      };
+    } catch (error) {
+      return { reason: `"${tools.unshare}" could not start: ${messageOf(error)}` };
+    } finally {
+      this.#probeLaunches.delete(token);
+    }
   }
 
   /** The proxy, listening in the private folder (started on first use). */

@@ -94,9 +94,7 @@ export function wrapInBridge(
   bash: string,
   socketPath: string,
 ): Launch {
-  const namespace = tools.setpriv === undefined
-    ? ["--net"]
-    : ["--user", "--map-current-user", "--keep-caps", "--net"];
+  const namespace = bridgeNamespaceArgs(tools);
   // The namespace's capabilities (a user namespace's, for ip) must not reach the backend.
   const drop = tools.setpriv === undefined
     ? []
@@ -122,6 +120,17 @@ export function wrapInBridge(
     cwd: inner.cwd,
     env: {},
   };
+}
+
+/**
+ * The `unshare` arguments that make the bridge's network namespace: root's
+ * own, or in a user namespace of its own for another user (uid and gid
+ * mapped to themselves; its capabilities kept for `ip`).
+ */
+export function bridgeNamespaceArgs(tools: BridgeTools): string[] {
+  return tools.setpriv === undefined
+    ? ["--net"]
+    : ["--user", "--map-current-user", "--keep-caps", "--net"];
 }
 
 /** The programs {@linkcode wrapInBridge} runs before the confinement applies. */
