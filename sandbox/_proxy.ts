@@ -93,7 +93,7 @@ export interface ProxyState {
   listening: boolean;
   /** Its Unix socket. */
   socketPath: string;
-  /** Launches registered since it started. */
+  /** Launches registered now (running commands with an allow-list). */
   launches: number;
   /** Connections open now. */
   connections: number;

@@ -509,19 +509,14 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     ].filter(holdsNoRoot);
     confined.hiddenParents = parents.filter(holdsNoRoot);
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
-    let network: { proxy: NetworkProxy; token: string; tools: BridgeTools } | undefined;
-    if (allowList !== undefined) {
-      const tools = await this.#bridge();
-      const proxy = await this.#startProxy();
-      const token = proxy.register(allowList);
-      launch = { ...launch, env: { ...launch.env, ...proxyEnv(token) } };
-      network = { proxy, token, tools };
-    }
+    const bridge = allowList === undefined
+      ? undefined
+      : { tools: await this.#bridge(), proxy: await this.#startProxy() };
     const bash = launch.program;
     const backend = await this.#select(
       confined,
       launch,
-      network === undefined ? [] : bridgeRunners(network.tools, bash),
+      bridge === undefined ? [] : bridgeRunners(bridge.tools, bash),
     );
     await this.#restoreFolders();
     const guard = await this.#guard(confined, [
@@ -530,7 +525,16 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     ]);
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
     const enforcement = enforcementOf(backend, confined, guard);
-    const wrapped = backend.wrap(launch, confined);
+    // The launch's own proxy credentials, dropped when it settles (see describe).
+    const network = bridge === undefined || allowList === undefined
+      ? undefined
+      : { ...bridge, token: bridge.proxy.register(allowList) };
+    const wrapped = backend.wrap(
+      network === undefined
+        ? launch
+        : { ...launch, env: { ...launch.env, ...proxyEnv(network.token) } },
+      confined,
+    );
     return {
       launch: network === undefined
         ? wrapped
@@ -544,6 +548,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         const runnerFailed = backend.runnerFailed(outcome) ||
           (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
         const refused = network?.proxy.refused(network.token) ?? [];
+        // Settled: what it left running (a process that left the session) gets no way out.
+        if (network !== undefined) network.proxy.unregister(network.token);
         const failed = outcome.exitCode !== 0;
         const denial = runnerFailed
           ? undefined

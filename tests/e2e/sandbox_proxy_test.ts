@@ -180,6 +180,8 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(ok.exitCode, 0, ok.stderr.text);
       assert.equal(ok.sandbox?.refusedDestinations, undefined);
       assert.deepEqual(internet.hosts, [`allowed.test:${internet.port}`]);
+      // Each settled launch's credentials are dropped.
+      assert.equal((await executor.networkProxyState())?.launches, 0);
       const { text } = renderRunResult(evil);
       assert.match(text, /\[sandbox: network access to evil\.test denied by policy\]/);
       assert.match(text, /\[sandbox: network access to bad\.allowed\.test denied by policy\]/);
@@ -232,6 +234,24 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(result.exitCode, 0, result.stderr.text);
       assert.equal(result.stdout.text, "cloned through the proxy\ntiny\nfrom pip\n");
       assert.equal(result.sandbox?.refusedDestinations, undefined);
+    });
+
+    it("keeps a background command's credentials until it settles", async () => {
+      await using internet = await startInternet();
+      using workspace = tempWorkspace();
+      await using executor = proxied(backend, workspace);
+      const task = await executor.start(executor.resolve({
+        command: `read -r _; curl -sS http://allowed.test:${internet.port}/late; ` +
+          `curl -sS -f http://evil.test:${internet.port}/`,
+        keepStdinOpen: true,
+      }));
+      assert.equal((await executor.networkProxyState())?.launches, 1);
+      await task.write("go\n");
+      await task.done;
+      assert.equal(task.readOutput().stdout, `hello allowed.test:${internet.port} /late\n`);
+      assert.deepEqual(task.sandbox?.refusedDestinations, ["evil.test"]);
+      assert.equal(task.sandbox?.denial, "network");
+      assert.equal((await executor.networkProxyState())?.launches, 0);
     });
 
     it("stops the proxy with the executor", async () => {
