@@ -658,6 +658,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     try {
       await this.#proxy.start();
     } catch (error) {
+      throwIfDenied(error, "listen on the network proxy's Unix socket");
       throw new BashSpawnError(
         `The network proxy cannot listen at "${this.#proxy.socketPath}" (${
           messageOf(error)
