@@ -3,7 +3,9 @@
  * HTTP request: a GET through the proxy's Unix socket (parse, credential
  * check, allow-list check, resolution, connection, forwarding) against the
  * same GET sent straight to the server, both from this process, to a
- * throwaway HTTP server on 127.0.0.1.
+ * throwaway HTTP server on 127.0.0.1. `sandbox-allow-list`: what the bridge
+ * adds to a confined `run("true")` (its network namespace, loopback, socat
+ * and the wait until it listens) against the same run under network `deny`.
  *
  * @module
  */
@@ -11,9 +13,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { type AddressInfo, connect, type NetConnectOpts } from "node:net";
 import { tmpdir } from "node:os";
+import process from "node:process";
 import { join } from "node:path";
 import { NetworkProxy } from "../../sandbox/_proxy.ts";
-import { type BenchCase, row, type RowHeader } from "../_case.ts";
+import { SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
+import { type BenchCase, row, type RowHeader, skippedRow } from "../_case.ts";
+import { workspace } from "./sandbox.ts";
 import { interleave } from "../_interleave.ts";
 import { rounds } from "./_spawn.ts";
 
@@ -80,5 +86,46 @@ export const proxyRequest: BenchCase = {
       server.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  },
+};
+
+const BRIDGE: RowHeader = {
+  id: "sandbox-allow-list",
+  what: 'SandboxBashExecutor run("true") on bwrap under Deno with a network allow-list ' +
+    "(read-only; the bridge to the proxy set up and stopped)",
+  baseline: 'the same run("true") under network deny',
+  unit: "ms",
+  goal: null,
+  better: "lower",
+};
+
+/** `sandbox-allow-list`: see the module. */
+export const sandboxAllowList: BenchCase = {
+  ids: [BRIDGE.id],
+  async run(context) {
+    const tools = findBridgeTools(process.env.PATH ?? "", process.getuid?.() === 0);
+    if ("reason" in tools) return [skippedRow(BRIDGE, tools.reason)];
+    const make = (network: "deny" | { allow: string[] }) =>
+      new SandboxBashExecutor({
+        workspaceRoot: workspace(context),
+        backends: ["bwrap"],
+        defaultMode: "read-only",
+        network,
+      });
+    await using listed = make({ allow: ["example.com"] });
+    await using denied = make("deny");
+    const [status] = await denied.probeBackends();
+    if (!status?.works) {
+      return [skippedRow(BRIDGE, `the bwrap backend does not work here: ${status?.reason}`)];
+    }
+    const once = async (executor: SandboxBashExecutor) => {
+      const result = await executor.run(executor.resolve({ command: "true" }));
+      if (result.exitCode !== 0) throw new Error(`run("true") failed: ${result.stderr.text}`);
+    };
+    const samples = await interleave({
+      ours: () => once(listed),
+      baseline: () => once(denied),
+    }, rounds(context, { warmup: 5, iterations: 50 }, { warmup: 1, iterations: 5 }));
+    return [row(BRIDGE, samples.ours!, samples.baseline!)];
   },
 };

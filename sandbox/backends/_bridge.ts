@@ -80,7 +80,7 @@ const BRIDGE_SCRIPT =
   "for _ in {1..1000}; do listening && break; kill -0 $bridge 2>/dev/null || break; " +
   "read -t 0.005 <> <(:); done; " +
   'listening || fail "the bridge to the network proxy did not start ($socat)"; ' +
-  '"$@"; status=$?; kill $bridge 2>/dev/null; exit $status';
+  '"$@"; status=$?; kill $bridge 2>/dev/null; wait $bridge; exit $status';
 
 /**
  * `inner` (a launch already wrapped by a backend) run in a network
