@@ -213,6 +213,33 @@ describe("NetworkProxy", () => {
     assert.match(answer.toString(), /^HTTP\/1\.1 407/);
   });
 
+  it("drops the destination of a client that left while it was being reached", async () => {
+    await using internet = await startInternet();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => release = resolve);
+    const opened: import("node:net").Socket[] = [];
+    await using test = await startProxy({
+      resolve: fakeResolve,
+      connect: async (address, port) => {
+        await gate;
+        const socket = connect({ host: address, port });
+        opened.push(socket);
+        return socket;
+      },
+    });
+    const token = test.proxy.register({ allow: ["allowed.test", "127.0.0.1"] });
+    const client = connect(test.path);
+    await new Promise((resolve) => client.on("connect", resolve));
+    client.write(`CONNECT allowed.test:${internet.port} HTTP/1.1\r\n${basic(token)}\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(opened.length, 1);
+    assert.equal(opened[0]?.destroyed, true);
+  });
+
   it("removes its socket and refuses to start again once closed", async () => {
     const test = await startProxy();
     assert.ok(existsSync(test.path));
