@@ -107,6 +107,7 @@ export class NetworkProxy {
   readonly #connect: (address: string, port: number) => Promise<NetSocket>;
   readonly #launches = new Map<string, LaunchRecord>();
   #listener: Promise<NetListener> | undefined;
+  #listening = false;
   #closed = false;
 
   /** A proxy that will listen at `socketPath`. */
@@ -124,9 +125,14 @@ export class NetworkProxy {
       if (existsSync(this.socketPath)) rmSync(this.socketPath);
       this.#listener = listenUnix(this.socketPath, (socket) => this.#accept(socket));
       // A failed start may be retried by the next launch.
-      this.#listener.catch(() => this.#listener = undefined);
+      this.#listener.then(() => this.#listening = true, () => this.#listener = undefined);
     }
     return this.#listener.then(() => {});
+  }
+
+  /** True once it listens (until it is closed). */
+  get listening(): boolean {
+    return this.#listening && !this.#closed;
   }
 
   /** Registers a launch's allow-list; returns the token its command presents. */

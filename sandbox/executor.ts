@@ -296,6 +296,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #folders = new Set<string>();
   /** The network proxy, made on the first launch with an allow-list. */
   #proxy: NetworkProxy | undefined;
+  /** Proxies whose socket an unconfined command removed: closed at disposal. */
+  readonly #retiredProxies: NetworkProxy[] = [];
   /** The bridge's programs once probed, or why it cannot run here. */
   #bridgeProbe: Promise<BridgeTools | { reason: string }> | undefined;
   readonly #proxyOptions: ProxyOptions;
@@ -599,7 +601,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     try {
       await super[Symbol.asyncDispose]();
     } finally {
-      await this.#proxy?.close();
+      await Promise.all([this.#proxy, ...this.#retiredProxies].map((proxy) => proxy?.close()));
     }
   }
 
@@ -653,8 +655,15 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 
   /** The proxy, listening in the private folder (started on first use). */
   async #startProxy(): Promise<NetworkProxy> {
-    const dir = await this.privateDir();
-    this.#proxy ??= new NetworkProxy(join(dir, "proxy.sock"), this.#proxyOptions);
+    const path = join(await this.privateDir(), "proxy.sock");
+    const current = this.#proxy;
+    if (current?.listening && (current.socketPath !== path || !existsSync(path))) {
+      // An unconfined command removed the private folder, socket and all: a
+      // new proxy serves new launches (running ones keep their records).
+      this.#retiredProxies.push(current);
+      this.#proxy = undefined;
+    }
+    this.#proxy ??= new NetworkProxy(path, this.#proxyOptions);
     try {
       await this.#proxy.start();
     } catch (error) {

@@ -21,7 +21,7 @@ import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { connect } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
 import type { SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
@@ -252,6 +252,25 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.deepEqual(task.sandbox?.refusedDestinations, ["evil.test"]);
       assert.equal(task.sandbox?.denial, "network");
       assert.equal((await executor.networkProxyState())?.launches, 0);
+    });
+
+    it("listens again when an unconfined command removed the private folder", async () => {
+      await using internet = await startInternet();
+      using workspace = tempWorkspace();
+      await using executor = proxied(backend, workspace);
+      const url = `http://allowed.test:${internet.port}`;
+      const first = await executor.run(executor.resolve({ command: `curl -sS ${url}/one` }));
+      assert.equal(first.exitCode, 0, first.stderr.text);
+      const socket = (await executor.networkProxyState())?.socketPath ?? "";
+      const removed = await executor.run(executor.resolve({
+        command: `rm -rf '${dirname(socket)}'`,
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      }));
+      assert.equal(removed.exitCode, 0, removed.stderr.text);
+      assert.equal(existsSync(socket), false);
+      const again = await executor.run(executor.resolve({ command: `curl -sS ${url}/two` }));
+      assert.equal(again.exitCode, 0, again.stderr.text);
+      assert.equal(again.stdout.text, `hello allowed.test:${internet.port} /two\n`);
     });
 
     it("stops the proxy with the executor", async () => {
