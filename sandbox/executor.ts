@@ -247,6 +247,15 @@ interface Probe {
  * `sandbox.violations`, and `enforcement.gaps` names the window while the
  * command runs.
  *
+ * A policy whose network is an allow-list (`{ allow, deny? }`) runs the
+ * command, under either backend, in a network namespace of its own whose
+ * only way out is a bridge (util-linux `unshare`, `ip`, `socat`) to the
+ * executor's proxy, started with the first such command and stopped at
+ * disposal; the proxy variables carry per-launch credentials, and the
+ * result names what the proxy refused (`sandbox.refusedDestinations`).
+ * Where the bridge cannot run, such a call fails closed with
+ * `SandboxUnavailableError`.
+ *
  * A writable root that does not exist when a command starts is skipped for
  * that command (nothing is created), and so is one that now resolves
  * elsewhere (a symlink appeared in its path); a workspace root that does is
