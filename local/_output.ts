@@ -34,6 +34,17 @@ export interface StreamSlice {
   end: number;
 }
 
+/**
+ * Where the bytes at one stream offset are, for a reader that wants them
+ * all: in memory (a copy, up to the next gap in memory), in the spill file
+ * (up to `end`), or lost up to `end`, and why.
+ */
+export type StreamLocation =
+  | { kind: "memory"; bytes: Uint8Array }
+  | { kind: "spill"; path: string; end: number; removal: string | null }
+  | { kind: "lost"; end: number; reason: string }
+  | { kind: "end" };
+
 /** `first` followed by `second`, copied only when both hold bytes. */
 export function joined(first: Uint8Array, second: Uint8Array | null): Uint8Array {
   if (second === null || second.length === 0) return first;
@@ -64,6 +75,11 @@ export class OutputCollector {
   #spillTried = false;
   /** Why there is no spill file although one was needed. */
   #spillFailure: string | null = null;
+  #finished = false;
+  #released = false;
+  /** What readers wait on until the next chunk or the end, and what settles it. */
+  #changed: Promise<void> | null = null;
+  #wakeReaders: (() => void) | null = null;
 
   constructor(budget: OutputBudget) {
     this.#budget = budget;
@@ -113,15 +129,24 @@ export class OutputCollector {
       rest = chunk.subarray(take);
     }
     if (rest.length > 0) this.#pushTail(rest);
+    this.#wake();
   }
 
   /** Closes the spill file once the command settled; the collector stays readable. */
   finish(): void {
     this.#spill?.settle();
+    this.#finished = true;
+    this.#wake();
+  }
+
+  /** True once `finish()` was called: no more bytes will come. */
+  get finished(): boolean {
+    return this.#finished;
   }
 
   /** Lets go of the buffers and deletes the spill file; the collector is empty afterwards. */
   release(): void {
+    this.#released = true;
     this.#spill?.release();
     this.#head = null;
     this.#ring = null;
@@ -182,6 +207,67 @@ export class OutputCollector {
     cursor += dropped;
     const after = cursor < this.#total ? this.#tailFrom(cursor - tailStart) : null;
     return { before, dropped, after, end: this.#total };
+  }
+
+  /** Bytes the stream produced so far. */
+  get totalBytes(): number {
+    return this.#total;
+  }
+
+  /**
+   * Where the bytes from `offset` on are (at most `max` of them from
+   * memory); `end` when the stream has no byte there yet.
+   */
+  locate(offset: number, max: number): StreamLocation {
+    if (offset >= this.#total) return { kind: "end" };
+    if (offset < this.#headLen) {
+      return { kind: "memory", bytes: this.#headBytes().slice(offset, offset + max) };
+    }
+    const tailStart = this.#total - this.#tailLen;
+    if (offset >= tailStart) {
+      const from = offset - tailStart;
+      return { kind: "memory", bytes: this.#tailFrom(from).slice(0, max) };
+    }
+    const spill = this.#spill;
+    if (spill !== null && offset < spill.written) {
+      const end = Math.min(spill.written, tailStart);
+      return { kind: "spill", path: spill.path, end, removal: spill.removal };
+    }
+    return { kind: "lost", end: tailStart, reason: this.#lossReason() };
+  }
+
+  /** Why bytes past the spill file's end are not kept. */
+  #lossReason(): string {
+    if (this.#released) return "the output was released by its owner (release())";
+    const spill = this.#spill;
+    if (spill === null) {
+      if (this.#spillFailure !== null) return `no spill file could be made (${this.#spillFailure})`;
+      return "maxSpillBytes is 0, so no spill file keeps what memory does not";
+    }
+    if (spill.error !== null) return `the spill file stopped at a fault (${spill.error})`;
+    if (spill.capped) {
+      return `the spill file stopped at maxSpillBytes (${this.#budget.maxSpillBytes} bytes)`;
+    }
+    return "the spill file ends there";
+  }
+
+  /**
+   * Resolves at the next chunk or at `finish()`, whichever comes first (at
+   * once after `finish()`).
+   */
+  changed(): Promise<void> {
+    if (this.#finished) return Promise.resolve();
+    // One promise for every reader that waits now, however often they ask.
+    this.#changed ??= new Promise((wake) => this.#wakeReaders = wake);
+    return this.#changed;
+  }
+
+  #wake(): void {
+    const wake = this.#wakeReaders;
+    if (wake === null) return;
+    this.#changed = null;
+    this.#wakeReaders = null;
+    wake();
   }
 
   #startSpill(chunk: Uint8Array): void {

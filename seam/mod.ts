@@ -13,10 +13,16 @@
  *
  * @module
  */
-export { BashExecutor } from "./executor.ts";
+export { BashExecutor, type BashExecutorLimits } from "./executor.ts";
 export type { BashExecRequest, BashExecSpec } from "./request.ts";
 export type { BashRunResult, CollectedOutput, StrayReport } from "./result.ts";
-export type { BashProcess, BashProcessRead, BashProcessStatus } from "./process.ts";
+export type { BashProcess, BashProcessRead, BashProcessStatus, BashStreamRead } from "./process.ts";
+export type {
+  BashOutputChunk,
+  BashOutputEvent,
+  BashOutputGap,
+  BashOutputStream,
+} from "./output.ts";
 export type {
   AppliedResourceLimits,
   ResourceLimitHit,
@@ -24,14 +30,17 @@ export type {
   ResourceLimitName,
   ResourceLimits,
 } from "./limits.ts";
-export type {
-  BashSandboxInfo,
-  SandboxEnforcement,
-  SandboxMode,
-  SandboxNetwork,
-  SandboxNetworkAllowList,
-  SandboxPolicy,
-  SandboxViolation,
+export {
+  type BashSandboxInfo,
+  isSandboxMode,
+  SANDBOX_MODES,
+  type SandboxEnforcement,
+  type SandboxMode,
+  type SandboxNetwork,
+  type SandboxNetworkAllowList,
+  type SandboxPolicy,
+  type SandboxViolation,
+  widerSandboxModes,
 } from "./sandbox.ts";
 export {
   MANAGED_ENV_PREFIX,
@@ -45,9 +54,5 @@ export {
   BashError,
   type BashErrorCode,
   BashSpawnError,
-  ExpiredTaskError,
   SandboxUnavailableError,
-  TaskLimitError,
-  TaskOwnershipError,
-  UnknownTaskError,
 } from "./errors.ts";

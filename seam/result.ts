@@ -96,7 +96,7 @@ export interface StrayReport {
  *   return result.signal ?? `exit ${result.exitCode}`;
  * }
  * await using executor = new LocalBashExecutor();
- * assert.equal(summary(await executor.run(executor.resolve({ command: "exit 3" }))), "exit 3");
+ * assert.equal(summary(await executor.run({ command: "exit 3" })), "exit 3");
  * ```
  */
 export interface BashRunResult {
@@ -133,6 +133,11 @@ export interface BashRunResult {
   limits?: AppliedResourceLimits;
   /** The resource limit a failed command ran into, and how that is known. */
   limitHit?: ResourceLimitHit;
+  /**
+   * What the request's `onOutput` callback threw, when it did (it was not
+   * called again after that; the run and this result are whole).
+   */
+  onOutputError?: string;
   /**
    * From a remote executor: true when the connection to the remote host was
    * lost while the command ran. The remote side kills the command when its

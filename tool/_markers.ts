@@ -5,7 +5,7 @@ import type {
   SandboxViolation,
   StrayReport,
 } from "../seam/mod.ts";
-import { widerSandboxModes } from "./escalation.ts";
+import { widerSandboxModes } from "../seam/sandbox.ts";
 import { stripTerminalControls } from "./terminal.ts";
 import { redactSecrets } from "./redact.ts";
 

@@ -22,7 +22,7 @@ import type { ToolResult } from "./tool.ts";
  *
  * const options: RenderRunOptions = { escalationModes: ["workspace-write"], runInBackground: false };
  * await using executor = new LocalBashExecutor();
- * const result = await executor.run(executor.resolve({ command: "exit 1" }));
+ * const result = await executor.run({ command: "exit 1" });
  * assert.deepEqual(renderRunResult(result, options), {
  *   text: "(no output)\n[exit code: 1]",
  *   isError: true,
