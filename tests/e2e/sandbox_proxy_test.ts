@@ -248,7 +248,7 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal((await executor.networkProxyState())?.launches, 1);
       await task.write("go\n");
       await task.done;
-      assert.equal(task.readOutput().stdout, `hello allowed.test:${internet.port} /late\n`);
+      assert.equal(task.readOutput().stdout.text, `hello allowed.test:${internet.port} /late\n`);
       assert.deepEqual(task.sandbox?.refusedDestinations, ["evil.test"]);
       assert.equal(task.sandbox?.denial, "network");
       assert.equal((await executor.networkProxyState())?.launches, 0);
