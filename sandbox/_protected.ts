@@ -86,6 +86,45 @@ function sameShape(a: Shape, b: Shape): boolean {
 }
 
 /**
+ * The guards of the calls in this process that may still be running: from
+ * launch until their last sweep (a guard whose spawn failed is dropped when
+ * it is collected).
+ */
+const LIVE = new Set<WeakRef<ProtectedPaths>>();
+
+/**
+ * Why a confined command could write `path` (canonical; a repository's
+ * `.git` or git directory) now or could have planted it, or undefined when
+ * it cannot: a walk of `workspace` as a call's launch makes would bind it
+ * read-only (so it is not past the walk's bounds nor in a skipped tree),
+ * and every call of this process still running saw it there at its launch
+ * and bound it read-only (a command still running may have planted or
+ * replaced it since, and its sweep has not run yet). A path outside every
+ * root is not judged.
+ */
+export function unprotectedReason(path: string, workspace: string): string | undefined {
+  if (isBeneath(path, workspace)) {
+    const fresh = new ProtectedPaths([workspace], [".git"], () => workspace);
+    if (!fresh.plan.readOnly.some((bound) => isBeneath(path, bound))) {
+      return `the sandbox does not keep "${path}" read-only (it lies past the walk's ${PROTECTED_WALK_DEPTH} levels or ${PROTECTED_WALK_ENTRIES} entries, in a skipped tree such as ${
+        PROTECTED_WALK_SKIPS[0]
+      }, or below a symlink), so a confined command may have planted or written it: check it and commit by hand`;
+    }
+  }
+  for (const ref of LIVE) {
+    const guard = ref.deref();
+    if (guard === undefined) {
+      LIVE.delete(ref);
+      continue;
+    }
+    if (!guard.keptReadOnly(path)) {
+      return `a confined command still running may have planted or replaced "${path}" (it was not there, read-only, when that command started): stop it (task_kill) or let it end, then retry`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * What protecting one call needs: the existing paths to bind read-only, and
  * every protected location (and pointer target) as it was at launch.
  */
@@ -117,6 +156,7 @@ export class ProtectedPaths {
   /** The entry names of every directory the launch's walk listed. */
   readonly #listings = new Map<string, Set<string>>();
   #moved = 0;
+  #live: WeakRef<ProtectedPaths> | undefined;
   /** What to bind read-only, and where the walk stopped. */
   readonly plan: ProtectionPlan;
 
@@ -160,6 +200,33 @@ export class ProtectedPaths {
       unwalked,
     };
     this.#unwalked.push(...unwalked);
+  }
+
+  /**
+   * Counts this guard among the calls still running (see
+   * `unprotectedReason`) until `settle()`.
+   */
+  watch(): void {
+    this.#live ??= new WeakRef(this);
+    LIVE.add(this.#live);
+  }
+
+  /** Sweeps one last time (the call has ended) and stops counting it as running. */
+  settle(): SandboxViolation[] {
+    const violations = this.sweep();
+    if (this.#live !== undefined) LIVE.delete(this.#live);
+    return violations;
+  }
+
+  /**
+   * False when `path` lies in one of this call's roots but not below what it
+   * bound read-only at launch, or what it bound there has been replaced.
+   */
+  keptReadOnly(path: string): boolean {
+    if (!this.#roots.some((root) => isBeneath(path, root))) return true;
+    const bound = this.plan.readOnly.find((bound) => isBeneath(path, bound));
+    const seen = bound === undefined ? undefined : this.#watched.get(bound);
+    return seen !== undefined && sameShape(seen, shapeOf(bound!));
   }
 
   /** How many violations this call's sweeps found so far. */

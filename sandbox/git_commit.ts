@@ -13,6 +13,7 @@ import { runtime } from "../local/mod.ts";
 import { findOnPath } from "../local/_session.ts";
 import { canonicalWorkspaceRoot } from "./policy.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
+import { unprotectedReason } from "./_protected.ts";
 
 /**
  * The configuration every git run of {@linkcode gitCommit} gets on its
@@ -237,6 +238,14 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     );
   }
   const repo = findRepository(cwd, workspace);
+  for (const path of new Set([repo.dotGit, repo.gitDir, repo.commonDir])) {
+    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
+    if (why !== undefined) {
+      throw new GitCommitError(
+        `Nothing was committed: git writes the commit into the repository's git folder, following whatever is planted there, and ${why}`,
+      );
+    }
+  }
   const relativePaths = [...new Set(paths.map((path) => checkedPath(path, cwd, workspace, repo)))];
   const git = findOnPath("git");
   if (git === null) throw new BashSpawnError(`"git" was not found on PATH; install git`);
@@ -255,6 +264,9 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     GIT_LITERAL_PATHSPECS: "1",
     GIT_NO_REPLACE_OBJECTS: "1",
     GIT_NO_LAZY_FETCH: "1",
+    // No transport at all, whatever protocol.<name>.allow the config sets
+    // (which outranks protocol.allow): a lazy fetch would run uploadpack.
+    GIT_ALLOW_PROTOCOL: "",
     GIT_TERMINAL_PROMPT: "0",
   };
   const deadline = Date.now() + timeoutMs;
@@ -349,6 +361,10 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
 interface Repository {
   workTree: string;
   gitDir: string;
+  /** The `.git` entry found in the working tree. */
+  dotGit: string;
+  /** The main repository's git folder (`gitDir` unless a linked worktree). */
+  commonDir: string;
 }
 
 /**
@@ -387,18 +403,20 @@ function findRepository(cwd: string, workspace: string): Repository {
       );
     }
     const common = configText(join(gitDir, "commondir"))?.split("\n")[0]?.trim();
+    let commonDir = gitDir;
     if (common) {
+      commonDir = resolve(gitDir, common);
       const own = basename(dirname(gitDir)) === "worktrees" &&
-        resolve(gitDir, common) === dirname(dirname(gitDir));
+        commonDir === dirname(dirname(gitDir));
       if (!own) {
         throw new GitCommitError(
-          `"${join(gitDir, "commondir")}" sends git to "${
-            resolve(gitDir, common)
-          }", which is not how git lays out a linked worktree (a command may have planted it); nothing was committed: remove it, or commit by hand`,
+          `"${
+            join(gitDir, "commondir")
+          }" sends git to "${commonDir}", which is not how git lays out a linked worktree (a command may have planted it); nothing was committed: remove it, or commit by hand`,
         );
       }
     }
-    return { workTree: dir, gitDir };
+    return { workTree: dir, gitDir, dotGit, commonDir };
   }
   throw new GitCommitError(
     `No git repository holds "${cwd}" inside the workspace "${workspace}"; run git init first, or pass the cwd of one`,
