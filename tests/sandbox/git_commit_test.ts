@@ -12,6 +12,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -257,6 +258,34 @@ describe("gitCommit", { skip: noGit }, () => {
       );
       git(root, "config", "--unset", key!);
     }
+  });
+
+  // protocol.<name>.allow in the config outranks the protocol.allow=never we
+  // pass: a missing object in a planted partial clone would lazily fetch over
+  // file://, running the config's uploadpack. (Git 2.39.4+ also obeys
+  // GIT_NO_LAZY_FETCH; GIT_ALLOW_PROTOCOL="" closes it on every git.)
+  it("runs no transport for a lazy fetch, whatever protocol.<name>.allow the config sets", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q", "-b", "main");
+    mkdirSync(join(root, "sub"));
+    writeFileSync(join(root, "sub", "a.txt"), "a\n");
+    writeFileSync(join(root, "kept.txt"), "k\n");
+    git(root, "add", ".");
+    git(root, "commit", "-q", "-m", "first");
+    const subtree = git(root, "rev-parse", "HEAD:sub").trim();
+    git(root, "config", "core.repositoryformatversion", "1");
+    git(root, "config", "extensions.partialClone", "origin");
+    git(root, "config", "remote.origin.url", root);
+    git(root, "config", "remote.origin.promisor", "true");
+    git(root, "config", "remote.origin.uploadpack", canaryScript(workspace, "uploadpack"));
+    git(root, "config", "protocol.file.allow", "always");
+    rmSync(join(root, ".git", "objects", subtree.slice(0, 2), subtree.slice(2)));
+    writeFileSync(join(root, "kept.txt"), "changed\n");
+    // The tree cannot be read without the fetch: git fails, having run nothing.
+    await gitCommit({ workspaceRoot: root, paths: ["kept.txt"], message: "m", author: AUTHOR })
+      .catch((error) => assert.ok(error instanceof GitCommitError, String(error)));
+    assert.deepEqual(canaries(workspace), []);
   });
 
   it("takes paths literally and commits a symlink as a link", async () => {
