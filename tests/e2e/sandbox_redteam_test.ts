@@ -8,7 +8,7 @@
 // user can write (for example a shell start-up file).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
@@ -104,5 +104,31 @@ for (const backend of SANDBOX_BACKENDS) {
       // Its settling sweep took the plant away.
       assert.ok(task.sandbox?.violations?.some((v) => v.path.endsWith("/sub/.git")));
     });
+  });
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  // denyRead masks by mounts in the command's mount namespace; Landlock runs
+  // without a pid namespace, so /proc/1/root and /proc/<host pid>/root lead
+  // to the host's unmasked view. Root may follow them by permissions alone:
+  // Landlock's ptrace scoping is what refuses it (bwrap shows no host pid).
+  it(`a denied secret stays unread through /proc/<pid>/root of the host (${backend}, root)`, {
+    skip: skipUnless(statuses, backend) ||
+      (process.getuid?.() !== 0 ? "needs root, who may follow any /proc/<pid>/root" : false),
+  }, async () => {
+    using workspace = tempWorkspace();
+    const secret = join(workspace.base, "secrets", "key");
+    mkdirSync(join(workspace.base, "secrets"));
+    writeFileSync(secret, "SECRET-KEY-CONTENT\n");
+    await using executor = executorFor(backend, workspace, {
+      denyRead: [join(workspace.base, "secrets")],
+    });
+    const result = await executor.run(executor.resolve({
+      command:
+        `for p in 1 ${process.pid} $PPID; do cat /proc/$p/root${secret} /proc/$p/cwd/../secrets/key; done; ` +
+        `cat ${secret}; true`,
+    }));
+    assert.doesNotMatch(result.stdout.text, /SECRET-KEY-CONTENT/);
+    assert.match(result.stderr.text, /Permission denied/);
   });
 }
