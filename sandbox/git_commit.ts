@@ -246,6 +246,12 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
       );
     }
   }
+  const linked = writtenThroughLink(repo);
+  if (linked !== undefined) {
+    throw new GitCommitError(
+      `"${linked}" is a symlink, and git writes the commit (message included) through it, wherever it points; nothing was committed: check the repository and commit by hand`,
+    );
+  }
   const relativePaths = [...new Set(paths.map((path) => checkedPath(path, cwd, workspace, repo)))];
   const git = findOnPath("git");
   if (git === null) throw new BashSpawnError(`"git" was not found on PATH; install git`);
@@ -449,6 +455,47 @@ function checkedPath(path: unknown, cwd: string, workspace: string, repo: Reposi
   if (inside === "") return ".";
   if (inside.split(sep).some((part) => part === ".git")) return refuse("it is in a .git folder");
   return inside;
+}
+
+/**
+ * The first symlink among what git writes while committing (the message
+ * file, the index, HEAD, the reflogs and refs, the object folders), which it
+ * would follow: only where `.git` is not kept read-only (Landlock without a
+ * user namespace) can a command have planted one.
+ */
+function writtenThroughLink(repo: Repository): string | undefined {
+  const isLink = (path: string) => {
+    try {
+      return lstatSync(path).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  };
+  const entries = (path: string) => {
+    try {
+      return runtime.readDirectory(path).map((entry) => join(path, entry.name));
+    } catch {
+      return []; // Not a folder, or gone: nothing below it to write through.
+    }
+  };
+  // The object folders themselves, but not the objects (git writes those by rename).
+  const stack: string[] = [];
+  for (const dir of new Set([repo.gitDir, repo.commonDir])) {
+    for (const name of ["COMMIT_EDITMSG", "index", "HEAD", "ORIG_HEAD", "packed-refs"]) {
+      if (isLink(join(dir, name))) return join(dir, name);
+    }
+    const objects = join(dir, "objects");
+    if (isLink(objects)) return objects;
+    const linked = entries(objects).find(isLink);
+    if (linked !== undefined) return linked;
+    stack.push(join(dir, "logs"), join(dir, "refs"));
+  }
+  for (let seen = 0; stack.length > 0 && seen < 10_000; seen++) {
+    const path = stack.pop()!;
+    if (isLink(path)) return path;
+    stack.push(...entries(path));
+  }
+  return undefined;
 }
 
 /** The text of a small pointer file, when it is a regular one (never following a symlink). */

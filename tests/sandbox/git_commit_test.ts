@@ -12,6 +12,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -258,6 +259,37 @@ describe("gitCommit", { skip: noGit }, () => {
       );
       git(root, "config", "--unset", key!);
     }
+  });
+
+  // Where .git is writable to commands (Landlock without a user namespace),
+  // a command could link what git writes to any file: git follows the links.
+  it("refuses a repository where what git writes is a symlink, writing nothing through it", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-q", "-m", "first");
+    writeFileSync(join(root, "b.txt"), "b\n");
+    const victim = join(workspace.base, "victim");
+    writeFileSync(victim, "kept\n");
+    const fanOut = readdirSync(join(root, ".git", "objects")).find((name) => name.length === 2)!;
+    for (
+      const name of ["COMMIT_EDITMSG", "logs/HEAD", "logs/refs/heads/main", `objects/${fanOut}`]
+    ) {
+      const path = join(root, ".git", name);
+      const kept = join(workspace.base, "kept");
+      execFileSync("mv", [path, kept]);
+      symlinkSync(victim, path);
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: ["b.txt"], message: "m", author: AUTHOR }),
+        (error: Error) => error instanceof GitCommitError && error.message.includes(path),
+      );
+      rmSync(path);
+      execFileSync("mv", [kept, path]);
+    }
+    assert.equal(readFileSync(victim, "utf8"), "kept\n");
+    await gitCommit({ workspaceRoot: root, paths: ["b.txt"], message: "m", author: AUTHOR });
   });
 
   // protocol.<name>.allow in the config outranks the protocol.allow=never we
