@@ -298,6 +298,27 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
       );
     }
   }
+  // `git add` runs `git status` inside every nested repository it meets (a
+  // new one, or a submodule already in the index), and that git obeys the
+  // nested repository's own config: each must be one no command could plant.
+  const listed = async (args: string[], step: string) =>
+    (await run([...hardened, "ls-files", "-z", ...args, "--", ...relativePaths], step))
+      .stdout.split("\0").filter((entry) => entry !== "");
+  const nested = [
+    ...(await listed(["--others", "--exclude-standard"], "list untracked files"))
+      .filter((entry) => entry.endsWith("/")),
+    ...(await listed(["--stage"], "list tracked files"))
+      .filter((entry) => entry.startsWith("160000 "))
+      .map((entry) => entry.slice(entry.indexOf("\t") + 1)),
+  ];
+  for (const dir of nested) {
+    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace);
+    if (why !== undefined) {
+      throw new GitCommitError(
+        `Nothing was committed: "${dir.replace(/\/$/, "")}" is a nested repository, in which git add would run git obeying its config, and ${why}`,
+      );
+    }
+  }
   const attributes = (await run(
     [...hardened, "check-attr", "-z", "filter", "--", ...relativePaths],
     "read the attributes",
@@ -427,6 +448,30 @@ function findRepository(cwd: string, workspace: string): Repository {
   throw new GitCommitError(
     `No git repository holds "${cwd}" inside the workspace "${workspace}"; run git init first, or pass the cwd of one`,
   );
+}
+
+/**
+ * Why the nested repository in `dir` could have been planted or written by a
+ * confined command (see `unprotectedReason`), or undefined; a symlinked
+ * `.git` always could, and a missing one runs nothing.
+ */
+function nestedRepositoryRefusal(dir: string, workspace: string): string | undefined {
+  const dotGit = join(dir, ".git");
+  let stat;
+  try {
+    stat = lstatSync(dotGit);
+  } catch {
+    return undefined;
+  }
+  if (stat.isSymbolicLink()) return `its "${dotGit}" is a symlink: check it and commit by hand`;
+  const named = stat.isFile()
+    ? /^gitdir:\s*(.+)$/m.exec(configText(dotGit) ?? "")?.[1]?.trim()
+    : undefined;
+  for (const path of [dotGit, ...(named ? [resolve(dir, named)] : [])]) {
+    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
+    if (why !== undefined) return why;
+  }
+  return undefined;
 }
 
 /** `path` checked (in the workspace and the working tree, no option, magic nor .git) and made relative to the working tree. */

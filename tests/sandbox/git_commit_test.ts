@@ -15,6 +15,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -290,6 +291,48 @@ describe("gitCommit", { skip: noGit }, () => {
     }
     assert.equal(readFileSync(victim, "utf8"), "kept\n");
     await gitCommit({ workspaceRoot: root, paths: ["b.txt"], message: "m", author: AUTHOR });
+  });
+
+  // git add runs `git status` in each nested repository it adds (or finds in
+  // the index), obeying that repository's config: one planted past the walk
+  // would have its filter run, for a path that only contains it.
+  it("refuses a nested repository the sandbox does not keep read-only, running nothing in it", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-q", "-m", "first");
+    const deep = join(root, "a", "b", "c", "d", "e", "f", "g");
+    mkdirSync(deep, { recursive: true });
+    git(deep, "init", "-q", "-b", "main");
+    writeFileSync(join(deep, "f.txt"), "f\n");
+    git(deep, "add", "f.txt");
+    git(deep, "commit", "-q", "-m", "nested");
+    git(deep, "config", "filter.evil.clean", canaryScript(workspace, "nested-filter"));
+    writeFileSync(join(deep, ".gitattributes"), "* filter=evil\n");
+    // Stat-dirty with the same content: git status must hash it, through the filter.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(deep, "f.txt"), later, later);
+    writeFileSync(join(root, "a.txt"), "changed\n");
+    for (const paths of [["a"], ["a.txt", "a/b/c/d/e/f/g"], ["."]]) {
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths, message: "m", author: AUTHOR }),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          /"a\/b\/c\/d\/e\/f\/g" is a nested/.test(error.message),
+      );
+    }
+    assert.deepEqual(canaries(workspace), []);
+    // The same repository as a submodule already in the index: refused too.
+    git(root, "add", "a/b/c/d/e/f/g");
+    git(root, "commit", "-q", "-m", "gitlink");
+    utimesSync(join(deep, "f.txt"), later, new Date(Date.now() + 9_000));
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["a"], message: "m", author: AUTHOR }),
+      (error: Error) => error instanceof GitCommitError && /nested repository/.test(error.message),
+    );
+    assert.deepEqual(canaries(workspace), []);
   });
 
   // protocol.<name>.allow in the config outranks the protocol.allow=never we
