@@ -156,17 +156,25 @@ export class GitCommitError extends BashError {
  *   `GIT_DIR` and `GIT_WORK_TREE`, so no discovery, `core.worktree` nor
  *   symlinked `.git` leads elsewhere; a `commondir` is accepted only in a
  *   linked worktree's own layout (`<repo>/worktrees/<name>` naming `<repo>`);
+ * - its `.git` and git folder must be ones the sandbox keeps read-only:
+ *   within the walk's bounds and not in a skipped tree, and seen at launch by
+ *   every sandboxed call of this process still running (a background command
+ *   may have planted one that its sweep has not moved yet); the same holds
+ *   for every nested repository among the paths (`git add` runs `git status`
+ *   in it); and nothing git writes (`COMMIT_EDITMSG`, the index, `HEAD`, the
+ *   reflogs, refs, object folders) may be a symlink, which git would follow;
  * - git starts from an empty environment (no `GIT_*` of this process), with
  *   no system nor global config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`),
  *   {@linkcode GIT_HARDENING_CONFIG} on its command line, literal pathspecs
- *   and no replace objects; the `git` found on `PATH` must lie outside the
+ *   no replace objects and no transport (`GIT_ALLOW_PROTOCOL` empty: a lazy
+ *   fetch would run the config's `uploadpack`); the `git` found on `PATH` must lie outside the
  *   workspace;
  * - a repository whose config (with what it includes) sets a filter
  *   driver's program or a configured hook is refused, and so is a path whose
  *   attributes name a filter (git-lfs): filters are not run; so is one whose
  *   config includes a file in the workspace (a confined command could
  *   rewrite it between the check and the commit);
- * - only builtins run (`config`, `check-attr`, `add`, `commit`, `rev-parse`),
+ * - only builtins run (`config`, `ls-files`, `check-attr`, `add`, `commit`, `rev-parse`),
  *   which no alias can replace; `commit` runs with `--no-verify` and
  *   `--no-gpg-sign`.
  * Paths must lie in the workspace and the repository's working tree, and not
@@ -315,7 +323,9 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace);
     if (why !== undefined) {
       throw new GitCommitError(
-        `Nothing was committed: "${dir.replace(/\/$/, "")}" is a nested repository, in which git add would run git obeying its config, and ${why}`,
+        `Nothing was committed: "${
+          dir.replace(/\/$/, "")
+        }" is a nested repository, in which git add would run git obeying its config, and ${why}`,
       );
     }
   }
