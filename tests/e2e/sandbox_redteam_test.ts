@@ -132,3 +132,22 @@ for (const backend of SANDBOX_BACKENDS) {
     assert.match(result.stderr.text, /Permission denied/);
   });
 }
+
+for (const backend of SANDBOX_BACKENDS) {
+  // Landlock has no pid namespace: a process that left the command's session
+  // (and dropped the watchdog's marker) outlived the call and its sweep, and
+  // planted a .git that every later call then saw at launch and kept.
+  it(`a process that calls setsid does not outlive its call to plant later (${backend}, root)`, {
+    skip: skipUnless(statuses, backend),
+  }, async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+    const result = await executor.run(executor.resolve({
+      command: "env -u SHELLSEAM_WATCHDOG setsid sh -c 'sleep 1; mkdir -p sub/.git; " +
+        "echo planted > sub/.git/config' </dev/null >/dev/null 2>&1 & echo started",
+    }));
+    assert.equal(result.stdout.text, "started\n");
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.equal(existsSync(join(workspace.root, "sub", ".git")), false);
+  });
+}
