@@ -137,11 +137,15 @@ for (const backend of SANDBOX_BACKENDS) {
   // Landlock has no pid namespace: a process that left the command's session
   // (and dropped the watchdog's marker) outlived the call and its sweep, and
   // planted a .git that every later call then saw at launch and kept.
+  // Without cgroups, which would hold it where this process can make them.
   it(`a process that calls setsid does not outlive its call to plant later (${backend}, root)`, {
     skip: skipUnless(statuses, backend),
   }, async () => {
     using workspace = tempWorkspace();
-    await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+    await using executor = executorFor(backend, workspace, {
+      defaultMode: "workspace-write",
+      useCgroups: false,
+    });
     const result = await executor.run(executor.resolve({
       command: "env -u SHELLSEAM_WATCHDOG setsid sh -c 'sleep 1; mkdir -p sub/.git; " +
         "echo planted > sub/.git/config' </dev/null >/dev/null 2>&1 & echo started",
