@@ -321,6 +321,7 @@ export class ProtectedPaths {
     if (basename(location) === ".git") {
       const hooks = hooksPathOf(location);
       if (hooks !== undefined) this.#target(hooks, readOnly, 0);
+      for (const included of includedConfigsOf(location)) this.#target(included, readOnly, 0);
     }
     if (shape.kind === "directory" || shape.kind === "file") {
       readOnly.add(location);
@@ -539,22 +540,9 @@ function openUp(dir: string, entries: number): void {
  * relative paths taken from the working tree as git does, `~/` from `HOME`.
  */
 export function hooksPathOf(location: string): string | undefined {
-  const dirs: string[] = [];
-  const gitdir = existingRealpath(location);
-  if (gitdir === undefined) return undefined;
-  if (shapeOf(gitdir).kind === "directory") dirs.push(gitdir);
-  else {
-    const named = /^gitdir:\s*(.+)$/m.exec(readPointer(gitdir) ?? "")?.[1]?.trim();
-    if (named) dirs.push(resolve(dirname(location), named));
-  }
-  const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
-  if (common) dirs.unshift(resolve(dirs[0]!, common));
   let hooks: string | undefined;
-  for (const dir of dirs) {
-    for (const file of ["config", "config.worktree"]) {
-      const text = readPointer(join(dir, file), CONFIG_BYTES);
-      if (text !== undefined) hooks = configValue(text, "core", "hookspath") ?? hooks;
-    }
+  for (const { text } of repositoryConfigs(location)) {
+    hooks = configValue(text, "core", "hookspath") ?? hooks;
   }
   if (hooks === undefined || hooks === "") return undefined;
   if (hooks.startsWith("~/")) {
@@ -565,18 +553,79 @@ export function hooksPathOf(location: string): string | undefined {
 }
 
 /**
+ * The files that the config of the repository whose `.git` is `location`
+ * includes (`include.path`, and `includeIf.<condition>.path` whatever the
+ * condition), one level deep: git reads them as its own config, so one a
+ * command could write is as good as a writable `.git/config`. Relative paths
+ * are taken from the including file's folder, `~/` from `HOME`.
+ */
+export function includedConfigsOf(location: string): string[] {
+  const files: string[] = [];
+  for (const { text, dir } of repositoryConfigs(location)) {
+    for (const section of ["include", "includeif"]) {
+      for (const value of configValues(text, section, "path", section === "includeif")) {
+        if (value === "") continue;
+        if (!value.startsWith("~/")) files.push(resolve(dir, value));
+        else if (process.env.HOME) files.push(join(process.env.HOME, value.slice(2)));
+      }
+    }
+  }
+  return files;
+}
+
+/**
+ * The texts of the config files of the repository whose `.git` is
+ * `location` (`config` and `config.worktree`, a linked worktree's main
+ * repository's first), with the folder each lies in.
+ */
+function repositoryConfigs(location: string): { text: string; dir: string }[] {
+  const dirs: string[] = [];
+  const gitdir = existingRealpath(location);
+  if (gitdir === undefined) return [];
+  if (shapeOf(gitdir).kind === "directory") dirs.push(gitdir);
+  else {
+    const named = /^gitdir:\s*(.+)$/m.exec(readPointer(gitdir) ?? "")?.[1]?.trim();
+    if (named) dirs.push(resolve(dirname(location), named));
+  }
+  const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
+  if (common) dirs.unshift(resolve(dirs[0]!, common));
+  const configs: { text: string; dir: string }[] = [];
+  for (const dir of dirs) {
+    for (const file of ["config", "config.worktree"]) {
+      const text = readPointer(join(dir, file), CONFIG_BYTES);
+      if (text !== undefined) configs.push({ text, dir });
+    }
+  }
+  return configs;
+}
+
+/**
  * The last value of `section.key` (both lower case, no subsection) in the
  * text of a git config file: comments and quotes removed, `\\`, `\"`, `\t`
  * and `\n` unescaped.
  */
 export function configValue(text: string, section: string, key: string): string | undefined {
+  return configValues(text, section, key).at(-1);
+}
+
+/**
+ * Every value of `section.key` (both lower case) in the text of a git
+ * config file, in order: without a subsection, or with any when
+ * `anySubsection` (`[includeIf "gitdir:..."]`).
+ */
+function configValues(
+  text: string,
+  section: string,
+  key: string,
+  anySubsection = false,
+): string[] {
   let current = "";
-  let value: string | undefined;
+  const values: string[] = [];
   for (const raw of text.split("\n")) {
     let line = raw.trim();
     const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
     if (header) {
-      current = header[2] === undefined ? header[1]!.toLowerCase() : "";
+      current = header[2] === undefined || anySubsection ? header[1]!.toLowerCase() : "";
       line = header[3]!.trim();
     }
     if (current !== section) continue;
@@ -594,9 +643,9 @@ export function configValue(text: string, section: string, key: string): string 
       else if (!quoted && (c === "#" || c === ";")) break;
       else out += c;
     }
-    value = out.trim();
+    values.push(out.trim());
   }
-  return value;
+  return values;
 }
 
 /** The start of a small regular file, read without following a symlink nor blocking on a FIFO. */

@@ -9,6 +9,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
@@ -153,5 +154,35 @@ for (const backend of SANDBOX_BACKENDS) {
     assert.equal(result.stdout.text, "started\n");
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     assert.equal(existsSync(join(workspace.root, "sub", ".git")), false);
+  });
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  // Projects share git settings with `git config include.path ../<file>`:
+  // that file is read by the user's git as its own config, so a command that
+  // wrote an fsmonitor there had the user's next git status run it, unconfined.
+  it(`a config file a repository includes can be neither written nor created (${backend}, root)`, {
+    skip: skipUnless(statuses, backend) || noGit,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    const canary = join(workspace.base, "canary");
+    execFileSync("git", ["init", "-q", root]);
+    writeFileSync(join(root, "shared.gitconfig"), "[user]\n\tname = shared\n");
+    execFileSync("git", ["-C", root, "config", "include.path", "../shared.gitconfig"]);
+    execFileSync("git", ["-C", root, "config", "includeIf.onbranch:*.path", "../tools/later.inc"]);
+    await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+    const plant = `[core]\n\tfsmonitor = \"touch '${canary}'; false\"\n`;
+    const result = await executor.run(executor.resolve({
+      command:
+        `printf '${plant}' >> shared.gitconfig; mkdir -p tools; printf '${plant}' > tools/later.inc`,
+    }));
+    assert.deepEqual(result.sandbox?.violations?.map((v) => v.path), [
+      join(root, "tools", "later.inc"),
+    ]);
+    assert.equal(readFileSync(join(root, "shared.gitconfig"), "utf8"), "[user]\n\tname = shared\n");
+    // The user's own git, unhardened, afterwards.
+    execFileSync("git", ["-C", root, "status", "--short"]);
+    assert.equal(existsSync(canary), false);
   });
 }
