@@ -7,7 +7,7 @@ import {
   SandboxUnavailableError,
 } from "../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../local/mod.ts";
-import type { RunningCommand } from "../local/_reusable.ts";
+import type { RunningCommand } from "../local/internal.ts";
 import { DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
 import {
   bwrapDenied,
