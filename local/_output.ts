@@ -1,4 +1,5 @@
-import type { CollectedOutput } from "../seam/mod.ts";
+import type { BinaryStream, CollectedOutput } from "../seam/mod.ts";
+import { classifyStream, SNIFF_BYTES, type StreamKind } from "./_binary.ts";
 import { faultReason, SpillFile } from "./_spill.ts";
 import type { SpillBudget } from "./_spill_budget.ts";
 import {
@@ -77,6 +78,10 @@ export class OutputCollector {
   #spillFailure: string | null = null;
   #finished = false;
   #released = false;
+  /** What the first bytes say the stream is; null until {@link SNIFF_BYTES} came or it ended. */
+  #kind: StreamKind | null = null;
+  #sniff: Uint8Array | null = null;
+  #sniffLen = 0;
   /** What readers wait on until the next chunk or the end, and what settles it. */
   #changed: Promise<void> | null = null;
   #wakeReaders: (() => void) | null = null;
@@ -129,11 +134,40 @@ export class OutputCollector {
       rest = chunk.subarray(take);
     }
     if (rest.length > 0) this.#pushTail(rest);
+    if (this.#kind === null) this.#sniffChunk(chunk);
     this.#wake();
+  }
+
+  /**
+   * Set when the stream is not text (see {@linkcode classifyStream}); known
+   * once its first 8 KB came or it ended.
+   */
+  get binary(): BinaryStream | undefined {
+    const kind = this.#kind;
+    if (kind?.kind !== "binary") return undefined;
+    return kind.looksLike === null
+      ? { totalBytes: this.#total }
+      : { totalBytes: this.#total, looksLike: kind.looksLike };
+  }
+
+  #sniffChunk(chunk: Uint8Array): void {
+    const take = Math.min(SNIFF_BYTES - this.#sniffLen, chunk.length);
+    this.#sniff ??= new Uint8Array(SNIFF_BYTES);
+    this.#sniff.set(chunk.subarray(0, take), this.#sniffLen);
+    this.#sniffLen += take;
+    if (this.#sniffLen === SNIFF_BYTES) this.#classify();
+  }
+
+  /** Decides what the stream is; a binary stream goes to a spill file however small it is. */
+  #classify(): void {
+    this.#kind = classifyStream(this.#sniff?.subarray(0, this.#sniffLen) ?? EMPTY);
+    this.#sniff = null;
+    if (this.#kind.kind === "binary" && !this.#spillTried) this.#startSpill(EMPTY);
   }
 
   /** Closes the spill file once the command settled; the collector stays readable. */
   finish(): void {
+    if (this.#kind === null) this.#classify();
     this.#spill?.settle();
     this.#finished = true;
     this.#wake();
@@ -159,37 +193,47 @@ export class OutputCollector {
   collect(): CollectedOutput {
     const spillPath = this.spillPath;
     const spillError = this.spillError;
-    const spill = {
+    const binary = this.binary;
+    const facts = {
       ...(spillPath === null ? {} : { spillPath }),
       ...(spillError === null ? {} : { spillError }),
+      spillComplete: this.spillComplete,
+      ...(binary === undefined ? {} : { binary }),
     };
-    const spillComplete = this.spillComplete;
+    const utf16 = this.#kind?.kind === "utf16" ? this.#kind.encoding : null;
+    const decode = utf16 === null
+      ? decodeCounting
+      : (bytes: Uint8Array) => ({ text: new TextDecoder(utf16).decode(bytes), invalid: 0 });
     const head = this.#headBytes();
     if (this.#headLen + this.#tailLen === this.#total) {
-      const { text, invalid } = decodeCounting(joined(head, this.#tailFrom(0)));
+      const { text, invalid } = decode(joined(head, this.#tailFrom(0)));
       return {
         text,
         truncated: false,
         totalBytes: this.#total,
         omittedBytes: 0,
-        ...spill,
-        spillComplete,
+        ...facts,
         invalidUtf8Bytes: invalid,
       };
     }
-    const headPart = head.subarray(0, completePrefixLength(head));
+    // Cut at whole characters: UTF-16 code units start at even stream offsets.
+    const headPart = head.subarray(
+      0,
+      utf16 === null ? completePrefixLength(head) : head.length - head.length % 2,
+    );
     let tailPart = this.#tailFrom(0);
-    tailPart = tailPart.subarray(leadingContinuationBytes(tailPart));
-    const first = decodeCounting(headPart);
-    const last = decodeCounting(tailPart);
+    tailPart = tailPart.subarray(
+      utf16 === null ? leadingContinuationBytes(tailPart) : (this.#total - this.#tailLen) % 2,
+    );
+    const first = decode(headPart);
+    const last = decode(tailPart);
     const omittedBytes = this.#total - headPart.length - tailPart.length;
     return {
       text: first.text + omissionMarker(first.text, omittedBytes) + last.text,
       truncated: true,
       totalBytes: this.#total,
       omittedBytes,
-      ...spill,
-      spillComplete,
+      ...facts,
       invalidUtf8Bytes: first.invalid + last.invalid,
     };
   }

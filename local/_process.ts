@@ -70,6 +70,8 @@ function streamRead(
   const spillError = collector.spillError;
   if (spillPath !== null) stream.spillPath = spillPath;
   if (spillError !== null) stream.spillError = spillError;
+  const binary = collector.binary;
+  if (binary !== undefined) stream.binary = binary;
   return stream;
 }
 

@@ -555,6 +555,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ...(confined.hiddenDirs ?? []),
     ]);
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
+    guard?.watch();
     const enforcement = enforcementOf(backend, confined, guard);
     // The launch's own proxy credentials, dropped when it settles (see describe).
     const network = bridge === undefined || allowList === undefined
@@ -571,7 +572,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         ? wrapped
         : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),
       describe: (outcome): BashSandboxInfo => {
-        const violations = guard?.sweep() ?? [];
+        const violations = guard?.settle() ?? [];
         // The sweeps may have met a bound that the launch did not.
         const { gaps } = guard === undefined
           ? enforcement

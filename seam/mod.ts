@@ -15,7 +15,7 @@
  */
 export { BashExecutor, type BashExecutorLimits } from "./executor.ts";
 export type { BashExecRequest, BashExecSpec } from "./request.ts";
-export type { BashRunResult, CollectedOutput, StrayReport } from "./result.ts";
+export type { BashRunResult, BinaryStream, CollectedOutput, StrayReport } from "./result.ts";
 export type { BashProcess, BashProcessRead, BashProcessStatus, BashStreamRead } from "./process.ts";
 export type {
   BashOutputChunk,

@@ -1,5 +1,5 @@
 import type { BashOutputEvent } from "./output.ts";
-import type { StrayReport } from "./result.ts";
+import type { BinaryStream, StrayReport } from "./result.ts";
 import type { ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo, SandboxViolation } from "./sandbox.ts";
 
@@ -45,6 +45,8 @@ export interface BashStreamRead {
   spillComplete: boolean;
   /** Why the spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
   spillError?: string;
+  /** Set when the stream is not text; the raw bytes are in `spillPath`. */
+  binary?: BinaryStream;
 }
 
 /**

@@ -1,12 +1,15 @@
 import type {
   BashProcessRead,
+  BashProcessStatus,
   BashSandboxInfo,
+  BashStreamRead,
   ResourceLimitHit,
   SandboxMode,
   StrayReport,
 } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
 import {
+  binaryLine,
   DISPOSED_MARKER,
   limitLine,
   oneLine,
@@ -147,15 +150,16 @@ export function renderTaskOutput(
   if (isBashTaskOutput(output)) {
     lines.push(...outputLines(
       {
-        stdout: output.stdout.text,
-        stdoutMarkers: [],
-        stderr: output.stderr.text,
-        stderrMarkers: [],
+        stdout: output.stdout.binary === undefined ? output.stdout.text : "",
+        stdoutMarkers: binaryLines(output.stdout, "stdout", output.status),
+        stderr: output.stderr.binary === undefined ? output.stderr.text : "",
+        stderrMarkers: binaryLines(output.stderr, "stderr", output.status),
       },
       empty,
       secrets,
     ));
-    if (output.stdout.truncated || output.stderr.truncated) lines.push(lossyMarker(output));
+    const lossy = (stream: BashStreamRead) => stream.truncated && stream.binary === undefined;
+    if (lossy(output.stdout) || lossy(output.stderr)) lines.push(lossyMarker(output));
     lines.push(...spillErrorMarkers(output));
     if (output.disposed) lines.push(DISPOSED_MARKER);
     if (output.limitHit) lines.push(limitLine(output.limitHit));
@@ -183,6 +187,17 @@ export function renderTaskOutput(
   }
   lines.push(`[${renderTaskStatus(snapshot)}]`);
   return lines.join("\n");
+}
+
+/** One line for a stream that is not text, on every read of it (none for text). */
+function binaryLines(
+  stream: BashStreamRead,
+  name: "stdout" | "stderr",
+  status: BashProcessStatus,
+): string[] {
+  const binary = stream.binary;
+  if (binary === undefined) return [];
+  return [binaryLine({ ...stream, binary }, name, status === "running")];
 }
 
 function lossyMarker(output: BashTaskOutput): string {
