@@ -262,6 +262,10 @@ export function landlockLauncherMain(): void {
         ? libc.mount!(tmpfs, cString(path), tmpfs, empty, cString("mode=000,size=4k"))
         : libc.mount!(cString(source), cString(path), null, MS_BIND, null)) as number;
       if (covered !== 0 || !setattr(path, 0, RDONLY, 0n)) {
+        // Gone since it was listed (a socket whose server quit, a secret removed): nothing to read.
+        if (covered !== 0 && errorText() === "ENOENT") {
+          continue;
+        }
         return fail(`cannot mask "${path}" (${errorText()})`);
       }
     }
