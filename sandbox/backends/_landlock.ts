@@ -14,6 +14,7 @@ import {
   policyDenial,
   probeFailureReason,
   type ProbeOutcome,
+  PROXY_PORTS_GAP,
   type SandboxBackend,
   socketRule,
 } from "./_backend.ts";
@@ -185,7 +186,9 @@ export function createLandlockBackend(
   const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
     const rule = socketRule(policy);
     if (!filters.has(rule)) {
-      const filter = commandFilter(rule, setup.arch);
+      // No pid namespace: a process that left the session would outlive the
+      // call (and its protected-path sweep), planting at will.
+      const filter = commandFilter(rule, setup.arch, true);
       filters.set(rule, filter && [...filter]);
     }
     return filters.get(rule);
@@ -240,6 +243,10 @@ export function createLandlockBackend(
       }
       if (!filtered || (policy.unixSockets && !view)) gaps.push("Unix sockets not confined");
       else if (policy.unixSockets) gaps.push(LATE_SOCKETS_GAP);
+    }
+    if (policy.network === "proxy") {
+      if (!filtered) gaps.push("Unix sockets not confined");
+      gaps.push(PROXY_PORTS_GAP);
     }
     // Without a mount namespace, reads are granted around the secrets, which
     // a writable root's grant (reads included) would cover again.
