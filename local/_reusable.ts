@@ -3,8 +3,9 @@
  * place so that the dependency is visible: `remote/` runs each command's
  * lifecycle (clocks, abort, kill, output pumps) with {@linkcode RunningCommand}
  * fed by a reaper of its own, collects output with the same head + tail +
- * spill collector, hands out the same background process handle, and checks
- * calls and limits with the same functions.
+ * spill collector, hands out the same background process handle, checks
+ * calls and limits with the same functions, and keeps its local `ssh`
+ * processes from outliving the host with the same watchdog.
  *
  * @module
  */
@@ -21,3 +22,4 @@ export { OutputCollector } from "./_output.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { checkCallValues, checkText } from "./_request.ts";
 export { findOnPath } from "./_session.ts";
+export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";

@@ -124,6 +124,7 @@ export class SshBashExecutor extends BashExecutor {
       connectTimeoutSeconds: this.config.connectTimeoutSeconds,
       maxChannels: this.config.maxChannels,
       dir: this.#privateDir(),
+      keepDir: this.config.keepSpillFiles,
     });
     return this.#transport as SshTransport;
   }

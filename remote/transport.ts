@@ -1,7 +1,9 @@
 import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
 import { runtime, type SpawnedChild } from "../local/mod.ts";
+import { findOnPath, Watchdog, WATCHDOG_VARIABLE } from "../local/_reusable.ts";
 
 /**
  * How the remote executor reaches a shell on the other side: the program
@@ -74,6 +76,11 @@ export interface SshTransportOptions {
   maxChannels: number;
   /** The executor's private folder, which holds the control socket. */
   dir: string;
+  /**
+   * True when `dir` must outlive this process (kept spill files); otherwise
+   * the watchdog removes it when this process dies.
+   */
+  keepDir?: boolean;
 }
 
 /** How long the master's readiness is polled for beyond the connect timeout, in milliseconds. */
@@ -87,6 +94,13 @@ const READY_SLACK_MS = 2000;
  * handshake. `BatchMode=yes` always (nothing prompts), host keys checked
  * against the given known_hosts file, and no local environment variable is
  * sent (no `SendEnv`; `-F none` unless a config file is given).
+ *
+ * The master runs in a session of its own and is registered with the local
+ * executor's watchdog (a bash process holding a pipe from this process, on
+ * `bash` from the local PATH): when this process dies, even by SIGKILL, the
+ * watchdog kills the master, which ends every channel, and the remote
+ * bootstrap then kills its command. No watchdog, no connection: a master
+ * that could outlive this process is not started.
  *
  * @example
  * ```ts
@@ -109,6 +123,7 @@ export class SshTransport implements RemoteTransport {
   readonly #options: SshTransportOptions;
   readonly #controlPath: string;
   #master: Promise<SpawnedChild> | null = null;
+  #watchdog: Watchdog | null = null;
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -155,6 +170,13 @@ export class SshTransport implements RemoteTransport {
   async close(): Promise<void> {
     const master = this.#master;
     this.#master = null;
+    await this.#stopMaster(master);
+    const watchdog = this.#watchdog;
+    this.#watchdog = null;
+    await watchdog?.close();
+  }
+
+  async #stopMaster(master: Promise<SpawnedChild> | null): Promise<void> {
     if (master === null) return;
     let child: SpawnedChild;
     try {
@@ -201,8 +223,32 @@ export class SshTransport implements RemoteTransport {
     return args;
   }
 
+  /** The watchdog, running, and told about the private folder; rejects with `BashSpawnError`. */
+  async #guard(): Promise<Watchdog> {
+    if (this.#watchdog === null) {
+      const bash = findOnPath("bash");
+      if (bash === null) {
+        throw new BashSpawnError(
+          `No "bash" was found on the local PATH to run the watchdog that stops the ssh master when this process dies; install bash or fix PATH`,
+        );
+      }
+      const { dir, keepDir } = this.#options;
+      this.#watchdog = new Watchdog({
+        runtime,
+        bash,
+        setsidPath: null,
+        session: "detached",
+        tempRoot: dirname(dir),
+      });
+      if (keepDir !== true) this.#watchdog.guard(dir);
+    }
+    await this.#watchdog.ready();
+    return this.#watchdog;
+  }
+
   async #startMaster(): Promise<SpawnedChild> {
     const o = this.#options;
+    const watchdog = await this.#guard();
     // A master that was killed leaves its socket behind, and ssh would not listen on it.
     rmSync(this.#controlPath, { force: true });
     let child: SpawnedChild;
@@ -219,7 +265,8 @@ export class SshTransport implements RemoteTransport {
           o.host,
         ],
         cwd: o.dir,
-        env: clientEnv(),
+        // The watchdog finds it by this too, should this process die before it is told the pid.
+        env: { ...clientEnv(), [WATCHDOG_VARIABLE]: `${watchdog.token}.master` },
         stdin: "null",
         session: "detached",
       });
@@ -229,6 +276,9 @@ export class SshTransport implements RemoteTransport {
         { cause },
       );
     }
+    const sid = child.pid;
+    watchdog.watch(sid);
+    child.exited.then(() => watchdog.release(sid));
     child.stdout.cancel().catch(() => {});
     const stderr = collectText(child.stderr);
     const deadline = performance.now() + o.connectTimeoutSeconds * 1000 + READY_SLACK_MS;
