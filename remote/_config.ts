@@ -21,7 +21,7 @@ import { checkKnownKeys, findOnPath, resolveConfig, wholeNumber } from "../local
  * | `sshConfigFile` | none (`-F none`) | an ssh_config file to read |
  * | `sshOptions` | `[]` | more `Name=value` options for `ssh -o` |
  * | `connectTimeoutSeconds` | 10 | how long opening the connection may take |
- * | `maxChannels` | 10 | commands at once over the connection (sshd's `MaxSessions`); more wait |
+ * | `maxChannels` | 10 | commands at once over the connection (sshd's `MaxSessions`); more wait; background processes get at most `maxChannels - 1` (one is kept for foreground runs), and `start()` beyond that rejects |
  * | `cwd` | `"/"` | absolute remote directory that relative workdirs resolve against |
  * | `shell` | `"bash"` | the remote bash (name on the remote PATH, or absolute path) |
  * | `ssh` | `ssh` on PATH | the local OpenSSH client |

@@ -47,7 +47,10 @@ const encoder = new TextEncoder();
  * One multiplexed connection per executor (a master started on first use,
  * stopped at disposal), so a command costs a channel, not a handshake; at
  * most `maxChannels` (default 10, sshd's `MaxSessions`) run at once, the
- * rest wait. A small bash bootstrap, sent as the remote command with each
+ * rest wait. A background process holds its channel for its whole life, so
+ * background processes may hold at most `maxChannels - 1`: one channel is
+ * kept for foreground runs (which end on their own), and a `start()` that
+ * would take it rejects at once with `BashSpawnError`. A small bash bootstrap, sent as the remote command with each
  * command, does the remote half; stdin is framed, so the end of stdin means
  * the connection was lost and the bootstrap kills the command. A run whose
  * connection was lost says `connectionLost: true`; a connection that cannot
@@ -253,6 +256,8 @@ export class SshBashExecutor extends BashExecutor {
         env,
       });
     }
+    // A background process may not take the channel kept for foreground runs (see ChannelSlots).
+    const place = background ? this.#backgroundPlace() : undefined;
     // When the caller aborts while the channel opens, the clocks learn when (the first cause wins).
     let abortedAt: number | undefined;
     const onAbort = (): void => void (abortedAt ??= performance.now());
@@ -271,9 +276,15 @@ export class SshBashExecutor extends BashExecutor {
       killGraceMs: this.config.killGraceMs,
       drainGraceMs: this.config.drainGraceMs,
     });
-    const { channel, release } = await opening.finally(() =>
-      spec.signal?.removeEventListener("abort", onAbort)
-    );
+    let channel: RemoteChannel, release: () => void;
+    try {
+      ({ channel, release } = await opening.finally(() =>
+        spec.signal?.removeEventListener("abort", onAbort)
+      ));
+    } catch (error) {
+      place?.();
+      throw error;
+    }
     const { config } = this;
     const running = new RunningCommand({
       child: channel.child,
@@ -289,6 +300,8 @@ export class SshBashExecutor extends BashExecutor {
     channel.onLost = () => running.kill("lost");
     this.#running.add(running);
     running.settled.then(async () => {
+      // Its place goes back at once, so a start() right after its kill() is not refused.
+      place?.();
       await channel.release();
       release();
       this.#running.delete(running);
@@ -313,6 +326,22 @@ export class SshBashExecutor extends BashExecutor {
       release();
       throw error;
     }
+  }
+
+  /**
+   * A background process's place (see `ChannelSlots`); throws
+   * `BashSpawnError` when it would take the channel kept for foreground runs.
+   */
+  #backgroundPlace(): () => void {
+    const place = this.#slots.reserveBackground();
+    if (place !== null) return place;
+    const limit = this.#slots.backgroundLimit;
+    const name = this.transport.name;
+    throw new BashSpawnError(
+      limit === 0
+        ? `With "maxChannels" 1, the one channel to ${name} is kept for foreground commands, so no background process can start; run it in the foreground, or raise "maxChannels" if the server's MaxSessions allows`
+        : `${limit} background processes already hold ${limit} of the ${this.config.maxChannels} channels to ${name}, and one is kept for foreground commands, so nothing was started; end a background process first (task_kill), run this one in the foreground, or raise "maxChannels" if the server's MaxSessions allows`,
+    );
   }
 
   /**

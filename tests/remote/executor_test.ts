@@ -133,6 +133,42 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     }
   });
 
+  it("keeps a channel for foreground runs: a background process that would take it is refused at once", async () => {
+    await using executor = new SshBashExecutor(config({ maxChannels: 3 }));
+    const token = marker();
+    const first = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    const second = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    await assert.rejects(
+      executor.start(executor.resolve({ command: `sleep ${token}; echo third` })),
+      (error: Error) =>
+        error instanceof BashSpawnError &&
+        error.message.includes("2 background processes already hold 2 of the 3 channels"),
+    );
+    // Foreground runs still get the kept channel, one after another.
+    const runs = await Promise.all(
+      [1, 2, 3].map((i) => executor.run(executor.resolve({ command: `echo ${i}` }))),
+    );
+    assert.deepEqual(runs.map((run) => run.stdout.text), ["1\n", "2\n", "3\n"]);
+    assert.equal(processesWith(`sleep\0${token}\0`).length, 2, "the refused one ran");
+    // A background process that ended frees its channel for the next one.
+    await first.kill();
+    const third = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    assert.equal(third.status, "running");
+    await Promise.all([second.kill(), third.kill()]);
+  });
+
+  it("starts no background process with maxChannels 1: its one channel is kept for foreground runs", async () => {
+    await using executor = new SshBashExecutor(config({ maxChannels: 1 }));
+    await assert.rejects(
+      executor.start(executor.resolve({ command: "sleep 30" })),
+      (error: Error) => error instanceof BashSpawnError && /"maxChannels" 1/.test(error.message),
+    );
+    assert.equal(
+      (await executor.run(executor.resolve({ command: "echo ok" }))).stdout.text,
+      "ok\n",
+    );
+  });
+
   it("rejects with BashSpawnError when the host key is not known, and runs nothing", async () => {
     const knownHostsFile = join(sshd!.dir, "empty_known_hosts");
     writeFileSync(knownHostsFile, "");
