@@ -124,9 +124,15 @@ export function limitedLaunch(launch: Launch, limits: ResourceLimits): Launch {
   };
 }
 
-/** What per-process rlimits cannot enforce here, for the limits that are set. */
-export function limitGaps(limits: ResourceLimits, confined: boolean): string[] {
-  const root = process.getuid?.() === 0;
+/**
+ * What per-process rlimits cannot enforce, for the limits that are set, for
+ * a command that runs as root (`root`; by default: this process's user) or not.
+ */
+export function limitGaps(
+  limits: ResourceLimits,
+  confined: boolean,
+  root: boolean = process.getuid?.() === 0,
+): string[] {
   const gaps = [
     "limits apply to each process on its own, not to the command's processes together (no cgroup is used)",
   ];
@@ -148,13 +154,17 @@ export function limitGaps(limits: ResourceLimits, confined: boolean): string[] {
   return gaps;
 }
 
-/** The facts of the limits applied to one command, or undefined when none were. */
+/**
+ * The facts of the limits applied to one command, or undefined when none
+ * were; `root` as for {@linkcode limitGaps}.
+ */
 export function appliedLimits(
   limits: ResourceLimits,
   confined: boolean,
+  root: boolean = process.getuid?.() === 0,
 ): AppliedResourceLimits | undefined {
   if (!hasLimits(limits)) return undefined;
-  return { limits: { ...limits }, mechanism: "rlimit", gaps: limitGaps(limits, confined) };
+  return { limits: { ...limits }, mechanism: "rlimit", gaps: limitGaps(limits, confined, root) };
 }
 
 /**

@@ -4,7 +4,7 @@
  * lifecycle (clocks, abort, kill, output pumps) with {@linkcode RunningCommand}
  * fed by a reaper of its own, collects output with the same head + tail +
  * spill collector, hands out the same background process handle, checks
- * calls and limits with the same functions, and keeps its local `ssh`
+ * calls and limits and applies rlimits with the same functions, and keeps its local `ssh`
  * processes from outliving the host with the same watchdog.
  *
  * @module
@@ -18,6 +18,14 @@ export {
   wholeNumber,
 } from "./_config.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
+export {
+  appliedLimits,
+  CONFINED_DEFAULT_LIMITS,
+  hasLimits,
+  limitedLaunch,
+  limitHit,
+  mergeLimits,
+} from "./_limits.ts";
 export { OutputCollector } from "./_output.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { checkCallValues, checkText } from "./_request.ts";

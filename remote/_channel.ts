@@ -47,6 +47,8 @@ export function shellWord(text: string): string {
 export class RemoteChannel {
   /** The remote shell's pid (also its session and group id). */
   readonly pid: number;
+  /** The remote user's id, as the remote bash says it. */
+  readonly uid: number;
   readonly child: SpawnedChild;
   readonly reaper: Reaper;
   readonly #transportChild: SpawnedChild;
@@ -56,7 +58,7 @@ export class RemoteChannel {
   #killed = false;
 
   private constructor(
-    pid: number,
+    [pid, uid]: [number, number],
     transportChild: SpawnedChild,
     stdin: WritableStreamDefaultWriter<Uint8Array>,
     stderr: ReadableStream<Uint8Array>,
@@ -66,6 +68,7 @@ export class RemoteChannel {
     state: ChannelState,
   ) {
     this.pid = pid;
+    this.uid = uid;
     this.#state = state;
     this.#transportChild = transportChild;
     this.#stdin = stdin;
@@ -140,9 +143,9 @@ export class RemoteChannel {
     const stderr = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
     let early = "";
     const decoder = new TextDecoder();
-    let started!: (pid: number) => void;
+    let started!: (ids: [number, number]) => void;
     let failed!: (reason: string) => void;
-    const opened = new Promise<number>((resolve, reject) => {
+    const opened = new Promise<[number, number]>((resolve, reject) => {
       started = resolve;
       failed = (reason) => reject(reason);
     });
@@ -156,7 +159,7 @@ export class RemoteChannel {
       const [tag, ...rest] = message.split(" ");
       if (tag === "S") {
         pid = Number(rest[0]);
-        started(pid);
+        started([pid, Number(rest[1])]);
       } else if (tag === "F") failed(rest.join(" "));
       else if (tag === "E") {
         exit({
@@ -207,8 +210,8 @@ export class RemoteChannel {
       }
     });
     try {
-      const remotePid = await opened;
-      return new RemoteChannel(remotePid, child, stdin, stderr, exited, strays, ended, state);
+      const ids = await opened;
+      return new RemoteChannel(ids, child, stdin, stderr, exited, strays, ended, state);
     } catch (reason) {
       stdin.close().catch(() => {});
       await ended;

@@ -10,13 +10,20 @@ import {
   type BashRunResult,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
 } from "../seam/mod.ts";
 import {
+  appliedLimits,
   BASH_FLAGS,
   checkCallValues,
   checkText,
+  CONFINED_DEFAULT_LIMITS,
   ENV_OVERRIDES,
+  hasLimits,
+  limitedLaunch,
+  limitHit,
   LocalBashProcess,
+  mergeLimits,
   outputBudget,
   OutputCollector,
   positiveFinite,
@@ -166,11 +173,14 @@ export class SshBashExecutor extends BashExecutor {
    * abort or a lost connection (`connectionLost: true`) resolves.
    */
   async run(spec: BashExecSpec): Promise<BashRunResult> {
-    const { running, channel, describe } = await this.#launch(spec, false);
+    const { running, channel, describe, limits, confined } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const exit = running.exit ?? { code: null, signal: null };
     const sandbox = describe?.(running);
+    const stderr = running.stderr.collect();
+    const applied = appliedLimits(limits, confined, channel.uid === 0);
+    const hit = limitHit(limits, exit, stderr.text);
     return {
       exitCode: exit.code,
       signal: exit.signal,
@@ -180,21 +190,27 @@ export class SshBashExecutor extends BashExecutor {
       timeoutMs: spec.timeoutMs,
       durationMs: running.durationMs,
       stdout: running.stdout.collect(),
-      stderr: running.stderr.collect(),
+      stderr,
       strays: running.strays,
       scrubbedEnv: [],
       connectionLost: channel.lost,
       ...(running.cause === "dispose" ? { disposed: true } : {}),
       ...(sandbox === undefined ? {} : { sandbox }),
+      ...(applied === undefined ? {} : { limits: applied }),
+      ...(hit === undefined ? {} : { limitHit: hit }),
     };
   }
 
   /** Starts a command on the remote host in the background; resolves once the remote shell runs. */
   async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running, describe } = await this.#launch(spec, true);
+    const { running, describe, limits } = await this.#launch(spec, true);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
       sandbox: describe?.(running),
-      limitHit: undefined,
+      limitHit: limitHit(
+        limits,
+        running.exit ?? { code: null, signal: null },
+        running.stderr.collect().text,
+      ),
     }));
   }
 
@@ -242,6 +258,20 @@ export class SshBashExecutor extends BashExecutor {
     const calledAt = performance.now();
     const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
     const keepStdinOpen = background && spec.keepStdinOpen === true;
+    const confining = spec.sandboxPolicy !== null &&
+      spec.sandboxPolicy.mode !== "danger-full-access";
+    // As locally: confined commands get the sandbox's default limits; the call's go over them.
+    const limits = mergeLimits(
+      confining ? mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits) : this.config.limits,
+      spec.limits,
+    );
+    const bashLaunch = {
+      program: this.config.shell,
+      args: [...BASH_FLAGS, "-c", spec.command],
+      cwd: spec.workdir,
+      env,
+    };
+    const launch = hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch;
     let confined: Awaited<ReturnType<RemoteSandbox["confine"]>> | undefined;
     if (spec.sandboxPolicy !== null) {
       this.#sandbox ??= new RemoteSandbox(
@@ -249,12 +279,7 @@ export class SshBashExecutor extends BashExecutor {
         this.config.shell,
         (argv) => this.#probe(argv),
       );
-      confined = await this.#sandbox.confine(spec.sandboxPolicy, {
-        program: this.config.shell,
-        args: [...BASH_FLAGS, "-c", spec.command],
-        cwd: spec.workdir,
-        env,
-      });
+      confined = await this.#sandbox.confine(spec.sandboxPolicy, launch);
     }
     // A background process may not take the channel kept for foreground runs (see ChannelSlots).
     const place = background ? this.#backgroundPlace() : undefined;
@@ -268,9 +293,12 @@ export class SshBashExecutor extends BashExecutor {
       env: Object.entries(confined?.launch?.env ?? env).map(
         ([name, value]) => `${name}=${value}`,
       ),
-      ...(confined?.launch === undefined
+      // The sandbox wrapper, or the limits' script; else the bootstrap runs bash -c itself.
+      ...(confined?.launch !== undefined
+        ? { argv: [confined.launch.program, ...confined.launch.args] }
+        : launch === bashLaunch
         ? {}
-        : { argv: [confined.launch.program, ...confined.launch.args] }),
+        : { argv: [launch.program, ...launch.args] }),
       pipedStdin: spec.stdin !== undefined || keepStdinOpen,
       shell: this.config.shell,
       killGraceMs: this.config.killGraceMs,
@@ -306,7 +334,7 @@ export class SshBashExecutor extends BashExecutor {
       release();
       this.#running.delete(running);
     });
-    return { running, channel, describe: confined?.describe };
+    return { running, channel, describe: confined?.describe, limits, confined: confining };
   }
 
   /** Waits for a channel, opens the connection if needed, and starts the command over it. */
@@ -394,14 +422,6 @@ export class SshBashExecutor extends BashExecutor {
     positiveFinite("timeoutMs", spec.timeoutMs);
     outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
     checkCallValues(spec);
-    const asked = Object.entries(spec.limits ?? {}).filter(([, value]) => value != null);
-    if (asked.length > 0) {
-      throw new BashConfigError(
-        `The SSH executor does not apply resource limits yet; got ${
-          asked.map(([name]) => `"${name}"`).join(", ")
-        } in "limits"; leave "limits" out or use an executor that applies them`,
-      );
-    }
     if (this.#disposed) throw disposedError();
     if (spec.signal?.aborted) {
       throw new BashSpawnError(
@@ -417,6 +437,10 @@ interface Launched {
   running: RunningCommand;
   channel: RemoteChannel;
   describe: ((running: RunningCommand) => BashSandboxInfo) | undefined;
+  /** The resource limits in effect (merged; unset fields are no limit). */
+  limits: ResourceLimits;
+  /** True when a sandbox confines the command. */
+  confined: boolean;
 }
 
 function disposedError(): BashSpawnError {

@@ -169,6 +169,50 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     );
   });
 
+  it("applies resource limits on the remote host as rlimits, and reports them", async () => {
+    await using executor = new SshBashExecutor(config({ limits: { cpuSeconds: 9 } }));
+    const limits = { fileSizeBytes: 1024 * 1024, processes: 2000 };
+    const result = await executor.run(
+      executor.resolve({ command: "ulimit -St; ulimit -Ht; ulimit -f; ulimit -u", limits }),
+    );
+    assert.equal(result.stdout.text, "9\n10\n1024\n2000\n", result.stderr.text);
+    assert.deepEqual(result.limits?.limits, { cpuSeconds: 9, ...limits });
+    assert.equal(result.limits?.mechanism, "rlimit");
+    // The remote user is root here, as is the user the test sshd logs in.
+    assert.ok(
+      result.limits?.gaps.some((gap) => gap.startsWith("processes: not enforced for root")),
+      JSON.stringify(result.limits?.gaps),
+    );
+    // A call's null lifts the config's limit; no limit, no report.
+    const lifted = await executor.run(
+      executor.resolve({ command: "ulimit -t", limits: { cpuSeconds: null } }),
+    );
+    assert.equal(lifted.stdout.text, "unlimited\n");
+    assert.equal(lifted.limits, undefined);
+  });
+
+  it("reports the limit a remote command ran into: a file size limit ends it with SIGXFSZ", async () => {
+    await using executor = new SshBashExecutor(config());
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-limits-"));
+    try {
+      const result = await executor.run(executor.resolve({
+        command: `exec head -c 300000 /dev/zero > ${dir}/big`,
+        limits: { fileSizeBytes: 100 * 1024 },
+      }));
+      assert.equal(result.signal, "SIGXFSZ");
+      assert.deepEqual(result.limitHit, { limit: "fileSize", evidence: "signal", certain: true });
+      assert.equal(readFileSync(join(dir, "big")).length, 100 * 1024);
+      const background = await executor.start(executor.resolve({
+        command: `exec head -c 300000 /dev/zero > ${dir}/big2`,
+        limits: { fileSizeBytes: 100 * 1024 },
+      }));
+      await background.done;
+      assert.equal(background.limitHit?.limit, "fileSize");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("rejects with BashSpawnError when the host key is not known, and runs nothing", async () => {
     const knownHostsFile = join(sshd!.dir, "empty_known_hosts");
     writeFileSync(knownHostsFile, "");
@@ -224,12 +268,15 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
         network: "deny",
       } as const;
       const inside = await executor.run(executor.resolve({
-        command: "echo in > inside.txt && cat inside.txt",
+        command: "echo in > inside.txt && cat inside.txt && ulimit -u",
         workdir: workspace,
         sandboxPolicy: policy,
       }));
       assert.equal(inside.exitCode, 0, inside.stderr.text);
       assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "in\n");
+      // A confined command gets the sandbox's default limits, as locally.
+      assert.equal(inside.stdout.text, "in\n4096\n");
+      assert.equal(inside.limits?.limits.processes, 4096);
       // The workspace's .git (a default protected path) stays read-only.
       mkdirSync(join(workspace, ".git"));
       const git = await executor.run(executor.resolve({
