@@ -2,13 +2,14 @@ import { posix } from "node:path";
 import {
   BashConfigError,
   type BashSandboxInfo,
+  BashSpawnError,
   type SandboxEnforcement,
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../local/mod.ts";
 import type { RunningCommand } from "../local/_reusable.ts";
-import { DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
+import { DEFAULT_DENY_READ, DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
 import {
   bwrapDenied,
   bwrapEnforcement,
@@ -16,10 +17,14 @@ import {
   bwrapFilters,
   type BwrapFolders,
   bwrapRunnerFailed,
+  checkedPolicyPaths,
   type ConfinedPolicy,
+  outermost,
   REMOTE_PATHS,
+  secretMasks,
   wrapInBwrap,
 } from "../sandbox/_reusable.ts";
+import { parseView, type ViewKind, viewProbe } from "./_view.ts";
 
 /** How a probe of the remote host ended. */
 export interface ProbeResult {
@@ -92,7 +97,41 @@ export class RemoteSandbox {
       return { describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = confinedPolicy(policy);
+    const denyRead = checkedPolicyPaths(
+      "sandboxPolicy.denyRead",
+      policy.denyRead ?? DEFAULT_DENY_READ,
+    );
+    const allowRead = checkedPolicyPaths("sandboxPolicy.allowRead", policy.allowRead ?? []);
     const facts = await this.#learn();
+    // What the command will see, looked at just before it starts, as the local sandbox does.
+    const roots = [confined.workspaceRoot, ...confined.writableRoots];
+    const paths: [ViewKind, string][] = [
+      ...denyRead.map((path): [ViewKind, string] => ["deny", path]),
+      ...allowRead.map((path): [ViewKind, string] => ["allow", path]),
+      ...roots.map((path): [ViewKind, string] => ["keep", path]),
+      ...confined.readOnlyPaths.map((path): [ViewKind, string] => ["protected", path]),
+    ];
+    const seen = await this.#probe(viewProbe(this.#shell, facts.folders.privateDir, paths));
+    if (seen.exitCode !== 0) {
+      throw new BashSpawnError(
+        `The sandbox could not look at the filesystem of ${this.#host} (exit ${seen.exitCode}: ${seen.stderr.trim()}), so nothing was run; check the remote private folder "${facts.folders.privateDir}"`,
+      );
+    }
+    const view = parseView(this.#host, seen.stdout);
+    confined.masks = outermost(
+      secretMasks(
+        denyRead,
+        allowRead,
+        view.home,
+        roots.map((root) => view.realpath(root) ?? root),
+        view.fs,
+      ),
+    );
+    confined.maskFile = `${facts.folders.privateDir}/mask`;
+    // Bound read-only only where they exist; a missing one is named in the result.
+    const missing = confined.mode === "workspace-write"
+      ? confined.readOnlyPaths.filter((path) => view.realpath(path) === undefined)
+      : [];
     const inside = { ...launch, env: { ...facts.baseEnv, ...launch.env } };
     return {
       launch: wrapInBwrap(
@@ -115,7 +154,7 @@ export class RemoteSandbox {
           mode: confined.mode,
           backend: "bwrap",
           denied: false,
-          enforcement: remoteEnforcement(facts.filters, confined),
+          enforcement: remoteEnforcement(facts.filters, confined, missing),
         };
         if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
         else {
@@ -256,8 +295,8 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
     readOnlyPaths: [root, ...writableRoots].flatMap((base) =>
       protectedPaths.map((name) => posix.join(base, name))
     ),
-    // Under network deny no Unix socket may be made (no allowUnixSockets over SSH); denyRead
-    // masks need the remote filesystem and are not applied.
+    // Under network deny no Unix socket may be made (no allowUnixSockets over SSH); the
+    // denyRead masks are planned over the remote filesystem by confine().
     unixSockets: false,
     masks: [],
     maskFile: "",
@@ -266,16 +305,28 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
 
 /** What the remote host's users are told the local sandbox does and this one does not. */
 export const REMOTE_SANDBOX_GAPS: readonly string[] = Object.freeze([
-  "secrets (denyRead) not masked on the remote host: a command can read its credential stores",
-  "protected paths (.git) bound read-only only where they exist on the remote host: a missing " +
-  "one can be created, and git may later run what a command planted",
+  "protected paths on the remote host: symlink and gitdir: targets and nested repositories are " +
+  "not made read-only, and what a command creates in a missing one is not moved away",
 ]);
 
-/** The bwrap facts, with what the remote sandbox leaves out named as gaps. */
+/** Names a protected path that did not exist when the command started. */
+export function missingProtectedGap(path: string): string {
+  return `protected path "${path}" did not exist on the remote host when the command started, so it was not made read-only: what the command creates there stays, and git may later run it`;
+}
+
+/**
+ * The bwrap facts, with what the remote sandbox leaves out named as gaps:
+ * those of every remote command and the protected paths that were missing.
+ */
 function remoteEnforcement(
   filters: Parameters<typeof bwrapEnforcement>[0],
   confined: Parameters<typeof bwrapEnforcement>[1],
+  missing: readonly string[],
 ): SandboxEnforcement {
   const facts = bwrapEnforcement(filters, confined);
-  return { ...facts, filesystem: "partial", gaps: [...facts.gaps, ...REMOTE_SANDBOX_GAPS] };
+  return {
+    ...facts,
+    filesystem: "partial",
+    gaps: [...facts.gaps, ...REMOTE_SANDBOX_GAPS, ...missing.map(missingProtectedGap)],
+  };
 }

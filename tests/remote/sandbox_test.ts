@@ -1,0 +1,99 @@
+// The remote sandbox hides secrets and names what it leaves open, over a real sshd whose
+// sessions get a home of their own (SetEnv HOME), so "~/" must mean the remote home.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { missingProtectedGap, REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
+import { SshBashExecutor } from "../../remote/mod.ts";
+import type { SandboxPolicy } from "../../seam/mod.ts";
+import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
+
+describe("the remote sandbox", { skip: sshdMissing }, () => {
+  let sshd: TestSshd | undefined;
+  let home = "";
+  let workspace = "";
+  before(async () => {
+    home = mkdtempSync(join(tmpdir(), "shellseam-remote-home-"));
+    workspace = mkdtempSync(join(tmpdir(), "shellseam-remote-ws-"));
+    sshd = await startSshd(`SetEnv HOME=${home}`);
+  });
+  after(async () => {
+    await sshd?.dispose();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  });
+  const policy = (extra: Partial<SandboxPolicy> = {}): SandboxPolicy => ({
+    mode: "workspace-write",
+    workspaceRoot: workspace,
+    network: "deny",
+    ...extra,
+  });
+
+  it("masks the default denyRead paths of the remote home, with allowRead carved out", async () => {
+    mkdirSync(join(home, ".ssh", "keys"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_test"), "SECRET\n");
+    writeFileSync(join(home, ".ssh", "keys", "pub"), "PUBLIC\n");
+    writeFileSync(join(home, ".netrc"), "NETRC\n");
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const run = (command: string, extra: Partial<SandboxPolicy> = {}) =>
+      executor.run(executor.resolve({ command, sandboxPolicy: policy(extra) }));
+    const key = await run("cat ~/.ssh/id_test", { allowRead: ["~/.ssh/keys"] });
+    assert.notEqual(key.exitCode, 0);
+    assert.match(key.stderr.text, /Permission denied/);
+    assert.equal(key.sandbox?.denial, "secret", key.stderr.text);
+    const netrc = await run("cat ~/.netrc");
+    assert.match(netrc.stderr.text, /Permission denied/);
+    assert.equal(netrc.sandbox?.denial, "secret");
+    const carved = await run("cat ~/.ssh/keys/pub", { allowRead: ["~/.ssh/keys"] });
+    assert.equal(carved.exitCode, 0, carved.stderr.text);
+    assert.equal(carved.stdout.text, "PUBLIC\n");
+    // Without the carve-out the whole folder is hidden.
+    const whole = await run("ls ~/.ssh");
+    assert.match(whole.stderr.text, /Permission denied/);
+    // The denial is the sandbox's: unconfined, the same read works.
+    const full = await executor.run(executor.resolve({
+      command: "cat ~/.ssh/id_test",
+      sandboxPolicy: policy({ mode: "danger-full-access" }),
+    }));
+    assert.equal(full.stdout.text, "SECRET\n");
+  });
+
+  it("masks an absolute denyRead path given by the policy, and only what it lists", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-remote-secret-"));
+    try {
+      writeFileSync(join(dir, "token"), "TOKEN\n");
+      writeFileSync(join(dir, "open"), "OPEN\n");
+      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+      const result = await executor.run(executor.resolve({
+        command: `cat ${dir}/open; cat ${dir}/token`,
+        sandboxPolicy: policy({ mode: "read-only", denyRead: [join(dir, "token")] }),
+      }));
+      assert.equal(result.stdout.text, "OPEN\n");
+      assert.match(result.stderr.text, /token: Permission denied/);
+      assert.equal(result.sandbox?.denial, "secret");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("names a protected path that is missing when the command starts, and none that exists", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const gap = missingProtectedGap(join(workspace, ".git"));
+    const before = await executor.run(
+      executor.resolve({ command: "true", sandboxPolicy: policy() }),
+    );
+    assert.ok(before.sandbox?.enforcement?.gaps.includes(gap), JSON.stringify(before.sandbox));
+    mkdirSync(join(workspace, ".git"));
+    const after = await executor.run(
+      executor.resolve({ command: "true", sandboxPolicy: policy() }),
+    );
+    assert.ok(!after.sandbox?.enforcement?.gaps.includes(gap));
+    // What remains open for every remote command is still said.
+    for (const open of REMOTE_SANDBOX_GAPS) {
+      assert.ok(after.sandbox?.enforcement?.gaps.includes(open), open);
+    }
+    assert.equal(after.sandbox?.enforcement?.filesystem, "partial");
+  });
+});
