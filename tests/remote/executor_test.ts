@@ -288,7 +288,7 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
       assert.deepEqual(readdirSync(join(workspace, ".git")), []);
       assert.deepEqual(inside.sandbox?.backend, "bwrap");
       assert.equal(inside.sandbox?.denied, false);
-      // What the remote sandbox does not do (secrets, missing protected paths) is said.
+      // What the remote sandbox does not do (protected-path targets) is said.
       assert.equal(inside.sandbox?.enforcement?.filesystem, "partial");
       for (const gap of REMOTE_SANDBOX_GAPS) {
         assert.ok(inside.sandbox?.enforcement?.gaps.includes(gap), gap);
