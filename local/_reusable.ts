@@ -27,6 +27,7 @@ export {
   mergeLimits,
 } from "./_limits.ts";
 export { OutputCollector } from "./_output.ts";
+export { throwIfDenied } from "./_permissions.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { checkCallValues, checkText } from "./_request.ts";
 export { findOnPath } from "./_session.ts";

@@ -51,6 +51,7 @@ export class RemoteChannel {
   readonly uid: number;
   readonly child: SpawnedChild;
   readonly reaper: Reaper;
+  readonly #transport: RemoteTransport;
   readonly #transportChild: SpawnedChild;
   readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
   readonly #ended: Promise<void>;
@@ -58,6 +59,7 @@ export class RemoteChannel {
   #killed = false;
 
   private constructor(
+    transport: RemoteTransport,
     [pid, uid]: [number, number],
     transportChild: SpawnedChild,
     stdin: WritableStreamDefaultWriter<Uint8Array>,
@@ -69,6 +71,7 @@ export class RemoteChannel {
   ) {
     this.pid = pid;
     this.uid = uid;
+    this.#transport = transport;
     this.#state = state;
     this.#transportChild = transportChild;
     this.#stdin = stdin;
@@ -211,7 +214,7 @@ export class RemoteChannel {
     });
     try {
       const ids = await opened;
-      return new RemoteChannel(ids, child, stdin, stderr, exited, strays, ended, state);
+      return new RemoteChannel(transport, ids, child, stdin, stderr, exited, strays, ended, state);
     } catch (reason) {
       stdin.close().catch(() => {});
       await ended;
@@ -246,7 +249,8 @@ export class RemoteChannel {
     clearTimeout(timer);
     if (!gone) {
       this.#stdin.close().catch(() => {});
-      runtime.kill(this.#transportChild.pid, "SIGTERM");
+      const pid = this.#transportChild.pid;
+      await (this.#transport.kill?.(pid, "SIGTERM") ?? runtime.kill(pid, "SIGTERM"));
     }
     await this.#transportChild.exited;
   }

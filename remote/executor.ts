@@ -28,6 +28,7 @@ import {
   OutputCollector,
   positiveFinite,
   RunningCommand,
+  throwIfDenied,
 } from "../local/_reusable.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
 import { type ProbeResult, RemoteSandbox } from "./_sandbox.ts";
@@ -112,7 +113,13 @@ export class SshBashExecutor extends BashExecutor {
   /** Validates the config (throws `BashConfigError` naming the field); connects on first use. */
   constructor(config: SshBashExecutorConfig) {
     super();
-    this.config = resolveSshConfig(config);
+    try {
+      this.config = resolveSshConfig(config);
+    } catch (error) {
+      // PATH, to find ssh: read here, and refusable.
+      throwIfDenied(error, "read the environment and find ssh");
+      throw error;
+    }
     this.#slots = new ChannelSlots(this.config.maxChannels);
   }
 
@@ -238,7 +245,12 @@ export class SshBashExecutor extends BashExecutor {
   }
 
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-ssh-"));
+    try {
+      this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-ssh-"));
+    } catch (error) {
+      throwIfDenied(error, "make the private folder for the control socket and spill files");
+      throw error;
+    }
     return this.#dir;
   }
 

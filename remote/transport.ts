@@ -48,6 +48,12 @@ export interface RemoteTransport {
   command(remoteCommand: string): { program: string; args: string[] };
   /** Closes the shared connection; idempotent. */
   close(): Promise<void>;
+  /**
+   * Signals a local process that runs `command()`'s program, when the runtime
+   * may not do it itself; resolves false when it was gone. Optional: without
+   * it the executor signals directly.
+   */
+  kill?(pid: number, signal: "SIGTERM" | "SIGKILL"): Promise<boolean>;
 }
 
 /** The options of one `ssh` connection, as {@linkcode SshTransport} takes them. */
@@ -192,8 +198,23 @@ export class SshTransport implements RemoteTransport {
     ]);
     clearTimeout(timer);
     if (!exited) {
-      runtime.kill(child.pid, "SIGKILL");
+      await this.kill(child.pid, "SIGKILL");
       await child.exited;
+    }
+  }
+
+  /**
+   * Signals a local `ssh` process of this transport (the master, or a
+   * channel's client): directly, or through the watchdog when the runtime
+   * may not (Deno refuses `Deno.kill` under a scoped `--allow-run`).
+   */
+  async kill(pid: number, signal: "SIGTERM" | "SIGKILL"): Promise<boolean> {
+    try {
+      return runtime.kill(pid, signal);
+    } catch (error) {
+      if (!runtime.deniedPermission(error)) throw error;
+      const [sent] = await (await this.#guard()).signal(signal, [pid]);
+      return sent === true;
     }
   }
 
@@ -290,7 +311,7 @@ export class SshTransport implements RemoteTransport {
       if (check === 0) return child;
       await new Promise((done) => setTimeout(done, pause));
     }
-    if (!exited) runtime.kill(child.pid, "SIGKILL");
+    if (!exited) await this.kill(child.pid, "SIGKILL");
     await child.exited;
     const reason = (await stderr).trim() || "it did not open in time";
     throw new BashSpawnError(
