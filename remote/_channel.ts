@@ -15,12 +15,25 @@ export interface ChannelRequest {
   env: readonly string[];
   /** The program and arguments to run in place of `bash -c command` (a sandbox wrapper). */
   argv?: readonly string[];
+  /** A probe to run first, whose output gives `argv` (in place of the one above). */
+  prepare?: Preparation;
   /** True when stdin is a pipe (bytes to send, or kept open); else /dev/null. */
   pipedStdin: boolean;
   /** The remote bash, run by the remote login shell. */
   shell: string;
   killGraceMs: number;
   drainGraceMs: number;
+}
+
+/**
+ * A probe the bootstrap runs in the command's channel before the command
+ * (no stdin, its stderr dropped): `finish` gets its exit code and output and
+ * returns the program and arguments to run in place of `bash -c command`; it
+ * may throw, and then nothing runs. One channel instead of two.
+ */
+export interface Preparation {
+  argv: readonly string[];
+  finish(exitCode: number, output: string): readonly string[];
 }
 
 /** What the channel learned from the bootstrap's messages, shared with the stderr pump. */
@@ -131,15 +144,23 @@ export class RemoteChannel {
       );
     }
     const stdin = child.stdin!.getWriter();
-    const setup = [
-      frame("W", request.workdir),
-      frame("X", request.command),
-      ...request.env.map((entry) => frame("E", entry)),
-      ...(request.argv ?? []).map((arg) => frame("A", arg)),
+    const send = (frames: Uint8Array[]): void => {
+      for (const bytes of frames) stdin.write(bytes).catch(() => {});
+    };
+    const go = (argv: readonly string[]): Uint8Array[] => [
+      ...argv.map((arg) => frame("A", arg)),
       frame(`I ${request.pipedStdin ? "p" : "n"}`),
       frame("G"),
     ];
-    for (const bytes of setup) stdin.write(bytes).catch(() => {});
+    const { prepare } = request;
+    send([
+      frame("W", request.workdir),
+      frame("X", request.command),
+      ...request.env.map((entry) => frame("E", entry)),
+      ...(prepare === undefined
+        ? go(request.argv ?? [])
+        : [...prepare.argv.map((arg) => frame("A", arg)), frame("Q")]),
+    ]);
 
     const splitter = new MessageSplitter(marker);
     let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -148,10 +169,22 @@ export class RemoteChannel {
     const decoder = new TextDecoder();
     let started!: (ids: [number, number]) => void;
     let failed!: (reason: string) => void;
+    let answered!: (answer: [number, string]) => void;
+    let unanswered!: (reason: string) => void;
+    const probed = new Promise<[number, string]>((resolve, reject) => {
+      answered = resolve;
+      unanswered = reject;
+    });
     const opened = new Promise<[number, number]>((resolve, reject) => {
       started = resolve;
-      failed = (reason) => reject(reason);
+      failed = (reason) => {
+        reject(reason);
+        unanswered(reason);
+      };
     });
+    // Awaited later (or never, when the probe's answer fails first).
+    opened.catch(() => {});
+    probed.catch(() => {});
     let exit!: (status: ExitStatus) => void;
     const exited = new Promise<ExitStatus>((resolve) => (exit = resolve));
     let report!: (strays: StrayReport) => void;
@@ -164,7 +197,10 @@ export class RemoteChannel {
         pid = Number(rest[0]);
         started([pid, Number(rest[1])]);
       } else if (tag === "F") failed(rest.join(" "));
-      else if (tag === "E") {
+      else if (tag === "Q") {
+        const bytes = Uint8Array.from(atob(rest[1] ?? ""), (char) => char.charCodeAt(0));
+        answered([Number(rest[0]), decoder.decode(bytes)]);
+      } else if (tag === "E") {
         exit({
           code: rest[0] === "-" ? null : Number(rest[0]),
           signal: rest[1] === "-" || rest[1] === undefined ? null : rest[1],
@@ -213,11 +249,16 @@ export class RemoteChannel {
       }
     });
     try {
+      if (prepare !== undefined) {
+        const [exitCode, output] = await probed;
+        send(go(prepare.finish(exitCode, output)));
+      }
       const ids = await opened;
       return new RemoteChannel(transport, ids, child, stdin, stderr, exited, strays, ended, state);
     } catch (reason) {
       stdin.close().catch(() => {});
       await ended;
+      if (reason instanceof Error) throw reason;
       throw new BashSpawnError(
         `The command could not start on ${transport.name}: ${String(reason)}`,
       );

@@ -25,6 +25,17 @@ import {
   wrapInBwrap,
 } from "../sandbox/_reusable.ts";
 import { parseView, type ViewKind, viewProbe } from "./_view.ts";
+import type { Preparation } from "./_channel.ts";
+
+/** How the executor runs a command under a policy on the remote host. */
+export interface RemotePlan {
+  /** The environment to send (none for a wrapped command: bwrap sets it inside). */
+  env: Record<string, string>;
+  /** For a confined command: the probe to run first in its channel, and the wrapper it plans. */
+  prepare?: Preparation;
+  /** The command's sandbox facts, once it settled. */
+  describe: (running: RunningCommand) => BashSandboxInfo;
+}
 
 /** How a probe of the remote host ended. */
 export interface ProbeResult {
@@ -85,16 +96,16 @@ export class RemoteSandbox {
   }
 
   /**
-   * The launch confined by `policy` (none for `danger-full-access`), and how
-   * to describe the settled command's sandbox.
+   * How to run `launch` confined by `policy` (unwrapped for
+   * `danger-full-access`): the environment to send, the probe that looks at
+   * the remote filesystem in the command's own channel just before it starts
+   * and whose output plans the bwrap wrapper (`prepare`), and how to describe
+   * the settled command's sandbox.
    */
-  async confine(
-    policy: SandboxPolicy,
-    launch: Launch,
-  ): Promise<{ launch?: Launch; describe: (running: RunningCommand) => BashSandboxInfo }> {
+  async confine(policy: SandboxPolicy, launch: Launch): Promise<RemotePlan> {
     const mode = policy?.mode;
     if (mode === "danger-full-access") {
-      return { describe: () => ({ mode, backend: "none", denied: false }) };
+      return { env: launch.env, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = confinedPolicy(policy);
     const denyRead = checkedPolicyPaths(
@@ -103,7 +114,6 @@ export class RemoteSandbox {
     );
     const allowRead = checkedPolicyPaths("sandboxPolicy.allowRead", policy.allowRead ?? []);
     const facts = await this.#learn();
-    // What the command will see, looked at just before it starts, as the local sandbox does.
     const roots = [confined.workspaceRoot, ...confined.writableRoots];
     const paths: [ViewKind, string][] = [
       ...denyRead.map((path): [ViewKind, string] => ["deny", path]),
@@ -111,37 +121,41 @@ export class RemoteSandbox {
       ...roots.map((path): [ViewKind, string] => ["keep", path]),
       ...confined.readOnlyPaths.map((path): [ViewKind, string] => ["protected", path]),
     ];
-    const seen = await this.#probe(viewProbe(this.#shell, facts.folders.privateDir, paths));
-    if (seen.exitCode !== 0) {
-      throw new BashSpawnError(
-        `The sandbox could not look at the filesystem of ${this.#host} (exit ${seen.exitCode}: ${seen.stderr.trim()}), so nothing was run; check the remote private folder "${facts.folders.privateDir}"`,
-      );
-    }
-    const view = parseView(this.#host, seen.stdout);
-    confined.masks = outermost(
-      secretMasks(
-        denyRead,
-        allowRead,
-        view.home,
-        roots.map((root) => view.realpath(root) ?? root),
-        view.fs,
-      ),
-    );
-    confined.maskFile = `${facts.folders.privateDir}/mask`;
-    // Bound read-only only where they exist; a missing one is named in the result.
-    const missing = confined.mode === "workspace-write"
-      ? confined.readOnlyPaths.filter((path) => view.realpath(path) === undefined)
-      : [];
     const inside = { ...launch, env: { ...facts.baseEnv, ...launch.env } };
+    let missing: string[] = [];
     return {
-      launch: wrapInBwrap(
-        facts.bwrap,
-        facts.filters,
-        inside,
-        confined,
-        facts.folders,
-        REMOTE_PATHS,
-      ),
+      // The wrapper and bwrap run with none of it: bwrap sets it inside (see wrapInBwrap).
+      env: {},
+      prepare: {
+        argv: viewProbe(this.#shell, facts.folders.privateDir, paths),
+        finish: (exitCode, output) => {
+          if (exitCode !== 0) {
+            throw new BashSpawnError(
+              `The sandbox could not look at the filesystem of ${this.#host} (exit ${exitCode}), so nothing was run; check the remote private folder "${facts.folders.privateDir}"`,
+            );
+          }
+          // What the command will see, looked at just before it starts, as the local sandbox does.
+          const view = parseView(this.#host, output);
+          const keep = roots.map((root) => view.realpath(root) ?? root);
+          confined.masks = outermost(
+            secretMasks(denyRead, allowRead, view.home, keep, view.fs),
+          );
+          confined.maskFile = `${facts.folders.privateDir}/mask`;
+          // Bound read-only only where they exist; a missing one is named in the result.
+          missing = confined.mode === "workspace-write"
+            ? confined.readOnlyPaths.filter((path) => view.realpath(path) === undefined)
+            : [];
+          const wrapped = wrapInBwrap(
+            facts.bwrap,
+            facts.filters,
+            inside,
+            confined,
+            facts.folders,
+            REMOTE_PATHS,
+          );
+          return [wrapped.program, ...wrapped.args];
+        },
+      },
       describe: (running) => {
         const exit = running.exit ?? { code: null, signal: null };
         const outcome: LaunchOutcome = {

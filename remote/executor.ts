@@ -31,7 +31,7 @@ import {
   throwIfDenied,
 } from "../local/_reusable.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
-import { type ProbeResult, RemoteSandbox } from "./_sandbox.ts";
+import { type ProbeResult, type RemotePlan, RemoteSandbox } from "./_sandbox.ts";
 import {
   type ResolvedSshBashExecutorConfig,
   resolveSshConfig,
@@ -284,7 +284,7 @@ export class SshBashExecutor extends BashExecutor {
       env,
     };
     const launch = hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch;
-    let confined: Awaited<ReturnType<RemoteSandbox["confine"]>> | undefined;
+    let confined: RemotePlan | undefined;
     if (spec.sandboxPolicy !== null) {
       this.#sandbox ??= new RemoteSandbox(
         this.config.host,
@@ -302,12 +302,11 @@ export class SshBashExecutor extends BashExecutor {
     const opening = this.#open(spec, {
       command: spec.command,
       workdir: spec.workdir,
-      env: Object.entries(confined?.launch?.env ?? env).map(
-        ([name, value]) => `${name}=${value}`,
-      ),
-      // The sandbox wrapper, or the limits' script; else the bootstrap runs bash -c itself.
-      ...(confined?.launch !== undefined
-        ? { argv: [confined.launch.program, ...confined.launch.args] }
+      env: Object.entries(confined?.env ?? env).map(([name, value]) => `${name}=${value}`),
+      // The sandbox wrapper (planned in the channel), or the limits' script; else the
+      // bootstrap runs bash -c itself.
+      ...(confined?.prepare !== undefined
+        ? { prepare: confined.prepare }
         : launch === bashLaunch
         ? {}
         : { argv: [launch.program, ...launch.args] }),

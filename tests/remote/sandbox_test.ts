@@ -1,13 +1,13 @@
 // The remote sandbox hides secrets and names what it leaves open, over a real sshd whose
 // sessions get a home of their own (SetEnv HOME), so "~/" must mean the remote home.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { missingProtectedGap, REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
 import { SshBashExecutor } from "../../remote/mod.ts";
-import type { SandboxPolicy } from "../../seam/mod.ts";
+import { BashSpawnError, type SandboxPolicy } from "../../seam/mod.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 describe("the remote sandbox", { skip: sshdMissing }, () => {
@@ -76,6 +76,21 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("runs nothing, and rejects with BashSpawnError, when it cannot look at the remote filesystem", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const confined = { sandboxPolicy: policy({ mode: "read-only" }) };
+    const tmp = await executor.run(executor.resolve({ command: 'echo "$TMPDIR"', ...confined }));
+    // An unconfined command removes the remote private folder (the mask file with it).
+    const folder = dirname(tmp.stdout.text.trim());
+    await executor.run(executor.resolve({ command: `rm -rf ${folder}` }));
+    const planted = join(workspace, "planted");
+    await assert.rejects(
+      executor.run(executor.resolve({ command: `touch ${planted}`, ...confined })),
+      (error: Error) => error instanceof BashSpawnError && error.message.includes(folder),
+    );
+    assert.ok(!existsSync(planted), "the command ran");
   });
 
   it("names a protected path that is missing when the command starts, and none that exists", async () => {
