@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { BashSpawnError, type StrayReport } from "../seam/mod.ts";
+import { BashSpawnError, type SandboxViolation, type StrayReport } from "../seam/mod.ts";
 import { type ExitStatus, runtime, type SpawnedChild } from "../local/mod.ts";
 import type { Reaper } from "../local/_reusable.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";
@@ -28,17 +28,27 @@ export interface ChannelRequest {
 /**
  * A probe the bootstrap runs in the command's channel before the command
  * (no stdin, its stderr dropped): `finish` gets its exit code and output and
- * returns the program and arguments to run in place of `bash -c command`; it
- * may throw, and then nothing runs. One channel instead of two.
+ * returns the program and arguments to run in place of `bash -c command`,
+ * and the protected paths missing now, each with its quarantine; it may
+ * throw, and then nothing runs. One channel instead of two.
  */
 export interface Preparation {
   argv: readonly string[];
-  finish(exitCode: number, output: string): readonly string[];
+  finish(exitCode: number, output: string): Prepared;
+}
+
+/** What a {@linkcode Preparation} planned. */
+export interface Prepared {
+  argv: readonly string[];
+  /** Paths to move to their quarantine (path, quarantine) when they exist once the command settled. */
+  quarantine: readonly (readonly [string, string])[];
 }
 
 /** What the channel learned from the bootstrap's messages, shared with the stderr pump. */
 interface ChannelState {
   finished: boolean;
+  /** Protected paths the command made, moved to their quarantine (or not) once it settled. */
+  violations: SandboxViolation[];
   lost: boolean;
   onLost: () => void;
 }
@@ -147,8 +157,10 @@ export class RemoteChannel {
     const send = (frames: Uint8Array[]): void => {
       for (const bytes of frames) stdin.write(bytes).catch(() => {});
     };
+    let quarantine: Prepared["quarantine"] = [];
     const go = (argv: readonly string[]): Uint8Array[] => [
       ...argv.map((arg) => frame("A", arg)),
+      ...quarantine.flatMap(([path, to]) => [frame("P", path), frame("T", to)]),
       frame(`I ${request.pipedStdin ? "p" : "n"}`),
       frame("G"),
     ];
@@ -190,7 +202,12 @@ export class RemoteChannel {
     let report!: (strays: StrayReport) => void;
     const strays = new Promise<StrayReport>((resolve) => (report = resolve));
     let pid: number | null = null;
-    const state: ChannelState = { finished: false, lost: false, onLost: () => {} };
+    const state: ChannelState = {
+      finished: false,
+      violations: [],
+      lost: false,
+      onLost: () => {},
+    };
     const handle = (message: string): void => {
       const [tag, ...rest] = message.split(" ");
       if (tag === "S") {
@@ -205,6 +222,14 @@ export class RemoteChannel {
           code: rest[0] === "-" ? null : Number(rest[0]),
           signal: rest[1] === "-" || rest[1] === undefined ? null : rest[1],
         });
+      } else if (tag === "V") {
+        const moved = quarantine[Number(rest[0])];
+        if (moved !== undefined) {
+          state.violations.push({
+            path: moved[0],
+            quarantinedTo: rest[1] === "1" ? moved[1] : null,
+          });
+        }
       } else if (tag === "Z") {
         state.finished = true;
         const survivors = rest.slice(1).filter((word) => word !== "").map(Number);
@@ -251,7 +276,9 @@ export class RemoteChannel {
     try {
       if (prepare !== undefined) {
         const [exitCode, output] = await probed;
-        send(go(prepare.finish(exitCode, output)));
+        const prepared = prepare.finish(exitCode, output);
+        quarantine = prepared.quarantine;
+        send(go(prepared.argv));
       }
       const ids = await opened;
       return new RemoteChannel(transport, ids, child, stdin, stderr, exited, strays, ended, state);
@@ -263,6 +290,11 @@ export class RemoteChannel {
         `The command could not start on ${transport.name}: ${String(reason)}`,
       );
     }
+  }
+
+  /** Protected paths the command made, moved to their quarantine once it settled. */
+  get violations(): readonly SandboxViolation[] {
+    return this.#state.violations;
   }
 
   /** True once the channel ended before the bootstrap's last message: the connection was lost. */

@@ -6,6 +6,7 @@ import {
   type SandboxEnforcement,
   type SandboxPolicy,
   SandboxUnavailableError,
+  type SandboxViolation,
 } from "../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../local/mod.ts";
 import type { RunningCommand } from "../local/_reusable.ts";
@@ -33,8 +34,8 @@ export interface RemotePlan {
   env: Record<string, string>;
   /** For a confined command: the probe to run first in its channel, and the wrapper it plans. */
   prepare?: Preparation;
-  /** The command's sandbox facts, once it settled. */
-  describe: (running: RunningCommand) => BashSandboxInfo;
+  /** The command's sandbox facts, once it settled, with the protected paths it made (moved away). */
+  describe: (running: RunningCommand, violations: readonly SandboxViolation[]) => BashSandboxInfo;
 }
 
 /** How a probe of the remote host ended. */
@@ -153,10 +154,15 @@ export class RemoteSandbox {
             facts.folders,
             REMOTE_PATHS,
           );
-          return [wrapped.program, ...wrapped.args];
+          // What the command makes there is moved to the remote quarantine once it settled.
+          const quarantine = missing.map((path): [string, string] => [
+            path,
+            `${facts.folders.privateDir}/quarantine/${crypto.randomUUID()}-${posix.basename(path)}`,
+          ]);
+          return { argv: [wrapped.program, ...wrapped.args], quarantine };
         },
       },
-      describe: (running) => {
+      describe: (running, violations) => {
         const exit = running.exit ?? { code: null, signal: null };
         const outcome: LaunchOutcome = {
           exitCode: exit.code,
@@ -170,6 +176,7 @@ export class RemoteSandbox {
           denied: false,
           enforcement: remoteEnforcement(facts.filters, confined, missing),
         };
+        if (violations.length > 0) info.violations = [...violations];
         if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
         else {
           const denial = bwrapDenied(outcome, confined, launch.cwd);
@@ -320,12 +327,12 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
 /** What the remote host's users are told the local sandbox does and this one does not. */
 export const REMOTE_SANDBOX_GAPS: readonly string[] = Object.freeze([
   "protected paths on the remote host: symlink and gitdir: targets and nested repositories are " +
-  "not made read-only, and what a command creates in a missing one is not moved away",
+  "not made read-only (the local sandbox follows them)",
 ]);
 
 /** Names a protected path that did not exist when the command started. */
 export function missingProtectedGap(path: string): string {
-  return `protected path "${path}" did not exist on the remote host when the command started, so it was not made read-only: what the command creates there stays, and git may later run it`;
+  return `protected path "${path}" did not exist on the remote host when the command started, so the command could create it; what it made there is moved to the remote quarantine once it settled (see violations)`;
 }
 
 /**

@@ -25,7 +25,7 @@ export type ViewKind = "deny" | "allow" | "keep" | "protected";
 /**
  * The probe script, run as `bash -c VIEW_SCRIPT shellseam-view <folder> (<kind> <path>)...`.
  * It makes the empty mode-000 mask file `<folder>/mask` again unless it is
- * one, prints the home, then NUL-separated records: `F path real type` per
+ * one, and the quarantine `<folder>/quarantine`, prints the home, then NUL-separated records: `F path real type` per
  * path (real empty and type `-` when missing, `d` a directory, `f` anything
  * else), `D dir` then `L dir name real type` for each entry of every folder
  * on the way from a denied folder down to an allowed or kept path beneath
@@ -35,6 +35,8 @@ const VIEW_SCRIPT = `
 set -f
 shopt -s dotglob nullglob
 m=$1/mask
+# Never made again here: a private folder that is gone (an unconfined command removed it) fails.
+[[ -d $1/quarantine ]] || mkdir -- "$1/quarantine" || exit 5
 if [[ -L $m || ! -f $m || -s $m || $(stat -c %a -- "$m") != 0 ]]; then
   rm -f -- "$m" && : >"$m" && chmod 000 -- "$m" || exit 5
 fi

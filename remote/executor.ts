@@ -8,7 +8,6 @@ import {
   BashExecutor,
   type BashProcess,
   type BashRunResult,
-  type BashSandboxInfo,
   BashSpawnError,
   type ResourceLimits,
 } from "../seam/mod.ts";
@@ -184,7 +183,7 @@ export class SshBashExecutor extends BashExecutor {
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const exit = running.exit ?? { code: null, signal: null };
-    const sandbox = describe?.(running);
+    const sandbox = describe?.(running, channel.violations);
     const stderr = running.stderr.collect();
     const applied = appliedLimits(limits, confined, channel.uid === 0);
     const hit = limitHit(limits, exit, stderr.text);
@@ -210,9 +209,9 @@ export class SshBashExecutor extends BashExecutor {
 
   /** Starts a command on the remote host in the background; resolves once the remote shell runs. */
   async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running, describe, limits } = await this.#launch(spec, true);
+    const { running, channel, describe, limits } = await this.#launch(spec, true);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
-      sandbox: describe?.(running),
+      sandbox: describe?.(running, channel.violations),
       limitHit: limitHit(
         limits,
         running.exit ?? { code: null, signal: null },
@@ -447,7 +446,7 @@ export class SshBashExecutor extends BashExecutor {
 interface Launched {
   running: RunningCommand;
   channel: RemoteChannel;
-  describe: ((running: RunningCommand) => BashSandboxInfo) | undefined;
+  describe: RemotePlan["describe"] | undefined;
   /** The resource limits in effect (merged; unset fields are no limit). */
   limits: ResourceLimits;
   /** True when a sandbox confines the command. */

@@ -1,7 +1,7 @@
 // The remote sandbox hides secrets and names what it leaves open, over a real sshd whose
 // sessions get a home of their own (SetEnv HOME), so "~/" must mean the remote home.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -110,5 +110,41 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
       assert.ok(after.sandbox?.enforcement?.gaps.includes(open), open);
     }
     assert.equal(after.sandbox?.enforcement?.filesystem, "partial");
+  });
+
+  it("moves what a command made at a missing protected path to the remote quarantine", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-remote-plant-"));
+    try {
+      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: root });
+      const planted = await executor.run(executor.resolve({
+        command: "mkdir -p .git/hooks && echo 'touch /tmp/owned' > .git/hooks/post-checkout",
+        sandboxPolicy: policy({ workspaceRoot: root }),
+      }));
+      assert.equal(planted.exitCode, 0, planted.stderr.text);
+      assert.ok(!existsSync(join(root, ".git")), "the planted .git stayed in the workspace");
+      const [violation] = planted.sandbox?.violations ?? [];
+      assert.equal(violation?.path, join(root, ".git"));
+      assert.match(violation?.quarantinedTo ?? "", /\/quarantine\/[0-9a-f-]+-\.git$/);
+      assert.equal(
+        readFileSync(join(violation!.quarantinedTo!, "hooks", "post-checkout"), "utf8"),
+        "touch /tmp/owned\n",
+      );
+      // A background process: moved once it settled.
+      const task = await executor.start(executor.resolve({
+        command: "mkdir .git",
+        sandboxPolicy: policy({ workspaceRoot: root }),
+      }));
+      await task.done;
+      assert.equal(task.sandbox?.violations?.[0]?.path, join(root, ".git"));
+      assert.ok(!existsSync(join(root, ".git")));
+      // Nothing made there: nothing to report.
+      const clean = await executor.run(executor.resolve({
+        command: "true",
+        sandboxPolicy: policy({ workspaceRoot: root }),
+      }));
+      assert.equal(clean.sandbox?.violations, undefined);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
