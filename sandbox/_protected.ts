@@ -21,6 +21,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { SandboxViolation } from "../seam/mod.ts";
+import process from "node:process";
 import { runtime } from "../local/mod.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
 
@@ -47,6 +48,9 @@ export const PROTECTED_WALK_SKIPS: readonly string[] = Object.freeze([
 
 /** The most bytes of a `gitdir:` or `commondir` file that are read. */
 const POINTER_BYTES = 4096;
+
+/** The most bytes of a repository's `config` that are read for `core.hooksPath`. */
+const CONFIG_BYTES = 256 * 1024;
 
 /** What a path was, as `lstat` saw it (never following a symlink). */
 interface Shape {
@@ -247,6 +251,10 @@ export class ProtectedPaths {
     if (location === undefined) return;
     const shape = shapeOf(location);
     this.#watched.set(location, shape);
+    if (basename(location) === ".git") {
+      const hooks = hooksPathOf(location);
+      if (hooks !== undefined) this.#target(hooks, readOnly, 0);
+    }
     if (shape.kind === "directory" || shape.kind === "file") {
       readOnly.add(location);
       this.#follow(location, shape.kind, readOnly, 0);
@@ -456,8 +464,76 @@ function openUp(dir: string, entries: number): void {
   }
 }
 
+/**
+ * Where the hooks of the repository whose `.git` is `location` live, when its
+ * configuration moves them (`core.hooksPath`, read from its `config` and
+ * `config.worktree` and those of a linked worktree's main repository; the
+ * last one set wins, and files they include are not read): absolute,
+ * relative paths taken from the working tree as git does, `~/` from `HOME`.
+ */
+export function hooksPathOf(location: string): string | undefined {
+  const dirs: string[] = [];
+  const gitdir = existingRealpath(location);
+  if (gitdir === undefined) return undefined;
+  if (shapeOf(gitdir).kind === "directory") dirs.push(gitdir);
+  else {
+    const named = /^gitdir:\s*(.+)$/m.exec(readPointer(gitdir) ?? "")?.[1]?.trim();
+    if (named) dirs.push(resolve(dirname(location), named));
+  }
+  const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
+  if (common) dirs.unshift(resolve(dirs[0]!, common));
+  let hooks: string | undefined;
+  for (const dir of dirs) {
+    for (const file of ["config", "config.worktree"]) {
+      const text = readPointer(join(dir, file), CONFIG_BYTES);
+      if (text !== undefined) hooks = configValue(text, "core", "hookspath") ?? hooks;
+    }
+  }
+  if (hooks === undefined || hooks === "") return undefined;
+  if (hooks.startsWith("~/")) {
+    const home = process.env.HOME;
+    return home ? join(home, hooks.slice(2)) : undefined;
+  }
+  return resolve(dirname(location), hooks);
+}
+
+/**
+ * The last value of `section.key` (both lower case, no subsection) in the
+ * text of a git config file: comments and quotes removed, `\\`, `\"`, `\t`
+ * and `\n` unescaped.
+ */
+export function configValue(text: string, section: string, key: string): string | undefined {
+  let current = "";
+  let value: string | undefined;
+  for (const raw of text.split("\n")) {
+    let line = raw.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
+    if (header) {
+      current = header[2] === undefined ? header[1]!.toLowerCase() : "";
+      line = header[3]!.trim();
+    }
+    if (current !== section) continue;
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
+    if (!entry || entry[1]!.toLowerCase() !== key) continue;
+    let out = "";
+    let quoted = false;
+    const rest = entry[2]!;
+    for (let i = 0; i < rest.length; i++) {
+      const c = rest[i]!;
+      if (c === "\\" && i + 1 < rest.length) {
+        const next = rest[++i]!;
+        out += next === "t" ? "\t" : next === "n" ? "\n" : next;
+      } else if (c === '"') quoted = !quoted;
+      else if (!quoted && (c === "#" || c === ";")) break;
+      else out += c;
+    }
+    value = out.trim();
+  }
+  return value;
+}
+
 /** The start of a small regular file, read without following a symlink nor blocking on a FIFO. */
-function readPointer(path: string): string | undefined {
+function readPointer(path: string, maxBytes = POINTER_BYTES): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -466,8 +542,8 @@ function readPointer(path: string): string | undefined {
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
-    const bytes = new Uint8Array(POINTER_BYTES);
-    const read = readSync(fd, bytes, 0, POINTER_BYTES, 0);
+    const bytes = new Uint8Array(maxBytes);
+    const read = readSync(fd, bytes, 0, maxBytes, 0);
     return new TextDecoder().decode(bytes.subarray(0, read));
   } catch {
     return undefined;

@@ -85,7 +85,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `defaultMode` | `"read-only"` | the mode of a call without its own `sandboxPolicy` |
  * | `network` | `"deny"` | whether confined commands may reach the network |
  * | `writableRoots` | `[]` | more absolute paths writable under `workspace-write` (skipped while missing) |
- * | `protectedPaths` | `[".git"]` | paths relative to each writable root that no confined command may create, replace nor write |
+ * | `protectedPaths` | `DEFAULT_PROTECTED_PATHS` | names, in each writable root and every folder below it, that no confined command may create, replace nor write |
  * | `denyRead` | `DEFAULT_DENY_READ` | paths (absolute or `~/`) no confined command may read or list |
  * | `allowRead` | `[]` | paths beneath a `denyRead` folder that stay readable |
  * | `allowUnixSockets` | `[]` | Unix sockets reachable under network `deny` (none: no Unix socket at all) |
@@ -214,8 +214,11 @@ interface Probe {
  *   gid); without one, the protected paths, and other executors' private
  *   folders, are named gaps.
  *
- * Protected paths (`protectedPaths`, default `[".git"]`) in every writable
- * root stay unwritable under `workspace-write` whatever their shape: at each
+ * Protected paths (`protectedPaths`, default `DEFAULT_PROTECTED_PATHS`:
+ * `.git`, shell start-up files, editor and agent configuration, ... and the
+ * folder a repository's `core.hooksPath` names) in every writable root and
+ * every folder below it stay unwritable under `workspace-write` whatever
+ * their shape: at each
  * launch a walk of each root (breadth first, no symlinks followed, not into
  * `node_modules` and other dependency and cache trees, at most 6 directories
  * deep and 20000 entries) finds them, nested repositories and submodules

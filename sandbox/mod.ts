@@ -31,6 +31,13 @@ export {
 export { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 export { DEFAULT_DENY_READ } from "./secrets.ts";
 export {
+  GIT_HARDENING_CONFIG,
+  gitCommit,
+  GitCommitError,
+  type GitCommitOptions,
+  type GitCommitResult,
+} from "./git_commit.ts";
+export {
   SANDBOX_BACKENDS,
   type SandboxBackendName,
   type SandboxBackendStatus,

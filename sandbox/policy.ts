@@ -7,10 +7,17 @@ import { checkedPolicyPaths } from "./_masks.ts";
 import { throwIfDenied } from "../local/_permissions.ts";
 
 /**
- * The protected paths of a policy without its own `protectedPaths`: relative
- * to each writable root, and unwritable there in every confined mode whatever
- * their shape (see `SandboxPolicy.protectedPaths`). A list of your own
- * replaces it, so spread it in to add a name.
+ * The protected paths of a policy without its own `protectedPaths`: names
+ * that no confined command may create, replace nor write, in each writable
+ * root and in every directory below it (nested packages and repositories
+ * have their own), because a program outside the sandbox obeys or runs them
+ * later, unconfined: git's metadata and configuration (`.git`, `.gitconfig`,
+ * `.gitmodules`; also the folder a repository's `core.hooksPath` names, when
+ * it lies in a writable root), shell start-up files, direnv's `.envrc`, git
+ * hook managers (`.husky`, `.pre-commit-config.yaml`), editor and agent
+ * configuration (`.vscode`, `.idea`, `.mcp.json`, `.claude`, `.codex`,
+ * `.shellseam`) and `.ripgreprc`. A list of your own replaces it: spread it
+ * in to add a name, filter it to drop one (see `SandboxPolicy.protectedPaths`).
  *
  * @example
  * ```ts
@@ -18,17 +25,48 @@ import { throwIfDenied } from "../local/_permissions.ts";
  * import { tmpdir } from "node:os";
  * import assert from "node:assert/strict";
  *
- * assert.deepEqual(DEFAULT_PROTECTED_PATHS, [".git"]);
+ * assert.equal(DEFAULT_PROTECTED_PATHS[0], ".git");
+ * assert.ok(DEFAULT_PROTECTED_PATHS.includes(".bashrc"));
+ * // Add a name, and let commands edit the editor settings.
  * const policy = resolveSandboxPolicy({
  *   mode: "workspace-write",
  *   workspaceRoot: tmpdir(),
  *   network: "deny",
- *   protectedPaths: [...DEFAULT_PROTECTED_PATHS, ".vscode", ".envrc"],
+ *   protectedPaths: [...DEFAULT_PROTECTED_PATHS, ".npmrc"].filter((name) => name !== ".vscode"),
  * });
- * assert.deepEqual(policy.protectedPaths, [".git", ".vscode", ".envrc"]);
+ * assert.ok(policy.protectedPaths?.includes(".npmrc"));
+ * assert.equal(policy.protectedPaths?.includes(".vscode"), false);
  * ```
  */
-export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([".git"]);
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([
+  // git: metadata, its configuration, submodule URLs.
+  ".git",
+  ".gitconfig",
+  ".gitmodules",
+  // Shell start-up files (bash, zsh, sh), run by the next login or shell.
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshenv",
+  ".zshrc",
+  ".zprofile",
+  ".zlogin",
+  // direnv, run on entering the folder; git hook managers.
+  ".envrc",
+  ".husky",
+  ".pre-commit-config.yaml",
+  // Editors and agents: tasks, launch configurations, hooks, MCP servers.
+  ".vscode",
+  ".idea",
+  ".mcp.json",
+  ".claude",
+  ".codex",
+  ".shellseam",
+  // ripgrep reads its flags from it (`--pre` runs a program per file).
+  ".ripgreprc",
+]);
 
 /**
  * The canonical form of a workspace root: absolute, every symlink resolved.

@@ -20,7 +20,8 @@ export type BashErrorCode =
   | "unknown-task"
   | "task-ownership"
   | "expired-task"
-  | "task-limit";
+  | "task-limit"
+  | "git-commit";
 
 /**
  * Base class of every error shellseam throws on purpose. Check `code` (or

@@ -39,9 +39,11 @@ export interface SandboxPolicy {
   writableRoots?: string[];
   /**
    * Paths relative to each writable root (and to every directory below it, for
-   * nested repositories) that a confined command may not create, replace,
-   * rename nor write, whatever their shape; `[".git"]` when absent. The list
-   * replaces the default, so keep `.git` in it.
+   * nested repositories and packages) that a confined command may not create,
+   * replace, rename nor write, whatever their shape; `DEFAULT_PROTECTED_PATHS`
+   * of `@shellseam/bash/sandbox` (`.git`, shell start-up files, editor and
+   * agent configuration, ...) when absent. The list replaces the default, so
+   * spread the default in and keep `.git`.
    */
   protectedPaths?: string[];
   /**

@@ -67,7 +67,8 @@ function showable(text: string, secrets: Readonly<Record<string, string>>): stri
  * network access) followed by the escalation hint naming those of
  * `escalationModes` that are wider than the mode the command ran under and
  * would grant it; then one line per protected path the command created or
- * replaced, saying where it was moved. The network policy is not part of the
+ * replaced, saying where it was moved (and, when a person may approve it, that
+ * an unconfined retry could write it). The network policy is not part of the
  * mode, so only `danger-full-access` (unconfined) grants a denied network.
  */
 export function sandboxLines(
@@ -75,7 +76,18 @@ export function sandboxLines(
   escalationModes: readonly SandboxMode[],
 ): string[] {
   if (!info) return [];
-  return [...denialLines(info, escalationModes), ...violationLines(info.violations)];
+  const violations = violationLines(info.violations);
+  // Only an unconfined call may write a protected path: a person approves it.
+  const moved = (info.violations ?? []).some((v) => !v.unlisted && v.quarantinedTo !== null);
+  if (
+    moved && escalationModes.includes("danger-full-access") &&
+    widerSandboxModes(info.mode).includes("danger-full-access")
+  ) {
+    violations.push(
+      `[if the task needs a protected path written, retry the command once with sandbox_permissions "danger-full-access" and a justification; a person approves or rejects the retry]`,
+    );
+  }
+  return [...denialLines(info, escalationModes), ...violations];
 }
 
 /**

@@ -4,7 +4,7 @@
 /**
  * The JSON Schema subset the tool schemas use for one property: a string
  * (optionally an enum, a minimum length or a pattern), an integer with bounds,
- * or a boolean.
+ * a boolean, or a list of strings (with a least number of items).
  *
  * @example
  * ```ts
@@ -17,7 +17,7 @@
  */
 export type JsonSchemaProperty = {
   /** The JSON type of the value. */
-  type: "string" | "integer" | "boolean";
+  type: "string" | "integer" | "boolean" | "array";
   /** What the value means, for the model. */
   description?: string;
   /** The allowed values of a string. */
@@ -30,6 +30,10 @@ export type JsonSchemaProperty = {
   minimum?: number;
   /** The greatest value of an integer. */
   maximum?: number;
+  /** The items of a list: strings, optionally with a pattern. */
+  items?: { type: "string"; pattern?: string };
+  /** The least number of items of a list. */
+  minItems?: number;
 };
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The model-facing tools: `bash`, `task_output`, `task_list` and `task_kill`
- * over any `BashExecutor` and a `TaskRegistry` (each with its JSON Schema as
+ * over any `BashExecutor` and a `TaskRegistry`, and `git_commit` for a
+ * sandboxed session, which cannot write `.git` (each with its JSON Schema as
  * `inputSchema`, validating its own arguments and rendering its own results),
  * sandbox escalation through a harness approver, command rules, and exporters
  * to the OpenAI (Chat Completions and Responses), Anthropic and MCP tool
@@ -25,6 +26,7 @@
  * @module
  */
 export { type BashTools, type BashToolsOptions, createBashTools } from "./create.ts";
+export { createGitCommitTool, type GitCommitToolOptions } from "./git_commit.ts";
 export type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
 export type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 export { BASH_TOOL_GUIDANCE } from "./guidance.ts";

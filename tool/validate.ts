@@ -155,6 +155,13 @@ function matches(property: JsonSchemaProperty, field: unknown): boolean {
       return typeof field === "number" && Number.isInteger(field) &&
         (property.minimum === undefined || field >= property.minimum) &&
         (property.maximum === undefined || field <= property.maximum);
+    case "array":
+      return Array.isArray(field) && field.length >= (property.minItems ?? 0) &&
+        field.every((item) =>
+          typeof item === "string" &&
+          (property.items?.pattern === undefined ||
+            new RegExp(property.items.pattern, "u").test(item))
+        );
     case "string":
       return typeof field === "string" &&
         (property.enum === undefined || property.enum.includes(field)) &&
@@ -189,6 +196,12 @@ function expectation(property: JsonSchemaProperty): string {
       if (min !== undefined) return `an integer of at least ${min}`;
       if (max !== undefined) return `an integer of at most ${max}`;
       return "an integer";
+    case "array":
+      return property.items?.pattern === NON_BLANK_PATTERN
+        ? `a list of non-blank strings${
+          property.minItems ? ` (at least ${property.minItems})` : ""
+        }`
+        : `a list of strings${property.minItems ? ` (at least ${property.minItems})` : ""}`;
     case "string":
       if (property.enum) return `one of ${property.enum.map((e) => JSON.stringify(e)).join(", ")}`;
       if (property.pattern === NON_BLANK_PATTERN) return "a non-blank string";

@@ -107,7 +107,7 @@ export const USER_NAMESPACE_ARGS: readonly string[] = [
 /** The gap a user without a user namespace has: the protected paths stay writable. */
 export function protectedPathsGap(names: readonly string[], reason: string): string {
   const list = names.map((name) => `\`${name}\``).join(", ");
-  return `${list} can be created, replaced or written: git may later run what a command planted ` +
+  return `${list} can be created, replaced or written: git, shells or editors may later run what a command planted ` +
     `(Landlock cannot narrow a subtree, and no user namespace here: ${reason})`;
 }
 

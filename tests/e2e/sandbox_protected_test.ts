@@ -30,6 +30,7 @@ import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { protectionGaps } from "../../sandbox/_protected.ts";
+import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import {
   probeHere,
   SANDBOX_BACKENDS,
@@ -390,7 +391,9 @@ for (const backend of SANDBOX_BACKENDS) {
         assert.equal(planted.exitCode, 0, planted.stderr);
         const to = movedOut(planted, join(absent!.root, ".git"), base);
         assert.ok(planted.text.includes(markerOf(join(absent!.root, ".git"), to)), planted.text);
-        assert.ok(planted.sandbox?.enforcement?.gaps.includes(protectionGaps([".git"])[0]!));
+        assert.ok(
+          planted.sandbox?.enforcement?.gaps.includes(protectionGaps(DEFAULT_PROTECTED_PATHS)[0]!),
+        );
         assert.deepEqual(after("absent"), before.absent);
 
         // Symlink: the target refused the write; the replaced link is put back.
@@ -441,12 +444,18 @@ for (const backend of SANDBOX_BACKENDS) {
         // A background task: moved at a read while it still ran, reported when settled.
         const task = run("background");
         assert.equal(task.plantedAfterRead, false);
-        const taskTo = movedOut(task, join(background!.root, ".git"), base);
-        assert.deepEqual(task.moved, [{
-          path: join(background!.root, ".git"),
-          quarantinedTo: taskTo,
-        }]);
-        assert.ok(task.text.includes(markerOf(join(background!.root, ".git"), taskTo)), task.text);
+        // A read that lands while git init still writes moves a partial .git,
+        // and git goes on to make another: one move or more, each reported.
+        const taskViolations = task.sandbox?.violations ?? [];
+        assert.ok(taskViolations.length >= 1, JSON.stringify(task.sandbox));
+        for (const violation of taskViolations) {
+          assert.equal(violation.path, join(background!.root, ".git"));
+          const to = violation.quarantinedTo;
+          assert.ok(to !== null && !to.startsWith(`${base}/`), `moved to ${to}`);
+          assert.ok(task.text.includes(markerOf(violation.path, to)), task.text);
+        }
+        assert.ok(task.kept, "the quarantined copies are kept");
+        assert.deepEqual(task.moved, taskViolations);
         assert.deepEqual(after("background"), before.background);
       });
     });

@@ -2,7 +2,7 @@
 // escalation that a person approves, rejects, or cannot be asked about.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
@@ -84,6 +84,44 @@ for (const backend of SANDBOX_BACKENDS) {
         });
         assert.ok(again.text.includes(DENIAL), "the grant covered one call");
         assert.equal(existsSync(join(workspace.root, "again.txt")), false);
+      });
+
+      it("a protected path is written only by an approved unconfined retry", async () => {
+        using workspace = tempWorkspace();
+        const settings = join(workspace.root, ".vscode", "settings.json");
+        mkdirSync(join(workspace.root, ".vscode"));
+        writeFileSync(settings, "{}\n");
+        await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+        await using tasks = new TaskRegistry();
+        const asked: EscalationRequest[] = [];
+        const approve: ApproveEscalation = (request) => {
+          asked.push(request);
+          return Promise.resolve("allow-once");
+        };
+        const { bash } = createBashTools({ executor, tasks, owner: taskOwner("s"), approve });
+        const hint = 'sandbox_permissions "danger-full-access" and a justification';
+        // An existing one: refused outright, a file denial with the hint.
+        const command = "echo '{\"a\": 1}' > .vscode/settings.json";
+        const denied = await bash.execute({ command, description: "Edit settings" });
+        assert.ok(denied.text.includes("[sandbox: file access denied under workspace-write mode]"));
+        assert.ok(denied.text.includes(hint), denied.text);
+        assert.equal(readFileSync(settings, "utf8"), "{}\n");
+        // A missing one: moved away when the call ended, with the hint.
+        const envrc = await bash.execute({ command: "echo x > .envrc", description: "Add .envrc" });
+        assert.ok(envrc.text.includes("which commands may not write"), envrc.text);
+        assert.ok(envrc.text.includes(hint), envrc.text);
+        assert.equal(existsSync(join(workspace.root, ".envrc")), false);
+        // Approved, unconfined, for that call.
+        const justification = "The user asked to change the editor settings";
+        const granted = await bash.execute({
+          command,
+          description: "Edit settings",
+          sandbox_permissions: "danger-full-access",
+          justification,
+        });
+        assert.deepEqual(granted, { text: "(no output)\n[exit code: 0]", isError: false });
+        assert.equal(readFileSync(settings, "utf8"), '{"a": 1}\n');
+        assert.deepEqual(asked, [{ command, mode: "danger-full-access", justification }]);
       });
 
       it("a refused connection renders the network marker, hinting only danger-full-access", async () => {

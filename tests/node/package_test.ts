@@ -96,6 +96,7 @@ describe("the package", () => {
       "checkCommandRules",
       "checkRuleSet",
       "createBashTools",
+      "createGitCommitTool",
       "redactSecrets",
       "renderRunResult",
       "scrubbedSecrets",

@@ -10,7 +10,11 @@ import {
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../../seam/mod.ts";
-import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import {
+  DEFAULT_PROTECTED_PATHS,
+  SANDBOX_BACKENDS,
+  SandboxBashExecutor,
+} from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/_protected.ts";
 import { findOnPath } from "../../local/_session.ts";
@@ -560,14 +564,14 @@ describe("probeBackends", () => {
       enforcement: {
         filesystem: "full",
         network: "full",
-        gaps: [...protectionGaps([".git"])],
+        gaps: [...protectionGaps(DEFAULT_PROTECTED_PATHS)],
       },
     });
     assert.equal(landlock?.works, true);
     assert.ok((landlock?.landlockAbi ?? 0) >= 1);
     // Facts for workspace-write when the default is danger-full-access: the
     // window in which a missing .git can be planted is named on both.
-    assert.ok(landlock?.enforcement?.gaps.includes(protectionGaps([".git"])[0]!));
+    assert.ok(landlock?.enforcement?.gaps.includes(protectionGaps(DEFAULT_PROTECTED_PATHS)[0]!));
   });
 });
 
@@ -615,7 +619,12 @@ describe("protected paths", { skip: noBwrap }, () => {
     assert.equal(result.sandbox?.violations, undefined);
     assert.ok(existsSync(join(workspace.root, deep, ".git")));
     const gaps = result.sandbox?.enforcement?.gaps ?? [];
-    for (const gap of protectionGaps([".git"], [{ root: workspace.root, bound: "depth" }])) {
+    for (
+      const gap of protectionGaps(DEFAULT_PROTECTED_PATHS, [{
+        root: workspace.root,
+        bound: "depth",
+      }])
+    ) {
       assert.ok(gaps.includes(gap), gap);
     }
   });

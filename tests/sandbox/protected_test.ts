@@ -16,7 +16,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import {
+  configValue,
+  hooksPathOf,
   PROTECTED_WALK_DEPTH,
   PROTECTED_WALK_ENTRIES,
   ProtectedPaths,
@@ -111,6 +114,79 @@ describe("ProtectedPaths plan", () => {
       protectionGaps([".git"], [{ root: "/ws/locked", bound: "unlisted" }])[1],
       "nested protected paths below /ws/locked are neither bound read-only nor checked: it cannot be listed",
     );
+  });
+});
+
+describe("ProtectedPaths with the default list", () => {
+  it("binds every default name at the root and in a nested package, in one walk", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "packages", "app"), { recursive: true });
+    const expected: string[] = [];
+    for (const dir of [root, join(root, "packages", "app")]) {
+      for (const name of DEFAULT_PROTECTED_PATHS) {
+        // Folders (editor settings, hook managers) and files alike.
+        if (/^\.(git|husky|vscode|idea|claude|codex|shellseam)$/.test(name)) {
+          mkdirSync(join(dir, name));
+        } else writeFileSync(join(dir, name), "x\n");
+        expected.push(join(dir, name));
+      }
+    }
+    const { plan } = guard(workspace, [...DEFAULT_PROTECTED_PATHS]);
+    assert.deepEqual([...plan.readOnly].sort(), expected.sort());
+  });
+
+  it("moves every default name a command creates, at the root or nested", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "pkg"));
+    const paths = guard(workspace, [...DEFAULT_PROTECTED_PATHS]);
+    const planted = DEFAULT_PROTECTED_PATHS.flatMap((name) => [
+      join(root, name),
+      join(root, "pkg", name),
+    ]);
+    for (const path of planted) writeFileSync(path, "planted\n");
+    const violations = paths.sweep();
+    assert.deepEqual(violations.map((v) => v.path).sort(), [...planted].sort());
+    for (const path of planted) assert.equal(existsSync(path), false, path);
+  });
+
+  it("protects the folder core.hooksPath names, existing or not", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    // A repository whose hooks live in the working tree (as husky sets it).
+    mkdirSync(join(root, "app", ".git"), { recursive: true });
+    writeFileSync(
+      join(root, "app", ".git", "config"),
+      '[core]\n\tbare = false\n[core "x"]\n\thooksPath = nope\n[core]\n\thooksPath = "tools/hooks" ; set by husky\n',
+    );
+    mkdirSync(join(root, "app", "tools", "hooks"), { recursive: true });
+    // Another one whose hooks folder does not exist yet, and one pointing out of the roots.
+    mkdirSync(join(root, "lib", ".git"), { recursive: true });
+    writeFileSync(join(root, "lib", ".git", "config"), "[core] hooksPath = .githooks\n");
+    mkdirSync(join(root, "out", ".git"), { recursive: true });
+    writeFileSync(join(root, "out", ".git", "config"), "[core]\nhooksPath = /usr/share/hooks\n");
+    const paths = guard(workspace);
+    assert.ok(paths.plan.readOnly.includes(join(root, "app", "tools", "hooks")));
+    assert.equal(paths.plan.readOnly.some((p) => p.startsWith("/usr")), false);
+    mkdirSync(join(root, "lib", ".githooks"));
+    writeFileSync(join(root, "lib", ".githooks", "pre-commit"), "touch canary\n");
+    assert.deepEqual(paths.sweep().map((v) => v.path), [join(root, "lib", ".githooks")]);
+    assert.equal(existsSync(join(root, "lib", ".githooks")), false);
+  });
+
+  it("reads core.hooksPath through a gitdir: file and a linked worktree's main repository", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "main.git", "worktrees", "wt"), { recursive: true });
+    writeFileSync(join(root, "main.git", "config"), "[core]\n  hooksPath = hooks-here\n");
+    writeFileSync(join(root, "main.git", "worktrees", "wt", "commondir"), "../..\n");
+    mkdirSync(join(root, "wt"));
+    writeFileSync(join(root, "wt", ".git"), `gitdir: ${root}/main.git/worktrees/wt\n`);
+    assert.equal(hooksPathOf(join(root, "wt", ".git")), join(root, "wt", "hooks-here"));
+    assert.equal(configValue('[core]\nhookspath = "a b" # c\n', "core", "hookspath"), "a b");
+    assert.equal(configValue("[Core]\nHooksPath=x\nhooksPath=y\n", "core", "hookspath"), "y");
+    assert.equal(configValue("[other]\nhooksPath=x\n", "core", "hookspath"), undefined);
   });
 });
 

@@ -411,6 +411,14 @@ describe("renderRunResult", () => {
       },
     });
     assert.equal(renderRunResult(undone).isError, true, "the sandbox undid part of an exit 0");
+    // With a person to approve it, the model learns how to get one written.
+    assert.equal(
+      renderRunResult(undone, { escalationModes: ["danger-full-access"] }).text,
+      "(no output)\n" +
+        "[sandbox: the command created or replaced the protected path /ws/.git, which commands may not write; it was moved to /q/1-.git]\n" +
+        '[if the task needs a protected path written, retry the command once with sandbox_permissions "danger-full-access" and a justification; a person approves or rejects the retry]\n' +
+        "[exit code: 0]",
+    );
     const hidden = runResult({
       sandbox: {
         mode: "workspace-write",

@@ -220,7 +220,7 @@ describe("the landlock backend", () => {
     assert.ok(facts.gaps.includes(protectedPathsGap([".git", ".envrc"], reason)));
     assert.match(
       protectedPathsGap([".git"], reason),
-      /^`\.git` can be created, replaced or written: git may later run what a command planted/,
+      /^`\.git` can be created, replaced or written: git, shells or editors may later run what a command planted/,
     );
   });
 

@@ -1,0 +1,401 @@
+// gitCommit() and the git_commit tool: a repository in which a command
+// planted everything git could be made to run (hooks, a hooks path, an
+// fsmonitor, includes, aliases, signing, pager and editor programs, a filter
+// driver, a commondir); the commit lands with the right content, and no
+// canary file appears. Bad paths are refused before git runs.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { BashConfigError } from "../../seam/mod.ts";
+import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
+import { createGitCommitTool } from "../../tool/mod.ts";
+import { findOnPath } from "../../local/_session.ts";
+import { tempWorkspace, type Workspace } from "./_fixtures.ts";
+
+const noGit = findOnPath("git") === null ? "git is not installed here; install git" : false;
+const AUTHOR = { name: "Agent", email: "agent@example.com" };
+const HOOKS = [
+  "pre-commit",
+  "prepare-commit-msg",
+  "commit-msg",
+  "post-commit",
+  "post-index-change",
+  "reference-transaction",
+  "pre-auto-gc",
+];
+
+/** git as the test runs it: nothing of the repository's own programs (hooks, fsmonitor) runs. */
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    "git",
+    ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args],
+    {
+      cwd,
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: "/dev/null",
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@example.com",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@example.com",
+      },
+    },
+  );
+}
+
+/** A script that leaves `canary-<name>` in the workspace's base when run. */
+function canaryScript(workspace: Workspace, name: string): string {
+  const path = join(workspace.base, "scripts", name);
+  mkdirSync(join(workspace.base, "scripts"), { recursive: true });
+  writeFileSync(path, `#!/bin/sh\ntouch '${join(workspace.base, `canary-${name}`)}'\nexit 1\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** The canaries that appeared. */
+function canaries(workspace: Workspace): string[] {
+  return readdirSync(workspace.base).filter((name) => name.startsWith("canary-"));
+}
+
+/** A repository at the workspace root with one commit, then everything a command could plant. */
+function plantedRepository(workspace: Workspace): void {
+  const { root } = workspace;
+  git(root, "init", "-q", "-b", "main");
+  writeFileSync(join(root, "kept.txt"), "first\n");
+  git(root, "add", "kept.txt");
+  git(root, "commit", "-q", "-m", "first");
+  const gitDir = join(root, ".git");
+  for (const hook of HOOKS) {
+    const script = canaryScript(workspace, `hook-${hook}`);
+    writeFileSync(join(gitDir, "hooks", hook), `#!/bin/sh\nexec '${script}'\n`);
+    chmodSync(join(gitDir, "hooks", hook), 0o755);
+  }
+  // A hooks path in the working tree, with hooks of its own.
+  mkdirSync(join(root, "tools", "hooks"), { recursive: true });
+  for (const hook of HOOKS) {
+    const script = canaryScript(workspace, `hookspath-${hook}`);
+    writeFileSync(join(root, "tools", "hooks", hook), `#!/bin/sh\nexec '${script}'\n`);
+    chmodSync(join(root, "tools", "hooks", hook), 0o755);
+  }
+  const program = (name: string) => canaryScript(workspace, name);
+  // Includes, beside the workspace (ones inside it are refused: see below).
+  const { base } = workspace;
+  writeFileSync(
+    join(base, "included.cfg"),
+    `[core]\n\tfsmonitor = ${program("included-fsmonitor")}\n\tsshCommand = ${
+      program("included-ssh")
+    }\n[alias]\n\tadd = !${program("alias-add")}\n\tcommit = !${program("alias-commit")}\n`,
+  );
+  writeFileSync(
+    join(base, "conditional.cfg"),
+    `[core]\n\thooksPath = ${join(root, "tools", "hooks")}\n\tpager = ${
+      program("conditional-pager")
+    }\n`,
+  );
+  const config = [
+    "[core]",
+    `\thooksPath = tools/hooks`,
+    `\tfsmonitor = ${program("fsmonitor")}`,
+    `\teditor = ${program("editor")}`,
+    `\tpager = ${program("pager")}`,
+    `\taskPass = ${program("askpass")}`,
+    "[include]",
+    "\tpath = ../../included.cfg",
+    `[includeIf "gitdir:${gitDir}/"]`,
+    `\tpath = ${join(base, "conditional.cfg")}`,
+    "[alias]",
+    `\tadd = !${program("alias-add2")}`,
+    `\tcommit = !${program("alias-commit2")}`,
+    `\trev-parse = !${program("alias-rev-parse")}`,
+    "[commit]",
+    "\tgpgSign = true",
+    "[gpg]",
+    `\tprogram = ${program("gpg")}`,
+    "[credential]",
+    `\thelper = !${program("credential")}`,
+    "[sequence]",
+    `\teditor = ${program("sequence-editor")}`,
+    "[diff]",
+    `\texternal = ${program("diff-external")}`,
+    "[maintenance]",
+    "\tauto = true",
+    "[gc]",
+    "\tauto = 1",
+    "",
+  ].join("\n");
+  appendFileSync(join(gitDir, "config"), config);
+}
+
+describe("gitCommit", { skip: noGit }, () => {
+  it("commits the named paths and runs nothing the repository planted", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    plantedRepository(workspace);
+    writeFileSync(join(root, "kept.txt"), "second\n");
+    writeFileSync(join(root, "new.txt"), "new\n");
+    writeFileSync(join(root, "left.txt"), "not named\n");
+    const result = await gitCommit({
+      workspaceRoot: root,
+      paths: ["kept.txt", "./new.txt"],
+      message: "Change kept, add new",
+      author: AUTHOR,
+    });
+    assert.deepEqual(canaries(workspace), [], "git ran what the repository planted");
+    assert.deepEqual(result.paths, ["kept.txt", "new.txt"]);
+    assert.equal(result.branch, "main");
+    assert.equal(result.repository, root);
+    assert.equal(git(root, "rev-parse", "HEAD").trim(), result.commit);
+    assert.equal(git(root, "show", "HEAD:kept.txt"), "second\n");
+    assert.equal(git(root, "show", "HEAD:new.txt"), "new\n");
+    assert.equal(
+      git(root, "log", "-1", "--format=%an <%ae>|%s|%G?"),
+      "Agent <agent@example.com>|Change kept, add new|N\n",
+    );
+    // Only the named paths: the other file is neither committed nor staged.
+    assert.equal(
+      git(root, "ls-tree", "--name-only", "HEAD").split("\n").includes("left.txt"),
+      false,
+    );
+    assert.equal(git(root, "status", "--porcelain", "left.txt"), "?? left.txt\n");
+  });
+
+  it("commits a deletion, in a nested repository found from cwd", async () => {
+    using workspace = tempWorkspace();
+    const repo = join(workspace.root, "packages", "lib");
+    mkdirSync(join(repo, "src"), { recursive: true });
+    git(repo, "init", "-q", "-b", "dev");
+    writeFileSync(join(repo, "src", "old.ts"), "old\n");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "first");
+    execFileSync("rm", [join(repo, "src", "old.ts")]);
+    const result = await gitCommit({
+      workspaceRoot: workspace.root,
+      cwd: join(repo, "src"),
+      paths: ["old.ts"],
+      message: "Remove old",
+      author: AUTHOR,
+    });
+    assert.deepEqual(result.paths, ["src/old.ts"]);
+    assert.equal(result.repository, repo);
+    assert.equal(git(repo, "ls-tree", "-r", "--name-only", "HEAD"), "");
+  });
+
+  it("refuses a filter driver, a planted commondir and a symlinked .git, running none", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    // A filter driver in the config, named by .gitattributes.
+    git(root, "config", "filter.evil.clean", canaryScript(workspace, "filter-clean"));
+    git(root, "config", "filter.evil.process", canaryScript(workspace, "filter-process"));
+    writeFileSync(join(root, ".gitattributes"), "*.txt filter=evil\n");
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["a.txt"], message: "m", author: AUTHOR }),
+      (error: Error) =>
+        error instanceof GitCommitError && /filter\.evil\.clean/.test(error.message),
+    );
+    // Only the attribute (git-lfs installed globally, say): refused too.
+    git(root, "config", "--remove-section", "filter.evil");
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["a.txt"], message: "m", author: AUTHOR }),
+      (error: Error) =>
+        error instanceof GitCommitError && /filter attribute "evil"/.test(error.message),
+    );
+    execFileSync("rm", [join(root, ".gitattributes")]);
+    // A commondir that sends git to a repository whose config runs a program.
+    const elsewhere = join(workspace.base, "elsewhere");
+    git(workspace.base, "init", "-q", "elsewhere");
+    git(elsewhere, "config", "core.fsmonitor", canaryScript(workspace, "commondir-fsmonitor"));
+    writeFileSync(join(root, ".git", "commondir"), `${elsewhere}/.git\n`);
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["a.txt"], message: "m", author: AUTHOR }),
+      (error: Error) => error instanceof GitCommitError && /commondir/.test(error.message),
+    );
+    execFileSync("rm", [join(root, ".git", "commondir")]);
+    // A .git that is a symlink.
+    const nested = join(root, "nested");
+    mkdirSync(nested);
+    symlinkSync(join(elsewhere, ".git"), join(nested, ".git"));
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, cwd: nested, paths: ["x"], message: "m", author: AUTHOR }),
+      (error: Error) => error instanceof GitCommitError && /symlink/.test(error.message),
+    );
+    assert.deepEqual(canaries(workspace), []);
+    assert.throws(() => git(root, "rev-parse", "--verify", "-q", "HEAD"));
+  });
+
+  it("refuses a config that includes a file in the workspace, which a command could rewrite", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    for (
+      const [key, file] of [["include.path", "team.cfg"], [
+        "includeIf.onbranch:*.path",
+        "missing.cfg",
+      ]]
+    ) {
+      git(root, "config", key!, `../${file}`);
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: ["a.txt"], message: "m", author: AUTHOR }),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          error.message.includes(`includes "${join(root, file!)}"`),
+      );
+      git(root, "config", "--unset", key!);
+    }
+  });
+
+  it("takes paths literally and commits a symlink as a link", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeFileSync(join(root, "b.txt"), "b\n");
+    symlinkSync("/etc/passwd", join(root, "link"));
+    // No file is named "*.txt": nothing matches, nothing is committed.
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["*.txt"], message: "m", author: AUTHOR }),
+      (error: Error) => error instanceof GitCommitError && /did not match/.test(error.message),
+    );
+    const result = await gitCommit({
+      workspaceRoot: root,
+      paths: ["link", "a.txt"],
+      message: "--amend",
+      author: AUTHOR,
+    });
+    assert.deepEqual(result.paths, ["link", "a.txt"]);
+    assert.equal(git(root, "log", "-1", "--format=%s"), "--amend\n");
+    assert.equal(git(root, "cat-file", "-p", "HEAD:link"), "/etc/passwd");
+    assert.equal(git(root, "ls-tree", "--name-only", "HEAD"), "a.txt\nlink\n");
+  });
+
+  it("accepts a linked worktree laid out by git", async () => {
+    using workspace = tempWorkspace();
+    const main = join(workspace.base, "main");
+    git(workspace.base, "init", "-q", "-b", "main", main);
+    git(main, "commit", "-q", "--allow-empty", "-m", "first");
+    const tree = join(workspace.root, "tree");
+    git(main, "worktree", "add", "-q", "-b", "feature", tree);
+    writeFileSync(join(tree, "f.txt"), "feature\n");
+    const result = await gitCommit({
+      workspaceRoot: workspace.root,
+      cwd: tree,
+      paths: ["f.txt"],
+      message: "Feature",
+      author: AUTHOR,
+    });
+    assert.equal(result.branch, "feature");
+    assert.equal(git(main, "show", "feature:f.txt"), "feature\n");
+  });
+
+  it("refuses paths outside, options, pathspec magic and .git before running git", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(workspace.base, "outside.txt"), "x\n");
+    symlinkSync(workspace.base, join(root, "link"));
+    for (
+      const path of [
+        "../outside.txt",
+        join(workspace.base, "outside.txt"),
+        "link/outside.txt",
+        "--all",
+        "-A",
+        ":(top)x",
+        ":!x",
+        ".git/config",
+        "sub/../.git/hooks/pre-commit",
+        "",
+        "a\0b",
+      ]
+    ) {
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: [path], message: "m", author: AUTHOR }),
+        BashConfigError,
+        JSON.stringify(path),
+      );
+    }
+    for (const bad of [{ paths: [] }, { message: " " }, { cwd: "/" }, { author: { name: "x" } }]) {
+      await assert.rejects(
+        gitCommit(
+          {
+            workspaceRoot: root,
+            paths: ["a"],
+            message: "m",
+            ...bad,
+          } as Parameters<typeof gitCommit>[0],
+        ),
+        BashConfigError,
+        JSON.stringify(bad),
+      );
+    }
+    await assert.rejects(
+      gitCommit({ workspaceRoot: join(root, "nope"), paths: ["a"], message: "m" }),
+      BashConfigError,
+    );
+  });
+
+  it("refuses a git on PATH that lies in the workspace", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    mkdirSync(join(root, "bin"));
+    writeFileSync(
+      join(root, "bin", "git"),
+      `#!/bin/sh\ntouch '${join(workspace.base, "canary-git")}'\n`,
+    );
+    chmodSync(join(root, "bin", "git"), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${join(root, "bin")}:${path}`;
+    try {
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: ["a"], message: "m", author: AUTHOR }),
+        (error: Error) =>
+          error instanceof GitCommitError && /lies in the workspace/.test(error.message),
+      );
+    } finally {
+      process.env.PATH = path;
+    }
+    assert.equal(existsSync(join(workspace.base, "canary-git")), false);
+  });
+});
+
+describe("the git_commit tool", { skip: noGit }, () => {
+  it("commits, and answers a refusal or a git error as an error result", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    const tool = createGitCommitTool({ workspaceRoot: root, author: AUTHOR });
+    assert.equal(tool.name, "git_commit");
+    const done = await tool.execute(JSON.stringify({ paths: ["a.txt"], message: "Add a" }));
+    assert.equal(done.isError, false, done.text);
+    assert.match(done.text, /^\[committed [0-9a-f]{12} on main: a\.txt\]$/);
+    const nothing = await tool.execute({ paths: ["a.txt"], message: "Again" });
+    assert.equal(nothing.isError, true);
+    assert.match(nothing.text, /nothing to commit/);
+    const bad = await tool.execute({ paths: "a.txt", message: "m" });
+    assert.equal(bad.isError, true);
+    assert.match(bad.text, /paths must be a list of non-blank strings \(at least 1\)/);
+    const outside = await tool.execute({ paths: ["../x"], message: "m" });
+    assert.match(outside.text, /outside the workspace/);
+    assert.throws(
+      () => createGitCommitTool({ workspaceRoot: root, workdir: "rel" }),
+      BashConfigError,
+    );
+  });
+});
