@@ -326,13 +326,16 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
 
 /** What the remote host's users are told the local sandbox does and this one does not. */
 export const REMOTE_SANDBOX_GAPS: readonly string[] = Object.freeze([
-  "protected paths on the remote host: symlink and gitdir: targets and nested repositories are " +
-  "not made read-only (the local sandbox follows them)",
+  "protected paths on the remote host: only at the top of each writable root, not in the folders " +
+  "below it, and symlink or gitdir: targets and the folder core.hooksPath names are not made " +
+  "read-only (the local sandbox does all of these)",
 ]);
 
-/** Names a protected path that did not exist when the command started. */
-export function missingProtectedGap(path: string): string {
-  return `protected path "${path}" did not exist on the remote host when the command started, so the command could create it; what it made there is moved to the remote quarantine once it settled (see violations)`;
+/** Names the protected paths that did not exist when the command started (one gap for all). */
+export function missingProtectedGap(paths: readonly string[]): string {
+  return `protected paths missing on the remote host when the command started, so the command could create them: ${
+    paths.map((path) => `"${path}"`).join(", ")
+  }; what it made there is moved to the remote quarantine once it settled (see violations)`;
 }
 
 /**
@@ -348,6 +351,10 @@ function remoteEnforcement(
   return {
     ...facts,
     filesystem: "partial",
-    gaps: [...facts.gaps, ...REMOTE_SANDBOX_GAPS, ...missing.map(missingProtectedGap)],
+    gaps: [
+      ...facts.gaps,
+      ...REMOTE_SANDBOX_GAPS,
+      ...(missing.length === 0 ? [] : [missingProtectedGap(missing)]),
+    ],
   };
 }

@@ -93,23 +93,26 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     assert.ok(!existsSync(planted), "the command ran");
   });
 
-  it("names a protected path that is missing when the command starts, and none that exists", async () => {
+  it("names the protected paths that are missing when the command starts, and none that exist", async () => {
     await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
-    const gap = missingProtectedGap(join(workspace, ".git"));
-    const before = await executor.run(
-      executor.resolve({ command: "true", sandboxPolicy: policy() }),
-    );
-    assert.ok(before.sandbox?.enforcement?.gaps.includes(gap), JSON.stringify(before.sandbox));
-    mkdirSync(join(workspace, ".git"));
-    const after = await executor.run(
-      executor.resolve({ command: "true", sandboxPolicy: policy() }),
-    );
-    assert.ok(!after.sandbox?.enforcement?.gaps.includes(gap));
+    const protectedPaths = [".git", ".envrc"];
+    const gapsOf = async (): Promise<string[]> => {
+      const result = await executor.run(
+        executor.resolve({ command: "true", sandboxPolicy: policy({ protectedPaths }) }),
+      );
+      assert.equal(result.sandbox?.enforcement?.filesystem, "partial");
+      return result.sandbox?.enforcement?.gaps ?? [];
+    };
+    const git = join(workspace, ".git");
+    const envrc = join(workspace, ".envrc");
+    assert.ok((await gapsOf()).includes(missingProtectedGap([git, envrc])));
+    mkdirSync(git);
+    assert.ok((await gapsOf()).includes(missingProtectedGap([envrc])));
+    writeFileSync(envrc, "");
+    const gaps = await gapsOf();
+    assert.deepEqual(gaps.filter((gap) => gap.includes("missing on the remote host")), []);
     // What remains open for every remote command is still said.
-    for (const open of REMOTE_SANDBOX_GAPS) {
-      assert.ok(after.sandbox?.enforcement?.gaps.includes(open), open);
-    }
-    assert.equal(after.sandbox?.enforcement?.filesystem, "partial");
+    for (const open of REMOTE_SANDBOX_GAPS) assert.ok(gaps.includes(open), open);
   });
 
   it("moves what a command made at a missing protected path to the remote quarantine", async () => {
