@@ -213,6 +213,17 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     }
   });
 
+  it("a kill reaches a process that left the command's session (setsid), by its marker", async () => {
+    await using executor = new SshBashExecutor(config());
+    const token = marker();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & sleep ${token}`,
+      timeoutMs: 1500,
+    }));
+    assert.equal(result.timedOut, true);
+    await until(() => processesWith(token).length === 0, `no process carrying "${token}"`);
+  });
+
   it("rejects with BashSpawnError when the host key is not known, and runs nothing", async () => {
     const knownHostsFile = join(sshd!.dir, "empty_known_hosts");
     writeFileSync(knownHostsFile, "");
