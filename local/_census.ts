@@ -57,13 +57,14 @@ export function sessionMembers(sid: number, among?: (pid: number) => boolean): n
  * Throws like {@linkcode sessionMembers}; processes of other users, whose
  * environment this process may not read, are skipped.
  */
-export function processesWithEnv(entry: string): number[] {
+export function processesWithEnv(entry: string, among?: (pid: number) => boolean): number[] {
   if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
   const found: number[] = [];
   const needle = `\0${entry}\0`;
   for (const name of readdirSync("/proc")) {
     const first = name.charCodeAt(0);
     if (first < 48 || first > 57) continue;
+    if (among !== undefined && !among(Number(name))) continue;
     let environ: string;
     try {
       environ = readFileSync(`/proc/${name}/environ`, "latin1");
@@ -104,13 +105,16 @@ export function inPidInterval(pid: number, first: number, last: number): boolean
 }
 
 /**
- * Live members of session `sid` (its leader's pid), reading only the pids
- * handed out since the leader was spawned, since every member is younger
- * than its leader. `forksAtSpawn` is {@linkcode forkCount} taken just after
- * the spawn: when so many tasks were created since that pids may have
- * wrapped past the leader's, or a counter cannot be read, every process is read.
+ * Which pids to read to find the descendants of a process spawned as `sid`:
+ * those handed out since it was spawned, since every descendant is younger.
+ * `forksAtSpawn` is {@linkcode forkCount} taken just after the spawn;
+ * undefined (read every process) when so many tasks were created since that
+ * pids may have wrapped past `sid`, or a counter cannot be read.
  */
-export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
+export function pidsSinceSpawn(
+  sid: number,
+  forksAtSpawn: number | null,
+): ((pid: number) => boolean) | undefined {
   pidMax ??= readProcNumber("/proc/sys/kernel/pid_max", /(\d+)/);
   const lastPid = readProcNumber("/proc/sys/kernel/ns_last_pid", /(\d+)/);
   const forks = forkCount();
@@ -118,7 +122,15 @@ export function recentSessionMembers(sid: number, forksAtSpawn: number | null): 
     pidMax === null || lastPid === null || forks === null || forksAtSpawn === null ||
     forks - forksAtSpawn >= pidMax / 2
   ) {
-    return sessionMembers(sid);
+    return undefined;
   }
-  return sessionMembers(sid, (pid) => inPidInterval(pid, sid, lastPid));
+  return (pid) => inPidInterval(pid, sid, lastPid);
+}
+
+/**
+ * Live members of session `sid` (its leader's pid), reading only the pids
+ * handed out since the leader was spawned ({@linkcode pidsSinceSpawn}).
+ */
+export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
+  return sessionMembers(sid, pidsSinceSpawn(sid, forksAtSpawn));
 }

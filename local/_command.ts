@@ -55,6 +55,11 @@ export interface CommandBase {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Called once the sweep is done (the command's cgroup: what is left in it
+   * is killed and counted with the strays, and it is removed).
+   */
+  afterSweep?: () => Promise<StrayReport>;
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
@@ -218,6 +223,14 @@ export class RunningCommand {
     this.#stopClocks();
     const drained = await within(pumps, drainGraceMs);
     this.strays = await this.#reaper.sweep(!drained);
+    const more = await this.#options.afterSweep?.();
+    if (more !== undefined) {
+      this.strays = {
+        ...this.strays,
+        killed: this.strays.killed + more.killed,
+        survivors: [...this.strays.survivors, ...more.survivors],
+      };
+    }
     if (!drained && !(await within(pumps, PIPE_CLOSE_WAIT_MS))) {
       await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
       await pumps;

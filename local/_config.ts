@@ -25,6 +25,7 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
+ * | `useCgroups` | true | hold `processes` and `memoryBytes` in a cgroup per command where this process can make one; false: rlimits only |
  * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
  *
  * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
@@ -78,6 +79,11 @@ export interface LocalBashExecutorConfig {
   sessionStrategy?: "auto" | SessionStrategy;
   /** Resource limits of every command (a call's `limits` go over them). */
   limits?: ResourceLimits;
+  /**
+   * Hold `processes` and `memoryBytes` in a cgroup per command where this
+   * process can make one (default true); false: per-process rlimits only.
+   */
+  useCgroups?: boolean;
 }
 
 /**
@@ -123,6 +129,8 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly setsidPath: string | null;
   /** Resource limits of every command, as configured. */
   readonly limits: Readonly<ResourceLimits>;
+  /** Whether `processes` and `memoryBytes` go in a cgroup per command where one can be made. */
+  readonly useCgroups: boolean;
 }
 
 /** A bad value as an error message shows it (JSON would print NaN and Infinity as null). */
@@ -145,6 +153,7 @@ export const LOCAL_CONFIG_KEYS: readonly string[] = [
   "keepSpillFiles",
   "sessionStrategy",
   "limits",
+  "useCgroups",
 ];
 
 /**
@@ -339,6 +348,10 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
       `"keepSpillFiles" must be true or false; got ${shown(keepSpillFiles)}`,
     );
   }
+  const useCgroups = config.useCgroups ?? true;
+  if (typeof useCgroups !== "boolean") {
+    throw new BashConfigError(`"useCgroups" must be true or false; got ${shown(useCgroups)}`);
+  }
   const strategy = config.sessionStrategy ?? "auto";
   if (strategy !== "auto" && strategy !== "setsid-binary" && strategy !== "detached") {
     throw new BashConfigError(
@@ -373,5 +386,6 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,
     limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
+    useCgroups,
   };
 }

@@ -1,5 +1,10 @@
 import { messageOf } from "../seam/_message.ts";
-import { processesWithEnv, recentSessionMembers, sessionMembers } from "./_census.ts";
+import {
+  pidsSinceSpawn,
+  processesWithEnv,
+  recentSessionMembers,
+  sessionMembers,
+} from "./_census.ts";
 import { type Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import type { Runtime } from "./runtime/_types.ts";
 
@@ -55,13 +60,21 @@ export class ProcessControl {
    * Live processes whose environment carries `SHELLSEAM_WATCHDOG=<marker>`:
    * a command's processes in other sessions (a pid namespace's, or one that
    * called setsid). Rejects, saying why, when they could not be looked for.
+   * `since`: read only the pids handed out since the command (session `sid`)
+   * was spawned, when that can be known (`forksAtSpawn` as for {@linkcode members}).
    */
-  async marked(marker: string): Promise<number[]> {
+  async marked(
+    marker: string,
+    since?: { sid: number; forksAtSpawn: number | null },
+  ): Promise<number[]> {
     const entry = `${WATCHDOG_VARIABLE}=${marker}`;
     let reason = this.#procRefused;
     if (reason === null) {
       try {
-        return processesWithEnv(entry);
+        return processesWithEnv(
+          entry,
+          since === undefined ? undefined : pidsSinceSpawn(since.sid, since.forksAtSpawn),
+        );
       } catch (error) {
         reason = messageOf(error);
         if (this.#runtime.deniedPermission(error)) this.#procRefused = reason;

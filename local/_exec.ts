@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs";
 import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { BASH_FLAGS } from "./_env.ts";
@@ -13,9 +14,48 @@ import { runtime } from "./runtime/mod.ts";
 
 /**
  * The kernel's limit on one argument or one `NAME=value` environment string,
- * terminating NUL included (Linux's MAX_ARG_STRLEN: 32 pages of 4 KiB).
+ * terminating NUL included, with the smallest page size Linux has (its
+ * MAX_ARG_STRLEN is 32 pages: 128 KiB with 4 KiB pages). A command longer
+ * than this is split into pieces, which fits every page size.
  */
 export const MAX_ARG_BYTES: number = 128 * 1024;
+
+/** The smallest page size of Linux, assumed when the real one cannot be read. */
+const SMALLEST_PAGE = 4096;
+
+/**
+ * The page size of this machine from a `/proc/<pid>/smaps` text: the
+ * smallest `KernelPageSize` of its mappings (a huge-page mapping has a larger
+ * one), or null when it names none.
+ */
+export function pageSizeFromSmaps(smaps: string): number | null {
+  let smallest: number | null = null;
+  for (const match of smaps.matchAll(/^KernelPageSize:\s+(\d+) kB$/gm)) {
+    const bytes = Number(match[1]) * 1024;
+    if (bytes > 0 && (smallest === null || bytes < smallest)) smallest = bytes;
+  }
+  return smallest;
+}
+
+let pageSize: { bytes: number; unknown?: string } | undefined;
+
+/**
+ * The page size, read once from `/proc/self/smaps`, or the smallest Linux has
+ * (4 KiB) with the reason it could not be read (Deno refuses `/proc` without
+ * `--allow-all`). Read only when an environment string is over 128 KiB.
+ */
+function machinePageSize(): { bytes: number; unknown?: string } {
+  if (pageSize !== undefined) return pageSize;
+  try {
+    const bytes = pageSizeFromSmaps(readFileSync("/proc/self/smaps", "latin1"));
+    pageSize = bytes === null
+      ? { bytes: SMALLEST_PAGE, unknown: "/proc/self/smaps names none" }
+      : { bytes };
+  } catch (error) {
+    pageSize = { bytes: SMALLEST_PAGE, unknown: messageOf(error) };
+  }
+  return pageSize;
+}
 
 /**
  * UTF-16 code units per piece of a long command: at most 3 UTF-8 bytes each
@@ -61,15 +101,27 @@ function utf8Length(text: string): number {
 
 /**
  * Throws `BashConfigError` for an environment string the kernel refuses
- * (`NAME=value` of {@linkcode MAX_ARG_BYTES} or more), naming the field and
- * the variable.
+ * (`NAME=value` over 32 pages, the kernel's MAX_ARG_STRLEN), naming the field,
+ * the variable and the limit. The page size is read only for a string over
+ * 128 KiB (32 pages of the smallest size); `page` replaces the machine's.
  */
-export function checkEnvSizes(field: string, env: Record<string, string> | undefined): void {
+export function checkEnvSizes(
+  field: string,
+  env: Record<string, string> | undefined,
+  page?: { bytes: number; unknown?: string },
+): void {
   for (const [name, value] of Object.entries(env ?? {})) {
     const bytes = utf8Length(`${name}=${value}`) + 1;
-    if (bytes > MAX_ARG_BYTES) {
+    if (bytes <= MAX_ARG_BYTES) continue;
+    const { bytes: pageBytes, unknown } = page ?? machinePageSize();
+    const limit = 32 * pageBytes;
+    if (bytes > limit) {
       throw new BashConfigError(
-        `"${field}" value of "${name}" is ${bytes} bytes, over the kernel's limit of ${MAX_ARG_BYTES} bytes for one environment variable; pass large data through "stdin" or a file instead`,
+        `"${field}" value of "${name}" is ${bytes} bytes, over the kernel's limit of ${limit} bytes for one environment variable${
+          unknown === undefined
+            ? ""
+            : ` (32 pages, assuming 4 KiB pages: the page size could not be read: ${unknown})`
+        }; pass large data through "stdin" or a file instead`,
       );
     }
   }

@@ -16,6 +16,7 @@ import {
 import { kindOf } from "../seam/_message.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./launch.ts";
+import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup.ts";
 
 /** The fields of {@linkcode ResourceLimits}, in the order they are applied. */
 const FIELDS = ["processes", "memoryBytes", "cpuSeconds", "fileSizeBytes"] as const;
@@ -86,37 +87,52 @@ export function hasLimits(limits: ResourceLimits): boolean {
 const LIMITER_NAME = "shellseam-limits";
 
 /**
- * Sets each limit, soft first (a hard limit below the soft one in force is
+ * Moves itself into each cgroup named (`cg <cgroup.procs file>`, refusing to
+ * run the command when that fails), then sets each rlimit (`<flag> <soft>
+ * <hard>`), soft first (a hard limit below the soft one in force is
  * refused), then hard: the same, except for CPU time, whose hard limit is a
  * second above the soft one so SIGXCPU comes before SIGKILL. A limit above
  * the hard one in force is refused by the kernel (EPERM), so the stricter
  * stays, for everyone but root outside a sandbox (with CAP_SYS_RESOURCE).
- * Then it execs the command. It reads no rc file (`--norc --noprofile`, as
- * a socket stdin would otherwise make it read `~/.bashrc`), no `BASH_ENV` and
- * imports no function (`-p`). Arguments: triples of flag, soft and hard value, `--`, the command.
+ * Then it execs the command, which starts inside the cgroups. It reads no rc
+ * file (`--norc --noprofile`, as a socket stdin would otherwise make it read
+ * `~/.bashrc`), no `BASH_ENV` and imports no function (`-p`). Arguments:
+ * those entries, `--`, the command.
  */
-const LIMITER = 'while [ "$1" != -- ]; do ulimit -S "$1" "$2" 2>/dev/null; ' +
-  'ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; exec "$@"';
+const LIMITER = 'while [ "$1" != -- ]; do if [ "$1" = cg ]; then echo $$ 2>/dev/null > "$2" || ' +
+  '{ echo "shellseam: could not move the command into the cgroup of $2, so it was not run" >&2; ' +
+  "exit 125; }; shift 2; continue; fi; " +
+  'ulimit -S "$1" "$2" 2>/dev/null; ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; exec "$@"';
 
-/** `launch` (a bash) run behind the limiter script, by the same bash. */
-export function limitedLaunch(launch: Launch, limits: ResourceLimits): Launch {
-  const triples: string[] = [];
+/**
+ * `launch` run behind the limiter script, by `shell` (a bash; by default the
+ * launch's own program): it joins the cgroups whose `cgroup.procs` files are
+ * `cgroups`, sets `limits` as rlimits, and execs `launch`.
+ */
+export function limitedLaunch(
+  launch: Launch,
+  limits: ResourceLimits,
+  cgroups: readonly string[] = [],
+  shell: string = launch.program,
+): Launch {
+  const entries: string[] = cgroups.flatMap((file) => ["cg", file]);
   for (const field of FIELDS) {
     const value = limits[field];
     if (typeof value !== "number") continue;
     const { flag, unit } = ULIMIT[field];
     const soft = unit(value);
-    triples.push(flag, String(soft), String(field === "cpuSeconds" ? soft + 1 : soft));
+    entries.push(flag, String(soft), String(field === "cpuSeconds" ? soft + 1 : soft));
   }
   return {
     ...launch,
+    program: shell,
     args: [
       ...BASH_FLAGS,
       "-p",
       "-c",
       LIMITER,
       LIMITER_NAME,
-      ...triples,
+      ...entries,
       "--",
       launch.program,
       ...launch.args,
@@ -124,26 +140,54 @@ export function limitedLaunch(launch: Launch, limits: ResourceLimits): Launch {
   };
 }
 
+/** `limits` without those a cgroup holds (they are not set as rlimits too). */
+export function rlimitsOf(limits: ResourceLimits, held: readonly CgroupLimit[]): ResourceLimits {
+  const rest: ResourceLimits = {};
+  for (const field of FIELDS) {
+    const value = limits[field];
+    if (typeof value === "number" && !(held as readonly string[]).includes(field)) {
+      rest[field] = value;
+    }
+  }
+  return rest;
+}
+
 /**
- * What per-process rlimits cannot enforce, for the limits that are set, for
- * a command that runs as root (`root`; by default: this process's user) or not.
+ * What the limits that are set cannot enforce here, given those a cgroup
+ * holds, for a command that runs as root (`root`; by default: this
+ * process's user) or not.
  */
 export function limitGaps(
   limits: ResourceLimits,
   confined: boolean,
+  support: CgroupSupport,
+  held: readonly CgroupLimit[],
   root: boolean = process.getuid?.() === 0,
 ): string[] {
-  const gaps = [
-    "limits apply to each process on its own, not to the command's processes together (no cgroup is used)",
-  ];
-  if (limits.processes !== undefined) {
+  const gaps: string[] = [];
+  const perProcess = FIELDS.filter((field) =>
+    limits[field] !== undefined && !(held as readonly string[]).includes(field)
+  );
+  if (perProcess.length === 0) return gaps;
+  gaps.push(
+    `${
+      perProcess.join(", ")
+    }: apply to each process on its own, not to the command's processes together (rlimits)`,
+  );
+  for (const field of ["processes", "memoryBytes"] as const) {
+    const found = support[field];
+    if (limits[field] !== undefined && "unavailable" in found) {
+      gaps.push(`${field}: no cgroup: ${found.unavailable}`);
+    }
+  }
+  if (perProcess.includes("processes")) {
     gaps.push(
       root
         ? "processes: not enforced for root (the kernel exempts uid 0 from RLIMIT_NPROC)"
         : "processes: RLIMIT_NPROC counts every process of the user, not only this command's",
     );
   }
-  if (limits.memoryBytes !== undefined) {
+  if (perProcess.includes("memoryBytes")) {
     gaps.push("memory: RLIMIT_DATA bounds private writable memory, not shared memory or files");
   }
   if (root && !confined) {
@@ -156,15 +200,33 @@ export function limitGaps(
 
 /**
  * The facts of the limits applied to one command, or undefined when none
- * were; `root` as for {@linkcode limitGaps}.
+ * were: those a cgroup of `support` holds (see {@linkcode cgroupLimits}),
+ * the rest as rlimits; `root` as for {@linkcode limitGaps}.
  */
 export function appliedLimits(
   limits: ResourceLimits,
   confined: boolean,
+  support: CgroupSupport,
   root: boolean = process.getuid?.() === 0,
 ): AppliedResourceLimits | undefined {
   if (!hasLimits(limits)) return undefined;
-  return { limits: { ...limits }, mechanism: "rlimit", gaps: limitGaps(limits, confined, root) };
+  const held = cgroupLimits(limits, support);
+  const mechanisms: AppliedResourceLimits["mechanisms"] = {};
+  let mechanism: AppliedResourceLimits["mechanism"] = "rlimit";
+  for (const field of FIELDS) {
+    if (limits[field] === undefined) continue;
+    const found = support[field as CgroupLimit];
+    mechanisms[field] = (held as readonly string[]).includes(field) && "version" in found
+      ? `cgroup v${found.version}`
+      : "rlimit";
+    if (mechanisms[field] !== "rlimit") mechanism = mechanisms[field];
+  }
+  return {
+    limits: { ...limits },
+    mechanism,
+    mechanisms,
+    gaps: limitGaps(limits, confined, support, held, root),
+  };
 }
 
 /**

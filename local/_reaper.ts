@@ -89,11 +89,15 @@ export class GroupReaper {
         for (const pid of fresh) seen.add(pid);
         if (fresh.length > 0) this.#signal(this.#killedAt < 0 ? "SIGTERM" : "SIGKILL", fresh);
       }
-      // A kill must reach what left the session too (setsid, a pid namespace's
-      // processes): found by the marker in their environment, only after a kill,
-      // since reading every process's environment is not cheap.
-      if (this.#terminated && this.#marker !== undefined) {
-        const outside = await this.#killMarked(this.#marker, seen);
+      // Processes that left the session (setsid, a pid namespace's) are found by
+      // the marker in their environment; after a command that ended by itself,
+      // only among the pids handed out since its spawn (every environment is
+      // not cheap to read).
+      if (this.#marker !== undefined) {
+        const since = this.#terminated
+          ? undefined
+          : { sid: this.#sid, forksAtSpawn: this.#forksAtSpawn };
+        const outside = await this.#killMarked(this.#marker, seen, since);
         members = [...members, ...outside];
       }
     } catch (error) {
@@ -107,8 +111,12 @@ export class GroupReaper {
    * SIGKILLs the live processes carrying `marker` that the session census did
    * not see, and returns those still alive after {@linkcode SURVIVOR_WAIT_MS}.
    */
-  async #killMarked(marker: string, seen: Set<number>): Promise<number[]> {
-    let marked = (await this.#control.marked(marker)).filter((pid) => !seen.has(pid));
+  async #killMarked(
+    marker: string,
+    seen: Set<number>,
+    since: { sid: number; forksAtSpawn: number | null } | undefined,
+  ): Promise<number[]> {
+    let marked = (await this.#control.marked(marker, since)).filter((pid) => !seen.has(pid));
     if (marked.length === 0) return [];
     for (const pid of marked) seen.add(pid);
     this.#control.signal("SIGKILL", marked).catch(() => {});

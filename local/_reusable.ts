@@ -17,6 +17,7 @@ export {
   resolveConfig,
   wholeNumber,
 } from "./_config.ts";
+export type { CgroupSupport } from "./_cgroup.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
 export {
   appliedLimits,

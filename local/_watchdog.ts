@@ -66,6 +66,7 @@ export class Watchdog {
   #released: number[] = [];
   #releaseTimer: ReturnType<typeof setUnrefTimeout> | undefined;
   #dir: string | null = null;
+  readonly #cgroupFolders: string[] = [];
   #live: Live | null = null;
   #starting: Promise<Live> | null = null;
   /** The last write to the watchdog, until it completes. */
@@ -135,6 +136,15 @@ export class Watchdog {
   guard(dir: string): void {
     this.#dir = dir;
     this.#send(`d ${dir}`);
+  }
+
+  /**
+   * An executor folder of command cgroups (`<folder>/<n>`): when the host
+   * dies the watchdog kills what is left in them and removes them.
+   */
+  guardCgroups(folder: string): void {
+    this.#cgroupFolders.push(folder);
+    this.#send(`g ${folder}`);
   }
 
   /** Live members of session `sid`, by the watchdog's census of /proc; rejects with why none was taken. */
@@ -234,6 +244,7 @@ export class Watchdog {
     this.owner = /^\d+$/.test(pid ?? "") && /^\d+$/.test(start ?? "") ? `${pid}-${start}` : null;
     const lines = [...this.#sessions].map((sid) => `+ ${sid}`);
     if (this.#dir !== null) lines.push(`d ${this.#dir}`);
+    for (const folder of this.#cgroupFolders) lines.push(`g ${folder}`);
     if (lines.length > 0) this.#write(live, lines.join("\n"));
     return live;
   }

@@ -6,6 +6,8 @@
  *
  * - `+ <sid>` / `- <sid>`: a command's session started / settled;
  * - `d <dir>`: the executor's private directory, to remove when the host dies;
+ * - `g <folder>`: a folder of the executor's command cgroups (`<folder>/<n>`):
+ *   when the host dies, what is left in them is killed and they are removed;
  * - `c <id> <sid>`: census: answers `c <id> <pid>...`, the live members of the
  *   session, or `e <id> <reason>`;
  * - `m <id> <entry>`: answers `m <id> <pid>...`, the live processes whose
@@ -29,7 +31,8 @@
  * instant before the host died, before its line was written, is found too,
  * and so is a descendant that left the session but kept the environment): the
  * group, then every member a census finds, until none is left. Then it
- * removes the private directory and exits.
+ * kills what is left in the command cgroups, removes them and the private
+ * directory, and exits.
  */
 export const WATCHDOG_SCRIPT = `
 unset SHELLSEAM_WATCHDOG_SCRIPT
@@ -37,6 +40,7 @@ trap '' INT HUP PIPE QUIT TSTP TTIN TTOU
 exec 2>/dev/null
 declare -A sessions=()
 dir=""
+cgroups=()
 stat_re='\\) ([^ ]) -?[0-9]+ -?[0-9]+ (-?[0-9]+) -?[0-9]+ -?[0-9]+ ([0-9]+) '
 
 members() {
@@ -113,6 +117,21 @@ kill_all() {
   done
 }
 
+remove_cgroups() {
+  local folder cgroup pid round
+  for folder in "\${cgroups[@]}"; do
+    for cgroup in "$folder"/*/; do
+      [[ -f $cgroup/cgroup.procs ]] || continue
+      for round in 1 2 3 4 5 6 7 8 9 10; do
+        while read -r pid; do kill -s KILL -- "$pid"; done < "$cgroup/cgroup.procs"
+        rmdir -- "$cgroup" && break
+        sleep 0.05
+      done
+    done
+    rmdir -- "$folder"
+  done
+}
+
 [[ -r /proc/self/stat ]] && proc=1 || proc=0
 start_time "$PPID"
 echo "h 0 $PPID $REPLY"
@@ -122,6 +141,7 @@ while IFS=' ' read -r op a b c; do
     +) sessions[$a]=1 ;;
     -) unset "sessions[$a]" ;;
     d) dir=$a ;;
+    g) cgroups+=("$a") ;;
     c)
       if (( proc )); then members "$b"; echo "c $a$REPLY"
       else echo "e $a /proc is not readable"
@@ -133,5 +153,6 @@ while IFS=' ' read -r op a b c; do
   esac
 done
 kill_all "$2"
+remove_cgroups
 [[ -n $dir ]] && rm -rf -- "$dir"
 `;

@@ -11,6 +11,7 @@ import {
   type BashRunResult,
   type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimitHit,
   type ResourceLimits,
 } from "../seam/mod.ts";
 import { RunningCommand } from "./_command.ts";
@@ -26,7 +27,21 @@ import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
 import { OutputCollector } from "./_output.ts";
 import { LocalBashProcess } from "./_process.ts";
-import { appliedLimits, hasLimits, limitedLaunch, limitHit, mergeLimits } from "./_limits.ts";
+import {
+  appliedLimits,
+  hasLimits,
+  limitedLaunch,
+  limitHit,
+  mergeLimits,
+  rlimitsOf,
+} from "./_limits.ts";
+import {
+  cgroupLimits,
+  type CgroupSupport,
+  cgroupSupportFor,
+  type CommandCgroup,
+  ExecutorCgroups,
+} from "./_cgroup.ts";
 import { checkCallValues, checkText } from "./_request.ts";
 import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
@@ -93,6 +108,7 @@ export class LocalBashExecutor extends BashExecutor {
   #dir: string | null = null;
   /** Commands started so far, which numbers each command's marker. */
   #commands = 0;
+  #cgroups: ExecutorCgroups | null = null;
 
   /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
   constructor(config: LocalBashExecutorConfig = {}) {
@@ -184,7 +200,7 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async run(spec: BashExecSpec): Promise<BashRunResult> {
-    const { running, plan, limits, applied } = await this.#launch(spec, false);
+    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const stderr = running.stderr.collect();
@@ -206,7 +222,7 @@ export class LocalBashExecutor extends BashExecutor {
     const sandbox = describe(plan, running, stderr.text, applied);
     if (sandbox !== undefined) result.sandbox = sandbox;
     if (applied !== undefined) result.limits = applied;
-    const hit = limitHit(limits, exit, stderr.text);
+    const hit = cgroup?.hit ?? limitHit(limits, exit, stderr.text);
     if (hit !== undefined) result.limitHit = hit;
     return result;
   }
@@ -230,12 +246,13 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running, plan, limits, applied } = await this.#launch(spec, true);
+    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, true);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
       const stderrText = running.stderr.collect().text;
       return {
         sandbox: describe(plan, running, stderrText, applied),
-        limitHit: limitHit(limits, running.exit ?? { code: null, signal: null }, stderrText),
+        limitHit: cgroup?.hit ??
+          limitHit(limits, running.exit ?? { code: null, signal: null }, stderrText),
       };
     }, plan.beforeRead);
   }
@@ -386,6 +403,7 @@ export class LocalBashExecutor extends BashExecutor {
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");
     await Promise.all([...this.#running].map((running) => running.settled));
+    await this.#cgroups?.dispose();
     if (this.#dir !== null && !this.config.keepSpillFiles) {
       rmSync(this.#dir, { recursive: true, force: true });
       this.#dir = null;
@@ -448,21 +466,22 @@ export class LocalBashExecutor extends BashExecutor {
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
     // Last, so no caller displaces it: a kill finds the command's processes in
     // other sessions by it, and on the host's death the watchdog kills what carries it.
-    const marker = `${this.#watchdog?.token ?? "none"}.${++this.#commands}`;
+    const number = ++this.#commands;
+    const marker = `${this.#watchdog?.token ?? "none"}.${number}`;
     env[WATCHDOG_VARIABLE] = marker;
     const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
+    const support = cgroupSupportFor(this.config.useCgroups, limits);
+    const held = cgroupLimits(limits, support);
+    const rlimits = rlimitsOf(limits, held);
     const bashLaunch: Launch = {
       program: bash,
       args: bashArgs(bash, spec.command),
       cwd: spec.workdir,
       env,
     };
-    const plan = await this.planLaunch(
-      spec,
-      hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch,
-    );
+    const inner = hasLimits(rlimits) ? limitedLaunch(bashLaunch, rlimits) : bashLaunch;
+    const plan = await this.planLaunch(spec, inner);
     this.#checkCanSpawn(spec);
-    const { launch } = plan;
     const { config } = this;
     const setsid = config.setsidPath;
     const keepStdinOpen = background && spec.keepStdinOpen === true;
@@ -470,6 +489,21 @@ export class LocalBashExecutor extends BashExecutor {
     await watchdog?.ready();
     this.#checkCanSpawn(spec);
     this.#checkPrivateDir();
+    const cgroup = held.length === 0 ? null : await this.#commandCgroup(number, limits, support);
+    try {
+      this.#checkCanSpawn(spec);
+    } catch (error) {
+      await cgroup?.close();
+      throw error;
+    }
+    const hits: { hit?: ResourceLimitHit } | null = cgroup === null ? null : {};
+    // The command joins its cgroup before anything of it runs: the limiter in
+    // front of its bash (unwrapped), or one in front of the sandbox's wrapper.
+    const launch = cgroup === null
+      ? plan.launch
+      : plan.launch === inner
+      ? limitedLaunch(bashLaunch, rlimits, cgroup.procsFiles)
+      : limitedLaunch(plan.launch, {}, cgroup.procsFiles, bash);
     let child;
     try {
       child = await runtime.spawn({
@@ -481,6 +515,7 @@ export class LocalBashExecutor extends BashExecutor {
         session: config.sessionStrategy,
       });
     } catch (cause) {
+      await cgroup?.close();
       throw spawnFailure(cause, launch);
     }
     watchdog?.watch(child.pid);
@@ -495,6 +530,13 @@ export class LocalBashExecutor extends BashExecutor {
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
       keepStdinOpen,
       ...clocks(spec, background),
+      ...(cgroup === null || hits === null ? {} : {
+        afterSweep: async () => {
+          const { hit, killed, survivors } = await cgroup.close();
+          if (hit !== undefined) hits.hit = hit;
+          return { killed, survivors };
+        },
+      }),
     });
     this.#running.add(running);
     running.settled.then(() => {
@@ -503,7 +545,41 @@ export class LocalBashExecutor extends BashExecutor {
     });
     const confined = this.sandboxMode !== undefined &&
       (spec.sandboxPolicy?.mode ?? this.sandboxMode) !== "danger-full-access";
-    return { running, plan, limits, applied: appliedLimits(limits, confined) };
+    return {
+      running,
+      plan,
+      limits,
+      applied: appliedLimits(limits, confined, support),
+      cgroup: hits,
+    };
+  }
+
+  /** Command n's cgroup with `limits`, in this executor's folder (made on first use). */
+  #commandCgroup(
+    number: number,
+    limits: ResourceLimits,
+    support: CgroupSupport,
+  ): Promise<CommandCgroup> {
+    const owner = this.#watchdog?.owner ?? null;
+    this.#cgroups ??= new ExecutorCgroups(
+      support,
+      // Without an owner, no later executor may take the folder for a dead host's.
+      `${owner === null ? "shellseam-unowned-" : `shellseam-exec-${owner}-`}${
+        this.#watchdog?.token ?? crypto.randomUUID()
+      }`,
+      (pid) => {
+        try {
+          runtime.kill(pid, "SIGKILL");
+        } catch {
+          // Counted as a survivor when it stays in the cgroup.
+        }
+      },
+    );
+    return this.#cgroups.create(
+      number,
+      limits,
+      (folder) => this.#watchdog?.guardCgroups(folder),
+    );
   }
 
   /**
@@ -610,6 +686,8 @@ interface Launched {
   limits: ResourceLimits;
   /** Their facts, when any were set. */
   applied: AppliedResourceLimits | undefined;
+  /** The limit the command's cgroup counted (set once it settled), or null without a cgroup. */
+  cgroup: { hit?: ResourceLimitHit } | null;
 }
 
 /** The plan's sandbox facts, with what the resource limits could not enforce among the gaps. */

@@ -14,6 +14,7 @@ import {
 import {
   appliedLimits,
   BASH_FLAGS,
+  type CgroupSupport,
   checkCallValues,
   checkText,
   CONFINED_DEFAULT_LIMITS,
@@ -185,7 +186,7 @@ export class SshBashExecutor extends BashExecutor {
     const exit = running.exit ?? { code: null, signal: null };
     const sandbox = describe?.(running, channel.violations);
     const stderr = running.stderr.collect();
-    const applied = appliedLimits(limits, confined, channel.uid === 0);
+    const applied = appliedLimits(limits, confined, NO_REMOTE_CGROUP, channel.uid === 0);
     const hit = limitHit(limits, exit, stderr.text);
     return {
       exitCode: exit.code,
@@ -452,6 +453,12 @@ interface Launched {
   /** True when a sandbox confines the command. */
   confined: boolean;
 }
+
+/** No cgroup is made on the remote host: every limit is an rlimit there. */
+const NO_REMOTE_CGROUP: CgroupSupport = {
+  processes: { unavailable: "the SSH executor makes no cgroup on the remote host" },
+  memoryBytes: { unavailable: "the SSH executor makes no cgroup on the remote host" },
+};
 
 function disposedError(): BashSpawnError {
   return new BashSpawnError("The executor was disposed; create a new executor to run commands");

@@ -1,7 +1,7 @@
 import { statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
-import { SandboxUnavailableError } from "../seam/mod.ts";
+import { type AppliedResourceLimits, SandboxUnavailableError } from "../seam/mod.ts";
 import {
   type SandboxBackendName,
   type SandboxBackendStatus,
@@ -123,6 +123,12 @@ export interface ShellseamDoctorReport {
   unusable: { backend: SandboxBackendName; reason: string }[];
   /** Where spill files and the scratch `TMPDIR` live, and how much room there is. */
   spill: SpillLocation;
+  /**
+   * The resource limits a confined command got here (a trivial one, on the
+   * selected backend) and how each was applied: a cgroup (v2 or v1) or an
+   * rlimit; absent when no backend ran one.
+   */
+  limits?: AppliedResourceLimits;
 }
 
 /**
@@ -172,6 +178,7 @@ export async function shellseamDoctor(
   }
   let selected: SandboxBackendName | null = null;
   const unusable: { backend: SandboxBackendName; reason: string }[] = [];
+  let limits: AppliedResourceLimits | undefined;
   for (const { backend } of backends.filter((status) => status.works)) {
     await using executor = new SandboxBashExecutor(config([backend]));
     try {
@@ -180,6 +187,7 @@ export async function shellseamDoctor(
         const said = result.stderr.text.trim() || `exit code ${result.exitCode}`;
         unusable.push({ backend, reason: `its runner failed on a trivial command: ${said}` });
       } else {
+        if (selected === null) limits = result.limits;
         selected ??= backend;
       }
     } catch (error) {
@@ -196,6 +204,7 @@ export async function shellseamDoctor(
     backends,
     unusable,
     spill,
+    ...(limits === undefined ? {} : { limits }),
   };
 }
 
@@ -278,12 +287,19 @@ function spillLine(spill: SpillLocation): string {
  *   ],
  *   unusable: [],
  *   spill: { dir: "/tmp", filesystem: "tmpfs", ramBacked: true, freeBytes: 2 * 1024 ** 3, budgetBytes: 1024 ** 3 },
+ *   limits: {
+ *     limits: { processes: 4096, fileSizeBytes: 2 ** 34 },
+ *     mechanism: "cgroup v2",
+ *     mechanisms: { processes: "cgroup v2", fileSizeBytes: "rlimit" },
+ *     gaps: [],
+ *   },
  * });
  * assert.match(text, /bwrap: does not work: "bwrap" was not found on PATH/);
  * assert.match(text, /landlock: works \(Landlock ABI 3\); filesystem full, network none/);
  * assert.match(text, /gap: landlock ABI 3: TCP not confined/);
  * assert.match(text, /confined commands use: landlock/);
  * assert.match(text, /spill folder: \/tmp \(tmpfs, RAM-backed: .*\); 2\.0 GiB free; budget 1\.0 GiB/);
+ * assert.match(text, /resource limits of confined commands: processes by cgroup v2, fileSizeBytes by rlimit/);
  * ```
  */
 export function formatDoctorReport(report: ShellseamDoctorReport): string {
@@ -313,6 +329,12 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       ? "confined commands fail closed: every working backend is unusable for this workspace (see above)"
       : "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
   );
+  if (report.limits !== undefined) {
+    const how = Object.entries(report.limits.mechanisms).map(([name, mechanism]) =>
+      `${name} by ${mechanism}`
+    );
+    lines.push(`resource limits of confined commands: ${how.join(", ")}`);
+  }
   lines.push(spillLine(report.spill));
   return lines.join("\n") + "\n";
 }

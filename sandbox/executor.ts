@@ -23,6 +23,7 @@ import {
 } from "../local/mod.ts";
 import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
 import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
+import { cgroupSupportFor } from "../local/_cgroup.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
@@ -662,7 +663,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       : this.defaultPolicy;
     // As a command reports it: with what the default limits cannot enforce.
     const enforcement = enforcementOf(backend, await this.#confine(factsPolicy), undefined);
-    const limits = appliedLimits(this.#confinedLimits(), true);
+    const confinedLimits = this.#confinedLimits();
+    const limits = appliedLimits(
+      confinedLimits,
+      true,
+      cgroupSupportFor(this.config.useCgroups, confinedLimits),
+    );
     status.enforcement = {
       ...enforcement,
       gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],

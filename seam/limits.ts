@@ -1,14 +1,18 @@
 /**
- * Per-command resource limits. Each applies to every process of the command
- * on its own (Linux rlimits): a value is the most one process may use. `null`
- * lifts a limit an executor would apply by default.
+ * Per-command resource limits. `processes` and `memoryBytes` hold for the
+ * command's processes together where this process can make cgroups (a
+ * delegated cgroup v2, or writable cgroup v1 `pids`/`memory` hierarchies);
+ * otherwise they, and always `cpuSeconds` and `fileSizeBytes`, apply to every
+ * process of the command on its own (Linux rlimits). The result's `limits`
+ * says which mechanism applied. `null` lifts a limit an executor would apply
+ * by default.
  *
- * | field | rlimit | when it is hit |
- * |---|---|---|
- * | `processes` | `RLIMIT_NPROC` | `fork` fails (EAGAIN); counts every process of the user |
- * | `memoryBytes` | `RLIMIT_DATA` | allocations fail (ENOMEM); private writable memory, rounded up to KiB |
- * | `cpuSeconds` | `RLIMIT_CPU` | SIGXCPU at the limit, SIGKILL a second later |
- * | `fileSizeBytes` | `RLIMIT_FSIZE` | SIGXFSZ on a write past it (EFBIG if ignored); rounded up to KiB |
+ * | field | cgroup | rlimit | when it is hit |
+ * |---|---|---|---|
+ * | `processes` | `pids.max` (threads count too) | `RLIMIT_NPROC` (every process of the user; not for root) | `fork` fails (EAGAIN) |
+ * | `memoryBytes` | `memory.max` (v1: `memory.limit_in_bytes`, and `memsw` with swap accounting) | `RLIMIT_DATA` (private writable memory of one process, rounded up to KiB) | cgroup: the kernel kills a process (OOM); rlimit: allocations fail (ENOMEM) |
+ * | `cpuSeconds` | | `RLIMIT_CPU` | SIGXCPU at the limit, SIGKILL a second later |
+ * | `fileSizeBytes` | | `RLIMIT_FSIZE` | SIGXFSZ on a write past it (EFBIG if ignored); rounded up to KiB |
  *
  * @example
  * ```ts
@@ -21,9 +25,9 @@
  * ```
  */
 export interface ResourceLimits {
-  /** Processes of the user (`RLIMIT_NPROC`). */
+  /** Processes (and threads) of the command (`pids.max`), else of the user (`RLIMIT_NPROC`). */
   processes?: number | null;
-  /** Private writable memory of one process, in bytes (`RLIMIT_DATA`). */
+  /** Memory of the command in bytes (`memory.max`), else private writable memory of one process (`RLIMIT_DATA`). */
   memoryBytes?: number | null;
   /** CPU time of one process, in seconds (`RLIMIT_CPU`). */
   cpuSeconds?: number | null;
@@ -47,8 +51,9 @@ export type ResourceLimitName = "processes" | "memory" | "cpu" | "fileSize";
 
 /**
  * A limit a command ran into, and how that is known. `certain` is true only
- * when the shell itself was ended by the limit's own signal (SIGXCPU,
- * SIGXFSZ); a message in stderr (bash's "File size limit exceeded" for a
+ * when the command's cgroup counted it (`pids.events` max, `memory.events`
+ * oom_kill; v1 `memory.oom_control` oom_kill) or the shell itself was ended
+ * by the limit's own signal (SIGXCPU, SIGXFSZ); a message in stderr (bash's "File size limit exceeded" for a
  * child, "fork: Resource temporarily unavailable", "Cannot allocate memory")
  * or an exit status of 152 or 153 (128 + SIGXCPU or SIGXFSZ, as a shell or
  * bubblewrap reports a child those signals ended) is a heuristic, since a
@@ -66,11 +71,30 @@ export type ResourceLimitName = "processes" | "memory" | "cpu" | "fileSize";
 export interface ResourceLimitHit {
   /** The limit. */
   limit: ResourceLimitName;
-  /** `signal`: the shell died of the limit's signal; `stderr`: a message said so; `exit status`: 152 or 153. */
-  evidence: "signal" | "stderr" | "exit status";
-  /** True only for `signal` evidence. */
+  /**
+   * `cgroup`: the command's cgroup counted a refused fork or an out-of-memory
+   * kill; `signal`: the shell died of the limit's signal; `stderr`: a message
+   * said so; `exit status`: 152 or 153.
+   */
+  evidence: "cgroup" | "signal" | "stderr" | "exit status";
+  /** True only for `cgroup` and `signal` evidence. */
   certain: boolean;
 }
+
+/**
+ * How a limit was applied: a per-process rlimit, or a cgroup of the command
+ * (v2, or v1).
+ *
+ * @example
+ * ```ts
+ * import type { ResourceLimitMechanism } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const mechanism: ResourceLimitMechanism = "cgroup v1";
+ * assert.equal(mechanism.startsWith("cgroup"), true);
+ * ```
+ */
+export type ResourceLimitMechanism = "rlimit" | "cgroup v2" | "cgroup v1";
 
 /**
  * The limits that applied to one command, how, and what they could not
@@ -82,18 +106,24 @@ export interface ResourceLimitHit {
  * import assert from "node:assert/strict";
  *
  * const applied: AppliedResourceLimits = {
- *   limits: { processes: 4096 },
- *   mechanism: "rlimit",
- *   gaps: ["processes: not enforced for root (the kernel exempts uid 0 from RLIMIT_NPROC)"],
+ *   limits: { processes: 4096, cpuSeconds: 60 },
+ *   mechanism: "cgroup v2",
+ *   mechanisms: { processes: "cgroup v2", cpuSeconds: "rlimit" },
+ *   gaps: ["cpuSeconds: applies to each process on its own (RLIMIT_CPU)"],
  * };
- * assert.equal(applied.gaps.length, 1);
+ * assert.equal(applied.mechanisms.processes, "cgroup v2");
  * ```
  */
 export interface AppliedResourceLimits {
   /** The limits in effect (only those set). */
   limits: ResourceLimits;
-  /** How they were applied: per-process rlimits set before bash starts. */
-  mechanism: "rlimit";
+  /**
+   * A cgroup's version when any limit is held by one, else `rlimit`
+   * (per-process rlimits set before bash starts).
+   */
+  mechanism: ResourceLimitMechanism;
+  /** How each limit in {@linkcode AppliedResourceLimits.limits} was applied. */
+  mechanisms: { [Name in keyof ResourceLimits]?: ResourceLimitMechanism };
   /** What was not enforced, in words. */
   gaps: string[];
 }

@@ -20,6 +20,7 @@ export type { BashProcess, BashProcessRead, BashProcessStatus } from "./process.
 export type {
   AppliedResourceLimits,
   ResourceLimitHit,
+  ResourceLimitMechanism,
   ResourceLimitName,
   ResourceLimits,
 } from "./limits.ts";

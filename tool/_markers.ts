@@ -22,11 +22,15 @@ const LIMIT_NAMES: Record<ResourceLimitHit["limit"], string> = {
 
 /**
  * The line for a resource limit a command ran into, saying whether that is
- * a fact (the shell got the limit's signal) or a judgement (from stderr or
- * the exit status).
+ * a fact (the command's cgroup counted it, or the shell got the limit's
+ * signal) or a judgement (from stderr or the exit status).
  */
 export function limitLine(hit: ResourceLimitHit): string {
-  const how = hit.certain
+  const how = hit.evidence === "cgroup"
+    ? hit.limit === "memory"
+      ? "its cgroup's out-of-memory killer ended a process"
+      : "its cgroup refused a new process"
+    : hit.certain
     ? "the shell received the limit's signal"
     : hit.evidence === "stderr"
     ? "judged from its stderr"

@@ -236,6 +236,13 @@ describe("shellseam doctor", { skip: denoSkip }, () => {
       assert.equal(text.code, 0);
       assert.equal(json.code, 0);
       assert.match(text.stdout, new RegExp(`confined commands use: ${report.selected}\\n`));
+      // How the default limits of a confined command are held here.
+      const processes = report.limits.mechanisms.processes;
+      assert.match(processes, /^(cgroup v[12]|rlimit)$/);
+      assert.match(
+        text.stdout,
+        new RegExp(`\\nresource limits of confined commands: processes by ${processes}, `),
+      );
     }
   });
 });

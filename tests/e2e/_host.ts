@@ -3,7 +3,8 @@
 // killed. Arguments: <executor: local | bwrap | landlock> <token> [mode],
 // where mode "hook" makes it call killOnSignals(), "return" makes it run one
 // short command and end its script without disposing of the executor, and
-// "escape" adds a command whose child leaves the session (setsid).
+// "escape" adds a command whose child leaves the session (setsid), and
+// "cgroup" gives every command a process limit (a cgroup where one can be made).
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { LocalBashExecutor } from "../../local/mod.ts";
@@ -22,10 +23,12 @@ class SandboxHost extends SandboxBashExecutor {
 }
 
 const [kind, token, mode] = process.argv.slice(2);
-const executor = kind === "local" ? new LocalHost() : new SandboxHost({
-  workspaceRoot: tmpdir(),
-  backends: [kind === "landlock" ? "landlock" : "bwrap"],
-});
+const executor = kind === "local"
+  ? new LocalHost(mode === "cgroup" ? { limits: { processes: 64 } } : {})
+  : new SandboxHost({
+    workspaceRoot: tmpdir(),
+    backends: [kind === "landlock" ? "landlock" : "bwrap"],
+  });
 if (mode === "return") {
   await executor.run(executor.resolve({ command: "true" }));
   process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
@@ -37,7 +40,10 @@ if (mode === "return") {
 async function startAndWait(): Promise<void> {
   await executor.start(executor.resolve({ command: `sleep ${token} & sleep ${token}` }));
   if (mode === "escape") {
-    await executor.run(executor.resolve({ command: `setsid sleep ${token} >/dev/null 2>&1 &` }));
+    // Still running when the host dies (the sweep after a command that ended would kill the escapee).
+    await executor.start(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & sleep ${token}`,
+    }));
   }
   const running = executor.run(executor.resolve({ command: `sleep ${token}` }));
   process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { LocalBashExecutor } from "../../local/mod.ts";
+import { cgroupSupport, sweepStaleCgroups } from "../../local/_cgroup.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { assertNoneLeft, marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
@@ -30,7 +31,7 @@ interface Host {
 async function startHost(
   kind: string,
   token: string,
-  mode?: "hook" | "return" | "escape",
+  mode?: "hook" | "return" | "escape" | "cgroup",
 ): Promise<Host> {
   const args = [...(onDeno ? ["run", "-A"] : []), HOST, kind, token, ...(mode ? [mode] : [])];
   // A process group of its own, as a job in a terminal has, for the Ctrl-C case.
@@ -48,7 +49,7 @@ async function startHost(
   }
   assert.ok(text.includes("\n"), `the host printed no folder: ${JSON.stringify(text)}`);
   const { folder } = JSON.parse(text) as { folder: string };
-  if (mode !== "return") await waitForSleep(token, mode === "escape" ? 4 : 3);
+  if (mode !== "return") await waitForSleep(token, mode === "escape" ? 5 : 3);
   assert.ok(child.pid !== undefined);
   return { pid: child.pid, folder, exited };
 }
@@ -106,6 +107,30 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
     await host.exited;
     await assertNoneLeft(token);
     await assertRemoved(host.folder);
+  });
+
+  const cgroups = cgroupSupport().processes;
+  it("by SIGKILL leaves none of its commands' cgroups", {
+    skip: "unavailable" in cgroups ? `no cgroup here: ${cgroups.unavailable}` : false,
+  }, async () => {
+    const token = marker();
+    const host = await startHost("local", token, "cgroup");
+    const dir = (cgroups as { dir: string }).dir;
+    const mine = (): string[] =>
+      readdirSync(dir).filter((name) => name.startsWith(`shellseam-exec-${host.pid}-`));
+    try {
+      assert.equal(mine().length, 1, "the host's commands are in its cgroup folder");
+      process.kill(host.pid, "SIGKILL");
+      await host.exited;
+      await assertNoneLeft(token);
+      const deadline = Date.now() + 3000;
+      while (mine().length > 0 && Date.now() < deadline) await pause(50);
+      assert.deepEqual(mine(), [], "the watchdog removed the cgroups");
+    } finally {
+      // Whatever happened: the host is dead, so its folder is stale.
+      for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+      await sweepStaleCgroups(dir, (pid) => process.kill(pid, "SIGKILL"));
+    }
   });
 
   for (const backend of ["bwrap", "landlock"] as const) {

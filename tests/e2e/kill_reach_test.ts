@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { assertNoneLeft, marker, pause, processesWith } from "../local/_helpers.ts";
@@ -27,6 +28,34 @@ describe("a kill", () => {
     assert.ok(result.strays.killed >= 1, JSON.stringify(result.strays));
     assert.deepEqual(result.strays.survivors, []);
     await assertNoneLeft(token);
+  });
+
+  it("after a command that ended by itself, still reaches its setsid child, and counts it", async () => {
+    await using executor = new LocalBashExecutor();
+    const token = marker();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & echo started`,
+    }));
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.stdout.text, "started\n");
+    assert.equal(result.strays.killed, 1, JSON.stringify(result.strays));
+    assert.deepEqual(result.strays.survivors, []);
+    await assertNoneLeft(token);
+    // A background command too; an escapee that dropped the marker is out of reach.
+    const kept = marker();
+    const unmarked = marker();
+    const task = await executor.start(executor.resolve({
+      command: `setsid sleep ${kept} >/dev/null 2>&1 & ` +
+        `env -u SHELLSEAM_WATCHDOG setsid sleep ${unmarked} >/dev/null 2>&1 & echo started`,
+    }));
+    try {
+      await task.done;
+      assert.equal(task.strays?.killed, 1, JSON.stringify(task.strays));
+      await assertNoneLeft(kept);
+      assert.equal(processesWith(unmarked).length, 1, "the unmarked escapee is out of reach");
+    } finally {
+      for (const pid of processesWith(unmarked)) process.kill(pid, "SIGKILL");
+    }
   });
 
   it("leaves nothing of a bubblewrap command aborted as it starts", {

@@ -17,9 +17,14 @@ function canRaiseLimits(): boolean {
   return line !== null && (BigInt(`0x${line[1]}`) & (1n << 24n)) !== 0n;
 }
 
-describe("resource limits", () => {
+// These run the rlimit path (useCgroups: false) wherever cgroups are available;
+// tests/local/cgroup_test.ts runs the cgroup path.
+describe("resource limits as rlimits", () => {
   it("applies each limit to the command as an rlimit, and reports them", async () => {
-    await using executor = new LocalBashExecutor({ limits: { cpuSeconds: 50, processes: 999 } });
+    await using executor = new LocalBashExecutor({
+      limits: { cpuSeconds: 50, processes: 999 },
+      useCgroups: false,
+    });
     const result = await executor.run(executor.resolve({
       command: "ulimit -S -u; ulimit -S -d; ulimit -S -t; ulimit -S -f; ulimit -H -t",
       limits: { processes: 77, memoryBytes: 10 ** 9, fileSizeBytes: 2000 },
@@ -33,13 +38,19 @@ describe("resource limits", () => {
       fileSizeBytes: 2000,
     });
     assert.equal(result.limits?.mechanism, "rlimit");
+    assert.deepEqual(result.limits?.mechanisms, {
+      processes: "rlimit",
+      memoryBytes: "rlimit",
+      cpuSeconds: "rlimit",
+      fileSizeBytes: "rlimit",
+    });
     assert.equal(result.limitHit, undefined);
     const lifted = await executor.run(
       executor.resolve({ command: "ulimit -t", limits: { cpuSeconds: null } }),
     );
     assert.equal(lifted.stdout.text, "unlimited\n");
     assert.deepEqual(lifted.limits?.limits, { processes: 999 });
-    await using plain = new LocalBashExecutor();
+    await using plain = new LocalBashExecutor({ useCgroups: false });
     const none = await plain.run(plain.resolve({ command: "ulimit -H -u" }));
     assert.equal(none.limits, undefined);
     // A limit above the one in force: the kernel refuses to raise it, except
@@ -54,12 +65,14 @@ describe("resource limits", () => {
   it("names what it cannot enforce here in gaps", async () => {
     await using executor = new LocalBashExecutor({
       limits: { processes: 100, memoryBytes: 10 ** 9 },
+      useCgroups: false,
     });
     const { limits } = await executor.run(executor.resolve({ command: "true" }));
     assert.ok(limits !== undefined);
     assert.ok(limits.gaps.includes(
-      "limits apply to each process on its own, not to the command's processes together (no cgroup is used)",
+      "processes, memoryBytes: apply to each process on its own, not to the command's processes together (rlimits)",
     ));
+    assert.ok(limits.gaps.includes("processes: no cgroup: turned off (useCgroups: false)"));
     assert.ok(limits.gaps.includes(
       root
         ? "processes: not enforced for root (the kernel exempts uid 0 from RLIMIT_NPROC)"
@@ -114,7 +127,10 @@ describe("resource limits", () => {
   });
 
   it("an allocation past the memory limit fails, judged from stderr", async () => {
-    await using executor = new LocalBashExecutor({ limits: { memoryBytes: 8 * 1024 * 1024 } });
+    await using executor = new LocalBashExecutor({
+      limits: { memoryBytes: 8 * 1024 * 1024 },
+      useCgroups: false,
+    });
     const result = await executor.run(
       executor.resolve({ command: "s=$(printf '%*s' 40000000 '')" }),
     );
@@ -132,7 +148,7 @@ describe("resource limits", () => {
   it("a fork past the process limit fails, for a user the kernel counts", {
     skip: setpriv === null ? 'no "setpriv" (util-linux) to run the command as nobody' : false,
   }, async () => {
-    await using executor = new LocalBashExecutor({ limits: { processes: 3 } });
+    await using executor = new LocalBashExecutor({ limits: { processes: 3 }, useCgroups: false });
     // As nobody (rlimits survive the switch), in dash, which does not retry a failed fork.
     const result = await executor.run(executor.resolve({
       command: `${setpriv} --reuid=65534 --regid=65534 --clear-groups /bin/sh -c ` +

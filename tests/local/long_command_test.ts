@@ -1,11 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { BashConfigError } from "../../seam/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
+import { checkEnvSizes, pageSizeFromSmaps } from "../../local/_exec.ts";
 import { largeHeredoc, STRATEGIES } from "./_helpers.ts";
 
 for (const sessionStrategy of STRATEGIES) {
@@ -48,6 +50,28 @@ describe("arguments and environment the kernel refuses", () => {
             } bytes, over the kernel's limit of 131072 bytes for one environment variable; pass large data through "stdin" or a file instead`,
       );
     }
+  });
+
+  it("the limit for one variable is 32 pages of this machine's page size", () => {
+    const smaps = readFileSync("/proc/self/smaps", "latin1");
+    const getconf = execFileSync("getconf", ["PAGE_SIZE"], { encoding: "utf8" });
+    assert.equal(pageSizeFromSmaps(smaps), Number(getconf));
+    assert.equal(
+      pageSizeFromSmaps("KernelPageSize:     2048 kB\nKernelPageSize:       64 kB\n"),
+      65536,
+    );
+    assert.equal(pageSizeFromSmaps("Size: 4 kB\n"), null);
+    const big = { BIG: "y".repeat(1024 * 1024) };
+    // 64 KiB pages: 2 MiB per string, so 1 MiB passes; 4 KiB pages refuse it.
+    checkEnvSizes("env", big, { bytes: 65536 });
+    assert.throws(
+      () => checkEnvSizes("env", big, { bytes: 4096 }),
+      /over the kernel's limit of 131072 bytes/,
+    );
+    assert.throws(
+      () => checkEnvSizes("env", big, { bytes: 4096, unknown: "NotCapable" }),
+      /limit of 131072 bytes for one environment variable \(32 pages, assuming 4 KiB pages: the page size could not be read: NotCapable\)/,
+    );
   });
 
   it("a command and env too large together are a BashConfigError (E2BIG), not a missing program", async () => {

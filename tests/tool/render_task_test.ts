@@ -171,6 +171,24 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("says when a cgroup counted the limit a task ran into", () => {
+    for (
+      const [limit, how] of [
+        ["processes", "process count limit (its cgroup refused a new process)"],
+        ["memory", "memory limit (its cgroup's out-of-memory killer ended a process)"],
+      ] as const
+    ) {
+      const text = renderTaskOutput({
+        snapshot: snapshot(),
+        output: read({ limitHit: { limit, evidence: "cgroup", certain: true } }),
+      });
+      assert.equal(
+        text,
+        `(no new output)\n[resource limit: the command ran into its ${how}]\n[status: running]`,
+      );
+    }
+  });
+
   it("shows the sandbox denial of a settled task, with the hint when escalation is possible", () => {
     const output = read({
       stderr: "Read-only file system\n",

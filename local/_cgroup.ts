@@ -1,0 +1,458 @@
+/**
+ * Resource limits through a cgroup: where this process may make cgroups
+ * (cgroup v2 with the `pids`/`memory` controllers delegated, else writable
+ * cgroup v1 `pids`/`memory` hierarchies), one cgroup per command with its
+ * limits, how a command's processes are put in it (its launcher writes its
+ * own pid to `cgroup.procs` before it execs anything), what the cgroup says
+ * was hit, and its removal.
+ *
+ * Layout: `<controller folder>/shellseam-exec-<pid>-<start>-<token>/<n>`, one
+ * folder per executor (named after its owner, like the private folder, so a
+ * later executor removes those of a host that is gone) with one cgroup per
+ * command (`shellseam-unowned-<token>` when the owner could not be read: never swept).
+ *
+ * @module
+ */
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { BashSpawnError, type ResourceLimitHit, type ResourceLimits } from "../seam/mod.ts";
+import { messageOf } from "../seam/_message.ts";
+import { liveSession } from "./_census.ts";
+
+/** The limits a cgroup can hold for a whole command. */
+export type CgroupLimit = "processes" | "memoryBytes";
+
+/** Where one controller's command cgroups are made, and which cgroup version it is. */
+export interface CgroupController {
+  version: 1 | 2;
+  /** The cgroup folder under which this process may make cgroups. */
+  dir: string;
+}
+
+/** What this machine offers this process: a controller per limit, or why not. */
+export interface CgroupSupport {
+  processes: CgroupController | { unavailable: string };
+  memoryBytes: CgroupController | { unavailable: string };
+}
+
+/** The controller of each limit. */
+const CONTROLLER: Record<CgroupLimit, string> = { processes: "pids", memoryBytes: "memory" };
+
+interface Mount {
+  root: string;
+  point: string;
+  version: 1 | 2;
+  controllers: string[];
+}
+
+/** The cgroup mounts of a `/proc/self/mountinfo` text. */
+function cgroupMounts(mountinfo: string): Mount[] {
+  const mounts: Mount[] = [];
+  for (const line of mountinfo.split("\n")) {
+    const [left, right] = line.split(" - ");
+    if (left === undefined || right === undefined) continue;
+    const fields = left.split(" ");
+    const [fstype, , superOptions = ""] = right.split(" ");
+    const root = fields[3];
+    const point = fields[4];
+    if (root === undefined || point === undefined) continue;
+    const unescape = (path: string): string =>
+      path.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+    if (fstype === "cgroup2") {
+      mounts.push({ root: unescape(root), point: unescape(point), version: 2, controllers: [] });
+    } else if (fstype === "cgroup") {
+      const controllers = superOptions.split(",");
+      mounts.push({ root: unescape(root), point: unescape(point), version: 1, controllers });
+    }
+  }
+  return mounts;
+}
+
+/** `path` (this process's cgroup) as a folder under `mount`, or null when the mount does not show it. */
+function folderOf(mount: Mount, path: string): string | null {
+  let inside: string;
+  if (mount.root === "/") inside = path;
+  else if (path === mount.root || path.startsWith(`${mount.root}/`)) {
+    inside = path.slice(mount.root.length);
+  } else return null;
+  const folder = join(mount.point, inside);
+  return folder.length > 1 ? folder.replace(/\/+$/, "") : folder;
+}
+
+/**
+ * The folders in which a command's `pids` and `memory` cgroups could be made,
+ * from `/proc/self/cgroup` and `/proc/self/mountinfo` texts: cgroup v2 where
+ * this process's cgroup hands the controller to its children
+ * (`cgroup.subtree_control`, read by `read`), else the controller's cgroup
+ * v1 hierarchy; or why neither exists. Whether the folders are writable is
+ * not checked here.
+ */
+export function cgroupFolders(
+  procCgroup: string,
+  mountinfo: string,
+  read: (path: string) => string,
+): CgroupSupport {
+  const mounts = cgroupMounts(mountinfo);
+  const lines = procCgroup.split("\n").filter((line) => line !== "").map((line) => {
+    const [id = "", controllers = "", ...path] = line.split(":");
+    return { id, controllers: controllers.split(","), path: path.join(":") };
+  });
+  const support = {} as CgroupSupport;
+  for (const limit of ["processes", "memoryBytes"] as const) {
+    const controller = CONTROLLER[limit];
+    let found: CgroupController | { unavailable: string } = {
+      unavailable:
+        `no cgroup v2 delegates "${controller}" to this process and no cgroup v1 "${controller}" hierarchy is mounted`,
+    };
+    const unified = lines.find((line) => line.id === "0" && line.controllers[0] === "");
+    const v2 = mounts.find((mount) => mount.version === 2);
+    const v2Dir = unified !== undefined && v2 !== undefined ? folderOf(v2, unified.path) : null;
+    let delegated = false;
+    if (v2Dir !== null) {
+      try {
+        delegated = read(join(v2Dir, "cgroup.subtree_control")).trim().split(/\s+/).includes(
+          controller,
+        );
+      } catch {
+        // Not readable: not delegated to this process.
+      }
+    }
+    if (v2Dir !== null && delegated) {
+      found = { version: 2, dir: v2Dir };
+    } else {
+      const line = lines.find((line) => line.controllers.includes(controller));
+      const v1 = mounts.find((mount) =>
+        mount.version === 1 && mount.controllers.includes(controller)
+      );
+      const dir = line !== undefined && v1 !== undefined ? folderOf(v1, line.path) : null;
+      if (dir !== null) found = { version: 1, dir };
+    }
+    support[limit] = found;
+  }
+  return support;
+}
+
+let machine: CgroupSupport | undefined;
+
+/**
+ * What this machine offers this process, found once: {@linkcode cgroupFolders}
+ * from `/proc/self`, each folder checked by making and removing a cgroup in
+ * it. A refusal (no /proc: Deno refuses `/proc` and `/sys` without
+ * `--allow-all`; a read-only or foreign cgroup) is the reason a limit falls back to rlimits.
+ */
+export function cgroupSupport(): CgroupSupport {
+  if (machine !== undefined) return machine;
+  let support: CgroupSupport;
+  try {
+    support = cgroupFolders(
+      readFileSync("/proc/self/cgroup", "latin1"),
+      readFileSync("/proc/self/mountinfo", "latin1"),
+      (path) => readFileSync(path, "latin1"),
+    );
+  } catch (error) {
+    const unavailable = `this process could not read /proc/self (${messageOf(error)})`;
+    machine = { processes: { unavailable }, memoryBytes: { unavailable } };
+    return machine;
+  }
+  const probed = new Map<string, string | null>();
+  for (const limit of ["processes", "memoryBytes"] as const) {
+    const found = support[limit];
+    if ("unavailable" in found) continue;
+    if (!probed.has(found.dir)) {
+      const probe = join(found.dir, `shellseam-probe-${process.pid}`);
+      try {
+        mkdirSync(probe);
+        rmdirSync(probe);
+        probed.set(found.dir, null);
+      } catch (error) {
+        probed.set(found.dir, messageOf(error));
+      }
+    }
+    const refused = probed.get(found.dir);
+    if (refused !== null && refused !== undefined) {
+      support[limit] = {
+        unavailable: `cannot make a cgroup in "${found.dir}" (${refused})`,
+      };
+    }
+  }
+  machine = support;
+  return support;
+}
+
+/**
+ * What cgroups offer a command with `limits`: {@linkcode cgroupSupport},
+ * looked for only when a processes or memory limit is set, or nothing when
+ * the executor's config turned them off (`useCgroups: false`).
+ */
+export function cgroupSupportFor(useCgroups: boolean, limits: ResourceLimits): CgroupSupport {
+  const wanted = typeof limits.processes === "number" || typeof limits.memoryBytes === "number";
+  if (useCgroups && wanted) return cgroupSupport();
+  const unavailable = useCgroups
+    ? "no limit a cgroup holds is set"
+    : "turned off (useCgroups: false)";
+  return { processes: { unavailable }, memoryBytes: { unavailable } };
+}
+
+/** The limits of `limits` that a cgroup of `support` holds. */
+export function cgroupLimits(limits: ResourceLimits, support: CgroupSupport): CgroupLimit[] {
+  return (["processes", "memoryBytes"] as const).filter((limit) =>
+    typeof limits[limit] === "number" && !("unavailable" in support[limit])
+  );
+}
+
+/** The start time (clock ticks after boot) of `pid`, or null when it is gone. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const OWNER = /^shellseam-exec-(\d+)-(\d+)-[^/]+$/;
+
+/**
+ * Removes the executor folders in `dir` whose owner is gone (its pid is free
+ * or names a process started at another time): kills what is left in their
+ * cgroups first. Returns how many it removed.
+ */
+export async function sweepStaleCgroups(
+  dir: string,
+  kill: (pid: number) => void,
+): Promise<number> {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const owner = OWNER.exec(name);
+    if (owner === null || startTime(Number(owner[1])) === owner[2]) continue;
+    if (await removeTree(join(dir, name), kill)) removed++;
+  }
+  return removed;
+}
+
+/** The pids in a cgroup's `cgroup.procs`. */
+function procsOf(cgroup: string): number[] {
+  try {
+    return readFileSync(join(cgroup, "cgroup.procs"), "latin1").split("\n").filter((line) =>
+      line !== ""
+    ).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `pid` is live: not gone, a zombie, nor inside exit(). */
+function isLive(pid: number): boolean {
+  try {
+    return liveSession(readFileSync(`/proc/${pid}/stat`, "latin1")) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** Kills what is in `folder`'s cgroups, removes them and it; false when something stayed. */
+export async function removeTree(folder: string, kill: (pid: number) => void): Promise<boolean> {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return false;
+  }
+  let clean = true;
+  for (const name of entries) {
+    const cgroup = join(folder, name);
+    for (const pid of procsOf(cgroup)) kill(pid);
+    clean = (await removeCgroup(cgroup)) && clean;
+  }
+  return (await removeCgroup(folder)) && clean;
+}
+
+/**
+ * Removes a cgroup; while processes are still leaving it (EBUSY), tries
+ * again for up to half a second. False when it stayed.
+ */
+async function removeCgroup(cgroup: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      rmdirSync(cgroup);
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      if (code === "ENOENT") return true;
+      if (code !== "EBUSY") return false;
+    }
+    // Killed processes leave the cgroup when their exit completes.
+    await new Promise((done) => setTimeout(done, 10));
+  }
+  return false;
+}
+
+/** The files a command writes its limits to, per version. */
+const LIMIT_FILES: Record<CgroupLimit, Record<1 | 2, string[]>> = {
+  processes: { 1: ["pids.max"], 2: ["pids.max"] },
+  // v1: memsw (memory and swap) exists only with swap accounting; it must not be below the memory limit.
+  memoryBytes: { 1: ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"], 2: ["memory.max"] },
+};
+
+/**
+ * One executor's cgroups: its folder under each controller's, made on first
+ * use, and one cgroup per command.
+ */
+export class ExecutorCgroups {
+  readonly #support: CgroupSupport;
+  readonly #name: string;
+  readonly #made = new Set<string>();
+  readonly #kill: (pid: number) => void;
+
+  /** `name`: the executor's folder name (`shellseam-exec-<owner>-<token>`). */
+  constructor(support: CgroupSupport, name: string, kill: (pid: number) => void) {
+    this.#support = support;
+    this.#name = name;
+    this.#kill = kill;
+  }
+
+  /** The executor's folders made so far (for the watchdog, which removes them when the host dies). */
+  get folders(): string[] {
+    return [...this.#made];
+  }
+
+  /**
+   * Makes command `n`'s cgroup for each of `limits` a cgroup holds (the
+   * executor folder first, sweeping those of hosts that are gone), with the
+   * limits written. Throws `BashSpawnError` (leaving nothing made for the
+   * command) when that fails.
+   */
+  async create(
+    n: number,
+    limits: ResourceLimits,
+    onNewFolder: (folder: string) => void,
+  ): Promise<CommandCgroup> {
+    const made: { limit: CgroupLimit; version: 1 | 2; cgroup: string }[] = [];
+    try {
+      const held = cgroupLimits(limits, this.#support);
+      for (const limit of held) {
+        const { version, dir } = this.#support[limit] as CgroupController;
+        const folder = join(dir, this.#name);
+        if (!this.#made.has(folder)) {
+          await sweepStaleCgroups(dir, this.#kill);
+          mkdirSync(folder, { recursive: true });
+          this.#made.add(folder);
+          onNewFolder(folder);
+          if (version === 2) {
+            // The command cgroups below it get the controllers (it holds no process itself).
+            const enable = held.filter((other) => {
+              const found = this.#support[other];
+              return "version" in found && found.version === 2 && found.dir === dir;
+            }).map((other) => `+${CONTROLLER[other]}`);
+            writeFileSync(join(folder, "cgroup.subtree_control"), enable.join(" "));
+          }
+        }
+        const cgroup = join(folder, String(n));
+        // A v2 cgroup holds both controllers: made once.
+        if (!made.some((other) => other.cgroup === cgroup)) mkdirSync(cgroup);
+        made.push({ limit, version, cgroup });
+        const [first, swap] = LIMIT_FILES[limit][version];
+        const value = String(limits[limit]);
+        writeFileSync(join(cgroup, first as string), value);
+        if (swap !== undefined) {
+          try {
+            writeFileSync(join(cgroup, swap), value, { flag: "r+" });
+          } catch (error) {
+            // Without swap accounting the file does not exist, and swap is not limited.
+            if ((error as NodeJS.ErrnoException | null)?.code !== "ENOENT") throw error;
+          }
+        }
+      }
+    } catch (error) {
+      for (const cgroup of new Set(made.map(({ cgroup }) => cgroup))) await removeCgroup(cgroup);
+      throw new BashSpawnError(
+        `Could not set up the command's cgroup for its resource limits (${
+          messageOf(error)
+        }), so nothing was run; lift "processes" and "memoryBytes" from "limits", or fix the cgroup`,
+        { cause: error },
+      );
+    }
+    return new CommandCgroup(made, this.#kill);
+  }
+
+  /** Removes the executor's folders (their commands have settled). */
+  async dispose(): Promise<void> {
+    for (const folder of this.#made) await removeTree(folder, this.#kill);
+    this.#made.clear();
+  }
+}
+
+/** One command's cgroups. */
+export class CommandCgroup {
+  readonly #cgroups: readonly { limit: CgroupLimit; version: 1 | 2; cgroup: string }[];
+  readonly #kill: (pid: number) => void;
+
+  constructor(
+    cgroups: readonly { limit: CgroupLimit; version: 1 | 2; cgroup: string }[],
+    kill: (pid: number) => void,
+  ) {
+    this.#cgroups = cgroups;
+    this.#kill = kill;
+  }
+
+  /** The `cgroup.procs` files the command's launcher writes its pid to. */
+  get procsFiles(): string[] {
+    return [...new Set(this.#cgroups.map(({ cgroup }) => join(cgroup, "cgroup.procs")))];
+  }
+
+  /**
+   * Once the command has ended and its sweep is done: what the cgroup says
+   * was hit, the processes still in it (which left the session and dropped
+   * the marker), killed, and the cgroups removed.
+   */
+  async close(): Promise<
+    { hit: ResourceLimitHit | undefined; killed: number; survivors: number[] }
+  > {
+    const hit = this.hit();
+    // A process on its way out (a zombie, or inside exit()) is still listed: not counted.
+    const left = new Set<number>();
+    for (const { cgroup } of this.#cgroups) {
+      for (const pid of procsOf(cgroup)) if (isLive(pid)) left.add(pid);
+    }
+    for (const pid of left) this.#kill(pid);
+    const survivors = new Set<number>();
+    for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
+      if (!(await removeCgroup(cgroup))) { for (const pid of procsOf(cgroup)) survivors.add(pid); }
+    }
+    return { hit, killed: left.size - survivors.size, survivors: [...survivors] };
+  }
+
+  /** The limit the cgroup counted a refusal or a kill for, if any. */
+  hit(): ResourceLimitHit | undefined {
+    for (const { limit, version, cgroup } of this.#cgroups) {
+      const [file, key] = limit === "processes"
+        ? ["pids.events", "max"]
+        : version === 2
+        ? ["memory.events", "oom_kill"]
+        : ["memory.oom_control", "oom_kill"];
+      let text = "";
+      try {
+        text = readFileSync(join(cgroup, file), "latin1");
+      } catch {
+        continue;
+      }
+      const count = new RegExp(`^${key} (\\d+)$`, "m").exec(text)?.[1];
+      if (count !== undefined && Number(count) > 0) {
+        return {
+          limit: limit === "processes" ? "processes" : "memory",
+          evidence: "cgroup",
+          certain: true,
+        };
+      }
+    }
+    return undefined;
+  }
+}

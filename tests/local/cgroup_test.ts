@@ -1,0 +1,220 @@
+// Resource limits held by a cgroup per command: the real path where this
+// process can make cgroups (here: cgroup v1 pids/memory as root), and the
+// cgroup v2 file handling against a fake cgroup folder.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import {
+  cgroupFolders,
+  cgroupSupport,
+  ExecutorCgroups,
+  removeTree,
+  sweepStaleCgroups,
+} from "../../local/_cgroup.ts";
+import { assertNoneLeft, marker, processesWith } from "./_helpers.ts";
+
+const support = cgroupSupport();
+const readText = (path: string): string => readFileSync(path, "utf8");
+const skipFor = (limit: "processes" | "memoryBytes"): string | false => {
+  const found = support[limit];
+  return "unavailable" in found ? `no cgroup for "${limit}" here: ${found.unavailable}` : false;
+};
+
+/** The executor folders (`shellseam-exec-*`) in the cgroup folder of `limit`. */
+function executorFolders(limit: "processes" | "memoryBytes"): string[] {
+  const found = support[limit];
+  if ("unavailable" in found) return [];
+  return readdirSync(found.dir).filter((name) => name.startsWith("shellseam-exec-"))
+    .map((name) => join(found.dir, name));
+}
+
+/** Kills what carries `token` and removes this test's leftover cgroups, whatever happened. */
+async function cleanUp(
+  token: string,
+  before: Set<string>,
+  limit: "processes" | "memoryBytes",
+): Promise<void> {
+  for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+  for (const folder of executorFolders(limit)) {
+    if (!before.has(folder)) await removeTree(folder, (pid) => process.kill(pid, "SIGKILL"));
+  }
+}
+
+describe("resource limits in a cgroup", () => {
+  it("stops a fork bomb as root at its process limit, reports it, and removes the cgroup", {
+    skip: skipFor("processes"),
+  }, async () => {
+    const before = new Set(executorFolders("processes"));
+    const token = marker();
+    try {
+      const executor = new LocalBashExecutor({ limits: { processes: 64 } });
+      const result = await executor.run(executor.resolve({
+        command: `bomb() { sleep ${token} & bomb | bomb & }; bomb; sleep 0.5; echo survived`,
+        timeoutMs: 20_000,
+      }));
+      assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });
+      assert.equal(result.limits?.mechanisms.processes, result.limits?.mechanism);
+      assert.match(result.limits?.mechanism ?? "", /^cgroup v[12]$/);
+      assert.deepEqual(result.limits?.gaps, []);
+      assert.ok(result.strays.killed > 0, JSON.stringify(result.strays));
+      assert.deepEqual(result.strays.survivors, []);
+      await assertNoneLeft(token);
+      const mine = executorFolders("processes").filter((folder) => !before.has(folder));
+      assert.equal(mine.length, 1, "one folder for the executor");
+      assert.deepEqual(
+        readdirSync(mine[0] as string, { withFileTypes: true }).filter((entry) =>
+          entry.isDirectory()
+        ),
+        [],
+        "the command's cgroup is gone",
+      );
+      await executor[Symbol.asyncDispose]();
+      assert.deepEqual(executorFolders("processes").filter((folder) => !before.has(folder)), []);
+    } finally {
+      await cleanUp(token, before, "processes");
+    }
+  });
+
+  it("kills a memory hog at the memory limit and reports it", {
+    skip: skipFor("memoryBytes"),
+  }, async () => {
+    const before = new Set(executorFolders("memoryBytes"));
+    const token = marker();
+    try {
+      await using executor = new LocalBashExecutor({ limits: { memoryBytes: 32 * 1024 * 1024 } });
+      // 200 MB in bash itself: the cgroup's OOM killer ends it.
+      const result = await executor.run(executor.resolve({
+        command: `: ${token}; s=$(head -c 200000000 /dev/zero | tr '\\0' x); echo \${#s}`,
+        timeoutMs: 20_000,
+      }));
+      assert.deepEqual(result.limitHit, { limit: "memory", evidence: "cgroup", certain: true });
+      assert.notEqual(result.stdout.text, "200000000\n");
+      assert.match(result.limits?.mechanisms.memoryBytes ?? "", /^cgroup v[12]$/);
+      const fine = await executor.run(executor.resolve({ command: "s=$(head -c 1000 /dev/zero)" }));
+      assert.equal(fine.limitHit, undefined);
+    } finally {
+      await cleanUp(token, before, "memoryBytes");
+    }
+  });
+
+  it("holds processes that left the session and dropped the marker, and kills them", {
+    skip: skipFor("processes"),
+  }, async () => {
+    const before = new Set(executorFolders("processes"));
+    const token = marker();
+    try {
+      await using executor = new LocalBashExecutor({ limits: { processes: 64 } });
+      const result = await executor.run(executor.resolve({
+        command: `env -u SHELLSEAM_WATCHDOG setsid sleep ${token} >/dev/null 2>&1 & echo started`,
+      }));
+      assert.equal(result.stdout.text, "started\n");
+      assert.equal(result.strays.killed, 1, JSON.stringify(result.strays));
+      await assertNoneLeft(token);
+    } finally {
+      await cleanUp(token, before, "processes");
+    }
+  });
+
+  it("is not used with useCgroups: false, and the gaps say why", async () => {
+    await using executor = new LocalBashExecutor({
+      limits: { processes: 64, memoryBytes: 10 ** 9 },
+      useCgroups: false,
+    });
+    const { limits } = await executor.run(executor.resolve({ command: "true" }));
+    assert.equal(limits?.mechanism, "rlimit");
+    assert.ok(limits?.gaps.includes("memoryBytes: no cgroup: turned off (useCgroups: false)"));
+  });
+});
+
+describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup here)", () => {
+  it("finds a delegated v2 cgroup from /proc/self/cgroup and mountinfo", () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
+    try {
+      const mine = join(root, "user.slice", "app.scope");
+      mkdirSync(mine, { recursive: true });
+      writeFileSync(join(mine, "cgroup.subtree_control"), "cpu memory pids\n");
+      const mountinfo = `31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n` +
+        `41 31 0:38 /user.slice ${root}/user.slice rw,relatime - cgroup2 cgroup2 rw\n` +
+        `39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n`;
+      const read = (path: string): string => readFileSync(path, "utf8");
+      const found = cgroupFolders("0::/user.slice/app.scope\n8:pids:/\n", mountinfo, read);
+      assert.deepEqual(found.processes, { version: 2, dir: mine });
+      assert.deepEqual(found.memoryBytes, { version: 2, dir: mine });
+      // Not delegated (no pids in subtree_control): v1 where mounted, else why not.
+      writeFileSync(join(mine, "cgroup.subtree_control"), "cpu\n");
+      const fallback = cgroupFolders("0::/user.slice/app.scope\n8:pids:/\n", mountinfo, read);
+      assert.deepEqual(fallback.processes, { version: 1, dir: "/sys/fs/cgroup/pids" });
+      assert.match(
+        (fallback.memoryBytes as { unavailable: string }).unavailable,
+        /no cgroup v2 delegates "memory" to this process/,
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("writes pids.max and memory.max, joins by cgroup.procs, reads pids.events and memory.events", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
+    try {
+      const v2 = { version: 2 as const, dir: root };
+      const cgroups = new ExecutorCgroups(
+        { processes: v2, memoryBytes: v2 },
+        "shellseam-exec-1-2-token",
+        () => {},
+      );
+      const folders: string[] = [];
+      const command = await cgroups.create(
+        7,
+        { processes: 64, memoryBytes: 1000 },
+        (f) => folders.push(f),
+      );
+      const cgroup = join(root, "shellseam-exec-1-2-token", "7");
+      assert.deepEqual(folders, [join(root, "shellseam-exec-1-2-token")]);
+      assert.equal(readText(join(cgroup, "pids.max")), "64");
+      assert.equal(readText(join(cgroup, "memory.max")), "1000");
+      // One v2 cgroup holds both; its folder hands both controllers down.
+      assert.deepEqual(command.procsFiles, [join(cgroup, "cgroup.procs")]);
+      assert.equal(
+        readText(join(root, "shellseam-exec-1-2-token", "cgroup.subtree_control")),
+        "+pids +memory",
+      );
+      assert.equal(command.hit(), undefined);
+      writeFileSync(join(cgroup, "memory.events"), "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
+      assert.deepEqual(command.hit(), { limit: "memory", evidence: "cgroup", certain: true });
+      writeFileSync(join(cgroup, "pids.events"), "max 5\n");
+      assert.deepEqual(command.hit(), { limit: "processes", evidence: "cgroup", certain: true });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("removes the executor folders of hosts that are gone, not of live ones", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
+    try {
+      const stat = readText(`/proc/${process.pid}/stat`);
+      const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+      const live = join(root, `shellseam-exec-${process.pid}-${start}-a`);
+      const reused = join(root, `shellseam-exec-${process.pid}-1-b`);
+      const other = join(root, "unrelated");
+      for (const dir of [live, reused, other]) mkdirSync(dir);
+      assert.equal(await sweepStaleCgroups(root, () => {}), 1);
+      assert.equal(existsSync(live), true);
+      assert.equal(existsSync(reused), false);
+      assert.equal(existsSync(other), true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
