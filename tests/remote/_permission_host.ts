@@ -9,8 +9,11 @@ const [config, workspace] = process.argv.slice(2);
 try {
   await using executor = new SshBashExecutor({ ...JSON.parse(config!), cwd: workspace });
   const run = await executor.run(executor.resolve({ command: "echo ran; exit 3" }));
-  // A process that left the command's session keeps the channel open: its ssh client is ended.
-  const escaped = await executor.run(executor.resolve({ command: "setsid sleep 2 & echo left" }));
+  // A process that left the command's session and dropped its marker keeps the channel open:
+  // its ssh client is ended.
+  const escaped = await executor.run(executor.resolve({
+    command: "env -u SHELLSEAM_WATCHDOG setsid sleep 2 & echo left",
+  }));
   const task = await executor.start(executor.resolve({ command: "sleep 30" }));
   const killed = await task.kill();
   const confined = await executor.run(executor.resolve({

@@ -224,6 +224,17 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     await until(() => processesWith(token).length === 0, `no process carrying "${token}"`);
   });
 
+  it("the sweep after a command that exited kills and counts what left its session, by its marker", async () => {
+    await using executor = new SshBashExecutor(config());
+    const token = marker();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & echo started`,
+    }));
+    assert.equal(result.exitCode, 0);
+    assert.deepEqual(result.strays, { killed: 1, survivors: [] });
+    await until(() => processesWith(token).length === 0, `no process carrying "${token}"`);
+  });
+
   it("rejects with BashSpawnError when the host key is not known, and runs nothing", async () => {
     const knownHostsFile = join(sshd!.dir, "empty_known_hosts");
     writeFileSync(knownHostsFile, "");
