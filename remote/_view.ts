@@ -107,7 +107,7 @@ export function parseView(host: string, output: string): RemoteView {
   const words = output.split("\0");
   const broken = (): BashSpawnError =>
     new BashSpawnError(
-      `The sandbox could not see the filesystem of ${host} (its probe printed something else), so nothing was run; check that bash, realpath and stat work there`,
+      `The sandbox could not see the filesystem of ${host} (its probe printed something else), so nothing was run; check that bash, realpath, stat and base64 work there`,
     );
   if (words[0] !== "H" || words[1] === undefined || !words[1].startsWith("/")) throw broken();
   const home = words[1];
