@@ -31,7 +31,16 @@
 // The seam's own list (seam/mod.ts) is the one to keep: the root adds to it.
 export * from "./seam/mod.ts";
 export { LocalBashExecutor, type LocalBashExecutorConfig } from "./local/mod.ts";
-export { type TaskOwner, taskOwner, TaskRegistry, type TaskRegistryOptions } from "./tasks/mod.ts";
+export {
+  ExpiredTaskError,
+  TaskLimitError,
+  type TaskOwner,
+  taskOwner,
+  TaskOwnershipError,
+  TaskRegistry,
+  type TaskRegistryOptions,
+  UnknownTaskError,
+} from "./tasks/mod.ts";
 export {
   type AgentTool,
   BASH_TOOL_GUIDANCE,
@@ -42,6 +51,7 @@ export {
   toMcpTool,
   type ToolCallContext,
   type ToolResult,
+  type ToolUpdate,
   toOpenAIResponsesTool,
   toOpenAITool,
 } from "./tool/mod.ts";

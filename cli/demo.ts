@@ -54,7 +54,7 @@ export async function demoCommand(args: string[] = []): Promise<number> {
   try {
     await using local = new LocalBashExecutor({ cwd: workspace });
     const run = (command: string, extra: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
-      local.run(local.resolve({ command, ...extra }));
+      local.run({ command, ...extra });
 
     section("A command, its output and its exit code");
     show(await run("echo hello from $(basename $PWD); echo oops >&2; exit 3"));
@@ -65,7 +65,7 @@ export async function demoCommand(args: string[] = []): Promise<number> {
       maxOutputBytes: 120,
       headBytes: 40,
     });
-    show(await small.run(small.resolve({ command: "seq 1 200000" })));
+    show(await small.run({ command: "seq 1 200000" }));
 
     section("A wall-clock timeout kills the process group");
     show(await run("echo starting; sleep 30", { timeoutMs: 1000 }));
@@ -80,7 +80,7 @@ export async function demoCommand(args: string[] = []): Promise<number> {
 
     section("A missing workdir is a typed error, not a result");
     try {
-      await local.run(local.resolve({ command: "true", workdir: "/nonexistent/dir" }));
+      await local.run({ command: "true", workdir: "/nonexistent/dir" });
     } catch (error) {
       console.log(`${(error as Error).name}: ${(error as Error).message}`);
       console.log(`instanceof BashSpawnError: ${error instanceof BashSpawnError}`);
@@ -120,7 +120,7 @@ export async function demoCommand(args: string[] = []): Promise<number> {
       const command =
         "echo inside > inside.txt && cat inside.txt; echo outside > /etc/shellseam-demo";
       console.log(`\n[${status.backend}, workspace-write] $ ${command}`);
-      const result = await sandboxed.run(sandboxed.resolve({ command }));
+      const result = await sandboxed.run({ command });
       console.log(renderRunResult(result).text.replace(/^/gm, "  | "));
       console.log(`sandbox: ${JSON.stringify(result.sandbox)}`);
     }

@@ -88,4 +88,6 @@ function runAsProgram(): boolean {
   return script !== undefined && pathToFileURL(realpathSync(script)).href === import.meta.url;
 }
 
-if (runAsProgram()) process.exit(await main(process.argv.slice(2)));
+// No top-level await, so that `require("@shellseam/cli")` works on Node (a
+// module with one cannot be required); a rejection still ends the program.
+if (runAsProgram()) main(process.argv.slice(2)).then((code) => process.exit(code));

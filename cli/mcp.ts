@@ -29,6 +29,7 @@ import {
   type CommandRule,
   createBashTools,
   toMcpTool,
+  type ToolUpdate,
 } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
@@ -167,13 +168,47 @@ export function createMcpServer(options: McpServerOptions): Server {
           isError: true,
         };
       }
-      const result = await tool.execute(request.params.arguments ?? {}, { signal: extra.signal });
+      const result = await tool.execute(request.params.arguments ?? {}, {
+        signal: extra.signal,
+        ...progressUpdates(request, extra),
+      });
       const notices = takeNotices();
       const text = notices.length === 0 ? result.text : `${result.text}\n\n${notices.join("\n\n")}`;
       return { content: [{ type: "text", text }], isError: result.isError };
     },
   );
   return server;
+}
+
+/** The most characters of output one progress notification carries (its last ones). */
+const PROGRESS_MESSAGE_CHARS = 4000;
+
+/**
+ * When the client asked for progress (a `progressToken` in the request's
+ * `_meta`), an `onUpdate` that sends each update as `notifications/progress`
+ * with the output so far as its message; else nothing.
+ */
+function progressUpdates(
+  request: CallToolRequest,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): { onUpdate?: (update: ToolUpdate) => void } {
+  const progressToken = request.params._meta?.progressToken;
+  if (progressToken === undefined) return {};
+  let progress = 0;
+  return {
+    onUpdate: ({ text }) => {
+      progress++;
+      const message = text.length > PROGRESS_MESSAGE_CHARS
+        ? text.slice(text.length - PROGRESS_MESSAGE_CHARS)
+        : text;
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken, progress, message },
+      }).catch(() => {
+        // The client went away; the call's own answer reports what matters.
+      });
+    },
+  };
 }
 
 /** The usage of `shellseam mcp`. */

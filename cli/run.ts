@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import process from "node:process";
-import type { BashRunResult } from "@shellseam/bash";
+import type { BashOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash";
 import { renderRunResult } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS, UsageError } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
@@ -8,9 +8,10 @@ import { cliExecutor } from "./_executor.ts";
 /** The usage of `shellseam run`. */
 export const RUN_USAGE: string = `Usage: shellseam run [options] -- COMMAND...
 
-Runs one command through the sandboxing executor and prints what the model
-would see: its output, then the marker lines. Exits with the command's exit
-code (124 on a timeout, 128 + N when signal N ended it).
+Runs one command through the sandboxing executor, streams its output as it
+arrives (stdout to stdout, stderr to stderr), then prints the marker lines the
+model would see. Exits with the command's exit code (124 on a timeout,
+128 + N when signal N ended it).
 
 Options:
   --mode MODE        read-only | workspace-write (default) | danger-full-access
@@ -69,15 +70,34 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = modeFlag(values.mode, "workspace-write", RUN_USAGE);
   const network = networkFlag(values.network, RUN_USAGE);
   await using executor = cliExecutor({ mode, network, workspace: values.workspace });
-  const result = await executor.run(executor.resolve({
+  let endsLine = true;
+  const result = await executor.run({
     command: positionals.join(" "),
     ...(values.workdir === undefined ? {} : { workdir: resolve(process.cwd(), values.workdir) }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  }));
+    ...(values.json ? {} : {
+      onOutput: (chunk: BashOutputChunk) => {
+        process[chunk.stream].write(chunk.text);
+        if (chunk.stream === "stdout") endsLine = chunk.text.endsWith("\n");
+      },
+    }),
+  });
   if (values.json) {
     process.stdout.write(JSON.stringify(result, null, 2) + "\n");
   } else {
-    process.stdout.write(renderRunResult(result, { runInBackground: false }).text + "\n");
+    process.stdout.write((endsLine ? "" : "\n") + markerLines(result) + "\n");
   }
   return exitCodeOf(result);
 }
+
+/** The lines the model would see after the output (which was shown live). */
+function markerLines(result: BashRunResult): string {
+  const silent = (output: CollectedOutput): CollectedOutput => ({ ...output, text: "" });
+  const rendered = renderRunResult(
+    { ...result, stdout: silent(result.stdout), stderr: silent(result.stderr) },
+    { runInBackground: false },
+  ).text;
+  return rendered.startsWith(`${NO_OUTPUT}\n`) ? rendered.slice(NO_OUTPUT.length + 1) : rendered;
+}
+
+const NO_OUTPUT = "(no output)";

@@ -1,4 +1,9 @@
-import { BashSpawnError, type StrayReport } from "../seam/mod.ts";
+import {
+  type BashOutputChunk,
+  type BashOutputStream,
+  BashSpawnError,
+  type StrayReport,
+} from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import type { OutputCollector } from "./_output.ts";
 import { GroupReaper } from "./_reaper.ts";
@@ -55,6 +60,8 @@ export interface CommandBase {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   signal?: AbortSignal;
+  /** Called with each piece of decoded output as it arrives (see `BashExecRequest.onOutput`). */
+  onOutput?: (chunk: BashOutputChunk) => void;
   /**
    * Called once the sweep is done (the command's cgroup: what is left in it
    * is killed and counted with the strays, and it is removed).
@@ -91,6 +98,8 @@ export class RunningCommand {
   failure: unknown = undefined;
   /** Resolves when settled; never rejects. */
   readonly settled: Promise<void>;
+  /** What the `onOutput` callback threw, after which it was not called again. */
+  onOutputError: string | undefined = undefined;
 
   readonly #options: CommandOptions;
   readonly #reaper: Reaper;
@@ -187,24 +196,50 @@ export class RunningCommand {
    * whole, so the command is stopped and the run fails with the reason.
    */
   async #pump(
-    name: string,
+    name: BashOutputStream,
     stream: ReadableStream<Uint8Array>,
     into: OutputCollector,
   ): Promise<void> {
     const reader = stream.getReader();
     this.#readers.push(reader);
     const watchIdle = this.#options.idleTimeoutMs !== undefined;
+    const live = this.#options.onOutput === undefined
+      ? undefined
+      : new TextDecoder("utf-8", { ignoreBOM: true });
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) return;
+        if (done) {
+          if (live !== undefined) this.#tell(name, live.decode());
+          return;
+        }
         into.push(value);
         if (watchIdle) this.#lastOutput = performance.now();
+        if (live !== undefined) this.#tell(name, live.decode(value, { stream: true }));
       }
     } catch (error) {
       this.#outputFailure ??= { stream: name, error };
       this.#reaper.terminate();
       await reader.cancel().catch(() => {});
+    }
+  }
+
+  /**
+   * Hands decoded text to the `onOutput` callback. One that throws (or whose
+   * promise rejects) is not called again, and the run goes on: its error is
+   * kept for the result.
+   */
+  #tell(stream: BashOutputStream, text: string): void {
+    const onOutput = this.#options.onOutput;
+    if (text === "" || onOutput === undefined || this.onOutputError !== undefined) return;
+    const failed = (error: unknown): void => {
+      this.onOutputError ??= messageOf(error);
+    };
+    try {
+      const returned: unknown = onOutput({ stream, text });
+      if (returned instanceof Promise) returned.catch(failed);
+    } catch (error) {
+      failed(error);
     }
   }
 

@@ -4,9 +4,17 @@ import { tmpdir } from "node:os";
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
+import {
+  checkKnownKeys,
+  describeValue,
+  fitsTimer,
+  positiveFinite,
+  wholeNumber,
+} from "../seam/_checks.ts";
 import { findSetsid } from "./_session.ts";
 import { checkLimits } from "./_limits.ts";
-import type { SessionStrategy } from "./runtime/_types.ts";
+import type { Runtime, SessionStrategy } from "./runtime/_types.ts";
+import { runtime } from "./runtime/mod.ts";
 
 /**
  * Options of a {@linkcode LocalBashExecutor}; every field is optional.
@@ -25,6 +33,7 @@ import type { SessionStrategy } from "./runtime/_types.ts";
  * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
+ * | `runtime` | this process's | what spawns and signals processes (a test injects a recording one) |
  * | `useCgroups` | true | hold `processes` and `memoryBytes` in a cgroup per command where this process can make one; false: rlimits only |
  * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
  *
@@ -79,6 +88,8 @@ export interface LocalBashExecutorConfig {
   sessionStrategy?: "auto" | SessionStrategy;
   /** Resource limits of every command (a call's `limits` go over them). */
   limits?: ResourceLimits;
+  /** What spawns and signals processes: by default the runtime this process runs on. */
+  runtime?: Runtime;
   /**
    * Hold `processes` and `memoryBytes` in a cgroup per command where this
    * process can make one (default true); false: per-process rlimits only.
@@ -129,13 +140,10 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly setsidPath: string | null;
   /** Resource limits of every command, as configured. */
   readonly limits: Readonly<ResourceLimits>;
+  /** What spawns and signals processes. */
+  readonly runtime: Runtime;
   /** Whether `processes` and `memoryBytes` go in a cgroup per command where one can be made. */
   readonly useCgroups: boolean;
-}
-
-/** A bad value as an error message shows it (JSON would print NaN and Infinity as null). */
-function shown(value: unknown): string {
-  return typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value);
 }
 
 /** The keys of a {@linkcode LocalBashExecutorConfig}. */
@@ -153,6 +161,7 @@ export const LOCAL_CONFIG_KEYS: readonly string[] = [
   "keepSpillFiles",
   "sessionStrategy",
   "limits",
+  "runtime",
   "useCgroups",
 ];
 
@@ -162,56 +171,6 @@ export const LOCAL_CONFIG_KEYS: readonly string[] = [
  * allocate at all.
  */
 export const MAX_OUTPUT_BYTES: number = 256 * 1024 * 1024;
-
-/**
- * Throws `BashConfigError` for a key of `value` that is not in `known` (a
- * typo such as `timeout` would otherwise be ignored silently), naming the
- * closest known key. `what` names the object (`the executor config`).
- */
-export function checkKnownKeys(what: string, value: object, known: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    const near = closestKey(key, known);
-    const hint = near === undefined ? "" : `; did you mean "${near}"?`;
-    throw new BashConfigError(
-      `${what} has no key "${key}"${hint}; the known keys are ${
-        known.map((name) => `"${name}"`).join(", ")
-      }`,
-    );
-  }
-}
-
-/** The known key a typo most likely meant: a prefix either way, or at most two edits away. */
-function closestKey(key: string, known: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  let best: { name: string; distance: number } | undefined;
-  for (const name of known) {
-    const other = name.toLowerCase();
-    const distance = other.startsWith(lower) || lower.startsWith(other)
-      ? 0
-      : editDistance(lower, other);
-    if (distance <= 2 && (best === undefined || distance < best.distance)) {
-      best = { name, distance };
-    }
-  }
-  return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        (previous[j] ?? 0) + 1,
-        (current[j - 1] ?? 0) + 1,
-        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
 
 /** Throws unless `value` is a whole number of bytes from 1 to {@linkcode MAX_OUTPUT_BYTES}. */
 export function outputBudget(field: string, value: unknown): number {
@@ -227,7 +186,7 @@ export function outputBudget(field: string, value: unknown): number {
 /** Throws unless `cwd` is an existing directory that a path can name. */
 function checkCwd(cwd: unknown): string {
   if (typeof cwd !== "string" || cwd === "") {
-    throw new BashConfigError(`"cwd" must be a non-empty path; got ${shown(cwd)}`);
+    throw new BashConfigError(`"cwd" must be a non-empty path; got ${describeValue(cwd)}`);
   }
   if (cwd.includes("\0")) {
     throw new BashConfigError(`"cwd" holds a NUL byte, which no path can carry; remove it`);
@@ -255,41 +214,10 @@ function checkCwd(cwd: unknown): string {
   return absolute;
 }
 
-/** Throws unless `value` is a positive finite number of milliseconds; names `field`. */
-export function positiveFinite(field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new BashConfigError(
-      `"${field}" must be a positive finite number of milliseconds; got ${shown(value)}`,
-    );
-  }
-  return value;
-}
-
-/** The longest delay a timer can wait: `setTimeout` fires at once for a longer one. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Throws unless `value` milliseconds fit a timer; names `field`. */
-export function fitsTimer(field: string, value: number): number {
-  if (value > MAX_TIMER_MS) {
-    throw new BashConfigError(
-      `"${field}" must be at most ${MAX_TIMER_MS} milliseconds (about 24 days), the longest a timer waits; got ${value}`,
-    );
-  }
-  return value;
-}
-
-/** Throws unless `value` is a whole number of at least `min`; names `field`. */
-export function wholeNumber(field: string, value: unknown, min: number): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
-    throw new BashConfigError(`"${field}" must be a whole number >= ${min}; got ${shown(value)}`);
-  }
-  return value;
-}
-
 function nonNegative(field: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
     throw new BashConfigError(
-      `"${field}" must be a finite number >= 0 of milliseconds; got ${shown(value)}`,
+      `"${field}" must be a finite number >= 0 of milliseconds; got ${describeValue(value)}`,
     );
   }
   return value;
@@ -307,7 +235,7 @@ function spillDirectory(dir: unknown): string {
   if (!isDirectory) {
     throw new BashConfigError(
       `"spillDir" must be the absolute path of an existing directory; got ${
-        shown(dir)
+        describeValue(dir)
       }; create it first, or omit it for the OS temp directory`,
     );
   }
@@ -345,17 +273,21 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
   const keepSpillFiles = config.keepSpillFiles ?? false;
   if (typeof keepSpillFiles !== "boolean") {
     throw new BashConfigError(
-      `"keepSpillFiles" must be true or false; got ${shown(keepSpillFiles)}`,
+      `"keepSpillFiles" must be true or false; got ${describeValue(keepSpillFiles)}`,
     );
   }
   const useCgroups = config.useCgroups ?? true;
   if (typeof useCgroups !== "boolean") {
-    throw new BashConfigError(`"useCgroups" must be true or false; got ${shown(useCgroups)}`);
+    throw new BashConfigError(
+      `"useCgroups" must be true or false; got ${describeValue(useCgroups)}`,
+    );
   }
   const strategy = config.sessionStrategy ?? "auto";
   if (strategy !== "auto" && strategy !== "setsid-binary" && strategy !== "detached") {
     throw new BashConfigError(
-      `"sessionStrategy" must be "auto", "setsid-binary" or "detached"; got ${shown(strategy)}`,
+      `"sessionStrategy" must be "auto", "setsid-binary" or "detached"; got ${
+        describeValue(strategy)
+      }`,
     );
   }
   const setsidPath = strategy === "detached" ? null : findSetsid();
@@ -386,6 +318,25 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,
     limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
+    runtime: checkRuntime(config.runtime ?? runtime),
     useCgroups,
   };
+}
+
+/** Throws unless `value` has a runtime's name, spawn, kill and deniedPermission. */
+function checkRuntime(value: unknown): Runtime {
+  const candidate = value as Partial<Runtime> | null;
+  if (
+    typeof candidate !== "object" || candidate === null ||
+    (candidate.name !== "deno" && candidate.name !== "node") ||
+    typeof candidate.spawn !== "function" || typeof candidate.kill !== "function" ||
+    typeof candidate.deniedPermission !== "function"
+  ) {
+    throw new BashConfigError(
+      `"runtime" must be a Runtime (name, spawn, kill, deniedPermission); got ${
+        describeValue(value)
+      }; omit it to use the runtime this process runs on`,
+    );
+  }
+  return candidate as Runtime;
 }

@@ -4,7 +4,7 @@ import {
   type ManagedEnv,
   scrubbedParentEnv,
 } from "../seam/mod.ts";
-import { kindOf } from "../seam/_message.ts";
+import { kindOf } from "../seam/_checks.ts";
 
 /**
  * Set for every command so that nothing pages, colours, prompts or opens an

@@ -13,7 +13,7 @@ import {
   type ResourceLimitHit,
   type ResourceLimits,
 } from "../seam/mod.ts";
-import { kindOf } from "../seam/_message.ts";
+import { kindOf } from "../seam/_checks.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./launch.ts";
 import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup.ts";

@@ -1,4 +1,5 @@
-import type { CollectedOutput } from "../seam/mod.ts";
+import type { BinaryStream, CollectedOutput } from "../seam/mod.ts";
+import { classifyStream, SNIFF_BYTES, type StreamKind } from "./_binary.ts";
 import { faultReason, SpillFile } from "./_spill.ts";
 import type { SpillBudget } from "./_spill_budget.ts";
 import {
@@ -34,6 +35,17 @@ export interface StreamSlice {
   end: number;
 }
 
+/**
+ * Where the bytes at one stream offset are, for a reader that wants them
+ * all: in memory (a copy, up to the next gap in memory), in the spill file
+ * (up to `end`), or lost up to `end`, and why.
+ */
+export type StreamLocation =
+  | { kind: "memory"; bytes: Uint8Array }
+  | { kind: "spill"; path: string; end: number; removal: string | null }
+  | { kind: "lost"; end: number; reason: string }
+  | { kind: "end" };
+
 /** `first` followed by `second`, copied only when both hold bytes. */
 export function joined(first: Uint8Array, second: Uint8Array | null): Uint8Array {
   if (second === null || second.length === 0) return first;
@@ -64,6 +76,15 @@ export class OutputCollector {
   #spillTried = false;
   /** Why there is no spill file although one was needed. */
   #spillFailure: string | null = null;
+  #finished = false;
+  #released = false;
+  /** What the first bytes say the stream is; null until {@link SNIFF_BYTES} came or it ended. */
+  #kind: StreamKind | null = null;
+  #sniff: Uint8Array | null = null;
+  #sniffLen = 0;
+  /** What readers wait on until the next chunk or the end, and what settles it. */
+  #changed: Promise<void> | null = null;
+  #wakeReaders: (() => void) | null = null;
 
   constructor(budget: OutputBudget) {
     this.#budget = budget;
@@ -113,15 +134,53 @@ export class OutputCollector {
       rest = chunk.subarray(take);
     }
     if (rest.length > 0) this.#pushTail(rest);
+    if (this.#kind === null) this.#sniffChunk(chunk);
+    this.#wake();
+  }
+
+  /**
+   * Set when the stream is not text (see {@linkcode classifyStream}); known
+   * once its first 8 KB came or it ended.
+   */
+  get binary(): BinaryStream | undefined {
+    const kind = this.#kind;
+    if (kind?.kind !== "binary") return undefined;
+    return kind.looksLike === null
+      ? { totalBytes: this.#total }
+      : { totalBytes: this.#total, looksLike: kind.looksLike };
+  }
+
+  #sniffChunk(chunk: Uint8Array): void {
+    const take = Math.min(SNIFF_BYTES - this.#sniffLen, chunk.length);
+    this.#sniff ??= new Uint8Array(SNIFF_BYTES);
+    this.#sniff.set(chunk.subarray(0, take), this.#sniffLen);
+    this.#sniffLen += take;
+    if (this.#sniffLen === SNIFF_BYTES) this.#classify();
+  }
+
+  /** Decides what the stream is; a binary stream goes to a spill file however small it is. */
+  #classify(): void {
+    this.#kind = classifyStream(this.#sniff?.subarray(0, this.#sniffLen) ?? EMPTY);
+    this.#sniff = null;
+    if (this.#kind.kind === "binary" && !this.#spillTried) this.#startSpill(EMPTY);
   }
 
   /** Closes the spill file once the command settled; the collector stays readable. */
   finish(): void {
+    if (this.#kind === null) this.#classify();
     this.#spill?.settle();
+    this.#finished = true;
+    this.#wake();
+  }
+
+  /** True once `finish()` was called: no more bytes will come. */
+  get finished(): boolean {
+    return this.#finished;
   }
 
   /** Lets go of the buffers and deletes the spill file; the collector is empty afterwards. */
   release(): void {
+    this.#released = true;
     this.#spill?.release();
     this.#head = null;
     this.#ring = null;
@@ -134,37 +193,47 @@ export class OutputCollector {
   collect(): CollectedOutput {
     const spillPath = this.spillPath;
     const spillError = this.spillError;
-    const spill = {
+    const binary = this.binary;
+    const facts = {
       ...(spillPath === null ? {} : { spillPath }),
       ...(spillError === null ? {} : { spillError }),
+      spillComplete: this.spillComplete,
+      ...(binary === undefined ? {} : { binary }),
     };
-    const spillComplete = this.spillComplete;
+    const utf16 = this.#kind?.kind === "utf16" ? this.#kind.encoding : null;
+    const decode = utf16 === null
+      ? decodeCounting
+      : (bytes: Uint8Array) => ({ text: new TextDecoder(utf16).decode(bytes), invalid: 0 });
     const head = this.#headBytes();
     if (this.#headLen + this.#tailLen === this.#total) {
-      const { text, invalid } = decodeCounting(joined(head, this.#tailFrom(0)));
+      const { text, invalid } = decode(joined(head, this.#tailFrom(0)));
       return {
         text,
         truncated: false,
         totalBytes: this.#total,
         omittedBytes: 0,
-        ...spill,
-        spillComplete,
+        ...facts,
         invalidUtf8Bytes: invalid,
       };
     }
-    const headPart = head.subarray(0, completePrefixLength(head));
+    // Cut at whole characters: UTF-16 code units start at even stream offsets.
+    const headPart = head.subarray(
+      0,
+      utf16 === null ? completePrefixLength(head) : head.length - head.length % 2,
+    );
     let tailPart = this.#tailFrom(0);
-    tailPart = tailPart.subarray(leadingContinuationBytes(tailPart));
-    const first = decodeCounting(headPart);
-    const last = decodeCounting(tailPart);
+    tailPart = tailPart.subarray(
+      utf16 === null ? leadingContinuationBytes(tailPart) : (this.#total - this.#tailLen) % 2,
+    );
+    const first = decode(headPart);
+    const last = decode(tailPart);
     const omittedBytes = this.#total - headPart.length - tailPart.length;
     return {
       text: first.text + omissionMarker(first.text, omittedBytes) + last.text,
       truncated: true,
       totalBytes: this.#total,
       omittedBytes,
-      ...spill,
-      spillComplete,
+      ...facts,
       invalidUtf8Bytes: first.invalid + last.invalid,
     };
   }
@@ -182,6 +251,67 @@ export class OutputCollector {
     cursor += dropped;
     const after = cursor < this.#total ? this.#tailFrom(cursor - tailStart) : null;
     return { before, dropped, after, end: this.#total };
+  }
+
+  /** Bytes the stream produced so far. */
+  get totalBytes(): number {
+    return this.#total;
+  }
+
+  /**
+   * Where the bytes from `offset` on are (at most `max` of them from
+   * memory); `end` when the stream has no byte there yet.
+   */
+  locate(offset: number, max: number): StreamLocation {
+    if (offset >= this.#total) return { kind: "end" };
+    if (offset < this.#headLen) {
+      return { kind: "memory", bytes: this.#headBytes().slice(offset, offset + max) };
+    }
+    const tailStart = this.#total - this.#tailLen;
+    if (offset >= tailStart) {
+      const from = offset - tailStart;
+      return { kind: "memory", bytes: this.#tailFrom(from).slice(0, max) };
+    }
+    const spill = this.#spill;
+    if (spill !== null && offset < spill.written) {
+      const end = Math.min(spill.written, tailStart);
+      return { kind: "spill", path: spill.path, end, removal: spill.removal };
+    }
+    return { kind: "lost", end: tailStart, reason: this.#lossReason() };
+  }
+
+  /** Why bytes past the spill file's end are not kept. */
+  #lossReason(): string {
+    if (this.#released) return "the output was released by its owner (release())";
+    const spill = this.#spill;
+    if (spill === null) {
+      if (this.#spillFailure !== null) return `no spill file could be made (${this.#spillFailure})`;
+      return "maxSpillBytes is 0, so no spill file keeps what memory does not";
+    }
+    if (spill.error !== null) return `the spill file stopped at a fault (${spill.error})`;
+    if (spill.capped) {
+      return `the spill file stopped at maxSpillBytes (${this.#budget.maxSpillBytes} bytes)`;
+    }
+    return "the spill file ends there";
+  }
+
+  /**
+   * Resolves at the next chunk or at `finish()`, whichever comes first (at
+   * once after `finish()`).
+   */
+  changed(): Promise<void> {
+    if (this.#finished) return Promise.resolve();
+    // One promise for every reader that waits now, however often they ask.
+    this.#changed ??= new Promise((wake) => this.#wakeReaders = wake);
+    return this.#changed;
+  }
+
+  #wake(): void {
+    const wake = this.#wakeReaders;
+    if (wake === null) return;
+    this.#changed = null;
+    this.#wakeReaders = null;
+    wake();
   }
 
   #startSpill(chunk: Uint8Array): void {

@@ -1,16 +1,20 @@
 import {
   BashConfigError,
+  type BashOutputEvent,
   type BashProcess,
   type BashProcessRead,
   type BashProcessStatus,
   type BashSandboxInfo,
+  type BashStreamRead,
   type ResourceLimitHit,
   type SandboxViolation,
   type StrayReport,
 } from "../seam/mod.ts";
-import { kindOf, messageOf } from "../seam/_message.ts";
+import { kindOf } from "../seam/_checks.ts";
+import { messageOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
 import { joined, type OutputCollector } from "./_output.ts";
+import { StreamReader } from "./_output_reader.ts";
 import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
 
 const encoder = new TextEncoder();
@@ -51,12 +55,24 @@ class StreamCursor {
   }
 }
 
-/**
- * The spill path worth naming: its file holds every byte of the stream and
- * was not removed since (disposal without `keepSpillFiles` removes it).
- */
-function completeSpill(collector: OutputCollector): string | null {
-  return collector.spillComplete ? collector.spillPath : null;
+/** One stream's read, with its spill file's facts. */
+function streamRead(
+  read: { text: string; dropped: number },
+  collector: OutputCollector,
+): BashStreamRead {
+  const stream: BashStreamRead = {
+    text: read.text,
+    truncated: read.dropped > 0,
+    omittedBytes: read.dropped,
+    spillComplete: collector.spillComplete,
+  };
+  const spillPath = collector.spillPath;
+  const spillError = collector.spillError;
+  if (spillPath !== null) stream.spillPath = spillPath;
+  if (spillError !== null) stream.spillError = spillError;
+  const binary = collector.binary;
+  if (binary !== undefined) stream.binary = binary;
+  return stream;
 }
 
 /** A background command as `LocalBashExecutor.start()` hands it out. */
@@ -132,27 +148,45 @@ export class LocalBashProcess implements BashProcess {
     const running = this.#command;
     const violations = running.isSettled ? [] : this.#beforeRead?.() ?? [];
     const final = running.isSettled;
-    const out = this.#stdout.read(running.stdout, final);
-    const err = this.#stderr.read(running.stderr, final);
     const read: BashProcessRead = {
-      stdout: out.text,
-      stderr: err.text,
-      lossy: out.dropped + err.dropped > 0,
-      droppedBytes: out.dropped + err.dropped,
+      stdout: streamRead(this.#stdout.read(running.stdout, final), running.stdout),
+      stderr: streamRead(this.#stderr.read(running.stderr, final), running.stderr),
       status: this.status,
       exitCode: this.exitCode,
       signal: this.signal,
     };
-    const stdoutSpill = completeSpill(running.stdout);
-    const stderrSpill = completeSpill(running.stderr);
-    if (stdoutSpill !== null) read.stdoutSpillPath = stdoutSpill;
-    if (stderrSpill !== null) read.stderrSpillPath = stderrSpill;
     if (violations.length > 0) read.violations = violations;
-    const stdoutError = running.stdout.spillError;
-    const stderrError = running.stderr.spillError;
-    if (stdoutError !== null) read.stdoutSpillError = stdoutError;
-    if (stderrError !== null) read.stderrSpillError = stderrError;
     return read;
+  }
+
+  async *output(): AsyncGenerator<BashOutputEvent, void, undefined> {
+    if (this.#released) {
+      throw new BashConfigError(
+        `Process ${this.pid} was released, so its output is gone; read it before calling release()`,
+      );
+    }
+    const running = this.#command;
+    const readers = [
+      new StreamReader("stdout", running.stdout),
+      new StreamReader("stderr", running.stderr),
+    ];
+    try {
+      for (;;) {
+        let yielded = false;
+        for (const reader of readers) {
+          for (const event of await reader.step()) {
+            yielded = true;
+            yield event;
+          }
+        }
+        if (yielded) continue;
+        const open = readers.filter((reader) => !reader.atEnd);
+        if (open.length === 0) return;
+        await Promise.race(open.map((reader) => reader.changed()));
+      }
+    } finally {
+      await Promise.all(readers.map((reader) => reader.close()));
+    }
   }
 
   async write(data: string | Uint8Array): Promise<void> {

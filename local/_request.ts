@@ -1,9 +1,16 @@
-import { BashConfigError } from "../seam/mod.ts";
-import { kindOf } from "../seam/_message.ts";
-import { checkKnownKeys, fitsTimer, positiveFinite } from "./_config.ts";
+import { posix } from "node:path";
+import {
+  BashConfigError,
+  type BashExecRequest,
+  type BashExecSpec,
+  type BashExecutorLimits,
+  type SandboxPolicy,
+} from "../seam/mod.ts";
+import { MAX_OUTPUT_BYTES, outputBudget } from "./_config.ts";
 import { checkEnv } from "./_env.ts";
 import { checkEnvSizes } from "./_exec.ts";
 import { checkLimits } from "./_limits.ts";
+import { checkKnownKeys, fitsTimer, kindOf, positiveFinite } from "../seam/_checks.ts";
 
 /** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
 export function checkText(field: string, value: unknown, what: string): string {
@@ -32,6 +39,7 @@ export const REQUEST_KEYS: readonly string[] = [
   "managedEnv",
   "sandboxPolicy",
   "limits",
+  "onOutput",
 ];
 
 /**
@@ -48,6 +56,7 @@ export function checkCallValues(call: {
   signal?: unknown;
   env?: unknown;
   managedEnv?: unknown;
+  onOutput?: unknown;
 }): void {
   if (call === null || typeof call !== "object") {
     throw new BashConfigError(
@@ -77,8 +86,76 @@ export function checkCallValues(call: {
       `"signal" must be an AbortSignal; got ${kindOf(signal)}; pass an AbortController's signal`,
     );
   }
+  if (call.onOutput !== undefined && typeof call.onOutput !== "function") {
+    throw new BashConfigError(
+      `"onOutput" must be a function; got ${
+        kindOf(call.onOutput)
+      }; pass (chunk) => ... to follow the output, or omit it`,
+    );
+  }
   checkLimits("limits", call.limits);
   checkEnv(call.env, call.managedEnv);
   checkEnvSizes("env", call.env as Record<string, string> | undefined);
   checkEnvSizes("managedEnv", call.managedEnv as Record<string, string> | undefined);
+}
+
+/** The parts of an executor's config that fill a request in. */
+export interface RequestDefaults {
+  /** Absolute directory that relative workdirs resolve against. */
+  cwd: string;
+  timeoutMs: number;
+  maxTimeoutMs: number;
+  maxOutputBytes: number;
+  maxSpillBytes: number;
+}
+
+/**
+ * Fills a request from an executor's defaults, for its `resolve()` (which
+ * marks the result): the values checked, workdir resolved against `cwd`
+ * (POSIX paths, the same on the host and on a remote one), `timeoutMs`
+ * defaulted and capped, `stdoutMaxBytes` defaulted, and the policy from
+ * `resolvePolicy`. Throws `BashConfigError` naming the field.
+ */
+export function fillRequest(
+  request: BashExecRequest,
+  defaults: RequestDefaults,
+  resolvePolicy: (policy: SandboxPolicy | null | undefined) => SandboxPolicy | null,
+): BashExecSpec {
+  checkCallValues(request);
+  const timeoutMs = Math.min(
+    positiveFinite("timeoutMs", request.timeoutMs ?? defaults.timeoutMs),
+    defaults.maxTimeoutMs,
+  );
+  const stdoutMaxBytes = outputBudget(
+    "stdoutMaxBytes",
+    request.stdoutMaxBytes ?? defaults.maxOutputBytes,
+  );
+  const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
+  return {
+    ...request,
+    workdir: posix.resolve(defaults.cwd, workdir),
+    timeoutMs,
+    stdoutMaxBytes,
+    sandboxPolicy: resolvePolicy(request.sandboxPolicy),
+  };
+}
+
+/** An executor's limits on the seam, from the same defaults. */
+export function executorLimits(defaults: RequestDefaults): BashExecutorLimits {
+  return {
+    defaultTimeoutMs: defaults.timeoutMs,
+    maxTimeoutMs: defaults.maxTimeoutMs,
+    outputBytes: defaults.maxOutputBytes,
+    maxStdoutBytes: MAX_OUTPUT_BYTES,
+    maxSpillBytes: defaults.maxSpillBytes,
+  };
+}
+
+/** Throws `BashConfigError` for what only a foreground call can take (`onOutput`). */
+export function checkBackground(spec: BashExecSpec): void {
+  if (spec.onOutput !== undefined) {
+    throw new BashConfigError(
+      `"onOutput" applies to run() only; read a background process's output with process.output()`,
+    );
+  }
 }

@@ -30,6 +30,7 @@ export class SpillFile implements BudgetedSpill {
   readonly #budget: SpillBudget | undefined;
   #fd: number | null;
   #room: number;
+  #written = 0;
   #capped = false;
   #error: string | null = null;
   #size = 0;
@@ -64,6 +65,16 @@ export class SpillFile implements BudgetedSpill {
   /** The file's path. */
   get path(): string {
     return this.#path;
+  }
+
+  /** Bytes written to the file so far (from stream offset 0). */
+  get written(): number {
+    return this.#written;
+  }
+
+  /** True when writing stopped at the cap (not at a fault). */
+  get capped(): boolean {
+    return this.#capped;
   }
 
   /** True while the file holds every byte written to it (and still exists). */
@@ -117,7 +128,11 @@ export class SpillFile implements BudgetedSpill {
     }
     try {
       let offset = 0;
-      while (offset < bytes.length) offset += writeSync(this.#fd, bytes, offset);
+      while (offset < bytes.length) {
+        const wrote = writeSync(this.#fd, bytes, offset);
+        offset += wrote;
+        this.#written += wrote;
+      }
       this.#room -= bytes.length;
     } catch (error) {
       this.#fail(error);

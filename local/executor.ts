@@ -1,5 +1,4 @@
 import { lstatSync, mkdirSync, rmSync, statSync } from "node:fs";
-import { isAbsolute, resolve as resolvePath } from "node:path";
 import process from "node:process";
 import {
   type AppliedResourceLimits,
@@ -7,19 +6,18 @@ import {
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
+  type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
   type BashSandboxInfo,
   BashSpawnError,
   type ResourceLimitHit,
   type ResourceLimits,
+  type SandboxPolicy,
 } from "../seam/mod.ts";
 import { RunningCommand } from "./_command.ts";
 import {
-  fitsTimer,
   type LocalBashExecutorConfig,
-  outputBudget,
-  positiveFinite,
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "./_config.ts";
@@ -42,7 +40,7 @@ import {
   type CommandCgroup,
   ExecutorCgroups,
 } from "./_cgroup.ts";
-import { checkCallValues, checkText } from "./_request.ts";
+import { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
@@ -51,7 +49,6 @@ import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
 import { makePrivateDir, privateParentPath } from "./_private_dir.ts";
-import { runtime } from "./runtime/mod.ts";
 
 const encoder = new TextEncoder();
 
@@ -73,7 +70,7 @@ const encoder = new TextEncoder();
  * import assert from "node:assert/strict";
  *
  * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
- * const result = await executor.run(executor.resolve({ command: "echo hi; echo oops >&2; exit 3" }));
+ * const result = await executor.run({ command: "echo hi; echo oops >&2; exit 3" });
  * assert.equal(result.stdout.text, "hi\n");
  * assert.equal(result.stderr.text, "oops\n");
  * assert.equal(result.exitCode, 3);
@@ -85,11 +82,11 @@ const encoder = new TextEncoder();
  * import assert from "node:assert/strict";
  *
  * await using executor = new LocalBashExecutor();
- * const process = await executor.start(executor.resolve({ command: "cat", keepStdinOpen: true }));
+ * const process = await executor.start({ command: "cat", keepStdinOpen: true });
  * await process.write("ping\n");
  * await process.closeStdin();
  * await process.done;
- * assert.equal(process.readOutput().stdout, "ping\n");
+ * assert.equal(process.readOutput().stdout.text, "ping\n");
  * assert.equal(process.status, "completed");
  * ```
  */
@@ -118,7 +115,7 @@ export class LocalBashExecutor extends BashExecutor {
       this.#bash = findOnPath("bash");
       this.#env = baseEnv();
       this.#watchdog = this.#bash === null ? null : new Watchdog({
-        runtime,
+        runtime: this.config.runtime,
         bash: this.#bash,
         setsidPath: this.config.setsidPath,
         session: this.config.sessionStrategy,
@@ -129,7 +126,7 @@ export class LocalBashExecutor extends BashExecutor {
       throwIfDenied(error, "read the environment and find bash");
       throw error;
     }
-    this.#control = new ProcessControl(runtime, this.#watchdog);
+    this.#control = new ProcessControl(this.config.runtime, this.#watchdog);
     this.#spillBudget = new SpillBudget(this.config.maxSpillTotalBytes, () => this.#dir);
   }
 
@@ -143,8 +140,10 @@ export class LocalBashExecutor extends BashExecutor {
    * namespace, env values that are not strings, a NUL byte in the command,
    * the workdir or the env, a `signal` that is not an `AbortSignal`, a
    * `keepStdinOpen` that is not a boolean, an unknown key (a typo such as
-   * `timeout`), and a confined `sandboxPolicy` (this executor does not
-   * sandbox; only `danger-full-access` or none is accepted).
+   * `timeout`), an `onOutput` that is not a function, and a confined
+   * `sandboxPolicy` (this executor does not sandbox; only
+   * `danger-full-access` or none is accepted). The spec is frozen and marked,
+   * so `run()` and `start()` take it without checking it again.
    *
    * @example
    * ```ts
@@ -161,32 +160,63 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   resolve(request: BashExecRequest): BashExecSpec {
-    checkCallValues(request);
-    this.#checkConfinement(request.sandboxPolicy);
-    const { config } = this;
-    const timeoutMs = Math.min(
-      positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
-      config.maxTimeoutMs,
+    return this.markResolved(
+      fillRequest(request, this.config, (policy) => this.resolvePolicy(policy)),
     );
-    const stdoutMaxBytes = outputBudget(
-      "stdoutMaxBytes",
-      request.stdoutMaxBytes ?? config.maxOutputBytes,
-    );
-    const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
-    return {
-      ...request,
-      workdir: resolvePath(config.cwd, workdir),
-      timeoutMs,
-      stdoutMaxBytes,
-      sandboxPolicy: request.sandboxPolicy ?? null,
-    };
   }
 
   /**
-   * Runs a command in the foreground. Rejects with `BashSpawnError` only when
-   * it cannot start (missing workdir, missing bash, pre-aborted signal,
-   * disposed executor), and with `BashConfigError` for a spec that did not
-   * come from `resolve()`; a non-zero exit, a timeout or an abort resolves.
+   * The time and output limits of this executor, from its config.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new LocalBashExecutor({ timeoutMs: 5_000 });
+   * assert.equal(executor.limits.defaultTimeoutMs, 5_000);
+   * assert.equal(executor.limits.maxTimeoutMs, 600_000);
+   * ```
+   */
+  get limits(): BashExecutorLimits {
+    return executorLimits(this.config);
+  }
+
+  /**
+   * The policy a spec carries for a request's `sandboxPolicy` (absent or
+   * `null` alike). This executor does not sandbox: it keeps `null` or a
+   * `danger-full-access` policy and refuses a confined one (running it would
+   * be a silently unconfined run). A sandboxing subclass stamps its default
+   * and checks the policy.
+   *
+   * @example
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import { BashConfigError } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const confined = { mode: "read-only", workspaceRoot: "/tmp", network: "deny" } as const;
+   * assert.throws(() => executor.resolve({ command: "ls", sandboxPolicy: confined }), BashConfigError);
+   * ```
+   */
+  protected resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy | null {
+    if (policy === undefined || policy === null) return null;
+    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
+    if (mode === "danger-full-access") return policy;
+    throw new BashConfigError(
+      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
+        JSON.stringify(mode) ?? "undefined"
+      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
+    );
+  }
+
+  /**
+   * Runs a command in the foreground: a request (resolved first) or a spec
+   * from `resolve()`. Rejects with `BashConfigError` for a bad value, and with
+   * `BashSpawnError` only when it cannot start (missing workdir, missing bash,
+   * pre-aborted signal, disposed executor); a non-zero exit, a timeout or an
+   * abort resolves. `onOutput` sees the output as it arrives.
    *
    * @example A timeout resolves
    * ```ts
@@ -194,13 +224,66 @@ export class LocalBashExecutor extends BashExecutor {
    * import assert from "node:assert/strict";
    *
    * await using executor = new LocalBashExecutor();
-   * const result = await executor.run(executor.resolve({ command: "sleep 5", timeoutMs: 100 }));
+   * const result = await executor.run({ command: "sleep 5", timeoutMs: 100 });
    * assert.equal(result.timedOut, true);
    * assert.equal(result.signal, "SIGTERM");
    * ```
+   *
+   * @example Follow the output as it arrives
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const seen: string[] = [];
+   * const result = await executor.run({
+   *   command: "echo one; sleep 0.1; echo two",
+   *   onOutput: (chunk) => seen.push(chunk.text),
+   * });
+   * assert.equal(seen.join(""), "one\ntwo\n");
+   * assert.equal(result.stdout.text, "one\ntwo\n");
+   * ```
    */
-  async run(spec: BashExecSpec): Promise<BashRunResult> {
-    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, false);
+  async run(request: BashExecRequest): Promise<BashRunResult> {
+    return await this.#run(this.specOf(request), undefined);
+  }
+
+  /**
+   * Runs a request in the foreground with its launch made by `wrap` from the
+   * bare bash launch, instead of by {@linkcode planLaunch} and without the
+   * default resource limits: the direct path of a subclass's own checks (the
+   * sandbox probes a backend with it). Otherwise as {@linkcode run}.
+   *
+   * @example
+   * ```ts
+   * import { type Launch, LocalBashExecutor } from "@shellseam/bash/local";
+   * import type { BashRunResult } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * class Checked extends LocalBashExecutor {
+   *   check(): Promise<BashRunResult> {
+   *     return this.runWrapped({ command: "true" }, (launch: Launch) => ({
+   *       ...launch,
+   *       args: [...launch.args.slice(0, -1), "echo checked"],
+   *     }));
+   *   }
+   * }
+   * await using executor = new Checked();
+   * assert.equal((await executor.check()).stdout.text, "checked\n");
+   * ```
+   */
+  protected async runWrapped(
+    request: BashExecRequest,
+    wrap: (launch: Launch) => Launch,
+  ): Promise<BashRunResult> {
+    return await this.#run(this.specOf(request), wrap);
+  }
+
+  async #run(
+    spec: BashExecSpec,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<BashRunResult> {
+    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, false, wrap);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const stderr = running.stderr.collect();
@@ -219,6 +302,7 @@ export class LocalBashExecutor extends BashExecutor {
       scrubbedEnv: [...this.#env.scrubbed],
     };
     if (running.cause === "dispose") result.disposed = true;
+    if (running.onOutputError !== undefined) result.onOutputError = running.onOutputError;
     const sandbox = describe(plan, running, stderr.text, applied);
     if (sandbox !== undefined) result.sandbox = sandbox;
     if (applied !== undefined) result.limits = applied;
@@ -229,8 +313,9 @@ export class LocalBashExecutor extends BashExecutor {
 
   /**
    * Starts a command in the background and resolves once it is spawned; no
-   * timeout applies (aborting `signal` kills it). Rejects like
-   * {@linkcode run} when it cannot start.
+   * timeout applies (aborting `signal` kills it). Takes a request or a spec
+   * like {@linkcode run}, and rejects like it when it cannot start; refuses
+   * `onOutput` (read `process.output()` instead).
    *
    * @example Kill a background command
    * ```ts
@@ -238,15 +323,17 @@ export class LocalBashExecutor extends BashExecutor {
    * import assert from "node:assert/strict";
    *
    * await using executor = new LocalBashExecutor();
-   * const process = await executor.start(executor.resolve({ command: "sleep 30" }));
+   * const process = await executor.start({ command: "sleep 30" });
    * assert.equal(process.status, "running");
    * assert.equal(await process.kill(), true);
    * assert.equal(await process.kill(), false);
    * assert.equal(process.status, "killed");
    * ```
    */
-  async start(spec: BashExecSpec): Promise<BashProcess> {
-    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, true);
+  async start(request: BashExecRequest): Promise<BashProcess> {
+    const spec = this.specOf(request);
+    checkBackground(spec);
+    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, true, undefined);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
       const stderrText = running.stderr.collect().text;
       return {
@@ -283,7 +370,7 @@ export class LocalBashExecutor extends BashExecutor {
    *   }
    * }
    * await using executor = new Traced();
-   * const result = await executor.run(executor.resolve({ command: "echo hi" }));
+   * const result = await executor.run({ command: "echo hi" });
    * assert.equal(result.stdout.text, "traced\nhi\n");
    * assert.equal(result.sandbox?.backend, "none");
    * ```
@@ -309,7 +396,7 @@ export class LocalBashExecutor extends BashExecutor {
    *   }
    * }
    * await using executor = new Careful();
-   * const result = await executor.run(executor.resolve({ command: "while :; do :; done" }));
+   * const result = await executor.run({ command: "while :; do :; done" });
    * assert.equal(result.limitHit?.limit, "cpu");
    * assert.equal(result.signal, "SIGXCPU");
    * ```
@@ -390,10 +477,10 @@ export class LocalBashExecutor extends BashExecutor {
    * import assert from "node:assert/strict";
    *
    * const executor = new LocalBashExecutor();
-   * const process = await executor.start(executor.resolve({ command: "sleep 30" }));
+   * const process = await executor.start({ command: "sleep 30" });
    * await executor[Symbol.asyncDispose]();
    * assert.equal(process.status, "killed");
-   * await assert.rejects(executor.run(executor.resolve({ command: "true" })), BashSpawnError);
+   * await assert.rejects(executor.run({ command: "true" }), BashSpawnError);
    * ```
    */
   async [Symbol.asyncDispose](): Promise<void> {
@@ -439,13 +526,21 @@ export class LocalBashExecutor extends BashExecutor {
 
   #spillDir = (): string => this.#privateDir();
 
-  #launch(spec: BashExecSpec, background: boolean): Promise<Launched> {
-    const launching = this.#spawn(spec, background);
+  #launch(
+    spec: BashExecSpec,
+    background: boolean,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<Launched> {
+    const launching = this.#spawn(spec, background, wrap);
     this.#launching.add(launching);
     return launching.finally(() => this.#launching.delete(launching));
   }
 
-  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
+  async #spawn(
+    spec: BashExecSpec,
+    background: boolean,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const bash = this.#bash;
     if (bash === null) {
@@ -469,7 +564,7 @@ export class LocalBashExecutor extends BashExecutor {
     const number = ++this.#commands;
     const marker = `${this.#watchdog?.token ?? "none"}.${number}`;
     env[WATCHDOG_VARIABLE] = marker;
-    const limits = mergeLimits(this.defaultLimits(spec), spec.limits);
+    const limits = wrap === undefined ? mergeLimits(this.defaultLimits(spec), spec.limits) : {};
     const support = cgroupSupportFor(this.config.useCgroups, limits);
     const held = cgroupLimits(limits, support);
     const rlimits = rlimitsOf(limits, held);
@@ -480,7 +575,9 @@ export class LocalBashExecutor extends BashExecutor {
       env,
     };
     const inner = hasLimits(rlimits) ? limitedLaunch(bashLaunch, rlimits) : bashLaunch;
-    const plan = await this.planLaunch(spec, inner);
+    const plan = wrap !== undefined
+      ? { launch: wrap(bashLaunch) }
+      : await this.planLaunch(spec, inner);
     this.#checkCanSpawn(spec);
     const { config } = this;
     const setsid = config.setsidPath;
@@ -506,7 +603,7 @@ export class LocalBashExecutor extends BashExecutor {
       : limitedLaunch(plan.launch, {}, cgroup.procsFiles, bash);
     let child;
     try {
-      child = await runtime.spawn({
+      child = await config.runtime.spawn({
         program: setsid ?? launch.program,
         args: setsid === null ? launch.args : [launch.program, ...launch.args],
         cwd: launch.cwd,
@@ -530,6 +627,7 @@ export class LocalBashExecutor extends BashExecutor {
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
       keepStdinOpen,
       ...clocks(spec, background),
+      ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
       ...(cgroup === null || hits === null ? {} : {
         afterSweep: async () => {
           const { hit, killed, survivors } = await cgroup.close();
@@ -569,7 +667,7 @@ export class LocalBashExecutor extends BashExecutor {
       }`,
       (pid) => {
         try {
-          runtime.kill(pid, "SIGKILL");
+          this.config.runtime.kill(pid, "SIGKILL");
         } catch {
           // Counted as a survivor when it stays in the cgroup.
         }
@@ -579,21 +677,6 @@ export class LocalBashExecutor extends BashExecutor {
       number,
       limits,
       (folder) => this.#watchdog?.guardCgroups(folder),
-    );
-  }
-
-  /**
-   * An executor that does not sandbox (`sandboxMode` undefined) refuses a
-   * confined policy: running it would be a silently unconfined run.
-   */
-  #checkConfinement(policy: unknown): void {
-    if (policy === undefined || policy === null || this.sandboxMode !== undefined) return;
-    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
-    if (mode === "danger-full-access") return;
-    throw new BashConfigError(
-      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
-        JSON.stringify(mode) ?? "undefined"
-      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
     );
   }
 
@@ -623,8 +706,6 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {
-    checkSpec(spec);
-    this.#checkConfinement(spec.sandboxPolicy);
     if (this.#disposed) {
       throw disposedError();
     }
@@ -645,21 +726,6 @@ function isOwnDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A JavaScript caller may hand run() or start() a plain request: say how to make a spec. */
-function checkSpec(spec: BashExecSpec): void {
-  const workdir: unknown = spec?.workdir;
-  if (typeof workdir !== "string" || !isAbsolute(workdir) || spec.sandboxPolicy === undefined) {
-    throw new BashConfigError(
-      `run() and start() take a spec with an absolute "workdir" and a "sandboxPolicy"; got workdir ${
-        JSON.stringify(workdir) ?? "undefined"
-      }; pass executor.resolve(request) instead of the request`,
-    );
-  }
-  fitsTimer("timeoutMs", positiveFinite("timeoutMs", spec.timeoutMs));
-  outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
-  checkCallValues(spec);
 }
 
 function disposedError(): BashSpawnError {

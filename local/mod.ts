@@ -9,7 +9,7 @@
  * import assert from "node:assert/strict";
  *
  * await using executor = new LocalBashExecutor();
- * const result = await executor.run(executor.resolve({ command: "printf %s ok" }));
+ * const result = await executor.run({ command: "printf %s ok" });
  * assert.equal(result.stdout.text, "ok");
  * ```
  *

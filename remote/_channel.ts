@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { BashSpawnError, type SandboxViolation, type StrayReport } from "../seam/mod.ts";
 import { type ExitStatus, runtime, type SpawnedChild } from "../local/mod.ts";
-import type { Reaper } from "../local/_reusable.ts";
+import type { Reaper } from "../local/internal.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";
 import { frame, MessageSplitter } from "./_frames.ts";
 import type { RemoteTransport } from "./transport.ts";

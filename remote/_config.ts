@@ -1,8 +1,8 @@
 import { isAbsolute } from "node:path";
 import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
-import { kindOf } from "../seam/_message.ts";
+import { checkKnownKeys, kindOf, wholeNumber } from "../seam/_checks.ts";
 import type { LocalBashExecutorConfig } from "../local/mod.ts";
-import { checkKnownKeys, findOnPath, resolveConfig, wholeNumber } from "../local/_reusable.ts";
+import { findOnPath, resolveConfig } from "../local/internal.ts";
 
 /**
  * Options of an {@linkcode SshBashExecutor}: where to connect and how, and

@@ -9,7 +9,7 @@ import {
   type SandboxViolation,
 } from "../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../local/mod.ts";
-import type { RunningCommand } from "../local/_reusable.ts";
+import type { RunningCommand } from "../local/internal.ts";
 import { DEFAULT_DENY_READ, DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
 import {
   bwrapDenied,

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, posix } from "node:path";
+import { join } from "node:path";
 import {
-  BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
+  type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
   BashSpawnError,
@@ -15,21 +15,20 @@ import {
   appliedLimits,
   BASH_FLAGS,
   type CgroupSupport,
-  checkCallValues,
-  checkText,
+  checkBackground,
   CONFINED_DEFAULT_LIMITS,
   ENV_OVERRIDES,
+  executorLimits,
+  fillRequest,
   hasLimits,
   limitedLaunch,
   limitHit,
   LocalBashProcess,
   mergeLimits,
-  outputBudget,
   OutputCollector,
-  positiveFinite,
   RunningCommand,
   throwIfDenied,
-} from "../local/_reusable.ts";
+} from "../local/internal.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
 import { type ProbeResult, type RemotePlan, RemoteSandbox } from "./_sandbox.ts";
 import {
@@ -95,7 +94,7 @@ const encoder = new TextEncoder();
  *   knownHostsFile: "/home/me/.ssh/known_hosts",
  *   cwd: "/srv/app",
  * });
- * const result = await executor.run(executor.resolve({ command: "git status --short" }));
+ * const result = await executor.run({ command: "git status --short" });
  * console.log(result.stdout.text);
  * ```
  */
@@ -147,39 +146,31 @@ export class SshBashExecutor extends BashExecutor {
   }
 
   /**
-   * Fills a request from the defaults like the local executor: workdir
-   * resolved against the remote `cwd`, timeouts defaulted and capped,
-   * `stdoutMaxBytes` defaulted, `sandboxPolicy` null when absent. Throws
-   * `BashConfigError` naming the field.
+   * Fills a request from the defaults like the local executor (the same
+   * code): workdir resolved against the remote `cwd`, timeouts defaulted and
+   * capped, `stdoutMaxBytes` defaulted, `sandboxPolicy` null when absent.
+   * Throws `BashConfigError` naming the field. The spec is frozen and marked,
+   * so `run()` and `start()` take it without checking it again.
    */
   resolve(request: BashExecRequest): BashExecSpec {
-    checkCallValues(request);
-    const { config } = this;
-    const timeoutMs = Math.min(
-      positiveFinite("timeoutMs", request.timeoutMs ?? config.timeoutMs),
-      config.maxTimeoutMs,
-    );
-    const stdoutMaxBytes = outputBudget(
-      "stdoutMaxBytes",
-      request.stdoutMaxBytes ?? config.maxOutputBytes,
-    );
-    const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
-    return {
-      ...request,
-      workdir: posix.resolve(config.cwd, workdir),
-      timeoutMs,
-      stdoutMaxBytes,
-      sandboxPolicy: request.sandboxPolicy ?? null,
-    };
+    return this.markResolved(fillRequest(request, this.config, (policy) => policy ?? null));
+  }
+
+  /** The time and output limits of this executor, from its config (as the local executor's). */
+  get limits(): BashExecutorLimits {
+    return executorLimits(this.config);
   }
 
   /**
    * Runs a command on the remote host in the foreground. Rejects with
    * `BashSpawnError` when it cannot start (no connection, missing workdir,
    * pre-aborted signal, disposed executor); a non-zero exit, a timeout, an
-   * abort or a lost connection (`connectionLost: true`) resolves.
+   * abort or a lost connection (`connectionLost: true`) resolves. Takes a
+   * request (resolved first) or a spec from `resolve()`; `onOutput` sees the
+   * output as it arrives.
    */
-  async run(spec: BashExecSpec): Promise<BashRunResult> {
+  async run(request: BashExecRequest): Promise<BashRunResult> {
+    const spec = this.specOf(request);
     const { running, channel, describe, limits, confined } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
@@ -201,6 +192,7 @@ export class SshBashExecutor extends BashExecutor {
       strays: running.strays,
       scrubbedEnv: [],
       connectionLost: channel.lost,
+      ...(running.onOutputError === undefined ? {} : { onOutputError: running.onOutputError }),
       ...(running.cause === "dispose" ? { disposed: true } : {}),
       ...(sandbox === undefined ? {} : { sandbox }),
       ...(applied === undefined ? {} : { limits: applied }),
@@ -208,8 +200,14 @@ export class SshBashExecutor extends BashExecutor {
     };
   }
 
-  /** Starts a command on the remote host in the background; resolves once the remote shell runs. */
-  async start(spec: BashExecSpec): Promise<BashProcess> {
+  /**
+   * Starts a command on the remote host in the background; resolves once the
+   * remote shell runs. Takes a request or a spec like {@linkcode run};
+   * refuses `onOutput` (read `process.output()` instead).
+   */
+  async start(request: BashExecRequest): Promise<BashProcess> {
+    const spec = this.specOf(request);
+    checkBackground(spec);
     const { running, channel, describe, limits } = await this.#launch(spec, true);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
       sandbox: describe?.(running, channel.violations),
@@ -335,6 +333,7 @@ export class SshBashExecutor extends BashExecutor {
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
       keepStdinOpen,
       ...clocks(spec, background, calledAt, abortedAt),
+      ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
     });
     channel.onLost = () => running.kill("lost");
     this.#running.add(running);
@@ -420,19 +419,6 @@ export class SshBashExecutor extends BashExecutor {
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {
-    const workdir: unknown = spec?.workdir;
-    if (
-      typeof workdir !== "string" || !posix.isAbsolute(workdir) || spec.sandboxPolicy === undefined
-    ) {
-      throw new BashConfigError(
-        `run() and start() take a spec with an absolute "workdir" and a "sandboxPolicy"; got workdir ${
-          JSON.stringify(workdir) ?? "undefined"
-        }; pass executor.resolve(request) instead of the request`,
-      );
-    }
-    positiveFinite("timeoutMs", spec.timeoutMs);
-    outputBudget("stdoutMaxBytes", spec.stdoutMaxBytes);
-    checkCallValues(spec);
     if (this.#disposed) throw disposedError();
     if (spec.signal?.aborted) {
       throw new BashSpawnError(

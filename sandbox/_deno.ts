@@ -1,8 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import process from "node:process";
-import { findOnPath } from "../local/_session.ts";
-import { throwIfDenied } from "../local/_permissions.ts";
+import { findOnPath, throwIfDenied } from "../local/internal.ts";
 
 /** Where a `deno` binary for the Landlock launcher was found, or why none was. */
 export type DenoLocation = { path: string } | { reason: string };

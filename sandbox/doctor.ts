@@ -182,7 +182,7 @@ export async function shellseamDoctor(
   for (const { backend } of backends.filter((status) => status.works)) {
     await using executor = new SandboxBashExecutor(config([backend]));
     try {
-      const result = await executor.run(executor.resolve({ command: "true" }));
+      const result = await executor.run({ command: "true" });
       if (result.sandbox?.runnerFailed === true) {
         const said = result.stderr.text.trim() || `exit code ${result.exitCode}`;
         unusable.push({ backend, reason: `its runner failed on a trivial command: ${said}` });

@@ -4,7 +4,6 @@ import { dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
-  type BashExecRequest,
   type BashExecSpec,
   type BashSandboxInfo,
   BashSpawnError,
@@ -14,6 +13,7 @@ import {
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
+import { checkKnownKeys, positiveFinite } from "../seam/_checks.ts";
 import {
   type Launch,
   type LaunchPlan,
@@ -21,18 +21,23 @@ import {
   type LocalBashExecutorConfig,
   runtime,
 } from "../local/mod.ts";
-import { checkKnownKeys, LOCAL_CONFIG_KEYS, positiveFinite } from "../local/_config.ts";
-import { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "../local/_limits.ts";
-import { cgroupSupportFor } from "../local/_cgroup.ts";
+import {
+  appliedLimits,
+  cgroupSupportFor,
+  CONFINED_DEFAULT_LIMITS,
+  findOnPath,
+  LOCAL_CONFIG_KEYS,
+  mergeLimits,
+  otherPrivateDirs,
+  privateParents,
+  throwIfDenied,
+} from "../local/internal.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 import { ProtectedPaths, protectionGaps } from "./_protected.ts";
 import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
-import { otherPrivateDirs, privateParents } from "../local/_private_dir.ts";
 import { findDeno } from "./_deno.ts";
-import { findOnPath } from "../local/_session.ts";
-import { throwIfDenied } from "../local/_permissions.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
@@ -254,7 +259,7 @@ interface Probe {
  * });
  * try {
  *   const result = await executor.run(
- *     executor.resolve({ command: "echo hi > inside.txt && echo no > /etc/shellseam-example" }),
+ *     { command: "echo hi > inside.txt && echo no > /etc/shellseam-example" },
  *   );
  *   assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "hi\n");
  *   assert.equal(result.sandbox?.denied, true);
@@ -276,7 +281,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly #searchPath: string | undefined;
   readonly #probeTimeoutMs: number;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
-  readonly #probeLaunches = new Map<string, (launch: Launch) => Launch>();
   /** The canonical `spillDir` the caller chose, which no writable root may hold. */
   readonly #chosenSpillDir: string | undefined;
   readonly #home: string;
@@ -380,11 +384,29 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   /**
-   * Resolves like `LocalBashExecutor.resolve()`, then stamps the default
-   * policy when the request has none, or checks the request's policy and
-   * canonicalises its paths; a request policy without `denyRead`, `allowRead`
-   * or `allowUnixSockets` takes the executor's. Throws `BashConfigError` for
-   * an invalid policy.
+   * The default policy, which a call without its own gets; the tool layer
+   * runs a call in another mode by passing it with that mode.
+   *
+   * @example
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * assert.equal(executor.defaultSandboxPolicy, executor.defaultPolicy);
+   * ```
+   */
+  override get defaultSandboxPolicy(): Readonly<SandboxPolicy> {
+    return this.defaultPolicy;
+  }
+
+  /**
+   * Stamps the default policy on a request without one (absent or `null`),
+   * or checks the request's policy and canonicalises its paths, so
+   * `resolve()` returns a spec with a policy; a request policy without
+   * `denyRead`, `allowRead` or `allowUnixSockets` takes the executor's.
+   * Throws `BashConfigError` for an invalid policy.
    *
    * @example
    * ```ts
@@ -402,21 +424,17 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * });
    * ```
    */
-  override resolve(request: BashExecRequest): BashExecSpec {
-    const spec = super.resolve(request);
-    if (request.sandboxPolicy === undefined) {
-      spec.sandboxPolicy = clonePolicy(this.defaultPolicy);
-      return spec;
-    }
-    const policy = resolveSandboxPolicy(request.sandboxPolicy);
+  protected override resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy {
+    // resolve() copies and freezes what it gets.
+    if (policy === undefined || policy === null) return this.defaultPolicy;
+    const resolved = resolveSandboxPolicy(policy);
     // What to hide is the executor's unless the request says otherwise.
     for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
       const list = this.defaultPolicy[field];
-      if (policy[field] === undefined && list !== undefined) policy[field] = [...list];
+      if (resolved[field] === undefined && list !== undefined) resolved[field] = [...list];
     }
-    this.#checkSpillDir(policy);
-    spec.sandboxPolicy = policy;
-    return spec;
+    this.#checkSpillDir(resolved);
+    return resolved;
   }
 
   /** Throws `BashConfigError` when a root the policy may make writable holds the chosen spillDir. */
@@ -471,8 +489,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
 
   /** Wraps the launch in the selected backend (see the class documentation). */
   protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-    const probeLaunch = this.#probeLaunches.get(spec.command);
-    if (probeLaunch !== undefined) return { launch: probeLaunch(launch) };
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
@@ -625,7 +641,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const prepared = name === "bwrap" ? await this.#prepareBwrap() : await this.#prepareLandlock();
     if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
     const backend = prepared;
-    const token = `shellseam-probe-${name}-${crypto.randomUUID()}`;
     let reason: string | undefined;
     try {
       const policy = await this.#confine({
@@ -633,16 +648,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         mode: "read-only",
         network: "deny",
       });
-      this.#probeLaunches.set(
-        token,
+      // The direct path: the backend's probe launch of `bash -c true`, not planLaunch.
+      const result = await this.runWrapped(
+        { command: "true", workdir: policy.workspaceRoot, timeoutMs: this.#probeTimeoutMs },
         (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
-      );
-      const result = await this.run(
-        this.resolve({
-          command: token,
-          workdir: policy.workspaceRoot,
-          timeoutMs: this.#probeTimeoutMs,
-        }),
       );
       reason = result.timedOut
         ? `probe timed out after ${this.#probeTimeoutMs} ms`
@@ -653,8 +662,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         });
     } catch (error) {
       reason = `probe could not start: ${messageOf(error)}`;
-    } finally {
-      this.#probeLaunches.delete(token);
     }
     const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
     if (reason !== undefined) return { status: { ...status, reason } };
@@ -780,18 +787,17 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (unshare === null) {
       return { reason: '"unshare" was not found on PATH; install util-linux' };
     }
-    const token = `shellseam-probe-userns-${crypto.randomUUID()}`;
-    // Run unconfined, like every program before the sandbox: with none of the
-    // command's environment (LD_PRELOAD into a workspace would load there).
-    this.#probeLaunches.set(token, (launch) => ({
-      ...launch,
-      program: unshare,
-      args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
-      env: {},
-    }));
     try {
-      const result = await this.run(
-        this.resolve({ command: token, timeoutMs: this.#probeTimeoutMs }),
+      // The direct path, unconfined like every program before the sandbox:
+      // with none of the command's environment (LD_PRELOAD into a workspace would load there).
+      const result = await this.runWrapped(
+        { command: "true", timeoutMs: this.#probeTimeoutMs },
+        (launch) => ({
+          ...launch,
+          program: unshare,
+          args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
+          env: {},
+        }),
       );
       if (result.exitCode === 0) return { unshare };
       const said = result.stderr.text.trim().split("\n", 1)[0];
@@ -802,20 +808,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       };
     } catch (error) {
       return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
-    } finally {
-      this.#probeLaunches.delete(token);
     }
   }
 }
-
-/** The path lists of a policy. */
-const PATH_LISTS = [
-  "writableRoots",
-  "protectedPaths",
-  "denyRead",
-  "allowRead",
-  "allowUnixSockets",
-] as const;
 
 /**
  * The home of the user running the agent, whose credential stores are denied
@@ -831,15 +826,6 @@ function agentHome(): string {
     throwIfDenied(error, "find the home folder, since HOME is not set");
     throw error;
   }
-}
-
-function clonePolicy(policy: Readonly<SandboxPolicy>): SandboxPolicy {
-  const clone: SandboxPolicy = { ...policy };
-  for (const field of PATH_LISTS) {
-    const list = policy[field];
-    if (list !== undefined) clone[field] = [...list];
-  }
-  return clone;
 }
 
 /**

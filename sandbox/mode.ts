@@ -1,37 +1,8 @@
 import type { SandboxMode } from "../seam/mod.ts";
+import { isSandboxMode } from "../seam/sandbox.ts";
 
-/**
- * Every sandbox mode, narrowest first.
- *
- * @example
- * ```ts
- * import { SANDBOX_MODES } from "@shellseam/bash/sandbox";
- * import assert from "node:assert/strict";
- *
- * assert.deepEqual(SANDBOX_MODES, ["read-only", "workspace-write", "danger-full-access"]);
- * ```
- */
-export const SANDBOX_MODES: readonly SandboxMode[] = Object.freeze([
-  "read-only",
-  "workspace-write",
-  "danger-full-access",
-]);
-
-/**
- * True when `value` is one of {@linkcode SANDBOX_MODES}.
- *
- * @example
- * ```ts
- * import { isSandboxMode } from "@shellseam/bash/sandbox";
- * import assert from "node:assert/strict";
- *
- * assert.equal(isSandboxMode("workspace-write"), true);
- * assert.equal(isSandboxMode("full"), false);
- * ```
- */
-export function isSandboxMode(value: unknown): value is SandboxMode {
-  return typeof value === "string" && (SANDBOX_MODES as readonly string[]).includes(value);
-}
+// The mode vocabulary lives on the seam; it stays exported here, where it always was.
+export { isSandboxMode, SANDBOX_MODES } from "../seam/sandbox.ts";
 
 /**
  * The session event that switches the sandbox mode for the rest of a session.

@@ -210,10 +210,14 @@ async function compileReadmeExamples(dir: string): Promise<string[]> {
   return names.map((name) => join(dir, `${name}.js`));
 }
 
-/** A CommonJS script that `require()`s every subpath of the package. */
+/** A CommonJS script that `require()`s every subpath of both packages (library and CLI). */
 function requireCheck(): string {
   const { name, exports } = readDenoJson();
-  const subpaths = Object.keys(exports).map((subpath) => name + subpath.slice(1));
+  const cli = readDenoJson(join(ROOT, "cli"));
+  const subpaths = [
+    ...Object.keys(exports).map((subpath) => name + subpath.slice(1)),
+    ...Object.keys(cli.exports).map((subpath) => cli.name + subpath.slice(1)),
+  ];
   return `"use strict";
 const assert = require("node:assert/strict");
 for (const subpath of ${JSON.stringify(subpaths)}) {
@@ -221,6 +225,8 @@ for (const subpath of ${JSON.stringify(subpaths)}) {
   assert.ok(Object.keys(module).length > 0, subpath + " exports nothing through require()");
 }
 assert.equal(typeof require(${JSON.stringify(name)}).LocalBashExecutor, "function");
+// Required, the CLI's entry does not run the command line; its main() does.
+assert.equal(typeof require(${JSON.stringify(cli.name)}).main, "function");
 console.log("require() of ${subpaths.length} subpaths on " + process.version + ": ok");
 `;
 }
@@ -230,7 +236,7 @@ import { LocalBashExecutor } from "@shellseam/bash/local";
 
 const executor = new LocalBashExecutor();
 try {
-  const result = await executor.run(executor.resolve({ command: "echo hi" }));
+  const result = await executor.run({ command: "echo hi" });
   assert.equal(result.exitCode, 0);
   assert.equal(result.stdout.text, "hi\\n");
   console.log("echo hi through the installed package on " + process.version + ": ok");
@@ -264,7 +270,7 @@ const CONSUMER =
 import { LocalBashExecutor } from "@shellseam/bash/local";
 
 const executor: BashExecutor = new LocalBashExecutor();
-const result: BashRunResult = await executor.run(executor.resolve({ command: "echo hi" }));
+const result: BashRunResult = await executor.run({ command: "echo hi" });
 const code: number | null = result.exitCode;
 const text: string = result.stdout.text;
 const error: Error = new BashSpawnError("x");
@@ -346,7 +352,7 @@ async function checks(dir: string): Promise<void> {
         console.log(await runNode(node, [example], join(dir, "readme")));
       }
     });
-    await step(`require() of every subpath on ${version}`, async () => {
+    await step(`require() of every subpath of both packages on ${version}`, async () => {
       console.log(await runNode(node, ["require_check.cjs"], dir));
     });
     await step(`ESM script on ${version}: echo hi through @shellseam/bash/local`, async () => {

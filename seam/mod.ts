@@ -13,10 +13,16 @@
  *
  * @module
  */
-export { BashExecutor } from "./executor.ts";
+export { BashExecutor, type BashExecutorLimits } from "./executor.ts";
 export type { BashExecRequest, BashExecSpec } from "./request.ts";
-export type { BashRunResult, CollectedOutput, StrayReport } from "./result.ts";
-export type { BashProcess, BashProcessRead, BashProcessStatus } from "./process.ts";
+export type { BashRunResult, BinaryStream, CollectedOutput, StrayReport } from "./result.ts";
+export type { BashProcess, BashProcessRead, BashProcessStatus, BashStreamRead } from "./process.ts";
+export type {
+  BashOutputChunk,
+  BashOutputEvent,
+  BashOutputGap,
+  BashOutputStream,
+} from "./output.ts";
 export type {
   AppliedResourceLimits,
   ResourceLimitHit,
@@ -24,12 +30,15 @@ export type {
   ResourceLimitName,
   ResourceLimits,
 } from "./limits.ts";
-export type {
-  BashSandboxInfo,
-  SandboxEnforcement,
-  SandboxMode,
-  SandboxPolicy,
-  SandboxViolation,
+export {
+  type BashSandboxInfo,
+  isSandboxMode,
+  SANDBOX_MODES,
+  type SandboxEnforcement,
+  type SandboxMode,
+  type SandboxPolicy,
+  type SandboxViolation,
+  widerSandboxModes,
 } from "./sandbox.ts";
 export {
   MANAGED_ENV_PREFIX,
@@ -43,9 +52,5 @@ export {
   BashError,
   type BashErrorCode,
   BashSpawnError,
-  ExpiredTaskError,
   SandboxUnavailableError,
-  TaskLimitError,
-  TaskOwnershipError,
-  UnknownTaskError,
 } from "./errors.ts";

@@ -1,4 +1,5 @@
-import type { StrayReport } from "./result.ts";
+import type { BashOutputEvent } from "./output.ts";
+import type { BinaryStream, StrayReport } from "./result.ts";
 import type { ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo, SandboxViolation } from "./sandbox.ts";
 
@@ -18,7 +19,39 @@ import type { BashSandboxInfo, SandboxViolation } from "./sandbox.ts";
 export type BashProcessStatus = "running" | "completed" | "killed";
 
 /**
- * What one `readOutput()` call returns: the bytes since the previous read.
+ * One stream of a `readOutput()` call: the text since the previous read,
+ * with the same field names as `CollectedOutput` for what was left
+ * out and where the whole stream is.
+ *
+ * @example
+ * ```ts
+ * import type { BashStreamRead } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const read: BashStreamRead = { text: "ready\n", truncated: false, omittedBytes: 0, spillComplete: false };
+ * assert.equal(read.text, "ready\n");
+ * ```
+ */
+export interface BashStreamRead {
+  /** The decoded text since the previous read; one omission marker where bytes are missing. */
+  text: string;
+  /** True when bytes since the previous read were no longer in memory (they are in the spill file, if complete). */
+  truncated: boolean;
+  /** Bytes missing from `text`. */
+  omittedBytes: number;
+  /** The spill file of the whole stream, while it exists (disposal may remove it). */
+  spillPath?: string;
+  /** True while the spill file holds every byte of the stream so far. */
+  spillComplete: boolean;
+  /** Why the spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
+  spillError?: string;
+  /** Set when the stream is not text; the raw bytes are in `spillPath`. */
+  binary?: BinaryStream;
+}
+
+/**
+ * What one `readOutput()` call returns: each stream since the previous read,
+ * and the status at the time of the read.
  *
  * @example
  * ```ts
@@ -26,35 +59,25 @@ export type BashProcessStatus = "running" | "completed" | "killed";
  * import assert from "node:assert/strict";
  *
  * function describe(read: BashProcessRead): string {
- *   return read.lossy ? `${read.droppedBytes} bytes only in ${read.stdoutSpillPath}` : read.stdout;
+ *   const { stdout } = read;
+ *   return stdout.truncated ? `${stdout.omittedBytes} bytes only in ${stdout.spillPath}` : stdout.text;
  * }
+ * const quiet = { text: "", truncated: false, omittedBytes: 0, spillComplete: false };
  * const read: BashProcessRead = {
- *   stdout: "", stderr: "", lossy: true, droppedBytes: 7, stdoutSpillPath: "/tmp/out",
- *   status: "running", exitCode: null, signal: null,
+ *   stdout: { ...quiet, text: "hi\n" },
+ *   stderr: quiet,
+ *   status: "completed",
+ *   exitCode: 0,
+ *   signal: null,
  * };
- * assert.equal(describe(read), "7 bytes only in /tmp/out");
+ * assert.equal(describe(read), "hi\n");
  * ```
  */
 export interface BashProcessRead {
   /** Stdout since the last read. */
-  stdout: string;
+  stdout: BashStreamRead;
   /** Stderr since the last read. */
-  stderr: string;
-  /** True when some bytes since the last read are no longer retained in memory. */
-  lossy: boolean;
-  /** How many bytes were skipped over, both streams together. */
-  droppedBytes: number;
-  /**
-   * The spill file that holds all of stdout, while one exists (disposal,
-   * `release()` and the executor's spill budget may remove it).
-   */
-  stdoutSpillPath?: string;
-  /** The same for stderr. */
-  stderrSpillPath?: string;
-  /** Why stdout's spill file is missing or partial (`ENOSPC: no space left on device`), if it is. */
-  stdoutSpillError?: string;
-  /** Why stderr's spill file is missing or partial, if it is. */
-  stderrSpillError?: string;
+  stderr: BashStreamRead;
   /** Status at the time of the read. */
   status: BashProcessStatus;
   /** Exit code once completed. */
@@ -83,10 +106,10 @@ export interface BashProcessRead {
  *   await process.done;
  *   const { stdout } = process.readOutput();
  *   await process.release();
- *   return stdout;
+ *   return stdout.text;
  * }
  * await using executor = new LocalBashExecutor();
- * assert.equal(await collect(await executor.start(executor.resolve({ command: "echo hi" }))), "hi\n");
+ * assert.equal(await collect(await executor.start({ command: "echo hi" })), "hi\n");
  * ```
  */
 export interface BashProcess {
@@ -124,6 +147,16 @@ export interface BashProcess {
   readonly strays?: StrayReport;
   /** Reads output since the previous read (consuming; valid after exit too). */
   readOutput(): BashProcessRead;
+  /**
+   * The whole output from its first byte, as it arrives, until the process
+   * settled and every byte was read: text per stream (never a split
+   * character), and a gap event that says how many bytes, from which offset,
+   * are lost and why, when the executor kept them neither in memory nor in
+   * the spill file (past `maxSpillBytes`, a spill fault, a removed file).
+   * Each call starts a reader of its own; reading never holds up the
+   * command, and does not move `readOutput()`'s position.
+   */
+  output(): AsyncIterableIterator<BashOutputEvent>;
   /** Writes to stdin; needs `keepStdinOpen: true` and a running process. */
   write(data: string | Uint8Array): Promise<void>;
   /** Closes stdin, so the command sees end of file. */

@@ -1,10 +1,13 @@
 import type { ManagedEnv } from "./env.ts";
 import type { ResourceLimits } from "./limits.ts";
+import type { BashOutputChunk } from "./output.ts";
 import type { SandboxPolicy } from "./sandbox.ts";
 
 /**
  * What a caller asks an executor to run. Everything but `command` is optional
- * and filled from the executor's defaults by `resolve()`.
+ * and filled from the executor's defaults by `resolve()` (which `run()` and
+ * `start()` call for a plain request). A spec is a request with every field
+ * filled, so a copy of one resolves to the same spec.
  *
  * @example
  * ```ts
@@ -36,13 +39,25 @@ export interface BashExecRequest {
   env?: Record<string, string>;
   /** Managed facts, merged last; every key carries the managed prefix. */
   managedEnv?: ManagedEnv;
-  /** Per-call sandbox policy; a sandboxing executor stamps its default when absent. */
-  sandboxPolicy?: SandboxPolicy;
+  /**
+   * Per-call sandbox policy; absent or `null`, a sandboxing executor stamps
+   * its default (and an executor that does not sandbox runs unconfined).
+   */
+  sandboxPolicy?: SandboxPolicy | null;
   /**
    * Resource limits of this call, over the executor's (`null` lifts one);
    * see {@linkcode ResourceLimits}.
    */
   limits?: ResourceLimits;
+  /**
+   * Foreground only: called with each piece of output as it arrives, decoded
+   * per stream without splitting a character. It is called synchronously
+   * from the reading loop, so a slow callback slows the reading (never the
+   * result: every byte still reaches it and the result). If it throws (or
+   * returns a promise that rejects), it is not called again for this run,
+   * the run goes on, and the result's `onOutputError` says what it threw.
+   */
+  onOutput?: (chunk: BashOutputChunk) => void;
 }
 
 /**
@@ -65,8 +80,7 @@ export interface BashExecRequest {
  * assert.equal(spec.workdir, "/tmp");
  * ```
  */
-export interface BashExecSpec
-  extends Omit<BashExecRequest, "workdir" | "timeoutMs" | "stdoutMaxBytes" | "sandboxPolicy"> {
+export interface BashExecSpec extends BashExecRequest {
   /** Absolute directory to run in. */
   workdir: string;
   /** Wall-clock limit for a foreground run, in milliseconds. */

@@ -20,6 +20,29 @@ import type { BashSandboxInfo } from "./sandbox.ts";
  * assert.equal(out.totalBytes, new TextEncoder().encode(out.text).length);
  * ```
  */
+/**
+ * A stream that is not text: its first 8 KB held a NUL byte or more than 10%
+ * bytes outside well-formed UTF-8 (UTF-16 with a byte-order mark counts as
+ * text and is decoded). Such a stream always goes to a spill file, however
+ * small, so that it can be looked at with `xxd` or `file`; the tools show one
+ * line for it instead of replacement characters.
+ *
+ * @example
+ * ```ts
+ * import type { BinaryStream } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const png: BinaryStream = { totalBytes: 18_432, looksLike: "image/png" };
+ * assert.equal(`${Math.round(png.totalBytes / 1024)} KB`, "18 KB");
+ * ```
+ */
+export interface BinaryStream {
+  /** Bytes of the stream so far. */
+  totalBytes: number;
+  /** The media type its magic number names (`image/png`, `application/gzip`), if one does. */
+  looksLike?: string;
+}
+
 export interface CollectedOutput {
   /** The decoded text: head and tail joined by one omission marker when truncated. */
   text: string;
@@ -48,6 +71,11 @@ export interface CollectedOutput {
   spillError?: string;
   /** Bytes that were not valid UTF-8 and were replaced in `text`. */
   invalidUtf8Bytes: number;
+  /**
+   * Set when the stream is not text (`text` then holds its bytes decoded
+   * lossily); the raw bytes are in `spillPath`.
+   */
+  binary?: BinaryStream;
 }
 
 /**
@@ -96,7 +124,7 @@ export interface StrayReport {
  *   return result.signal ?? `exit ${result.exitCode}`;
  * }
  * await using executor = new LocalBashExecutor();
- * assert.equal(summary(await executor.run(executor.resolve({ command: "exit 3" }))), "exit 3");
+ * assert.equal(summary(await executor.run({ command: "exit 3" })), "exit 3");
  * ```
  */
 export interface BashRunResult {
@@ -133,6 +161,11 @@ export interface BashRunResult {
   limits?: AppliedResourceLimits;
   /** The resource limit a failed command ran into, and how that is known. */
   limitHit?: ResourceLimitHit;
+  /**
+   * What the request's `onOutput` callback threw, when it did (it was not
+   * called again after that; the run and this result are whole).
+   */
+  onOutputError?: string;
   /**
    * From a remote executor: true when the connection to the remote host was
    * lost while the command ran. The remote side kills the command when its

@@ -175,3 +175,53 @@ export interface BashSandboxInfo {
    */
   violations?: SandboxViolation[];
 }
+
+/**
+ * Every sandbox mode, narrowest first.
+ *
+ * @example
+ * ```ts
+ * import { SANDBOX_MODES } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(SANDBOX_MODES, ["read-only", "workspace-write", "danger-full-access"]);
+ * ```
+ */
+export const SANDBOX_MODES: readonly SandboxMode[] = Object.freeze([
+  "read-only",
+  "workspace-write",
+  "danger-full-access",
+]);
+
+/**
+ * True when `value` is one of {@linkcode SANDBOX_MODES}.
+ *
+ * @example
+ * ```ts
+ * import { isSandboxMode } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isSandboxMode("workspace-write"), true);
+ * assert.equal(isSandboxMode("full"), false);
+ * ```
+ */
+export function isSandboxMode(value: unknown): value is SandboxMode {
+  return typeof value === "string" && (SANDBOX_MODES as readonly string[]).includes(value);
+}
+
+/**
+ * The sandbox modes that allow more than `mode`, narrowest first (in the
+ * order of {@linkcode SANDBOX_MODES}): what a call may escalate to.
+ *
+ * @example
+ * ```ts
+ * import { widerSandboxModes } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(widerSandboxModes("read-only"), ["workspace-write", "danger-full-access"]);
+ * assert.deepEqual(widerSandboxModes("danger-full-access"), []);
+ * ```
+ */
+export function widerSandboxModes(mode: SandboxMode): SandboxMode[] {
+  return SANDBOX_MODES.slice(SANDBOX_MODES.indexOf(mode) + 1);
+}

@@ -1,18 +1,7 @@
 import { BashConfigError } from "../seam/errors.ts";
+import { describeValue, MAX_TIMER_MS } from "../seam/_checks.ts";
 
 const KIND_PATTERN = /^[a-z][a-z0-9_-]*$/;
-
-// setTimeout fires at once for delays past a signed 32-bit millisecond count.
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A short, quoted rendering of a bad argument for error messages. */
-export function describeValue(value: unknown): string {
-  if (typeof value === "string") return `"${value}"`;
-  if (typeof value === "number" || typeof value === "boolean" || value == null) {
-    return `"${String(value)}"`;
-  }
-  return `a value of type "${typeof value}"`;
-}
 
 /** Throws unless `value` is a usable owner token; `name` is used in the message. */
 export function assertOwnerToken(value: unknown, name: string): asserts value is string {

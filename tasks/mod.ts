@@ -14,6 +14,12 @@
  *
  * @module
  */
+export {
+  ExpiredTaskError,
+  TaskLimitError,
+  TaskOwnershipError,
+  UnknownTaskError,
+} from "./errors.ts";
 export { type TaskOwner, taskOwner } from "./owner.ts";
 export { TaskRegistry, type TaskRegistryOptions } from "./registry.ts";
 export type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot, TaskStatus } from "./task.ts";

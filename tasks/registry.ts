@@ -1,11 +1,10 @@
+import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
 import {
-  BashConfigError,
-  BashSpawnError,
   ExpiredTaskError,
   TaskLimitError,
   TaskOwnershipError,
   UnknownTaskError,
-} from "../seam/errors.ts";
+} from "./errors.ts";
 import { failedSettlement, normalizeSettlement, TaskEntry, type WakeReason } from "./_entry.ts";
 import {
   assertHooks,
@@ -13,11 +12,11 @@ import {
   assertLabel,
   assertOwnerToken,
   assertSignal,
-  describeValue,
   timerDelay,
   timerOption,
   wholeOption,
 } from "./_validate.ts";
+import { describeValue } from "../seam/_checks.ts";
 import type { TaskOwner } from "./owner.ts";
 import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task.ts";
 
@@ -206,7 +205,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * @example
    * ```ts
    * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
-   * import { TaskLimitError } from "@shellseam/bash/seam";
+   * import { TaskLimitError } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
    *
    * await using registry = new TaskRegistry({ maxRunningTasksPerOwner: 1 });
@@ -296,8 +295,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
-   * import { TaskOwnershipError } from "@shellseam/bash/seam";
+   * import { TaskOwnershipError, TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
    *
    * await using registry = new TaskRegistry();
@@ -593,8 +591,12 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import { TaskRegistry, taskOwner, type TaskSettlement } from "@shellseam/bash/tasks";
-   * import { UnknownTaskError } from "@shellseam/bash/seam";
+   * import {
+   *   TaskRegistry,
+   *   taskOwner,
+   *   type TaskSettlement,
+   *   UnknownTaskError,
+   * } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
    *
    * await using registry = new TaskRegistry();

@@ -8,7 +8,7 @@ import { seqText, sha256 } from "./_output.ts";
 async function readUntil(process: BashProcess, text: string): Promise<string> {
   let seen = "";
   await eventually(
-    () => (seen += process.readOutput().stdout),
+    () => (seen += process.readOutput().stdout.text),
     (all) => all.endsWith(text),
     `stdout ending with ${JSON.stringify(text)}`,
   );
@@ -37,11 +37,18 @@ export const backgroundCases: readonly CaseDefinition[] = [
       assert.deepEqual([process.exitCode, process.signal], [4, null]);
       const last = process.readOutput();
       assert.deepEqual(
-        [last.stdout, last.stderr, last.status, last.exitCode, last.signal, last.lossy],
+        [
+          last.stdout.text,
+          last.stderr.text,
+          last.status,
+          last.exitCode,
+          last.signal,
+          last.stdout.truncated,
+        ],
         ["", "bye\n", "completed", 4, null, false],
       );
       const again = process.readOutput();
-      assert.deepEqual([again.stdout, again.stderr, again.status], ["", "", "completed"]);
+      assert.deepEqual([again.stdout.text, again.stderr.text, again.status], ["", "", "completed"]);
     },
   },
   {
@@ -56,7 +63,7 @@ export const backgroundCases: readonly CaseDefinition[] = [
       await process.write("second\n");
       await process.closeStdin();
       await process.done;
-      assert.equal(process.readOutput().stdout, "first\nsecond\n");
+      assert.equal(process.readOutput().stdout.text, "first\nsecond\n");
       assert.equal(process.status, "completed");
     },
   },
@@ -84,7 +91,7 @@ export const backgroundCases: readonly CaseDefinition[] = [
       assert.equal(process.signal, "SIGTERM");
       assert.equal(process.exitCode, null);
       const read = process.readOutput();
-      assert.deepEqual([read.stdout, read.status, read.signal], ["up\n", "killed", "SIGTERM"]);
+      assert.deepEqual([read.stdout.text, read.status, read.signal], ["up\n", "killed", "SIGTERM"]);
       await h.assertNoneLeft(marker, 0);
     },
   },
@@ -97,7 +104,7 @@ export const backgroundCases: readonly CaseDefinition[] = [
       assert.equal(await process.kill(), false);
       assert.equal(process.status, "completed");
       assert.equal(process.exitCode, 0);
-      assert.equal(process.readOutput().stdout, "quick\n");
+      assert.equal(process.readOutput().stdout.text, "quick\n");
     },
   },
   {
@@ -127,7 +134,7 @@ export const backgroundCases: readonly CaseDefinition[] = [
       await process.done;
       assert.equal(process.status, "completed");
       assert.equal(process.exitCode, 0);
-      assert.equal(process.readOutput().stdout, "started\n");
+      assert.equal(process.readOutput().stdout.text, "started\n");
       await h.assertNoneLeft(marker, 0);
     },
   },
@@ -156,13 +163,15 @@ export const backgroundCases: readonly CaseDefinition[] = [
       const expected = seqText(30_000);
       const read = process.readOutput();
       const { maxOutputBytes, headBytes } = SUITE_EXECUTOR_OPTIONS;
-      assert.equal(read.lossy, true);
-      assert.equal(read.droppedBytes, expected.length - maxOutputBytes);
-      assert.ok(read.stdout.startsWith(expected.slice(0, headBytes)));
-      assert.ok(read.stdout.endsWith(expected.slice(-(maxOutputBytes - headBytes))));
-      assert.ok(read.stdoutSpillPath !== undefined, "the spill file is named");
-      assert.equal(sha256(readFileSync(read.stdoutSpillPath)), sha256(expected));
-      assert.equal(read.stderrSpillPath, undefined);
+      const { stdout, stderr } = read;
+      assert.equal(stdout.truncated, true);
+      assert.equal(stdout.omittedBytes, expected.length - maxOutputBytes);
+      assert.ok(stdout.text.startsWith(expected.slice(0, headBytes)));
+      assert.ok(stdout.text.endsWith(expected.slice(-(maxOutputBytes - headBytes))));
+      assert.equal(stdout.spillComplete, true);
+      assert.ok(stdout.spillPath !== undefined, "the spill file is named");
+      assert.equal(sha256(readFileSync(stdout.spillPath)), sha256(expected));
+      assert.deepEqual([stderr.truncated, stderr.spillPath], [false, undefined]);
     },
   },
   {
@@ -176,7 +185,7 @@ export const backgroundCases: readonly CaseDefinition[] = [
       assert.equal(await running.kill(), true);
       const process = await h.start(executor, { command: "seq 1 30000" });
       await process.done;
-      const spill = process.readOutput().stdoutSpillPath;
+      const spill = process.readOutput().stdout.spillPath;
       assert.ok(spill !== undefined && existsSync(spill), "the spill file is named");
       await process.release();
       assert.equal(existsSync(spill), false, "release() deleted the spill file");

@@ -2,15 +2,12 @@
 // seam's call shape changes, these two functions change and nothing else.
 import type { BashExecRequest, BashExecutor, BashProcess, BashRunResult } from "../seam/mod.ts";
 
-/**
- * Runs `request` in the foreground on `executor`. Async, so a value that
- * `resolve()` refuses arrives as a rejection, as it would from `run()`.
- */
+/** Runs `request` in the foreground on `executor`; a refused value rejects. */
 export async function runOn(
   executor: BashExecutor,
   request: BashExecRequest,
 ): Promise<BashRunResult> {
-  return await executor.run(executor.resolve(request));
+  return await executor.run(request);
 }
 
 /** Starts `request` in the background on `executor`; a refused value rejects. */
@@ -18,5 +15,5 @@ export async function startOn(
   executor: BashExecutor,
   request: BashExecRequest,
 ): Promise<BashProcess> {
-  return await executor.start(executor.resolve(request));
+  return await executor.start(request);
 }

@@ -19,7 +19,7 @@ export const disposalCases: readonly CaseDefinition[] = [
         assert.deepEqual(await h.processes(marker), [], `"sleep ${marker.text}" outlived disposal`);
       }
       assert.deepEqual([process.status, trapping.status], ["killed", "killed"]);
-      assert.equal(process.readOutput().stdout, "up\n");
+      assert.equal(process.readOutput().stdout.text, "up\n");
       const result = await running;
       assert.equal(result.exitCode, null);
       assert.notEqual(result.signal, null);

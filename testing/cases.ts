@@ -6,6 +6,7 @@ import { clockCases } from "./_clocks.ts";
 import { disposalCases } from "./_disposal.ts";
 import { foregroundCases } from "./_foreground.ts";
 import { inputCases } from "./_input.ts";
+import { liveCases } from "./_live.ts";
 import { outputCases } from "./_output.ts";
 import { strayCases } from "./_strays.ts";
 
@@ -172,7 +173,7 @@ export interface BashExecutorConformanceOptions {
  * ```
  */
 export interface ConformanceCase {
-  /** The behaviour it belongs to: "foreground", "clocks", "strays", "output", "input", "background" or "disposal". */
+  /** The behaviour it belongs to: "foreground", "clocks", "strays", "output", "input", "background", "live" or "disposal". */
   group: string;
   /** What it checks, as a sentence. */
   name: string;
@@ -193,6 +194,7 @@ const GROUPS: readonly [string, readonly CaseDefinition[]][] = [
   ["output", outputCases],
   ["input", inputCases],
   ["background", backgroundCases],
+  ["live", liveCases],
   ["disposal", disposalCases],
 ];
 

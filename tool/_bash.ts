@@ -1,11 +1,11 @@
 import { resolve as resolvePath } from "node:path";
-import { isSandboxMode } from "../sandbox/mode.ts";
-import type {
-  BashExecRequest,
-  BashExecSpec,
-  BashExecutor,
-  BashProcess,
-  SandboxMode,
+import { isSandboxMode, widerSandboxModes } from "../seam/sandbox.ts";
+import {
+  BashConfigError,
+  type BashExecRequest,
+  type BashExecutor,
+  type BashProcess,
+  type SandboxMode,
 } from "../seam/mod.ts";
 import { renderBackgroundStart } from "./render_task.ts";
 import { type RenderRunOptions, renderRunResult } from "./render_run.ts";
@@ -13,11 +13,14 @@ import { bashInputSchema } from "./schemas.ts";
 import { bashTaskHooks } from "./task_hooks.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
+import { taskFailure } from "./_task_tools.ts";
+import { LiveUpdates } from "./_progress.ts";
+import { scrubbedSecrets } from "./redact.ts";
 import type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
-import type { BashToolsOptions } from "./create.ts";
+import type { BashToolsOptions } from "./options.ts";
 import { validateToolArguments } from "./validate.ts";
 import { MODE_MEANINGS } from "./_modes.ts";
-import { type EscalationRequest, widerSandboxModes } from "./escalation.ts";
+import type { EscalationRequest } from "./escalation.ts";
 import { checkCommandRules, type CommandRuleVerdict } from "./rules.ts";
 import { interactiveEditor } from "./_editors.ts";
 
@@ -52,7 +55,7 @@ export function createBashTool(
   const inputSchema = bashInputSchema({
     escalationModes,
     runInBackground,
-    ...(timeouts ? { timeouts } : {}),
+    timeouts,
   });
   const render: RenderRunOptions = { escalationModes, runInBackground };
   const lines = [
@@ -108,22 +111,10 @@ export function createBashTool(
   };
 }
 
-/**
- * The executor's default and greatest time limits, read through `resolve()`
- * (which fills in the default and caps what is asked), or `undefined` when
- * it will not resolve a plain request.
- */
-function timeoutLimits(
-  executor: BashExecutor,
-): { defaultMs: number; maxMs: number | undefined } | undefined {
-  try {
-    const defaultMs = executor.resolve({ command: "true" }).timeoutMs;
-    const maxMs = executor.resolve({ command: "true", timeoutMs: Number.MAX_SAFE_INTEGER })
-      .timeoutMs;
-    return { defaultMs, maxMs: maxMs < Number.MAX_SAFE_INTEGER ? maxMs : undefined };
-  } catch {
-    return undefined;
-  }
+/** The executor's default and greatest time limits, as its `limits` give them. */
+function timeoutLimits(executor: BashExecutor): { defaultMs: number; maxMs: number | undefined } {
+  const { defaultTimeoutMs, maxTimeoutMs } = executor.limits;
+  return { defaultMs: defaultTimeoutMs, maxMs: maxTimeoutMs ?? undefined };
 }
 
 /**
@@ -227,7 +218,7 @@ async function runBash(
   const editor = interactiveEditor(args.command);
   if (editor !== undefined) return failure(editor);
   if (options.rules === undefined && options.unmatchedCommands === undefined) {
-    return await runApproved(options, args, undefined, render, signal);
+    return await runApproved(options, args, undefined, render, context);
   }
   const rule = checkCommandRules(
     args.command,
@@ -240,8 +231,15 @@ async function runBash(
         policyLine(rule, "is not allowed here")
       }; not run]\nDo not retry it or work around it; continue without it, or ask the user`,
     )
-    : await runApproved(options, args, rule, render, signal);
+    : await runApproved(options, args, rule, render, context);
   return { ...result, rules: rule };
+}
+
+/** A refused value was not run; anything else could not be (a spawn failure). */
+function notRun(error: unknown, verb: string): string {
+  return error instanceof BashConfigError
+    ? "The command was not run"
+    : `The command could not be ${verb}`;
 }
 
 /** Runs a call the rules did not deny, once approved where it must be. */
@@ -250,9 +248,10 @@ async function runApproved(
   args: BashArgs,
   rule: CommandRuleVerdict | undefined,
   render: RenderRunOptions,
-  signal: AbortSignal | undefined,
+  context: ToolCallContext | undefined,
 ): Promise<ToolResult> {
   const { executor, tasks, owner } = options;
+  const signal = context?.signal;
   const choice = await chooseMode(options, args, rule, signal);
   if ("refusal" in choice) return choice.refusal;
   // The call may have been cancelled while a person was asked.
@@ -270,33 +269,34 @@ async function runApproved(
   if (args.timeout_ms !== undefined) request.timeoutMs = args.timeout_ms;
   if (!background && signal) request.signal = signal;
 
-  let spec: BashExecSpec;
-  try {
-    spec = executor.resolve(request);
-  } catch (error) {
-    return failure(`The command was not run: ${messageOf(error)}`);
-  }
-  if (mode !== undefined && spec.sandboxPolicy !== null) {
-    spec = { ...spec, sandboxPolicy: { ...spec.sandboxPolicy, mode } };
-  }
+  // The chosen mode: the executor's default policy in that mode.
+  const policy = executor.defaultSandboxPolicy;
+  if (mode !== undefined && policy !== undefined) request.sandboxPolicy = { ...policy, mode };
 
   if (!background) {
+    const onUpdate = context?.onUpdate;
+    const live = typeof onUpdate === "function"
+      ? new LiveUpdates(onUpdate, executor.limits.outputBytes, render.secrets ?? scrubbedSecrets())
+      : undefined;
+    if (live !== undefined) request.onOutput = live.take;
     try {
-      return renderRunResult(await executor.run(spec), render);
+      return renderRunResult(await executor.run(request), render);
     } catch (error) {
-      return failure(`The command could not be run: ${messageOf(error)}`);
+      return failure(`${notRun(error, "run")}: ${messageOf(error)}`);
+    } finally {
+      live?.finish();
     }
   }
   try {
     tasks.checkCapacity(owner);
   } catch (error) {
-    return failure(`The command was not started: ${messageOf(error)}`);
+    return failure(`The command was not started: ${taskFailure(error)}`);
   }
   let process: BashProcess;
   try {
-    process = await executor.start(spec);
+    process = await executor.start(request);
   } catch (error) {
-    return failure(`The command could not be started: ${messageOf(error)}`);
+    return failure(`${notRun(error, "started")}: ${messageOf(error)}`);
   }
   try {
     const { id } = tasks.register({

@@ -1,11 +1,13 @@
+import { existsSync } from "node:fs";
 import type {
   BashSandboxInfo,
+  BinaryStream,
   ResourceLimitHit,
   SandboxMode,
   SandboxViolation,
   StrayReport,
 } from "../seam/mod.ts";
-import { widerSandboxModes } from "./escalation.ts";
+import { widerSandboxModes } from "../seam/sandbox.ts";
 import { stripTerminalControls } from "./terminal.ts";
 import { redactSecrets } from "./redact.ts";
 
@@ -38,11 +40,48 @@ export function limitLine(hit: ResourceLimitHit): string {
   return `[resource limit: the command ran into its ${LIMIT_NAMES[hit.limit]} limit (${how})]`;
 }
 
+/** A byte count as a person reads it: `512 bytes`, `18 KB`, `3.2 MB`. */
+function readableSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * The one line shown instead of a stream that is not text:
+ * `[binary output: 18 KB (looks like image/png); saved to <path>]`, with
+ * `on stderr` for that stream, the beginning only when the spill file stopped
+ * early, and the reason when no file holds it. `so far` marks a stream that is
+ * still running.
+ */
+export function binaryLine(
+  stream: { binary: BinaryStream; spillPath?: string; spillComplete: boolean; spillError?: string },
+  name: "stdout" | "stderr",
+  running = false,
+): string {
+  const where = name === "stderr" ? " on stderr" : "";
+  const size = `${readableSize(stream.binary.totalBytes)}${running ? " so far" : ""}`;
+  const kind = stream.binary.looksLike === undefined
+    ? ""
+    : ` (looks like ${stream.binary.looksLike})`;
+  const path = stream.spillPath !== undefined && existsSync(stream.spillPath)
+    ? stream.spillPath
+    : undefined;
+  const saved = path === undefined
+    ? `not saved: ${stream.spillError ?? "no spill file was kept"}`
+    : stream.spillComplete || running
+    ? `saved to ${path}`
+    : `only the beginning saved to ${path}${
+      stream.spillError === undefined ? "" : ` (${stream.spillError})`
+    }`;
+  return `[binary output${where}: ${size}${kind}; ${saved}]`;
+}
+
 /**
  * The output part of a rendering: stdout, then a `[stderr]` section, each
  * cleaned of terminal controls, with the values of `secrets` redacted, and
- * followed by its own extra marker lines; `empty` when both streams have
- * nothing to show.
+ * followed by its own extra marker lines; `empty` when there is nothing to
+ * show at all.
  */
 export function outputLines(
   streams: { stdout: string; stdoutMarkers: string[]; stderr: string; stderrMarkers: string[] },
@@ -56,7 +95,7 @@ export function outputLines(
   lines.push(...streams.stdoutMarkers);
   if (stderr !== undefined) lines.push("[stderr]", stderr);
   lines.push(...streams.stderrMarkers);
-  if (stdout === undefined && stderr === undefined) lines.unshift(empty);
+  if (lines.length === 0) lines.push(empty);
   return lines;
 }
 

@@ -1,5 +1,12 @@
 import type { SandboxMode } from "../seam/mod.ts";
-import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
+import {
+  ExpiredTaskError,
+  TaskLimitError,
+  type TaskOwner,
+  TaskOwnershipError,
+  type TaskRegistry,
+  UnknownTaskError,
+} from "../tasks/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import {
@@ -60,7 +67,7 @@ export function createTaskTools(
         if (signal?.aborted) {
           return failure(`Stopped waiting for task ${id}: the tool call was cancelled`);
         }
-        return failure(messageOf(error));
+        return failure(taskFailure(error));
       }
     },
   };
@@ -92,9 +99,28 @@ export function createTaskTools(
           : tasks.get(id, owner);
         return { text: renderTaskKill(outcome, snapshot), isError: false };
       } catch (error) {
-        return failure(messageOf(error));
+        return failure(taskFailure(error));
       }
     },
   };
   return { taskOutput, taskList, taskKill };
+}
+
+/**
+ * A registry's error in the tools' words (the registry's own are neutral):
+ * the model lists its tasks with task_list and stops one with task_kill.
+ */
+export function taskFailure(error: unknown): string {
+  const advice = "use task_list to see the ids of your tasks";
+  if (error instanceof ExpiredTaskError) {
+    return `Task "${error.taskId}" is no longer kept: a finished task is let go a while after its final state was seen, and its output with it; run the command again if you need that output, and use task_list to see the tasks still kept`;
+  }
+  if (error instanceof UnknownTaskError) return `Unknown task id "${error.taskId}"; ${advice}`;
+  if (error instanceof TaskOwnershipError) {
+    return `Task "${error.taskId}" belongs to another session; ${advice}`;
+  }
+  if (error instanceof TaskLimitError) {
+    return `This session already has ${error.limit} running background tasks, the most allowed, so no new one was started; stop one you no longer need with task_kill (task_list shows them), then try again`;
+  }
+  return messageOf(error);
 }

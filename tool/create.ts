@@ -1,80 +1,14 @@
 import { isAbsolute } from "node:path";
-import { BashConfigError, type BashExecutor, type SandboxMode } from "../seam/mod.ts";
-import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
+import { BashConfigError } from "../seam/mod.ts";
 import { createBashTool } from "./_bash.ts";
+import type { BashToolsOptions } from "./options.ts";
 import { createTaskTools } from "./_task_tools.ts";
-import { type ApproveEscalation, widerSandboxModes } from "./escalation.ts";
+import { widerSandboxModes } from "../seam/sandbox.ts";
 import { renderTaskNotice } from "./render_task.ts";
-import { checkRuleSet, type CommandDecision, type CommandRule } from "./rules.ts";
+import { checkRuleSet } from "./rules.ts";
 import type { AgentTool } from "./tool.ts";
 
-/**
- * What {@linkcode createBashTools} builds the tools over.
- *
- * @example
- * ```ts
- * import type { BashToolsOptions } from "@shellseam/bash/tool";
- * import { LocalBashExecutor } from "@shellseam/bash/local";
- * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
- * import { createBashTools } from "@shellseam/bash/tool";
- * import assert from "node:assert/strict";
- *
- * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
- * await using tasks = new TaskRegistry();
- * const options: BashToolsOptions = {
- *   executor,
- *   tasks,
- *   owner: taskOwner("session-1"),
- *   workdir: "/tmp",
- *   enableRunInBackground: false,
- * };
- * const { tools } = createBashTools(options);
- * // Without background commands there are no task tools, and no run_in_background field.
- * assert.deepEqual(tools.map((tool) => tool.name), ["bash"]);
- * assert.equal("run_in_background" in tools[0]!.inputSchema.properties, false);
- * ```
- */
-export interface BashToolsOptions {
-  /** Runs the commands. Its `sandboxMode` decides whether escalation fields are offered. */
-  executor: BashExecutor;
-  /** Holds background commands; may be shared with other task kinds and owners. */
-  tasks: TaskRegistry<unknown>;
-  /** Whose tasks these tools start and may see: the calling session. */
-  owner: TaskOwner;
-  /**
-   * The session's working directory, an absolute path: the default workdir,
-   * and the base of relative ones. Without it, the executor's cwd is both.
-   */
-  workdir?: string;
-  /**
-   * Asks a person whether one call may run under the wider mode the model
-   * asked for; the request carries the call's `signal`. Not asked for a mode
-   * the session already runs under or exceeds. Without it, every escalation
-   * beyond the session's mode fails closed.
-   */
-  approve?: ApproveEscalation;
-  /**
-   * The session's sandbox mode override (for example the fold of its
-   * `sandbox/mode` events), or `undefined` for the executor's default. An
-   * approved escalation outranks it. Read at each call; when it throws or
-   * answers an unknown mode, the call fails closed.
-   */
-  sessionMode?: () => SandboxMode | undefined;
-  /** Offer `run_in_background` and the task tools. Defaults to true. */
-  enableRunInBackground?: boolean;
-  /**
-   * Command rules, in order: each simple command of a `bash` call (in
-   * pipelines, lists, substitutions, `bash -c` strings and behind wrappers
-   * such as `sudo`, `env` and `xargs`) is checked, and the first rule that
-   * matches it decides: `allow` runs it (never in a wider sandbox mode),
-   * `ask` asks `approve` first (and fails closed without one), `deny` never
-   * runs it. A line that cannot be fully read is `ask`. See
-   * {@linkcode checkCommandRules}.
-   */
-  rules?: CommandRule[];
-  /** The decision for a command no rule matches (default `"ask"` when `rules` is given). */
-  unmatchedCommands?: CommandDecision;
-}
+export type { BashToolsOptions } from "./options.ts";
 
 /**
  * The tool set for one session: every tool by name, the list to hand a model,

@@ -1,4 +1,3 @@
-import { SANDBOX_MODES } from "../sandbox/mode.ts";
 import type { SandboxMode } from "../seam/mod.ts";
 import type { CommandRuleVerdict } from "./rules.ts";
 
@@ -68,20 +67,3 @@ export type EscalationDecision = "allow-once" | "reject";
  * ```
  */
 export type ApproveEscalation = (request: EscalationRequest) => Promise<EscalationDecision>;
-
-/**
- * The sandbox modes that allow more than `mode`, narrowest first (in the
- * order of the sandbox's `SANDBOX_MODES`): what a call may escalate to.
- *
- * @example
- * ```ts
- * import { widerSandboxModes } from "./escalation.ts";
- * import assert from "node:assert/strict";
- *
- * assert.deepEqual(widerSandboxModes("read-only"), ["workspace-write", "danger-full-access"]);
- * assert.deepEqual(widerSandboxModes("danger-full-access"), []);
- * ```
- */
-export function widerSandboxModes(mode: SandboxMode): SandboxMode[] {
-  return SANDBOX_MODES.slice(SANDBOX_MODES.indexOf(mode) + 1);
-}

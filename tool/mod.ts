@@ -27,7 +27,7 @@
  */
 export { type BashTools, type BashToolsOptions, createBashTools } from "./create.ts";
 export { createGitCommitTool, type GitCommitToolOptions } from "./git_commit.ts";
-export type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
+export type { AgentTool, ToolCallContext, ToolResult, ToolUpdate } from "./tool.ts";
 export type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 export { BASH_TOOL_GUIDANCE } from "./guidance.ts";
 export type { ApproveEscalation, EscalationDecision, EscalationRequest } from "./escalation.ts";

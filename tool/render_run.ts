@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
 import {
+  binaryLine,
   DISPOSED_MARKER,
   limitLine,
   outputLines,
@@ -22,7 +23,7 @@ import type { ToolResult } from "./tool.ts";
  *
  * const options: RenderRunOptions = { escalationModes: ["workspace-write"], runInBackground: false };
  * await using executor = new LocalBashExecutor();
- * const result = await executor.run(executor.resolve({ command: "exit 1" }));
+ * const result = await executor.run({ command: "exit 1" });
  * assert.deepEqual(renderRunResult(result, options), {
  *   text: "(no output)\n[exit code: 1]",
  *   isError: true,
@@ -121,10 +122,18 @@ export function truncationMarkers(output: CollectedOutput): string[] {
   return lines;
 }
 
+/** The marker lines after a stream: one line for binary output, else its truncation markers. */
+function streamMarkers(output: CollectedOutput, name: "stdout" | "stderr"): string[] {
+  const binary = output.binary;
+  if (binary !== undefined) return [binaryLine({ ...output, binary }, name)];
+  return truncationMarkers(output);
+}
+
 /**
  * Renders a foreground run for the model: stdout, a `[stderr]` section, or
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
- * stream; then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
+ * stream, or one line instead of a stream that is not text
+ * (`[binary output: 18 KB (looks like image/png); saved to <path>]`); then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
  * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
  * down (disposed) ...]` when its disposal ended the run, `[resource limit: ...]`
  * when it ran into a resource limit, `[killed by signal: SIGX]` or
@@ -157,10 +166,10 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   const lines = [
     ...outputLines(
       {
-        stdout: result.stdout.text,
-        stdoutMarkers: truncationMarkers(result.stdout),
-        stderr: result.stderr.text,
-        stderrMarkers: truncationMarkers(result.stderr),
+        stdout: result.stdout.binary === undefined ? result.stdout.text : "",
+        stdoutMarkers: streamMarkers(result.stdout, "stdout"),
+        stderr: result.stderr.binary === undefined ? result.stderr.text : "",
+        stderrMarkers: streamMarkers(result.stderr, "stderr"),
       },
       "(no output)",
       options.secrets ?? scrubbedSecrets(),

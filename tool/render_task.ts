@@ -1,12 +1,15 @@
 import type {
   BashProcessRead,
+  BashProcessStatus,
   BashSandboxInfo,
+  BashStreamRead,
   ResourceLimitHit,
   SandboxMode,
   StrayReport,
 } from "../seam/mod.ts";
 import type { TaskSnapshot } from "../tasks/mod.ts";
 import {
+  binaryLine,
   DISPOSED_MARKER,
   limitLine,
   oneLine,
@@ -26,11 +29,12 @@ import { scrubbedSecrets } from "./redact.ts";
  * import type { BashTaskOutput } from "@shellseam/bash/tool";
  * import assert from "node:assert/strict";
  *
+ * const quiet = { text: "", truncated: false, omittedBytes: 0, spillComplete: false };
  * const output: BashTaskOutput = {
- *   stdout: "ready\n", stderr: "", lossy: false, droppedBytes: 0,
+ *   stdout: { ...quiet, text: "ready\n" }, stderr: quiet,
  *   status: "running", exitCode: null, signal: null,
  * };
- * assert.equal(output.status, "running");
+ * assert.equal(output.stdout.text, "ready\n");
  * ```
  */
 export interface BashTaskOutput extends BashProcessRead {
@@ -123,7 +127,8 @@ export interface RenderTaskOutputOptions {
  *   exitCode: null, signal: null, startedAt: 0,
  * };
  * const output = {
- *   stdout: "tail\n", stderr: "", lossy: true, droppedBytes: 4096, stdoutSpillPath: "/tmp/s/1",
+ *   stdout: { text: "tail\n", truncated: true, omittedBytes: 4096, spillPath: "/tmp/s/1", spillComplete: true },
+ *   stderr: { text: "", truncated: false, omittedBytes: 0, spillComplete: false },
  *   status: "running" as const, exitCode: null, signal: null,
  * };
  * assert.equal(
@@ -145,15 +150,16 @@ export function renderTaskOutput(
   if (isBashTaskOutput(output)) {
     lines.push(...outputLines(
       {
-        stdout: output.stdout,
-        stdoutMarkers: [],
-        stderr: output.stderr,
-        stderrMarkers: [],
+        stdout: output.stdout.binary === undefined ? output.stdout.text : "",
+        stdoutMarkers: binaryLines(output.stdout, "stdout", output.status),
+        stderr: output.stderr.binary === undefined ? output.stderr.text : "",
+        stderrMarkers: binaryLines(output.stderr, "stderr", output.status),
       },
       empty,
       secrets,
     ));
-    if (output.lossy) lines.push(lossyMarker(output));
+    const lossy = (stream: BashStreamRead) => stream.truncated && stream.binary === undefined;
+    if (lossy(output.stdout) || lossy(output.stderr)) lines.push(lossyMarker(output));
     lines.push(...spillErrorMarkers(output));
     if (output.disposed) lines.push(DISPOSED_MARKER);
     if (output.limitHit) lines.push(limitLine(output.limitHit));
@@ -183,11 +189,25 @@ export function renderTaskOutput(
   return lines.join("\n");
 }
 
+/** One line for a stream that is not text, on every read of it (none for text). */
+function binaryLines(
+  stream: BashStreamRead,
+  name: "stdout" | "stderr",
+  status: BashProcessStatus,
+): string[] {
+  const binary = stream.binary;
+  if (binary === undefined) return [];
+  return [binaryLine({ ...stream, binary }, name, status === "running")];
+}
+
 function lossyMarker(output: BashTaskOutput): string {
   const files: string[] = [];
-  if (output.stdoutSpillPath !== undefined) files.push(`${output.stdoutSpillPath} (stdout)`);
-  if (output.stderrSpillPath !== undefined) files.push(`${output.stderrSpillPath} (stderr)`);
-  return `[output lost: ${output.droppedBytes} bytes since the last read were dropped from memory and are missing above; full output: ${
+  const { stdout, stderr } = output;
+  if (stdout.spillComplete && stdout.spillPath) files.push(`${stdout.spillPath} (stdout)`);
+  if (stderr.spillComplete && stderr.spillPath) files.push(`${stderr.spillPath} (stderr)`);
+  return `[output lost: ${
+    stdout.omittedBytes + stderr.omittedBytes
+  } bytes since the last read were dropped from memory and are missing above; full output: ${
     files.length ? files.join(", ") : "(unavailable)"
   }]`;
 }
@@ -195,12 +215,8 @@ function lossyMarker(output: BashTaskOutput): string {
 /** A line per stream whose spill file a fault stopped or removed, with the reason. */
 function spillErrorMarkers(output: BashTaskOutput): string[] {
   const lines: string[] = [];
-  for (
-    const [stream, error] of [["stdout", output.stdoutSpillError], [
-      "stderr",
-      output.stderrSpillError,
-    ]]
-  ) {
+  for (const stream of ["stdout", "stderr"] as const) {
+    const error = output[stream].spillError;
     if (error !== undefined) lines.push(`[the full ${stream} could not be saved: ${error}]`);
   }
   return lines;
@@ -209,8 +225,14 @@ function spillErrorMarkers(output: BashTaskOutput): string[] {
 function isBashTaskOutput(output: unknown): output is BashTaskOutput {
   if (typeof output !== "object" || output === null) return false;
   const read = output as Partial<Record<keyof BashTaskOutput, unknown>>;
-  return typeof read.stdout === "string" && typeof read.stderr === "string" &&
-    typeof read.lossy === "boolean";
+  return isStreamRead(read.stdout) && isStreamRead(read.stderr);
+}
+
+function isStreamRead(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stream = value as Record<string, unknown>;
+  return typeof stream.text === "string" && typeof stream.truncated === "boolean" &&
+    typeof stream.omittedBytes === "number";
 }
 
 /**

@@ -22,7 +22,7 @@ import type { BashTaskOutput } from "./render_task.ts";
  * await using executor = new LocalBashExecutor({ cwd: "/tmp" });
  * await using tasks = new TaskRegistry();
  * const owner = taskOwner("s");
- * const process = await executor.start(executor.resolve({ command: "echo hi" }));
+ * const process = await executor.start({ command: "echo hi" });
  * const { id } = tasks.register({ kind: "bash", label: "echo hi", owner, hooks: bashTaskHooks(process) });
  * const settled = await tasks.wait(id, owner);
  * assert.equal(settled.status, "completed");

@@ -29,6 +29,27 @@ export interface ToolResult {
 }
 
 /**
+ * What a running `bash` call shows so far, for a harness to render.
+ *
+ * @example
+ * ```ts
+ * import type { ToolUpdate } from "@shellseam/bash/tool";
+ * import assert from "node:assert/strict";
+ *
+ * const updates: ToolUpdate[] = [{ text: "building...\n[stderr]\nwarning: x" }];
+ * assert.match(updates[0]!.text, /building/);
+ * ```
+ */
+export interface ToolUpdate {
+  /**
+   * The output so far, cleaned as in the result (terminal controls and
+   * redraws removed), stdout then a `[stderr]` section; each stream's last
+   * characters when it is long.
+   */
+  text: string;
+}
+
+/**
  * Per-call context a harness may pass to {@linkcode AgentTool.execute}.
  *
  * @example
@@ -50,6 +71,12 @@ export interface ToolCallContext {
    * not tied to it.
    */
   signal?: AbortSignal;
+  /**
+   * Called while a foreground `bash` command runs with its output so far, at
+   * most every 250 ms and once more when it ends (never for a background
+   * start). One that throws is not called again; the call goes on.
+   */
+  onUpdate?: (update: ToolUpdate) => void;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { messageOf } from "../seam/_message.ts";
+import { describeValue } from "../seam/_checks.ts";
 import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 
 /**
@@ -215,15 +216,4 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === "string") {
-    return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
-  }
-  if (typeof value === "bigint") return `${value}n`;
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "function") return "a function";
-  if (value === null || typeof value !== "object") return String(value);
-  return "an object";
 }

@@ -24,11 +24,11 @@ const HEADER: RowHeader = {
 async function reader(process: BashProcess): Promise<string> {
   let text = "";
   while (process.status === "running") {
-    text += process.readOutput().stdout;
+    text += process.readOutput().stdout.text;
     await new Promise((resolve) => setTimeout(resolve, READ_EVERY_MS));
   }
   await process.done;
-  return text + process.readOutput().stdout;
+  return text + process.readOutput().stdout.text;
 }
 
 /**

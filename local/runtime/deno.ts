@@ -77,11 +77,11 @@ function mayWrite(path: string): boolean {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const denoRuntime: Runtime = {
+export const denoRuntime: Runtime = Object.freeze({
   name: "deno",
   spawn,
   kill,
   deniedPermission,
   readDirectory,
   mayWrite,
-};
+});

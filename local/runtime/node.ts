@@ -187,11 +187,11 @@ function readDirectory(path: string): DirectoryEntry[] {
  * assert.equal(runtime.kill(2 ** 22 + 12345, 0), false);
  * ```
  */
-export const nodeRuntime: Runtime = {
+export const nodeRuntime: Runtime = Object.freeze({
   name: "node",
   spawn,
   kill,
   deniedPermission,
   readDirectory,
   mayWrite,
-};
+});

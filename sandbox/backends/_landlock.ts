@@ -3,7 +3,7 @@ import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
-import { throwIfDenied } from "../../local/_permissions.ts";
+import { throwIfDenied } from "../../local/internal.ts";
 import {
   type ConfinedPolicy,
   DENIED,

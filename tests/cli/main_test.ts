@@ -96,14 +96,15 @@ describe("shellseam usage", { skip: denoSkip }, () => {
 });
 
 describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
-  it("prints what the model would see and exits with the command's code", () => {
+  it("streams the output, prints the markers the model would see and exits with the command's code", () => {
     using workspace = tempWorkspace();
-    const { code, stdout } = shellseam(
-      ["run", "--", "echo hi > out.txt && cat out.txt; echo oops >&2; exit 3"],
+    const { code, stdout, stderr } = shellseam(
+      ["run", "--", "echo hi > out.txt && cat out.txt; echo oops >&2; printf end; exit 3"],
       workspace.root,
     );
     assert.equal(code, 3);
-    assert.equal(stdout, "hi\n[stderr]\noops\n[exit code: 3]\n");
+    assert.equal(stdout, "hi\nend\n[exit code: 3]\n");
+    assert.equal(stderr, "oops\n");
     assert.equal(existsSync(`${workspace.root}/out.txt`), true);
   });
 

@@ -157,6 +157,39 @@ for (const entry of ENTRIES) {
       }
     });
 
+    it("sends progress notifications with the output so far when the client asks for progress", async () => {
+      using workspace = tempWorkspace();
+      const { client } = await connect(entry, workspace.root);
+      try {
+        const progress: { progress: number; message?: string }[] = [];
+        const result = await client.callTool(
+          {
+            name: "bash",
+            arguments: {
+              command: "for i in 1 2 3 4 5 6 7 8; do echo tick$i; sleep 0.25; done",
+              description: "Print over two seconds",
+            },
+          },
+          undefined,
+          { onprogress: (update: { progress: number; message?: string }) => progress.push(update) },
+        );
+        assert.equal(result.isError, false);
+        assert.ok(progress.length >= 2, `expected several notifications, got ${progress.length}`);
+        assert.match(progress[0]?.message ?? "", /^tick1/);
+        assert.match(progress.at(-1)?.message ?? "", /tick8$/);
+        for (let i = 1; i < progress.length; i++) {
+          assert.ok(progress[i]!.progress > progress[i - 1]!.progress);
+        }
+        const quiet = await client.callTool({
+          name: "bash",
+          arguments: { command: "echo once", description: "No progress asked" },
+        });
+        assert.equal(textOf(quiet), "once\n[exit code: 0]");
+      } finally {
+        await client.close();
+      }
+    });
+
     it("starts a background task, delivers its notice on a later call, reads and kills tasks", async () => {
       using workspace = tempWorkspace();
       const marker = `mcp-kill-${crypto.randomUUID()}`;

@@ -125,7 +125,7 @@ for (const [name, attack] of Object.entries(attacks) as [string, Record<string, 
   const moved = [];
   for (let i = 0; i < 200 && !seen.includes("planted"); i++) {
     const read = process.readOutput();
-    seen += read.stdout;
+    seen += read.stdout.text;
     moved.push(...(read.violations ?? []));
     await new Promise((done) => setTimeout(done, 50));
   }

@@ -19,18 +19,22 @@ class ReadLog {
    * read is exactly the omission marker followed by the retained tail.
    */
   add(read: BashProcessRead): void {
-    let text = read.stdout;
-    if (read.lossy) {
+    let text = read.stdout.text;
+    if ((read.stdout.truncated || read.stderr.truncated)) {
       const marker = /^\[\.\.\. (\d+) bytes omitted \.\.\.\]\n/.exec(text);
       assert.ok(marker !== null, `a lossy read starts with the marker: ${text.slice(0, 80)}`);
       const dropped = Number(marker[1]);
-      assert.equal(dropped, read.droppedBytes, "the marker counts the dropped bytes");
+      assert.equal(
+        dropped,
+        read.stdout.omittedBytes + read.stderr.omittedBytes,
+        "the marker counts the dropped bytes",
+      );
       this.pieces.push({ dropped });
       this.consumed += dropped;
       this.lossyReads++;
       text = text.slice(marker[0].length);
     } else {
-      assert.equal(read.droppedBytes, 0);
+      assert.equal(read.stdout.omittedBytes + read.stderr.omittedBytes, 0);
     }
     if (text !== "") {
       this.pieces.push({ text });
@@ -92,22 +96,31 @@ for (const sessionStrategy of STRATEGIES) {
       await process.write("go\n");
       await process.done;
       const last = process.readOutput();
-      assert.equal(last.lossy, true);
-      assert.equal(last.droppedBytes, phaseTwo.length - 1024);
+      assert.equal(last.stdout.truncated || last.stderr.truncated, true);
+      assert.equal(last.stdout.omittedBytes + last.stderr.omittedBytes, phaseTwo.length - 1024);
       assert.equal(
-        last.stdout,
+        last.stdout.text,
         `[... ${phaseTwo.length - 1024} bytes omitted ...]\n${phaseTwo.slice(-1024)}`,
         "a read that fell behind returns exactly what is retained",
       );
       log.add(last);
-      assert.ok(last.stdoutSpillPath !== undefined, "a lossy read names the spill file");
-      const spilled = readFileSync(last.stdoutSpillPath);
+      assert.ok(
+        (last.stdout.spillComplete ? last.stdout.spillPath : undefined) !== undefined,
+        "a lossy read names the spill file",
+      );
+      const spilled = readFileSync(last.stdout.spillPath!);
       assert.ok(spilled.equals(Buffer.from(phaseOne + phaseTwo)), "the spill is the whole stream");
       assert.equal(log.consumed, spilled.length);
       assert.equal(log.rebuild(spilled.toString("latin1")), phaseOne + phaseTwo);
       const after = process.readOutput();
       assert.deepEqual(
-        [after.stdout, after.stderr, after.lossy, after.droppedBytes, after.status],
+        [
+          after.stdout.text,
+          after.stderr.text,
+          after.stdout.truncated || after.stderr.truncated,
+          after.stdout.omittedBytes + after.stderr.omittedBytes,
+          after.status,
+        ],
         ["", "", false, 0, "completed"],
         "reads stay valid after exit and deliver nothing twice",
       );
@@ -131,15 +144,19 @@ for (const sessionStrategy of STRATEGIES) {
         while (delivered.length < want) {
           assert.ok(Date.now() < deadline, `chunk ${JSON.stringify(chunk)} never came back`);
           const read = process.readOutput();
-          assert.equal(read.lossy, false, `lossy at byte ${delivered.length}`);
-          delivered += read.stdout;
+          assert.equal(
+            read.stdout.truncated || read.stderr.truncated,
+            false,
+            `lossy at byte ${delivered.length}`,
+          );
+          delivered += read.stdout.text;
           if (delivered.length < want) await pause(1);
         }
         assert.equal(delivered, chunks.slice(0, chunks.indexOf(chunk) + 1).join(""));
       }
       await process.closeStdin();
       await process.done;
-      assert.equal(process.readOutput().stdout, "");
+      assert.equal(process.readOutput().stdout.text, "");
       assert.equal(process.status, "completed");
     });
 
@@ -158,8 +175,8 @@ for (const sessionStrategy of STRATEGIES) {
       for (;;) {
         const wasSettled = settled;
         const read = process.readOutput();
-        assert.equal(read.lossy, false);
-        text += read.stdout;
+        assert.equal(read.stdout.truncated || read.stderr.truncated, false);
+        text += read.stdout.text;
         if (wasSettled) break;
         // The stop halfway guarantees that more than one read sees the stream.
         if (!halfway && text.length === 5_000) {
@@ -185,9 +202,9 @@ for (const sessionStrategy of STRATEGIES) {
       // 3000 bytes, the last 100 retained: the window starts on the third byte of a
       // character, so that byte is dropped with the 2900 before it.
       const read = process.readOutput();
-      assert.equal(read.lossy, true);
-      assert.equal(read.droppedBytes, 2901);
-      assert.equal(read.stdout, `[... 2901 bytes omitted ...]\n${"\u20ac".repeat(33)}`);
+      assert.equal(read.stdout.truncated || read.stderr.truncated, true);
+      assert.equal(read.stdout.omittedBytes + read.stderr.omittedBytes, 2901);
+      assert.equal(read.stdout.text, `[... 2901 bytes omitted ...]\n${"\u20ac".repeat(33)}`);
     });
 
     it("a lossy read cuts a character at the head's edge as run() does", async () => {
@@ -206,9 +223,12 @@ for (const sessionStrategy of STRATEGIES) {
       // two bytes into one: both readers leave those four out and count them with the gap.
       const read = process.readOutput();
       assert.equal(foreground.stdout.omittedBytes, 2904);
-      assert.equal(read.droppedBytes, 2904);
-      assert.equal(read.stdout, foreground.stdout.text);
-      assert.equal(read.stdout, `\u20ac\n[... 2904 bytes omitted ...]\n${"\u20ac".repeat(31)}`);
+      assert.equal(read.stdout.omittedBytes + read.stderr.omittedBytes, 2904);
+      assert.equal(read.stdout.text, foreground.stdout.text);
+      assert.equal(
+        read.stdout.text,
+        `\u20ac\n[... 2904 bytes omitted ...]\n${"\u20ac".repeat(31)}`,
+      );
     });
 
     it("the read after exit ends a stream cut mid-character with one replacement character", async () => {
@@ -221,16 +241,16 @@ for (const sessionStrategy of STRATEGIES) {
       const deadline = Date.now() + 10_000;
       while (text !== "ok") {
         assert.ok(Date.now() < deadline, `got ${JSON.stringify(text)}`);
-        text += process.readOutput().stdout;
+        text += process.readOutput().stdout.text;
         await pause(5);
       }
       // The two bytes of the unfinished character arrived with "ok" and wait for more.
       await pause(50);
-      assert.equal(process.readOutput().stdout, "");
+      assert.equal(process.readOutput().stdout.text, "");
       await process.write("\n");
       await process.done;
-      assert.equal(process.readOutput().stdout, "\ufffd");
-      assert.equal(process.readOutput().stdout, "");
+      assert.equal(process.readOutput().stdout.text, "\ufffd");
+      assert.equal(process.readOutput().stdout.text, "");
     });
 
     it("keeps stderr's cursor apart from stdout's", async () => {
@@ -244,13 +264,16 @@ for (const sessionStrategy of STRATEGIES) {
       while (first.stdout !== "o1\n" || first.stderr !== "e1\n") {
         assert.ok(Date.now() < deadline, `got ${JSON.stringify(first)}`);
         const read = process.readOutput();
-        first = { stdout: first.stdout + read.stdout, stderr: first.stderr + read.stderr };
+        first = {
+          stdout: first.stdout + read.stdout.text,
+          stderr: first.stderr + read.stderr.text,
+        };
         await pause(5);
       }
       await process.write("\n");
       await process.done;
       const second = process.readOutput();
-      assert.deepEqual([second.stdout, second.stderr], ["o2\n", "e2\n"]);
+      assert.deepEqual([second.stdout.text, second.stderr.text], ["o2\n", "e2\n"]);
     });
   });
 }

@@ -15,14 +15,22 @@ describe("background reads and a spill file", () => {
     const read = process.readOutput();
     const stream = seqText(20_000);
     assert.deepEqual(
-      [read.lossy, read.droppedBytes, read.stdout, read.stdoutSpillPath],
+      [
+        read.stdout.truncated || read.stderr.truncated,
+        read.stdout.omittedBytes + read.stderr.omittedBytes,
+        read.stdout.text,
+        read.stdout.spillComplete ? read.stdout.spillPath : undefined,
+      ],
       [true, stream.length - 1024, "out\n", undefined],
     );
     assert.equal(
-      read.stderr,
+      read.stderr.text,
       `[... ${stream.length - 1024} bytes omitted ...]\n${stream.slice(-1024)}`,
     );
-    assert.equal(readFileSync(read.stderrSpillPath ?? "", "latin1"), stream);
+    assert.equal(
+      readFileSync((read.stderr.spillComplete ? read.stderr.spillPath : undefined) ?? "", "latin1"),
+      stream,
+    );
   });
 
   it("name no spill path once the capped file no longer holds every byte", async () => {
@@ -34,8 +42,12 @@ describe("background reads and a spill file", () => {
     const process = await executor.start(executor.resolve({ command: "seq 1 10000" }));
     await process.done;
     const read = process.readOutput();
-    assert.equal(read.lossy, true);
-    assert.equal(read.stdoutSpillPath, undefined, "the capped spill file lacks dropped bytes");
+    assert.equal(read.stdout.truncated || read.stderr.truncated, true);
+    assert.equal(
+      read.stdout.spillComplete ? read.stdout.spillPath : undefined,
+      undefined,
+      "the capped spill file lacks dropped bytes",
+    );
   });
 
   it("name no spill path after disposal removed it, and one while it is kept", async () => {
@@ -45,13 +57,17 @@ describe("background reads and a spill file", () => {
       await process.done;
       await executor[Symbol.asyncDispose]();
       const read = process.readOutput();
-      assert.equal(read.lossy, true);
+      assert.equal(read.stdout.truncated || read.stderr.truncated, true);
       if (keepSpillFiles) {
-        const path = read.stdoutSpillPath ?? "";
+        const path = (read.stdout.spillComplete ? read.stdout.spillPath : undefined) ?? "";
         assert.equal(readFileSync(path, "latin1"), seqText(10_000));
         rmSync(dirname(path), { recursive: true });
       } else {
-        assert.equal(read.stdoutSpillPath, undefined, "disposal removed the spill directory");
+        assert.equal(
+          read.stdout.spillComplete ? read.stdout.spillPath : undefined,
+          undefined,
+          "disposal removed the spill directory",
+        );
       }
     }
   });

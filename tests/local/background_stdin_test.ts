@@ -19,7 +19,7 @@ describe("LocalBashProcess.write with bad data", () => {
     await process.write("still open\n");
     await process.closeStdin();
     await process.done;
-    assert.equal(process.readOutput().stdout, "still open\n");
+    assert.equal(process.readOutput().stdout.text, "still open\n");
   });
 });
 

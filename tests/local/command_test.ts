@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { RunningCommand } from "../../local/_command.ts";
+import { type CommandOptions, RunningCommand } from "../../local/_command.ts";
 import { ProcessControl } from "../../local/_control.ts";
 import { OutputCollector } from "../../local/_output.ts";
 import { runtime } from "../../local/mod.ts";
@@ -47,6 +47,43 @@ async function failingRun(token: string): Promise<RunningCommand> {
   });
 }
 
+/** A plain collector, as the executor makes one. */
+function collector(): OutputCollector {
+  return new OutputCollector({
+    maxBytes: 64_000,
+    headBytes: 8_000,
+    maxSpillBytes: 0,
+    spillDir: () => "/nonexistent",
+  });
+}
+
+/** `bash -c script` watched by a RunningCommand with the given clocks and callbacks. */
+async function command(
+  script: string,
+  extra: Partial<CommandOptions> = {},
+): Promise<RunningCommand> {
+  const child = await runtime.spawn({
+    program: "/bin/bash",
+    args: ["-c", script],
+    cwd: "/",
+    env: {},
+    stdin: extra.stdin === undefined ? "null" : "piped",
+    session: "detached",
+  });
+  return new RunningCommand({
+    control: new ProcessControl(runtime, null),
+    marker: `none.${marker()}`,
+    child,
+    stdout: collector(),
+    stderr: collector(),
+    killGraceMs: 1000,
+    drainGraceMs: 100,
+    stdin: undefined,
+    keepStdinOpen: false,
+    ...extra,
+  });
+}
+
 const READ_FAILURE =
   /^Reading the command's stdout failed \(Array buffer allocation failed\), so the command was stopped and its output is incomplete;/;
 
@@ -73,5 +110,72 @@ describe("RunningCommand", () => {
     assert.equal(settlement.status, "failed");
     assert.match(settlement.error ?? "", READ_FAILURE);
     await assertNoneLeft(token);
+  });
+});
+
+describe("RunningCommand lifecycle", () => {
+  it("settles with the exit status, both streams collected, and no cause", async () => {
+    const running = await command("echo out; echo err >&2; exit 5");
+    await running.settled;
+    assert.equal(running.isSettled, true);
+    assert.deepEqual(running.exit, { code: 5, signal: null });
+    assert.equal(running.cause, null);
+    assert.equal(running.stdout.collect().text, "out\n");
+    assert.equal(running.stderr.collect().text, "err\n");
+    assert.equal(running.failure, undefined);
+    assert.equal(running.kill("kill"), false, "a settled command is not killed");
+  });
+
+  it("writes stdin and closes it", async () => {
+    const running = await command("cat", { stdin: new TextEncoder().encode("piped\n") });
+    await running.settled;
+    assert.equal(running.stdout.collect().text, "piped\n");
+  });
+
+  it("keeps the first cause: the wall clock, then a later kill changes nothing", async () => {
+    const token = marker();
+    const running = await command(`sleep ${token}`, { timeoutMs: 100 });
+    await running.settled;
+    assert.equal(running.cause, "timeout");
+    assert.equal(running.exit?.signal, "SIGTERM");
+    assert.equal(running.kill("kill"), false);
+    await assertNoneLeft(token);
+  });
+
+  it("stops on the idle clock when nothing is printed, and on an abort", async () => {
+    const idle = await command("echo once; sleep 30", { idleTimeoutMs: 150, timeoutMs: 20_000 });
+    await idle.settled;
+    assert.equal(idle.cause, "idle");
+    const controller = new AbortController();
+    const aborted = await command("sleep 30", { signal: controller.signal, timeoutMs: 20_000 });
+    controller.abort();
+    await aborted.settled;
+    assert.equal(aborted.cause, "abort");
+  });
+
+  it("hands onOutput whole characters per stream, and keeps going when it throws", async () => {
+    const chunks: { stream: string; text: string }[] = [];
+    const running = await command(
+      "printf 'a\\360\\237'; sleep 0.2; printf '\\230\\200b'; printf 'e' >&2",
+      { onOutput: (chunk) => chunks.push(chunk) },
+    );
+    await running.settled;
+    const stdout = chunks.filter((chunk) => chunk.stream === "stdout");
+    assert.deepEqual(stdout.map((chunk) => chunk.text), ["a", "\u{1F600}b"]);
+    assert.deepEqual(chunks.filter((chunk) => chunk.stream === "stderr"), [
+      { stream: "stderr", text: "e" },
+    ]);
+    assert.equal(running.onOutputError, undefined);
+    let calls = 0;
+    const throwing = await command("echo a; sleep 0.1; echo b", {
+      onOutput: () => {
+        calls++;
+        throw new RangeError("no room");
+      },
+    });
+    await throwing.settled;
+    assert.equal(calls, 1);
+    assert.equal(throwing.onOutputError, "no room");
+    assert.equal(throwing.stdout.collect().text, "a\nb\n");
   });
 });

@@ -193,6 +193,47 @@ describe("OutputCollector", () => {
   });
 });
 
+describe("OutputCollector for readers", () => {
+  const collector = () =>
+    new OutputCollector({
+      maxBytes: 100,
+      headBytes: 30,
+      maxSpillBytes: 0,
+      spillDir: () => "/nonexistent",
+    });
+
+  it("gives every waiting reader one promise, settled by the next chunk and at the end", async () => {
+    const c = collector();
+    const first = c.changed();
+    assert.equal(c.changed(), first, "asking again adds no waiter");
+    c.push(bytes(5, 1));
+    await first;
+    const second = c.changed();
+    assert.notEqual(second, first);
+    c.finish();
+    await second;
+    await c.changed();
+    assert.equal(c.finished, true);
+  });
+
+  it("locates each offset in memory, or as lost up to the tail with the reason", () => {
+    const c = collector();
+    const data = bytes(250, 3);
+    for (const chunk of chunked(data, [40])) c.push(chunk);
+    const head = c.locate(0, 1000);
+    assert.deepEqual(head.kind === "memory" && latin1(head.bytes), latin1(data.subarray(0, 30)));
+    const gap = c.locate(30, 1000);
+    assert.deepEqual(gap, {
+      kind: "lost",
+      end: 180,
+      reason: "maxSpillBytes is 0, so no spill file keeps what memory does not",
+    });
+    const tail = c.locate(200, 10);
+    assert.deepEqual(tail.kind === "memory" && latin1(tail.bytes), latin1(data.subarray(200, 210)));
+    assert.deepEqual(c.locate(250, 10), { kind: "end" });
+  });
+});
+
 describe("UTF-8 helpers", () => {
   it("counts every byte of each ill-formed subpart", () => {
     const cases: [number[], number][] = [

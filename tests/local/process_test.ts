@@ -37,8 +37,8 @@ async function drain(
   for (;;) {
     const wasSettled = settled;
     const read = process.readOutput();
-    stdout += read.stdout;
-    lossy ||= read.lossy;
+    stdout += read.stdout.text;
+    lossy ||= read.stdout.truncated || read.stderr.truncated;
     if (wasSettled) return { stdout, lossy };
     await pause(everyMs);
   }
@@ -67,10 +67,10 @@ for (const sessionStrategy of STRATEGIES) {
       assert.equal(process.exitCode, 4);
       assert.equal(process.signal, null);
       const read = process.readOutput();
-      assert.equal(read.stdout, "fin\n");
+      assert.equal(read.stdout.text, "fin\n");
       assert.equal(read.status, "completed");
       assert.equal(read.exitCode, 4);
-      assert.equal(read.lossy, false);
+      assert.equal(read.stdout.truncated || read.stderr.truncated, false);
       assert.equal(await process.kill(), false);
     });
 
@@ -81,7 +81,7 @@ for (const sessionStrategy of STRATEGIES) {
       }));
       await process.done;
       const pid = String(process.pid);
-      assert.equal(process.readOutput().stdout, `${pid} ${pid} ${pid}\n`);
+      assert.equal(process.readOutput().stdout.text, `${pid} ${pid} ${pid}\n`);
     });
 
     it("round-trips stdin through write and closeStdin", async () => {
@@ -95,7 +95,7 @@ for (const sessionStrategy of STRATEGIES) {
       await process.write(new TextEncoder().encode("third\n"));
       await process.closeStdin();
       await process.done;
-      assert.equal(process.readOutput().stdout, "first\nsecond\nthird\neof\n");
+      assert.equal(process.readOutput().stdout.text, "first\nsecond\nthird\neof\n");
       await assert.rejects(
         process.write("late"),
         (error: unknown) =>
@@ -144,7 +144,7 @@ for (const sessionStrategy of STRATEGIES) {
       await assert.rejects(process.closeStdin(), refused("close"));
       await process.done;
       assert.equal(process.exitCode, 0);
-      assert.equal(process.readOutput().stdout, "", "stdin was /dev/null");
+      assert.equal(process.readOutput().stdout.text, "", "stdin was /dev/null");
       await assert.rejects(process.write("x"), refused("write to"));
     });
 
@@ -156,7 +156,7 @@ for (const sessionStrategy of STRATEGIES) {
       const { stdout, lossy } = await drain(process, 1);
       assert.equal(lossy, false);
       assert.equal(stdout, seqText(10_000));
-      assert.equal(process.readOutput().stdout, "");
+      assert.equal(process.readOutput().stdout.text, "");
     });
 
     it("names spill files holding the full stream when a read falls behind", async () => {
@@ -166,29 +166,35 @@ for (const sessionStrategy of STRATEGIES) {
       }));
       await process.done;
       const read = process.readOutput();
-      assert.equal(read.lossy, true);
+      assert.equal(read.stdout.truncated || read.stderr.truncated, true);
       const fullOut = seqText(300_000);
       const fullErr = seqText(50_000);
-      assert.equal(read.droppedBytes, fullOut.length + fullErr.length - 2 * 64_000);
-      assert.ok(read.stdoutSpillPath !== undefined && read.stderrSpillPath !== undefined);
-      assert.equal(sha256(readFileSync(read.stdoutSpillPath)), sha256(fullOut));
-      assert.equal(sha256(readFileSync(read.stderrSpillPath)), sha256(fullErr));
+      assert.equal(
+        read.stdout.omittedBytes + read.stderr.omittedBytes,
+        fullOut.length + fullErr.length - 2 * 64_000,
+      );
+      assert.ok(
+        (read.stdout.spillComplete ? read.stdout.spillPath : undefined) !== undefined &&
+          (read.stderr.spillComplete ? read.stderr.spillPath : undefined) !== undefined,
+      );
+      assert.equal(sha256(readFileSync(read.stdout.spillPath!)), sha256(fullOut));
+      assert.equal(sha256(readFileSync(read.stderr.spillPath!)), sha256(fullErr));
       // The 8000-byte head ends mid-line, so the marker starts a line of its own.
       assert.equal(
-        read.stdout,
+        read.stdout.text,
         `${fullOut.slice(0, 8_000)}\n[... ${fullOut.length - 64_000} bytes omitted ...]\n${
           fullOut.slice(-56_000)
         }`,
       );
       assert.equal(
-        read.stderr,
+        read.stderr.text,
         `${fullErr.slice(0, 8_000)}\n[... ${fullErr.length - 64_000} bytes omitted ...]\n${
           fullErr.slice(-56_000)
         }`,
       );
       const again = process.readOutput();
-      assert.equal(again.stdout, "");
-      assert.equal(again.lossy, false);
+      assert.equal(again.stdout.text, "");
+      assert.equal(again.stdout.truncated || again.stderr.truncated, false);
     });
 
     it("keeps stderr apart from stdout", async () => {
@@ -198,8 +204,8 @@ for (const sessionStrategy of STRATEGIES) {
       }));
       await process.done;
       const read = process.readOutput();
-      assert.equal(read.stdout, "out\nout2\n");
-      assert.equal(read.stderr, "err\n");
+      assert.equal(read.stdout.text, "out\nout2\n");
+      assert.equal(read.stderr.text, "err\n");
     });
 
     it("reads a character split across reads intact", async () => {
@@ -210,7 +216,7 @@ for (const sessionStrategy of STRATEGIES) {
       await pause(150);
       const first = process.readOutput();
       await process.done;
-      assert.equal(first.stdout + process.readOutput().stdout, "\u{1F600}");
+      assert.equal(first.stdout.text + process.readOutput().stdout.text, "\u{1F600}");
     });
 
     it("kills: true once, then false", async () => {
@@ -324,7 +330,7 @@ for (const sessionStrategy of STRATEGIES) {
       );
       await process.done;
       assert.equal(process.status, "completed");
-      assert.equal(process.readOutput().stdout, "up\n");
+      assert.equal(process.readOutput().stdout.text, "up\n");
       await assertNoneLeft(token);
     });
 
@@ -338,7 +344,7 @@ for (const sessionStrategy of STRATEGIES) {
         managedEnv: { SHELLSEAM_ID: "m" },
       }));
       await process.done;
-      assert.equal(process.readOutput().stdout, "fed\ncat dumb a m\n");
+      assert.equal(process.readOutput().stdout.text, "fed\ncat dumb a m\n");
       assert.equal(process.status, "completed");
       await assertNoneLeft(token);
     });
@@ -382,7 +388,7 @@ for (const sessionStrategy of STRATEGIES) {
       await Promise.all(processes.map((process) => process.done));
       processes.forEach((process, i) => {
         assert.equal(process.status, "completed");
-        assert.equal(process.readOutput().stdout, `${i}\n`);
+        assert.equal(process.readOutput().stdout.text, `${i}\n`);
       });
       await assertNoneLeft(token);
     });
@@ -472,7 +478,7 @@ describe("LocalBashProcess.done", () => {
     await process.done;
     assert.equal(process.status, "completed");
     assert.equal(process.sandbox, undefined);
-    assert.equal(process.readOutput().stdout, "ok\n");
+    assert.equal(process.readOutput().stdout.text, "ok\n");
   });
 });
 
@@ -490,7 +496,7 @@ describe("LocalBashExecutor disposal with background processes", () => {
     await executor[Symbol.asyncDispose]();
     assert.deepEqual(processesWith(token), []);
     assert.equal(finished.status, "completed");
-    assert.equal(finished.readOutput().stdout, "done\n");
+    assert.equal(finished.readOutput().stdout.text, "done\n");
     assert.equal(plain.status, "killed");
     assert.equal(stubborn.status, "killed");
     assert.equal(stubborn.signal, "SIGKILL");
@@ -505,7 +511,7 @@ describe("LocalBashExecutor disposal with background processes", () => {
       }));
       let spill: string | undefined;
       const deadline = Date.now() + 5000;
-      while ((spill = process.readOutput().stdoutSpillPath) === undefined) {
+      while ((spill = process.readOutput().stdout.spillPath) === undefined) {
         assert.ok(Date.now() < deadline, "no spill file appeared");
         await pause(10);
       }

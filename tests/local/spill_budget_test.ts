@@ -31,7 +31,7 @@ function bytesBeneath(dir: string): number {
 async function waitForWord(process: BashProcess, word: string): Promise<void> {
   let stderr = "";
   while (!stderr.includes(word)) {
-    stderr += process.readOutput().stderr;
+    stderr += process.readOutput().stderr.text;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -68,7 +68,7 @@ describe("the spill budget", () => {
       command: `head -c ${3 * MiB} /dev/zero; echo written >&2; exec sleep 60`,
     }));
     await waitForWord(server, "written");
-    const serverFile = server.readOutput().stdoutSpillPath;
+    const serverFile = server.readOutput().stdout.spillPath;
     assert.ok(serverFile !== undefined, "the running command spilled");
     const squeezed = await executor.run(
       executor.resolve({ command: `head -c ${2 * MiB} /dev/zero` }),
@@ -89,9 +89,9 @@ describe("the spill budget", () => {
     assert.equal(after.stdout.spillComplete, true, "room was made from settled work");
     assert.equal(existsSync(serverFile), false, "the oldest settled spill went first");
     const read = server.readOutput();
-    assert.equal(read.stdoutSpillPath, undefined, "a read no longer names it");
+    assert.equal(read.stdout.spillPath, undefined, "a read no longer names it");
     assert.equal(
-      read.stdoutSpillError,
+      read.stdout.spillError,
       `deleted to keep spill files within the spill budget of ${budget} bytes`,
     );
     assert.ok(bytesBeneath(dir) <= budget);
@@ -170,7 +170,7 @@ describe("BashProcess.release()", () => {
     );
     await process.done;
     const read = process.readOutput();
-    const files = [read.stdoutSpillPath ?? "", read.stderrSpillPath ?? ""];
+    const files = [read.stdout.spillPath ?? "", read.stderr.spillPath ?? ""];
     assert.deepEqual(files.map((file) => existsSync(file)), [true, true]);
     await process.release();
     assert.deepEqual(files.map((file) => existsSync(file)), [false, false]);

@@ -112,7 +112,7 @@ describe("disposal", () => {
       command: `setsid sleep ${token} >/dev/null 2>&1 & echo "$SHELLSEAM_WATCHDOG"; sleep ${token}`,
     }));
     await waitForSleep(token, 2);
-    assert.match(task.readOutput().stdout, /^[0-9a-f-]{36}\.1\n$/);
+    assert.match(task.readOutput().stdout.text, /^[0-9a-f-]{36}\.1\n$/);
     await executor[Symbol.asyncDispose]();
     await assertNoneLeft(token);
   });

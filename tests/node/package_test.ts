@@ -75,8 +75,12 @@ describe("the package", () => {
       [
         ...Object.keys(seam),
         "BASH_TOOL_GUIDANCE",
+        "ExpiredTaskError",
         "LocalBashExecutor",
+        "TaskLimitError",
+        "TaskOwnershipError",
         "TaskRegistry",
+        "UnknownTaskError",
         "createBashTools",
         "taskOwner",
         "toAnthropicTool",
@@ -86,6 +90,22 @@ describe("the package", () => {
       ].sort(),
     );
     assert.equal(root.LocalBashExecutor, (await import(`${NAME}/local`)).LocalBashExecutor);
+    assert.equal(root.UnknownTaskError, (await import(`${NAME}/tasks`)).UnknownTaskError);
+  });
+
+  it("keeps the seam to the executor, its vocabulary and its errors (the task errors are in /tasks)", async () => {
+    assert.deepEqual(Object.keys(await import(`${NAME}/seam`)).sort(), [
+      "BashConfigError",
+      "BashError",
+      "BashExecutor",
+      "BashSpawnError",
+      "MANAGED_ENV_PREFIX",
+      "SANDBOX_MODES",
+      "SandboxUnavailableError",
+      "isSandboxMode",
+      "scrubbedParentEnv",
+      "widerSandboxModes",
+    ]);
   });
 
   it("keeps /tool to the tools, their formats, the rules and the harness helpers", async () => {

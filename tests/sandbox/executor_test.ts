@@ -122,7 +122,7 @@ describe("SandboxBashExecutor config", () => {
 });
 
 describe("SandboxBashExecutor.resolve", () => {
-  it("stamps a copy of the default policy when the request has none", async () => {
+  it("stamps a frozen copy of the default policy when the request has none", async () => {
     using workspace = tempWorkspace();
     const extra = join(workspace.base, "later");
     await using executor = new SandboxBashExecutor({
@@ -132,7 +132,8 @@ describe("SandboxBashExecutor.resolve", () => {
     const spec = executor.resolve({ command: "true" });
     assert.deepEqual(spec.sandboxPolicy, { ...executor.defaultPolicy, writableRoots: [extra] });
     assert.notEqual(spec.sandboxPolicy, executor.defaultPolicy);
-    spec.sandboxPolicy!.writableRoots!.push("/x");
+    assert.throws(() => spec.sandboxPolicy!.writableRoots!.push("/x"), TypeError);
+    assert.ok(Object.isFrozen(spec.sandboxPolicy));
     assert.deepEqual(executor.defaultPolicy.writableRoots, [extra]);
     assert.equal(spec.workdir, workspace.root);
   });
@@ -184,7 +185,7 @@ describe("what a request's policy hides", () => {
     });
     const spec = executor.resolve({ command: "true", sandboxPolicy: { ...own, denyRead: [] } });
     assert.deepEqual(spec.sandboxPolicy?.denyRead, []);
-    spec.sandboxPolicy!.allowUnixSockets!.push("/x");
+    assert.throws(() => spec.sandboxPolicy!.allowUnixSockets!.push("/x"), TypeError);
     assert.deepEqual(executor.defaultPolicy.allowUnixSockets, ["/run/app.sock"]);
   });
 
@@ -631,14 +632,14 @@ describe("protected paths", { skip: noBwrap }, () => {
 });
 
 describe("the default policy's protected paths", () => {
-  it("are copied into each spec, so changing one changes no other", async () => {
+  it("are copied into each spec, frozen, so no spec can change another", async () => {
     using workspace = tempWorkspace();
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,
       protectedPaths: [".git", ".envrc"],
     });
     const first = executor.resolve({ command: "true" });
-    first.sandboxPolicy?.protectedPaths?.push(".vscode");
+    assert.throws(() => first.sandboxPolicy?.protectedPaths?.push(".vscode"), TypeError);
     assert.deepEqual(executor.resolve({ command: "true" }).sandboxPolicy?.protectedPaths, [
       ".git",
       ".envrc",

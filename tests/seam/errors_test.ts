@@ -5,9 +5,8 @@ import {
   BashError,
   BashSpawnError,
   SandboxUnavailableError,
-  TaskOwnershipError,
-  UnknownTaskError,
 } from "../../seam/mod.ts";
+import { TaskOwnershipError, UnknownTaskError } from "../../tasks/mod.ts";
 
 describe("error types", () => {
   it("carry a code and a name per class, all under BashError", () => {
@@ -43,9 +42,9 @@ describe("error types", () => {
   it("names the task id and the way forward without naming another owner", () => {
     const unknown = new UnknownTaskError("bash-7");
     assert.equal(unknown.taskId, "bash-7");
-    assert.match(unknown.message, /"bash-7".*task_list/);
+    assert.match(unknown.message, /"bash-7".*list your tasks/);
     const foreign = new TaskOwnershipError("bash-2");
-    assert.match(foreign.message, /"bash-2" belongs to another session/);
+    assert.match(foreign.message, /"bash-2" belongs to another owner/);
   });
 
   it("keeps the cause", () => {

@@ -1,20 +1,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  BashConfigError,
-  BashError,
-  BashSpawnError,
-  TaskOwnershipError,
-  UnknownTaskError,
-} from "../../seam/errors.ts";
+import { BashConfigError, BashError, BashSpawnError } from "../../seam/errors.ts";
 import {
   type TaskHooks,
   type TaskOwner,
   taskOwner,
+  TaskOwnershipError,
   TaskRegistry,
   type TaskRegistryOptions,
   type TaskSettlement,
   type TaskSnapshot,
+  UnknownTaskError,
 } from "../../tasks/mod.ts";
 import { alice, bob, deferred, fakeTask, start, tick, withRegistry } from "./_helpers.ts";
 
@@ -66,7 +62,7 @@ describe("TaskRegistry: registration", () => {
       assert.throws(
         () =>
           registry.register({ kind: "bash", label: 3 as unknown as string, owner: alice, hooks }),
-        /"label" must be a string; got "3"/,
+        /"label" must be a string; got 3;/,
       );
       assert.throws(
         () => registry.register({ kind: "bash", label: "x", owner: "" as TaskOwner, hooks }),

@@ -2,12 +2,15 @@ import {
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
+  type BashExecutorLimits,
+  type BashOutputEvent,
   type BashProcess,
   type BashProcessRead,
   type BashRunResult,
   type BashSandboxInfo,
   type CollectedOutput,
   type SandboxMode,
+  type SandboxPolicy,
 } from "../../seam/mod.ts";
 
 /** One collected stream holding `text`, untruncated unless `extra` says otherwise. */
@@ -41,6 +44,9 @@ export function runResult(extra: Partial<BashRunResult> = {}): BashRunResult {
   };
 }
 
+/** One stream of a read with nothing new. */
+const QUIET_STREAM = { text: "", truncated: false, omittedBytes: 0, spillComplete: false };
+
 /** A settled fake background process that printed `stdout`. */
 export function fakeProcess(
   spec: BashExecSpec,
@@ -51,7 +57,8 @@ export function fakeProcess(
     exitCode?: number;
   } = {},
 ): BashProcess & { kills: number; releases: number } {
-  let pending = extra.stdout ?? "";
+  const printed = extra.stdout ?? "";
+  let pending = printed;
   const status = extra.status ?? "completed";
   const process = {
     command: spec.command,
@@ -66,14 +73,15 @@ export function fakeProcess(
       const stdout = pending;
       pending = "";
       return {
-        stdout,
-        stderr: "",
-        lossy: false,
-        droppedBytes: 0,
+        stdout: { ...QUIET_STREAM, text: stdout },
+        stderr: QUIET_STREAM,
         status,
         exitCode: process.exitCode,
         signal: process.signal,
       };
+    },
+    async *output(): AsyncGenerator<BashOutputEvent> {
+      if (printed !== "") yield { stream: "stdout", text: printed };
     },
     write: () => Promise.resolve(),
     closeStdin: () => Promise.resolve(),
@@ -104,14 +112,16 @@ export function lingeringProcess(spec: BashExecSpec, settleMs: number): BashProc
     signal: null,
     done,
     readOutput: () => ({
-      stdout: "",
-      stderr: "",
-      lossy: false,
-      droppedBytes: 0,
+      stdout: QUIET_STREAM,
+      stderr: QUIET_STREAM,
       status: process.status,
       exitCode: process.exitCode,
       signal: process.signal,
     }),
+    async *output(): AsyncGenerator<BashOutputEvent> {
+      await done;
+      yield* [];
+    },
     write: () => Promise.resolve(),
     closeStdin: () => Promise.resolve(),
     kill: () => {
@@ -155,19 +165,31 @@ export class FakeSandboxExecutor extends BashExecutor {
     return this.#mode;
   }
 
+  readonly limits: BashExecutorLimits = {
+    defaultTimeoutMs: 120_000,
+    maxTimeoutMs: 600_000,
+    outputBytes: 64_000,
+    maxStdoutBytes: 256 * 1024 * 1024,
+    maxSpillBytes: 1024 ** 3,
+  };
+
+  override get defaultSandboxPolicy(): SandboxPolicy | undefined {
+    return this.#mode ? { mode: this.#mode, workspaceRoot: "/ws", network: "deny" } : undefined;
+  }
+
   resolve(request: BashExecRequest): BashExecSpec {
     const { workdir, timeoutMs, stdoutMaxBytes, sandboxPolicy, ...rest } = request;
-    return {
+    return this.markResolved({
       ...rest,
       workdir: workdir ?? "/ws",
       timeoutMs: timeoutMs ?? 120_000,
       stdoutMaxBytes: stdoutMaxBytes ?? 64_000,
-      sandboxPolicy: sandboxPolicy ??
-        (this.#mode ? { mode: this.#mode, workspaceRoot: "/ws", network: "deny" } : null),
-    };
+      sandboxPolicy: sandboxPolicy ?? this.defaultSandboxPolicy ?? null,
+    });
   }
 
-  run(spec: BashExecSpec): Promise<BashRunResult> {
+  run(request: BashExecRequest): Promise<BashRunResult> {
+    const spec = this.specOf(request);
     this.runs.push(spec);
     const mode = spec.sandboxPolicy?.mode;
     const denied = mode === "read-only";
@@ -189,7 +211,8 @@ export class FakeSandboxExecutor extends BashExecutor {
     return Promise.resolve(result);
   }
 
-  start(spec: BashExecSpec): Promise<BashProcess> {
+  start(request: BashExecRequest): Promise<BashProcess> {
+    const spec = this.specOf(request);
     this.starts.push(spec);
     return Promise.resolve(this.startProcess(spec));
   }

@@ -650,7 +650,7 @@ describe("bash and task_kill over a recording executor", () => {
     });
     assert.match(
       bash.inputSchema.properties.timeout_ms?.description ?? "",
-      /The executor sets the default and may cap it\./,
+      /Defaults to 120000\. At most 600000\./,
     );
     assert.deepEqual(await bash.execute({ command: "ls", description: "List" }), {
       text: 'The command was not run: "timeoutMs" is not allowed here; omit it',

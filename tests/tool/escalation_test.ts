@@ -8,7 +8,7 @@ import {
   createBashTools,
   type EscalationRequest,
 } from "../../tool/mod.ts";
-import { widerSandboxModes } from "../../tool/escalation.ts";
+import { widerSandboxModes } from "../../seam/mod.ts";
 import { FakeSandboxExecutor } from "./_fakes.ts";
 
 const WRITE = { command: "touch out.txt", description: "Create a file" };

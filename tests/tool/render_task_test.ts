@@ -24,16 +24,43 @@ function snapshot(extra: Partial<TaskSnapshot> = {}): TaskSnapshot {
   };
 }
 
-function read(extra: Partial<BashTaskOutput> = {}): BashTaskOutput {
+/** A read, written per stream in short: text, bytes dropped (counted on stdout), spill facts. */
+interface ShortRead extends Omit<Partial<BashTaskOutput>, "stdout" | "stderr"> {
+  stdout?: string;
+  stderr?: string;
+  droppedBytes?: number;
+  stdoutSpillPath?: string;
+  stderrSpillPath?: string;
+  stdoutSpillError?: string;
+  stderrSpillError?: string;
+}
+
+function read(extra: ShortRead = {}): BashTaskOutput {
+  const {
+    stdout = "",
+    stderr = "",
+    droppedBytes = 0,
+    stdoutSpillPath,
+    stderrSpillPath,
+    stdoutSpillError,
+    stderrSpillError,
+    ...rest
+  } = extra;
+  const stream = (text: string, omitted: number, path?: string, error?: string) => ({
+    text,
+    truncated: omitted > 0,
+    omittedBytes: omitted,
+    spillComplete: path !== undefined,
+    ...(path === undefined ? {} : { spillPath: path }),
+    ...(error === undefined ? {} : { spillError: error }),
+  });
   return {
-    stdout: "",
-    stderr: "",
-    lossy: false,
-    droppedBytes: 0,
+    stdout: stream(stdout, droppedBytes, stdoutSpillPath, stdoutSpillError),
+    stderr: stream(stderr, 0, stderrSpillPath, stderrSpillError),
     status: "running",
     exitCode: null,
     signal: null,
-    ...extra,
+    ...rest,
   };
 }
 
@@ -115,7 +142,6 @@ describe("renderTaskOutput", () => {
       snapshot: snapshot(),
       output: read({
         stdout: "tail\n",
-        lossy: true,
         droppedBytes: 70_000,
         stdoutSpillPath: "/spill/o",
         stderrSpillPath: "/spill/e",
@@ -127,7 +153,7 @@ describe("renderTaskOutput", () => {
     );
     const stderrOnly = renderTaskOutput({
       snapshot: snapshot(),
-      output: read({ stderr: "e\n", lossy: true, droppedBytes: 3, stderrSpillPath: "/spill/e" }),
+      output: read({ stderr: "e\n", droppedBytes: 3, stderrSpillPath: "/spill/e" }),
     });
     assert.equal(
       stderrOnly,
@@ -135,7 +161,7 @@ describe("renderTaskOutput", () => {
     );
     const noFiles = renderTaskOutput({
       snapshot: snapshot(),
-      output: read({ lossy: true, droppedBytes: 5 }),
+      output: read({ droppedBytes: 5 }),
     });
     assert.match(noFiles, /full output: \(unavailable\)\]\n\[status: running\]$/);
   });
@@ -145,7 +171,6 @@ describe("renderTaskOutput", () => {
       snapshot: snapshot(),
       output: read({
         stdout: "tail\n",
-        lossy: true,
         droppedBytes: 10,
         stdoutSpillError: "ENOSPC: no space left on device",
         stderrSpillError: "the spill file was removed while the command ran",
@@ -237,7 +262,6 @@ describe("renderTaskOutput", () => {
       snapshot: snapshot({ status: "completed", exitCode: 1 }),
       output: read({
         stdout: "tail\n",
-        lossy: true,
         droppedBytes: 9,
         stdoutSpillPath: "/spill/o",
         status: "completed",

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ObjectJsonSchema } from "../../tool/mod.ts";
-import { widerSandboxModes } from "../../tool/escalation.ts";
+import { widerSandboxModes } from "../../seam/mod.ts";
 import {
   bashInputSchema,
   TASK_KILL_SCHEMA,

@@ -67,9 +67,9 @@ describe("bashTaskHooks", () => {
     const sandbox = { mode: "read-only" as const, backend: "bwrap" as const, denied: true };
     const hooks = bashTaskHooks(fakeProcess(spec, { stdout: "once\n", sandbox }));
     const first = hooks.readOutput?.();
-    assert.equal(first?.stdout, "once\n");
+    assert.equal(first?.stdout.text, "once\n");
     assert.deepEqual(first?.sandbox, sandbox);
-    assert.equal(hooks.readOutput?.().stdout, "");
+    assert.equal(hooks.readOutput?.().stdout.text, "");
   });
 
   it("adds no sandbox key for an unsandboxed process", () => {

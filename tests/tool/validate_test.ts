@@ -1,7 +1,7 @@
 import { describe, it, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ObjectJsonSchema } from "../../tool/mod.ts";
-import { widerSandboxModes } from "../../tool/escalation.ts";
+import { widerSandboxModes } from "../../seam/mod.ts";
 import { bashInputSchema, TASK_OUTPUT_SCHEMA } from "../../tool/schemas.ts";
 import { validateToolArguments } from "../../tool/validate.ts";
 

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
+import { type BashExecSpec, BashSpawnError } from "../../seam/mod.ts";
+import {
+  abortAfterMicrotasks,
+  assertNoneLeft,
+  marker,
+  processesWith,
+  waitForSleep,
+} from "./_helpers.ts";
+import { forEachStrategy, it } from "./_executor.ts";
+
+forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStrategy) => {
+  it("kills on timeout and says so", async () => {
+    await using executor = make();
+    const token = marker();
+    const result = await executor.run(
+      executor.resolve({ command: `sleep ${token}; echo late`, timeoutMs: 200 }),
+    );
+    assert.equal(result.timedOut, true);
+    assert.equal(result.idledOut, false);
+    assert.equal(result.aborted, false);
+    assert.equal(result.timeoutMs, 200);
+    assert.equal(result.signal, "SIGTERM");
+    assert.equal(result.stdout.text, "");
+    assert.ok(result.durationMs < 3000, `took ${result.durationMs} ms`);
+    await assertNoneLeft(token);
+  });
+
+  it("kills after the idle time and keeps a chatty command alive", async () => {
+    await using executor = make();
+    const token = marker();
+    const idle = await executor.run(
+      executor.resolve({ command: `echo start; sleep ${token}`, idleTimeoutMs: 300 }),
+    );
+    assert.equal(idle.idledOut, true);
+    assert.equal(idle.timedOut, false);
+    assert.equal(idle.stdout.text, "start\n");
+    await assertNoneLeft(token);
+    const chatty = await executor.run(executor.resolve({
+      command: "for i in $(seq 1 12); do echo $i; sleep 0.1; done",
+      idleTimeoutMs: 600,
+    }));
+    // It ran for longer than the idle time, but never went quiet for that long.
+    assert.ok(chatty.durationMs > 600, `${chatty.durationMs} ms`);
+    assert.equal(chatty.idledOut, false);
+    assert.equal(chatty.exitCode, 0);
+  });
+
+  it("ends a TERM-trapping command by SIGKILL after the grace period", async () => {
+    await using executor = make({ killGraceMs: 500 });
+    const token = marker();
+    const result = await executor.run(executor.resolve({
+      command: `trap '' TERM; sleep ${token}; echo survived`,
+      timeoutMs: 200,
+    }));
+    assert.equal(result.signal, "SIGKILL");
+    assert.equal(result.timedOut, true);
+    // Dead at the SIGKILL step: not before the grace ran out, and within the grace + 1 s.
+    assert.ok(result.durationMs >= 200 + 500 - 20, `took only ${result.durationMs} ms`);
+    assert.ok(result.durationMs < 200 + 500 + 1000, `took ${result.durationMs} ms`);
+    assert.equal(result.stdout.text, "");
+    await assertNoneLeft(token);
+  });
+
+  it("aborts mid-run", async () => {
+    await using executor = make();
+    const token = marker();
+    const controller = new AbortController();
+    const running = executor.run(executor.resolve({
+      command: `echo begun; sleep ${token}`,
+      signal: controller.signal,
+    }));
+    await waitForSleep(token);
+    controller.abort();
+    const result = await running;
+    assert.equal(result.aborted, true);
+    assert.equal(result.timedOut, false);
+    assert.equal(result.stdout.text, "begun\n");
+    await assertNoneLeft(token);
+  });
+
+  it("kills a command whose signal aborts while it is being spawned", async () => {
+    let onPlanned = (): void => {};
+    class Hooked extends LocalBashExecutor {
+      protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+        onPlanned();
+        return Promise.resolve({ launch });
+      }
+    }
+    await using executor = new Hooked({ sessionStrategy });
+    // Each depth lands the abort at another step between planning and the abort listener.
+    for (let depth = 0; depth < 8; depth++) {
+      const controller = new AbortController();
+      onPlanned = () => abortAfterMicrotasks(controller, depth);
+      const token = marker();
+      // A lost abort would show as a timeout.
+      const spec = executor.resolve({
+        command: `sleep ${token}`,
+        signal: controller.signal,
+        timeoutMs: 3000,
+      });
+      const result = await executor.run(spec).catch((error: unknown) => {
+        assert.ok(error instanceof BashSpawnError, `depth ${depth}: ${error}`);
+        return null;
+      });
+      if (result !== null) assert.equal(result.aborted, true, `depth ${depth}`);
+      await assertNoneLeft(token);
+    }
+  });
+
+  it("rejects a pre-aborted signal and spawns nothing", async () => {
+    await using executor = make();
+    const token = marker();
+    await assert.rejects(
+      executor.run(executor.resolve({
+        command: `sleep ${token}`,
+        signal: AbortSignal.abort(),
+        timeoutMs: 2000,
+      })),
+      BashSpawnError,
+    );
+    assert.deepEqual(processesWith(token), []);
+  });
+
+  it("keeps the first cause and does not restart the grace on a second kill", async () => {
+    await using executor = make({ killGraceMs: 1500 });
+    const token = marker();
+    const controller = new AbortController();
+    const late = setTimeout(() => controller.abort(), 800);
+    const result = await executor.run(executor.resolve({
+      command: `trap '' TERM; sleep ${token}`,
+      timeoutMs: 200,
+      signal: controller.signal,
+    }));
+    clearTimeout(late);
+    assert.equal(result.timedOut, true);
+    assert.equal(result.aborted, false);
+    assert.equal(result.signal, "SIGKILL");
+    await assertNoneLeft(token);
+  });
+
+  it("reports a command that kills itself as neither timed out nor aborted", async () => {
+    await using executor = make();
+    const result = await executor.run(executor.resolve({ command: "kill -TERM $$" }));
+    assert.equal(result.signal, "SIGTERM");
+    assert.equal(result.exitCode, null);
+    assert.equal(result.timedOut || result.idledOut || result.aborted, false);
+  });
+});
