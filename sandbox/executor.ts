@@ -548,6 +548,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ...parents.filter((parent) => parent !== dirname(ownReal)),
     ].filter(holdsNoRoot);
     confined.hiddenParents = parents.filter(holdsNoRoot);
+    // What lies in a hidden folder needs no mask of its own, and a mask there
+    // would fail the launch (its mount point is gone under the hiding tmpfs).
+    const hiddenAway = (path: string) =>
+      (confined.hiddenDirs ?? []).some((dir) => isBeneath(path, dir)) ||
+      ((confined.hiddenParents ?? []).some((dir) => isBeneath(path, dir)) &&
+        !isBeneath(path, ownReal));
+    confined.masks = confined.masks.filter((mask) => !hiddenAway(mask.path));
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
     const bridge = allowList === undefined
       ? undefined

@@ -212,6 +212,26 @@ for (const backend of SANDBOX_BACKENDS) {
       assertFacts(backend, prepared.setup.home, facts, prepared.accepted(), false);
     });
 
+    it("a socket in another executor's private folder (hidden from the command) does not stop a launch", async () => {
+      using workspace = tempWorkspace();
+      await using other = executorFor(backend, workspace);
+      const otherTmp = (await other.run({ command: 'printf %s "$TMPDIR"' })).stdout.text;
+      assert.match(otherTmp, /shellseam-exec-/);
+      const peer = await unixServer(join(otherTmp, "peer.sock"));
+      const listed = await unixServer(join(workspace.base, "listed.sock"));
+      try {
+        await using executor = executorFor(backend, workspace, {
+          allowUnixSockets: [join(workspace.base, "listed.sock")],
+        });
+        const result = await executor.run({ command: "echo ran" });
+        assert.equal(result.stdout.text, "ran\n", JSON.stringify(result));
+        assert.equal(result.sandbox?.runnerFailed, false);
+      } finally {
+        await closeServer(peer.server);
+        await closeServer(listed.server);
+      }
+    });
+
     it("as nobody: the same, or a named gap", { skip: nobodySkip }, async () => {
       assert.ok(!("reason" in deno));
       using workspace = tempWorkspace();
