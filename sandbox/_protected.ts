@@ -86,6 +86,45 @@ function sameShape(a: Shape, b: Shape): boolean {
 }
 
 /**
+ * The guards of the calls in this process that may still be running: from
+ * launch until their last sweep (a guard whose spawn failed is dropped when
+ * it is collected).
+ */
+const LIVE = new Set<WeakRef<ProtectedPaths>>();
+
+/**
+ * Why a confined command could write `path` (canonical; a repository's
+ * `.git` or git directory) now or could have planted it, or undefined when
+ * it cannot: a walk of `workspace` as a call's launch makes would bind it
+ * read-only (so it is not past the walk's bounds nor in a skipped tree),
+ * and every call of this process still running saw it there at its launch
+ * and bound it read-only (a command still running may have planted or
+ * replaced it since, and its sweep has not run yet). A path outside every
+ * root is not judged.
+ */
+export function unprotectedReason(path: string, workspace: string): string | undefined {
+  if (isBeneath(path, workspace)) {
+    const fresh = new ProtectedPaths([workspace], [".git"], () => workspace);
+    if (!fresh.plan.readOnly.some((bound) => isBeneath(path, bound))) {
+      return `the sandbox does not keep "${path}" read-only (it lies past the walk's ${PROTECTED_WALK_DEPTH} levels or ${PROTECTED_WALK_ENTRIES} entries, in a skipped tree such as ${
+        PROTECTED_WALK_SKIPS[0]
+      }, or below a symlink), so a confined command may have planted or written it: check it and commit by hand`;
+    }
+  }
+  for (const ref of LIVE) {
+    const guard = ref.deref();
+    if (guard === undefined) {
+      LIVE.delete(ref);
+      continue;
+    }
+    if (!guard.keptReadOnly(path)) {
+      return `a confined command still running may have planted or replaced "${path}" (it was not there, read-only, when that command started): stop it (task_kill) or let it end, then retry`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * What protecting one call needs: the existing paths to bind read-only, and
  * every protected location (and pointer target) as it was at launch.
  */
@@ -117,6 +156,7 @@ export class ProtectedPaths {
   /** The entry names of every directory the launch's walk listed. */
   readonly #listings = new Map<string, Set<string>>();
   #moved = 0;
+  #live: WeakRef<ProtectedPaths> | undefined;
   /** What to bind read-only, and where the walk stopped. */
   readonly plan: ProtectionPlan;
 
@@ -160,6 +200,33 @@ export class ProtectedPaths {
       unwalked,
     };
     this.#unwalked.push(...unwalked);
+  }
+
+  /**
+   * Counts this guard among the calls still running (see
+   * `unprotectedReason`) until `settle()`.
+   */
+  watch(): void {
+    this.#live ??= new WeakRef(this);
+    LIVE.add(this.#live);
+  }
+
+  /** Sweeps one last time (the call has ended) and stops counting it as running. */
+  settle(): SandboxViolation[] {
+    const violations = this.sweep();
+    if (this.#live !== undefined) LIVE.delete(this.#live);
+    return violations;
+  }
+
+  /**
+   * False when `path` lies in one of this call's roots but not below what it
+   * bound read-only at launch, or what it bound there has been replaced.
+   */
+  keptReadOnly(path: string): boolean {
+    if (!this.#roots.some((root) => isBeneath(path, root))) return true;
+    const bound = this.plan.readOnly.find((bound) => isBeneath(path, bound));
+    const seen = bound === undefined ? undefined : this.#watched.get(bound);
+    return seen !== undefined && sameShape(seen, shapeOf(bound!));
   }
 
   /** How many violations this call's sweeps found so far. */
@@ -254,6 +321,7 @@ export class ProtectedPaths {
     if (basename(location) === ".git") {
       const hooks = hooksPathOf(location);
       if (hooks !== undefined) this.#target(hooks, readOnly, 0);
+      for (const included of includedConfigsOf(location)) this.#target(included, readOnly, 0);
     }
     if (shape.kind === "directory" || shape.kind === "file") {
       readOnly.add(location);
@@ -472,22 +540,9 @@ function openUp(dir: string, entries: number): void {
  * relative paths taken from the working tree as git does, `~/` from `HOME`.
  */
 export function hooksPathOf(location: string): string | undefined {
-  const dirs: string[] = [];
-  const gitdir = existingRealpath(location);
-  if (gitdir === undefined) return undefined;
-  if (shapeOf(gitdir).kind === "directory") dirs.push(gitdir);
-  else {
-    const named = /^gitdir:\s*(.+)$/m.exec(readPointer(gitdir) ?? "")?.[1]?.trim();
-    if (named) dirs.push(resolve(dirname(location), named));
-  }
-  const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
-  if (common) dirs.unshift(resolve(dirs[0]!, common));
   let hooks: string | undefined;
-  for (const dir of dirs) {
-    for (const file of ["config", "config.worktree"]) {
-      const text = readPointer(join(dir, file), CONFIG_BYTES);
-      if (text !== undefined) hooks = configValue(text, "core", "hookspath") ?? hooks;
-    }
+  for (const { text } of repositoryConfigs(location)) {
+    hooks = configValue(text, "core", "hookspath") ?? hooks;
   }
   if (hooks === undefined || hooks === "") return undefined;
   if (hooks.startsWith("~/")) {
@@ -498,18 +553,79 @@ export function hooksPathOf(location: string): string | undefined {
 }
 
 /**
+ * The files that the config of the repository whose `.git` is `location`
+ * includes (`include.path`, and `includeIf.<condition>.path` whatever the
+ * condition), one level deep: git reads them as its own config, so one a
+ * command could write is as good as a writable `.git/config`. Relative paths
+ * are taken from the including file's folder, `~/` from `HOME`.
+ */
+export function includedConfigsOf(location: string): string[] {
+  const files: string[] = [];
+  for (const { text, dir } of repositoryConfigs(location)) {
+    for (const section of ["include", "includeif"]) {
+      for (const value of configValues(text, section, "path", section === "includeif")) {
+        if (value === "") continue;
+        if (!value.startsWith("~/")) files.push(resolve(dir, value));
+        else if (process.env.HOME) files.push(join(process.env.HOME, value.slice(2)));
+      }
+    }
+  }
+  return files;
+}
+
+/**
+ * The texts of the config files of the repository whose `.git` is
+ * `location` (`config` and `config.worktree`, a linked worktree's main
+ * repository's first), with the folder each lies in.
+ */
+function repositoryConfigs(location: string): { text: string; dir: string }[] {
+  const dirs: string[] = [];
+  const gitdir = existingRealpath(location);
+  if (gitdir === undefined) return [];
+  if (shapeOf(gitdir).kind === "directory") dirs.push(gitdir);
+  else {
+    const named = /^gitdir:\s*(.+)$/m.exec(readPointer(gitdir) ?? "")?.[1]?.trim();
+    if (named) dirs.push(resolve(dirname(location), named));
+  }
+  const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
+  if (common) dirs.unshift(resolve(dirs[0]!, common));
+  const configs: { text: string; dir: string }[] = [];
+  for (const dir of dirs) {
+    for (const file of ["config", "config.worktree"]) {
+      const text = readPointer(join(dir, file), CONFIG_BYTES);
+      if (text !== undefined) configs.push({ text, dir });
+    }
+  }
+  return configs;
+}
+
+/**
  * The last value of `section.key` (both lower case, no subsection) in the
  * text of a git config file: comments and quotes removed, `\\`, `\"`, `\t`
  * and `\n` unescaped.
  */
 export function configValue(text: string, section: string, key: string): string | undefined {
+  return configValues(text, section, key).at(-1);
+}
+
+/**
+ * Every value of `section.key` (both lower case) in the text of a git
+ * config file, in order: without a subsection, or with any when
+ * `anySubsection` (`[includeIf "gitdir:..."]`).
+ */
+function configValues(
+  text: string,
+  section: string,
+  key: string,
+  anySubsection = false,
+): string[] {
   let current = "";
-  let value: string | undefined;
+  const values: string[] = [];
   for (const raw of text.split("\n")) {
     let line = raw.trim();
     const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
     if (header) {
-      current = header[2] === undefined ? header[1]!.toLowerCase() : "";
+      current = header[2] === undefined || anySubsection ? header[1]!.toLowerCase() : "";
       line = header[3]!.trim();
     }
     if (current !== section) continue;
@@ -527,9 +643,9 @@ export function configValue(text: string, section: string, key: string): string 
       else if (!quoted && (c === "#" || c === ";")) break;
       else out += c;
     }
-    value = out.trim();
+    values.push(out.trim());
   }
-  return value;
+  return values;
 }
 
 /** The start of a small regular file, read without following a symlink nor blocking on a FIFO. */

@@ -513,11 +513,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ...(confined.hiddenDirs ?? []),
     ]);
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
+    guard?.watch();
     const enforcement = enforcementOf(backend, confined, guard);
     return {
       launch: backend.wrap(launch, confined),
       describe: (outcome): BashSandboxInfo => {
-        const violations = guard?.sweep() ?? [];
+        const violations = guard?.settle() ?? [];
         // The sweeps may have met a bound that the launch did not.
         const { gaps } = guard === undefined
           ? enforcement

@@ -13,6 +13,7 @@ import { runtime } from "../local/mod.ts";
 import { findOnPath } from "../local/internal.ts";
 import { canonicalWorkspaceRoot } from "./policy.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
+import { unprotectedReason } from "./_protected.ts";
 
 /**
  * The configuration every git run of {@linkcode gitCommit} gets on its
@@ -155,17 +156,25 @@ export class GitCommitError extends BashError {
  *   `GIT_DIR` and `GIT_WORK_TREE`, so no discovery, `core.worktree` nor
  *   symlinked `.git` leads elsewhere; a `commondir` is accepted only in a
  *   linked worktree's own layout (`<repo>/worktrees/<name>` naming `<repo>`);
+ * - its `.git` and git folder must be ones the sandbox keeps read-only:
+ *   within the walk's bounds and not in a skipped tree, and seen at launch by
+ *   every sandboxed call of this process still running (a background command
+ *   may have planted one that its sweep has not moved yet); the same holds
+ *   for every nested repository among the paths (`git add` runs `git status`
+ *   in it); and nothing git writes (`COMMIT_EDITMSG`, the index, `HEAD`, the
+ *   reflogs, refs, object folders) may be a symlink, which git would follow;
  * - git starts from an empty environment (no `GIT_*` of this process), with
  *   no system nor global config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`),
  *   {@linkcode GIT_HARDENING_CONFIG} on its command line, literal pathspecs
- *   and no replace objects; the `git` found on `PATH` must lie outside the
+ *   no replace objects and no transport (`GIT_ALLOW_PROTOCOL` empty: a lazy
+ *   fetch would run the config's `uploadpack`); the `git` found on `PATH` must lie outside the
  *   workspace;
  * - a repository whose config (with what it includes) sets a filter
  *   driver's program or a configured hook is refused, and so is a path whose
  *   attributes name a filter (git-lfs): filters are not run; so is one whose
  *   config includes a file in the workspace (a confined command could
  *   rewrite it between the check and the commit);
- * - only builtins run (`config`, `check-attr`, `add`, `commit`, `rev-parse`),
+ * - only builtins run (`config`, `ls-files`, `check-attr`, `add`, `commit`, `rev-parse`),
  *   which no alias can replace; `commit` runs with `--no-verify` and
  *   `--no-gpg-sign`.
  * Paths must lie in the workspace and the repository's working tree, and not
@@ -237,6 +246,20 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     );
   }
   const repo = findRepository(cwd, workspace);
+  for (const path of new Set([repo.dotGit, repo.gitDir, repo.commonDir])) {
+    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
+    if (why !== undefined) {
+      throw new GitCommitError(
+        `Nothing was committed: git writes the commit into the repository's git folder, following whatever is planted there, and ${why}`,
+      );
+    }
+  }
+  const linked = writtenThroughLink(repo);
+  if (linked !== undefined) {
+    throw new GitCommitError(
+      `"${linked}" is a symlink, and git writes the commit (message included) through it, wherever it points; nothing was committed: check the repository and commit by hand`,
+    );
+  }
   const relativePaths = [...new Set(paths.map((path) => checkedPath(path, cwd, workspace, repo)))];
   const git = findOnPath("git");
   if (git === null) throw new BashSpawnError(`"git" was not found on PATH; install git`);
@@ -255,6 +278,9 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     GIT_LITERAL_PATHSPECS: "1",
     GIT_NO_REPLACE_OBJECTS: "1",
     GIT_NO_LAZY_FETCH: "1",
+    // No transport at all, whatever protocol.<name>.allow the config sets
+    // (which outranks protocol.allow): a lazy fetch would run uploadpack.
+    GIT_ALLOW_PROTOCOL: "",
     GIT_TERMINAL_PROMPT: "0",
   };
   const deadline = Date.now() + timeoutMs;
@@ -277,6 +303,29 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     if (included !== undefined && isBeneath(withRealParents(included), workspace)) {
       throw new GitCommitError(
         `The repository's config includes "${included}" (${key}), which lies in the workspace, where a command could rewrite it while git runs; nothing was committed: move the include out of the workspace, or commit by hand`,
+      );
+    }
+  }
+  // `git add` runs `git status` inside every nested repository it meets (a
+  // new one, or a submodule already in the index), and that git obeys the
+  // nested repository's own config: each must be one no command could plant.
+  const listed = async (args: string[], step: string) =>
+    (await run([...hardened, "ls-files", "-z", ...args, "--", ...relativePaths], step))
+      .stdout.split("\0").filter((entry) => entry !== "");
+  const nested = [
+    ...(await listed(["--others", "--exclude-standard"], "list untracked files"))
+      .filter((entry) => entry.endsWith("/")),
+    ...(await listed(["--stage"], "list tracked files"))
+      .filter((entry) => entry.startsWith("160000 "))
+      .map((entry) => entry.slice(entry.indexOf("\t") + 1)),
+  ];
+  for (const dir of nested) {
+    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace);
+    if (why !== undefined) {
+      throw new GitCommitError(
+        `Nothing was committed: "${
+          dir.replace(/\/$/, "")
+        }" is a nested repository, in which git add would run git obeying its config, and ${why}`,
       );
     }
   }
@@ -349,6 +398,10 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
 interface Repository {
   workTree: string;
   gitDir: string;
+  /** The `.git` entry found in the working tree. */
+  dotGit: string;
+  /** The main repository's git folder (`gitDir` unless a linked worktree). */
+  commonDir: string;
 }
 
 /**
@@ -387,22 +440,48 @@ function findRepository(cwd: string, workspace: string): Repository {
       );
     }
     const common = configText(join(gitDir, "commondir"))?.split("\n")[0]?.trim();
+    let commonDir = gitDir;
     if (common) {
+      commonDir = resolve(gitDir, common);
       const own = basename(dirname(gitDir)) === "worktrees" &&
-        resolve(gitDir, common) === dirname(dirname(gitDir));
+        commonDir === dirname(dirname(gitDir));
       if (!own) {
         throw new GitCommitError(
-          `"${join(gitDir, "commondir")}" sends git to "${
-            resolve(gitDir, common)
-          }", which is not how git lays out a linked worktree (a command may have planted it); nothing was committed: remove it, or commit by hand`,
+          `"${
+            join(gitDir, "commondir")
+          }" sends git to "${commonDir}", which is not how git lays out a linked worktree (a command may have planted it); nothing was committed: remove it, or commit by hand`,
         );
       }
     }
-    return { workTree: dir, gitDir };
+    return { workTree: dir, gitDir, dotGit, commonDir };
   }
   throw new GitCommitError(
     `No git repository holds "${cwd}" inside the workspace "${workspace}"; run git init first, or pass the cwd of one`,
   );
+}
+
+/**
+ * Why the nested repository in `dir` could have been planted or written by a
+ * confined command (see `unprotectedReason`), or undefined; a symlinked
+ * `.git` always could, and a missing one runs nothing.
+ */
+function nestedRepositoryRefusal(dir: string, workspace: string): string | undefined {
+  const dotGit = join(dir, ".git");
+  let stat;
+  try {
+    stat = lstatSync(dotGit);
+  } catch {
+    return undefined;
+  }
+  if (stat.isSymbolicLink()) return `its "${dotGit}" is a symlink: check it and commit by hand`;
+  const named = stat.isFile()
+    ? /^gitdir:\s*(.+)$/m.exec(configText(dotGit) ?? "")?.[1]?.trim()
+    : undefined;
+  for (const path of [dotGit, ...(named ? [resolve(dir, named)] : [])]) {
+    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
+    if (why !== undefined) return why;
+  }
+  return undefined;
 }
 
 /** `path` checked (in the workspace and the working tree, no option, magic nor .git) and made relative to the working tree. */
@@ -431,6 +510,47 @@ function checkedPath(path: unknown, cwd: string, workspace: string, repo: Reposi
   if (inside === "") return ".";
   if (inside.split(sep).some((part) => part === ".git")) return refuse("it is in a .git folder");
   return inside;
+}
+
+/**
+ * The first symlink among what git writes while committing (the message
+ * file, the index, HEAD, the reflogs and refs, the object folders), which it
+ * would follow: only where `.git` is not kept read-only (Landlock without a
+ * user namespace) can a command have planted one.
+ */
+function writtenThroughLink(repo: Repository): string | undefined {
+  const isLink = (path: string) => {
+    try {
+      return lstatSync(path).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  };
+  const entries = (path: string) => {
+    try {
+      return runtime.readDirectory(path).map((entry) => join(path, entry.name));
+    } catch {
+      return []; // Not a folder, or gone: nothing below it to write through.
+    }
+  };
+  // The object folders themselves, but not the objects (git writes those by rename).
+  const stack: string[] = [];
+  for (const dir of new Set([repo.gitDir, repo.commonDir])) {
+    for (const name of ["COMMIT_EDITMSG", "index", "HEAD", "ORIG_HEAD", "packed-refs"]) {
+      if (isLink(join(dir, name))) return join(dir, name);
+    }
+    const objects = join(dir, "objects");
+    if (isLink(objects)) return objects;
+    const linked = entries(objects).find(isLink);
+    if (linked !== undefined) return linked;
+    stack.push(join(dir, "logs"), join(dir, "refs"));
+  }
+  for (let seen = 0; stack.length > 0 && seen < 10_000; seen++) {
+    const path = stack.pop()!;
+    if (isLink(path)) return path;
+    stack.push(...entries(path));
+  }
+  return undefined;
 }
 
 /** The text of a small pointer file, when it is a regular one (never following a symlink). */

@@ -185,7 +185,9 @@ export function createLandlockBackend(
   const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
     const rule = socketRule(policy);
     if (!filters.has(rule)) {
-      const filter = commandFilter(rule, setup.arch);
+      // No pid namespace: a process that left the session would outlive the
+      // call (and its protected-path sweep), planting at will.
+      const filter = commandFilter(rule, setup.arch, true);
       filters.set(rule, filter && [...filter]);
     }
     return filters.get(rule);

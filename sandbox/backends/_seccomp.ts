@@ -7,7 +7,8 @@
  * refused. Without an IPC namespace (Landlock), System V IPC and POSIX message
  * queues are the host's: a confined root could create objects that outlive the
  * command, or write into another root process's shared memory; both backends
- * refuse them, so that a command meets the same refusals under either. System calls of another
+ * refuse them, so that a command meets the same refusals under either. Without a pid
+ * namespace (Landlock), `setsid` may be made to change nothing. System calls of another
  * ABI (32-bit, x32) could bypass all of that, so they fail.
  *
  * @module
@@ -29,6 +30,7 @@ interface Arch {
   keyrings: number[];
   /** shmget, shmat, shmctl, sem*, msg*, mq_open and mq_unlink (shmdt is harmless). */
   ipc: number[];
+  setsid: number;
   x32: boolean;
 }
 
@@ -39,6 +41,7 @@ const ARCHES: Record<string, Arch> = {
     socket: 41,
     keyrings: [248, 249, 250],
     ipc: [29, 30, 31, 64, 65, 66, 68, 69, 70, 71, 220, 240, 241],
+    setsid: 112,
     x32: true,
   },
   arm64: {
@@ -46,6 +49,7 @@ const ARCHES: Record<string, Arch> = {
     socket: 198,
     keyrings: [217, 218, 219],
     ipc: [180, 181, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196],
+    setsid: 157,
     x32: false,
   },
 };
@@ -56,6 +60,12 @@ export interface SeccompOptions {
   socketFamilies?: readonly number[];
   /** Refuse System V IPC and POSIX message queues (no IPC namespace). */
   denyIpc?: boolean;
+  /**
+   * Keep every process in the command's session (no pid namespace): `setsid`
+   * returns 0 and changes nothing, so the stray sweep, which finds a
+   * command's processes by session, reaches them all when the call ends.
+   */
+  keepSession?: boolean;
 }
 const IO_URING = [425, 426, 427];
 
@@ -72,7 +82,7 @@ export function seccompFilter(
   options: SeccompOptions = {},
   arch: string = process.arch,
 ): Uint8Array | undefined {
-  const { socketFamilies, denyIpc = false } = options;
+  const { socketFamilies, denyIpc = false, keepSession = false } = options;
   const known = ARCHES[arch];
   if (known === undefined) return undefined;
   const program: [number, number, number, number][] = [];
@@ -92,6 +102,10 @@ export function seccompFilter(
       op(JEQ, nr, 0, 1);
       op(RET, ERRNO | errno);
     }
+  }
+  if (keepSession) {
+    op(JEQ, known.setsid, 0, 1);
+    op(RET, ERRNO | 0);
   }
   if (socketFamilies !== undefined) {
     op(JEQ, known.socket, 1, 0);
@@ -125,16 +139,20 @@ export type SocketRule = "any" | "unix" | "none";
  * message queues always (bubblewrap's IPC namespace has no counterpart under
  * Landlock), and with the network denied every socket family but netlink
  * (and Unix under `unix`): no IP at all, so not even a private loopback,
- * which Landlock cannot give. Undefined on an architecture this module does
- * not know.
+ * which Landlock cannot give. With `keepSession` (Landlock, which has no pid
+ * namespace to end a command's processes with its shell), `setsid` changes
+ * nothing: every process stays where the stray sweep finds it. Undefined on
+ * an architecture this module does not know.
  */
 export function commandFilter(
   rule: SocketRule,
   arch: string = process.arch,
+  keepSession = false,
 ): Uint8Array | undefined {
   const families = rule === "unix" ? [AF_UNIX, AF_NETLINK] : [AF_NETLINK];
   return seccompFilter({
     denyIpc: true,
+    keepSession,
     ...(rule === "any" ? {} : { socketFamilies: families }),
   }, arch);
 }

@@ -32,11 +32,15 @@ const skipFor = (limit: "processes" | "memoryBytes"): string | false => {
   return "unavailable" in found ? `no cgroup for "${limit}" here: ${found.unavailable}` : false;
 };
 
-/** The executor folders (`shellseam-exec-*`) in the cgroup folder of `limit`. */
+/**
+ * The folders of this process's executors (`shellseam-exec-<pid>-*`) in the
+ * cgroup folder of `limit`; other processes' test runs may add and remove
+ * theirs meanwhile.
+ */
 function executorFolders(limit: "processes" | "memoryBytes"): string[] {
   const found = support[limit];
   if ("unavailable" in found) return [];
-  return readdirSync(found.dir).filter((name) => name.startsWith("shellseam-exec-"))
+  return readdirSync(found.dir).filter((name) => name.startsWith(`shellseam-exec-${process.pid}-`))
     .map((name) => join(found.dir, name));
 }
 

@@ -12,7 +12,10 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
+  rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -257,6 +260,107 @@ describe("gitCommit", { skip: noGit }, () => {
       );
       git(root, "config", "--unset", key!);
     }
+  });
+
+  // Where .git is writable to commands (Landlock without a user namespace),
+  // a command could link what git writes to any file: git follows the links.
+  it("refuses a repository where what git writes is a symlink, writing nothing through it", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-q", "-m", "first");
+    writeFileSync(join(root, "b.txt"), "b\n");
+    const victim = join(workspace.base, "victim");
+    writeFileSync(victim, "kept\n");
+    const fanOut = readdirSync(join(root, ".git", "objects")).find((name) => name.length === 2)!;
+    for (
+      const name of ["COMMIT_EDITMSG", "logs/HEAD", "logs/refs/heads/main", `objects/${fanOut}`]
+    ) {
+      const path = join(root, ".git", name);
+      const kept = join(workspace.base, "kept");
+      execFileSync("mv", [path, kept]);
+      symlinkSync(victim, path);
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: ["b.txt"], message: "m", author: AUTHOR }),
+        (error: Error) => error instanceof GitCommitError && error.message.includes(path),
+      );
+      rmSync(path);
+      execFileSync("mv", [kept, path]);
+    }
+    assert.equal(readFileSync(victim, "utf8"), "kept\n");
+    await gitCommit({ workspaceRoot: root, paths: ["b.txt"], message: "m", author: AUTHOR });
+  });
+
+  // git add runs `git status` in each nested repository it adds (or finds in
+  // the index), obeying that repository's config: one planted past the walk
+  // would have its filter run, for a path that only contains it.
+  it("refuses a nested repository the sandbox does not keep read-only, running nothing in it", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-q", "-m", "first");
+    const deep = join(root, "a", "b", "c", "d", "e", "f", "g");
+    mkdirSync(deep, { recursive: true });
+    git(deep, "init", "-q", "-b", "main");
+    writeFileSync(join(deep, "f.txt"), "f\n");
+    git(deep, "add", "f.txt");
+    git(deep, "commit", "-q", "-m", "nested");
+    git(deep, "config", "filter.evil.clean", canaryScript(workspace, "nested-filter"));
+    writeFileSync(join(deep, ".gitattributes"), "* filter=evil\n");
+    // Stat-dirty with the same content: git status must hash it, through the filter.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(deep, "f.txt"), later, later);
+    writeFileSync(join(root, "a.txt"), "changed\n");
+    for (const paths of [["a"], ["a.txt", "a/b/c/d/e/f/g"], ["."]]) {
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths, message: "m", author: AUTHOR }),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          /"a\/b\/c\/d\/e\/f\/g" is a nested/.test(error.message),
+      );
+    }
+    assert.deepEqual(canaries(workspace), []);
+    // The same repository as a submodule already in the index: refused too.
+    git(root, "add", "a/b/c/d/e/f/g");
+    git(root, "commit", "-q", "-m", "gitlink");
+    utimesSync(join(deep, "f.txt"), later, new Date(Date.now() + 9_000));
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["a"], message: "m", author: AUTHOR }),
+      (error: Error) => error instanceof GitCommitError && /nested repository/.test(error.message),
+    );
+    assert.deepEqual(canaries(workspace), []);
+  });
+
+  // protocol.<name>.allow in the config outranks the protocol.allow=never we
+  // pass: a missing object in a planted partial clone would lazily fetch over
+  // file://, running the config's uploadpack. (Git 2.39.4+ also obeys
+  // GIT_NO_LAZY_FETCH; GIT_ALLOW_PROTOCOL="" closes it on every git.)
+  it("runs no transport for a lazy fetch, whatever protocol.<name>.allow the config sets", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q", "-b", "main");
+    mkdirSync(join(root, "sub"));
+    writeFileSync(join(root, "sub", "a.txt"), "a\n");
+    writeFileSync(join(root, "kept.txt"), "k\n");
+    git(root, "add", ".");
+    git(root, "commit", "-q", "-m", "first");
+    const subtree = git(root, "rev-parse", "HEAD:sub").trim();
+    git(root, "config", "core.repositoryformatversion", "1");
+    git(root, "config", "extensions.partialClone", "origin");
+    git(root, "config", "remote.origin.url", root);
+    git(root, "config", "remote.origin.promisor", "true");
+    git(root, "config", "remote.origin.uploadpack", canaryScript(workspace, "uploadpack"));
+    git(root, "config", "protocol.file.allow", "always");
+    rmSync(join(root, ".git", "objects", subtree.slice(0, 2), subtree.slice(2)));
+    writeFileSync(join(root, "kept.txt"), "changed\n");
+    // The tree cannot be read without the fetch: git fails, having run nothing.
+    await gitCommit({ workspaceRoot: root, paths: ["kept.txt"], message: "m", author: AUTHOR })
+      .catch((error) => assert.ok(error instanceof GitCommitError, String(error)));
+    assert.deepEqual(canaries(workspace), []);
   });
 
   it("takes paths literally and commits a symlink as a link", async () => {

@@ -20,6 +20,7 @@ import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import {
   configValue,
   hooksPathOf,
+  includedConfigsOf,
   PROTECTED_WALK_DEPTH,
   PROTECTED_WALK_ENTRIES,
   ProtectedPaths,
@@ -173,6 +174,31 @@ describe("ProtectedPaths with the default list", () => {
     writeFileSync(join(root, "lib", ".githooks", "pre-commit"), "touch canary\n");
     assert.deepEqual(paths.sweep().map((v) => v.path), [join(root, "lib", ".githooks")]);
     assert.equal(existsSync(join(root, "lib", ".githooks")), false);
+  });
+
+  // A file the repository's config includes is read by git as its config:
+  // written by a command, it made the user's next git status run an fsmonitor.
+  it("protects the files a repository's config includes, existing or not", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "app", ".git"), { recursive: true });
+    writeFileSync(
+      join(root, "app", ".git", "config"),
+      '[include]\n\tpath = ../shared.inc\n[includeIf "gitdir:/x/"]\n\tpath = ../tools/later.inc\n' +
+        "[include]\n\tpath = /etc/outside.inc\n",
+    );
+    writeFileSync(join(root, "app", "shared.inc"), "[user]\n\tname = shared\n");
+    assert.deepEqual(includedConfigsOf(join(root, "app", ".git")), [
+      join(root, "app", "shared.inc"),
+      "/etc/outside.inc",
+      join(root, "app", "tools", "later.inc"),
+    ]);
+    const paths = guard(workspace);
+    assert.ok(paths.plan.readOnly.includes(join(root, "app", "shared.inc")));
+    assert.equal(paths.plan.readOnly.some((p) => p.startsWith("/etc")), false);
+    mkdirSync(join(root, "app", "tools"));
+    writeFileSync(join(root, "app", "tools", "later.inc"), "[core]\n\tfsmonitor = evil\n");
+    assert.deepEqual(paths.sweep().map((v) => v.path), [join(root, "app", "tools", "later.inc")]);
   });
 
   it("reads core.hooksPath through a gitdir: file and a linked worktree's main repository", () => {

@@ -92,19 +92,23 @@ describe("the landlock backend", () => {
     assert.ok(sent.writeFiles.includes("/dev/null"));
     assert.equal(sent.network, "deny");
     assert.deepEqual(sent.seccompFilter, [
-      ...seccompFilter({ denyIpc: true, socketFamilies: [AF_NETLINK] })!,
+      ...seccompFilter({ denyIpc: true, keepSession: true, socketFamilies: [AF_NETLINK] })!,
     ]);
     const unix = JSON.parse(
       backend.wrap(launch, policy({ unixSockets: true })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(unix.seccompFilter, [
-      ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
+      ...seccompFilter({
+        denyIpc: true,
+        keepSession: true,
+        socketFamilies: [AF_UNIX, AF_NETLINK],
+      })!,
     ]);
     assert.equal(sent.reportAbi, undefined);
     const open = JSON.parse(
       backend.wrap(launch, policy({ network: "allow" })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
-    assert.deepEqual(open.seccompFilter, [...seccompFilter({ denyIpc: true })!]);
+    assert.deepEqual(open.seccompFilter, [...seccompFilter({ denyIpc: true, keepSession: true })!]);
     assert.equal(sent.envEntries, 2);
     assert.equal(wrapped.cwd, "/srv");
   });

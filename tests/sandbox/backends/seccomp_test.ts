@@ -57,6 +57,13 @@ describe("seccompFilter", () => {
     assert.equal(verdict(filter, 250, ARM64), ALLOW);
   });
 
+  it("with keepSession, setsid returns 0 without running (x64 and arm64)", () => {
+    const kept = 0x00050000;
+    assert.equal(verdict(seccompFilter({ keepSession: true }, "x64")!, 112, X64), kept);
+    assert.equal(verdict(seccompFilter({ keepSession: true }, "arm64")!, 157, ARM64), kept);
+    assert.equal(verdict(seccompFilter({}, "x64")!, 112, X64), ALLOW);
+  });
+
   it("fails every call of another ABI: 32-bit and x32", () => {
     const filter = seccompFilter({}, "x64")!;
     assert.equal(verdict(filter, 0, 0x40000003), ENOSYS);

@@ -1,0 +1,188 @@
+// Attacks of a prompt-injected model that runs confined commands and may call
+// git_commit, over each backend as root (the gitCommit checks run on the host
+// and do not depend on the command's user): each test fails if the attack
+// works. A confined command plants a whole repository where the sandbox does
+// not keep `.git` read-only, with `COMMIT_EDITMSG` and `logs/HEAD` linked to a
+// file outside the workspace; git writes the commit message (the model's
+// words) through such links, so a commit there would write any file the host
+// user can write (for example a shell start-up file).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import process from "node:process";
+import { findOnPath } from "../../local/_session.ts";
+import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
+import {
+  executorFor,
+  probeHere,
+  SANDBOX_BACKENDS,
+  skipUnless,
+  tempWorkspace,
+  type Workspace,
+} from "../sandbox/_fixtures.ts";
+
+const statuses = await probeHere();
+const noGit = findOnPath("git", process.env.PATH) === null
+  ? "git is not installed here; install git"
+  : false;
+const AUTHOR = { name: "Agent", email: "agent@example.com" };
+const VICTIM_TEXT = "the user's own start-up file\n";
+
+/** A file outside the workspace that the host user can write, standing for ~/.bashrc. */
+function victim(workspace: Workspace): string {
+  const path = join(workspace.base, "victim-bashrc");
+  writeFileSync(path, VICTIM_TEXT);
+  return path;
+}
+
+/** A confined script that makes a repository in `dir` whose writes lead to `target`. */
+function plantRepository(dir: string, target: string): string {
+  return `mkdir -p '${dir}' && cd '${dir}' && git init -q && ` +
+    `ln -s '${target}' .git/COMMIT_EDITMSG && mkdir -p .git/logs && ` +
+    `ln -s '${target}' .git/logs/HEAD && echo planted > file.txt`;
+}
+
+/** Commits `file.txt` in `dir` through gitCommit, with a message a shell would run. */
+function commitThere(workspace: Workspace, dir: string): Promise<unknown> {
+  return gitCommit({
+    workspaceRoot: workspace.root,
+    cwd: dir,
+    paths: ["file.txt"],
+    message: `x; touch '${join(workspace.base, "canary")}'`,
+    author: AUTHOR,
+  });
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  describe(`gitCommit after a confined command planted a repository (${backend})`, {
+    skip: skipUnless(statuses, backend) || noGit,
+  }, () => {
+    // The sandbox never bound these read-only nor swept them: gitCommit must not trust them.
+    for (const dir of ["a/b/c/d/e/f/g", "node_modules/pkg", ".venv/lib"]) {
+      it(`refuses a repository planted at ${dir}, past the walk or in a skipped tree`, async () => {
+        using workspace = tempWorkspace();
+        const target = victim(workspace);
+        await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+        const result = await executor.run(executor.resolve({
+          command: plantRepository(dir, target),
+        }));
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        await assert.rejects(
+          commitThere(workspace, dir),
+          (error) =>
+            error instanceof GitCommitError &&
+            /does not keep ".*\/\.git" read-only/.test(error.message),
+        );
+        assert.equal(readFileSync(target, "utf8"), VICTIM_TEXT);
+      });
+    }
+
+    // A background command's plant is moved only when it settles or is read:
+    // until then the plant is there, and git would write through it.
+    it("refuses a repository a background command planted and keeps, until that command ends", async () => {
+      using workspace = tempWorkspace();
+      const target = victim(workspace);
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const task = await executor.start(executor.resolve({
+        command: `${plantRepository("sub", target)} && exec sleep 60`,
+      }));
+      // Polled on the host: reading the task's output would sweep the plant away.
+      const ready = join(workspace.root, "sub", "file.txt");
+      for (const deadline = Date.now() + 30_000; !existsSync(ready) && Date.now() < deadline;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(existsSync(ready), "the background command did not plant its repository");
+      await assert.rejects(
+        commitThere(workspace, "sub"),
+        (error) =>
+          error instanceof GitCommitError && /still running may have planted/.test(error.message),
+      );
+      assert.equal(readFileSync(target, "utf8"), VICTIM_TEXT);
+      await task.kill();
+      await task.done;
+      // Its settling sweep took the plant away.
+      assert.ok(task.sandbox?.violations?.some((v) => v.path.endsWith("/sub/.git")));
+    });
+  });
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  // denyRead masks by mounts in the command's mount namespace; Landlock runs
+  // without a pid namespace, so /proc/1/root and /proc/<host pid>/root lead
+  // to the host's unmasked view. Root may follow them by permissions alone:
+  // Landlock's ptrace scoping is what refuses it (bwrap shows no host pid).
+  it(`a denied secret stays unread through /proc/<pid>/root of the host (${backend}, root)`, {
+    skip: skipUnless(statuses, backend) ||
+      (process.getuid?.() !== 0 ? "needs root, who may follow any /proc/<pid>/root" : false),
+  }, async () => {
+    using workspace = tempWorkspace();
+    const secret = join(workspace.base, "secrets", "key");
+    mkdirSync(join(workspace.base, "secrets"));
+    writeFileSync(secret, "SECRET-KEY-CONTENT\n");
+    await using executor = executorFor(backend, workspace, {
+      denyRead: [join(workspace.base, "secrets")],
+    });
+    const result = await executor.run(executor.resolve({
+      command:
+        `for p in 1 ${process.pid} $PPID; do cat /proc/$p/root${secret} /proc/$p/cwd/../secrets/key; done; ` +
+        `cat ${secret}; true`,
+    }));
+    assert.doesNotMatch(result.stdout.text, /SECRET-KEY-CONTENT/);
+    assert.match(result.stderr.text, /Permission denied/);
+  });
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  // Landlock has no pid namespace: a process that left the command's session
+  // (and dropped the watchdog's marker) outlived the call and its sweep, and
+  // planted a .git that every later call then saw at launch and kept.
+  // Without cgroups, which would hold it where this process can make them.
+  it(`a process that calls setsid does not outlive its call to plant later (${backend}, root)`, {
+    skip: skipUnless(statuses, backend),
+  }, async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor(backend, workspace, {
+      defaultMode: "workspace-write",
+      useCgroups: false,
+    });
+    const result = await executor.run(executor.resolve({
+      command: "env -u SHELLSEAM_WATCHDOG setsid sh -c 'sleep 1; mkdir -p sub/.git; " +
+        "echo planted > sub/.git/config' </dev/null >/dev/null 2>&1 & echo started",
+    }));
+    assert.equal(result.stdout.text, "started\n");
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.equal(existsSync(join(workspace.root, "sub", ".git")), false);
+  });
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  // Projects share git settings with `git config include.path ../<file>`:
+  // that file is read by the user's git as its own config, so a command that
+  // wrote an fsmonitor there had the user's next git status run it, unconfined.
+  it(`a config file a repository includes can be neither written nor created (${backend}, root)`, {
+    skip: skipUnless(statuses, backend) || noGit,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    const canary = join(workspace.base, "canary");
+    execFileSync("git", ["init", "-q", root]);
+    writeFileSync(join(root, "shared.gitconfig"), "[user]\n\tname = shared\n");
+    execFileSync("git", ["-C", root, "config", "include.path", "../shared.gitconfig"]);
+    execFileSync("git", ["-C", root, "config", "includeIf.onbranch:*.path", "../tools/later.inc"]);
+    await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+    const plant = `[core]\n\tfsmonitor = \"touch '${canary}'; false\"\n`;
+    const result = await executor.run(executor.resolve({
+      command:
+        `printf '${plant}' >> shared.gitconfig; mkdir -p tools; printf '${plant}' > tools/later.inc`,
+    }));
+    assert.deepEqual(result.sandbox?.violations?.map((v) => v.path), [
+      join(root, "tools", "later.inc"),
+    ]);
+    assert.equal(readFileSync(join(root, "shared.gitconfig"), "utf8"), "[user]\n\tname = shared\n");
+    // The user's own git, unhardened, afterwards.
+    execFileSync("git", ["-C", root, "status", "--short"]);
+    assert.equal(existsSync(canary), false);
+  });
+}
