@@ -2,6 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** Why these tests cannot run here: they read the TypeScript sources of a checkout (the Node leg has none). */
+export const checkoutSkip: string | false = "Deno" in globalThis
+  ? false
+  : "reads the repository's TypeScript sources, which only a Deno checkout has";
+
 /** The repository's root folder. */
 export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 

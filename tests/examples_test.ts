@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { ROOT, sourceFiles } from "./_imports.ts";
+import { checkoutSkip, ROOT, sourceFiles } from "./_imports.ts";
 
 /** The `ts` code blocks of `file` that `deno test --doc` runs (not marked `ignore`), with their line. */
 function examples(file: string): { line: number; code: string }[] {
@@ -15,7 +15,7 @@ function examples(file: string): { line: number; code: string }[] {
     }));
 }
 
-describe("JSDoc examples", () => {
+describe("JSDoc examples", { skip: checkoutSkip }, () => {
   it("each assert something, so a wrong answer fails deno test --doc", () => {
     const folders = ["seam", "local", "tasks", "tool", "sandbox", "remote", "testing", "cli"];
     const files = [...folders.flatMap(sourceFiles), "mod.ts"];

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { basename } from "node:path";
 import { describe, it } from "node:test";
-import { relativeImports, sourceFiles } from "../_imports.ts";
+import { checkoutSkip, relativeImports, sourceFiles } from "../_imports.ts";
 
-describe("local/internal.ts, the one door into local/", () => {
+describe("local/internal.ts, the one door into local/", { skip: checkoutSkip }, () => {
   it("is the only way the other folders reach an internal file of local/", () => {
     const folders = ["seam", "sandbox", "remote", "tasks", "tool", "cli", "testing", "bench"];
     const crossings = folders.flatMap(sourceFiles).flatMap((file) =>
