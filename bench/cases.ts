@@ -11,6 +11,7 @@ import { foregroundDeno } from "./cases/foreground_deno.ts";
 import { foregroundNode } from "./cases/foreground_node.ts";
 import { growthSlope } from "./cases/growth.ts";
 import { longSession } from "./cases/long_session.ts";
+import { proxyRequest, sandboxAllowList } from "./cases/proxy.ts";
 import { sandboxBwrap, sandboxLandlock, sandboxVsCodex, sandboxVsSrt } from "./cases/sandbox.ts";
 import { sshRunTrue } from "./cases/ssh.ts";
 import { memory, throughputDeno, throughputNode } from "./cases/throughput.ts";
@@ -27,6 +28,8 @@ export const CASES: readonly BenchCase[] = [
   sandboxLandlock,
   sandboxVsSrt,
   sandboxVsCodex,
+  proxyRequest,
+  sandboxAllowList,
   growthSlope,
   longSession,
   sshRunTrue,

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { isSandboxMode } from "@shellseam/bash/sandbox";
-import type { SandboxMode } from "@shellseam/bash";
+import type { SandboxMode, SandboxNetwork } from "@shellseam/bash";
 
 /**
  * A command line that does not fit a command's usage: `main()` prints the
@@ -82,8 +82,17 @@ export function modeFlag(
   return value;
 }
 
-/** `--network` checked: `deny` (the default) or `allow`. */
-export function networkFlag(value: string | undefined, usage: string): "deny" | "allow" {
+/**
+ * `--network` read: `deny` (the default), `allow`, or `allow:HOST[,HOST...]`
+ * for an allow-list (its entries are checked by the executor).
+ */
+export function networkFlag(value: string | undefined, usage: string): SandboxNetwork {
   if (value === undefined || value === "deny" || value === "allow") return value ?? "deny";
-  throw new UsageError(`--network must be deny or allow; got "${value}"`, usage);
+  if (value.startsWith("allow:")) {
+    return { allow: value.slice("allow:".length).split(",").filter((host) => host !== "") };
+  }
+  throw new UsageError(
+    `--network must be deny, allow or allow:HOST[,HOST...]; got "${value}"`,
+    usage,
+  );
 }

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import process from "node:process";
-import type { SandboxMode } from "@shellseam/bash";
+import type { SandboxMode, SandboxNetwork } from "@shellseam/bash";
 import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
 
 /** Where and how the CLI's commands run. */
@@ -8,7 +8,7 @@ export interface CliSandboxOptions {
   /** The confined mode of every command. */
   mode: SandboxMode;
   /** The network policy. */
-  network: "deny" | "allow";
+  network: SandboxNetwork;
   /** The workspace folder, relative to the current directory (default: the current directory). */
   workspace?: string | undefined;
 }

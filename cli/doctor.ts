@@ -41,10 +41,17 @@ export async function doctorCommand(args: string[]): Promise<number> {
       DOCTOR_USAGE,
     );
   }
+  const network = networkFlag(values.network, DOCTOR_USAGE);
+  if (typeof network === "object") {
+    throw new UsageError(
+      `--network must be deny or allow (the doctor checks allow-lists itself); got "${values.network}"`,
+      DOCTOR_USAGE,
+    );
+  }
   const report = await shellseamDoctor({
     workspaceRoot: resolve(process.cwd(), values.workspace ?? "."),
     mode,
-    network: networkFlag(values.network, DOCTOR_USAGE),
+    network,
     ...(values["spill-dir"] === undefined
       ? {}
       : { spillDir: resolve(process.cwd(), values["spill-dir"]) }),

@@ -220,7 +220,8 @@ command it started, when stdin closes or on SIGTERM or SIGINT.
 
 Options:
   --mode MODE        read-only | workspace-write (default) | danger-full-access
-  --network NET      deny (default) | allow
+  --network NET      deny (default) | allow | allow:HOST[,HOST...] (an allow-list
+                     reached through the executor's proxy; *.domain wildcards)
   --workspace DIR    the workspace (default: the current directory)
   --no-background    offer no run_in_background and no task tools
   --rules FILE       command rules (JSON: { "rules": [...], "unmatched": "ask" }); a

@@ -15,7 +15,8 @@ model would see. Exits with the command's exit code (124 on a timeout,
 
 Options:
   --mode MODE        read-only | workspace-write (default) | danger-full-access
-  --network NET      deny (default) | allow
+  --network NET      deny (default) | allow | allow:HOST[,HOST...] (an allow-list
+                     reached through the executor's proxy; *.domain wildcards)
   --workspace DIR    the workspace (default: the current directory)
   --workdir DIR      where the command runs (default: the workspace)
   --timeout MS       the wall clock in milliseconds (default 120000)

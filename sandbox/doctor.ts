@@ -9,6 +9,9 @@ import {
   SandboxBashExecutor,
   type SandboxBashExecutorConfig,
 } from "./executor.ts";
+import { messageOf } from "../seam/_message.ts";
+import { BRIDGE_PORT, findBridgeTools } from "./backends/_bridge.ts";
+import type { ProxyState } from "./_proxy.ts";
 
 /**
  * What {@linkcode shellseamDoctor} checks against: the policy whose
@@ -142,6 +145,39 @@ export interface ShellseamDoctorReport {
    * effect (Node without `--permission`).
    */
   permissions: Record<string, "granted" | "prompt" | "denied"> | null;
+  /**
+   * Whether a network allow-list works with the selected backend: a command
+   * under `{ allow: [] }` reached the executor's proxy through the bridge
+   * (and was refused by it); the bridge's programs; the proxy's state after
+   * it. Absent when no backend was selected.
+   */
+  networkProxy?: NetworkProxyReport;
+}
+
+/**
+ * What the doctor found of the network proxy (see `ShellseamDoctorReport.networkProxy`).
+ *
+ * @example
+ * ```ts
+ * import type { NetworkProxyReport } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const report: NetworkProxyReport = {
+ *   works: false,
+ *   reason: '"socat" was not found on PATH; install socat',
+ * };
+ * assert.equal(report.works, false);
+ * ```
+ */
+export interface NetworkProxyReport {
+  /** True when a confined command reached the proxy through the bridge. */
+  works: boolean;
+  /** Why not. */
+  reason?: string;
+  /** The bridge's programs, as found. */
+  bridge?: Record<string, string>;
+  /** The proxy's state after the check (listening, launches, connections). */
+  state?: ProxyState;
 }
 
 /**
@@ -220,6 +256,9 @@ export async function shellseamDoctor(
     ...(limits === undefined ? {} : { limits }),
     runtime: runtime.name,
     permissions: runtime.permissions(),
+    ...(selected === null ? {} : {
+      networkProxy: await networkProxyReport({ ...config([selected]), network: { allow: [] } }),
+    }),
   };
 }
 
@@ -230,6 +269,43 @@ function permissionsLine(report: ShellseamDoctorReport): string {
   }
   const states = Object.entries(report.permissions).map(([name, state]) => `${name} ${state}`);
   return `${report.runtime} permissions: ${states.join(", ")}`;
+}
+
+/**
+ * Runs a command under an empty allow-list that asks the proxy, through the
+ * bridge, for a tunnel without credentials: the proxy answers 407 when the
+ * whole way works.
+ */
+async function networkProxyReport(config: SandboxBashExecutorConfig): Promise<NetworkProxyReport> {
+  const tools = findBridgeTools(
+    config.searchPath ?? process.env.PATH ?? "",
+    process.getuid?.() === 0,
+  );
+  const bridge = "reason" in tools ? undefined : { ...tools } as Record<string, string>;
+  await using executor = new SandboxBashExecutor(config);
+  try {
+    const result = await executor.run(executor.resolve({
+      command: `exec 3<>/dev/tcp/127.0.0.1/${BRIDGE_PORT} && ` +
+        "printf 'CONNECT doctor.invalid:1 HTTP/1.1\r\n\r\n' >&3 && head -c 12 <&3",
+    }));
+    const state = await executor.networkProxyState();
+    const works = result.stdout.text === "HTTP/1.1 407";
+    return {
+      works,
+      ...(works ? {} : {
+        reason: `a command could not reach the proxy: ${
+          result.stderr.text.trim().split("\n", 1)[0] || `exit code ${result.exitCode}`
+        }`,
+      }),
+      ...(bridge === undefined ? {} : { bridge }),
+      ...(state === undefined ? {} : { state }),
+    };
+  } catch (error) {
+    const reason = error instanceof SandboxUnavailableError
+      ? error.attempts[0]?.reason ?? error.message
+      : messageOf(error);
+    return { works: false, reason, ...(bridge === undefined ? {} : { bridge }) };
+  }
 }
 
 /** Filesystem magic numbers (statfs `f_type`) and their names. */
@@ -361,6 +437,17 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       `${name} by ${mechanism}`
     );
     lines.push(`resource limits of confined commands: ${how.join(", ")}`);
+  }
+  const proxy = report.networkProxy;
+  if (proxy !== undefined) {
+    const bridge = Object.entries(proxy.bridge ?? {}).map(([name, path]) => `${name} ${path}`);
+    lines.push(
+      proxy.works
+        ? `network allow-lists: work (proxy ${
+          proxy.state?.listening ? "listening" : "stopped"
+        } at ${proxy.state?.socketPath}; bridge: ${bridge.join(", ")})`
+        : `network allow-lists: do not work, so commands with one fail closed: ${proxy.reason}`,
+    );
   }
   lines.push(permissionsLine(report));
   lines.push(spillLine(report.spill));

@@ -10,6 +10,7 @@ import {
   type ResourceLimits,
   type SandboxEnforcement,
   type SandboxMode,
+  type SandboxNetwork,
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
@@ -44,6 +45,17 @@ import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backe
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
+import { firstLine } from "./backends/_backend.ts";
+import {
+  bridgeFailed,
+  bridgeNamespaceArgs,
+  bridgeRunners,
+  type BridgeTools,
+  findBridgeTools,
+  proxyEnv,
+  wrapInBridge,
+} from "./backends/_bridge.ts";
+import { NetworkProxy, PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./_proxy.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
 
@@ -123,8 +135,11 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   workspaceRoot: string;
   /** The mode of a call that carries no `sandboxPolicy`. */
   defaultMode?: SandboxMode;
-  /** Whether confined commands may reach the network. */
-  network?: "deny" | "allow";
+  /**
+   * Whether confined commands may reach the network: `deny`, `allow`, or an
+   * allow-list reached through the executor's proxy.
+   */
+  network?: SandboxNetwork;
   /** More absolute paths that are writable under `workspace-write`. */
   writableRoots?: string[];
   /** Paths relative to each writable root that stay unwritable (see `SandboxPolicy.protectedPaths`). */
@@ -238,6 +253,15 @@ interface Probe {
  * `sandbox.violations`, and `enforcement.gaps` names the window while the
  * command runs.
  *
+ * A policy whose network is an allow-list (`{ allow, deny? }`) runs the
+ * command, under either backend, in a network namespace of its own whose
+ * only way out is a bridge (util-linux `unshare`, `ip`, `socat`) to the
+ * executor's proxy, started with the first such command and stopped at
+ * disposal; the proxy variables carry per-launch credentials, and the
+ * result names what the proxy refused (`sandbox.refusedDestinations`).
+ * Where the bridge cannot run, such a call fails closed with
+ * `SandboxUnavailableError`.
+ *
  * A writable root that does not exist when a command starts is skipped for
  * that command (nothing is created), and so is one that now resolves
  * elsewhere (a symlink appeared in its path); a workspace root that does is
@@ -287,6 +311,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
+  /** The network proxy, made on the first launch with an allow-list. */
+  #proxy: NetworkProxy | undefined;
+  /** Proxies whose socket an unconfined command removed: closed at disposal. */
+  readonly #retiredProxies: NetworkProxy[] = [];
+  /** The bridge's programs once probed, or why it cannot run here. */
+  #bridgeProbe: Promise<BridgeTools | { reason: string }> | undefined;
+  readonly #proxyOptions: ProxyOptions;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -306,8 +337,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       backends = [...SANDBOX_BACKENDS],
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
+      [PROXY_OPTIONS]: proxyOptions = {},
       ...local
-    } = config ?? ({} as SandboxBashExecutorConfig);
+    } = (config ?? {}) as SandboxBashExecutorConfig & { [PROXY_OPTIONS]?: ProxyOptions };
     if (workspaceRoot === undefined) {
       throw new BashConfigError(`"workspaceRoot" is required; pass the workspace directory`);
     }
@@ -359,6 +391,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
     this.#searchPath = searchPath;
     this.#probeTimeoutMs = positiveFinite("probeTimeoutMs", probeTimeoutMs);
+    this.#proxyOptions = proxyOptions;
     this.#chosenSpillDir = local.spillDir === undefined
       ? undefined
       : existingRealpath(this.config.spillDir) ?? this.config.spillDir;
@@ -506,7 +539,16 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ...parents.filter((parent) => parent !== dirname(ownReal)),
     ].filter(holdsNoRoot);
     confined.hiddenParents = parents.filter(holdsNoRoot);
-    const backend = await this.#select(confined, launch);
+    const allowList = typeof policy.network === "object" ? policy.network : undefined;
+    const bridge = allowList === undefined
+      ? undefined
+      : { tools: await this.#bridge(), proxy: await this.#startProxy() };
+    const bash = launch.program;
+    const backend = await this.#select(
+      confined,
+      launch,
+      bridge === undefined ? [] : bridgeRunners(bridge.tools, bash),
+    );
     await this.#restoreFolders();
     const guard = await this.#guard(confined, [
       existingRealpath(own) ?? own,
@@ -515,21 +557,43 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
     guard?.watch();
     const enforcement = enforcementOf(backend, confined, guard);
+    // The launch's own proxy credentials, dropped when it settles (see describe).
+    const network = bridge === undefined || allowList === undefined
+      ? undefined
+      : { ...bridge, token: bridge.proxy.register(allowList) };
+    const wrapped = backend.wrap(
+      network === undefined
+        ? launch
+        : { ...launch, env: { ...launch.env, ...proxyEnv(network.token) } },
+      confined,
+    );
     return {
-      launch: backend.wrap(launch, confined),
+      launch: network === undefined
+        ? wrapped
+        : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),
       describe: (outcome): BashSandboxInfo => {
         const violations = guard?.settle() ?? [];
         // The sweeps may have met a bound that the launch did not.
         const { gaps } = guard === undefined
           ? enforcement
           : enforcementOf(backend, confined, guard);
-        const runnerFailed = backend.runnerFailed(outcome);
-        const denial = runnerFailed ? undefined : backend.denied(outcome, confined, launch.cwd);
+        const runnerFailed = backend.runnerFailed(outcome) ||
+          (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
+        const refused = network?.proxy.refused(network.token) ?? [];
+        // Settled: what it left running (a process that left the session) gets no way out.
+        if (network !== undefined) network.proxy.unregister(network.token);
+        const failed = outcome.exitCode !== 0;
+        const denial = runnerFailed
+          ? undefined
+          : refused.length > 0 && failed
+          ? "network"
+          : backend.denied(outcome, confined, launch.cwd);
         return {
           mode,
           backend: backend.name,
           denied: denial !== undefined,
           ...(denial === undefined ? {} : { denial }),
+          ...(refused.length === 0 ? {} : { refusedDestinations: refused }),
           enforcement: { ...enforcement, gaps: [...gaps] },
           runnerFailed,
           ...(violations.length === 0 ? {} : { violations }),
@@ -542,6 +606,99 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         },
       }),
     };
+  }
+
+  /**
+   * The network proxy's state: `undefined` until a command with a network
+   * allow-list first ran (it starts then, and stops at disposal).
+   *
+   * @example
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * assert.equal(await executor.networkProxyState(), undefined);
+   * ```
+   */
+  async networkProxyState(): Promise<ProxyState | undefined> {
+    return await this.#proxy?.state();
+  }
+
+  /** Stops the network proxy after what `LocalBashExecutor` disposes of. */
+  override async [Symbol.asyncDispose](): Promise<void> {
+    try {
+      await super[Symbol.asyncDispose]();
+    } finally {
+      await Promise.all([this.#proxy, ...this.#retiredProxies].map((proxy) => proxy?.close()));
+    }
+  }
+
+  /**
+   * The bridge's programs, probed once (a network namespace with its
+   * loopback up); `SandboxUnavailableError` naming why not (fail closed).
+   */
+  async #bridge(): Promise<BridgeTools> {
+    this.#bridgeProbe ??= this.#probeBridge();
+    const tools = await this.#bridgeProbe;
+    if ("reason" in tools) {
+      throw new SandboxUnavailableError(
+        "A network allow-list needs a bridge from the command's own network namespace to the " +
+          "executor's proxy, and it cannot run here, so the command was not run; install what " +
+          'is named, or use network "deny" or "allow"',
+        this.backends.map((backend) => ({ backend, reason: tools.reason })),
+      );
+    }
+    return tools;
+  }
+
+  async #probeBridge(): Promise<BridgeTools | { reason: string }> {
+    const tools = findBridgeTools(this.#searchPath ?? "", process.getuid?.() === 0);
+    if ("reason" in tools) return tools;
+    const args = [...bridgeNamespaceArgs(tools), "--", tools.ip, "link", "set", "lo", "up"];
+    try {
+      // The direct path, unconfined like every program before the sandbox:
+      // with none of the command's environment.
+      const result = await this.runWrapped(
+        { command: "true", timeoutMs: this.#probeTimeoutMs },
+        (launch) => ({ ...launch, program: tools.unshare, args, env: {} }),
+      );
+      if (result.exitCode === 0) return tools;
+      const said = result.stderr.text.trim().split("\n", 1)[0];
+      return {
+        reason: `a network namespace for the bridge cannot be made here: "${tools.unshare} ${
+          args.join(" ")
+        }" failed: ${said || `exit ${result.exitCode}`}`,
+      };
+    } catch (error) {
+      return { reason: `"${tools.unshare}" could not start: ${messageOf(error)}` };
+    }
+  }
+
+  /** The proxy, listening in the private folder (started on first use). */
+  async #startProxy(): Promise<NetworkProxy> {
+    const path = join(await this.privateDir(), "proxy.sock");
+    const current = this.#proxy;
+    if (current?.listening && (current.socketPath !== path || !existsSync(path))) {
+      // An unconfined command removed the private folder, socket and all: a
+      // new proxy serves new launches (running ones keep their records).
+      this.#retiredProxies.push(current);
+      this.#proxy = undefined;
+    }
+    this.#proxy ??= new NetworkProxy(path, this.#proxyOptions);
+    try {
+      await this.#proxy.start();
+    } catch (error) {
+      throwIfDenied(error, "listen on the network proxy's Unix socket");
+      throw new BashSpawnError(
+        `The network proxy cannot listen at "${this.#proxy.socketPath}" (${
+          messageOf(error)
+        }), so the command was not run; check that the private folder is writable`,
+        { cause: error },
+      );
+    }
+    return this.#proxy;
   }
 
   /**
@@ -575,7 +732,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * command could otherwise swap one, and the next launch would run it
    * unconfined).
    */
-  async #select(policy: ConfinedPolicy, launch: Launch): Promise<SandboxBackend> {
+  async #select(
+    policy: ConfinedPolicy,
+    launch: Launch,
+    bridge: string[],
+  ): Promise<SandboxBackend> {
     const attempts: { backend: string; reason: string }[] = [];
     const writable = policy.mode === "workspace-write"
       ? [policy.workspaceRoot, ...policy.writableRoots]
@@ -593,7 +754,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         resolutionLocations(path).find((location) =>
           writable.some((root) => isBeneath(location, root))
         );
-      const runners = [...(setsid === null ? [] : [setsid]), ...backend.runners(launch)];
+      const runners = [
+        ...(setsid === null ? [] : [setsid]),
+        ...bridge,
+        ...backend.runners(launch),
+      ];
       const program = runners.flatMap((runner) => {
         const location = exposedAt(runner);
         return location === undefined ? [] : [{ runner, location }];
@@ -717,7 +882,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     this.#maskFile = maskFile;
     return {
       ...roots,
-      unixSockets: network === "allow" || allowSockets.length > 0,
+      // Under an allow-list, Unix sockets stay closed as under deny.
+      unixSockets: network === "allow" || (network === "deny" && allowSockets.length > 0),
       masks: outermost([...secrets, ...sockets]),
       maskFile,
     };
@@ -859,7 +1025,11 @@ function confinedRoots(
     mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
     workspaceRoot,
     writableRoots,
-    network: policy.network === "allow" ? "allow" : "deny",
+    network: policy.network === "allow"
+      ? "allow"
+      : typeof policy.network === "object"
+      ? "proxy"
+      : "deny",
     protectedPaths: [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)],
     readOnlyPaths: [],
   };

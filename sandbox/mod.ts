@@ -20,7 +20,12 @@
  *
  * @module
  */
-export type { SandboxMode, SandboxPolicy } from "../seam/mod.ts";
+export type {
+  SandboxMode,
+  SandboxNetwork,
+  SandboxNetworkAllowList,
+  SandboxPolicy,
+} from "../seam/mod.ts";
 export {
   effectiveSandboxMode,
   isSandboxMode,
@@ -30,6 +35,7 @@ export {
 } from "./mode.ts";
 export { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 export { DEFAULT_DENY_READ } from "./secrets.ts";
+export type { ProxyState } from "./_proxy.ts";
 export {
   GIT_HARDENING_CONFIG,
   gitCommit,
@@ -46,6 +52,7 @@ export {
 } from "./executor.ts";
 export {
   formatDoctorReport,
+  type NetworkProxyReport,
   shellseamDoctor,
   type ShellseamDoctorOptions,
   type ShellseamDoctorReport,

@@ -5,6 +5,7 @@ import { isSandboxMode } from "./mode.ts";
 import { canonicalPath, isBeneath } from "./_paths.ts";
 import { checkedPolicyPaths } from "./_masks.ts";
 import { throwIfDenied } from "../local/internal.ts";
+import { checkedNetwork } from "./_network.ts";
 
 /**
  * The protected paths of a policy without its own `protectedPaths`: names
@@ -124,8 +125,10 @@ export function canonicalWorkspaceRoot(path: string): string {
  * deduplicated. `denyRead`, `allowRead` and `allowUnixSockets` keep their
  * `~/` paths (the executor expands them against its home directory at each
  * launch).
+ * A network allow-list is checked (host names, `*.domain` wildcards, IP
+ * addresses) and returned lower-cased and deduplicated.
  * Throws `BashConfigError` for a policy that is not an object, an unknown
- * mode or network value, writable roots that are not absolute paths,
+ * mode or network value, a malformed allow-list entry, writable roots that are not absolute paths,
  * protected paths that are not relative paths inside a root, or path lists
  * holding anything but absolute and `~/` paths.
  *
@@ -161,15 +164,10 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
       } is not known; use "read-only", "workspace-write" or "danger-full-access"`,
     );
   }
-  if (policy.network !== "deny" && policy.network !== "allow") {
-    throw new BashConfigError(
-      `Sandbox network ${JSON.stringify(policy.network)} is not known; use "deny" or "allow"`,
-    );
-  }
   const resolved: SandboxPolicy = {
     mode: policy.mode,
     workspaceRoot: canonicalWorkspaceRoot(policy.workspaceRoot),
-    network: policy.network,
+    network: checkedNetwork(policy.network),
   };
   if (policy.writableRoots !== undefined) {
     if (!Array.isArray(policy.writableRoots)) {

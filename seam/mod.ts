@@ -36,6 +36,8 @@ export {
   SANDBOX_MODES,
   type SandboxEnforcement,
   type SandboxMode,
+  type SandboxNetwork,
+  type SandboxNetworkAllowList,
   type SandboxPolicy,
   type SandboxViolation,
   widerSandboxModes,

@@ -16,6 +16,49 @@
 export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
 
 /**
+ * The destinations a command may reach through the sandboxing executor's
+ * proxy, which is then its only way out: host names (`registry.npmjs.org`),
+ * wildcards for the names beneath a domain (`*.example.com`, not
+ * `example.com` itself) and IP addresses (`203.0.113.7`, `::1`), on any
+ * port. `deny` entries win over `allow` ones. A name that resolves to a
+ * loopback, link-local or private address is refused unless that address
+ * is listed too.
+ *
+ * @example
+ * ```ts
+ * import type { SandboxNetworkAllowList } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const network: SandboxNetworkAllowList = {
+ *   allow: ["registry.npmjs.org", "*.pythonhosted.org", "pypi.org"],
+ *   deny: ["evil.pythonhosted.org"],
+ * };
+ * assert.equal(network.allow.length, 3);
+ * ```
+ */
+export interface SandboxNetworkAllowList {
+  /** Host names, `*.domain` wildcards and IP addresses a command may reach. */
+  allow: string[];
+  /** Entries refused even when `allow` matches them. */
+  deny?: string[];
+}
+
+/**
+ * A sandbox policy's network: `deny`, `allow`, or an allow-list enforced by
+ * a proxy (see {@linkcode SandboxNetworkAllowList}).
+ *
+ * @example
+ * ```ts
+ * import type { SandboxNetwork } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const networks: SandboxNetwork[] = ["deny", { allow: ["example.com"] }, "allow"];
+ * assert.equal(networks.length, 3);
+ * ```
+ */
+export type SandboxNetwork = "deny" | "allow" | SandboxNetworkAllowList;
+
+/**
  * The complete per-call confinement: a mode, the workspace it is about, and
  * whether the network is reachable.
  *
@@ -33,8 +76,12 @@ export interface SandboxPolicy {
   mode: SandboxMode;
   /** Absolute path of the workspace; writable under `workspace-write`. */
   workspaceRoot: string;
-  /** Whether the command may reach the network. */
-  network: "deny" | "allow";
+  /**
+   * Whether the command may reach the network: `deny` (not at all),
+   * `allow` (the host's network) or an allow-list of destinations reached
+   * through the executor's proxy (see {@linkcode SandboxNetworkAllowList}).
+   */
+  network: SandboxNetwork;
   /** More absolute paths writable under `workspace-write`. */
   writableRoots?: string[];
   /**
@@ -162,6 +209,11 @@ export interface BashSandboxInfo {
    * the mode). Present exactly when `denied` is true.
    */
   denial?: "filesystem" | "network" | "secret";
+  /**
+   * Destinations (`host:port`) the network allow-list refused to this
+   * command, in the order first asked for; absent when none was.
+   */
+  refusedDestinations?: string[];
   /** What the backend enforced; absent when nothing was confined. */
   enforcement?: SandboxEnforcement;
   /** True when the backend itself broke (it then wins over `denied`). */

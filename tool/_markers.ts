@@ -107,7 +107,8 @@ function showable(text: string, secrets: Readonly<Record<string, string>>): stri
 
 /**
  * The sandbox marker lines: a runner failure, or a denial (of file or of
- * network access) followed by the escalation hint naming those of
+ * network access; one line per destination a network allow-list refused)
+ * followed by the escalation hint naming those of
  * `escalationModes` that are wider than the mode the command ran under and
  * would grant it; then one line per protected path the command created or
  * replaced, saying where it was moved (and, when a person may approve it, that
@@ -156,14 +157,18 @@ function denialLines(info: BashSandboxInfo, escalationModes: readonly SandboxMod
       `[sandbox failure: the ${info.backend} sandbox itself failed, so the command may not have run; this is not a permission denial and sandbox_permissions will not fix it; tell the user]`,
     ];
   }
-  if (!info.denied) return [];
+  // Each destination the network allow-list refused, whether or not the command failed.
+  const refused = (info.refusedDestinations ?? []).map((host) =>
+    `[sandbox: network access to ${host} denied by policy]`
+  );
+  if (!info.denied) return refused;
   if (info.denial === "secret") {
     return [
       `[sandbox: read withheld by policy under ${info.mode} mode: the path is in the sandbox's denyRead list (credentials are kept from commands); it exists but cannot be read here, and no retry or other route will read it; if the task needs it, tell the user]`,
     ];
   }
   const network = info.denial === "network";
-  const lines = [
+  const lines = refused.length > 0 && network ? refused : [
     `[sandbox: ${network ? "network" : "file"} access denied under ${info.mode} mode]`,
   ];
   const wider = widerSandboxModes(info.mode);

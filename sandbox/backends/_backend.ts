@@ -32,8 +32,13 @@ export interface ConfinedPolicy {
   workspaceRoot: string;
   /** The writable roots that exist (outside read-only mode they are writable). */
   writableRoots: string[];
-  /** Whether the network is reachable. */
-  network: "deny" | "allow";
+  /**
+   * Whether the network is reachable: not at all, the host's, or (`proxy`,
+   * an allow-list) only through the bridge to the executor's proxy, in a
+   * network namespace of the command's own that the executor makes around
+   * the backend.
+   */
+  network: "deny" | "allow" | "proxy";
   /** The protected names, relative to each writable root (see `SandboxPolicy.protectedPaths`). */
   protectedPaths: string[];
   /**
@@ -115,13 +120,19 @@ export interface SandboxBackend {
 export const NETWORK_FAILURE: RegExp =
   /Network is unreachable|Connection refused|Couldn't connect to server|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)/i;
 
+/** What a network allow-list does not narrow. */
+export const PROXY_PORTS_GAP =
+  "network allow-list: every port of an allowed host is reachable (destinations are checked by name and address, not port)";
+
 /** With `allowUnixSockets`, only the sockets bound at launch are masked. */
 export const LATE_SOCKETS_GAP =
   "Unix sockets bound after the command started (or by a relative path) not confined";
 
 /** Which socket rule of the seccomp filter `policy` needs (a key to build each filter once). */
 export function socketRule(policy: ConfinedPolicy): SocketRule {
-  return policy.network === "allow" ? "any" : policy.unixSockets ? "unix" : "none";
+  if (policy.network === "allow") return "any";
+  if (policy.network === "proxy") return "inet";
+  return policy.unixSockets ? "unix" : "none";
 }
 
 /**
@@ -164,7 +175,7 @@ export function filePaths(text: string): string[] {
  * connections.
  */
 export function networkDenial(line: string, policy: ConfinedPolicy): boolean {
-  if (policy.network !== "deny") return false;
+  if (policy.network === "allow") return false;
   if (NETWORK_FAILURE.test(line)) return true;
   return REFUSED.test(line) && NETWORK_WORDS.test(line) && filePaths(line).length === 0;
 }
@@ -194,7 +205,7 @@ export function policyDenial(
     const mask = policy.masks.find((mask) => isBeneath(path, mask.path));
     if (mask !== undefined) return mask.kind === "socket" ? "network" : "secret";
   }
-  if (policy.network !== "deny" || policy.unixSockets) return undefined;
+  if (policy.network === "allow" || policy.unixSockets) return undefined;
   const line = lines[index] ?? "";
   if (SOCKET_CALL.test(line)) return "network";
   const after = paths.length === 0 && NETWORK_WORDS.test(lines[index - 1] ?? "");

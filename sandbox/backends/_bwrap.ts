@@ -13,6 +13,7 @@ import {
   policyDenial,
   probeFailureReason,
   type ProbeOutcome,
+  PROXY_PORTS_GAP,
   type SandboxBackend,
   type SandboxDenial,
   socketRule,
@@ -186,6 +187,7 @@ export function createBwrapBackend(
 export interface BwrapFilters {
   none: string;
   unix: string;
+  inet: string;
   any: string;
 }
 
@@ -193,10 +195,16 @@ export interface BwrapFilters {
 export function bwrapFilters(arch: string): BwrapFilters | undefined {
   const none = commandFilter("none", arch);
   const unix = commandFilter("unix", arch);
+  const inet = commandFilter("inet", arch);
   const any = commandFilter("any", arch);
-  return none === undefined || unix === undefined || any === undefined
+  return none === undefined || unix === undefined || inet === undefined || any === undefined
     ? undefined
-    : { none: printfEscaped(none), unix: printfEscaped(unix), any: printfEscaped(any) };
+    : {
+      none: printfEscaped(none),
+      unix: printfEscaped(unix),
+      inet: printfEscaped(inet),
+      any: printfEscaped(any),
+    };
 }
 
 /**
@@ -241,9 +249,10 @@ export function bwrapEnforcement(
         ? []
         : filters === undefined
         ? ["Unix sockets not confined"]
-        : policy.unixSockets
+        : policy.network === "deny" && policy.unixSockets
         ? [LATE_SOCKETS_GAP]
         : []),
+      ...(policy.network === "proxy" ? [PROXY_PORTS_GAP] : []),
       ...(filters === undefined
         ? [
           "kernel keyrings not confined (no seccomp filter here)",

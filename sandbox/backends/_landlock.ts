@@ -14,6 +14,7 @@ import {
   policyDenial,
   probeFailureReason,
   type ProbeOutcome,
+  PROXY_PORTS_GAP,
   type SandboxBackend,
   socketRule,
 } from "./_backend.ts";
@@ -242,6 +243,10 @@ export function createLandlockBackend(
       }
       if (!filtered || (policy.unixSockets && !view)) gaps.push("Unix sockets not confined");
       else if (policy.unixSockets) gaps.push(LATE_SOCKETS_GAP);
+    }
+    if (policy.network === "proxy") {
+      if (!filtered) gaps.push("Unix sockets not confined");
+      gaps.push(PROXY_PORTS_GAP);
     }
     // Without a mount namespace, reads are granted around the secrets, which
     // a writable root's grant (reads included) would cover again.

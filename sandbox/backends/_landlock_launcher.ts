@@ -25,8 +25,13 @@ export interface LandlockLauncherPolicy {
   writeDirs: string[];
   /** Files (such as /dev/null) that may also be written. */
   writeFiles: string[];
-  /** With `deny` and ABI >= 4, TCP bind and connect are denied. */
-  network: "deny" | "allow";
+  /**
+   * With `deny` and ABI >= 4, TCP bind and connect are denied. With `proxy`
+   * the command runs in a network namespace of its own (only a loopback
+   * with the bridge to the proxy): TCP is left alone, abstract Unix sockets
+   * outside the sandbox are refused as under `deny`.
+   */
+  network: "deny" | "allow" | "proxy";
   /**
    * When present (for root): in a private mount namespace, every mount is made
    * read-only but fresh binds of these paths. Landlock does not cover modes,
@@ -257,6 +262,10 @@ export function landlockLauncherMain(): void {
         ? libc.mount!(tmpfs, cString(path), tmpfs, empty, cString("mode=000,size=4k"))
         : libc.mount!(cString(source), cString(path), null, MS_BIND, null)) as number;
       if (covered !== 0 || !setattr(path, 0, RDONLY, 0n)) {
+        // Gone since it was listed (a socket whose server quit, a secret removed): nothing to read.
+        if (covered !== 0 && errorText() === "ENOENT") {
+          continue;
+        }
         return fail(`cannot mask "${path}" (${errorText()})`);
       }
     }
@@ -288,8 +297,8 @@ export function landlockLauncherMain(): void {
   const denyNetwork = policy.network === "deny";
   const handledNet = abi >= 4 && denyNetwork ? 3n : 0n; // TCP bind | TCP connect
   // Scopes (ABI 6): no signals to processes outside the sandbox; no abstract
-  // Unix sockets outside it when the network is denied.
-  const scoped = abi >= 6 ? 2n | (denyNetwork ? 1n : 0n) : 0n;
+  // Unix sockets outside it unless the network is allowed.
+  const scoped = abi >= 6 ? 2n | (policy.network !== "allow" ? 1n : 0n) : 0n;
 
   const attr = new BigUint64Array([handledFs, handledNet, scoped]);
   const attrSize = abi >= 6 ? 24n : abi >= 4 ? 16n : 8n;

@@ -126,12 +126,15 @@ export function seccompFilter(
 }
 
 /**
- * Which sockets a command may create: `any` (the network allowed), `unix`
+ * Which sockets a command may create: `any` (the network allowed), `inet`
+ * (an allow-list: IP sockets, which reach nothing but the loopback of the
+ * command's own network namespace, where the bridge to the proxy listens;
+ * no Unix socket), `unix`
  * (the network denied, Unix sockets allowed: some are listed in
  * `allowUnixSockets`) or `none` (the network denied, no Unix socket either;
  * `socketpair` is another system call and stays).
  */
-export type SocketRule = "any" | "unix" | "none";
+export type SocketRule = "any" | "inet" | "unix" | "none";
 
 /**
  * The filter both backends install for a command under `rule`, so that a
@@ -149,7 +152,11 @@ export function commandFilter(
   arch: string = process.arch,
   keepSession = false,
 ): Uint8Array | undefined {
-  const families = rule === "unix" ? [AF_UNIX, AF_NETLINK] : [AF_NETLINK];
+  const families = rule === "unix"
+    ? [AF_UNIX, AF_NETLINK]
+    : rule === "inet"
+    ? [AF_INET, AF_INET6, AF_NETLINK]
+    : [AF_NETLINK];
   return seccompFilter({
     denyIpc: true,
     keepSession,

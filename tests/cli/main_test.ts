@@ -7,12 +7,17 @@ import { existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
+import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 const statuses = await probeHere();
 const sandboxSkip = statuses.bwrap.works || statuses.landlock.works
   ? false
   : "no sandbox backend works here (install bubblewrap, or Deno on a Landlock kernel)";
+const bridgeSkip = sandboxSkip ||
+  ("reason" in findBridgeTools(process.env.PATH ?? "", process.getuid?.() === 0)
+    ? "the network allow-list bridge (socat, ip, unshare) is not installed here"
+    : false);
 const denoSkip = "Deno" in globalThis
   ? false
   : "runs the Deno entry from a checkout (the Node bin is tested by the MCP test)";
@@ -53,7 +58,7 @@ describe("shellseam usage", { skip: denoSkip }, () => {
       ],
       [
         ["run", "--network", "some", "--", "true"],
-        /^shellseam: --network must be deny or allow; got "some"\n/,
+        /^shellseam: --network must be deny, allow or allow:HOST\[,HOST\.\.\.\]; got "some"\n/,
         /Usage: shellseam run/,
       ],
       [["run"], /^shellseam: a command is required after --\n/, /Usage: shellseam run/],
@@ -177,6 +182,43 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.equal(
       stderr,
       `shellseam: Workspace root "${missing}" does not exist; create it or pass an existing directory\n`,
+    );
+  });
+
+  it("runs under a network allow-list given as allow:HOST,..., and refuses a bad entry, exit 2", {
+    skip: bridgeSkip,
+  }, () => {
+    using workspace = tempWorkspace();
+    const run = shellseam(
+      [
+        "run",
+        "--json",
+        "--network",
+        "allow:example.test,*.example.test",
+        "--",
+        "printenv HTTPS_PROXY",
+      ],
+      workspace.root,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      JSON.parse(run.stdout).stdout.text,
+      /^http:\/\/shellseam:[0-9a-f]{32}@127\.0\.0\.1:3128\n$/,
+    );
+    const bad = shellseam(
+      ["run", "--network", "allow:example.test/path", "--", "true"],
+      workspace.root,
+    );
+    assert.equal(bad.code, 2);
+    assert.match(
+      bad.stderr,
+      /^shellseam: Sandbox network "allow" entry "example\.test\/path" is not a host name/,
+    );
+    const doctor = shellseam(["doctor", "--network", "allow:example.test"], workspace.root);
+    assert.equal(doctor.code, 2);
+    assert.match(
+      doctor.stderr,
+      /--network must be deny or allow \(the doctor checks allow-lists itself\)/,
     );
   });
 });

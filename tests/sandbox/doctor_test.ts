@@ -6,6 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { formatDoctorReport, shellseamDoctor } from "../../sandbox/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
+import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
 const onDeno = "Deno" in globalThis;
@@ -239,5 +240,43 @@ describe("shellseamDoctor: the spill folder", () => {
       spillDir: "/dev/shm",
     });
     assert.deepEqual([shm.spill.filesystem, shm.spill.ramBacked], ["tmpfs", true]);
+  });
+});
+
+describe("shellseamDoctor: network allow-lists", () => {
+  it("says whether a command reaches the proxy through the bridge, and why not", async () => {
+    const statuses = await probeHere();
+    const skip = skipUnless(statuses, "bwrap") ||
+      ("reason" in findBridgeTools(process.env.PATH ?? "", process.getuid?.() === 0)
+        ? "the bridge's programs (socat, ip, unshare) are not all installed here"
+        : false);
+    if (skip) return;
+    using workspace = tempWorkspace();
+    const report = await shellseamDoctor({ workspaceRoot: workspace.root, backends: ["bwrap"] });
+    assert.equal(report.networkProxy?.works, true, report.networkProxy?.reason);
+    assert.equal(report.networkProxy?.bridge?.socat, findOnPath("socat", process.env.PATH ?? ""));
+    // The check's command settled: its credentials open nothing any more.
+    assert.equal(report.networkProxy?.state?.launches, 0);
+    assert.match(
+      formatDoctorReport(report),
+      /\nnetwork allow-lists: work \(proxy listening at .*proxy\.sock; bridge: unshare .*socat .*\)\n/,
+    );
+    // A search path without socat: allow-lists fail closed, and the doctor says why.
+    const bin = join(workspace.base, "bin");
+    mkdirSync(bin);
+    for (const name of ["bwrap", "bash", "setsid", "unshare", "ip", "setpriv"]) {
+      const path = findOnPath(name, process.env.PATH ?? "");
+      if (path !== null) symlinkSync(path, join(bin, name));
+    }
+    const without = await shellseamDoctor({
+      workspaceRoot: workspace.root,
+      backends: ["bwrap"],
+      searchPath: bin,
+    });
+    assert.equal(without.networkProxy?.works, false);
+    assert.match(
+      formatDoctorReport(without),
+      /\nnetwork allow-lists: do not work, so commands with one fail closed: "socat" was not found on PATH; install socat/,
+    );
   });
 });

@@ -67,7 +67,7 @@ describe("resolveSandboxPolicy", () => {
     );
     assert.throws(
       () => resolveSandboxPolicy({ ...base, network: "on" as "deny" }),
-      /Sandbox network "on" is not known; use "deny" or "allow"/,
+      /Sandbox network "on" is not known; use "deny", "allow" or \{ allow: \["example.com", "\*.example.com"\] \}/,
     );
     assert.throws(
       () => resolveSandboxPolicy({ ...base, writableRoots: ["cache"] }),

@@ -276,6 +276,41 @@ describe("renderRunResult", () => {
     assert.equal(rendered.isError, true);
   });
 
+  it("names each destination a network allow-list refused, with the hint when the command failed", () => {
+    const denied = runResult({
+      exitCode: 22,
+      stderr: stream("curl: (22) The requested URL returned error: 403\n"),
+      sandbox: {
+        mode: "workspace-write",
+        backend: "landlock",
+        denied: true,
+        denial: "network",
+        refusedDestinations: ["evil.example", "10.0.0.1"],
+      },
+    });
+    const rendered = renderRunResult(denied, { escalationModes: ["danger-full-access"] });
+    assert.deepEqual(rendered.text.split("\n").slice(2), [
+      "[sandbox: network access to evil.example denied by policy]",
+      "[sandbox: network access to 10.0.0.1 denied by policy]",
+      '[if the command needs that access, retry it once with sandbox_permissions "danger-full-access" and a justification; a person approves or rejects the retry]',
+      "[exit code: 22]",
+    ]);
+    // A command that went on despite a refusal still hears of it, without the hint.
+    const passed = runResult({
+      stdout: stream("fallback used\n"),
+      sandbox: {
+        mode: "workspace-write",
+        backend: "bwrap",
+        denied: false,
+        refusedDestinations: ["evil.example"],
+      },
+    });
+    assert.equal(
+      renderRunResult(passed, { escalationModes: ["danger-full-access"] }).text,
+      "fallback used\n[sandbox: network access to evil.example denied by policy]\n[exit code: 0]",
+    );
+  });
+
   it("says a secret is withheld by policy, with no retry hint even when escalation is offered", () => {
     const denied = runResult({
       exitCode: 1,

@@ -1,0 +1,96 @@
+/**
+ * Sockets for the sandbox's network proxy: a Unix socket server, TCP
+ * connections out and name resolution. `node:net` and `node:dns` behave
+ * the same under Deno and Node for these calls, so one implementation
+ * serves both runtimes, and it lives here alone.
+ *
+ * @module
+ */
+import { connect, createServer, type Socket } from "node:net";
+import { lookup } from "node:dns/promises";
+
+/** A connected stream socket (a `node:net` socket under either runtime). */
+export type NetSocket = Socket;
+
+/** A listening server. */
+export interface NetListener {
+  /** Stops accepting and destroys every connection it accepted. */
+  close(): Promise<void>;
+  /** How many accepted connections are open. */
+  readonly connections: number;
+}
+
+/**
+ * Listens on the Unix socket `path` (which must not exist) and hands every
+ * connection to `onConnection`. Rejects when it cannot listen.
+ */
+export function listenUnix(
+  path: string,
+  onConnection: (socket: NetSocket) => void,
+): Promise<NetListener> {
+  const open = new Set<Socket>();
+  const server = createServer((socket) => {
+    open.add(socket);
+    socket.once("close", () => open.delete(socket));
+    onConnection(socket);
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => {
+      server.off("error", reject);
+      server.on("error", () => {});
+      resolve({
+        get connections() {
+          return open.size;
+        },
+        close: () =>
+          new Promise<void>((done) => {
+            for (const socket of open) socket.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+/** Connects to `address:port` (an IP address); rejects after `timeoutMs`. */
+export function connectTcp(address: string, port: number, timeoutMs: number): Promise<NetSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: address, port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no connection to ${address} port ${port} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      socket.removeAllListeners("error");
+      resolve(socket);
+    });
+  });
+}
+
+/** The addresses `name` resolves to on this machine (the system resolver). */
+export async function resolveHost(name: string): Promise<string[]> {
+  const found = await lookup(name, { all: true, verbatim: true });
+  return found.map((entry) => entry.address);
+}
+
+/**
+ * Joins two sockets both ways; when either ends or fails, both are
+ * destroyed once their pending bytes are written.
+ */
+export function splice(a: NetSocket, b: NetSocket): void {
+  const close = () => {
+    a.destroy();
+    b.destroy();
+  };
+  for (const [from, to] of [[a, b], [b, a]] as const) {
+    from.on("error", close);
+    from.on("close", close);
+    from.pipe(to);
+  }
+}

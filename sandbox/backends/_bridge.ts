@@ -1,0 +1,170 @@
+/**
+ * The way out for a command whose network is an allow-list: a network
+ * namespace of its own with nothing but a loopback, where `socat` listens
+ * on 127.0.0.1:{@linkcode BRIDGE_PORT} and carries each connection to the
+ * executor's proxy over its Unix socket. Both backends run inside it: the
+ * bridge starts first, outside their confinement (so their seccomp filter,
+ * which refuses Unix sockets, does not apply to it), with its stdio on
+ * /dev/null (it never holds the command's output), and it is stopped when
+ * the confined command ends. Root makes the namespace with util-linux
+ * `unshare --net`; another user in a user namespace of its own (uid and gid
+ * mapped to themselves), with `setpriv` dropping the namespace's
+ * capabilities before the backend runs.
+ *
+ * @module
+ */
+import type { Launch } from "../../local/launch.ts";
+import { findOnPath } from "../../local/_session.ts";
+import { PROXY_USER } from "../_proxy.ts";
+
+/** The loopback port the bridge listens on inside the namespace. */
+export const BRIDGE_PORT = 3128;
+/** The exit code and message prefix of the bridge wrapper's own failures. */
+export const BRIDGE_FAILURE_EXIT = 125;
+/** The prefix of the bridge wrapper's own failure lines. */
+export const BRIDGE_NAME = "shellseam-net";
+
+/** The programs the bridge needs, found on the search path. */
+export interface BridgeTools {
+  unshare: string;
+  ip: string;
+  socat: string;
+  /** Only for a user who is not root. */
+  setpriv?: string;
+}
+
+/**
+ * The programs the bridge needs on `searchPath`, or why it cannot run here
+ * (naming what to install).
+ */
+export function findBridgeTools(
+  searchPath: string,
+  root: boolean,
+): BridgeTools | { reason: string } {
+  const packages: Record<string, string> = {
+    unshare: "util-linux",
+    ip: "iproute2",
+    socat: "socat",
+    setpriv: "util-linux",
+  };
+  const names = ["unshare", "ip", "socat", ...(root ? [] : ["setpriv"])];
+  const found: Record<string, string> = {};
+  for (const name of names) {
+    const path = findOnPath(name, searchPath);
+    if (path === null) {
+      return {
+        reason: `"${name}" was not found on PATH; install ${packages[name]} (the network ` +
+          "allow-list reaches its proxy through it)",
+      };
+    }
+    found[name] = path;
+  }
+  const { unshare = "", ip = "", socat = "", setpriv } = found;
+  return { unshare, ip, socat, ...(setpriv === undefined ? {} : { setpriv }) };
+}
+
+/**
+ * Runs in the new namespace, unconfined: closes inherited descriptors above
+ * 2, brings the loopback up, starts the bridge in the background (stdio on
+ * /dev/null) and waits until it listens, then runs the confined launch and
+ * stops the bridge when it ends, exiting as the launch did.
+ */
+const BRIDGE_SCRIPT =
+  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ' +
+  "ip=$1 socat=$2 socket=$3 port=$4; shift 4; " +
+  `fail() { echo "${BRIDGE_NAME}: $1" >&2; exit ${BRIDGE_FAILURE_EXIT}; }; ` +
+  '"$ip" link set lo up || fail "cannot bring up the loopback of the command\'s network namespace"; ' +
+  '"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$socket" ' +
+  "</dev/null >/dev/null 2>&1 & bridge=$!; " +
+  'listening() { grep -q ":$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp; }; ' +
+  "for _ in {1..1000}; do listening && break; kill -0 $bridge 2>/dev/null || break; " +
+  "read -t 0.005 <> <(:); done; " +
+  'listening || fail "the bridge to the network proxy did not start ($socat)"; ' +
+  '"$@"; status=$?; kill $bridge 2>/dev/null; wait $bridge; exit $status';
+
+/**
+ * `inner` (a launch already wrapped by a backend) run in a network
+ * namespace of its own whose only way out is the bridge to the proxy at
+ * `socketPath`. `bash` runs the bridge script (with none of the command's
+ * environment).
+ */
+export function wrapInBridge(
+  inner: Launch,
+  tools: BridgeTools,
+  bash: string,
+  socketPath: string,
+): Launch {
+  const namespace = bridgeNamespaceArgs(tools);
+  // The namespace's capabilities (a user namespace's, for ip) must not reach the backend.
+  const drop = tools.setpriv === undefined
+    ? []
+    : [tools.setpriv, "--inh-caps=-all", "--ambient-caps=-all"];
+  return {
+    program: tools.unshare,
+    args: [
+      ...namespace,
+      "--",
+      bash,
+      "-p",
+      "-c",
+      BRIDGE_SCRIPT,
+      BRIDGE_NAME,
+      tools.ip,
+      tools.socat,
+      socketPath,
+      String(BRIDGE_PORT),
+      ...drop,
+      inner.program,
+      ...inner.args,
+    ],
+    cwd: inner.cwd,
+    env: {},
+  };
+}
+
+/**
+ * The `unshare` arguments that make the bridge's network namespace: root's
+ * own, or in a user namespace of its own for another user (uid and gid
+ * mapped to themselves; its capabilities kept for `ip`).
+ */
+export function bridgeNamespaceArgs(tools: BridgeTools): string[] {
+  return tools.setpriv === undefined
+    ? ["--net"]
+    : ["--user", "--map-current-user", "--keep-caps", "--net"];
+}
+
+/** The programs {@linkcode wrapInBridge} runs before the confinement applies. */
+export function bridgeRunners(tools: BridgeTools, bash: string): string[] {
+  return [tools.unshare, tools.ip, tools.socat, bash, ...(tools.setpriv ? [tools.setpriv] : [])];
+}
+
+/**
+ * The environment that points a command's tools at the proxy, with its
+ * launch's `token` as the password: the usual variables in both cases,
+ * npm's and pip's own. Loopback is not proxied: inside the namespace it is
+ * the command's own.
+ */
+export function proxyEnv(token: string): Record<string, string> {
+  const http = `http://${PROXY_USER}:${token}@127.0.0.1:${BRIDGE_PORT}`;
+  const socks = `socks5h://${PROXY_USER}:${token}@127.0.0.1:${BRIDGE_PORT}`;
+  const none = "localhost,127.0.0.1,::1";
+  return {
+    HTTP_PROXY: http,
+    http_proxy: http,
+    HTTPS_PROXY: http,
+    https_proxy: http,
+    ALL_PROXY: socks,
+    all_proxy: socks,
+    NO_PROXY: none,
+    no_proxy: none,
+    npm_config_proxy: http,
+    npm_config_https_proxy: http,
+    PIP_PROXY: http,
+  };
+}
+
+/** Whether the bridge wrapper (or the `unshare` before it) failed, not the command. */
+export function bridgeFailed(exitCode: number | null, firstLine: string): boolean {
+  return (exitCode === BRIDGE_FAILURE_EXIT && firstLine.startsWith(`${BRIDGE_NAME}: `)) ||
+    (exitCode === 1 && firstLine.startsWith("unshare: "));
+}
