@@ -21,3 +21,11 @@ export { otherPrivateDirs, privateParents } from "./_private_dir.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 export { findOnPath } from "./_session.ts";
+export {
+  connectTcp,
+  listenUnix,
+  type NetListener,
+  type NetSocket,
+  resolveHost,
+  splice,
+} from "./runtime/_net.ts";
