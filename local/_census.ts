@@ -38,16 +38,38 @@ export function sessionMembers(sid: number, among?: (pid: number) => boolean): n
     if (first < 48 || first > 57) continue;
     const pid = Number(name);
     if (among !== undefined && !among(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, "latin1");
-    } catch (error) {
-      if (gone(error)) continue;
-      throw error;
-    }
-    if (liveSession(stat) === sid) members.push(pid);
+    const stat = readProcFile(pid, "stat");
+    if (stat !== null && liveSession(stat) === sid) members.push(pid);
   }
   return members;
+}
+
+/**
+ * Live processes of session `sid` among the pids `first` to `last`, each
+ * read by its number instead of listing /proc (cheaper for a few pids). A
+ * thread's id reads like a process there, though /proc does not list it:
+ * only thread group leaders count. Throws like {@linkcode sessionMembers}.
+ */
+export function sessionMembersBetween(sid: number, first: number, last: number): number[] {
+  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
+  const members: number[] = [];
+  for (let pid = first; pid <= last; pid++) {
+    const stat = readProcFile(pid, "stat");
+    if (stat === null || liveSession(stat) !== sid) continue;
+    const status = readProcFile(pid, "status");
+    if (status !== null && /^Tgid:\s*(\d+)$/m.exec(status)?.[1] === String(pid)) members.push(pid);
+  }
+  return members;
+}
+
+/** `/proc/<pid>/<file>`, or null when the process has ended; throws for anything else. */
+function readProcFile(pid: number, file: string): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "latin1");
+  } catch (error) {
+    if (gone(error)) return null;
+    throw error;
+  }
 }
 
 /**
@@ -92,6 +114,9 @@ function readProcNumber(path: string, pattern: RegExp): number | null {
   }
 }
 
+/** Up to this many pids handed out since a spawn are read one by one; more, and /proc is listed. */
+const READ_ONE_BY_ONE = 32;
+
 /** How many tasks (processes and threads, each taking a pid) the kernel has created since boot. */
 export function forkCount(): number | null {
   return isLinux ? readProcNumber("/proc/stat", /\nprocesses (\d+)/) : null;
@@ -105,6 +130,25 @@ export function inPidInterval(pid: number, first: number, last: number): boolean
 }
 
 /**
+ * The last pid handed out, when every pid handed out since a spawn lies from
+ * the spawned pid to it; undefined when so many tasks were created since
+ * (`forksAtSpawn`: {@linkcode forkCount} just after the spawn) that pids may
+ * have wrapped past it, or a counter cannot be read.
+ */
+function lastPidSinceSpawn(forksAtSpawn: number | null): number | undefined {
+  pidMax ??= readProcNumber("/proc/sys/kernel/pid_max", /(\d+)/);
+  const lastPid = readProcNumber("/proc/sys/kernel/ns_last_pid", /(\d+)/);
+  const forks = forkCount();
+  if (
+    pidMax === null || lastPid === null || forks === null || forksAtSpawn === null ||
+    forks - forksAtSpawn >= pidMax / 2
+  ) {
+    return undefined;
+  }
+  return lastPid;
+}
+
+/**
  * Which pids to read to find the descendants of a process spawned as `sid`:
  * those handed out since it was spawned, since every descendant is younger.
  * `forksAtSpawn` is {@linkcode forkCount} taken just after the spawn;
@@ -115,22 +159,20 @@ export function pidsSinceSpawn(
   sid: number,
   forksAtSpawn: number | null,
 ): ((pid: number) => boolean) | undefined {
-  pidMax ??= readProcNumber("/proc/sys/kernel/pid_max", /(\d+)/);
-  const lastPid = readProcNumber("/proc/sys/kernel/ns_last_pid", /(\d+)/);
-  const forks = forkCount();
-  if (
-    pidMax === null || lastPid === null || forks === null || forksAtSpawn === null ||
-    forks - forksAtSpawn >= pidMax / 2
-  ) {
-    return undefined;
-  }
-  return (pid) => inPidInterval(pid, sid, lastPid);
+  const lastPid = lastPidSinceSpawn(forksAtSpawn);
+  return lastPid === undefined ? undefined : (pid) => inPidInterval(pid, sid, lastPid);
 }
 
 /**
  * Live members of session `sid` (its leader's pid), reading only the pids
- * handed out since the leader was spawned ({@linkcode pidsSinceSpawn}).
+ * handed out since the leader was spawned ({@linkcode pidsSinceSpawn}): one
+ * by one when they are few, else from a listing of /proc.
  */
 export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
-  return sessionMembers(sid, pidsSinceSpawn(sid, forksAtSpawn));
+  const lastPid = lastPidSinceSpawn(forksAtSpawn);
+  if (lastPid === undefined) return sessionMembers(sid);
+  if (sid <= lastPid && lastPid - sid < READ_ONE_BY_ONE) {
+    return sessionMembersBetween(sid, sid, lastPid);
+  }
+  return sessionMembers(sid, (pid) => inPidInterval(pid, sid, lastPid));
 }

@@ -35,7 +35,7 @@ import { runtime } from "./runtime/mod.ts";
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
  * | `runtime` | this process's | what spawns and signals processes (a test injects a recording one) |
  * | `useCgroups` | true | hold `processes` and `memoryBytes` in a cgroup per command where this process can make one; false: rlimits only |
- * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap), `"detached"` (the runtime's own), or `"auto"` (the first when found on PATH) |
+ * | `sessionStrategy` | `"auto"` | `"setsid-binary"` (util-linux `setsid`, faster with a large heap under Deno), `"detached"` (the runtime's own), or `"auto"` (Deno, and a sandboxing executor: the first when found on PATH; a local executor on Node, which forks for every spawn: the second) |
  *
  * Durations must fit a timer: at most 2147483647 ms (about 24 days). `cwd`
  * must be an existing directory. An unknown key (a typo such as `timeout`)
@@ -290,7 +290,9 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
       }`,
     );
   }
-  const setsidPath = strategy === "detached" ? null : findSetsid();
+  const chosenRuntime = checkRuntime(config.runtime ?? runtime);
+  const wanted = strategy === "auto" ? chosenRuntime.autoSession ?? "setsid-binary" : strategy;
+  const setsidPath = wanted === "detached" ? null : findSetsid();
   if (strategy === "setsid-binary" && setsidPath === null) {
     throw new BashConfigError(
       `"sessionStrategy" is "setsid-binary" but no util-linux "setsid" is on PATH; install util-linux or use "auto"`,
@@ -318,7 +320,7 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,
     limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
-    runtime: checkRuntime(config.runtime ?? runtime),
+    runtime: chosenRuntime,
     useCgroups,
   };
 }

@@ -58,12 +58,13 @@ export class GroupReaper {
 
   /**
    * Called once the program has exited: kills whatever is left of its group
-   * and session and reports it. Without a kill request, open pipes or live
-   * group members, only a process that left the group can be left, and the
-   * census reads only the pids handed out since the spawn.
+   * and session and reports it. Until a kill is requested the census reads
+   * only the pids handed out since the spawn: every member of the session is
+   * younger than its leader. (A group that still exists is no reason to read
+   * them all: bwrap exits before the init of its pid namespace is reaped.)
    */
   async sweep(pipesOpen: boolean): Promise<StrayReport> {
-    const quiet = !pipesOpen && !this.#terminated && !this.#control.exists(-this.#sid);
+    const quiet = !this.#terminated;
     const seen = new Set<number>();
     let members: number[];
     try {

@@ -20,7 +20,7 @@ export { throwIfDenied } from "./_permissions.ts";
 export { otherPrivateDirs, privateParents } from "./_private_dir.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
-export { findOnPath } from "./_session.ts";
+export { findOnPath, findSetsid } from "./_session.ts";
 export {
   connectTcp,
   listenUnix,

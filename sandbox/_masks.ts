@@ -20,7 +20,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { isAbsolute, join, normalize, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, normalize, resolve } from "node:path";
 import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
@@ -83,6 +83,33 @@ function maskOf(path: string, kind: MaskKind): Mask | undefined {
 }
 
 /**
+ * A test that a path is absent, answered from the listings of its folders
+ * (each listed once): most denied paths do not exist, and a listing costs
+ * far less than a failed resolve for each of them. A folder that cannot be
+ * listed (a refused permission among other reasons) answers "not known
+ * absent", and the caller resolves the path itself as before.
+ */
+function absentByListing(): (path: string) => boolean {
+  const listings = new Map<string, Set<string> | null>();
+  const absent = (path: string): boolean => {
+    const parent = dirname(path);
+    if (parent === path || !isAbsolute(path)) return false;
+    if (absent(parent)) return true;
+    let names = listings.get(parent);
+    if (names === undefined) {
+      try {
+        names = new Set(readdirSync(parent));
+      } catch {
+        names = null;
+      }
+      listings.set(parent, names);
+    }
+    return names !== null && !names.has(basename(path));
+  };
+  return absent;
+}
+
+/**
  * The masks for `denyRead` less `allowRead` (`~` standing for `home`). A
  * denied path that does not exist at launch is not masked: nothing there can
  * be read yet (one created during the call stays readable to that call). A
@@ -130,8 +157,11 @@ export function secretMasks(
   };
   // Only what lies beneath a denied path carves it: an allowed or kept path
   // around it (a workspace that is the home, say) leaves it denied.
+  const absent = absentByListing();
   for (const path of denyRead) {
-    const real = existingRealpath(expandHome(path, home));
+    const expanded = expandHome(path, home);
+    if (absent(expanded)) continue;
+    const real = existingRealpath(expanded);
     if (real !== undefined) visit(real, allowed.filter((kept) => isBeneath(kept, real)));
   }
   return outermost(masks);

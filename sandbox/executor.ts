@@ -27,6 +27,7 @@ import {
   cgroupSupportFor,
   CONFINED_DEFAULT_LIMITS,
   findOnPath,
+  findSetsid,
   LOCAL_CONFIG_KEYS,
   mergeLimits,
   otherPrivateDirs,
@@ -44,7 +45,7 @@ import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
 import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
-import { landlockLauncherModule } from "./backends/_landlock_launcher.ts";
+import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
 import { firstLine } from "./backends/_backend.ts";
 import {
   bridgeFailed,
@@ -111,6 +112,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
+ * | `sessionStrategy` | `"auto"` | as for the local executor, but `"auto"` takes the `setsid` binary under Node too: a runner gone since its probe is then a runner failure in the result |
  *
  * A `spillDir` given here must lie outside the workspace and every writable
  * root (of the default policy and of each call's policy): a confined command
@@ -311,6 +313,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
+  /** Where the Landlock launcher is written (its DENO_DIR), once that backend is prepared. */
+  #launcherDir: string | undefined;
   /** The network proxy, made on the first launch with an allow-list. */
   #proxy: NetworkProxy | undefined;
   /** Proxies whose socket an unconfined command removed: closed at disposal. */
@@ -344,7 +348,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       throw new BashConfigError(`"workspaceRoot" is required; pass the workspace directory`);
     }
     const root = canonicalWorkspaceRoot(workspaceRoot);
-    super({ cwd: root, ...local });
+    // A runner gone since its probe must be a runner failure in the result on
+    // every runtime: the setsid binary in front reports it (exit 127) where
+    // the runtime's own spawn would throw. So "auto" takes the setsid binary
+    // here under Node too, where a local executor takes "detached".
+    const auto = (local.sessionStrategy ?? "auto") === "auto" && findSetsid() !== null;
+    super({ cwd: root, ...local, ...(auto ? { sessionStrategy: "setsid-binary" } : {}) });
     if (!isSandboxMode(defaultMode)) {
       throw new BashConfigError(
         `"defaultMode" must be "read-only", "workspace-write" or "danger-full-access"; got ${
@@ -550,6 +559,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       bridge === undefined ? [] : bridgeRunners(bridge.tools, bash),
     );
     await this.#restoreFolders();
+    if (backend.name === "landlock") this.#restoreLauncher();
     const guard = await this.#guard(confined, [
       existingRealpath(own) ?? own,
       ...(confined.hiddenDirs ?? []),
@@ -910,6 +920,22 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
   }
 
+  /** Writes the Landlock launcher again when an unconfined command removed or changed it. */
+  #restoreLauncher(): void {
+    const dir = this.#launcherDir;
+    if (dir === undefined) return;
+    try {
+      landlockLauncherFile(dir);
+    } catch (error) {
+      throw new BashSpawnError(
+        `Cannot write the Landlock launcher into "${dir}" (${
+          messageOf(error)
+        }), so nothing was run; create a new executor`,
+        { cause: error },
+      );
+    }
+  }
+
   async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(this.#searchPath);
     if ("reason" in deno) return deno;
@@ -917,10 +943,17 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if (typeof tmpDir !== "string") return tmpDir;
     const denoDir = await this.#privateFolder("deno", "DENO_DIR");
     if (typeof denoDir !== "string") return denoDir;
+    let launcher: string;
+    try {
+      launcher = landlockLauncherFile(denoDir);
+    } catch (error) {
+      return { reason: `cannot write its launcher into "${denoDir}": ${messageOf(error)}` };
+    }
+    this.#launcherDir = denoDir;
     const root = process.getuid?.() === 0;
     return createLandlockBackend({
       deno: deno.path,
-      launcher: landlockLauncherModule(),
+      launcher,
       tmpDir,
       denoDir,
       root,

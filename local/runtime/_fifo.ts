@@ -39,8 +39,10 @@ export interface PipeFds {
   child: number;
 }
 
-const BATCH = 32;
-const LOW_WATER = 8;
+// Each batch costs a spawn of mkfifo, which under Node forks this whole
+// process on its main thread: one per 64 commands (it was one per 16).
+const BATCH = 128;
+const LOW_WATER = 16;
 
 let dir: string | undefined;
 const free: string[] = [];

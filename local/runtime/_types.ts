@@ -128,6 +128,14 @@ export interface SpawnedChild {
 export interface Runtime {
   /** Which runtime this is. */
   readonly name: "deno" | "node";
+  /**
+   * The session strategy `"auto"` prefers here (when util-linux `setsid` is
+   * found): `"setsid-binary"` where a spawn without `detached` avoids a fork
+   * (Deno's posix_spawn), `"detached"` where the runtime forks whatever the
+   * options (Node), so the `setsid` exec would only add a program start.
+   * Absent: `"setsid-binary"`.
+   */
+  readonly autoSession?: SessionStrategy;
   /** Spawns a child; rejects when the program cannot be started. */
   spawn(request: SpawnRequest): Promise<SpawnedChild>;
   /**

@@ -87,6 +87,8 @@ function mayWrite(path: string): boolean {
  */
 export const denoRuntime: Runtime = Object.freeze({
   name: "deno",
+  // Without `detached` Deno spawns by posix_spawn (no fork, whatever the heap).
+  autoSession: "setsid-binary",
   spawn,
   kill,
   deniedPermission,

@@ -199,6 +199,10 @@ function readDirectory(path: string): DirectoryEntry[] {
  */
 export const nodeRuntime: Runtime = Object.freeze({
   name: "node",
+  // libuv forks for every spawn: `detached` adds only a setsid() in the
+  // child, where the setsid binary would add a whole exec (measured: run("true")
+  // 10.6 ms with it, 8.3 ms without, Node 22).
+  autoSession: "detached",
   spawn,
   kill,
   deniedPermission,

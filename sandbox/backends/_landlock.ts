@@ -69,7 +69,7 @@ const READ_ONLY = /read-only file system/i;
 export interface LandlockSetup {
   /** Absolute path of `deno`. */
   deno: string;
-  /** The launcher's module specifier (see `landlockLauncherModule()`). */
+  /** The launcher's file (see `landlockLauncherFile()`). */
   launcher: string;
   /** A private writable directory, the commands' TMPDIR. */
   tmpDir: string;

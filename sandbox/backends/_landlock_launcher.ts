@@ -1,14 +1,15 @@
 /**
  * The Landlock launcher: a program run by `deno run` that restricts itself
  * with Landlock and then `execve`s the command, so the whole child tree
- * inherits the restriction. It is handed to Deno as a `data:` URL of
+ * inherits the restriction. It is handed to Deno as a file of
  * `(<function source>)();` and never imported by the sandboxed side, so
  * {@linkcode landlockLauncherMain} must not reference anything outside its own
  * body (types are erased and do not count).
  *
  * @module
  */
-import { Buffer } from "node:buffer";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 /** What the launcher is told to enforce; passed as JSON in its first argument. */
 export interface LandlockLauncherPolicy {
@@ -156,47 +157,75 @@ export function landlockLauncherMain(): void {
     return fail("the policy's seccompFilter must be a list of bytes, 8 per instruction");
   }
 
+  // Every call goes through libc's syscall(): Deno compiles a trampoline for
+  // each bound symbol (about half a millisecond each, on every launch), so two
+  // symbols instead of twenty take most of the launcher's own start-up away.
+  const numbers: Record<string, Record<string, bigint>> = {
+    x86_64: {
+      close: 3n,
+      rt_sigaction: 13n,
+      execve: 59n,
+      getcwd: 79n,
+      chdir: 80n,
+      geteuid: 107n,
+      capset: 126n,
+      prctl: 157n,
+      mount: 165n,
+      getdents64: 217n,
+      unshare: 272n,
+    },
+    aarch64: {
+      getcwd: 17n,
+      mount: 40n,
+      chdir: 49n,
+      close: 57n,
+      getdents64: 61n,
+      capset: 91n,
+      unshare: 97n,
+      rt_sigaction: 134n,
+      prctl: 167n,
+      geteuid: 175n,
+      execve: 221n,
+    },
+  };
+  const own = numbers[deno.build.arch];
+  if (own === undefined) {
+    return fail(
+      `no system call numbers for "${deno.build.arch}" (x86_64 and aarch64 only); use the bwrap backend`,
+    );
+  }
+  // Added later, with the same number on every architecture.
+  const nr: Record<string, bigint> = {
+    ...own,
+    close_range: 436n,
+    openat2: 437n,
+    mount_setattr: 442n,
+    landlock_create_ruleset: 444n,
+    landlock_add_rule: 445n,
+    landlock_restrict_self: 446n,
+  };
   let libc: Record<string, NativeFn>;
   try {
     libc = deno.dlopen("libc.so.6", {
-      landlock_create_ruleset: {
-        name: "syscall",
-        parameters: ["i64", "buffer", "usize", "u32"],
-        result: "i64",
-      },
-      landlock_add_rule: {
-        name: "syscall",
-        parameters: ["i64", "i64", "u32", "buffer", "u32"],
-        result: "i64",
-      },
-      landlock_restrict_self: { name: "syscall", parameters: ["i64", "i64", "u32"], result: "i64" },
-      getdents64: { name: "syscall", parameters: ["i64", "i32", "buffer", "usize"], result: "i64" },
-      openat2: {
-        name: "syscall",
-        parameters: ["i64", "i32", "buffer", "buffer", "usize"],
-        result: "i64",
-      },
-      close_range: { name: "syscall", parameters: ["i64", "u32", "u32", "u32"], result: "i64" },
-      mount_setattr: {
-        name: "syscall",
-        parameters: ["i64", "i32", "buffer", "u32", "buffer", "usize"],
-        result: "i64",
-      },
-      unshare: { parameters: ["i32"], result: "i32" },
-      getcwd: { parameters: ["buffer", "usize"], result: "pointer" },
-      chdir: { parameters: ["buffer"], result: "i32" },
-      mount: { parameters: ["buffer", "buffer", "buffer", "u64", "buffer"], result: "i32" },
-      prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
-      capset: { parameters: ["buffer", "buffer"], result: "i32" },
-      geteuid: { parameters: [], result: "u32" },
-      close: { parameters: ["i32"], result: "i32" },
-      signal: { parameters: ["i32", "usize"], result: "usize" },
-      execve: { parameters: ["buffer", "buffer", "buffer"], result: "i32" },
+      syscall: { parameters: ["i64", "i64", "i64", "i64", "i64", "i64", "i64"], result: "i64" },
       __errno_location: { parameters: [], result: "pointer" },
     }).symbols;
   } catch (error) {
     return fail(`cannot load libc.so.6 through FFI (${String(error)})`);
   }
+  type Argument = number | bigint | Uint8Array | null;
+  /** System call `name` (libc's `syscall()`: -1 and errno on failure); buffers go by address. */
+  const sys = (name: string, ...args: Argument[]): number => {
+    const values = args.map((arg) =>
+      arg === null
+        ? 0n
+        : arg instanceof Uint8Array
+        ? BigInt(deno.UnsafePointer.value(deno.UnsafePointer.of(arg)))
+        : BigInt(arg)
+    );
+    while (values.length < 6) values.push(0n);
+    return Number(libc.syscall!(nr[name]!, ...values));
+  };
   // The runtime may clobber errno between calls: read it through a pointer
   // taken once, right after the failing call. It only feeds messages.
   const errnoView = new deno.UnsafePointerView(libc.__errno_location!());
@@ -217,26 +246,24 @@ export function landlockLauncherMain(): void {
   // Mounts first: once restricted by Landlock, the process may not mount.
   if (mounts !== undefined) {
     const CLONE_NEWNS = 0x20000, MS_BIND = 0x1000n, MS_REC = 0x4000n, MS_PRIVATE = 0x40000n;
-    const SYS_MOUNT_SETATTR = 442n, AT_FDCWD = -100, AT_RECURSIVE = 0x8000, RDONLY = 1n;
+    const AT_FDCWD = -100, AT_RECURSIVE = 0x8000, RDONLY = 1n;
     const setattr = (path: string, flags: number, set: bigint, clear: bigint): boolean => {
       const attr = new BigUint64Array([set, clear, 0n, 0n]); // struct mount_attr
       const bytes = new Uint8Array(attr.buffer);
-      return Number(
-        libc.mount_setattr!(SYS_MOUNT_SETATTR, AT_FDCWD, cString(path), flags, bytes, 32n),
-      ) === 0;
+      return sys("mount_setattr", AT_FDCWD, cString(path), flags, bytes, 32) === 0;
     };
-    if ((libc.unshare!(CLONE_NEWNS) as number) !== 0) {
+    if (sys("unshare", CLONE_NEWNS) !== 0) {
       return fail(`cannot make a private mount namespace (${errorText()})`);
     }
     // Private before anything else, so that no change reaches the host's mounts.
-    if ((libc.mount!(null, cString("/"), null, MS_REC | MS_PRIVATE, null) as number) !== 0) {
+    if (sys("mount", null, cString("/"), null, MS_REC | MS_PRIVATE, null) !== 0) {
       return fail(`cannot make the mounts private (${errorText()})`);
     }
     if (!setattr("/", AT_RECURSIVE, RDONLY, 0n)) {
       return fail(`cannot make the mounts read-only (${errorText()})`);
     }
     const bind = (path: string) =>
-      (libc.mount!(cString(path), cString(path), null, MS_BIND | MS_REC, null) as number) === 0;
+      sys("mount", cString(path), cString(path), null, MS_BIND | MS_REC, null) === 0;
     for (const path of mounts) {
       if (!bind(path) || !setattr(path, 0, 0n, RDONLY)) {
         return fail(`cannot mount "${path}" writable (${errorText()})`);
@@ -250,7 +277,7 @@ export function landlockLauncherMain(): void {
     const MS_RDONLY = 1n, MS_NOSUID = 2n, MS_NODEV = 4n, MS_NOEXEC = 8n;
     const tmpfs = cString("tmpfs"), empty = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
     for (const path of hiddenMounts) {
-      if ((libc.mount!(tmpfs, cString(path), tmpfs, empty, null) as number) !== 0) {
+      if (sys("mount", tmpfs, cString(path), tmpfs, empty, null) !== 0) {
         // Gone since it was listed (its executor was disposed): nothing to hide.
         if (errorText() === "ENOENT") continue;
         return fail(`cannot hide "${path}" under an empty tmpfs (${errorText()})`);
@@ -258,9 +285,9 @@ export function landlockLauncherMain(): void {
     }
     // Last, so that no later mount uncovers them.
     for (const { source, path } of masks) {
-      const covered = (source === undefined
-        ? libc.mount!(tmpfs, cString(path), tmpfs, empty, cString("mode=000,size=4k"))
-        : libc.mount!(cString(source), cString(path), null, MS_BIND, null)) as number;
+      const covered = source === undefined
+        ? sys("mount", tmpfs, cString(path), tmpfs, empty, cString("mode=000,size=4k"))
+        : sys("mount", cString(source), cString(path), null, MS_BIND, null);
       if (covered !== 0 || !setattr(path, 0, RDONLY, 0n)) {
         // Gone since it was listed (a socket whose server quit, a secret removed): nothing to read.
         if (covered !== 0 && errorText() === "ENOENT") {
@@ -272,13 +299,12 @@ export function landlockLauncherMain(): void {
     // The working directory still points into the mount it was opened on:
     // enter it again by path, so a writable root there is writable.
     const cwd = new Uint8Array(4096);
-    if (libc.getcwd!(cwd, 4096n) === null || (libc.chdir!(cwd) as number) !== 0) {
+    if (sys("getcwd", cwd, 4096) < 0 || sys("chdir", cwd) !== 0) {
       return fail(`cannot enter the working directory again (${errorText()})`);
     }
   }
 
-  const SYS_CREATE = 444n, SYS_ADD_RULE = 445n, SYS_RESTRICT = 446n;
-  const abi = Number(libc.landlock_create_ruleset!(SYS_CREATE, null, 0n, 1));
+  const abi = sys("landlock_create_ruleset", null, 0, 1);
   if (abi < 1) {
     return fail(`Landlock is not available in this kernel (${errorText()})`);
   }
@@ -302,22 +328,15 @@ export function landlockLauncherMain(): void {
 
   const attr = new BigUint64Array([handledFs, handledNet, scoped]);
   const attrSize = abi >= 6 ? 24n : abi >= 4 ? 16n : 8n;
-  const rulesetFd = libc.landlock_create_ruleset!(
-    SYS_CREATE,
-    new Uint8Array(attr.buffer),
-    attrSize,
-    0,
-  ) as bigint;
-  if (rulesetFd < 0n) return fail(`landlock_create_ruleset failed (${errorText()})`);
+  const rulesetFd = sys("landlock_create_ruleset", new Uint8Array(attr.buffer), attrSize, 0);
+  if (rulesetFd < 0) return fail(`landlock_create_ruleset failed (${errorText()})`);
 
   // The paths are canonical: a symlink met on the way was planted since they
   // were resolved, and following it would grant its target.
-  const SYS_OPENAT2 = 437n, AT_FDCWD = -100, RESOLVE_NO_SYMLINKS = 4n;
+  const AT_FDCWD = -100, RESOLVE_NO_SYMLINKS = 4n;
   const open = (path: string, flags: number): number => {
     const how = new BigUint64Array([BigInt(flags | 0o2000000), 0n, RESOLVE_NO_SYMLINKS]);
-    return Number(
-      libc.openat2!(SYS_OPENAT2, AT_FDCWD, cString(path), new Uint8Array(how.buffer), 24n),
-    );
+    return sys("openat2", AT_FDCWD, cString(path), new Uint8Array(how.buffer), 24);
   };
   const O_PATH = 0o10000000, O_DIRECTORY = 0o200000;
   /** Adds a rule; false when `path` cannot be opened without following a symlink. */
@@ -327,18 +346,18 @@ export function landlockLauncherMain(): void {
     const rule = new ArrayBuffer(16); // struct landlock_path_beneath_attr, packed: 12 bytes
     new BigUint64Array(rule, 0, 1)[0] = rights & handledFs;
     new Int32Array(rule, 8, 1)[0] = fd;
-    const add = () => libc.landlock_add_rule!(SYS_ADD_RULE, rulesetFd, 1, new Uint8Array(rule), 0);
-    let added = add() as bigint;
+    const add = () => sys("landlock_add_rule", rulesetFd, 1, new Uint8Array(rule), 0);
+    let added = add();
     // Directory rights on a file are EINVAL: a walked entry may be either
     // (errno itself may be clobbered by the runtime, so it is not asked).
-    if (added < 0n && (rights & ~fileRights) !== 0n) {
+    if (added < 0 && (rights & ~fileRights) !== 0n) {
       new BigUint64Array(rule, 0, 1)[0] = rights & fileRights & handledFs;
-      added = add() as bigint;
+      added = add();
     }
-    if (added < 0n) {
+    if (added < 0) {
       return fail(`landlock_add_rule for "${path}" failed (${errorText()})`);
     }
-    libc.close!(fd);
+    sys("close", fd);
     return true;
   };
   const addPath = (path: string, rights: bigint): void => {
@@ -347,7 +366,6 @@ export function landlockLauncherMain(): void {
     }
   };
   // The entries of a directory, by getdents64 (the launcher may not read files).
-  const SYS_GETDENTS64 = deno.build.arch === "aarch64" ? 61n : 217n;
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const entries = (dir: string): string[] => {
     const fd = open(dir, O_DIRECTORY);
@@ -356,7 +374,7 @@ export function landlockLauncherMain(): void {
     const view = new DataView(buffer.buffer);
     const names: string[] = [];
     for (;;) {
-      const size = Number(libc.getdents64!(SYS_GETDENTS64, fd, buffer, 65536n));
+      const size = sys("getdents64", fd, buffer, 65536);
       if (size < 0) return fail(`cannot list "${dir}" (${errorText()})`);
       if (size === 0) break;
       for (let offset = 0; offset < size; offset += view.getUint16(offset + 16, true)) {
@@ -369,7 +387,7 @@ export function landlockLauncherMain(): void {
         }
       }
     }
-    libc.close!(fd);
+    sys("close", fd);
     return names;
   };
   // Reading is granted on every entry around the unreadable paths; those
@@ -396,13 +414,13 @@ export function landlockLauncherMain(): void {
   for (const path of policy.writeFiles) addPath(path, fileRights);
 
   const PR_SET_NO_NEW_PRIVS = 38;
-  if ((libc.prctl!(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) as number) !== 0) {
+  if (sys("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) {
     return fail(`prctl(PR_SET_NO_NEW_PRIVS) failed (${errorText()})`);
   }
-  if ((libc.landlock_restrict_self!(SYS_RESTRICT, rulesetFd, 0) as bigint) !== 0n) {
+  if (sys("landlock_restrict_self", rulesetFd, 0) !== 0) {
     return fail(`landlock_restrict_self failed (${errorText()})`);
   }
-  libc.close!(Number(rulesetFd));
+  sys("close", rulesetFd);
 
   // Landlock confines paths and ports, not privileges: root would keep every
   // capability (load modules, set the clock, reboot). Empty the bounding set
@@ -410,19 +428,19 @@ export function landlockLauncherMain(): void {
   // new privileges, the command cannot get any back.
   const PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24;
   const PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4n;
-  const root = (libc.geteuid!() as number) === 0;
+  const root = sys("geteuid") === 0;
   // PR_CAPBSET_READ answers 1 (in the set), 0, or -1 past the last capability.
   for (let cap = 0n;; cap++) {
-    const inSet = libc.prctl!(PR_CAPBSET_READ, cap, 0n, 0n, 0n) as number;
+    const inSet = sys("prctl", PR_CAPBSET_READ, cap, 0, 0, 0);
     if (inSet < 0) break;
-    if (inSet === 0 || (libc.prctl!(PR_CAPBSET_DROP, cap, 0n, 0n, 0n) as number) === 0) continue;
+    if (inSet === 0 || sys("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0) === 0) continue;
     // Without CAP_SETPCAP the set cannot shrink; a non-root user gains nothing from it.
     if (!root) break;
     return fail(`dropping capability ${cap} from the bounding set failed (${errorText()})`);
   }
-  libc.prctl!(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0n, 0n, 0n);
+  sys("prctl", PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   const header = new Uint32Array([0x20080522, 0]); // _LINUX_CAPABILITY_VERSION_3, this thread
-  if ((libc.capset!(new Uint8Array(header.buffer), new Uint8Array(24)) as number) !== 0) {
+  if (sys("capset", new Uint8Array(header.buffer), new Uint8Array(24)) !== 0) {
     return fail(`clearing the capability sets failed (${errorText()})`);
   }
 
@@ -430,13 +448,14 @@ export function landlockLauncherMain(): void {
 
   // The runtime ignores SIGPIPE and an ignored signal survives execve; the
   // command must see the default, as it does when spawned normally.
-  const SIGPIPE = 13, SIG_DFL = 0n;
-  libc.signal!(SIGPIPE, SIG_DFL);
+  // struct sigaction all zero: SIG_DFL, no flags, an empty mask; 8 bytes of signal set.
+  const SIGPIPE = 13;
+  sys("rt_sigaction", SIGPIPE, new Uint8Array(32), null, 8);
 
   // Descriptors the runtime inherited without close-on-exec (from whatever
   // started the executor) would hand the command files it may not open.
-  const SYS_CLOSE_RANGE = 436n, CLOSE_RANGE_CLOEXEC = 4;
-  if (Number(libc.close_range!(SYS_CLOSE_RANGE, 3, 0xffffffff, CLOSE_RANGE_CLOEXEC)) !== 0) {
+  const CLOSE_RANGE_CLOEXEC = 4;
+  if (sys("close_range", 3, 0xffffffff, CLOSE_RANGE_CLOEXEC) !== 0) {
     return fail(`marking inherited descriptors close-on-exec failed (${errorText()})`);
   }
   if (filter !== undefined) {
@@ -446,8 +465,7 @@ export function landlockLauncherMain(): void {
     prog.setBigUint64(8, deno.UnsafePointer.value(deno.UnsafePointer.of(instructions)), true);
     const PR_SET_SECCOMP = 22, SECCOMP_MODE_FILTER = 2n;
     const progBytes = new Uint8Array(prog.buffer);
-    const progPointer = deno.UnsafePointer.value(deno.UnsafePointer.of(progBytes));
-    if ((libc.prctl!(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, progPointer, 0n, 0n) as number) !== 0) {
+    if (sys("prctl", PR_SET_SECCOMP, SECCOMP_MODE_FILTER, progBytes, 0, 0) !== 0) {
       return fail(`installing the seccomp filter failed (${errorText()})`);
     }
   }
@@ -464,7 +482,7 @@ export function landlockLauncherMain(): void {
   };
   const argv = pointerArray([program, ...programArgs]);
   const envp = pointerArray(environment);
-  libc.execve!(cString(program), argv, envp);
+  sys("execve", cString(program), argv, envp);
   fail(`execve of "${program}" failed (${errorText()})`);
 }
 
@@ -481,14 +499,34 @@ export function landlockLauncherScript(): string {
     `  Deno.exit(${LAUNCHER_FAILURE_EXIT});\n}\n`;
 }
 
+/** The launcher's file name (`.mjs`: a module, whatever a package.json above it says). */
+const LAUNCHER_FILE = "landlock-launcher.mjs";
+
 /**
- * The launcher as the `data:` URL that `deno run` is given. It never touches
- * the disk: a file could be rewritten by a confined command whose writable
- * roots hold it, and the next launch, which runs with FFI before any
- * restriction, would run that instead.
+ * Writes the launcher script into `dir` unless the file there holds it
+ * already, and returns the file's path, which `deno run` is given. The
+ * launcher runs with FFI before any restriction, so `dir` must be a folder no
+ * confined command can write: the backend's DENO_DIR, which the executor
+ * never lets a writable root hold, and which Deno trusts for its caches
+ * anyway. A file, not a `data:` URL of the script: Deno takes about 2 ms
+ * more CPU to start from such a long URL, on every launch. Throws when the
+ * file cannot be read or written.
  */
-export function landlockLauncherModule(): string {
-  return `data:application/javascript;base64,${
-    Buffer.from(landlockLauncherScript()).toString("base64")
-  }`;
+export function landlockLauncherFile(dir: string): string {
+  const path = join(dir, LAUNCHER_FILE);
+  const script = landlockLauncherScript();
+  let current: string | undefined;
+  try {
+    current = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+  }
+  if (current !== script) {
+    // Written whole under a name of its own, then renamed into place: no
+    // launch runs half a launcher.
+    const draft = join(dir, `${LAUNCHER_FILE}-${crypto.randomUUID()}`);
+    writeFileSync(draft, script, { flag: "wx", mode: 0o600 });
+    renameSync(draft, path);
+  }
+  return path;
 }

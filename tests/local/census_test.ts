@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import process from "node:process";
 import { runtime } from "../../local/mod.ts";
 import {
   forkCount,
@@ -9,6 +10,7 @@ import {
   processesWithEnv,
   recentSessionMembers,
   sessionMembers,
+  sessionMembersBetween,
 } from "../../local/_census.ts";
 import { assertNoneLeft, marker, spawnSleep } from "./_helpers.ts";
 
@@ -90,6 +92,39 @@ describe("sessionMembers", () => {
     await child.exited;
     assert.deepEqual(sessionMembers(child.pid), []);
     await assertNoneLeft(token);
+  });
+});
+
+describe("sessionMembersBetween", () => {
+  it("reads the pids one by one and counts a process, never its threads", async () => {
+    // This runtime's own binary, idle: a process of several threads in a session of its own.
+    const idle = "setTimeout(() => {}, 60000)";
+    const child = await runtime.spawn({
+      program: process.execPath,
+      args: runtime.name === "deno" ? ["eval", idle] : ["-e", idle],
+      cwd: "/",
+      env: {},
+      stdin: "null",
+      session: "detached",
+    });
+    try {
+      await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+      let threads: number[] = [];
+      for (let tries = 0; threads.length === 0 && tries < 100; tries++) {
+        await new Promise((done) => setTimeout(done, 20));
+        threads = readdirSync(`/proc/${child.pid}/task`).map(Number).filter((id) => id > child.pid);
+      }
+      assert.ok(threads.length > 0, "no thread started");
+      // Read by its id, a thread says it is in the session.
+      assert.equal(liveSession(readFileSync(`/proc/${threads[0]}/stat`, "latin1")), child.pid);
+      const last = Math.max(...threads);
+      assert.deepEqual(sessionMembersBetween(child.pid, child.pid, last), [child.pid]);
+      assert.deepEqual(sessionMembersBetween(child.pid, child.pid + 1, last), []);
+    } finally {
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+    }
+    assert.deepEqual(sessionMembersBetween(child.pid, child.pid, child.pid), []);
   });
 });
 

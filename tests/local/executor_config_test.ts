@@ -177,9 +177,11 @@ describe("LocalBashExecutor config", () => {
     assert.equal(config.killGraceMs, 3_000);
     assert.equal(config.drainGraceMs, 500);
     assert.equal(config.keepSpillFiles, false);
+    // Node forks for every spawn, so the setsid binary would only add an exec there.
     assert.equal(
       config.sessionStrategy,
-      existsSync("/usr/bin/setsid") ? "setsid-binary" : "detached",
+      runtime.name === "deno" && existsSync("/usr/bin/setsid") ? "setsid-binary" : "detached",
     );
+    assert.equal(config.setsidPath === null, config.sessionStrategy === "detached");
   });
 });

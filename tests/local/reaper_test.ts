@@ -43,7 +43,29 @@ describe("GroupReaper", () => {
     const report = await new GroupReaper(new ProcessControl(counting, null), 2 ** 22 + 999, 100)
       .sweep(false);
     assert.deepEqual(report, { killed: 0, survivors: [] });
-    assert.equal(probes, 1);
+    // The census alone decides; the group is not probed.
+    assert.equal(probes, 0);
+  });
+
+  it("reads only the pids handed out since the spawn until a kill is requested", async () => {
+    const recent: boolean[] = [];
+    class Recording extends ProcessControl {
+      override members(sid: number, forksAtSpawn?: number | null): Promise<number[]> {
+        recent.push(forksAtSpawn !== undefined);
+        return super.members(sid, forksAtSpawn);
+      }
+    }
+    const token = marker();
+    const child = await spawnSleep(token);
+    // Its pipes open and its group alive: still every member is younger than the leader.
+    const reaper = new GroupReaper(new Recording(runtime, null), child.pid, 3000);
+    const report = await reaper.sweep(true);
+    await child.exited;
+    assert.deepEqual(report, { killed: 1, survivors: [] });
+    // The first census found the sleep; the ones after the kill read every pid.
+    assert.equal(recent[0], true);
+    assert.ok(recent.slice(1).length > 0 && recent.slice(1).every((was) => !was), `${recent}`);
+    await assertNoneLeft(token);
   });
 
   it("sends SIGTERM once and SIGKILL once, after the grace, however often it is asked", async () => {

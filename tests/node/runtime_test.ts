@@ -119,14 +119,14 @@ console.log((await executor.run(executor.resolve({ command: "echo hi" }))).stdou
   it("keeps the output of many concurrent children apart", async () => {
     // More children than one batch of named pipes under Node (see _fifo.ts).
     const results = await Promise.all(
-      Array.from({ length: 40 }, async (_, i) => {
+      Array.from({ length: 80 }, async (_, i) => {
         const child = await runtime.spawn(request(`echo out${i}; echo err${i} >&2`));
         const [out, err] = await outputs(child);
         assert.deepEqual(await child.exited, { code: 0, signal: null });
         return `${out}${err}`;
       }),
     );
-    assert.deepEqual(results, Array.from({ length: 40 }, (_, i) => `out${i}\nerr${i}\n`));
+    assert.deepEqual(results, Array.from({ length: 80 }, (_, i) => `out${i}\nerr${i}\n`));
   });
 
   it("passes exactly the given environment and working directory", async () => {

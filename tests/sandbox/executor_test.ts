@@ -75,6 +75,29 @@ describe("SandboxBashExecutor config", () => {
     assert.equal(executor.config.cwd, workspace.root);
   });
 
+  it("auto takes the setsid binary on every runtime; an explicit strategy is kept", async () => {
+    using workspace = tempWorkspace();
+    const setsid = findOnPath("setsid", process.env.PATH);
+    await using auto = new SandboxBashExecutor({ workspaceRoot: workspace.root });
+    assert.deepEqual(
+      [auto.config.sessionStrategy, auto.config.setsidPath],
+      setsid === null ? ["detached", null] : ["setsid-binary", setsid],
+    );
+    await using detached = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      sessionStrategy: "detached",
+    });
+    assert.equal(detached.config.sessionStrategy, "detached");
+    assert.throws(
+      () =>
+        new SandboxBashExecutor({
+          workspaceRoot: workspace.root,
+          sessionStrategy: "fork" as "auto",
+        }),
+      BashConfigError,
+    );
+  });
+
   it("sandboxMode is the configured default", async () => {
     using workspace = tempWorkspace();
     await using executor = new SandboxBashExecutor({
@@ -455,6 +478,28 @@ describe("a backend that breaks after its probe worked", () => {
       );
     });
   }
+});
+
+describe("the Landlock launcher's file", { skip: noLandlock }, () => {
+  it("is written again when an unconfined command changed or removed it", async () => {
+    using workspace = tempWorkspace();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock"],
+    });
+    const first = await executor.run(executor.resolve({ command: 'echo "$TMPDIR"' }));
+    assert.equal(first.exitCode, 0, first.stderr.text);
+    // DENO_DIR beside TMPDIR in the executor's private folder.
+    const file = join(first.stdout.text.trim(), "..", "deno", "landlock-launcher.mjs");
+    const script = readFileSync(file, "utf8");
+    for (const change of [() => writeFileSync(file, "Deno.exit(0);\n"), () => rmSync(file)]) {
+      change();
+      const result = await executor.run(executor.resolve({ command: "echo ran" }));
+      assert.deepEqual([result.exitCode, result.stdout.text], [0, "ran\n"], result.stderr.text);
+      assert.equal(result.sandbox?.backend, "landlock");
+      assert.equal(readFileSync(file, "utf8"), script);
+    }
+  });
 });
 
 describe("runner failure wins over denial", () => {

@@ -38,6 +38,25 @@ describe("secretMasks", () => {
     ]);
   });
 
+  it("masks a denied path beneath a symlinked folder, and skips one whose folder is missing", () => {
+    using workspace = tempWorkspace();
+    const home = join(workspace.base, "home");
+    mkdirSync(join(workspace.base, "cfg", "gh"), { recursive: true });
+    mkdirSync(home);
+    symlinkSync("../cfg", join(home, ".config"));
+    const masks = secretMasks(
+      ["~/.config/gh", "~/.config/hub", "~/.cargo/credentials"],
+      [],
+      home,
+      [],
+    );
+    assert.deepEqual(masks, [{
+      path: join(workspace.base, "cfg", "gh"),
+      directory: true,
+      kind: "secret",
+    }]);
+  });
+
   it("masks a folder entry by entry down to an allowed path, and never the kept roots", () => {
     using workspace = tempWorkspace();
     const home = join(workspace.base, "home");

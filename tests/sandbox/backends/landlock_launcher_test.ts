@@ -1,7 +1,15 @@
 // The real launcher, run by the real deno through the local executor.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
@@ -9,7 +17,7 @@ import { findDeno } from "../../../sandbox/_deno.ts";
 import { findOnPath } from "../../../local/_session.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
-  landlockLauncherModule,
+  landlockLauncherFile,
   landlockLauncherScript,
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
@@ -28,9 +36,9 @@ import {
 const deno = findDeno(process.env.PATH);
 const statuses = await probeHere();
 const skip = "reason" in deno ? deno.reason : skipUnless(statuses, "landlock");
-const launcher = landlockLauncherModule();
 // Made in the running suite's before(): a skipped suite (or Deno's top-level
 // after(), which does not run then) would leave them behind.
+let launcher: string;
 let workspace: Workspace;
 let executor: LocalBashExecutor;
 
@@ -71,19 +79,32 @@ describe("the Landlock launcher script", () => {
     assert.ok(script.includes(`exit(${LAUNCHER_FAILURE_EXIT})`));
   });
 
-  it("is handed to deno as a data: URL of that script, never as a file", () => {
-    const [head, body] = landlockLauncherModule().split(",", 2);
-    assert.equal(head, "data:application/javascript;base64");
-    assert.equal(
-      new TextDecoder().decode(Uint8Array.from(atob(body!), (c) => c.charCodeAt(0))),
-      landlockLauncherScript(),
-    );
+  it("is written whole into the folder given, and again when it was changed or removed", () => {
+    using folder = tempWorkspace();
+    const path = landlockLauncherFile(folder.root);
+    assert.equal(path, join(folder.root, "landlock-launcher.mjs"));
+    assert.equal(readFileSync(path, "utf8"), landlockLauncherScript());
+    writeFileSync(path, "Deno.exit(0);\n");
+    assert.equal(landlockLauncherFile(folder.root), path);
+    assert.equal(readFileSync(path, "utf8"), landlockLauncherScript());
+    rmSync(path);
+    landlockLauncherFile(folder.root);
+    assert.equal(readFileSync(path, "utf8"), landlockLauncherScript());
+    // No draft is left beside it.
+    assert.deepEqual(readdirSync(folder.root), ["landlock-launcher.mjs"]);
+  });
+
+  it("throws when the file cannot be read", () => {
+    using folder = tempWorkspace();
+    mkdirSync(join(folder.root, "landlock-launcher.mjs"));
+    assert.throws(() => landlockLauncherFile(folder.root), /EISDIR/);
   });
 });
 
 describe("the Landlock launcher, run", { skip }, () => {
   before(() => {
     workspace = tempWorkspace();
+    launcher = landlockLauncherFile(workspace.base);
     executor = new LocalBashExecutor({ cwd: workspace.root });
   });
   after(async () => {
@@ -269,6 +290,25 @@ describe("the Landlock launcher, run", { skip }, () => {
       lines.join("\n"),
     );
     assert.match(lines.at(-1)!, /Read-only file system/);
+  });
+
+  it("refuses an architecture whose system call numbers it does not know, and runs nothing", async () => {
+    // The same script, told by a Deno namespace of its own that it runs on riscv64.
+    const script = "Object.defineProperty(globalThis, 'Deno', { value: { ...Deno, " +
+      "args: Deno.args, build: { ...Deno.build, arch: 'riscv64' } } });\n" +
+      landlockLauncherScript();
+    const url = `data:application/javascript;base64,${btoa(script)}`;
+    const path = "reason" in deno ? "deno" : deno.path;
+    const command = [path, ...LAUNCHER_DENO_FLAGS, url, bare(), "/usr/bin/touch", "ran"]
+      .map(quote).join(" ");
+    const result = await executor.run(executor.resolve({ command }));
+    assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT, result.stderr.text);
+    assert.equal(
+      result.stderr.text,
+      `${LAUNCHER_FAILURE_PREFIX} no system call numbers for "riscv64" (x86_64 and aarch64 ` +
+        "only); use the bwrap backend\n",
+    );
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
   });
 
   it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message when it throws`, async () => {
