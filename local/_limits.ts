@@ -152,14 +152,18 @@ export function rlimitsOf(limits: ResourceLimits, held: readonly CgroupLimit[]):
   return rest;
 }
 
-/** What the limits that are set cannot enforce here, given those a cgroup holds. */
+/**
+ * What the limits that are set cannot enforce here, given those a cgroup
+ * holds, for a command that runs as root (`root`; by default: this
+ * process's user) or not.
+ */
 export function limitGaps(
   limits: ResourceLimits,
   confined: boolean,
   support: CgroupSupport,
   held: readonly CgroupLimit[],
+  root: boolean = process.getuid?.() === 0,
 ): string[] {
-  const root = process.getuid?.() === 0;
   const gaps: string[] = [];
   const perProcess = FIELDS.filter((field) =>
     limits[field] !== undefined && !(held as readonly string[]).includes(field)
@@ -197,12 +201,13 @@ export function limitGaps(
 /**
  * The facts of the limits applied to one command, or undefined when none
  * were: those a cgroup of `support` holds (see {@linkcode cgroupLimits}),
- * the rest as rlimits.
+ * the rest as rlimits; `root` as for {@linkcode limitGaps}.
  */
 export function appliedLimits(
   limits: ResourceLimits,
   confined: boolean,
   support: CgroupSupport,
+  root: boolean = process.getuid?.() === 0,
 ): AppliedResourceLimits | undefined {
   if (!hasLimits(limits)) return undefined;
   const held = cgroupLimits(limits, support);
@@ -220,7 +225,7 @@ export function appliedLimits(
     limits: { ...limits },
     mechanism,
     mechanisms,
-    gaps: limitGaps(limits, confined, support, held),
+    gaps: limitGaps(limits, confined, support, held, root),
   };
 }
 

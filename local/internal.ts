@@ -4,17 +4,26 @@
  * and the SSH executor (which runs each command's lifecycle with the same
  * {@linkcode RunningCommand}, fed by a reaper of its own, collects output
  * with the same head + tail + spill collector, hands out the same background
- * process handle, and fills and checks requests with the same functions)
+ * process handle, fills and checks requests and applies rlimits with the
+ * same functions, and keeps its local `ssh` processes from outliving the
+ * host with the same watchdog)
  * share with it. Not part of the package's exports; nothing outside this
  * repository may import it.
  *
  * @module
  */
-export { cgroupSupportFor } from "./_cgroup.ts";
+export { type CgroupSupport, cgroupSupportFor } from "./_cgroup.ts";
 export { type Reaper, RunningCommand } from "./_command.ts";
 export { LOCAL_CONFIG_KEYS, resolveConfig } from "./_config.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
-export { appliedLimits, CONFINED_DEFAULT_LIMITS, mergeLimits } from "./_limits.ts";
+export {
+  appliedLimits,
+  CONFINED_DEFAULT_LIMITS,
+  hasLimits,
+  limitedLaunch,
+  limitHit,
+  mergeLimits,
+} from "./_limits.ts";
 export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";
 export { otherPrivateDirs, privateParents } from "./_private_dir.ts";
@@ -29,3 +38,4 @@ export {
   resolveHost,
   splice,
 } from "./runtime/_net.ts";
+export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";

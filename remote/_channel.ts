@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { BashSpawnError, type StrayReport } from "../seam/mod.ts";
+import { BashSpawnError, type SandboxViolation, type StrayReport } from "../seam/mod.ts";
 import { type ExitStatus, runtime, type SpawnedChild } from "../local/mod.ts";
 import type { Reaper } from "../local/internal.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";
@@ -15,6 +15,8 @@ export interface ChannelRequest {
   env: readonly string[];
   /** The program and arguments to run in place of `bash -c command` (a sandbox wrapper). */
   argv?: readonly string[];
+  /** A probe to run first, whose output gives `argv` (in place of the one above). */
+  prepare?: Preparation;
   /** True when stdin is a pipe (bytes to send, or kept open); else /dev/null. */
   pipedStdin: boolean;
   /** The remote bash, run by the remote login shell. */
@@ -23,9 +25,30 @@ export interface ChannelRequest {
   drainGraceMs: number;
 }
 
+/**
+ * A probe the bootstrap runs in the command's channel before the command
+ * (no stdin, its stderr dropped): `finish` gets its exit code and output and
+ * returns the program and arguments to run in place of `bash -c command`,
+ * and the protected paths missing now, each with its quarantine; it may
+ * throw, and then nothing runs. One channel instead of two.
+ */
+export interface Preparation {
+  argv: readonly string[];
+  finish(exitCode: number, output: string): Prepared;
+}
+
+/** What a {@linkcode Preparation} planned. */
+export interface Prepared {
+  argv: readonly string[];
+  /** Paths to move to their quarantine (path, quarantine) when they exist once the command settled. */
+  quarantine: readonly (readonly [string, string])[];
+}
+
 /** What the channel learned from the bootstrap's messages, shared with the stderr pump. */
 interface ChannelState {
   finished: boolean;
+  /** Protected paths the command made, moved to their quarantine (or not) once it settled. */
+  violations: SandboxViolation[];
   lost: boolean;
   onLost: () => void;
 }
@@ -47,8 +70,11 @@ export function shellWord(text: string): string {
 export class RemoteChannel {
   /** The remote shell's pid (also its session and group id). */
   readonly pid: number;
+  /** The remote user's id, as the remote bash says it. */
+  readonly uid: number;
   readonly child: SpawnedChild;
   readonly reaper: Reaper;
+  readonly #transport: RemoteTransport;
   readonly #transportChild: SpawnedChild;
   readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
   readonly #ended: Promise<void>;
@@ -56,7 +82,8 @@ export class RemoteChannel {
   #killed = false;
 
   private constructor(
-    pid: number,
+    transport: RemoteTransport,
+    [pid, uid]: [number, number],
     transportChild: SpawnedChild,
     stdin: WritableStreamDefaultWriter<Uint8Array>,
     stderr: ReadableStream<Uint8Array>,
@@ -66,6 +93,8 @@ export class RemoteChannel {
     state: ChannelState,
   ) {
     this.pid = pid;
+    this.uid = uid;
+    this.#transport = transport;
     this.#state = state;
     this.#transportChild = transportChild;
     this.#stdin = stdin;
@@ -125,44 +154,82 @@ export class RemoteChannel {
       );
     }
     const stdin = child.stdin!.getWriter();
-    const setup = [
-      frame("W", request.workdir),
-      frame("X", request.command),
-      ...request.env.map((entry) => frame("E", entry)),
-      ...(request.argv ?? []).map((arg) => frame("A", arg)),
+    const send = (frames: Uint8Array[]): void => {
+      for (const bytes of frames) stdin.write(bytes).catch(() => {});
+    };
+    let quarantine: Prepared["quarantine"] = [];
+    const go = (argv: readonly string[]): Uint8Array[] => [
+      ...argv.map((arg) => frame("A", arg)),
+      ...quarantine.flatMap(([path, to]) => [frame("P", path), frame("T", to)]),
       frame(`I ${request.pipedStdin ? "p" : "n"}`),
       frame("G"),
     ];
-    for (const bytes of setup) stdin.write(bytes).catch(() => {});
+    const { prepare } = request;
+    send([
+      frame("W", request.workdir),
+      frame("X", request.command),
+      ...request.env.map((entry) => frame("E", entry)),
+      ...(prepare === undefined
+        ? go(request.argv ?? [])
+        : [...prepare.argv.map((arg) => frame("A", arg)), frame("Q")]),
+    ]);
 
     const splitter = new MessageSplitter(marker);
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     const stderr = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
     let early = "";
     const decoder = new TextDecoder();
-    let started!: (pid: number) => void;
+    let started!: (ids: [number, number]) => void;
     let failed!: (reason: string) => void;
-    const opened = new Promise<number>((resolve, reject) => {
-      started = resolve;
-      failed = (reason) => reject(reason);
+    let answered!: (answer: [number, string]) => void;
+    let unanswered!: (reason: string) => void;
+    const probed = new Promise<[number, string]>((resolve, reject) => {
+      answered = resolve;
+      unanswered = reject;
     });
+    const opened = new Promise<[number, number]>((resolve, reject) => {
+      started = resolve;
+      failed = (reason) => {
+        reject(reason);
+        unanswered(reason);
+      };
+    });
+    // Awaited later (or never, when the probe's answer fails first).
+    opened.catch(() => {});
+    probed.catch(() => {});
     let exit!: (status: ExitStatus) => void;
     const exited = new Promise<ExitStatus>((resolve) => (exit = resolve));
     let report!: (strays: StrayReport) => void;
     const strays = new Promise<StrayReport>((resolve) => (report = resolve));
     let pid: number | null = null;
-    const state: ChannelState = { finished: false, lost: false, onLost: () => {} };
+    const state: ChannelState = {
+      finished: false,
+      violations: [],
+      lost: false,
+      onLost: () => {},
+    };
     const handle = (message: string): void => {
       const [tag, ...rest] = message.split(" ");
       if (tag === "S") {
         pid = Number(rest[0]);
-        started(pid);
+        started([pid, Number(rest[1])]);
       } else if (tag === "F") failed(rest.join(" "));
-      else if (tag === "E") {
+      else if (tag === "Q") {
+        const bytes = Uint8Array.from(atob(rest[1] ?? ""), (char) => char.charCodeAt(0));
+        answered([Number(rest[0]), decoder.decode(bytes)]);
+      } else if (tag === "E") {
         exit({
           code: rest[0] === "-" ? null : Number(rest[0]),
           signal: rest[1] === "-" || rest[1] === undefined ? null : rest[1],
         });
+      } else if (tag === "V") {
+        const moved = quarantine[Number(rest[0])];
+        if (moved !== undefined) {
+          state.violations.push({
+            path: moved[0],
+            quarantinedTo: rest[1] === "1" ? moved[1] : null,
+          });
+        }
       } else if (tag === "Z") {
         state.finished = true;
         const survivors = rest.slice(1).filter((word) => word !== "").map(Number);
@@ -207,15 +274,27 @@ export class RemoteChannel {
       }
     });
     try {
-      const remotePid = await opened;
-      return new RemoteChannel(remotePid, child, stdin, stderr, exited, strays, ended, state);
+      if (prepare !== undefined) {
+        const [exitCode, output] = await probed;
+        const prepared = prepare.finish(exitCode, output);
+        quarantine = prepared.quarantine;
+        send(go(prepared.argv));
+      }
+      const ids = await opened;
+      return new RemoteChannel(transport, ids, child, stdin, stderr, exited, strays, ended, state);
     } catch (reason) {
       stdin.close().catch(() => {});
       await ended;
+      if (reason instanceof Error) throw reason;
       throw new BashSpawnError(
         `The command could not start on ${transport.name}: ${String(reason)}`,
       );
     }
+  }
+
+  /** Protected paths the command made, moved to their quarantine once it settled. */
+  get violations(): readonly SandboxViolation[] {
+    return this.#state.violations;
   }
 
   /** True once the channel ended before the bootstrap's last message: the connection was lost. */
@@ -243,7 +322,8 @@ export class RemoteChannel {
     clearTimeout(timer);
     if (!gone) {
       this.#stdin.close().catch(() => {});
-      runtime.kill(this.#transportChild.pid, "SIGTERM");
+      const pid = this.#transportChild.pid;
+      await (this.#transport.kill?.(pid, "SIGTERM") ?? runtime.kill(pid, "SIGTERM"));
     }
     await this.#transportChild.exited;
   }

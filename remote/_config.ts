@@ -1,5 +1,5 @@
 import { isAbsolute } from "node:path";
-import { BashConfigError } from "../seam/mod.ts";
+import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
 import { checkKnownKeys, kindOf, wholeNumber } from "../seam/_checks.ts";
 import type { LocalBashExecutorConfig } from "../local/mod.ts";
 import { findOnPath, resolveConfig } from "../local/internal.ts";
@@ -8,7 +8,8 @@ import { findOnPath, resolveConfig } from "../local/internal.ts";
  * Options of an {@linkcode SshBashExecutor}: where to connect and how, and
  * the same limits as the local executor (`timeoutMs`, `maxTimeoutMs`,
  * `maxOutputBytes`, `headBytes`, `maxSpillBytes`, `killGraceMs`,
- * `drainGraceMs`, `keepSpillFiles`, with the same defaults).
+ * `drainGraceMs`, `keepSpillFiles`, `limits`, with the same defaults;
+ * resource `limits` are applied on the remote host as rlimits).
  *
  * | field | default | meaning |
  * |---|---|---|
@@ -21,7 +22,7 @@ import { findOnPath, resolveConfig } from "../local/internal.ts";
  * | `sshConfigFile` | none (`-F none`) | an ssh_config file to read |
  * | `sshOptions` | `[]` | more `Name=value` options for `ssh -o` |
  * | `connectTimeoutSeconds` | 10 | how long opening the connection may take |
- * | `maxChannels` | 10 | commands at once over the connection (sshd's `MaxSessions`); more wait |
+ * | `maxChannels` | 10 | commands at once over the connection (sshd's `MaxSessions`); more wait; background processes get at most `maxChannels - 1` (one is kept for foreground runs), and `start()` beyond that rejects |
  * | `cwd` | `"/"` | absolute remote directory that relative workdirs resolve against |
  * | `shell` | `"bash"` | the remote bash (name on the remote PATH, or absolute path) |
  * | `ssh` | `ssh` on PATH | the local OpenSSH client |
@@ -42,7 +43,7 @@ import { findOnPath, resolveConfig } from "../local/internal.ts";
  * ```
  */
 export interface SshBashExecutorConfig
-  extends Omit<LocalBashExecutorConfig, "cwd" | "sessionStrategy" | "limits"> {
+  extends Omit<LocalBashExecutorConfig, "cwd" | "sessionStrategy"> {
   /** Host name or address. */
   host: string;
   /** Port, when not 22. */
@@ -106,6 +107,8 @@ export interface ResolvedSshBashExecutorConfig {
   readonly killGraceMs: number;
   readonly drainGraceMs: number;
   readonly keepSpillFiles: boolean;
+  /** Resource limits of every command, as configured. */
+  readonly limits: Readonly<ResourceLimits>;
 }
 
 /** The limits that this executor shares with the local one. */
@@ -118,6 +121,7 @@ const LIMIT_KEYS: readonly string[] = [
   "killGraceMs",
   "drainGraceMs",
   "keepSpillFiles",
+  "limits",
 ];
 
 const SSH_CONFIG_KEYS: readonly string[] = [
@@ -235,6 +239,7 @@ export function resolveSshConfig(config: SshBashExecutorConfig): ResolvedSshBash
     killGraceMs: limits.killGraceMs,
     drainGraceMs: limits.drainGraceMs,
     keepSpillFiles: limits.keepSpillFiles,
+    limits: limits.limits,
   };
 }
 

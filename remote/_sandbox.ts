@@ -2,13 +2,15 @@ import { posix } from "node:path";
 import {
   BashConfigError,
   type BashSandboxInfo,
+  BashSpawnError,
   type SandboxEnforcement,
   type SandboxPolicy,
   SandboxUnavailableError,
+  type SandboxViolation,
 } from "../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../local/mod.ts";
 import type { RunningCommand } from "../local/internal.ts";
-import { DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
+import { DEFAULT_DENY_READ, DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
 import {
   bwrapDenied,
   bwrapEnforcement,
@@ -16,10 +18,25 @@ import {
   bwrapFilters,
   type BwrapFolders,
   bwrapRunnerFailed,
+  checkedPolicyPaths,
   type ConfinedPolicy,
+  outermost,
   REMOTE_PATHS,
+  secretMasks,
   wrapInBwrap,
 } from "../sandbox/_reusable.ts";
+import { parseView, type ViewKind, viewProbe } from "./_view.ts";
+import type { Preparation } from "./_channel.ts";
+
+/** How the executor runs a command under a policy on the remote host. */
+export interface RemotePlan {
+  /** The environment to send (none for a wrapped command: bwrap sets it inside). */
+  env: Record<string, string>;
+  /** For a confined command: the probe to run first in its channel, and the wrapper it plans. */
+  prepare?: Preparation;
+  /** The command's sandbox facts, once it settled, with the protected paths it made (moved away). */
+  describe: (running: RunningCommand, violations: readonly SandboxViolation[]) => BashSandboxInfo;
+}
 
 /** How a probe of the remote host ended. */
 export interface ProbeResult {
@@ -80,30 +97,72 @@ export class RemoteSandbox {
   }
 
   /**
-   * The launch confined by `policy` (none for `danger-full-access`), and how
-   * to describe the settled command's sandbox.
+   * How to run `launch` confined by `policy` (unwrapped for
+   * `danger-full-access`): the environment to send, the probe that looks at
+   * the remote filesystem in the command's own channel just before it starts
+   * and whose output plans the bwrap wrapper (`prepare`), and how to describe
+   * the settled command's sandbox.
    */
-  async confine(
-    policy: SandboxPolicy,
-    launch: Launch,
-  ): Promise<{ launch?: Launch; describe: (running: RunningCommand) => BashSandboxInfo }> {
+  async confine(policy: SandboxPolicy, launch: Launch): Promise<RemotePlan> {
     const mode = policy?.mode;
     if (mode === "danger-full-access") {
-      return { describe: () => ({ mode, backend: "none", denied: false }) };
+      return { env: launch.env, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = confinedPolicy(policy);
+    const denyRead = checkedPolicyPaths(
+      "sandboxPolicy.denyRead",
+      policy.denyRead ?? DEFAULT_DENY_READ,
+    );
+    const allowRead = checkedPolicyPaths("sandboxPolicy.allowRead", policy.allowRead ?? []);
     const facts = await this.#learn();
+    const roots = [confined.workspaceRoot, ...confined.writableRoots];
+    const paths: [ViewKind, string][] = [
+      ...denyRead.map((path): [ViewKind, string] => ["deny", path]),
+      ...allowRead.map((path): [ViewKind, string] => ["allow", path]),
+      ...roots.map((path): [ViewKind, string] => ["keep", path]),
+      ...confined.readOnlyPaths.map((path): [ViewKind, string] => ["protected", path]),
+    ];
     const inside = { ...launch, env: { ...facts.baseEnv, ...launch.env } };
+    let missing: string[] = [];
     return {
-      launch: wrapInBwrap(
-        facts.bwrap,
-        facts.filters,
-        inside,
-        confined,
-        facts.folders,
-        REMOTE_PATHS,
-      ),
-      describe: (running) => {
+      // The wrapper and bwrap run with none of it: bwrap sets it inside (see wrapInBwrap).
+      env: {},
+      prepare: {
+        argv: viewProbe(this.#shell, facts.folders.privateDir, paths),
+        finish: (exitCode, output) => {
+          if (exitCode !== 0) {
+            throw new BashSpawnError(
+              `The sandbox could not look at the filesystem of ${this.#host} (exit ${exitCode}), so nothing was run; check the remote private folder "${facts.folders.privateDir}"`,
+            );
+          }
+          // What the command will see, looked at just before it starts, as the local sandbox does.
+          const view = parseView(this.#host, output);
+          const keep = roots.map((root) => view.realpath(root) ?? root);
+          confined.masks = outermost(
+            secretMasks(denyRead, allowRead, view.home, keep, view.fs),
+          );
+          confined.maskFile = `${facts.folders.privateDir}/mask`;
+          // Bound read-only only where they exist; a missing one is named in the result.
+          missing = confined.mode === "workspace-write"
+            ? confined.readOnlyPaths.filter((path) => view.realpath(path) === undefined)
+            : [];
+          const wrapped = wrapInBwrap(
+            facts.bwrap,
+            facts.filters,
+            inside,
+            confined,
+            facts.folders,
+            REMOTE_PATHS,
+          );
+          // What the command makes there is moved to the remote quarantine once it settled.
+          const quarantine = missing.map((path): [string, string] => [
+            path,
+            `${facts.folders.privateDir}/quarantine/${crypto.randomUUID()}-${posix.basename(path)}`,
+          ]);
+          return { argv: [wrapped.program, ...wrapped.args], quarantine };
+        },
+      },
+      describe: (running, violations) => {
         const exit = running.exit ?? { code: null, signal: null };
         const outcome: LaunchOutcome = {
           exitCode: exit.code,
@@ -115,8 +174,9 @@ export class RemoteSandbox {
           mode: confined.mode,
           backend: "bwrap",
           denied: false,
-          enforcement: remoteEnforcement(facts.filters, confined),
+          enforcement: remoteEnforcement(facts.filters, confined, missing),
         };
+        if (violations.length > 0) info.violations = [...violations];
         if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
         else {
           const denial = bwrapDenied(outcome, confined, launch.cwd);
@@ -256,8 +316,8 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
     readOnlyPaths: [root, ...writableRoots].flatMap((base) =>
       protectedPaths.map((name) => posix.join(base, name))
     ),
-    // Under network deny no Unix socket may be made (no allowUnixSockets over SSH); denyRead
-    // masks need the remote filesystem and are not applied.
+    // Under network deny no Unix socket may be made (no allowUnixSockets over SSH); the
+    // denyRead masks are planned over the remote filesystem by confine().
     unixSockets: false,
     masks: [],
     maskFile: "",
@@ -266,16 +326,35 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
 
 /** What the remote host's users are told the local sandbox does and this one does not. */
 export const REMOTE_SANDBOX_GAPS: readonly string[] = Object.freeze([
-  "secrets (denyRead) not masked on the remote host: a command can read its credential stores",
-  "protected paths (.git) bound read-only only where they exist on the remote host: a missing " +
-  "one can be created, and git may later run what a command planted",
+  "protected paths on the remote host: only at the top of each writable root, not in the folders " +
+  "below it, and symlink or gitdir: targets and the folder core.hooksPath names are not made " +
+  "read-only (the local sandbox does all of these)",
 ]);
 
-/** The bwrap facts, with what the remote sandbox leaves out named as gaps. */
+/** Names the protected paths that did not exist when the command started (one gap for all). */
+export function missingProtectedGap(paths: readonly string[]): string {
+  return `protected paths missing on the remote host when the command started, so the command could create them: ${
+    paths.map((path) => `"${path}"`).join(", ")
+  }; what it made there is moved to the remote quarantine once it settled (see violations)`;
+}
+
+/**
+ * The bwrap facts, with what the remote sandbox leaves out named as gaps:
+ * those of every remote command and the protected paths that were missing.
+ */
 function remoteEnforcement(
   filters: Parameters<typeof bwrapEnforcement>[0],
   confined: Parameters<typeof bwrapEnforcement>[1],
+  missing: readonly string[],
 ): SandboxEnforcement {
   const facts = bwrapEnforcement(filters, confined);
-  return { ...facts, filesystem: "partial", gaps: [...facts.gaps, ...REMOTE_SANDBOX_GAPS] };
+  return {
+    ...facts,
+    filesystem: "partial",
+    gaps: [
+      ...facts.gaps,
+      ...REMOTE_SANDBOX_GAPS,
+      ...(missing.length === 0 ? [] : [missingProtectedGap(missing)]),
+    ],
+  };
 }

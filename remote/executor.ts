@@ -2,28 +2,35 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
   type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
-  type BashSandboxInfo,
   BashSpawnError,
+  type ResourceLimits,
 } from "../seam/mod.ts";
 import {
+  appliedLimits,
   BASH_FLAGS,
+  type CgroupSupport,
   checkBackground,
+  CONFINED_DEFAULT_LIMITS,
   ENV_OVERRIDES,
   executorLimits,
   fillRequest,
+  hasLimits,
+  limitedLaunch,
+  limitHit,
   LocalBashProcess,
+  mergeLimits,
   OutputCollector,
   RunningCommand,
+  throwIfDenied,
 } from "../local/internal.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
-import { type ProbeResult, RemoteSandbox } from "./_sandbox.ts";
+import { type ProbeResult, type RemotePlan, RemoteSandbox } from "./_sandbox.ts";
 import {
   type ResolvedSshBashExecutorConfig,
   resolveSshConfig,
@@ -47,7 +54,10 @@ const encoder = new TextEncoder();
  * One multiplexed connection per executor (a master started on first use,
  * stopped at disposal), so a command costs a channel, not a handshake; at
  * most `maxChannels` (default 10, sshd's `MaxSessions`) run at once, the
- * rest wait. A small bash bootstrap, sent as the remote command with each
+ * rest wait. A background process holds its channel for its whole life, so
+ * background processes may hold at most `maxChannels - 1`: one channel is
+ * kept for foreground runs (which end on their own), and a `start()` that
+ * would take it rejects at once with `BashSpawnError`. A small bash bootstrap, sent as the remote command with each
  * command, does the remote half; stdin is framed, so the end of stdin means
  * the connection was lost and the bootstrap kills the command. A run whose
  * connection was lost says `connectionLost: true`; a connection that cannot
@@ -102,7 +112,13 @@ export class SshBashExecutor extends BashExecutor {
   /** Validates the config (throws `BashConfigError` naming the field); connects on first use. */
   constructor(config: SshBashExecutorConfig) {
     super();
-    this.config = resolveSshConfig(config);
+    try {
+      this.config = resolveSshConfig(config);
+    } catch (error) {
+      // PATH, to find ssh: read here, and refusable.
+      throwIfDenied(error, "read the environment and find ssh");
+      throw error;
+    }
     this.#slots = new ChannelSlots(this.config.maxChannels);
   }
 
@@ -124,6 +140,7 @@ export class SshBashExecutor extends BashExecutor {
       connectTimeoutSeconds: this.config.connectTimeoutSeconds,
       maxChannels: this.config.maxChannels,
       dir: this.#privateDir(),
+      keepDir: this.config.keepSpillFiles,
     });
     return this.#transport as SshTransport;
   }
@@ -154,11 +171,14 @@ export class SshBashExecutor extends BashExecutor {
    */
   async run(request: BashExecRequest): Promise<BashRunResult> {
     const spec = this.specOf(request);
-    const { running, channel, describe } = await this.#launch(spec, false);
+    const { running, channel, describe, limits, confined } = await this.#launch(spec, false);
     await running.settled;
     if (running.failure !== undefined) throw running.failure;
     const exit = running.exit ?? { code: null, signal: null };
-    const sandbox = describe?.(running);
+    const sandbox = describe?.(running, channel.violations);
+    const stderr = running.stderr.collect();
+    const applied = appliedLimits(limits, confined, NO_REMOTE_CGROUP, channel.uid === 0);
+    const hit = limitHit(limits, exit, stderr.text);
     return {
       exitCode: exit.code,
       signal: exit.signal,
@@ -168,13 +188,15 @@ export class SshBashExecutor extends BashExecutor {
       timeoutMs: spec.timeoutMs,
       durationMs: running.durationMs,
       stdout: running.stdout.collect(),
-      stderr: running.stderr.collect(),
+      stderr,
       strays: running.strays,
       scrubbedEnv: [],
       connectionLost: channel.lost,
       ...(running.onOutputError === undefined ? {} : { onOutputError: running.onOutputError }),
       ...(running.cause === "dispose" ? { disposed: true } : {}),
       ...(sandbox === undefined ? {} : { sandbox }),
+      ...(applied === undefined ? {} : { limits: applied }),
+      ...(hit === undefined ? {} : { limitHit: hit }),
     };
   }
 
@@ -186,10 +208,14 @@ export class SshBashExecutor extends BashExecutor {
   async start(request: BashExecRequest): Promise<BashProcess> {
     const spec = this.specOf(request);
     checkBackground(spec);
-    const { running, describe } = await this.#launch(spec, true);
+    const { running, channel, describe, limits } = await this.#launch(spec, true);
     return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
-      sandbox: describe?.(running),
-      limitHit: undefined,
+      sandbox: describe?.(running, channel.violations),
+      limitHit: limitHit(
+        limits,
+        running.exit ?? { code: null, signal: null },
+        running.stderr.collect().text,
+      ),
     }));
   }
 
@@ -217,7 +243,12 @@ export class SshBashExecutor extends BashExecutor {
   }
 
   #privateDir(): string {
-    this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-ssh-"));
+    try {
+      this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-ssh-"));
+    } catch (error) {
+      throwIfDenied(error, "make the private folder for the control socket and spill files");
+      throw error;
+    }
     return this.#dir;
   }
 
@@ -237,20 +268,31 @@ export class SshBashExecutor extends BashExecutor {
     const calledAt = performance.now();
     const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
     const keepStdinOpen = background && spec.keepStdinOpen === true;
-    let confined: Awaited<ReturnType<RemoteSandbox["confine"]>> | undefined;
+    const confining = spec.sandboxPolicy !== null &&
+      spec.sandboxPolicy.mode !== "danger-full-access";
+    // As locally: confined commands get the sandbox's default limits; the call's go over them.
+    const limits = mergeLimits(
+      confining ? mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits) : this.config.limits,
+      spec.limits,
+    );
+    const bashLaunch = {
+      program: this.config.shell,
+      args: [...BASH_FLAGS, "-c", spec.command],
+      cwd: spec.workdir,
+      env,
+    };
+    const launch = hasLimits(limits) ? limitedLaunch(bashLaunch, limits) : bashLaunch;
+    let confined: RemotePlan | undefined;
     if (spec.sandboxPolicy !== null) {
       this.#sandbox ??= new RemoteSandbox(
         this.config.host,
         this.config.shell,
         (argv) => this.#probe(argv),
       );
-      confined = await this.#sandbox.confine(spec.sandboxPolicy, {
-        program: this.config.shell,
-        args: [...BASH_FLAGS, "-c", spec.command],
-        cwd: spec.workdir,
-        env,
-      });
+      confined = await this.#sandbox.confine(spec.sandboxPolicy, launch);
     }
+    // A background process may not take the channel kept for foreground runs (see ChannelSlots).
+    const place = background ? this.#backgroundPlace() : undefined;
     // When the caller aborts while the channel opens, the clocks learn when (the first cause wins).
     let abortedAt: number | undefined;
     const onAbort = (): void => void (abortedAt ??= performance.now());
@@ -258,20 +300,28 @@ export class SshBashExecutor extends BashExecutor {
     const opening = this.#open(spec, {
       command: spec.command,
       workdir: spec.workdir,
-      env: Object.entries(confined?.launch?.env ?? env).map(
-        ([name, value]) => `${name}=${value}`,
-      ),
-      ...(confined?.launch === undefined
+      env: Object.entries(confined?.env ?? env).map(([name, value]) => `${name}=${value}`),
+      // The sandbox wrapper (planned in the channel), or the limits' script; else the
+      // bootstrap runs bash -c itself.
+      ...(confined?.prepare !== undefined
+        ? { prepare: confined.prepare }
+        : launch === bashLaunch
         ? {}
-        : { argv: [confined.launch.program, ...confined.launch.args] }),
+        : { argv: [launch.program, ...launch.args] }),
       pipedStdin: spec.stdin !== undefined || keepStdinOpen,
       shell: this.config.shell,
       killGraceMs: this.config.killGraceMs,
       drainGraceMs: this.config.drainGraceMs,
     });
-    const { channel, release } = await opening.finally(() =>
-      spec.signal?.removeEventListener("abort", onAbort)
-    );
+    let channel: RemoteChannel, release: () => void;
+    try {
+      ({ channel, release } = await opening.finally(() =>
+        spec.signal?.removeEventListener("abort", onAbort)
+      ));
+    } catch (error) {
+      place?.();
+      throw error;
+    }
     const { config } = this;
     const running = new RunningCommand({
       child: channel.child,
@@ -288,11 +338,13 @@ export class SshBashExecutor extends BashExecutor {
     channel.onLost = () => running.kill("lost");
     this.#running.add(running);
     running.settled.then(async () => {
+      // Its place goes back at once, so a start() right after its kill() is not refused.
+      place?.();
       await channel.release();
       release();
       this.#running.delete(running);
     });
-    return { running, channel, describe: confined?.describe };
+    return { running, channel, describe: confined?.describe, limits, confined: confining };
   }
 
   /** Waits for a channel, opens the connection if needed, and starts the command over it. */
@@ -312,6 +364,22 @@ export class SshBashExecutor extends BashExecutor {
       release();
       throw error;
     }
+  }
+
+  /**
+   * A background process's place (see `ChannelSlots`); throws
+   * `BashSpawnError` when it would take the channel kept for foreground runs.
+   */
+  #backgroundPlace(): () => void {
+    const place = this.#slots.reserveBackground();
+    if (place !== null) return place;
+    const limit = this.#slots.backgroundLimit;
+    const name = this.transport.name;
+    throw new BashSpawnError(
+      limit === 0
+        ? `With "maxChannels" 1, the one channel to ${name} is kept for foreground commands, so no background process can start; run it in the foreground, or raise "maxChannels" if the server's MaxSessions allows`
+        : `${limit} background processes already hold ${limit} of the ${this.config.maxChannels} channels to ${name}, and one is kept for foreground commands, so nothing was started; end a background process first (task_kill), run this one in the foreground, or raise "maxChannels" if the server's MaxSessions allows`,
+    );
   }
 
   /**
@@ -351,14 +419,6 @@ export class SshBashExecutor extends BashExecutor {
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {
-    const asked = Object.entries(spec.limits ?? {}).filter(([, value]) => value != null);
-    if (asked.length > 0) {
-      throw new BashConfigError(
-        `The SSH executor does not apply resource limits yet; got ${
-          asked.map(([name]) => `"${name}"`).join(", ")
-        } in "limits"; leave "limits" out or use an executor that applies them`,
-      );
-    }
     if (this.#disposed) throw disposedError();
     if (spec.signal?.aborted) {
       throw new BashSpawnError(
@@ -373,8 +433,18 @@ export class SshBashExecutor extends BashExecutor {
 interface Launched {
   running: RunningCommand;
   channel: RemoteChannel;
-  describe: ((running: RunningCommand) => BashSandboxInfo) | undefined;
+  describe: RemotePlan["describe"] | undefined;
+  /** The resource limits in effect (merged; unset fields are no limit). */
+  limits: ResourceLimits;
+  /** True when a sandbox confines the command. */
+  confined: boolean;
 }
+
+/** No cgroup is made on the remote host: every limit is an rlimit there. */
+const NO_REMOTE_CGROUP: CgroupSupport = {
+  processes: { unavailable: "the SSH executor makes no cgroup on the remote host" },
+  memoryBytes: { unavailable: "the SSH executor makes no cgroup on the remote host" },
+};
 
 function disposedError(): BashSpawnError {
   return new BashSpawnError("The executor was disposed; create a new executor to run commands");

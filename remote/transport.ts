@@ -1,7 +1,9 @@
 import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
 import { runtime, type SpawnedChild } from "../local/mod.ts";
+import { findOnPath, Watchdog, WATCHDOG_VARIABLE } from "../local/internal.ts";
 
 /**
  * How the remote executor reaches a shell on the other side: the program
@@ -46,6 +48,12 @@ export interface RemoteTransport {
   command(remoteCommand: string): { program: string; args: string[] };
   /** Closes the shared connection; idempotent. */
   close(): Promise<void>;
+  /**
+   * Signals a local process that runs `command()`'s program, when the runtime
+   * may not do it itself; resolves false when it was gone. Optional: without
+   * it the executor signals directly.
+   */
+  kill?(pid: number, signal: "SIGTERM" | "SIGKILL"): Promise<boolean>;
 }
 
 /** The options of one `ssh` connection, as {@linkcode SshTransport} takes them. */
@@ -74,6 +82,11 @@ export interface SshTransportOptions {
   maxChannels: number;
   /** The executor's private folder, which holds the control socket. */
   dir: string;
+  /**
+   * True when `dir` must outlive this process (kept spill files); otherwise
+   * the watchdog removes it when this process dies.
+   */
+  keepDir?: boolean;
 }
 
 /** How long the master's readiness is polled for beyond the connect timeout, in milliseconds. */
@@ -87,6 +100,13 @@ const READY_SLACK_MS = 2000;
  * handshake. `BatchMode=yes` always (nothing prompts), host keys checked
  * against the given known_hosts file, and no local environment variable is
  * sent (no `SendEnv`; `-F none` unless a config file is given).
+ *
+ * The master runs in a session of its own and is registered with the local
+ * executor's watchdog (a bash process holding a pipe from this process, on
+ * `bash` from the local PATH): when this process dies, even by SIGKILL, the
+ * watchdog kills the master, which ends every channel, and the remote
+ * bootstrap then kills its command. No watchdog, no connection: a master
+ * that could outlive this process is not started.
  *
  * @example
  * ```ts
@@ -109,6 +129,7 @@ export class SshTransport implements RemoteTransport {
   readonly #options: SshTransportOptions;
   readonly #controlPath: string;
   #master: Promise<SpawnedChild> | null = null;
+  #watchdog: Watchdog | null = null;
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -155,6 +176,13 @@ export class SshTransport implements RemoteTransport {
   async close(): Promise<void> {
     const master = this.#master;
     this.#master = null;
+    await this.#stopMaster(master);
+    const watchdog = this.#watchdog;
+    this.#watchdog = null;
+    await watchdog?.close();
+  }
+
+  async #stopMaster(master: Promise<SpawnedChild> | null): Promise<void> {
     if (master === null) return;
     let child: SpawnedChild;
     try {
@@ -170,8 +198,23 @@ export class SshTransport implements RemoteTransport {
     ]);
     clearTimeout(timer);
     if (!exited) {
-      runtime.kill(child.pid, "SIGKILL");
+      await this.kill(child.pid, "SIGKILL");
       await child.exited;
+    }
+  }
+
+  /**
+   * Signals a local `ssh` process of this transport (the master, or a
+   * channel's client): directly, or through the watchdog when the runtime
+   * may not (Deno refuses `Deno.kill` under a scoped `--allow-run`).
+   */
+  async kill(pid: number, signal: "SIGTERM" | "SIGKILL"): Promise<boolean> {
+    try {
+      return runtime.kill(pid, signal);
+    } catch (error) {
+      if (!runtime.deniedPermission(error)) throw error;
+      const [sent] = await (await this.#guard()).signal(signal, [pid]);
+      return sent === true;
     }
   }
 
@@ -201,8 +244,32 @@ export class SshTransport implements RemoteTransport {
     return args;
   }
 
+  /** The watchdog, running, and told about the private folder; rejects with `BashSpawnError`. */
+  async #guard(): Promise<Watchdog> {
+    if (this.#watchdog === null) {
+      const bash = findOnPath("bash");
+      if (bash === null) {
+        throw new BashSpawnError(
+          `No "bash" was found on the local PATH to run the watchdog that stops the ssh master when this process dies; install bash or fix PATH`,
+        );
+      }
+      const { dir, keepDir } = this.#options;
+      this.#watchdog = new Watchdog({
+        runtime,
+        bash,
+        setsidPath: null,
+        session: "detached",
+        tempRoot: dirname(dir),
+      });
+      if (keepDir !== true) this.#watchdog.guard(dir);
+    }
+    await this.#watchdog.ready();
+    return this.#watchdog;
+  }
+
   async #startMaster(): Promise<SpawnedChild> {
     const o = this.#options;
+    const watchdog = await this.#guard();
     // A master that was killed leaves its socket behind, and ssh would not listen on it.
     rmSync(this.#controlPath, { force: true });
     let child: SpawnedChild;
@@ -219,7 +286,8 @@ export class SshTransport implements RemoteTransport {
           o.host,
         ],
         cwd: o.dir,
-        env: clientEnv(),
+        // The watchdog finds it by this too, should this process die before it is told the pid.
+        env: { ...clientEnv(), [WATCHDOG_VARIABLE]: `${watchdog.token}.master` },
         stdin: "null",
         session: "detached",
       });
@@ -229,6 +297,9 @@ export class SshTransport implements RemoteTransport {
         { cause },
       );
     }
+    const sid = child.pid;
+    watchdog.watch(sid);
+    child.exited.then(() => watchdog.release(sid));
     child.stdout.cancel().catch(() => {});
     const stderr = collectText(child.stderr);
     const deadline = performance.now() + o.connectTimeoutSeconds * 1000 + READY_SLACK_MS;
@@ -240,7 +311,7 @@ export class SshTransport implements RemoteTransport {
       if (check === 0) return child;
       await new Promise((done) => setTimeout(done, pause));
     }
-    if (!exited) runtime.kill(child.pid, "SIGKILL");
+    if (!exited) await this.kill(child.pid, "SIGKILL");
     await child.exited;
     const reason = (await stderr).trim() || "it did not open in time";
     throw new BashSpawnError(

@@ -74,22 +74,41 @@ export interface Mask {
   kind: MaskKind;
 }
 
-function maskOf(path: string, kind: MaskKind): Mask | undefined {
-  try {
-    return { path, directory: lstatSync(path).isDirectory(), kind };
-  } catch {
-    return undefined;
-  }
+/**
+ * What {@linkcode secretMasks} asks of the filesystem that the command will
+ * see: this machine's ({@linkcode LOCAL_MASK_FS}), or another host's, as a
+ * probe there found it.
+ */
+export interface MaskFs {
+  /** The canonical path when it exists, else undefined. */
+  realpath(path: string): string | undefined;
+  /** Whether the (canonical) path is a directory; undefined when it does not exist. */
+  isDirectory(path: string): boolean | undefined;
+  /** The names in a directory; throws when it cannot be listed. */
+  list(path: string): string[];
 }
 
+/** This machine's filesystem. */
+export const LOCAL_MASK_FS: MaskFs = {
+  realpath: existingRealpath,
+  isDirectory(path) {
+    try {
+      return lstatSync(path).isDirectory();
+    } catch {
+      return undefined;
+    }
+  },
+  list: (path) => readdirSync(path),
+};
+
 /**
- * A test that a path is absent, answered from the listings of its folders
- * (each listed once): most denied paths do not exist, and a listing costs
+ * A test that a path is absent from `fs`, answered from the listings of its
+ * folders (each listed once): most denied paths do not exist, and a listing costs
  * far less than a failed resolve for each of them. A folder that cannot be
  * listed (a refused permission among other reasons) answers "not known
  * absent", and the caller resolves the path itself as before.
  */
-function absentByListing(): (path: string) => boolean {
+function absentByListing(fs: MaskFs): (path: string) => boolean {
   const listings = new Map<string, Set<string> | null>();
   const absent = (path: string): boolean => {
     const parent = dirname(path);
@@ -98,7 +117,7 @@ function absentByListing(): (path: string) => boolean {
     let names = listings.get(parent);
     if (names === undefined) {
       try {
-        names = new Set(readdirSync(parent));
+        names = new Set(fs.list(parent));
       } catch {
         names = null;
       }
@@ -117,31 +136,34 @@ function absentByListing(): (path: string) => boolean {
  * down to the allowed paths, so they stay reachable; `keep` (the workspace
  * and writable roots, which the policy grants outright) are carved out the
  * same way. An allowed or kept path that holds a denied one does not carve
- * it. Symlinks are followed: what a denied path names is denied.
+ * it. Symlinks are followed: what a denied path names is denied. `fs` is
+ * the filesystem the command will see (another host's for a remote sandbox).
  */
 export function secretMasks(
   denyRead: readonly string[],
   allowRead: readonly string[],
   home: string,
   keep: readonly string[],
+  fs: MaskFs = LOCAL_MASK_FS,
 ): Mask[] {
   const allowed = [
-    ...allowRead.flatMap((path) => existingRealpath(expandHome(path, home)) ?? []),
+    ...allowRead.flatMap((path) => fs.realpath(expandHome(path, home)) ?? []),
     ...keep,
   ];
   const masks: Mask[] = [];
   const visit = (path: string, carved: string[]): void => {
     if (carved.some((kept) => isBeneath(path, kept))) return;
     const inside = carved.filter((kept) => isBeneath(kept, path));
-    const mask = maskOf(path, "secret");
-    if (mask === undefined) return;
+    const directory = fs.isDirectory(path);
+    if (directory === undefined) return;
+    const mask: Mask = { path, directory, kind: "secret" };
     if (inside.length === 0 || !mask.directory) {
       masks.push(mask);
       return;
     }
     let names: string[];
     try {
-      names = readdirSync(path);
+      names = fs.list(path);
     } catch (error) {
       throw new BashSpawnError(
         `Cannot list "${path}" to carve the allowed paths out of it (${
@@ -151,17 +173,17 @@ export function secretMasks(
       );
     }
     for (const name of names) {
-      const child = existingRealpath(join(path, name));
+      const child = fs.realpath(join(path, name));
       if (child !== undefined) visit(child, inside);
     }
   };
   // Only what lies beneath a denied path carves it: an allowed or kept path
   // around it (a workspace that is the home, say) leaves it denied.
-  const absent = absentByListing();
+  const absent = absentByListing(fs);
   for (const path of denyRead) {
     const expanded = expandHome(path, home);
     if (absent(expanded)) continue;
-    const real = existingRealpath(expanded);
+    const real = fs.realpath(expanded);
     if (real !== undefined) visit(real, allowed.filter((kept) => isBeneath(kept, real)));
   }
   return outermost(masks);

@@ -18,7 +18,7 @@ import { findOnPath, findSetsid } from "../../local/_session.ts";
 import { Watchdog } from "../../local/_watchdog.ts";
 import { PRIVATE_DIR_PREFIX } from "../../local/_private_dir.ts";
 import { ProcessControl } from "../../local/_control.ts";
-import { assertNoneLeft, marker, spawnSleep, STRATEGIES, waitForSleep } from "./_helpers.ts";
+import { assertNoneLeft, marker, pause, spawnSleep, STRATEGIES, waitForSleep } from "./_helpers.ts";
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
 function startTime(pid: number | "self"): string {
@@ -112,7 +112,13 @@ describe("disposal", () => {
       command: `setsid sleep ${token} >/dev/null 2>&1 & echo "$SHELLSEAM_WATCHDOG"; sleep ${token}`,
     }));
     await waitForSleep(token, 2);
-    assert.match(task.readOutput().stdout.text, /^[0-9a-f-]{36}\.1\n$/);
+    // The echo ran before the sleeps, but its bytes may still be on their way through the pipe.
+    let stdout = "";
+    for (let tries = 0; stdout === "" && tries < 200; tries++) {
+      stdout = task.readOutput().stdout.text;
+      if (stdout === "") await pause(25);
+    }
+    assert.match(stdout, /^[0-9a-f-]{36}\.1\n$/);
     await executor[Symbol.asyncDispose]();
     await assertNoneLeft(token);
   });

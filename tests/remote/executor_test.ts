@@ -133,6 +133,108 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     }
   });
 
+  it("keeps a channel for foreground runs: a background process that would take it is refused at once", async () => {
+    await using executor = new SshBashExecutor(config({ maxChannels: 3 }));
+    const token = marker();
+    const first = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    const second = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    await assert.rejects(
+      executor.start(executor.resolve({ command: `sleep ${token}; echo third` })),
+      (error: Error) =>
+        error instanceof BashSpawnError &&
+        error.message.includes("2 background processes already hold 2 of the 3 channels"),
+    );
+    // Foreground runs still get the kept channel, one after another.
+    const runs = await Promise.all(
+      [1, 2, 3].map((i) => executor.run(executor.resolve({ command: `echo ${i}` }))),
+    );
+    assert.deepEqual(runs.map((run) => run.stdout.text), ["1\n", "2\n", "3\n"]);
+    assert.equal(processesWith(`sleep\0${token}\0`).length, 2, "the refused one ran");
+    // A background process that ended frees its channel for the next one.
+    await first.kill();
+    const third = await executor.start(executor.resolve({ command: `sleep ${token}` }));
+    assert.equal(third.status, "running");
+    await Promise.all([second.kill(), third.kill()]);
+  });
+
+  it("starts no background process with maxChannels 1: its one channel is kept for foreground runs", async () => {
+    await using executor = new SshBashExecutor(config({ maxChannels: 1 }));
+    await assert.rejects(
+      executor.start(executor.resolve({ command: "sleep 30" })),
+      (error: Error) => error instanceof BashSpawnError && /"maxChannels" 1/.test(error.message),
+    );
+    assert.equal(
+      (await executor.run(executor.resolve({ command: "echo ok" }))).stdout.text,
+      "ok\n",
+    );
+  });
+
+  it("applies resource limits on the remote host as rlimits, and reports them", async () => {
+    await using executor = new SshBashExecutor(config({ limits: { cpuSeconds: 9 } }));
+    const limits = { fileSizeBytes: 1024 * 1024, processes: 2000 };
+    const result = await executor.run(
+      executor.resolve({ command: "ulimit -St; ulimit -Ht; ulimit -f; ulimit -u", limits }),
+    );
+    assert.equal(result.stdout.text, "9\n10\n1024\n2000\n", result.stderr.text);
+    assert.deepEqual(result.limits?.limits, { cpuSeconds: 9, ...limits });
+    assert.equal(result.limits?.mechanism, "rlimit");
+    // The remote user is root here, as is the user the test sshd logs in.
+    assert.ok(
+      result.limits?.gaps.some((gap) => gap.startsWith("processes: not enforced for root")),
+      JSON.stringify(result.limits?.gaps),
+    );
+    // A call's null lifts the config's limit; no limit, no report.
+    const lifted = await executor.run(
+      executor.resolve({ command: "ulimit -t", limits: { cpuSeconds: null } }),
+    );
+    assert.equal(lifted.stdout.text, "unlimited\n");
+    assert.equal(lifted.limits, undefined);
+  });
+
+  it("reports the limit a remote command ran into: a file size limit ends it with SIGXFSZ", async () => {
+    await using executor = new SshBashExecutor(config());
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-limits-"));
+    try {
+      const result = await executor.run(executor.resolve({
+        command: `exec head -c 300000 /dev/zero > ${dir}/big`,
+        limits: { fileSizeBytes: 100 * 1024 },
+      }));
+      assert.equal(result.signal, "SIGXFSZ");
+      assert.deepEqual(result.limitHit, { limit: "fileSize", evidence: "signal", certain: true });
+      assert.equal(readFileSync(join(dir, "big")).length, 100 * 1024);
+      const background = await executor.start(executor.resolve({
+        command: `exec head -c 300000 /dev/zero > ${dir}/big2`,
+        limits: { fileSizeBytes: 100 * 1024 },
+      }));
+      await background.done;
+      assert.equal(background.limitHit?.limit, "fileSize");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a kill reaches a process that left the command's session (setsid), by its marker", async () => {
+    await using executor = new SshBashExecutor(config());
+    const token = marker();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & sleep ${token}`,
+      timeoutMs: 1500,
+    }));
+    assert.equal(result.timedOut, true);
+    await until(() => processesWith(token).length === 0, `no process carrying "${token}"`);
+  });
+
+  it("the sweep after a command that exited kills and counts what left its session, by its marker", async () => {
+    await using executor = new SshBashExecutor(config());
+    const token = marker();
+    const result = await executor.run(executor.resolve({
+      command: `setsid sleep ${token} >/dev/null 2>&1 & echo started`,
+    }));
+    assert.equal(result.exitCode, 0);
+    assert.deepEqual(result.strays, { killed: 1, survivors: [] });
+    await until(() => processesWith(token).length === 0, `no process carrying "${token}"`);
+  });
+
   it("rejects with BashSpawnError when the host key is not known, and runs nothing", async () => {
     const knownHostsFile = join(sshd!.dir, "empty_known_hosts");
     writeFileSync(knownHostsFile, "");
@@ -188,12 +290,15 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
         network: "deny",
       } as const;
       const inside = await executor.run(executor.resolve({
-        command: "echo in > inside.txt && cat inside.txt",
+        command: "echo in > inside.txt && cat inside.txt && ulimit -u",
         workdir: workspace,
         sandboxPolicy: policy,
       }));
       assert.equal(inside.exitCode, 0, inside.stderr.text);
       assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "in\n");
+      // A confined command gets the sandbox's default limits, as locally.
+      assert.equal(inside.stdout.text, "in\n4096\n");
+      assert.equal(inside.limits?.limits.processes, 4096);
       // The workspace's .git (a default protected path) stays read-only.
       mkdirSync(join(workspace, ".git"));
       const git = await executor.run(executor.resolve({
@@ -205,7 +310,7 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
       assert.deepEqual(readdirSync(join(workspace, ".git")), []);
       assert.deepEqual(inside.sandbox?.backend, "bwrap");
       assert.equal(inside.sandbox?.denied, false);
-      // What the remote sandbox does not do (secrets, missing protected paths) is said.
+      // What the remote sandbox does not do (protected-path targets) is said.
       assert.equal(inside.sandbox?.enforcement?.filesystem, "partial");
       for (const gap of REMOTE_SANDBOX_GAPS) {
         assert.ok(inside.sandbox?.enforcement?.gaps.includes(gap), gap);

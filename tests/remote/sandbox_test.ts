@@ -1,0 +1,153 @@
+// The remote sandbox hides secrets and names what it leaves open, over a real sshd whose
+// sessions get a home of their own (SetEnv HOME), so "~/" must mean the remote home.
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { missingProtectedGap, REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
+import { SshBashExecutor } from "../../remote/mod.ts";
+import { BashSpawnError, type SandboxPolicy } from "../../seam/mod.ts";
+import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
+
+describe("the remote sandbox", { skip: sshdMissing }, () => {
+  let sshd: TestSshd | undefined;
+  let home = "";
+  let workspace = "";
+  before(async () => {
+    home = mkdtempSync(join(tmpdir(), "shellseam-remote-home-"));
+    workspace = mkdtempSync(join(tmpdir(), "shellseam-remote-ws-"));
+    sshd = await startSshd(`SetEnv HOME=${home}`);
+  });
+  after(async () => {
+    await sshd?.dispose();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  });
+  const policy = (extra: Partial<SandboxPolicy> = {}): SandboxPolicy => ({
+    mode: "workspace-write",
+    workspaceRoot: workspace,
+    network: "deny",
+    ...extra,
+  });
+
+  it("masks the default denyRead paths of the remote home, with allowRead carved out", async () => {
+    mkdirSync(join(home, ".ssh", "keys"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_test"), "SECRET\n");
+    writeFileSync(join(home, ".ssh", "keys", "pub"), "PUBLIC\n");
+    writeFileSync(join(home, ".netrc"), "NETRC\n");
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const run = (command: string, extra: Partial<SandboxPolicy> = {}) =>
+      executor.run(executor.resolve({ command, sandboxPolicy: policy(extra) }));
+    const key = await run("cat ~/.ssh/id_test", { allowRead: ["~/.ssh/keys"] });
+    assert.notEqual(key.exitCode, 0);
+    assert.match(key.stderr.text, /Permission denied/);
+    assert.equal(key.sandbox?.denial, "secret", key.stderr.text);
+    const netrc = await run("cat ~/.netrc");
+    assert.match(netrc.stderr.text, /Permission denied/);
+    assert.equal(netrc.sandbox?.denial, "secret");
+    const carved = await run("cat ~/.ssh/keys/pub", { allowRead: ["~/.ssh/keys"] });
+    assert.equal(carved.exitCode, 0, carved.stderr.text);
+    assert.equal(carved.stdout.text, "PUBLIC\n");
+    // Without the carve-out the whole folder is hidden.
+    const whole = await run("ls ~/.ssh");
+    assert.match(whole.stderr.text, /Permission denied/);
+    // The denial is the sandbox's: unconfined, the same read works.
+    const full = await executor.run(executor.resolve({
+      command: "cat ~/.ssh/id_test",
+      sandboxPolicy: policy({ mode: "danger-full-access" }),
+    }));
+    assert.equal(full.stdout.text, "SECRET\n");
+  });
+
+  it("masks an absolute denyRead path given by the policy, and only what it lists", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-remote-secret-"));
+    try {
+      writeFileSync(join(dir, "token"), "TOKEN\n");
+      writeFileSync(join(dir, "open"), "OPEN\n");
+      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+      const result = await executor.run(executor.resolve({
+        command: `cat ${dir}/open; cat ${dir}/token`,
+        sandboxPolicy: policy({ mode: "read-only", denyRead: [join(dir, "token")] }),
+      }));
+      assert.equal(result.stdout.text, "OPEN\n");
+      assert.match(result.stderr.text, /token: Permission denied/);
+      assert.equal(result.sandbox?.denial, "secret");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs nothing, and rejects with BashSpawnError, when it cannot look at the remote filesystem", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const confined = { sandboxPolicy: policy({ mode: "read-only" }) };
+    const tmp = await executor.run(executor.resolve({ command: 'echo "$TMPDIR"', ...confined }));
+    // An unconfined command removes the remote private folder (the mask file with it).
+    const folder = dirname(tmp.stdout.text.trim());
+    await executor.run(executor.resolve({ command: `rm -rf ${folder}` }));
+    const planted = join(workspace, "planted");
+    await assert.rejects(
+      executor.run(executor.resolve({ command: `touch ${planted}`, ...confined })),
+      (error: Error) => error instanceof BashSpawnError && error.message.includes(folder),
+    );
+    assert.ok(!existsSync(planted), "the command ran");
+  });
+
+  it("names the protected paths that are missing when the command starts, and none that exist", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const protectedPaths = [".git", ".envrc"];
+    const gapsOf = async (): Promise<string[]> => {
+      const result = await executor.run(
+        executor.resolve({ command: "true", sandboxPolicy: policy({ protectedPaths }) }),
+      );
+      assert.equal(result.sandbox?.enforcement?.filesystem, "partial");
+      return result.sandbox?.enforcement?.gaps ?? [];
+    };
+    const git = join(workspace, ".git");
+    const envrc = join(workspace, ".envrc");
+    assert.ok((await gapsOf()).includes(missingProtectedGap([git, envrc])));
+    mkdirSync(git);
+    assert.ok((await gapsOf()).includes(missingProtectedGap([envrc])));
+    writeFileSync(envrc, "");
+    const gaps = await gapsOf();
+    assert.deepEqual(gaps.filter((gap) => gap.includes("missing on the remote host")), []);
+    // What remains open for every remote command is still said.
+    for (const open of REMOTE_SANDBOX_GAPS) assert.ok(gaps.includes(open), open);
+  });
+
+  it("moves what a command made at a missing protected path to the remote quarantine", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-remote-plant-"));
+    try {
+      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: root });
+      const planted = await executor.run(executor.resolve({
+        command: "mkdir -p .git/hooks && echo 'touch /tmp/owned' > .git/hooks/post-checkout",
+        sandboxPolicy: policy({ workspaceRoot: root }),
+      }));
+      assert.equal(planted.exitCode, 0, planted.stderr.text);
+      assert.ok(!existsSync(join(root, ".git")), "the planted .git stayed in the workspace");
+      const [violation] = planted.sandbox?.violations ?? [];
+      assert.equal(violation?.path, join(root, ".git"));
+      assert.match(violation?.quarantinedTo ?? "", /\/quarantine\/[0-9a-f-]+-\.git$/);
+      assert.equal(
+        readFileSync(join(violation!.quarantinedTo!, "hooks", "post-checkout"), "utf8"),
+        "touch /tmp/owned\n",
+      );
+      // A background process: moved once it settled.
+      const task = await executor.start(executor.resolve({
+        command: "mkdir .git",
+        sandboxPolicy: policy({ workspaceRoot: root }),
+      }));
+      await task.done;
+      assert.equal(task.sandbox?.violations?.[0]?.path, join(root, ".git"));
+      assert.ok(!existsSync(join(root, ".git")));
+      // Nothing made there: nothing to report.
+      const clean = await executor.run(executor.resolve({
+        command: "true",
+        sandboxPolicy: policy({ workspaceRoot: root }),
+      }));
+      assert.equal(clean.sandbox?.violations, undefined);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
