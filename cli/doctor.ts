@@ -8,8 +8,9 @@ export const DOCTOR_USAGE: string = `Usage: shellseam doctor [options]
 
 Answers "is my sandbox real?": the platform, each sandbox backend (works or
 not, and why), the Landlock ABI, and what the backend that would confine a
-command over the workspace enforces and leaves open; then where spill files
-live (the filesystem, RAM-backed or not, and the free space).
+command over the workspace enforces and leaves open; the runtime's permissions
+in effect (Deno's, scope by scope); then where spill files live (the
+filesystem, RAM-backed or not, and the free space).
 
 Options:
   --workspace DIR    the workspace the facts are about (default: the current directory)

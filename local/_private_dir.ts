@@ -85,3 +85,13 @@ export function privateParents(base: string): string[] {
     .filter((entry) => entry.isDirectory() && name.test(entry.name))
     .map((entry) => join(base, entry.name));
 }
+
+/** True when `path` is a directory (not a link to one) owned by this process's user. */
+export function isOwnDirectory(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && stat.uid === (process.getuid?.() ?? stat.uid);
+  } catch {
+    return false;
+  }
+}

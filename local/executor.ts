@@ -1,7 +1,5 @@
-import { lstatSync, mkdirSync, rmSync, statSync } from "node:fs";
-import process from "node:process";
+import { mkdirSync, rmSync } from "node:fs";
 import {
-  type AppliedResourceLimits,
   BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
@@ -9,8 +7,6 @@ import {
   type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
-  type BashSandboxInfo,
-  BashSpawnError,
   type ResourceLimitHit,
   type ResourceLimits,
   type SandboxPolicy,
@@ -24,15 +20,7 @@ import {
 import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
 import { OutputCollector } from "./_output.ts";
-import { LocalBashProcess } from "./_process.ts";
-import {
-  appliedLimits,
-  hasLimits,
-  limitedLaunch,
-  limitHit,
-  mergeLimits,
-  rlimitsOf,
-} from "./_limits.ts";
+import { appliedLimits, hasLimits, limitedLaunch, mergeLimits, rlimitsOf } from "./_limits.ts";
 import {
   cgroupLimits,
   type CgroupSupport,
@@ -47,8 +35,12 @@ import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
-import type { Launch, LaunchOutcome, LaunchPlan } from "./launch.ts";
-import { makePrivateDir, privateParentPath } from "./_private_dir.ts";
+import type { Launch, LaunchPlan } from "./launch.ts";
+import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
+import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
+import { clocks, type Launched } from "./_launched.ts";
+import { finishRun } from "./_run_result.ts";
+import { backgroundProcess } from "./_background.ts";
 
 const encoder = new TextEncoder();
 
@@ -283,32 +275,7 @@ export class LocalBashExecutor extends BashExecutor {
     spec: BashExecSpec,
     wrap: ((launch: Launch) => Launch) | undefined,
   ): Promise<BashRunResult> {
-    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, false, wrap);
-    await running.settled;
-    if (running.failure !== undefined) throw running.failure;
-    const stderr = running.stderr.collect();
-    const exit = running.exit ?? { code: null, signal: null };
-    const result: BashRunResult = {
-      exitCode: exit.code,
-      signal: exit.signal,
-      timedOut: running.cause === "timeout",
-      idledOut: running.cause === "idle",
-      aborted: running.cause === "abort",
-      timeoutMs: spec.timeoutMs,
-      durationMs: running.durationMs,
-      stdout: running.stdout.collect(),
-      stderr,
-      strays: running.strays,
-      scrubbedEnv: [...this.#env.scrubbed],
-    };
-    if (running.cause === "dispose") result.disposed = true;
-    if (running.onOutputError !== undefined) result.onOutputError = running.onOutputError;
-    const sandbox = describe(plan, running, stderr.text, applied);
-    if (sandbox !== undefined) result.sandbox = sandbox;
-    if (applied !== undefined) result.limits = applied;
-    const hit = cgroup?.hit ?? limitHit(limits, exit, stderr.text);
-    if (hit !== undefined) result.limitHit = hit;
-    return result;
+    return await finishRun(spec, await this.#launch(spec, false, wrap), this.#env.scrubbed);
   }
 
   /**
@@ -333,15 +300,7 @@ export class LocalBashExecutor extends BashExecutor {
   async start(request: BashExecRequest): Promise<BashProcess> {
     const spec = this.specOf(request);
     checkBackground(spec);
-    const { running, plan, limits, applied, cgroup } = await this.#launch(spec, true, undefined);
-    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => {
-      const stderrText = running.stderr.collect().text;
-      return {
-        sandbox: describe(plan, running, stderrText, applied),
-        limitHit: cgroup?.hit ??
-          limitHit(limits, running.exit ?? { code: null, signal: null }, stderrText),
-      };
-    }, plan.beforeRead);
+    return backgroundProcess(spec, await this.#launch(spec, true, undefined));
   }
 
   /**
@@ -543,21 +502,8 @@ export class LocalBashExecutor extends BashExecutor {
   ): Promise<Launched> {
     this.#checkCanSpawn(spec);
     const bash = this.#bash;
-    if (bash === null) {
-      throw new BashSpawnError(`No "bash" was found on PATH; install bash or fix PATH`);
-    }
-    let isDirectory = false;
-    try {
-      isDirectory = statSync(spec.workdir).isDirectory();
-    } catch (error) {
-      throwIfDenied(error, `check the workdir "${spec.workdir}"`);
-      // Otherwise reported below.
-    }
-    if (!isDirectory) {
-      throw new BashSpawnError(
-        `Workdir "${spec.workdir}" does not exist or is not a directory; pass an existing directory`,
-      );
-    }
+    checkBash(bash);
+    checkWorkdir(spec.workdir);
     const env = commandEnv(this.#env, spec.env, spec.managedEnv);
     // Last, so no caller displaces it: a kill finds the command's processes in
     // other sessions by it, and on the host's death the watchdog kills what carries it.
@@ -706,77 +652,6 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {
-    if (this.#disposed) {
-      throw disposedError();
-    }
-    if (spec.signal?.aborted) {
-      throw new BashSpawnError(
-        "The signal was aborted before the command started, so nothing was run; pass a signal that is not aborted yet",
-        { cause: spec.signal.reason },
-      );
-    }
+    checkCanSpawn(this.#disposed, spec);
   }
-}
-
-/** True when `path` is a directory (not a link to one) owned by this process's user. */
-function isOwnDirectory(path: string): boolean {
-  try {
-    const stat = lstatSync(path);
-    return stat.isDirectory() && stat.uid === (process.getuid?.() ?? stat.uid);
-  } catch {
-    return false;
-  }
-}
-
-function disposedError(): BashSpawnError {
-  return new BashSpawnError("The executor was disposed; create a new executor to run commands");
-}
-
-/** The wall and idle clocks apply to foreground runs only; the abort signal to both. */
-function clocks(
-  spec: BashExecSpec,
-  background: boolean,
-): { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } {
-  const clocks: { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } = {};
-  if (!background) clocks.timeoutMs = spec.timeoutMs;
-  if (!background && spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
-  if (spec.signal !== undefined) clocks.signal = spec.signal;
-  return clocks;
-}
-
-/** A spawned command with what it was launched under. */
-interface Launched {
-  running: RunningCommand;
-  plan: LaunchPlan;
-  /** The resource limits in effect (merged; unset fields are no limit). */
-  limits: ResourceLimits;
-  /** Their facts, when any were set. */
-  applied: AppliedResourceLimits | undefined;
-  /** The limit the command's cgroup counted (set once it settled), or null without a cgroup. */
-  cgroup: { hit?: ResourceLimitHit } | null;
-}
-
-/** The plan's sandbox facts, with what the resource limits could not enforce among the gaps. */
-function describe(
-  plan: LaunchPlan,
-  running: RunningCommand,
-  stderrText: string,
-  applied: AppliedResourceLimits | undefined,
-): BashSandboxInfo | undefined {
-  if (plan.describe === undefined) return undefined;
-  const exit = running.exit ?? { code: null, signal: null };
-  const outcome: LaunchOutcome = {
-    exitCode: exit.code,
-    signal: exit.signal,
-    stderrText,
-    killedByExecutor: running.cause !== null,
-  };
-  const info = plan.describe(outcome);
-  if (info.enforcement !== undefined && applied !== undefined) {
-    info.enforcement = {
-      ...info.enforcement,
-      gaps: [...info.enforcement.gaps, ...applied.gaps],
-    };
-  }
-  return info;
 }

@@ -30,4 +30,12 @@ export { otherPrivateDirs, privateParents } from "./_private_dir.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 export { findOnPath, findSetsid } from "./_session.ts";
+export {
+  connectTcp,
+  listenUnix,
+  type NetListener,
+  type NetSocket,
+  resolveHost,
+  splice,
+} from "./runtime/_net.ts";
 export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";

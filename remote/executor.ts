@@ -80,7 +80,7 @@ const encoder = new TextEncoder();
  * await using executor = new SshBashExecutor({ host: "127.0.0.1", port: 1, cwd: "/srv/app" });
  * const spec = executor.resolve({ command: "make", workdir: "build" });
  * assert.equal(spec.workdir, "/srv/app/build");
- * await assert.rejects(executor.run(spec), BashSpawnError);
+ * await assert.rejects(executor.run({ command: "make", workdir: "build" }), BashSpawnError);
  * ```
  *
  * @example Run a command over SSH (needs a host)

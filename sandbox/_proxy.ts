@@ -19,7 +19,7 @@ import {
   type NetSocket,
   resolveHost,
   splice,
-} from "../local/runtime/_net.ts";
+} from "../local/internal.ts";
 import { messageOf } from "../seam/_message.ts";
 import { addressRefusal, normalHost, refusal } from "./_network.ts";
 import {

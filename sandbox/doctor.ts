@@ -2,6 +2,7 @@ import { statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
 import { type AppliedResourceLimits, SandboxUnavailableError } from "../seam/mod.ts";
+import { runtime } from "../local/mod.ts";
 import {
   type SandboxBackendName,
   type SandboxBackendStatus,
@@ -97,6 +98,8 @@ export interface SpillLocation {
  *   backends: [{ backend: "bwrap", works: false, reason: '"bwrap" was not found on PATH' }],
  *   unusable: [],
  *   spill: { dir: "/tmp", filesystem: "ext4", ramBacked: false, freeBytes: 0, budgetBytes: 1024 ** 3 },
+ *   runtime: "node",
+ *   permissions: null,
  * };
  * // No backend works here, so none is selected.
  * assert.equal(report.backends.some((backend) => backend.works), false);
@@ -132,6 +135,16 @@ export interface ShellseamDoctorReport {
    * rlimit; absent when no backend ran one.
    */
   limits?: AppliedResourceLimits;
+  /** The runtime this process runs on. */
+  runtime: "deno" | "node";
+  /**
+   * The runtime's permissions in effect for this process, by name (Deno's
+   * `read`, `write`, `run`, ...; Node's `fs.read`, `fs.write`, `child`,
+   * ...), each for the whole scope (one granted only for some paths or
+   * programs is not `granted`), or null when no permission model is in
+   * effect (Node without `--permission`).
+   */
+  permissions: Record<string, "granted" | "prompt" | "denied"> | null;
   /**
    * Whether a network allow-list works with the selected backend: a command
    * under `{ allow: [] }` reached the executor's proxy through the bridge
@@ -241,10 +254,21 @@ export async function shellseamDoctor(
     unusable,
     spill,
     ...(limits === undefined ? {} : { limits }),
+    runtime: runtime.name,
+    permissions: runtime.permissions(),
     ...(selected === null ? {} : {
       networkProxy: await networkProxyReport({ ...config([selected]), network: { allow: [] } }),
     }),
   };
+}
+
+/** The runtime's permissions in effect, as one line. */
+function permissionsLine(report: ShellseamDoctorReport): string {
+  if (report.permissions === null) {
+    return `${report.runtime} permissions: no permission model in effect (started without --permission)`;
+  }
+  const states = Object.entries(report.permissions).map(([name, state]) => `${name} ${state}`);
+  return `${report.runtime} permissions: ${states.join(", ")}`;
 }
 
 /**
@@ -369,6 +393,8 @@ function spillLine(spill: SpillLocation): string {
  *     mechanisms: { processes: "cgroup v2", fileSizeBytes: "rlimit" },
  *     gaps: [],
  *   },
+ *   runtime: "deno",
+ *   permissions: { read: "granted", write: "prompt", run: "granted" },
  * });
  * assert.match(text, /bwrap: does not work: "bwrap" was not found on PATH/);
  * assert.match(text, /landlock: works \(Landlock ABI 3\); filesystem full, network none/);
@@ -376,6 +402,7 @@ function spillLine(spill: SpillLocation): string {
  * assert.match(text, /confined commands use: landlock/);
  * assert.match(text, /spill folder: \/tmp \(tmpfs, RAM-backed: .*\); 2\.0 GiB free; budget 1\.0 GiB/);
  * assert.match(text, /resource limits of confined commands: processes by cgroup v2, fileSizeBytes by rlimit/);
+ * assert.match(text, /\ndeno permissions: read granted, write prompt, run granted\n/);
  * ```
  */
 export function formatDoctorReport(report: ShellseamDoctorReport): string {
@@ -422,6 +449,7 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
         : `network allow-lists: do not work, so commands with one fail closed: ${proxy.reason}`,
     );
   }
+  lines.push(permissionsLine(report));
   lines.push(spillLine(report.spill));
   return lines.join("\n") + "\n";
 }

@@ -10,7 +10,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashError, BashSpawnError } from "../seam/mod.ts";
 import { runtime } from "../local/mod.ts";
-import { findOnPath } from "../local/_session.ts";
+import { findOnPath } from "../local/internal.ts";
 import { canonicalWorkspaceRoot } from "./policy.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
 import { unprotectedReason } from "./_protected.ts";

@@ -161,6 +161,15 @@ export interface Runtime {
    * without `fs.write` for it); true otherwise.
    */
   mayWrite(path: string): boolean;
+  /**
+   * The permissions this process runs under, by name (Deno's `read`,
+   * `write`, `net`, `env`, `sys`, `run`, `ffi`, `import`; Node's `fs.read`,
+   * `fs.write`, `child`, `worker`, `wasi`, `addon`), each `granted`,
+   * `prompt` or `denied` for the whole scope (a scope granted only for some
+   * paths or programs is not `granted`); null when no permission model is in
+   * effect (Node without `--permission`).
+   */
+  permissions(): Record<string, "granted" | "prompt" | "denied"> | null;
 }
 
 /**

@@ -62,6 +62,14 @@ function readDirectory(path: string): DirectoryEntry[] {
   return [...Deno.readDirSync(path)].map(({ name, isDirectory }) => ({ name, isDirectory }));
 }
 
+const PERMISSION_NAMES = ["read", "write", "net", "env", "sys", "run", "ffi", "import"] as const;
+
+function permissions(): Record<string, "granted" | "prompt" | "denied"> {
+  return Object.fromEntries(
+    PERMISSION_NAMES.map((name) => [name, Deno.permissions.querySync({ name }).state]),
+  );
+}
+
 function mayWrite(path: string): boolean {
   return Deno.permissions.querySync({ name: "write", path }).state === "granted";
 }
@@ -86,4 +94,5 @@ export const denoRuntime: Runtime = Object.freeze({
   deniedPermission,
   readDirectory,
   mayWrite,
+  permissions,
 });

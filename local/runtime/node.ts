@@ -169,6 +169,16 @@ function mayWrite(path: string): boolean {
   return permission === undefined || permission.has("fs.write", path);
 }
 
+const PERMISSION_SCOPES = ["fs.read", "fs.write", "child", "worker", "wasi", "addon"] as const;
+
+function permissions(): Record<string, "granted" | "denied"> | null {
+  const permission = (process as unknown as { permission?: NodePermission }).permission;
+  if (permission === undefined) return null;
+  return Object.fromEntries(
+    PERMISSION_SCOPES.map((scope) => [scope, permission.has(scope) ? "granted" : "denied"]),
+  );
+}
+
 function readDirectory(path: string): DirectoryEntry[] {
   return readdirSync(path, { withFileTypes: true }).map((entry) => ({
     name: entry.name,
@@ -198,4 +208,5 @@ export const nodeRuntime: Runtime = Object.freeze({
   deniedPermission,
   readDirectory,
   mayWrite,
+  permissions,
 });

@@ -14,7 +14,7 @@
  * @module
  */
 import type { Launch } from "../../local/launch.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../local/internal.ts";
 import { PROXY_USER } from "../_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */

@@ -290,6 +290,34 @@ describe("shellseam doctor", { skip: denoSkip }, () => {
   });
 });
 
+describe("shellseam doctor: the Deno permissions in effect", { skip: denoSkip }, () => {
+  it("reports what this process was granted, scope by scope", () => {
+    using workspace = tempWorkspace();
+    const result = spawnSync(process.execPath, [
+      "run",
+      "--allow-run=bash,setsid,bwrap,deno,unshare",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write=/tmp",
+      "--allow-sys=uid",
+      MAIN,
+      "doctor",
+      "--json",
+      "--workspace",
+      workspace.root,
+    ], { encoding: "utf8", timeout: 60_000 });
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.runtime, "deno");
+    // Granted whole; granted in part (not the whole scope) or not at all.
+    assert.equal(report.permissions.read, "granted");
+    assert.equal(report.permissions.env, "granted");
+    for (const name of ["write", "run", "sys", "net", "ffi"]) {
+      assert.notEqual(report.permissions[name], "granted", name);
+    }
+    assert.equal(result.status, report.selected === null ? 1 : 0);
+  });
+});
+
 describe("shellseam doctor --spill-dir", { skip: denoSkip }, () => {
   it("reports the folder given, and refuses one that does not exist", () => {
     using workspace = tempWorkspace();

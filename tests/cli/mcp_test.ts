@@ -431,3 +431,31 @@ for (const entry of ENTRIES) {
     });
   });
 }
+
+describe("deno task mcp (from a checkout)", {
+  skip: ENTRIES[0]?.skip || sandboxSkip,
+}, () => {
+  it("starts the same server, which lists the tools and runs a command in the workspace", async () => {
+    using workspace = tempWorkspace();
+    const marker = `mcp-task-${crypto.randomUUID()}`;
+    const config = fileURLToPath(new URL("../../deno.json", import.meta.url));
+    const entry = { name: "task", command: process.execPath, args: ["task", "--config", config] };
+    const { client } = await connect({ ...entry, skip: false }, workspace.root);
+    try {
+      const listed = await client.listTools();
+      assert.deepEqual(
+        listed.tools.map((tool: Tool) => tool.name),
+        ["bash", "task_output", "task_list", "task_kill"],
+      );
+      const result = await client.callTool({
+        name: "bash",
+        arguments: { command: `echo ${marker} > out.txt; cat out.txt`, description: "Echo" },
+      });
+      assert.equal(result.isError, false);
+      assert.match(textOf(result), new RegExp(marker));
+      assert.equal(readFileSync(`${workspace.root}/out.txt`, "utf8"), `${marker}\n`);
+    } finally {
+      await client.close();
+    }
+  });
+});

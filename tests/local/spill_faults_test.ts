@@ -117,6 +117,43 @@ describe("spill faults", () => {
   });
 
   it(
+    "a background reader gets what the spill kept, then a gap that names the fault, then the tail",
+    {
+      skip: skip ?? false,
+    },
+    async () => {
+      await onTmpfs("size=64k", async () => {
+        await using executor = new LocalBashExecutor({ maxOutputBytes: 1000 });
+        const process = await executor.start({
+          command: "head -c 300000 /dev/zero | tr '\\0' a; echo done",
+        });
+        await process.done;
+        let text = "";
+        const gaps: { offset: number; omittedBytes: number; reason: string }[] = [];
+        for await (const event of process.output()) {
+          if (event.stream !== "stdout") continue;
+          if ("text" in event) text += event.text;
+          else {gaps.push({
+              offset: event.offset,
+              omittedBytes: event.omittedBytes,
+              reason: event.reason,
+            });}
+        }
+        assert.equal(gaps.length, 1, JSON.stringify(gaps));
+        const [gap] = gaps;
+        assert.equal(
+          gap?.reason,
+          "the spill file stopped at a fault (ENOSPC: no space left on device)",
+        );
+        assert.ok((gap?.offset ?? 0) > 0, "the spill kept a beginning");
+        assert.equal(text.length + (gap?.omittedBytes ?? 0), 300_005);
+        assert.ok(text.endsWith("adone\n"));
+        assert.equal(text.slice(0, gap?.offset), "a".repeat(gap?.offset ?? 0));
+      });
+    },
+  );
+
+  it(
     "a read-only file system leaves no spill and says EROFS",
     { skip: skip ?? false },
     async () => {

@@ -9,6 +9,9 @@ import { findOnPath } from "../../local/_session.ts";
 import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
+const onDeno = "Deno" in globalThis;
+const DENO_PERMISSIONS = ["read", "write", "net", "env", "sys", "run", "ffi", "import"];
+
 const statuses = await probeHere();
 
 describe("shellseamDoctor", () => {
@@ -115,6 +118,11 @@ describe("shellseamDoctor", () => {
       }],
       unusable: [],
       spill: report.spill,
+      runtime: onDeno ? "deno" : "node",
+      // Run with --allow-all (Deno), or without --permission (Node).
+      permissions: onDeno
+        ? Object.fromEntries(DENO_PERMISSIONS.map((name) => [name, "granted"]))
+        : null,
     });
     assert.equal(
       formatDoctorReport(report),
@@ -123,6 +131,9 @@ describe("shellseamDoctor", () => {
         "sandbox backends, in order of preference (facts for read-only, network deny):",
         "  bwrap: does not work: probe exited 1: bwrap: No permissions to create new namespace",
         "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
+        onDeno
+          ? `deno permissions: ${DENO_PERMISSIONS.map((name) => `${name} granted`).join(", ")}`
+          : "node permissions: no permission model in effect (started without --permission)",
         formatDoctorReport(report).split("\n").at(-2),
         "",
       ].join("\n"),
@@ -159,6 +170,8 @@ describe("formatDoctorReport", () => {
         freeBytes: 512 * 1024 ** 2,
         budgetBytes: 1024 ** 3,
       },
+      runtime: "node",
+      permissions: null,
     });
     assert.equal(
       text,
@@ -169,6 +182,7 @@ describe("formatDoctorReport", () => {
         "  landlock: works (Landlock ABI 7); filesystem full, network partial",
         "    gap: UDP not confined",
         "confined commands use: bwrap",
+        "node permissions: no permission model in effect (started without --permission)",
         "spill folder: /srv/spill (ext4); 512.0 MiB free; budget 1.0 GiB per executor",
         "",
       ].join("\n"),
@@ -184,6 +198,8 @@ describe("formatDoctorReport", () => {
       selected: null,
       backends: [],
       unusable: [],
+      runtime: "deno" as const,
+      permissions: null,
     };
     const ram = { dir: "/tmp", filesystem: "tmpfs", ramBacked: true, budgetBytes: 1024 ** 3 };
     assert.match(

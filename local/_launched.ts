@@ -1,0 +1,58 @@
+import type {
+  AppliedResourceLimits,
+  BashExecSpec,
+  BashSandboxInfo,
+  ResourceLimitHit,
+  ResourceLimits,
+} from "../seam/mod.ts";
+import type { RunningCommand } from "./_command.ts";
+import type { LaunchOutcome, LaunchPlan } from "./launch.ts";
+
+/** A spawned command with what it was launched under. */
+export interface Launched {
+  running: RunningCommand;
+  plan: LaunchPlan;
+  /** The resource limits in effect (merged; unset fields are no limit). */
+  limits: ResourceLimits;
+  /** Their facts, when any were set. */
+  applied: AppliedResourceLimits | undefined;
+  /** The limit the command's cgroup counted (set once it settled), or null without a cgroup. */
+  cgroup: { hit?: ResourceLimitHit } | null;
+}
+
+/** The wall and idle clocks apply to foreground runs only; the abort signal to both. */
+export function clocks(
+  spec: BashExecSpec,
+  background: boolean,
+): { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } {
+  const clocks: { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } = {};
+  if (!background) clocks.timeoutMs = spec.timeoutMs;
+  if (!background && spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
+  if (spec.signal !== undefined) clocks.signal = spec.signal;
+  return clocks;
+}
+
+/** The plan's sandbox facts, with what the resource limits could not enforce among the gaps. */
+export function describe(
+  plan: LaunchPlan,
+  running: RunningCommand,
+  stderrText: string,
+  applied: AppliedResourceLimits | undefined,
+): BashSandboxInfo | undefined {
+  if (plan.describe === undefined) return undefined;
+  const exit = running.exit ?? { code: null, signal: null };
+  const outcome: LaunchOutcome = {
+    exitCode: exit.code,
+    signal: exit.signal,
+    stderrText,
+    killedByExecutor: running.cause !== null,
+  };
+  const info = plan.describe(outcome);
+  if (info.enforcement !== undefined && applied !== undefined) {
+    info.enforcement = {
+      ...info.enforcement,
+      gaps: [...info.enforcement.gaps, ...applied.gaps],
+    };
+  }
+  return info;
+}
