@@ -1,4 +1,5 @@
 import type { BashExecSpec, BashRunResult } from "../seam/mod.ts";
+import type { RunningCommand } from "./_command.ts";
 import { limitHit } from "./_limits.ts";
 import { describe, type Launched } from "./_launched.ts";
 
@@ -15,7 +16,24 @@ export async function finishRun(
   const { running, plan, limits, applied, cgroup } = launched;
   await running.settled;
   if (running.failure !== undefined) throw running.failure;
-  const stderr = running.stderr.collect();
+  const result = commandResult(spec, running);
+  result.scrubbedEnv = [...scrubbed];
+  const { stderr } = result;
+  const exit = running.exit ?? { code: null, signal: null };
+  const sandbox = describe(plan, running, stderr.text, applied);
+  if (sandbox !== undefined) result.sandbox = sandbox;
+  if (applied !== undefined) result.limits = applied;
+  const hit = cgroup?.hit ?? limitHit(limits, exit, stderr.text);
+  if (hit !== undefined) result.limitHit = hit;
+  return result;
+}
+
+/**
+ * The facts every executor's result of a settled command shares: exit,
+ * why it was stopped, both streams, the strays, and whether disposal or an
+ * `onOutput` callback's error ended it; `scrubbedEnv` is left empty.
+ */
+export function commandResult(spec: BashExecSpec, running: RunningCommand): BashRunResult {
   const exit = running.exit ?? { code: null, signal: null };
   const result: BashRunResult = {
     exitCode: exit.code,
@@ -26,16 +44,11 @@ export async function finishRun(
     timeoutMs: spec.timeoutMs,
     durationMs: running.durationMs,
     stdout: running.stdout.collect(),
-    stderr,
+    stderr: running.stderr.collect(),
     strays: running.strays,
-    scrubbedEnv: [...scrubbed],
+    scrubbedEnv: [],
   };
   if (running.cause === "dispose") result.disposed = true;
   if (running.onOutputError !== undefined) result.onOutputError = running.onOutputError;
-  const sandbox = describe(plan, running, stderr.text, applied);
-  if (sandbox !== undefined) result.sandbox = sandbox;
-  if (applied !== undefined) result.limits = applied;
-  const hit = cgroup?.hit ?? limitHit(limits, exit, stderr.text);
-  if (hit !== undefined) result.limitHit = hit;
   return result;
 }

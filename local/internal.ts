@@ -28,6 +28,7 @@ export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";
 export { otherPrivateDirs, privateParents } from "./_private_dir.ts";
 export { LocalBashProcess } from "./_process.ts";
+export { commandResult } from "./_run_result.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 export { findOnPath, findSetsid } from "./_session.ts";
 export {

@@ -16,6 +16,7 @@ import {
   BASH_FLAGS,
   type CgroupSupport,
   checkBackground,
+  commandResult,
   CONFINED_DEFAULT_LIMITS,
   ENV_OVERRIDES,
   executorLimits,
@@ -176,24 +177,12 @@ export class SshBashExecutor extends BashExecutor {
     if (running.failure !== undefined) throw running.failure;
     const exit = running.exit ?? { code: null, signal: null };
     const sandbox = describe?.(running, channel.violations);
-    const stderr = running.stderr.collect();
+    const result = commandResult(spec, running);
     const applied = appliedLimits(limits, confined, NO_REMOTE_CGROUP, channel.uid === 0);
-    const hit = limitHit(limits, exit, stderr.text);
+    const hit = limitHit(limits, exit, result.stderr.text);
     return {
-      exitCode: exit.code,
-      signal: exit.signal,
-      timedOut: running.cause === "timeout",
-      idledOut: running.cause === "idle",
-      aborted: running.cause === "abort",
-      timeoutMs: spec.timeoutMs,
-      durationMs: running.durationMs,
-      stdout: running.stdout.collect(),
-      stderr,
-      strays: running.strays,
-      scrubbedEnv: [],
+      ...result,
       connectionLost: channel.lost,
-      ...(running.onOutputError === undefined ? {} : { onOutputError: running.onOutputError }),
-      ...(running.cause === "dispose" ? { disposed: true } : {}),
       ...(sandbox === undefined ? {} : { sandbox }),
       ...(applied === undefined ? {} : { limits: applied }),
       ...(hit === undefined ? {} : { limitHit: hit }),
