@@ -358,6 +358,22 @@ async function checks(dir: string): Promise<void> {
     await step(`ESM script on ${version}: echo hi through @shellseam/bash/local`, async () => {
       console.log(await runNode(node, ["echo_check.mjs"], dir));
     });
+    await step(`npx shellseam on ${version}: the installed bin runs a command`, async () => {
+      // `--no-install`: the bin of the packed @shellseam/cli in this folder, never the registry's.
+      const env = { PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` };
+      const usage = await run("npx", ["--no-install", "shellseam", "--help"], dir, env);
+      if (!usage.startsWith("Usage: shellseam ")) {
+        throw new Error(`npx shellseam --help printed:\n${usage}`);
+      }
+      const ran = await run(
+        "npx",
+        ["--no-install", "shellseam", "run", "--", "echo via-npx"],
+        dir,
+        env,
+      );
+      if (!ran.startsWith("via-npx\n")) throw new Error(`npx shellseam run printed:\n${ran}`);
+      console.log(ran);
+    });
   }
   await step("consumer type-check (tsc --noEmit, nodenext)", async () => {
     // Every subpath is imported, so tsc checks all of the published .d.ts.
