@@ -43,7 +43,16 @@ const tools = findBridgeTools(process.env.PATH ?? "", process.getuid?.() === 0);
 const missing = (name: string) =>
   findOnPath(name, process.env.PATH ?? "") === null ? `${name} is not installed here` : false;
 const bridgeSkip = "reason" in tools ? tools.reason : missing("curl");
-const toolsSkip = missing("git") || missing("npm") || missing("python3");
+/** Why pip cannot run here (Debian's python3 comes without it), or false. */
+function missingPip(): string | false {
+  try {
+    execFileSync("python3", ["-m", "pip", "--version"], { stdio: "ignore" });
+    return false;
+  } catch {
+    return "pip is not installed here (python3 -m pip)";
+  }
+}
+const toolsSkip = missing("git") || missing("npm") || missing("python3") || missingPip();
 /** The interpreter itself, not a version manager's shim (pyenv's rehashes after pip installs). */
 const python = toolsSkip
   ? "python3"
