@@ -237,14 +237,18 @@ export async function sweepStaleCgroups(
   return removed;
 }
 
-/** The pids in a cgroup's `cgroup.procs`. */
+/**
+ * The pids in a cgroup's `cgroup.procs` (none once the cgroup is gone).
+ * Throws when it cannot be read: an unread list is not an empty one.
+ */
 function procsOf(cgroup: string): number[] {
   try {
     return readFileSync(join(cgroup, "cgroup.procs"), "latin1").split("\n").filter((line) =>
       line !== ""
     ).map(Number);
-  } catch {
-    return [];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return [];
+    throw error;
   }
 }
 
@@ -269,7 +273,11 @@ export async function removeTree(folder: string, kill: (pid: number) => void): P
   let clean = true;
   for (const name of entries) {
     const cgroup = join(folder, name);
-    for (const pid of procsOf(cgroup)) kill(pid);
+    try {
+      for (const pid of procsOf(cgroup)) kill(pid);
+    } catch {
+      // Unread: nothing killed, so its removal below fails and says so.
+    }
     clean = (await removeCgroup(cgroup)) && clean;
   }
   return (await removeCgroup(folder)) && clean;
@@ -414,18 +422,34 @@ export class CommandCgroup {
    * the marker), killed, and the cgroups removed.
    */
   async close(): Promise<
-    { hit: ResourceLimitHit | undefined; killed: number; survivors: number[] }
+    {
+      hit: ResourceLimitHit | undefined;
+      killed: number;
+      survivors: number[];
+      censusFailed?: string;
+    }
   > {
     const hit = this.hit();
     // A process on its way out (a zombie, or inside exit()) is still listed: not counted.
     const left = new Set<number>();
-    for (const { cgroup } of this.#cgroups) {
-      for (const pid of procsOf(cgroup)) if (isLive(pid)) left.add(pid);
-    }
-    for (const pid of left) this.#kill(pid);
     const survivors = new Set<number>();
-    for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
-      if (!(await removeCgroup(cgroup))) { for (const pid of procsOf(cgroup)) survivors.add(pid); }
+    try {
+      for (const { cgroup } of this.#cgroups) {
+        for (const pid of procsOf(cgroup)) if (isLive(pid)) left.add(pid);
+      }
+      for (const pid of left) this.#kill(pid);
+      for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
+        if (!(await removeCgroup(cgroup))) {
+          for (const pid of procsOf(cgroup)) survivors.add(pid);
+        }
+      }
+    } catch (error) {
+      return {
+        hit,
+        killed: left.size,
+        survivors: [...survivors],
+        censusFailed: `cannot read the command's cgroup (${messageOf(error)})`,
+      };
     }
     return { hit, killed: left.size - survivors.size, survivors: [...survivors] };
   }

@@ -260,10 +260,12 @@ export class RunningCommand {
     this.strays = await this.#reaper.sweep(!drained);
     const more = await this.#options.afterSweep?.();
     if (more !== undefined) {
+      const censusFailed = this.strays.censusFailed ?? more.censusFailed;
       this.strays = {
         ...this.strays,
         killed: this.strays.killed + more.killed,
         survivors: [...this.strays.survivors, ...more.survivors],
+        ...(censusFailed === undefined ? {} : { censusFailed }),
       };
     }
     if (!drained && !(await within(pumps, PIPE_CLOSE_WAIT_MS))) {

@@ -576,9 +576,9 @@ export class LocalBashExecutor extends BashExecutor {
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
       ...(cgroup === null || hits === null ? {} : {
         afterSweep: async () => {
-          const { hit, killed, survivors } = await cgroup.close();
+          const { hit, ...strays } = await cgroup.close();
           if (hit !== undefined) hits.hit = hit;
-          return { killed, survivors };
+          return strays;
         },
       }),
     });

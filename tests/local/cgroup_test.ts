@@ -19,6 +19,7 @@ import { LocalBashExecutor } from "../../local/mod.ts";
 import {
   cgroupFolders,
   cgroupSupport,
+  CommandCgroup,
   ExecutorCgroups,
   removeTree,
   sweepStaleCgroups,
@@ -217,6 +218,21 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
       assert.equal(existsSync(live), true);
       assert.equal(existsSync(reused), false);
       assert.equal(existsSync(other), true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("says its census failed when a cgroup's process list cannot be read, never 'nothing left'", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
+    try {
+      // A folder where the list should be: reading it fails (EISDIR), as a refused read would.
+      mkdirSync(join(root, "cgroup.procs"));
+      const strays = await new CommandCgroup(
+        [{ limit: "processes", version: 2, cgroup: root }],
+        () => {},
+      ).close();
+      assert.match(strays.censusFailed ?? "", /^cannot read the command's cgroup \(.*EISDIR/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
