@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync } from "node:fs";
-import { relative } from "node:path";
+import { isAbsolute, relative, sep } from "node:path";
 import { BashConfigError } from "@shellseam/bash";
 import { checkRuleSet, type CommandDecision, type CommandRule } from "@shellseam/bash/tool";
 
@@ -68,5 +68,6 @@ function isInside(path: string, folder: string): boolean {
     }
   };
   const inner = relative(real(folder), real(path));
-  return inner === "" || (!inner.startsWith("..") && !inner.startsWith("/"));
+  // `..rules.json` is a name inside the folder; only `..` itself or `../...` leave it.
+  return !(inner === ".." || inner.startsWith(`..${sep}`) || isAbsolute(inner));
 }

@@ -248,11 +248,14 @@ describe("shellseam mcp --rules", { skip: denoSkip }, () => {
       assert.equal(code, 2, text);
       assert.match(stderr, message, text);
     }
-    const inside = `${workspace.root}/rules.json`;
-    writeFileSync(inside, '{"rules": []}');
-    const { code, stderr } = shellseam(["mcp", "--rules", inside, "--workspace", workspace.root]);
-    assert.equal(code, 2);
-    assert.match(stderr, /^shellseam: The rules file ".*" lies in the workspace/);
+    // `..rules.json` is inside the workspace too, though its relative path starts with "..".
+    for (const name of ["rules.json", "..rules.json"]) {
+      const inside = `${workspace.root}/${name}`;
+      writeFileSync(inside, '{"rules": []}');
+      const { code, stderr } = shellseam(["mcp", "--rules", inside, "--workspace", workspace.root]);
+      assert.equal(code, 2, name);
+      assert.match(stderr, /^shellseam: The rules file ".*" lies in the workspace/, name);
+    }
   });
 });
 
