@@ -76,7 +76,10 @@ const BRIDGE_SCRIPT =
   '"$ip" link set lo up || fail "cannot bring up the loopback of the command\'s network namespace"; ' +
   '"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$socket" ' +
   "</dev/null >/dev/null 2>&1 & bridge=$!; " +
-  'listening() { grep -q ":$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp; }; ' +
+  // Builtins only: this script runs unconfined, and a bare program name would be looked up on
+  // bash's default PATH, which ends in "." (the launch's folder, a writable root).
+  'listening() { local want line; printf -v want ":%04X 00000000:0000 0A" "$port"; ' +
+  'while read -r line; do [[ $line == *"$want"* ]] && return 0; done </proc/net/tcp; return 1; }; ' +
   "for _ in {1..1000}; do listening && break; kill -0 $bridge 2>/dev/null || break; " +
   "read -t 0.005 <> <(:); done; " +
   'listening || fail "the bridge to the network proxy did not start ($socat)"; ' +
