@@ -113,7 +113,9 @@ function authority(text: string, defaultPort?: number): Destination {
   const host = rawHost.startsWith("[") ? rawHost.slice(1, -1) : rawHost;
   if (
     match === null || port === undefined || port < 1 || port > 65535 ||
-    (rawHost.startsWith("[") && isIP(host) !== 6)
+    (rawHost.startsWith("[") && isIP(host) !== 6) ||
+    // A name goes into results the model reads: no controls, spaces or odd bytes.
+    (isIP(host) === 0 && !/^[A-Za-z0-9._-]{1,253}$/.test(host))
   ) {
     throw new ProxyProtocolError(`malformed destination ${JSON.stringify(text.slice(0, 100))}`);
   }

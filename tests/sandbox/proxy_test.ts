@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { NetworkProxy, type ProxyOptions } from "../../sandbox/_proxy.ts";
+import { parseHttpHead } from "../../sandbox/_proxy_protocol.ts";
 import { fakeResolve, startInternet } from "./_internet.ts";
 
 interface TestProxy extends AsyncDisposable {
@@ -246,5 +247,15 @@ describe("NetworkProxy", () => {
     await test[Symbol.asyncDispose]();
     assert.equal(existsSync(test.path), false);
     await assert.rejects(test.proxy.start(), /stopped/);
+  });
+});
+
+describe("proxy request heads", () => {
+  it("refuses a host name with controls or odd bytes, which would reach the model's text", () => {
+    const head = (host: string) =>
+      new TextEncoder().encode(`CONNECT ${host}:443 HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.throws(() => parseHttpHead(head("evil\x1bc\x07fake")), /malformed destination/);
+    assert.throws(() => parseHttpHead(head("tab\there")), /malformed destination/);
+    assert.equal(parseHttpHead(head("registry.npmjs.org"))?.destination.host, "registry.npmjs.org");
   });
 });
