@@ -181,7 +181,8 @@ export function secretMasks(
   // around it (a workspace that is the home, say) leaves it denied.
   const absent = absentByListing(fs);
   for (const path of denyRead) {
-    const expanded = expandHome(path, home);
+    // Normal form first: "." and ".." never appear in a folder's listing.
+    const expanded = normalize(expandHome(path, home));
     if (absent(expanded)) continue;
     const real = fs.realpath(expanded);
     if (real !== undefined) visit(real, allowed.filter((kept) => isBeneath(kept, real)));
