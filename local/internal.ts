@@ -26,7 +26,7 @@ export {
 } from "./_limits.ts";
 export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";
-export { otherPrivateDirs, privateParents } from "./_private_dir.ts";
+export { makePrivateDir, otherPrivateDirs, privateParents } from "./_private_dir.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { commandResult } from "./_run_result.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";

@@ -1,6 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type BashExecRequest,
   type BashExecSpec,
@@ -25,6 +24,7 @@ import {
   limitedLaunch,
   limitHit,
   LocalBashProcess,
+  makePrivateDir,
   mergeLimits,
   OutputCollector,
   RunningCommand,
@@ -233,7 +233,9 @@ export class SshBashExecutor extends BashExecutor {
 
   #privateDir(): string {
     try {
-      this.#dir ??= mkdtempSync(join(tmpdir(), "shellseam-ssh-"));
+      // Among the local private folders, which a local sandbox hides from its commands: the
+      // control socket here runs anything on the remote host, unconfined.
+      this.#dir ??= makePrivateDir(tmpdir());
     } catch (error) {
       throwIfDenied(error, "make the private folder for the control socket and spill files");
       throw error;
