@@ -38,6 +38,8 @@ export type CommandReaping =
     control: ProcessControl;
     /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
     marker: string;
+    /** `forkCount()` just after the program was spawned, when that was before now (a standby). */
+    forksAtSpawn?: number | null;
   }
   | {
     /** Ends the processes elsewhere (the remote executor's asks its bootstrap). */
@@ -119,9 +121,13 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = "reaper" in options
-      ? options.reaper
-      : new GroupReaper(options.control, child.pid, options.killGraceMs, options.marker);
+    this.#reaper = "reaper" in options ? options.reaper : new GroupReaper(
+      options.control,
+      child.pid,
+      options.killGraceMs,
+      options.marker,
+      ...(options.forksAtSpawn === undefined ? [] : [options.forksAtSpawn]),
+    );
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});
