@@ -43,7 +43,10 @@ const CONNECT_TIMEOUT_MS = 15_000;
 /** At most this many refused destinations are kept per launch. */
 const MAX_REFUSED = 50;
 
-/** How many bytes a step used; `wait` for more, `done` when the connection is answered. */
+/**
+ * How many bytes a step used; `wait` for more, `done` when the connection is
+ * answered. A step that throws leaves the answer to the caller (an HTTP one).
+ */
 type Step = (bytes: Uint8Array) => Promise<number | "wait" | "done">;
 /** Joins the client to `target`, forwarding what it sent past the first `used` bytes. */
 type Finish = (target: NetSocket, used: number) => void;
@@ -208,8 +211,9 @@ export class NetworkProxy {
           buffered = buffered.subarray(used);
         }
       } catch (error) {
+        // Only the HTTP side throws: the SOCKS side answers its own errors.
         step = undefined;
-        this.#fail(socket, error, buffered[0] === 5);
+        this.#failHttp(socket, error);
       } finally {
         busy = false;
       }
@@ -254,14 +258,18 @@ export class NetworkProxy {
     };
   }
 
-  /** The SOCKS5 side: greeting, username/password, then `CONNECT`. */
+  /**
+   * The SOCKS5 side: greeting, username/password, then `CONNECT`. Malformed
+   * input is answered in the stage's own reply: no acceptable method, an
+   * RFC 1929 failure, or a SOCKS5 failure reply.
+   */
   #socks(
     socket: NetSocket,
     finish: Finish,
   ): Step {
     let record: LaunchRecord | undefined;
     let stage: "greeting" | "auth" | "request" = "greeting";
-    return async (bytes) => {
+    const step: Step = async (bytes) => {
       if (stage === "greeting") {
         const greeting = parseSocksGreeting(bytes);
         if (greeting === undefined) return "wait";
@@ -298,6 +306,21 @@ export class NetworkProxy {
       finish(opened, request.length);
       return "done";
     };
+    return async (bytes) => {
+      try {
+        return await step(bytes);
+      } catch (error) {
+        if (stage === "greeting") socket.end(new Uint8Array([5, 0xff]));
+        else if (stage === "auth") socket.end(new Uint8Array([1, 1]));
+        else {
+          const code = error instanceof ProxyProtocolError && error.status < 100
+            ? error.status
+            : SOCKS_REPLY.failure;
+          socket.end(socksReply(code));
+        }
+        return "done";
+      }
+    };
   }
 
   /**
@@ -328,10 +351,13 @@ export class NetworkProxy {
     } catch (error) {
       return unreachable(`shellseam sandbox proxy: cannot resolve "${name}": ${messageOf(error)}`);
     }
+    if (addresses.length === 0) {
+      return unreachable(`shellseam sandbox proxy: cannot resolve "${name}": it has no address`);
+    }
     const reasons = addresses.map((address) => addressRefusal(record.list, address));
     const index = reasons.findIndex((reason) => reason === undefined);
     const address = addresses[index];
-    if (address === undefined) return refuse(reasons[0] ?? "it resolves to no address");
+    if (address === undefined) return refuse(reasons[0] ?? "no address it resolves to is allowed");
     try {
       return await this.#connect(address, port);
     } catch (error) {
@@ -341,14 +367,7 @@ export class NetworkProxy {
     }
   }
 
-  #fail(socket: NetSocket, error: unknown, socks: boolean): void {
-    if (socks) {
-      const code = error instanceof ProxyProtocolError && error.status < 100
-        ? error.status
-        : SOCKS_REPLY.failure;
-      socket.end(socksReply(code));
-      return;
-    }
+  #failHttp(socket: NetSocket, error: unknown): void {
     const status = error instanceof ProxyProtocolError ? error.status : 502;
     respond(
       socket,

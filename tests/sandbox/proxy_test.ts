@@ -165,6 +165,53 @@ describe("NetworkProxy", () => {
     assert.deepEqual([...noAuth], [5, 0xff]);
   });
 
+  it("answers malformed SOCKS5 input in SOCKS at each stage, never in HTTP", async () => {
+    await using test = await startProxy();
+    const token = test.proxy.register({ allow: ["allowed.test"] });
+    const auth = Buffer.concat([
+      Buffer.from([1, 9]),
+      Buffer.from("shellseam"),
+      Buffer.from([token.length]),
+      Buffer.from(token),
+    ]);
+    const badGreeting = await exchange(test.path, [Buffer.from([5, 0])]);
+    assert.deepEqual([...badGreeting], [5, 0xff]);
+    // An RFC 1929 message of another version: the failure status of that sub-negotiation.
+    const badAuth = await exchange(test.path, [Buffer.from([5, 1, 2]), Buffer.from([2, 1, 65, 1])]);
+    assert.deepEqual([...badAuth], [5, 2, 1, 1]);
+    const bind = await exchange(test.path, [
+      Buffer.from([5, 1, 2]),
+      auth,
+      Buffer.from([5, 2, 0, 1, 127, 0, 0, 1, 0, 80]),
+    ]);
+    assert.deepEqual([...bind], [5, 2, 1, 0, 5, 7, 0, 1, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it("reports a name that resolves to no address as unresolvable, not as refused by policy", async () => {
+    await using test = await startProxy({
+      resolve: (host) => host === "empty.test" ? Promise.resolve([]) : fakeResolve(host),
+    });
+    const token = test.proxy.register({ allow: ["empty.test"] });
+    const http = await exchange(test.path, [
+      `CONNECT empty.test:443 HTTP/1.1\r\n${basic(token)}\r\n`,
+    ]);
+    assert.match(
+      http.toString(),
+      /^HTTP\/1\.1 502 Bad Gateway\r\n[\s\S]*\r\n\r\nshellseam sandbox proxy: cannot resolve "empty\.test": it has no address\n$/,
+    );
+    const socks = await exchange(test.path, [
+      Buffer.from([5, 1, 2]),
+      Buffer.concat([Buffer.from([1, 1, 65, token.length]), Buffer.from(token)]),
+      Buffer.concat([
+        Buffer.from([5, 1, 0, 3, 10]),
+        Buffer.from("empty.test"),
+        Buffer.from([1, 187]),
+      ]),
+    ]);
+    assert.deepEqual([...socks.subarray(4, 6)], [5, 4], "host unreachable, not 2 (not allowed)");
+    assert.deepEqual(test.proxy.refused(token), []);
+  });
+
   it("survives random, truncated and oversized input without ever connecting", async () => {
     let connects = 0;
     await using test = await startProxy({
