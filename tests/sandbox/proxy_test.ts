@@ -1,10 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
+import { listenUnix } from "../../local/internal.ts";
 import { NetworkProxy, type ProxyOptions } from "../../sandbox/_proxy.ts";
 import { parseHttpHead } from "../../sandbox/_proxy_protocol.ts";
 import { fakeResolve, startInternet } from "./_internet.ts";
@@ -286,6 +287,39 @@ describe("NetworkProxy", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(opened.length, 1);
     assert.equal(opened[0]?.destroyed, true);
+  });
+
+  it("says it stopped when its server fails after starting, fails clients at once, and listens again at the next start", async () => {
+    let server: Server | undefined;
+    await using test = await startProxy({
+      resolve: fakeResolve,
+      listen: (path, handlers) => listenUnix(path, handlers, server = createServer()),
+    });
+    const before = connect(test.path);
+    await new Promise((resolve) => before.on("connect", resolve));
+    server?.emit("error", Object.assign(new Error("accept EMFILE"), { code: "EMFILE" }));
+    assert.equal(test.proxy.listening, false);
+    const stopped = await test.proxy.state();
+    assert.equal(stopped.listening, false);
+    assert.equal(
+      stopped.error,
+      "it stopped listening after an error (accept EMFILE); the next command with an allow-list starts it again",
+    );
+    const refused = await new Promise((resolve) => {
+      const client = connect(test.path);
+      client.on("error", (error: NodeJS.ErrnoException) => resolve(error.code));
+      client.on("connect", () => resolve("connected"));
+    });
+    assert.equal(refused, "ENOENT", "a client fails at once, never waits on it");
+    await test.proxy.start();
+    const again = await test.proxy.state();
+    assert.equal(again.listening, true);
+    assert.equal(again.error, undefined);
+    const answer = await exchange(test.path, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
+    assert.match(answer.toString(), /^HTTP\/1\.1 407/);
+    const closed = new Promise((resolve) => before.on("close", resolve));
+    await test.proxy.close();
+    await closed; // a connection the stopped server accepted closes with the proxy
   });
 
   it("removes its socket and refuses to start again once closed", async () => {
