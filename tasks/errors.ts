@@ -60,8 +60,9 @@ export class TaskOwnershipError extends BashError {
 
 /**
  * A task id that was issued but is no longer kept: the registry let the
- * settled task go some time after its owner saw its final state (or its
- * owner was disposed), and its output with it. It is an
+ * settled task go some time after its owner saw its final state, and its
+ * output with it (a task a disposal dropped answers
+ * {@linkcode DisposedTaskError} instead). It is an
  * {@linkcode UnknownTaskError} too, so code that handles unknown ids keeps
  * working.
  *
