@@ -6,6 +6,7 @@ import {
 } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import type { OutputCollector } from "./_output.ts";
+import { LiveTextDecoder } from "./_stream_text.ts";
 import { GroupReaper } from "./_reaper.ts";
 import type { ProcessControl } from "./_control.ts";
 import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
@@ -209,19 +210,17 @@ export class RunningCommand {
     const reader = stream.getReader();
     this.#readers.push(reader);
     const watchIdle = this.#options.idleTimeoutMs !== undefined;
-    const live = this.#options.onOutput === undefined
-      ? undefined
-      : new TextDecoder("utf-8", { ignoreBOM: true });
+    const live = this.#options.onOutput === undefined ? undefined : new LiveTextDecoder();
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) {
-          if (live !== undefined) this.#tell(name, live.decode());
+          if (live !== undefined) this.#tell(name, live.end());
           return;
         }
         into.push(value);
         if (watchIdle) this.#lastOutput = performance.now();
-        if (live !== undefined) this.#tell(name, live.decode(value, { stream: true }));
+        if (live !== undefined) this.#tell(name, live.decode(value));
       }
     } catch (error) {
       this.#outputFailure ??= { stream: name, error };
