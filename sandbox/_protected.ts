@@ -19,7 +19,7 @@ import {
   renameSync,
   symlinkSync,
 } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { SandboxViolation } from "../seam/mod.ts";
 import process from "node:process";
 import { runtime } from "../local/mod.ts";
@@ -157,6 +157,8 @@ export class ProtectedPaths {
   readonly #listings = new Map<string, Set<string>>();
   #moved = 0;
   #live: WeakRef<ProtectedPaths> | undefined;
+  /** The global git config files, with what they include: read once, at the first repository. */
+  #global: ExpandedConfig | undefined;
   /** What to bind read-only, and where the walk stopped. */
   readonly plan: ProtectionPlan;
 
@@ -187,6 +189,12 @@ export class ProtectedPaths {
         unlisted: (dir) => unwalked.push({ root: dir, bound: "unlisted" }),
       });
       if (bound !== undefined) unwalked.push({ root, bound });
+    }
+    // The user's global git config (and what it includes) is obeyed by git in
+    // every repository, wherever it lies: protected with `.gitconfig`.
+    if (names.includes(".gitconfig")) {
+      const global = this.#globalConfig();
+      for (const file of [...global.files, ...global.included]) this.#target(file, readOnly, 0);
     }
     for (const shape of this.#watched.values()) {
       if (shape.kind === "directory") this.#directories.add(`${shape.dev}:${shape.ino}`);
@@ -312,6 +320,12 @@ export class ProtectedPaths {
     return [...this.#violations];
   }
 
+  /** The global git config files, expanded (see `repositoryGitConfig`). */
+  #globalConfig(): ExpandedConfig {
+    this.#global ??= expandedConfig(globalGitConfigFiles());
+    return this.#global;
+  }
+
   /** Records `location` (found by the walk, existing) and what protecting it needs. */
   #protect(found: string, readOnly: Set<string>): void {
     const location = this.#located(found);
@@ -319,9 +333,8 @@ export class ProtectedPaths {
     const shape = shapeOf(location);
     this.#watched.set(location, shape);
     if (basename(location) === ".git") {
-      const hooks = hooksPathOf(location);
-      if (hooks !== undefined) this.#target(hooks, readOnly, 0);
-      for (const included of includedConfigsOf(location)) this.#target(included, readOnly, 0);
+      const config = repositoryGitConfig(location, this.#globalConfig());
+      for (const path of [...config.hooksPaths, ...config.files]) this.#target(path, readOnly, 0);
     }
     if (shape.kind === "directory" || shape.kind === "file") {
       readOnly.add(location);
@@ -462,6 +475,8 @@ function walk(
     const first = name.split("/")[0]!;
     byFirst.set(first, [...byFirst.get(first) ?? [], name]);
   }
+  /** The protected paths found so far (never walked into). */
+  const protectedSeen = new Set<string>();
   let queue: string[] = [root];
   let entries = 0;
   let stopped: "depth" | "entries" | undefined;
@@ -485,14 +500,18 @@ function walk(
       entries += listing.length;
       const subdirectories: string[] = [];
       for (const entry of listing) {
-        const named = byFirst.get(entry.name);
-        if (named !== undefined) {
-          for (const name of named) {
-            const location = join(dir, name);
-            if (name.includes("/") && shapeOf(location).kind === "absent") continue;
-            visitor.found(location);
-          }
-        } else if (entry.isDirectory && !PROTECTED_WALK_SKIPS.includes(entry.name)) {
+        const here = join(dir, entry.name);
+        const named = byFirst.get(entry.name) ?? [];
+        for (const name of named) {
+          const location = join(dir, name);
+          if (name.includes("/") && shapeOf(location).kind === "absent") continue;
+          protectedSeen.add(location);
+          visitor.found(location);
+        }
+        // A folder holding a protected path of several parts (`.config/git`)
+        // is walked too, but not the protected path itself.
+        const protectedHere = named.includes(entry.name) || protectedSeen.has(here);
+        if (!protectedHere && entry.isDirectory && !PROTECTED_WALK_SKIPS.includes(entry.name)) {
           subdirectories.push(entry.name);
         }
       }
@@ -533,52 +552,139 @@ function openUp(dir: string, entries: number): void {
 }
 
 /**
- * Where the hooks of the repository whose `.git` is `location` live, when its
- * configuration moves them (`core.hooksPath`, read from its `config` and
- * `config.worktree` and those of a linked worktree's main repository; the
- * last one set wins, and files they include are not read): absolute,
- * relative paths taken from the working tree as git does, `~/` from `HOME`.
+ * How deep git follows includes (a deeper one stops git with an error,
+ * before it reads any config): includes are followed as far, and no
+ * further.
  */
-export function hooksPathOf(location: string): string | undefined {
-  let hooks: string | undefined;
-  for (const { text } of repositoryConfigs(location)) {
-    hooks = configValue(text, "core", "hookspath") ?? hooks;
-  }
-  if (hooks === undefined || hooks === "") return undefined;
-  if (hooks.startsWith("~/")) {
-    const home = process.env.HOME;
-    return home ? join(home, hooks.slice(2)) : undefined;
-  }
-  return resolve(dirname(location), hooks);
+const INCLUDE_DEPTH = 10;
+
+/** One setting of a git config file, with the folder of the file it is in. */
+interface ConfigSetting {
+  /** The section, lower case (`core`, `includeif`). */
+  section: string;
+  /** The subsection as written (`[includeIf "gitdir:/x/"]`), if any. */
+  subsection: string | undefined;
+  /** The key, lower case. */
+  key: string;
+  /** The value: comments and quotes removed, escapes undone. */
+  value: string;
+  /** The (canonical) folder of the file it was read from: where its relative paths start. */
+  dir: string;
 }
 
 /**
- * The files that the config of the repository whose `.git` is `location`
- * includes (`include.path`, and `includeIf.<condition>.path` whatever the
- * condition), one level deep: git reads them as its own config, so one a
- * command could write is as good as a writable `.git/config`. Relative paths
- * are taken from the including file's folder, `~/` from `HOME`.
+ * What git reads for the repository whose `.git` is `location`, beyond the
+ * repository's own files: the user's global and the system config files
+ * (see {@linkcode globalGitConfigFiles}), every file those and the
+ * repository's `config`/`config.worktree` include (`include.path`,
+ * `includeIf.<condition>.path` whatever the condition; includes of includes
+ * too, as deep as git goes), and where `core.hooksPath` may send its hooks
+ * (every value set in any of them, whichever wins: an `includeIf` condition
+ * can change; absolute, relative paths taken from the working tree as git
+ * does, `~/` from `HOME`).
  */
-export function includedConfigsOf(location: string): string[] {
-  const files: string[] = [];
-  for (const { text, dir } of repositoryConfigs(location)) {
-    for (const section of ["include", "includeif"]) {
-      for (const value of configValues(text, section, "path", section === "includeif")) {
-        if (value === "") continue;
-        if (!value.startsWith("~/")) files.push(resolve(dir, value));
-        else if (process.env.HOME) files.push(join(process.env.HOME, value.slice(2)));
-      }
+export interface RepositoryGitConfig {
+  /** The folders `core.hooksPath` names. */
+  hooksPaths: string[];
+  /** Every config file git may read besides the repository's own (absolute; existing or not). */
+  files: string[];
+}
+
+/**
+ * The config git reads for the repository whose `.git` is `location` (see
+ * {@linkcode RepositoryGitConfig}), read by our own parser: git is never run.
+ * `global` is the expansion of the global config files, when known.
+ */
+export function repositoryGitConfig(
+  location: string,
+  global: ExpandedConfig = expandedConfig(globalGitConfigFiles()),
+): RepositoryGitConfig {
+  const own = expandedConfig(repositoryConfigFiles(location));
+  const hooksPaths: string[] = [];
+  for (const { section, subsection, key, value } of [...global.settings, ...own.settings]) {
+    if (section !== "core" || subsection !== undefined || key !== "hookspath" || value === "") {
+      continue;
     }
+    const path = value.startsWith("~/") ? homePath(value) : resolve(dirname(location), value);
+    if (path !== undefined && !hooksPaths.includes(path)) hooksPaths.push(path);
   }
+  const files = [...global.files, ...global.included, ...own.included];
+  return { hooksPaths, files: [...new Set(files)] };
+}
+
+/**
+ * The global and system config files the user's git reads wherever it runs
+ * (existing or not): `/etc/gitconfig`, `$GIT_CONFIG_GLOBAL`,
+ * `$XDG_CONFIG_HOME/git/config` (`~/.config/git/config` without it) and
+ * `~/.gitconfig`, as this process's environment names them.
+ */
+export function globalGitConfigFiles(): string[] {
+  const { GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, HOME } = process.env;
+  const files = ["/etc/gitconfig"];
+  if (GIT_CONFIG_GLOBAL && isAbsolute(GIT_CONFIG_GLOBAL)) files.push(GIT_CONFIG_GLOBAL);
+  const xdg = XDG_CONFIG_HOME && isAbsolute(XDG_CONFIG_HOME)
+    ? XDG_CONFIG_HOME
+    : HOME
+    ? join(HOME, ".config")
+    : undefined;
+  if (xdg !== undefined) files.push(join(xdg, "git", "config"));
+  if (HOME) files.push(join(HOME, ".gitconfig"));
   return files;
 }
 
+/** `~/<rest>` from `HOME`, or undefined without one. */
+function homePath(value: string): string | undefined {
+  const home = process.env.HOME;
+  return home ? join(home, value.slice(2)) : undefined;
+}
+
+/** Config files read in order, with what they include in place. */
+export interface ExpandedConfig {
+  /** The files read first (given, existing or not). */
+  files: string[];
+  /** Every file an include named, in the order met (existing or not, each once). */
+  included: string[];
+  /** Every setting, an included file's where its include stands. */
+  settings: ConfigSetting[];
+}
+
 /**
- * The texts of the config files of the repository whose `.git` is
- * `location` (`config` and `config.worktree`, a linked worktree's main
- * repository's first), with the folder each lies in.
+ * The settings of the config `files`, in order, each include followed where
+ * it stands (includes of includes too, up to git's depth; a file already
+ * being read is not read again, so a cycle ends).
  */
-function repositoryConfigs(location: string): { text: string; dir: string }[] {
+export function expandedConfig(files: readonly string[]): ExpandedConfig {
+  const out: ExpandedConfig = { files: [...files], included: [], settings: [] };
+  const read = (file: string, depth: number, reading: Set<string>) => {
+    const real = existingRealpath(file);
+    if (real === undefined || reading.has(real)) return;
+    const text = readPointer(real, CONFIG_BYTES);
+    if (text === undefined) return;
+    reading.add(real);
+    for (const setting of configSettings(text, dirname(real))) {
+      out.settings.push(setting);
+      const include = setting.key === "path" && setting.value !== "" &&
+        (setting.section === "include" ||
+          (setting.section === "includeif" && setting.subsection !== undefined));
+      if (!include) continue;
+      const named = setting.value.startsWith("~/")
+        ? homePath(setting.value)
+        : resolve(setting.dir, setting.value);
+      if (named === undefined) continue;
+      if (!out.included.includes(named)) out.included.push(named);
+      if (depth < INCLUDE_DEPTH) read(named, depth + 1, reading);
+    }
+    reading.delete(real);
+  };
+  for (const file of files) read(file, 0, new Set());
+  return out;
+}
+
+/**
+ * The config files of the repository whose `.git` is `location` (`config`
+ * and `config.worktree`, a linked worktree's main repository's first).
+ */
+function repositoryConfigFiles(location: string): string[] {
   const dirs: string[] = [];
   const gitdir = existingRealpath(location);
   if (gitdir === undefined) return [];
@@ -589,63 +695,64 @@ function repositoryConfigs(location: string): { text: string; dir: string }[] {
   }
   const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
   if (common) dirs.unshift(resolve(dirs[0]!, common));
-  const configs: { text: string; dir: string }[] = [];
-  for (const dir of dirs) {
-    for (const file of ["config", "config.worktree"]) {
-      const text = readPointer(join(dir, file), CONFIG_BYTES);
-      if (text !== undefined) configs.push({ text, dir });
-    }
-  }
-  return configs;
+  return dirs.flatMap((dir) => [join(dir, "config"), join(dir, "config.worktree")]);
 }
 
 /**
  * The last value of `section.key` (both lower case, no subsection) in the
- * text of a git config file: comments and quotes removed, `\\`, `\"`, `\t`
- * and `\n` unescaped.
+ * text of a git config file.
  */
 export function configValue(text: string, section: string, key: string): string | undefined {
-  return configValues(text, section, key).at(-1);
+  return configSettings(text, "/").findLast((setting) =>
+    setting.section === section && setting.subsection === undefined && setting.key === key
+  )?.value;
 }
 
 /**
- * Every value of `section.key` (both lower case) in the text of a git
- * config file, in order: without a subsection, or with any when
- * `anySubsection` (`[includeIf "gitdir:..."]`).
+ * The settings of the text of a git config file read from `dir`, in order:
+ * comments and quotes removed, `\\`, `\"`, `\t` and `\n` unescaped, a value
+ * whose line ends in `\` continued on the next; a key without `=` (a
+ * boolean) has the value "true".
  */
-function configValues(
-  text: string,
-  section: string,
-  key: string,
-  anySubsection = false,
-): string[] {
-  let current = "";
-  const values: string[] = [];
-  for (const raw of text.split("\n")) {
-    let line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
+function configSettings(text: string, dir: string): ConfigSetting[] {
+  let section = "";
+  let subsection: string | undefined;
+  const settings: ConfigSetting[] = [];
+  const lines = text.split("\n");
+  for (let at = 0; at < lines.length; at++) {
+    let line = lines[at]!.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
     if (header) {
-      current = header[2] === undefined || anySubsection ? header[1]!.toLowerCase() : "";
+      section = header[1]!.toLowerCase();
+      subsection = header[2]?.replace(/\\(.)/g, "$1");
       line = header[3]!.trim();
     }
-    if (current !== section) continue;
-    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
-    if (!entry || entry[1]!.toLowerCase() !== key) continue;
-    let out = "";
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (!entry || section === "") continue;
+    let value = "";
     let quoted = false;
-    const rest = entry[2]!;
+    let rest = entry[2] ?? "";
     for (let i = 0; i < rest.length; i++) {
       const c = rest[i]!;
-      if (c === "\\" && i + 1 < rest.length) {
+      if (c === "\\" && i + 1 === rest.length && at + 1 < lines.length) {
+        // A backslash ending the line: the value goes on in the next one.
+        rest += lines[++at]!;
+      } else if (c === "\\" && i + 1 < rest.length) {
         const next = rest[++i]!;
-        out += next === "t" ? "\t" : next === "n" ? "\n" : next;
+        value += next === "t" ? "\t" : next === "n" ? "\n" : next;
       } else if (c === '"') quoted = !quoted;
       else if (!quoted && (c === "#" || c === ";")) break;
-      else out += c;
+      else value += c;
     }
-    values.push(out.trim());
+    settings.push({
+      section,
+      subsection,
+      key: entry[1]!.toLowerCase(),
+      value: entry[2] === undefined ? "true" : value.trim(),
+      dir,
+    });
   }
-  return values;
+  return settings;
 }
 
 /** The start of a small regular file, read without following a symlink nor blocking on a FIFO. */

@@ -40,9 +40,11 @@ import { checkedNetwork } from "./_network.ts";
  * ```
  */
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([
-  // git: metadata, its configuration, submodule URLs.
+  // git: metadata, its configuration (a home folder's: both places git
+  // reads its global config from), submodule URLs.
   ".git",
   ".gitconfig",
+  ".config/git",
   ".gitmodules",
   // Shell start-up files (bash, zsh, sh), run by the next login or shell.
   ".bashrc",
