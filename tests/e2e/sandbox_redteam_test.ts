@@ -186,3 +186,54 @@ for (const backend of SANDBOX_BACKENDS) {
     assert.equal(existsSync(canary), false);
   });
 }
+
+for (const backend of SANDBOX_BACKENDS) {
+  // git reads an included file's includes and its core.hooksPath as its own
+  // config: a second-level include, or the hooks folder an included file
+  // names, was left writable, and the user's next git commit ran a hook.
+  it(
+    `includes of includes, and the hooks folder an include names, stay unwritable (${backend}, root)`,
+    {
+      skip: skipUnless(statuses, backend) || noGit,
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      const { root } = workspace;
+      const canary = join(workspace.base, "canary");
+      execFileSync("git", ["init", "-q", root]);
+      writeFileSync(join(root, "team.gitconfig"), "[core]\n\thooksPath = .githooks\n");
+      writeFileSync(join(root, "team.gitconfig"), "[include]\n\tpath = more.gitconfig\n", {
+        flag: "a",
+      });
+      writeFileSync(join(root, "more.gitconfig"), "[user]\n\tname = more\n");
+      execFileSync("git", ["-C", root, "config", "include.path", "../team.gitconfig"]);
+      mkdirSync(join(root, ".githooks"));
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const plant = `[core]\n\tfsmonitor = \"touch '${canary}'; false\"\n`;
+      const result = await executor.run(executor.resolve({
+        command: `printf '${plant}' >> more.gitconfig; ` +
+          `printf '#!/bin/sh\\ntouch ${canary}\\n' > .githooks/pre-commit; ` +
+          "chmod +x .githooks/pre-commit; true",
+      }));
+      assert.equal(result.exitCode, 0);
+      assert.equal(readFileSync(join(root, "more.gitconfig"), "utf8"), "[user]\n\tname = more\n");
+      assert.equal(existsSync(join(root, ".githooks", "pre-commit")), false);
+      // The user's own git, unhardened, afterwards.
+      execFileSync("git", ["-C", root, "status", "--short"]);
+      execFileSync("git", [
+        "-C",
+        root,
+        "-c",
+        "user.name=u",
+        "-c",
+        "user.email=u@x",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+      ]);
+      assert.equal(existsSync(canary), false);
+    },
+  );
+}
