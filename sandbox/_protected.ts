@@ -20,7 +20,7 @@ import {
   symlinkSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import type { SandboxViolation } from "../seam/mod.ts";
+import { BashSpawnError, type SandboxViolation } from "../seam/mod.ts";
 import process from "node:process";
 import { runtime } from "../local/mod.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
@@ -88,40 +88,83 @@ function sameShape(a: Shape, b: Shape): boolean {
 /**
  * The guards of the calls in this process that may still be running: from
  * launch until their last sweep (a guard whose spawn failed is dropped when
- * it is collected).
+ * it is collected). A commit in progress must not overlap their roots (see
+ * {@linkcode CommitClaim}).
  */
 const LIVE = new Set<WeakRef<ProtectedPaths>>();
 
 /**
- * Why a confined command could write `path` (canonical; a repository's
- * `.git` or git directory) now or could have planted it, or undefined when
- * it cannot: a walk of `workspace` as a call's launch makes would bind it
- * read-only (so it is not past the walk's bounds nor in a skipped tree),
- * and every call of this process still running saw it there at its launch
- * and bound it read-only (a command still running may have planted or
- * replaced it since, and its sweep has not run yet). A path outside every
- * root is not judged.
+ * Why a confined command could have planted or written `path` (canonical; a
+ * repository's `.git` or git directory), or undefined when it cannot: a
+ * walk of `workspace` as a call's launch makes would bind it read-only (so
+ * it is not past the walk's bounds nor in a skipped tree). A path outside
+ * the workspace is not judged. Calls still running are
+ * {@linkcode CommitClaim}'s to judge.
  */
 export function unprotectedReason(path: string, workspace: string): string | undefined {
-  if (isBeneath(path, workspace)) {
-    const fresh = new ProtectedPaths([workspace], [".git"], () => workspace);
-    if (!fresh.plan.readOnly.some((bound) => isBeneath(path, bound))) {
-      return `the sandbox does not keep "${path}" read-only (it lies past the walk's ${PROTECTED_WALK_DEPTH} levels or ${PROTECTED_WALK_ENTRIES} entries, in a skipped tree such as ${
-        PROTECTED_WALK_SKIPS[0]
-      }, or below a symlink), so a confined command may have planted or written it: check it and commit by hand`;
-    }
+  if (!isBeneath(path, workspace)) return undefined;
+  const fresh = new ProtectedPaths([workspace], [".git"], () => workspace);
+  if (fresh.plan.readOnly.some((bound) => isBeneath(path, bound))) return undefined;
+  return `the sandbox does not keep "${path}" read-only (it lies past the walk's ${PROTECTED_WALK_DEPTH} levels or ${PROTECTED_WALK_ENTRIES} entries, in a skipped tree such as ${
+    PROTECTED_WALK_SKIPS[0]
+  }, or below a symlink), so a confined command may have planted or written it: check it and commit by hand`;
+}
+
+/** True when one of `a` and `b` (canonical) lies in the other. */
+function overlap(a: string, b: string): boolean {
+  return isBeneath(a, b) || isBeneath(b, a);
+}
+
+/** The claims of the commits in progress in this process (see {@linkcode CommitClaim}). */
+const CLAIMS = new Set<CommitClaim>();
+
+/**
+ * What a commit on the host relies on while it runs (a repository's working
+ * tree and git folders, the config files it includes, the `git` program):
+ * its checks are a snapshot, so no confined call that could write one of
+ * them may run meanwhile. A claim is refused while a call of this process
+ * whose writable roots overlap a path still runs (from launch until its
+ * last sweep), and while it is held, such a call is refused at launch
+ * (`ProtectedPaths.watch`). Calls of other processes are not seen.
+ */
+export class CommitClaim implements Disposable {
+  readonly #paths: string[] = [];
+
+  constructor() {
+    CLAIMS.add(this);
   }
-  for (const ref of LIVE) {
-    const guard = ref.deref();
-    if (guard === undefined) {
-      LIVE.delete(ref);
-      continue;
-    }
-    if (!guard.keptReadOnly(path)) {
-      return `a confined command still running may have planted or replaced "${path}" (it was not there, read-only, when that command started): stop it (task_kill) or let it end, then retry`;
-    }
+
+  /** The paths claimed so far. */
+  get paths(): readonly string[] {
+    return this.#paths;
   }
-  return undefined;
+
+  /**
+   * Claims `paths` (canonical), or returns why not: a confined call still
+   * running can write one of them (then none is claimed).
+   */
+  claim(paths: readonly string[]): string | undefined {
+    for (const ref of LIVE) {
+      const guard = ref.deref();
+      if (guard === undefined) {
+        LIVE.delete(ref);
+        continue;
+      }
+      for (const path of paths) {
+        const root = guard.roots.find((root) => overlap(path, root));
+        if (root !== undefined) {
+          return `a confined command still running can write "${root}", so it could plant or change "${path}" while git runs (the checks are a snapshot): stop it (task_kill) or let it end, then retry`;
+        }
+      }
+    }
+    this.#paths.push(...paths);
+    return undefined;
+  }
+
+  /** Gives the paths up: confined calls may write them again. */
+  [Symbol.dispose](): void {
+    CLAIMS.delete(this);
+  }
 }
 
 /**
@@ -212,9 +255,19 @@ export class ProtectedPaths {
 
   /**
    * Counts this guard among the calls still running (see
-   * `unprotectedReason`) until `settle()`.
+   * {@linkcode CommitClaim}) until `settle()`; throws `BashSpawnError` while
+   * a commit in progress holds a path in its roots (the call must not start).
    */
   watch(): void {
+    for (const claim of CLAIMS) {
+      for (const path of claim.paths) {
+        const root = this.#roots.find((root) => overlap(path, root));
+        if (root === undefined) continue;
+        throw new BashSpawnError(
+          `A commit (gitCommit) is in progress on "${path}", which the writable root "${root}" holds, and its checks must hold until it ends, so the command was not run; retry it once the commit returned`,
+        );
+      }
+    }
     this.#live ??= new WeakRef(this);
     LIVE.add(this.#live);
   }
@@ -226,15 +279,9 @@ export class ProtectedPaths {
     return violations;
   }
 
-  /**
-   * False when `path` lies in one of this call's roots but not below what it
-   * bound read-only at launch, or what it bound there has been replaced.
-   */
-  keptReadOnly(path: string): boolean {
-    if (!this.#roots.some((root) => isBeneath(path, root))) return true;
-    const bound = this.plan.readOnly.find((bound) => isBeneath(path, bound));
-    const seen = bound === undefined ? undefined : this.#watched.get(bound);
-    return seen !== undefined && sameShape(seen, shapeOf(bound!));
+  /** The writable roots this call protects. */
+  get roots(): readonly string[] {
+    return this.#roots;
   }
 
   /** How many violations this call's sweeps found so far. */

@@ -96,14 +96,41 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.ok(existsSync(ready), "the background command did not plant its repository");
       await assert.rejects(
         commitThere(workspace, "sub"),
-        (error) =>
-          error instanceof GitCommitError && /still running may have planted/.test(error.message),
+        (error) => error instanceof GitCommitError && /still running can write/.test(error.message),
       );
       assert.equal(readFileSync(target, "utf8"), VICTIM_TEXT);
       await task.kill();
       await task.done;
       // Its settling sweep took the plant away.
       assert.ok(task.sandbox?.violations?.some((v) => v.path.endsWith("/sub/.git")));
+    });
+
+    // gitCommit's checks are a snapshot: a command still running could swap
+    // a nested repository (rename its folder away, plant one with a filter
+    // driver in its place) between them and git add. None may run meanwhile.
+    it("refuses while any background command that can write the repository runs", async () => {
+      using workspace = tempWorkspace();
+      const { root } = workspace;
+      mkdirSync(join(root, "sub"));
+      execFileSync("git", ["init", "-q", join(root, "sub")]);
+      writeFileSync(join(root, "sub", "file.txt"), "mine\n");
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const task = await executor.start(executor.resolve({ command: "exec sleep 60" }));
+      await assert.rejects(
+        commitThere(workspace, "sub"),
+        (error) =>
+          error instanceof GitCommitError &&
+          error.message.includes(`still running can write "${root}"`),
+      );
+      await task.kill();
+      await task.done;
+      await commitThere(workspace, "sub");
+      assert.equal(
+        execFileSync("git", ["-C", join(root, "sub"), "show", "HEAD:file.txt"], {
+          encoding: "utf8",
+        }),
+        "mine\n",
+      );
     });
   });
 }
