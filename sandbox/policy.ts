@@ -207,8 +207,11 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
   return resolved;
 }
 
-/** `paths` checked and normalised: relative, inside the root, each once. */
-function protectedPathList(paths: unknown): string[] {
+/**
+ * Protected `paths` checked and normalised: relative, inside the root (no
+ * `..`), each once; otherwise a `BashConfigError` naming the entry.
+ */
+export function protectedPathList(paths: unknown): string[] {
   if (!Array.isArray(paths)) {
     throw new BashConfigError(
       `Protected paths must be a list of paths relative to each writable root; got ${
