@@ -157,12 +157,15 @@ export class GitCommitError extends BashError {
  *   symlinked `.git` leads elsewhere; a `commondir` is accepted only in a
  *   linked worktree's own layout (`<repo>/worktrees/<name>` naming `<repo>`);
  * - its `.git` and git folder must be ones the sandbox keeps read-only:
- *   within the walk's bounds and not in a skipped tree, and seen at launch by
- *   every sandboxed call of this process still running (a background command
- *   may have planted one that its sweep has not moved yet); the same holds
- *   for every nested repository among the paths (`git add` runs `git status`
- *   in it); and nothing git writes (`COMMIT_EDITMSG`, the index, `HEAD`, the
+ *   within the walk's bounds and not in a skipped tree; the same holds for
+ *   every nested repository among the paths (`git add` runs `git status` in
+ *   it); and nothing git writes (`COMMIT_EDITMSG`, the index, `HEAD`, the
  *   reflogs, refs, object folders) may be a symlink, which git would follow;
+ * - these checks are a snapshot: what they looked at (the working tree, the
+ *   git folders, included config files, the `git` program) is held until git
+ *   is done, so the commit is refused while a sandboxed call of this process
+ *   that can write one of them still runs, and such a call is refused at
+ *   launch meanwhile;
  * - git starts from an empty environment (no `GIT_*` of this process), with
  *   no system nor global config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`),
  *   {@linkcode GIT_HARDENING_CONFIG} on its command line, literal pathspecs
