@@ -8,12 +8,13 @@
 // user can write (for example a shell start-up file).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
 import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
+import { BashSpawnError } from "../../seam/mod.ts";
 import {
   executorFor,
   probeHere,
@@ -103,6 +104,44 @@ for (const backend of SANDBOX_BACKENDS) {
       await task.done;
       // Its settling sweep took the plant away.
       assert.ok(task.sandbox?.violations?.some((v) => v.path.endsWith("/sub/.git")));
+    });
+
+    // The other way round: while a commit holds the repository, a confined
+    // call that could write it does not start (a slow git stands for a big
+    // repository).
+    it("refuses to launch a command that could write a repository a commit holds", async () => {
+      using workspace = tempWorkspace();
+      const { root, base } = workspace;
+      execFileSync("git", ["init", "-q", root]);
+      writeFileSync(join(root, "file.txt"), "mine\n");
+      mkdirSync(join(base, "bin"));
+      const real = findOnPath("git", process.env.PATH)!;
+      writeFileSync(join(base, "bin", "git"), `#!/bin/sh\nsleep 0.3\nexec '${real}' "$@"\n`);
+      chmodSync(join(base, "bin", "git"), 0o755);
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const path = process.env.PATH;
+      process.env.PATH = `${join(base, "bin")}:${path}`;
+      let committing: Promise<unknown>;
+      try {
+        committing = gitCommit({
+          workspaceRoot: root,
+          paths: ["file.txt"],
+          message: "m",
+          author: AUTHOR,
+        });
+      } finally {
+        process.env.PATH = path;
+      }
+      await assert.rejects(
+        executor.run(executor.resolve({ command: `touch '${join(base, "canary")}'` })),
+        (error) =>
+          error instanceof BashSpawnError &&
+          /commit \(gitCommit\) is in progress/.test(error.message),
+      );
+      assert.equal(existsSync(join(base, "canary")), false);
+      await committing;
+      const after = await executor.run(executor.resolve({ command: "echo ran" }));
+      assert.equal(after.stdout.text, "ran\n");
     });
 
     // gitCommit's checks are a snapshot: a command still running could swap
