@@ -56,8 +56,7 @@ export function sessionMembersBetween(sid: number, first: number, last: number):
   for (let pid = first; pid <= last; pid++) {
     const stat = readProcFile(pid, "stat");
     if (stat === null || liveSession(stat) !== sid) continue;
-    const status = readProcFile(pid, "status");
-    if (status !== null && /^Tgid:\s*(\d+)$/m.exec(status)?.[1] === String(pid)) members.push(pid);
+    if (isThreadGroupLeader(pid)) members.push(pid);
   }
   return members;
 }
@@ -76,27 +75,80 @@ function readProcFile(pid: number, file: string): string | null {
  * Live processes whose environment holds exactly the entry `entry` (for
  * example `SHELLSEAM_WATCHDOG=<marker>`), wherever they are: another session,
  * a pid namespace. A zombie's environment reads empty, so it is not found.
- * Throws like {@linkcode sessionMembers}; processes of other users, whose
- * environment this process may not read, are skipped.
+ * `among` limits which pids are read. Throws like {@linkcode sessionMembers};
+ * processes of other users, whose environment this process may not read, are
+ * skipped.
  */
 export function processesWithEnv(entry: string, among?: (pid: number) => boolean): number[] {
   if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
-  const found: number[] = [];
   const needle = `\0${entry}\0`;
+  const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     const first = name.charCodeAt(0);
     if (first < 48 || first > 57) continue;
-    if (among !== undefined && !among(Number(name))) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${name}/environ`, "latin1");
-    } catch (error) {
-      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") continue;
-      throw error;
-    }
-    if (`\0${environ}`.includes(needle)) found.push(Number(name));
+    const pid = Number(name);
+    if (among !== undefined && !among(pid)) continue;
+    if (carries(pid, needle)) found.push(pid);
   }
   return found;
+}
+
+/**
+ * Like {@linkcode processesWithEnv} among the pids `first` to `last`, each
+ * read by its number instead of listing /proc (cheaper for a few pids); a
+ * thread's id, which reads like its process there, is not counted.
+ */
+export function processesWithEnvBetween(entry: string, first: number, last: number): number[] {
+  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
+  const needle = `\0${entry}\0`;
+  const found: number[] = [];
+  for (let pid = first; pid <= last; pid++) {
+    if (carries(pid, needle) && isThreadGroupLeader(pid)) found.push(pid);
+  }
+  return found;
+}
+
+/** The kernel's PF_KTHREAD task flag: a kernel thread, whose environment is always empty. */
+const PF_KTHREAD = 0x200000;
+
+/** How long a process in the middle of an exec may show an empty environment before it counts as unmarked. */
+const EXEC_WAIT_MS = 5;
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Whether the environment of `pid` holds `needle` (`\0NAME=value\0`); false
+ * when it has ended. A process in the middle of an exec reads as an empty
+ * environment until the new program's is set up: it is read again, briefly.
+ */
+function carries(pid: number, needle: string): boolean {
+  const deadline = performance.now() + EXEC_WAIT_MS;
+  for (;;) {
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+    } catch (error) {
+      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") return false;
+      throw error;
+    }
+    if (environ !== "") return `\0${environ}`.includes(needle);
+    if (!inExec(pid) || performance.now() > deadline) return false;
+    Atomics.wait(pause, 0, 0, 0.2);
+  }
+}
+
+/** Whether `pid`, whose environment read empty, is a live user process (so in the middle of an exec). */
+function inExec(pid: number): boolean {
+  const stat = readProcFile(pid, "stat");
+  if (stat === null || liveSession(stat) === null) return false;
+  const flags = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ", 7)[6]);
+  return (flags & PF_KTHREAD) === 0;
+}
+
+/** Whether `pid` is a process (its thread group's leader), not another thread of one. */
+function isThreadGroupLeader(pid: number): boolean {
+  const status = readProcFile(pid, "status");
+  return status !== null && /^Tgid:\s*(\d+)$/m.exec(status)?.[1] === String(pid);
 }
 
 /** Whether a read of /proc/<pid> failed because the process has ended. */
@@ -149,30 +201,50 @@ function lastPidSinceSpawn(forksAtSpawn: number | null): number | undefined {
 }
 
 /**
- * Which pids to read to find the descendants of a process spawned as `sid`:
- * those handed out since it was spawned, since every descendant is younger.
- * `forksAtSpawn` is {@linkcode forkCount} taken just after the spawn;
+ * The pids handed out since a process was spawned as `sid` (every
+ * descendant of it is younger), from `sid` to the last pid handed out;
  * undefined (read every process) when so many tasks were created since that
  * pids may have wrapped past `sid`, or a counter cannot be read.
+ * `forksAtSpawn` is {@linkcode forkCount} taken just after the spawn.
  */
-export function pidsSinceSpawn(
+function pidsSinceSpawn(
   sid: number,
   forksAtSpawn: number | null,
-): ((pid: number) => boolean) | undefined {
-  const lastPid = lastPidSinceSpawn(forksAtSpawn);
-  return lastPid === undefined ? undefined : (pid) => inPidInterval(pid, sid, lastPid);
+): { first: number; last: number } | undefined {
+  const last = lastPidSinceSpawn(forksAtSpawn);
+  return last === undefined ? undefined : { first: sid, last };
+}
+
+/** Whether the pids from `first` to `last` are few enough to read one by one. */
+function fewPids(range: { first: number; last: number }): boolean {
+  return range.first <= range.last && range.last - range.first < READ_ONE_BY_ONE;
 }
 
 /**
  * Live members of session `sid` (its leader's pid), reading only the pids
- * handed out since the leader was spawned ({@linkcode pidsSinceSpawn}): one
- * by one when they are few, else from a listing of /proc.
+ * handed out since the leader was spawned: one by one when they are few,
+ * else from a listing of /proc.
  */
 export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
-  const lastPid = lastPidSinceSpawn(forksAtSpawn);
-  if (lastPid === undefined) return sessionMembers(sid);
-  if (sid <= lastPid && lastPid - sid < READ_ONE_BY_ONE) {
-    return sessionMembersBetween(sid, sid, lastPid);
-  }
-  return sessionMembers(sid, (pid) => inPidInterval(pid, sid, lastPid));
+  const range = pidsSinceSpawn(sid, forksAtSpawn);
+  if (range === undefined) return sessionMembers(sid);
+  if (fewPids(range)) return sessionMembersBetween(sid, range.first, range.last);
+  return sessionMembers(sid, (pid) => inPidInterval(pid, range.first, range.last));
+}
+
+/**
+ * Live processes carrying the environment entry `entry` among the pids
+ * handed out since the process `sid` was spawned (its descendants that left
+ * its session are among them): one by one when they are few, else from a
+ * listing of /proc.
+ */
+export function recentProcessesWithEnv(
+  entry: string,
+  sid: number,
+  forksAtSpawn: number | null,
+): number[] {
+  const range = pidsSinceSpawn(sid, forksAtSpawn);
+  if (range === undefined) return processesWithEnv(entry);
+  if (fewPids(range)) return processesWithEnvBetween(entry, range.first, range.last);
+  return processesWithEnv(entry, (pid) => inPidInterval(pid, range.first, range.last));
 }

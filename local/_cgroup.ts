@@ -252,12 +252,14 @@ function procsOf(cgroup: string): number[] {
   }
 }
 
-/** Whether `pid` is live: not gone, a zombie, nor inside exit(). */
+/** Whether `pid` is live: not gone, a zombie, nor inside exit(). Throws when that cannot be read. */
 function isLive(pid: number): boolean {
   try {
     return liveSession(readFileSync(`/proc/${pid}/stat`, "latin1")) !== null;
-  } catch {
-    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code === "ENOENT" || code === "ESRCH") return false;
+    throw error;
   }
 }
 
@@ -310,15 +312,40 @@ const LIMIT_FILES: Record<CgroupLimit, Record<1 | 2, string[]>> = {
   memoryBytes: { 1: ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"], 2: ["memory.max"] },
 };
 
+/** One cgroup of a slot: which limit it holds, in which version, where. */
+interface HeldCgroup {
+  limit: CgroupLimit;
+  version: 1 | 2;
+  cgroup: string;
+}
+
+/**
+ * A set of cgroups (one per controller a command's limits need) that
+ * commands use one at a time: made once, reused while nothing of an earlier
+ * command is left in it, removed with the executor's folder.
+ */
+interface Slot {
+  /** Which limits it holds (`processes`, `memoryBytes` or both). */
+  key: string;
+  cgroups: readonly HeldCgroup[];
+  /** What was last written to each limit file. */
+  written: Map<string, string>;
+}
+
 /**
  * One executor's cgroups: its folder under each controller's, made on first
- * use, and one cgroup per command.
+ * use, and cgroups that its commands take turns in. Making and removing a
+ * cgroup per command cost more than the command's launch (a removal waits
+ * for the exits to complete), so a settled command's cgroups wait, emptied,
+ * for the next command.
  */
 export class ExecutorCgroups {
   readonly #support: CgroupSupport;
   readonly #name: string;
   readonly #made = new Set<string>();
   readonly #kill: (pid: number) => void;
+  readonly #idle: Slot[] = [];
+  #slots = 0;
 
   /** `name`: the executor's folder name (`shellseam-exec-<owner>-<token>`). */
   constructor(support: CgroupSupport, name: string, kill: (pid: number) => void) {
@@ -333,54 +360,34 @@ export class ExecutorCgroups {
   }
 
   /**
-   * Makes command `n`'s cgroup for each of `limits` a cgroup holds (the
-   * executor folder first, sweeping those of hosts that are gone), with the
-   * limits written. Throws `BashSpawnError` (leaving nothing made for the
-   * command) when that fails.
+   * Cgroups for one command with `limits` (those a cgroup holds): an idle
+   * slot's, or new ones (the executor folder first, sweeping those of hosts
+   * that are gone), with the limits written. Throws `BashSpawnError` (leaving
+   * nothing made for the command) when that fails.
    */
   async create(
-    n: number,
     limits: ResourceLimits,
     onNewFolder: (folder: string) => void,
   ): Promise<CommandCgroup> {
-    const made: { limit: CgroupLimit; version: 1 | 2; cgroup: string }[] = [];
+    const held = cgroupLimits(limits, this.#support);
+    const key = held.join(",");
+    const index = this.#idle.findIndex((slot) => slot.key === key);
+    const reused = index >= 0 ? this.#idle.splice(index, 1)[0] as Slot : undefined;
+    let slot: Slot | undefined = reused;
     try {
-      const held = cgroupLimits(limits, this.#support);
-      for (const limit of held) {
-        const { version, dir } = this.#support[limit] as CgroupController;
-        const folder = join(dir, this.#name);
-        if (!this.#made.has(folder)) {
-          await sweepStaleCgroups(dir, this.#kill);
-          mkdirSync(folder, { recursive: true });
-          this.#made.add(folder);
-          onNewFolder(folder);
-          if (version === 2) {
-            // The command cgroups below it get the controllers (it holds no process itself).
-            const enable = held.filter((other) => {
-              const found = this.#support[other];
-              return "version" in found && found.version === 2 && found.dir === dir;
-            }).map((other) => `+${CONTROLLER[other]}`);
-            writeFileSync(join(folder, "cgroup.subtree_control"), enable.join(" "));
-          }
-        }
-        const cgroup = join(folder, String(n));
-        // A v2 cgroup holds both controllers: made once.
-        if (!made.some((other) => other.cgroup === cgroup)) mkdirSync(cgroup);
-        made.push({ limit, version, cgroup });
-        const [first, swap] = LIMIT_FILES[limit][version];
-        const value = String(limits[limit]);
-        writeFileSync(join(cgroup, first as string), value);
-        if (swap !== undefined) {
-          try {
-            writeFileSync(join(cgroup, swap), value, { flag: "r+" });
-          } catch (error) {
-            // Without swap accounting the file does not exist, and swap is not limited.
-            if ((error as NodeJS.ErrnoException | null)?.code !== "ENOENT") throw error;
-          }
+      slot ??= await this.#newSlot(held, key, onNewFolder);
+      writeLimits(slot, limits);
+      const made = slot;
+      return new CommandCgroup(made.cgroups, this.#kill, {
+        counts: reused === undefined ? made.cgroups.map(() => 0) : eventCounts(made.cgroups),
+        release: () => this.#idle.push(made),
+      });
+    } catch (error) {
+      if (slot !== undefined && reused === undefined) {
+        for (const cgroup of new Set(slot.cgroups.map(({ cgroup }) => cgroup))) {
+          await removeCgroup(cgroup);
         }
       }
-    } catch (error) {
-      for (const cgroup of new Set(made.map(({ cgroup }) => cgroup))) await removeCgroup(cgroup);
       throw new BashSpawnError(
         `Could not set up the command's cgroup for its resource limits (${
           messageOf(error)
@@ -388,27 +395,129 @@ export class ExecutorCgroups {
         { cause: error },
       );
     }
-    return new CommandCgroup(made, this.#kill);
+  }
+
+  async #newSlot(
+    held: readonly CgroupLimit[],
+    key: string,
+    onNewFolder: (folder: string) => void,
+  ): Promise<Slot> {
+    const name = String(++this.#slots);
+    const cgroups: HeldCgroup[] = [];
+    const slot: Slot = { key, cgroups, written: new Map() };
+    for (const limit of held) {
+      const { version, dir } = this.#support[limit] as CgroupController;
+      const folder = join(dir, this.#name);
+      if (!this.#made.has(folder)) {
+        await sweepStaleCgroups(dir, this.#kill);
+        mkdirSync(folder, { recursive: true });
+        this.#made.add(folder);
+        onNewFolder(folder);
+        if (version === 2) {
+          // The command cgroups below it get the controllers (it holds no process itself).
+          const enable = held.filter((other) => {
+            const found = this.#support[other];
+            return "version" in found && found.version === 2 && found.dir === dir;
+          }).map((other) => `+${CONTROLLER[other]}`);
+          writeFileSync(join(folder, "cgroup.subtree_control"), enable.join(" "));
+        }
+      }
+      const cgroup = join(folder, name);
+      // A v2 cgroup holds both controllers: made once.
+      if (!cgroups.some((other) => other.cgroup === cgroup)) mkdirSync(cgroup);
+      cgroups.push({ limit, version, cgroup });
+    }
+    return slot;
   }
 
   /** Removes the executor's folders (their commands have settled). */
   async dispose(): Promise<void> {
+    this.#idle.length = 0;
     for (const folder of this.#made) await removeTree(folder, this.#kill);
     this.#made.clear();
   }
 }
 
+/**
+ * Writes `limits` to the slot's limit files, those that changed only. A v1
+ * swap limit may never be below the memory limit: raised first, lowered last.
+ */
+function writeLimits(slot: Slot, limits: ResourceLimits): void {
+  for (const { limit, version, cgroup } of slot.cgroups) {
+    const value = String(limits[limit]);
+    const [first, swap] = LIMIT_FILES[limit][version] as [string, string | undefined];
+    const path = join(cgroup, first);
+    const before = slot.written.get(path);
+    if (before === value) continue;
+    const raising = before !== undefined && Number(value) > Number(before);
+    const files = swap === undefined ? [first] : raising ? [swap, first] : [first, swap];
+    for (const file of files) {
+      try {
+        writeFileSync(join(cgroup, file), value, { flag: file === swap ? "r+" : "w" });
+      } catch (error) {
+        // Without swap accounting the file does not exist, and swap is not limited.
+        if (file !== swap || (error as NodeJS.ErrnoException | null)?.code !== "ENOENT") {
+          throw error;
+        }
+      }
+    }
+    slot.written.set(path, value);
+  }
+}
+
+/** Where each limit's cgroup counts refusals and kills: the file and the key of its count. */
+function eventsOf({ limit, version }: HeldCgroup): [file: string, key: string] {
+  return limit === "processes"
+    ? ["pids.events", "max"]
+    : version === 2
+    ? ["memory.events", "oom_kill"]
+    : ["memory.oom_control", "oom_kill"];
+}
+
+/**
+ * The refusal and kill counts of each cgroup (0 where the file or the count
+ * is missing). Throws when a file exists but cannot be read.
+ */
+function eventCounts(cgroups: readonly HeldCgroup[]): number[] {
+  return cgroups.map((held) => {
+    const [file, key] = eventsOf(held);
+    let text: string;
+    try {
+      text = readFileSync(join(held.cgroup, file), "latin1");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return 0;
+      throw error;
+    }
+    return Number(new RegExp(`^${key} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+  });
+}
+
+/** How long the processes killed in a command's cgroups get to be gone before they count as survivors. */
+const EMPTY_WAIT_MS = 500;
+
 /** One command's cgroups. */
 export class CommandCgroup {
-  readonly #cgroups: readonly { limit: CgroupLimit; version: 1 | 2; cgroup: string }[];
+  readonly #cgroups: readonly HeldCgroup[];
   readonly #kill: (pid: number) => void;
+  /** The counts when the command got the cgroups (a reused slot's earlier commands' hits). */
+  readonly #countsBefore: readonly number[];
+  /** Gives a reused slot back; absent for cgroups removed when the command settles. */
+  readonly #release: (() => void) | undefined;
 
+  /**
+   * `reuse`: the cgroups were used before, and go back to the pool when
+   * emptied (their counts at the start are the baseline for {@linkcode hit});
+   * without it they are removed when the command settles.
+   */
   constructor(
-    cgroups: readonly { limit: CgroupLimit; version: 1 | 2; cgroup: string }[],
+    cgroups: readonly HeldCgroup[],
     kill: (pid: number) => void,
+    reuse?: { counts: readonly number[]; release: () => void },
   ) {
     this.#cgroups = cgroups;
     this.#kill = kill;
+    this.#countsBefore = reuse?.counts ?? cgroups.map(() => 0);
+    this.#release = reuse?.release;
   }
 
   /** The `cgroup.procs` files the command's launcher writes its pid to. */
@@ -419,7 +528,8 @@ export class CommandCgroup {
   /**
    * Once the command has ended and its sweep is done: what the cgroup says
    * was hit, the processes still in it (which left the session and dropped
-   * the marker), killed, and the cgroups removed.
+   * the marker), killed. Emptied, the cgroups wait for the next command;
+   * with a process that stays, they are not used again.
    */
   async close(): Promise<
     {
@@ -429,47 +539,55 @@ export class CommandCgroup {
       censusFailed?: string;
     }
   > {
-    const hit = this.hit();
+    let hit: ResourceLimitHit | undefined;
     // A process on its way out (a zombie, or inside exit()) is still listed: not counted.
     const left = new Set<number>();
-    const survivors = new Set<number>();
+    let survivors: number[] = [];
     try {
-      for (const { cgroup } of this.#cgroups) {
-        for (const pid of procsOf(cgroup)) if (isLive(pid)) left.add(pid);
-      }
+      hit = this.hit();
+      for (const pid of this.#livePids()) left.add(pid);
       for (const pid of left) this.#kill(pid);
-      for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
-        if (!(await removeCgroup(cgroup))) {
-          for (const pid of procsOf(cgroup)) survivors.add(pid);
-        }
+      const deadline = performance.now() + EMPTY_WAIT_MS;
+      let pause = 5;
+      for (survivors = [...left]; survivors.length > 0 && performance.now() < deadline;) {
+        await new Promise((done) => setTimeout(done, pause));
+        pause = Math.min(pause * 2, 50);
+        survivors = this.#livePids();
       }
     } catch (error) {
       return {
         hit,
         killed: left.size,
-        survivors: [...survivors],
+        survivors,
         censusFailed: `cannot read the command's cgroup (${messageOf(error)})`,
       };
     }
-    return { hit, killed: left.size - survivors.size, survivors: [...survivors] };
+    if (survivors.length === 0) this.#release?.();
+    if (this.#release === undefined) {
+      for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
+        await removeCgroup(cgroup);
+      }
+    }
+    return { hit, killed: left.size - survivors.length, survivors };
   }
 
-  /** The limit the cgroup counted a refusal or a kill for, if any. */
+  /** The live processes in the cgroups. */
+  #livePids(): number[] {
+    const live = new Set<number>();
+    for (const { cgroup } of this.#cgroups) {
+      for (const pid of procsOf(cgroup)) if (isLive(pid)) live.add(pid);
+    }
+    return [...live];
+  }
+
+  /**
+   * The limit the cgroup counted a refusal or a kill for since the command
+   * got it, if any. Throws when a count cannot be read.
+   */
   hit(): ResourceLimitHit | undefined {
-    for (const { limit, version, cgroup } of this.#cgroups) {
-      const [file, key] = limit === "processes"
-        ? ["pids.events", "max"]
-        : version === 2
-        ? ["memory.events", "oom_kill"]
-        : ["memory.oom_control", "oom_kill"];
-      let text = "";
-      try {
-        text = readFileSync(join(cgroup, file), "latin1");
-      } catch {
-        continue;
-      }
-      const count = new RegExp(`^${key} (\\d+)$`, "m").exec(text)?.[1];
-      if (count !== undefined && Number(count) > 0) {
+    const counts = eventCounts(this.#cgroups);
+    for (const [index, { limit }] of this.#cgroups.entries()) {
+      if ((counts[index] ?? 0) > (this.#countsBefore[index] ?? 0)) {
         return {
           limit: limit === "processes" ? "processes" : "memory",
           evidence: "cgroup",

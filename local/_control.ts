@@ -1,7 +1,7 @@
 import { messageOf } from "../seam/_message.ts";
 import {
-  pidsSinceSpawn,
   processesWithEnv,
+  recentProcessesWithEnv,
   recentSessionMembers,
   sessionMembers,
 } from "./_census.ts";
@@ -71,10 +71,9 @@ export class ProcessControl {
     let reason = this.#procRefused;
     if (reason === null) {
       try {
-        return processesWithEnv(
-          entry,
-          since === undefined ? undefined : pidsSinceSpawn(since.sid, since.forksAtSpawn),
-        );
+        return since === undefined
+          ? processesWithEnv(entry)
+          : recentProcessesWithEnv(entry, since.sid, since.forksAtSpawn);
       } catch (error) {
         reason = messageOf(error);
         if (this.#runtime.deniedPermission(error)) this.#procRefused = reason;

@@ -87,34 +87,25 @@ export function hasLimits(limits: ResourceLimits): boolean {
 const LIMITER_NAME = "shellseam-limits";
 
 /**
- * Moves itself into each cgroup named (`cg <cgroup.procs file>`, refusing to
- * run the command when that fails), then sets each rlimit (`<flag> <soft>
+ * The start of a bash script that applies {@linkcode limitArgs}: moves the
+ * shell into each cgroup named (`cg <cgroup.procs file>`, refusing to run
+ * the command when that fails), then sets each rlimit (`<flag> <soft>
  * <hard>`), soft first (a hard limit below the soft one in force is
  * refused), then hard: the same, except for CPU time, whose hard limit is a
  * second above the soft one so SIGXCPU comes before SIGKILL. A limit above
  * the hard one in force is refused by the kernel (EPERM), so the stricter
  * stays, for everyone but root outside a sandbox (with CAP_SYS_RESOURCE).
- * Then it execs the command, which starts inside the cgroups. It reads no rc
- * file (`--norc --noprofile`, as a socket stdin would otherwise make it read
- * `~/.bashrc`), no `BASH_ENV` and imports no function (`-p`). Arguments:
- * those entries, `--`, the command.
+ * It shifts them and the `--` after them away; what execs next starts
+ * inside the cgroups.
  */
-const LIMITER = 'while [ "$1" != -- ]; do if [ "$1" = cg ]; then echo $$ 2>/dev/null > "$2" || ' +
+export const APPLY_LIMITS: string =
+  'while [ "$1" != -- ]; do if [ "$1" = cg ]; then echo $$ 2>/dev/null > "$2" || ' +
   '{ echo "shellseam: could not move the command into the cgroup of $2, so it was not run" >&2; ' +
   "exit 125; }; shift 2; continue; fi; " +
-  'ulimit -S "$1" "$2" 2>/dev/null; ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; exec "$@"';
+  'ulimit -S "$1" "$2" 2>/dev/null; ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; ';
 
-/**
- * `launch` run behind the limiter script, by `shell` (a bash; by default the
- * launch's own program): it joins the cgroups whose `cgroup.procs` files are
- * `cgroups`, sets `limits` as rlimits, and execs `launch`.
- */
-export function limitedLaunch(
-  launch: Launch,
-  limits: ResourceLimits,
-  cgroups: readonly string[] = [],
-  shell: string = launch.program,
-): Launch {
+/** The arguments of {@linkcode APPLY_LIMITS}: the cgroups, the rlimits, then `--`. */
+export function limitArgs(limits: ResourceLimits, cgroups: readonly string[] = []): string[] {
   const entries: string[] = cgroups.flatMap((file) => ["cg", file]);
   for (const field of FIELDS) {
     const value = limits[field];
@@ -123,6 +114,22 @@ export function limitedLaunch(
     const soft = unit(value);
     entries.push(flag, String(soft), String(field === "cpuSeconds" ? soft + 1 : soft));
   }
+  return [...entries, "--"];
+}
+
+/**
+ * `launch` run behind a short bash script (by `shell`, a bash; by default
+ * the launch's own program) that applies the limits ({@linkcode APPLY_LIMITS})
+ * and execs `launch`. It reads no rc file (`--norc --noprofile`, as a socket
+ * stdin would otherwise make it read `~/.bashrc`), no `BASH_ENV` and imports
+ * no function (`-p`).
+ */
+export function limitedLaunch(
+  launch: Launch,
+  limits: ResourceLimits,
+  cgroups: readonly string[] = [],
+  shell: string = launch.program,
+): Launch {
   return {
     ...launch,
     program: shell,
@@ -130,10 +137,9 @@ export function limitedLaunch(
       ...BASH_FLAGS,
       "-p",
       "-c",
-      LIMITER,
+      `${APPLY_LIMITS}exec "$@"`,
       LIMITER_NAME,
-      ...entries,
-      "--",
+      ...limitArgs(limits, cgroups),
       launch.program,
       ...launch.args,
     ],

@@ -35,7 +35,7 @@ import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
-import type { Launch, LaunchPlan } from "./launch.ts";
+import type { Launch, LaunchLimits, LaunchPlan } from "./launch.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
 import { clocks, type Launched } from "./_launched.ts";
@@ -310,8 +310,12 @@ export class LocalBashExecutor extends BashExecutor {
    * (a command of 128 KiB or more, over the kernel's limit for one argument,
    * comes instead as a short `-c` script that joins and evals the pieces that
    * follow it: `[..., "-c", script, <bash>, piece1, piece2, ...]`).
-   * The session strategy is applied to the returned launch. Rejecting makes
-   * the call reject with that error, and nothing is spawned.
+   * The session strategy is applied to the returned launch. `limits` are the
+   * call's resource limits, still to apply: a plan that applies them itself
+   * (a sandbox's wrapper joins the cgroups and sets the rlimits before it
+   * starts the sandbox) says so with `limitsApplied: true`; otherwise the
+   * executor puts a short bash in front of the returned launch that does.
+   * Rejecting makes the call reject with that error, and nothing is spawned.
    *
    * @example Prefix every command
    * ```ts
@@ -334,7 +338,11 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(result.sandbox?.backend, "none");
    * ```
    */
-  protected planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+  protected planLaunch(
+    _spec: BashExecSpec,
+    launch: Launch,
+    _limits?: LaunchLimits,
+  ): Promise<LaunchPlan> {
     return Promise.resolve({ launch });
   }
 
@@ -513,40 +521,46 @@ export class LocalBashExecutor extends BashExecutor {
     const limits = wrap === undefined ? mergeLimits(this.defaultLimits(spec), spec.limits) : {};
     const support = cgroupSupportFor(this.config.useCgroups, limits);
     const held = cgroupLimits(limits, support);
-    const rlimits = rlimitsOf(limits, held);
     const bashLaunch: Launch = {
       program: bash,
       args: bashArgs(bash, spec.command),
       cwd: spec.workdir,
       env,
     };
-    const inner = hasLimits(rlimits) ? limitedLaunch(bashLaunch, rlimits) : bashLaunch;
-    const plan = wrap !== undefined
-      ? { launch: wrap(bashLaunch) }
-      : await this.planLaunch(spec, inner);
-    this.#checkCanSpawn(spec);
     const { config } = this;
     const setsid = config.setsidPath;
     const keepStdinOpen = background && spec.keepStdinOpen === true;
     const watchdog = this.#watchdog;
-    await watchdog?.ready();
-    this.#checkCanSpawn(spec);
-    this.#checkPrivateDir();
-    const cgroup = held.length === 0 ? null : await this.#commandCgroup(number, limits, support);
-    try {
+    let cgroup: CommandCgroup | null = null;
+    if (held.length > 0) {
+      // Named after the watchdog's owner, which it tells when it starts.
+      await watchdog?.ready();
       this.#checkCanSpawn(spec);
+      cgroup = await this.#commandCgroup(limits, support);
+    }
+    const limitsToApply: LaunchLimits = {
+      rlimits: rlimitsOf(limits, held),
+      cgroupProcs: cgroup?.procsFiles ?? [],
+    };
+    let launch: Launch;
+    let plan: LaunchPlan;
+    try {
+      plan = wrap !== undefined
+        ? { launch: wrap(bashLaunch) }
+        : await this.planLaunch(spec, bashLaunch, limitsToApply);
+      launch = plan.limitsApplied === true ||
+          (!hasLimits(limitsToApply.rlimits) && limitsToApply.cgroupProcs.length === 0)
+        ? plan.launch
+        : limitedLaunch(plan.launch, limitsToApply.rlimits, limitsToApply.cgroupProcs, bash);
+      this.#checkCanSpawn(spec);
+      await watchdog?.ready();
+      this.#checkCanSpawn(spec);
+      this.#checkPrivateDir();
     } catch (error) {
       await cgroup?.close();
       throw error;
     }
     const hits: { hit?: ResourceLimitHit } | null = cgroup === null ? null : {};
-    // The command joins its cgroup before anything of it runs: the limiter in
-    // front of its bash (unwrapped), or one in front of the sandbox's wrapper.
-    const launch = cgroup === null
-      ? plan.launch
-      : plan.launch === inner
-      ? limitedLaunch(bashLaunch, rlimits, cgroup.procsFiles)
-      : limitedLaunch(plan.launch, {}, cgroup.procsFiles, bash);
     let child;
     try {
       child = await config.runtime.spawn({
@@ -576,7 +590,7 @@ export class LocalBashExecutor extends BashExecutor {
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
       ...(cgroup === null || hits === null ? {} : {
         afterSweep: async () => {
-          const { hit, ...strays } = await cgroup.close();
+          const { hit, ...strays } = await (cgroup as CommandCgroup).close();
           if (hit !== undefined) hits.hit = hit;
           return strays;
         },
@@ -600,7 +614,6 @@ export class LocalBashExecutor extends BashExecutor {
 
   /** Command n's cgroup with `limits`, in this executor's folder (made on first use). */
   #commandCgroup(
-    number: number,
     limits: ResourceLimits,
     support: CgroupSupport,
   ): Promise<CommandCgroup> {
@@ -620,7 +633,6 @@ export class LocalBashExecutor extends BashExecutor {
       },
     );
     return this.#cgroups.create(
-      number,
       limits,
       (folder) => this.#watchdog?.guardCgroups(folder),
     );

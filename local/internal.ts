@@ -18,8 +18,10 @@ export { LOCAL_CONFIG_KEYS, resolveConfig } from "./_config.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
 export {
   appliedLimits,
+  APPLY_LIMITS,
   CONFINED_DEFAULT_LIMITS,
   hasLimits,
+  limitArgs,
   limitedLaunch,
   limitHit,
   mergeLimits,

@@ -1,4 +1,4 @@
-import type { BashSandboxInfo, SandboxViolation } from "../seam/mod.ts";
+import type { BashSandboxInfo, ResourceLimits, SandboxViolation } from "../seam/mod.ts";
 
 /**
  * The program a command runs as, before the executor gives it a session of
@@ -91,4 +91,32 @@ export interface LaunchPlan {
    * checks its workspace); what it returns is the read's `violations`.
    */
   beforeRead?: () => SandboxViolation[];
+  /**
+   * True when `launch` applies the {@linkcode LaunchLimits} it was planned
+   * with itself (a sandbox's wrapper does); otherwise the executor puts a
+   * short bash in front of it that does.
+   */
+  limitsApplied?: boolean;
+}
+
+/**
+ * The resource limits a launch must apply before the command's own program
+ * runs: the cgroups to join (by writing its pid to each `cgroup.procs`
+ * file, refusing to run when that fails) and the rest as rlimits. See
+ * `LocalBashExecutor.planLaunch`.
+ *
+ * @example
+ * ```ts
+ * import type { LaunchLimits } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const limits: LaunchLimits = { rlimits: { fileSizeBytes: 1024 ** 3 }, cgroupProcs: [] };
+ * assert.equal(limits.cgroupProcs.length, 0);
+ * ```
+ */
+export interface LaunchLimits {
+  /** Limits set per process (`ulimit`), soft and hard. */
+  rlimits: ResourceLimits;
+  /** The `cgroup.procs` files of the command's cgroups. */
+  cgroupProcs: readonly string[];
 }

@@ -17,6 +17,7 @@ import {
 import { checkKnownKeys, positiveFinite } from "../seam/_checks.ts";
 import {
   type Launch,
+  type LaunchLimits,
   type LaunchPlan,
   LocalBashExecutor,
   type LocalBashExecutorConfig,
@@ -530,7 +531,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   /** Wraps the launch in the selected backend (see the class documentation). */
-  protected override async planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+  protected override async planLaunch(
+    spec: BashExecSpec,
+    launch: Launch,
+    limits?: LaunchLimits,
+  ): Promise<LaunchPlan> {
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
@@ -583,8 +588,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         ? launch
         : { ...launch, env: { ...launch.env, ...proxyEnv(network.token) } },
       confined,
+      limits,
     );
     return {
+      limitsApplied: true,
       launch: network === undefined
         ? wrapped
         : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),

@@ -1,5 +1,5 @@
 import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+import type { Launch, LaunchLimits, LaunchOutcome } from "../../local/launch.ts";
 import { resolve } from "node:path";
 import type { Mask } from "../_masks.ts";
 import type { SocketRule } from "./_seccomp.ts";
@@ -83,8 +83,11 @@ export interface SandboxBackend {
   readonly name: SandboxBackendName;
   /** The kernel's Landlock ABI as the probe found it (the Landlock backend only). */
   readonly landlockAbi?: () => number;
-  /** `launch` wrapped so that it runs confined by `policy`. */
-  wrap(launch: Launch, policy: ConfinedPolicy): Launch;
+  /**
+   * `launch` wrapped so that it runs confined by `policy`, with `limits`
+   * applied before it starts (none when absent).
+   */
+  wrap(launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch;
   /** The programs that run before the confinement applies, for `launch`. */
   runners(launch: Launch): string[];
   /**

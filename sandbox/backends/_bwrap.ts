@@ -1,7 +1,7 @@
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchOutcome } from "../../local/launch.ts";
-import { findOnPath } from "../../local/internal.ts";
+import type { Launch, LaunchLimits, LaunchOutcome } from "../../local/launch.ts";
+import { APPLY_LIMITS, findOnPath, limitArgs } from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
@@ -131,7 +131,9 @@ const WRAPPER_FAILURE_EXIT = 125;
 const WRAPPER_NAME = "shellseam-bwrap";
 
 /**
- * Runs outside the sandbox, before bwrap: closes every descriptor above 2
+ * Runs outside the sandbox, before bwrap: applies the command's limits
+ * (`APPLY_LIMITS`: joins its cgroups and sets its rlimits, which bwrap and
+ * everything in the sandbox inherit), closes every descriptor above 2
  * (ones the runtime inherited without close-on-exec would reach into the
  * sandbox), then puts the seccomp filter (`$1`, `printf` escapes, when not
  * empty) on fd 3 for bwrap's `--seccomp 3` through a pipe: from memory, never
@@ -140,7 +142,7 @@ const WRAPPER_NAME = "shellseam-bwrap";
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
  * the environment (`-p`).
  */
-const WRAPPER =
+const WRAPPER = APPLY_LIMITS +
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; ' +
   'done; if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
@@ -166,8 +168,8 @@ export function createBwrapBackend(
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
   const filters = bwrapFilters(arch);
-  const wrap = (launch: Launch, policy: ConfinedPolicy): Launch =>
-    wrapInBwrap(bwrap, filters, launch, policy, folders);
+  const wrap = (launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch =>
+    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits);
   return {
     name: "bwrap",
     wrap,
@@ -209,7 +211,8 @@ export function bwrapFilters(arch: string): BwrapFilters | undefined {
 
 /**
  * `launch` confined by `policy` under the bwrap at `bwrap` (a path on the
- * host that runs it), through the wrapper that feeds it the seccomp filter.
+ * host that runs it), through the wrapper that applies `limits` and feeds
+ * bwrap the seccomp filter.
  */
 export function wrapInBwrap(
   bwrap: string,
@@ -218,13 +221,23 @@ export function wrapInBwrap(
   policy: ConfinedPolicy,
   folders: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
+  limits?: LaunchLimits,
 ): Launch {
   const filter = filters?.[socketRule(policy)];
   const args = bwrapArgs(launch, policy, folders, paths);
   if (filter !== undefined) args.unshift("--seccomp", "3");
   return {
     program: launch.program,
-    args: ["-p", "-c", WRAPPER, WRAPPER_NAME, filter ?? "", bwrap, ...args],
+    args: [
+      "-p",
+      "-c",
+      WRAPPER,
+      WRAPPER_NAME,
+      ...limitArgs(limits?.rlimits ?? {}, limits?.cgroupProcs),
+      filter ?? "",
+      bwrap,
+      ...args,
+    ],
     cwd: launch.cwd,
     // The wrapper shell, the setsid binary before it and bwrap run unconfined:
     // none of the command's environment reaches them (LD_PRELOAD or

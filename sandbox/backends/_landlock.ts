@@ -3,7 +3,7 @@ import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchOutcome } from "../../local/launch.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
-import { throwIfDenied } from "../../local/internal.ts";
+import { hasLimits, limitedLaunch, throwIfDenied } from "../../local/internal.ts";
 import {
   type ConfinedPolicy,
   DENIED,
@@ -292,7 +292,15 @@ export function createLandlockBackend(
   return {
     name: "landlock",
     landlockAbi: () => abi,
-    wrap: (launch, policy) => wrap(launch, policy),
+    // The rlimits apply inside (Deno must start unlimited), the cgroups before
+    // the launcher starts, so everything it runs is in them.
+    wrap: (launch, policy, limits) => {
+      const rlimits = limits?.rlimits ?? {};
+      const cgroups = limits?.cgroupProcs ?? [];
+      const inner = hasLimits(rlimits) ? limitedLaunch(launch, rlimits) : launch;
+      const wrapped = wrap(inner, policy);
+      return cgroups.length === 0 ? wrapped : limitedLaunch(wrapped, {}, cgroups, launch.program);
+    },
     runners: () => unshare === undefined ? [setup.deno] : [unshare, setup.deno],
     runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
     probeLaunch: (launch, policy) => wrap(launch, policy, true),

@@ -8,6 +8,8 @@ import {
   inPidInterval,
   liveSession,
   processesWithEnv,
+  processesWithEnvBetween,
+  recentProcessesWithEnv,
   recentSessionMembers,
   sessionMembers,
   sessionMembersBetween,
@@ -95,15 +97,16 @@ describe("sessionMembers", () => {
   });
 });
 
-describe("sessionMembersBetween", () => {
-  it("reads the pids one by one and counts a process, never its threads", async () => {
+describe("sessionMembersBetween and processesWithEnvBetween", () => {
+  it("read the pids one by one and count a process, never its threads", async () => {
     // This runtime's own binary, idle: a process of several threads in a session of its own.
     const idle = "setTimeout(() => {}, 60000)";
+    const entry = `SHELLSEAM_WATCHDOG=t-${marker()}.3`;
     const child = await runtime.spawn({
       program: process.execPath,
       args: runtime.name === "deno" ? ["eval", idle] : ["-e", idle],
       cwd: "/",
-      env: {},
+      env: { SHELLSEAM_WATCHDOG: entry.slice(entry.indexOf("=") + 1) },
       stdin: "null",
       session: "detached",
     });
@@ -120,6 +123,10 @@ describe("sessionMembersBetween", () => {
       const last = Math.max(...threads);
       assert.deepEqual(sessionMembersBetween(child.pid, child.pid, last), [child.pid]);
       assert.deepEqual(sessionMembersBetween(child.pid, child.pid + 1, last), []);
+      // Read by its id, a thread shows its process's environment.
+      assert.ok(readFileSync(`/proc/${threads[0]}/environ`, "latin1").includes(entry));
+      assert.deepEqual(processesWithEnvBetween(entry, child.pid, last), [child.pid]);
+      assert.deepEqual(processesWithEnvBetween(entry, child.pid + 1, last), []);
     } finally {
       runtime.kill(child.pid, "SIGKILL");
       await child.exited;
@@ -146,6 +153,12 @@ describe("processesWithEnv", () => {
       // Whichever entry comes first or last in the block is found too.
       assert.ok(processesWithEnv("A=1").includes(child.pid));
       assert.ok(processesWithEnv("Z=2").includes(child.pid));
+      // Among the pids handed out since the spawn: one by one, from a listing, or all.
+      const entry = `SHELLSEAM_WATCHDOG=t-${token}.12`;
+      for (const forks of [forkCount(), null, (forkCount() ?? 0) - 2 ** 23]) {
+        assert.deepEqual(recentProcessesWithEnv(entry, child.pid, forks), [child.pid]);
+      }
+      assert.deepEqual(recentProcessesWithEnv(`${entry}3`, child.pid, forkCount()), []);
     } finally {
       runtime.kill(child.pid, "SIGKILL");
       await child.exited;

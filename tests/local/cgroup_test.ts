@@ -58,7 +58,7 @@ async function cleanUp(
 }
 
 describe("resource limits in a cgroup", () => {
-  it("stops a fork bomb as root at its process limit, reports it, and removes the cgroup", {
+  it("stops a fork bomb as root at its process limit, reports it, and empties the cgroup", {
     skip: skipFor("processes"),
   }, async () => {
     const before = new Set(executorFolders("processes"));
@@ -78,13 +78,12 @@ describe("resource limits in a cgroup", () => {
       await assertNoneLeft(token);
       const mine = executorFolders("processes").filter((folder) => !before.has(folder));
       assert.equal(mine.length, 1, "one folder for the executor");
-      assert.deepEqual(
-        readdirSync(mine[0] as string, { withFileTypes: true }).filter((entry) =>
-          entry.isDirectory()
-        ),
-        [],
-        "the command's cgroup is gone",
-      );
+      const cgroups = readdirSync(mine[0] as string, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+      assert.deepEqual(cgroups, ["1"], "the command's cgroup waits for the next command");
+      assert.equal(readText(join(mine[0] as string, "1", "cgroup.procs")).trim(), "", "emptied");
+      const next = await executor.run(executor.resolve({ command: "echo fine" }));
+      assert.equal(next.limitHit, undefined, "the bomb's refusals are not the next command's");
       await executor[Symbol.asyncDispose]();
       assert.deepEqual(executorFolders("processes").filter((folder) => !before.has(folder)), []);
     } finally {
@@ -181,11 +180,10 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
       );
       const folders: string[] = [];
       const command = await cgroups.create(
-        7,
         { processes: 64, memoryBytes: 1000 },
         (f) => folders.push(f),
       );
-      const cgroup = join(root, "shellseam-exec-1-2-token", "7");
+      const cgroup = join(root, "shellseam-exec-1-2-token", "1");
       assert.deepEqual(folders, [join(root, "shellseam-exec-1-2-token")]);
       assert.equal(readText(join(cgroup, "pids.max")), "64");
       assert.equal(readText(join(cgroup, "memory.max")), "1000");
@@ -200,6 +198,20 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
       assert.deepEqual(command.hit(), { limit: "memory", evidence: "cgroup", certain: true });
       writeFileSync(join(cgroup, "pids.events"), "max 5\n");
       assert.deepEqual(command.hit(), { limit: "processes", evidence: "cgroup", certain: true });
+      // A second command while the first runs gets cgroups of its own.
+      const other = await cgroups.create({ processes: 64 }, () => {});
+      assert.notDeepEqual(other.procsFiles, command.procsFiles);
+      // Emptied, the first cgroup waits for the next command with the same controllers, which
+      // gets its own limits and counts only its own refusals and kills.
+      assert.equal((await command.close()).hit?.limit, "processes");
+      const next = await cgroups.create({ processes: 32, memoryBytes: 2000 }, () => {});
+      assert.deepEqual(next.procsFiles, command.procsFiles);
+      assert.equal(readText(join(cgroup, "pids.max")), "32");
+      assert.equal(readText(join(cgroup, "memory.max")), "2000");
+      assert.equal(next.hit(), undefined, "the earlier command's hits are not this one's");
+      writeFileSync(join(cgroup, "pids.events"), "max 6\n");
+      assert.deepEqual(next.hit(), { limit: "processes", evidence: "cgroup", certain: true });
+      assert.deepEqual(folders, [join(root, "shellseam-exec-1-2-token")], "one folder, made once");
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
 import { findOnPath } from "../../../local/_session.ts";
+import { APPLY_LIMITS, limitArgs } from "../../../local/_limits.ts";
 import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../_fixtures.ts";
@@ -195,8 +196,8 @@ describe("the bwrap backend", () => {
     assert.ok(!("reason" in backend));
     const wrapped = backend.wrap(launch("/srv/ws"), policy({}));
     assert.equal(wrapped.program, "/usr/bin/bash");
-    const [privileged, c, script, name, filter, bwrap, ...args] = wrapped.args;
-    assert.deepEqual([privileged, c, name], ["-p", "-c", "shellseam-bwrap"]);
+    const [privileged, c, script, name, noLimits, filter, bwrap, ...args] = wrapped.args;
+    assert.deepEqual([privileged, c, name, noLimits], ["-p", "-c", "shellseam-bwrap", "--"]);
     assert.match(script!, /exec \$fd>&-/);
     assert.match(script!, /exec 3< <\(printf "\$1"\)/);
     // The filter travels as printf escapes of its bytes, never as a file.
@@ -205,7 +206,7 @@ describe("the bwrap backend", () => {
     // Under deny, no Unix socket unless some are allowed (the others are masked).
     const deny = seccompFilter({ denyIpc: true, socketFamilies: [AF_NETLINK] })!;
     assert.deepEqual(bytes(filter!), [...deny]);
-    const unix = backend.wrap(launch("/srv/ws"), policy({ unixSockets: true })).args[4]!;
+    const unix = backend.wrap(launch("/srv/ws"), policy({ unixSockets: true })).args[5]!;
     assert.deepEqual(bytes(unix), [
       ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
     ]);
@@ -215,7 +216,7 @@ describe("the bwrap backend", () => {
       "3",
       ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS),
     ]);
-    const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[4]!;
+    const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[5]!;
     assert.deepEqual(bytes(open), [...seccompFilter({ denyIpc: true })!]);
     // The wrapper, setsid and bwrap run unconfined with no environment at all.
     assert.deepEqual(wrapped.env, {});
@@ -226,6 +227,22 @@ describe("the bwrap backend", () => {
     });
     assert.deepEqual(backend.enforcement(policy({ unixSockets: true })).gaps, [LATE_SOCKETS_GAP]);
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
+  });
+
+  it("applies the command's limits in the same shell, before bwrap starts", { skip }, () => {
+    assert.ok(!("reason" in backend));
+    const limits = {
+      rlimits: { fileSizeBytes: 4096, cpuSeconds: 5 },
+      cgroupProcs: ["/cg/1/procs"],
+    };
+    const wrapped = backend.wrap(launch("/srv/ws"), policy({}), limits);
+    const [, , script, , ...rest] = wrapped.args;
+    assert.ok(script!.startsWith(APPLY_LIMITS), "the limits first, then the descriptors");
+    assert.deepEqual(
+      rest.slice(0, rest.indexOf("--") + 1),
+      limitArgs(limits.rlimits, ["/cg/1/procs"]),
+    );
+    assert.match(rest[rest.indexOf("--") + 2]!, /\/bwrap$/);
   });
 
   it("hands the command its environment inside, never to the programs before it", { skip }, () => {
@@ -275,7 +292,7 @@ describe("the bwrap backend", () => {
       const bare = createBwrapBackend(process.env.PATH, FOLDERS, "sparc");
       assert.ok(!("reason" in bare));
       const args = bare.wrap(launch("/srv/ws"), policy({})).args;
-      assert.equal(args[4], "");
+      assert.equal(args[5], "");
       assert.equal(args.includes("--seccomp"), false);
       assert.deepEqual(bare.enforcement(policy({ network: "allow" })).gaps, [
         "kernel keyrings not confined (no seccomp filter here)",
