@@ -522,8 +522,8 @@ function walk(
     const first = name.split("/")[0]!;
     byFirst.set(first, [...byFirst.get(first) ?? [], name]);
   }
-  /** The protected paths found so far (never walked into). */
-  const protectedSeen = new Set<string>();
+  /** The protected paths of several parts found so far (never walked into). */
+  const severalParts = new Set<string>();
   let queue: string[] = [root];
   let entries = 0;
   let stopped: "depth" | "entries" | undefined;
@@ -547,20 +547,23 @@ function walk(
       entries += listing.length;
       const subdirectories: string[] = [];
       for (const entry of listing) {
-        const here = join(dir, entry.name);
         const named = byFirst.get(entry.name) ?? [];
         for (const name of named) {
           const location = join(dir, name);
-          if (name.includes("/") && shapeOf(location).kind === "absent") continue;
-          protectedSeen.add(location);
+          if (name.includes("/")) {
+            if (shapeOf(location).kind === "absent") continue;
+            severalParts.add(location);
+          }
           visitor.found(location);
         }
         // A folder holding a protected path of several parts (`.config/git`)
         // is walked too, but not the protected path itself.
-        const protectedHere = named.includes(entry.name) || protectedSeen.has(here);
-        if (!protectedHere && entry.isDirectory && !PROTECTED_WALK_SKIPS.includes(entry.name)) {
-          subdirectories.push(entry.name);
-        }
+        if (
+          !entry.isDirectory || named.includes(entry.name) ||
+          PROTECTED_WALK_SKIPS.includes(entry.name) ||
+          (severalParts.size > 0 && severalParts.has(join(dir, entry.name)))
+        ) continue;
+        subdirectories.push(entry.name);
       }
       if (entries > PROTECTED_WALK_ENTRIES) return "entries";
       if (subdirectories.length > 0 && depth >= PROTECTED_WALK_DEPTH) stopped = "depth";
@@ -811,9 +814,11 @@ function readPointer(path: string, maxBytes = POINTER_BYTES): string | undefined
     return undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const bytes = new Uint8Array(maxBytes);
-    const read = readSync(fd, bytes, 0, maxBytes, 0);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    // No bigger than the file: a config's bound is far above what most hold.
+    const bytes = new Uint8Array(Math.min(stat.size, maxBytes));
+    const read = bytes.length === 0 ? 0 : readSync(fd, bytes, 0, bytes.length, 0);
     return new TextDecoder().decode(bytes.subarray(0, read));
   } catch {
     return undefined;
