@@ -350,7 +350,7 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
       .map((entry) => entry.slice(entry.indexOf("\t") + 1)),
   ];
   for (const dir of nested) {
-    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace);
+    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace, claim);
     if (why !== undefined) {
       throw new GitCommitError(
         `Nothing was committed: "${
@@ -493,9 +493,15 @@ function findRepository(cwd: string, workspace: string): Repository {
 /**
  * Why the nested repository in `dir` could have been planted or written by a
  * confined command (see `unprotectedReason`), or undefined; a symlinked
- * `.git` always could, and a missing one runs nothing.
+ * `.git` always could, and a missing one runs nothing. The git folder a
+ * `gitdir:` file names is held by `claim` (it may lie outside the working
+ * tree, which the claim already holds).
  */
-function nestedRepositoryRefusal(dir: string, workspace: string): string | undefined {
+function nestedRepositoryRefusal(
+  dir: string,
+  workspace: string,
+  claim: CommitClaim,
+): string | undefined {
   const dotGit = join(dir, ".git");
   let stat;
   try {
@@ -508,7 +514,8 @@ function nestedRepositoryRefusal(dir: string, workspace: string): string | undef
     ? /^gitdir:\s*(.+)$/m.exec(configText(dotGit) ?? "")?.[1]?.trim()
     : undefined;
   for (const path of [dotGit, ...(named ? [resolve(dir, named)] : [])]) {
-    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
+    const real = existingRealpath(path) ?? path;
+    const why = unprotectedReason(real, workspace) ?? claim.claim([real]);
     if (why !== undefined) return why;
   }
   return undefined;

@@ -506,6 +506,19 @@ describe("gitCommit", { skip: noGit }, () => {
     }
     const result = await commit();
     assert.deepEqual(result.paths, ["a.txt"]);
+    // A nested repository whose git folder lies elsewhere, in a running call's root.
+    mkdirSync(join(base, "stores"));
+    git(root, "init", "-q", "--separate-git-dir", join(base, "stores", "lib.git"), "sub");
+    writeFileSync(join(root, "sub", "b.txt"), "b\n");
+    const running = new ProtectedPaths([join(base, "stores")], [".git"], quarantine);
+    running.watch();
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["sub"], message: "m", author: AUTHOR }),
+      (error: Error) =>
+        error instanceof GitCommitError &&
+        error.message.includes(`still running can write "${join(base, "stores")}"`),
+    );
+    running.settle();
   });
 
   it("refuses to start a confined call that could write what a commit in progress relies on", async () => {
