@@ -26,6 +26,7 @@ export {
   limitHit,
   mergeLimits,
 } from "./_limits.ts";
+export { folderNames } from "./_listing.ts";
 export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";
 export { makePrivateDir, otherPrivateDirs, privateParents } from "./_private_dir.ts";
