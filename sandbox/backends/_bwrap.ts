@@ -1,7 +1,7 @@
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome } from "../../local/launch.ts";
-import { APPLY_LIMITS, findOnPath, limitArgs } from "../../local/internal.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
+import { APPLY_LIMITS, BASH_FLAGS, findOnPath, limitArgs } from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
@@ -18,7 +18,7 @@ import {
   type SandboxDenial,
   socketRule,
 } from "./_backend.ts";
-import { commandFilter } from "./_seccomp.ts";
+import { commandFilter, type SocketRule } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
@@ -148,6 +148,95 @@ const WRAPPER = APPLY_LIMITS +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
+/** The filters a standby holds, in the order its input names them by index. */
+const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
+
+/**
+ * A bwrap wrapper started ahead (see `LaunchStandby`): it joins the
+ * cgroups named in its arguments (`APPLY_LIMITS`), closes the descriptors
+ * it inherited as the wrapper does, and puts each of the four seccomp
+ * filters on a pipe of its own (fds 5 to 8), all while nothing waits for
+ * it. Then it waits for its input: a line `<filter index or -> <command
+ * bytes> <rlimit entries> --`, the command, then bwrap's options,
+ * NUL-separated, to the end. It sets the rlimits, keeps the filter named (as
+ * fd 3), gives the command /dev/null for stdin and the options on fd 4
+ * (which bwrap reads to the end with `--args`). It runs with no
+ * environment, so bash reads in the C locale: `read -N` counts bytes, and
+ * reads exactly them.
+ */
+const STANDBY = APPLY_LIMITS +
+  'b=$5; s=$6; for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && ' +
+  'eval "exec $fd>&-"; done; exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
+  '8< <(printf "$4"); IFS=" " read -r r n l && IFS= read -r -N "$n" c && ' +
+  `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; exit 125; }; ` +
+  "set -f; set -- $l; set +f; " + APPLY_LIMITS +
+  'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
+  `8<&-; shopt -s execfail; exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
+  `echo "${WRAPPER_NAME}: cannot run $b" >&2; exit ${WRAPPER_FAILURE_EXIT}`;
+
+const encoder = new TextEncoder();
+
+/**
+ * How a launch confined by bwrap runs in a standby (see `LaunchStandby`):
+ * one for `bash [--norc --noprofile] -c <command>` (a command in pieces
+ * starts as usual), with the same options and filter as
+ * {@linkcode wrapInBwrap}.
+ */
+export function bwrapStandby(
+  bwrap: string,
+  filters: BwrapFilters | undefined,
+  launch: Launch,
+  policy: ConfinedPolicy,
+  folders: BwrapFolders,
+): LaunchStandby | undefined {
+  const command = launch.args.length === BASH_FLAGS.length + 2 &&
+      BASH_FLAGS.every((flag, index) => launch.args[index] === flag) &&
+      launch.args[BASH_FLAGS.length] === "-c"
+    ? launch.args[BASH_FLAGS.length + 1] as string
+    : undefined;
+  if (command === undefined) return undefined;
+  const bash = launch.program;
+  return {
+    key: `bwrap ${bwrap} ${bash}`,
+    prepare: (cgroupProcs) => ({
+      program: bash,
+      args: [
+        "-p",
+        "-c",
+        STANDBY,
+        WRAPPER_NAME,
+        ...limitArgs({}, cgroupProcs),
+        ...STANDBY_RULES.map((rule) => filters?.[rule] ?? ""),
+        bwrap,
+        bash,
+      ],
+      cwd: "/",
+      env: {},
+    }),
+    input: (rlimits) => {
+      const args = bwrapArgs(launch, policy, folders);
+      // Everything before the command's own "--", which the standby puts on bwrap's command line.
+      const options = args.slice(0, args.length - launch.args.length - 2);
+      if (filters !== undefined) options.unshift("--seccomp", "3");
+      const rule = filters === undefined ? "-" : STANDBY_RULES.indexOf(socketRule(policy));
+      const commandBytes = encoder.encode(command);
+      const head = `${rule} ${commandBytes.length} ${limitArgs(rlimits).join(" ")}\n`;
+      const parts = [
+        encoder.encode(head),
+        commandBytes,
+        encoder.encode(options.map((option) => `${option}\0`).join("")),
+      ];
+      const input = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+      let offset = 0;
+      for (const part of parts) {
+        input.set(part, offset);
+        offset += part.length;
+      }
+      return input;
+    },
+  };
+}
+
 /** `bytes` as a `printf` format that prints exactly them. */
 function printfEscaped(bytes: Uint8Array): string {
   return [...bytes].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
@@ -173,6 +262,8 @@ export function createBwrapBackend(
   return {
     name: "bwrap",
     wrap,
+    standby: (launch: Launch, policy: ConfinedPolicy) =>
+      bwrapStandby(bwrap, filters, launch, policy, folders),
     runners: (launch: Launch) => [launch.program, bwrap],
     // Its private folder is read-only to every command (see bwrapArgs).
     runnerFolders: () => [],
