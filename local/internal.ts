@@ -25,6 +25,8 @@ export {
   limitedLaunch,
   limitHit,
   mergeLimits,
+  type Rlimit,
+  rlimitsToSet,
 } from "./_limits.ts";
 export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";

@@ -52,6 +52,17 @@ export interface LandlockLauncherPolicy {
   masks?: { source?: string; path: string }[];
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
+  /**
+   * The `cgroup.procs` files of the command's cgroups: the launcher writes
+   * its pid to each first (all it starts is in them), and fails when it cannot.
+   */
+  cgroupProcs?: string[];
+  /**
+   * The rlimits to set right before the exec (Deno itself runs unlimited):
+   * each `RLIMIT_*` number, soft then hard, as `ulimit -S` then `-H` would
+   * (sizes in bytes); one the kernel refuses leaves the stricter in force.
+   */
+  rlimits?: { resource: number; soft: number; hard: number }[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
   reportAbi?: boolean;
   /**
@@ -76,6 +87,7 @@ type NativeFn = (...args: unknown[]) => unknown;
 /** The part of the Deno namespace the launcher uses (typed here so the Node build compiles it). */
 interface LauncherDeno {
   args: string[];
+  pid: number;
   build: { arch: string };
   exit(code: number): never;
   stdout: { writeSync(bytes: Uint8Array): number };
@@ -148,6 +160,16 @@ export function landlockLauncherMain(): void {
   if (masks.length > 0 && mounts === undefined) {
     return fail("the policy's masks need writableMounts (a private mount namespace)");
   }
+  const cgroupProcs = policy.cgroupProcs ?? [];
+  if (!isPathList(cgroupProcs)) return fail("the policy's cgroupProcs must be a list of paths");
+  const rlimits = policy.rlimits ?? [];
+  const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+  if (
+    !Array.isArray(rlimits) ||
+    !rlimits.every((limit) => [limit?.resource, limit?.soft, limit?.hard].every(isCount))
+  ) {
+    return fail("the policy's rlimits must be a list of { resource, soft, hard }, whole numbers");
+  }
   const filter = policy.seccompFilter;
   if (
     filter !== undefined &&
@@ -162,6 +184,7 @@ export function landlockLauncherMain(): void {
   // symbols instead of twenty take most of the launcher's own start-up away.
   const numbers: Record<string, Record<string, bigint>> = {
     x86_64: {
+      write: 1n,
       close: 3n,
       rt_sigaction: 13n,
       execve: 59n,
@@ -173,6 +196,7 @@ export function landlockLauncherMain(): void {
       mount: 165n,
       getdents64: 217n,
       unshare: 272n,
+      prlimit64: 302n,
     },
     aarch64: {
       getcwd: 17n,
@@ -180,12 +204,14 @@ export function landlockLauncherMain(): void {
       chdir: 49n,
       close: 57n,
       getdents64: 61n,
+      write: 64n,
       capset: 91n,
       unshare: 97n,
       rt_sigaction: 134n,
       prctl: 167n,
       geteuid: 175n,
       execve: 221n,
+      prlimit64: 261n,
     },
   };
   const own = numbers[deno.build.arch];
@@ -242,6 +268,21 @@ export function landlockLauncherMain(): void {
     return names[errno] ?? `errno ${errno}`;
   };
   const cString = (text: string): Uint8Array => encoder.encode(`${text}\0`);
+
+  // Into the command's cgroups first, so that everything it starts is held there.
+  const pid = encoder.encode(String(deno.pid));
+  const writeOnly = new Uint8Array(new BigUint64Array([0o2000001n, 0n, 0n]).buffer); // O_WRONLY | O_CLOEXEC
+  for (const file of cgroupProcs) {
+    const fd = sys("openat2", -100, cString(file), writeOnly, 24);
+    const written = fd < 0 ? -1 : sys("write", fd, pid, pid.length);
+    const reason = errorText();
+    if (fd >= 0) sys("close", fd);
+    if (written !== pid.length) {
+      return fail(
+        `could not move the command into the cgroup of "${file}" (${reason}), so it was not run`,
+      );
+    }
+  }
 
   // Mounts first: once restricted by Landlock, the process may not mount.
   if (mounts !== undefined) {
@@ -482,7 +523,19 @@ export function landlockLauncherMain(): void {
   };
   const argv = pointerArray([program, ...programArgs]);
   const envp = pointerArray(environment);
-  sys("execve", cString(program), argv, envp);
+  const path = cString(program);
+  // Last, as little as possible running after them (the runtime, limited,
+  // might fail to allocate). Soft first, then hard, as `ulimit` sets them.
+  const limit = new BigUint64Array(2); // struct rlimit64: soft, hard
+  const limitBytes = new Uint8Array(limit.buffer);
+  for (const { resource, soft, hard } of rlimits) {
+    for (const [index, value] of [[0, soft], [1, hard]] as const) {
+      if (sys("prlimit64", 0, resource, null, limitBytes) !== 0) continue;
+      limit[index] = BigInt(value);
+      sys("prlimit64", 0, resource, limitBytes, null);
+    }
+  }
+  sys("execve", path, argv, envp);
   fail(`execve of "${program}" failed (${errorText()})`);
 }
 
