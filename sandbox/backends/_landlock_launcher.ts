@@ -182,36 +182,36 @@ export function landlockLauncherMain(): void {
   // Every call goes through libc's syscall(): Deno compiles a trampoline for
   // each bound symbol (about half a millisecond each, on every launch), so two
   // symbols instead of twenty take most of the launcher's own start-up away.
-  const numbers: Record<string, Record<string, bigint>> = {
+  const numbers: Record<string, Record<string, number>> = {
     x86_64: {
-      write: 1n,
-      close: 3n,
-      rt_sigaction: 13n,
-      execve: 59n,
-      getcwd: 79n,
-      chdir: 80n,
-      geteuid: 107n,
-      capset: 126n,
-      prctl: 157n,
-      mount: 165n,
-      getdents64: 217n,
-      unshare: 272n,
-      prlimit64: 302n,
+      write: 1,
+      close: 3,
+      rt_sigaction: 13,
+      execve: 59,
+      getcwd: 79,
+      chdir: 80,
+      geteuid: 107,
+      capset: 126,
+      prctl: 157,
+      mount: 165,
+      getdents64: 217,
+      unshare: 272,
+      prlimit64: 302,
     },
     aarch64: {
-      getcwd: 17n,
-      mount: 40n,
-      chdir: 49n,
-      close: 57n,
-      getdents64: 61n,
-      write: 64n,
-      capset: 91n,
-      unshare: 97n,
-      rt_sigaction: 134n,
-      prctl: 167n,
-      geteuid: 175n,
-      execve: 221n,
-      prlimit64: 261n,
+      getcwd: 17,
+      mount: 40,
+      chdir: 49,
+      close: 57,
+      getdents64: 61,
+      write: 64,
+      capset: 91,
+      unshare: 97,
+      rt_sigaction: 134,
+      prctl: 167,
+      geteuid: 175,
+      execve: 221,
+      prlimit64: 261,
     },
   };
   const own = numbers[deno.build.arch];
@@ -221,14 +221,14 @@ export function landlockLauncherMain(): void {
     );
   }
   // Added later, with the same number on every architecture.
-  const nr: Record<string, bigint> = {
+  const nr: Record<string, number> = {
     ...own,
-    close_range: 436n,
-    openat2: 437n,
-    mount_setattr: 442n,
-    landlock_create_ruleset: 444n,
-    landlock_add_rule: 445n,
-    landlock_restrict_self: 446n,
+    close_range: 436,
+    openat2: 437,
+    mount_setattr: 442,
+    landlock_create_ruleset: 444,
+    landlock_add_rule: 445,
+    landlock_restrict_self: 446,
   };
   let libc: Record<string, NativeFn>;
   try {
@@ -242,14 +242,15 @@ export function landlockLauncherMain(): void {
   type Argument = number | bigint | Uint8Array | null;
   /** System call `name` (libc's `syscall()`: -1 and errno on failure); buffers go by address. */
   const sys = (name: string, ...args: Argument[]): number => {
+    // Numbers where they fit: a call with BigInt arguments takes the FFI's slow path.
     const values = args.map((arg) =>
       arg === null
-        ? 0n
+        ? 0
         : arg instanceof Uint8Array
-        ? BigInt(deno.UnsafePointer.value(deno.UnsafePointer.of(arg)))
-        : BigInt(arg)
+        ? Number(deno.UnsafePointer.value(deno.UnsafePointer.of(arg)))
+        : arg
     );
-    while (values.length < 6) values.push(0n);
+    while (values.length < 6) values.push(0);
     return Number(libc.syscall!(nr[name]!, ...values));
   };
   // The runtime may clobber errno between calls: read it through a pointer
@@ -470,14 +471,15 @@ export function landlockLauncherMain(): void {
   const PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24;
   const PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4n;
   const root = sys("geteuid") === 0;
-  // PR_CAPBSET_READ answers 1 (in the set), 0, or -1 past the last capability.
-  for (let cap = 0n;; cap++) {
-    const inSet = sys("prctl", PR_CAPBSET_READ, cap, 0, 0, 0);
-    if (inSet < 0) break;
-    if (inSet === 0 || sys("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0) === 0) continue;
+  // Dropping a capability succeeds whether it is in the set or not; past the
+  // last one it fails, and PR_CAPBSET_READ then answers -1 (not 1 or 0).
+  for (let cap = 0;; cap++) {
+    if (sys("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0) === 0) continue;
+    const reason = errorText();
+    if (sys("prctl", PR_CAPBSET_READ, cap, 0, 0, 0) < 0) break;
     // Without CAP_SETPCAP the set cannot shrink; a non-root user gains nothing from it.
     if (!root) break;
-    return fail(`dropping capability ${cap} from the bounding set failed (${errorText()})`);
+    return fail(`dropping capability ${cap} from the bounding set failed (${reason})`);
   }
   sys("prctl", PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   const header = new Uint32Array([0x20080522, 0]); // _LINUX_CAPABILITY_VERSION_3, this thread
