@@ -1,8 +1,9 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
+import { folderNames } from "./_listing.ts";
 
 /**
  * The name prefix of every executor's private folder, so that a sandbox can
@@ -69,10 +70,9 @@ export function makePrivateDir(base: string = tmpdir(), owner: string | null = n
  */
 export function otherPrivateDirs(own: string): string[] {
   const parent = dirname(own);
-  return readdirSync(parent, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name.startsWith(PRIVATE_DIR_PREFIX))
-    .map((entry) => join(parent, entry.name))
-    .filter((path) => path !== own);
+  return folderNames(parent).filter((name) => name.startsWith(PRIVATE_DIR_PREFIX))
+    .map((name) => join(parent, name))
+    .filter((path) => path !== own && isFolder(path));
 }
 
 /**
@@ -81,9 +81,19 @@ export function otherPrivateDirs(own: string): string[] {
  */
 export function privateParents(base: string): string[] {
   const name = new RegExp(`^${PRIVATE_PARENT_PREFIX}\\d+$`);
-  return readdirSync(base, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && name.test(entry.name))
-    .map((entry) => join(base, entry.name));
+  return folderNames(base).filter((entry) => name.test(entry))
+    .map((entry) => join(base, entry))
+    .filter(isFolder);
+}
+
+/** Whether `path` is a folder (not a link to one); false when it is gone. */
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return false;
+    throw error;
+  }
 }
 
 /** True when `path` is a directory (not a link to one) owned by this process's user. */

@@ -28,6 +28,7 @@ export {
   type Rlimit,
   rlimitsToSet,
 } from "./_limits.ts";
+export { folderNames } from "./_listing.ts";
 export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";
 export { makePrivateDir, otherPrivateDirs, privateParents } from "./_private_dir.ts";

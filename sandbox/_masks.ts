@@ -11,19 +11,12 @@
  *
  * @module
  */
-import {
-  chmodSync,
-  linkSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, linkSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, resolve } from "node:path";
 import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
+import { folderNames } from "../local/internal.ts";
 
 /**
  * A policy's list of paths (`denyRead`, `allowRead`, `allowUnixSockets`),
@@ -85,7 +78,7 @@ export interface MaskFs {
   /** Whether the (canonical) path is a directory; undefined when it does not exist. */
   isDirectory(path: string): boolean | undefined;
   /** The names in a directory; throws when it cannot be listed. */
-  list(path: string): string[];
+  list(path: string): readonly string[];
 }
 
 /** This machine's filesystem. */
@@ -98,7 +91,7 @@ export const LOCAL_MASK_FS: MaskFs = {
       return undefined;
     }
   },
-  list: (path) => readdirSync(path),
+  list: folderNames,
 };
 
 /**
@@ -161,7 +154,7 @@ export function secretMasks(
       masks.push(mask);
       return;
     }
-    let names: string[];
+    let names: readonly string[];
     try {
       names = fs.list(path);
     } catch (error) {

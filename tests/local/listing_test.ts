@@ -1,0 +1,48 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { folderNames } from "../../local/_listing.ts";
+
+/** Waits until the folders changed so far count as settled (a second unchanged). */
+const settle = (): Promise<void> => new Promise((done) => setTimeout(done, 1100));
+
+describe("folderNames", () => {
+  it("keeps the listing of a settled folder until an entry is made, removed or renamed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-listing-"));
+    try {
+      writeFileSync(join(dir, "a"), "");
+      await settle();
+      const first = folderNames(dir);
+      assert.deepEqual([...first], ["a"]);
+      assert.equal(folderNames(dir), first, "unchanged: the kept listing");
+      mkdirSync(join(dir, "b"));
+      assert.deepEqual([...folderNames(dir)].sort(), ["a", "b"]);
+      await settle();
+      const settled = folderNames(dir);
+      assert.equal(folderNames(dir), settled);
+      // Setting the modification time back does not hide a change: the change time moved.
+      const past = new Date(Date.now() - 60_000);
+      rmSync(join(dir, "a"));
+      utimesSync(dir, past, past);
+      assert.notEqual(folderNames(dir), settled);
+      assert.deepEqual([...folderNames(dir)], ["b"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("lists a folder changed within the last second anew each time", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-listing-"));
+    try {
+      writeFileSync(join(dir, "a"), "");
+      const first = folderNames(dir);
+      assert.deepEqual([...first], ["a"]);
+      assert.notEqual(folderNames(dir), first, "not kept: a change in the same tick could hide");
+      assert.throws(() => folderNames(join(dir, "missing")), { code: "ENOENT" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
