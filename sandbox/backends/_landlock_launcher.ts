@@ -270,17 +270,36 @@ export function landlockLauncherMain(): void {
   };
   const cString = (text: string): Uint8Array => encoder.encode(`${text}\0`);
 
-  // Into the command's cgroups first, so that everything it starts is held there.
-  const pid = encoder.encode(String(deno.pid));
+  // Into the command's cgroups first, so that everything it starts is held
+  // there. A cgroup v1 hierarchy has a `tasks` file: 0 written there moves
+  // this thread alone, the one that execs (the runtime's other threads end
+  // with the exec), without the lock whose taking waits for an RCU grace
+  // period (about 10 ms on a busy machine) that moving the whole process
+  // through `cgroup.procs` costs. Where there is none (cgroup v2, whose
+  // domain cgroups take no single thread), the process moves as a whole.
   const writeOnly = new Uint8Array(new BigUint64Array([0o2000001n, 0n, 0n]).buffer); // O_WRONLY | O_CLOEXEC
-  for (const file of cgroupProcs) {
-    const fd = sys("openat2", -100, cString(file), writeOnly, 24);
-    const written = fd < 0 ? -1 : sys("write", fd, pid, pid.length);
+  const openToWrite = (file: string): number => sys("openat2", -100, cString(file), writeOnly, 24);
+  /** Writes `text` to `fd` and closes it; why it failed, or undefined. */
+  const writeAndClose = (fd: number, text: string): string | undefined => {
+    const bytes = encoder.encode(text);
+    const written = sys("write", fd, bytes, bytes.length);
     const reason = errorText();
-    if (fd >= 0) sys("close", fd);
-    if (written !== pid.length) {
+    sys("close", fd);
+    return written === bytes.length ? undefined : reason;
+  };
+  for (const file of cgroupProcs) {
+    const tasks = file.endsWith("/cgroup.procs")
+      ? openToWrite(`${file.slice(0, -"cgroup.procs".length)}tasks`)
+      : -1;
+    const procs = tasks >= 0 ? -1 : openToWrite(file);
+    const failed = tasks >= 0
+      ? writeAndClose(tasks, "0")
+      : procs >= 0
+      ? writeAndClose(procs, String(deno.pid))
+      : errorText();
+    if (failed !== undefined) {
       return fail(
-        `could not move the command into the cgroup of "${file}" (${reason}), so it was not run`,
+        `could not move the command into the cgroup of "${file}" (${failed}), so it was not run`,
       );
     }
   }

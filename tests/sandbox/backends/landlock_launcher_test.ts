@@ -281,10 +281,12 @@ describe("the Landlock launcher, run", { skip }, () => {
     const cgroup = join(found.dir, `shellseam-launcher-test-${process.pid}`);
     mkdirSync(cgroup);
     try {
+      // The command's children too: cat is a child of the command's bash.
       const result = await launch([
         policy({ cgroupProcs: [join(cgroup, "cgroup.procs")] }),
-        "/usr/bin/cat",
-        "/proc/self/cgroup",
+        "/usr/bin/bash",
+        "-c",
+        "cat /proc/self/cgroup",
       ]);
       assert.equal(result.exitCode, 0, result.stderr.text);
       assert.match(result.stdout.text, new RegExp(`/shellseam-launcher-test-${process.pid}$`, "m"));
@@ -371,6 +373,28 @@ describe("the Landlock launcher, run", { skip }, () => {
         "only); use the bwrap backend\n",
     );
     assert.equal(existsSync(join(workspace.root, "ran")), false);
+  });
+
+  it("moves its exec'ing thread by a v1 tasks file, else its whole process by cgroup.procs", async () => {
+    // Plain files stand in for the cgroups: what the launcher writes shows how it joins.
+    const v1 = join(workspace.base, "v1-cgroup");
+    const v2 = join(workspace.base, "v2-cgroup");
+    for (const dir of [v1, v2]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "cgroup.procs"), "");
+    }
+    writeFileSync(join(v1, "tasks"), "");
+    const result = await launch([
+      policy({ cgroupProcs: [join(v1, "cgroup.procs"), join(v2, "cgroup.procs")] }),
+      "/usr/bin/bash",
+      "-c",
+      "echo $$",
+    ]);
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.equal(readFileSync(join(v1, "tasks"), "utf8"), "0");
+    assert.equal(readFileSync(join(v1, "cgroup.procs"), "utf8"), "");
+    // The command is the launcher's process, exec'd.
+    assert.equal(readFileSync(join(v2, "cgroup.procs"), "utf8"), result.stdout.text.trim());
   });
 
   it(`exits ${LAUNCHER_FAILURE_EXIT} and runs nothing when it cannot join a cgroup`, async () => {
