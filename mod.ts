@@ -32,6 +32,7 @@
 export * from "./seam/mod.ts";
 export { LocalBashExecutor, type LocalBashExecutorConfig } from "./local/mod.ts";
 export {
+  DisposedTaskError,
   ExpiredTaskError,
   TaskLimitError,
   type TaskOwner,

@@ -89,7 +89,14 @@ export function modeFlag(
 export function networkFlag(value: string | undefined, usage: string): SandboxNetwork {
   if (value === undefined || value === "deny" || value === "allow") return value ?? "deny";
   if (value.startsWith("allow:")) {
-    return { allow: value.slice("allow:".length).split(",").filter((host) => host !== "") };
+    const allow = value.slice("allow:".length).split(",").filter((host) => host !== "");
+    if (allow.length === 0) {
+      throw new UsageError(
+        `--network allow: needs at least one host, as in allow:example.com; got "${value}" (use deny for no network)`,
+        usage,
+      );
+    }
+    return { allow };
   }
   throw new UsageError(
     `--network must be deny, allow or allow:HOST[,HOST...]; got "${value}"`,

@@ -22,16 +22,33 @@ const TEXT: StreamKind = Object.freeze({ kind: "text" });
  */
 export function classifyStream(first: Uint8Array): StreamKind {
   const bytes = first.length > SNIFF_BYTES ? first.subarray(0, SNIFF_BYTES) : first;
-  if (bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes[2] === 0 && bytes[3] === 0)) {
-    return { kind: "utf16", encoding: "utf-16le" };
-  }
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { kind: "utf16", encoding: "utf-16be" };
+  const mark = utf16Mark(bytes, true);
+  if (mark !== null && mark !== undefined) return { kind: "utf16", encoding: mark };
   if (bytes.includes(0)) return { kind: "binary", looksLike: guessMediaType(bytes) };
   const complete = bytes.subarray(0, completePrefixLength(bytes));
   if (complete.length > 0 && countInvalidUtf8(complete) * 10 > complete.length) {
     return { kind: "binary", looksLike: guessMediaType(bytes) };
   }
   return TEXT;
+}
+
+/**
+ * The UTF-16 encoding that a byte-order mark at the start of a stream
+ * announces (`FF FE` not followed by `00 00`, which is UTF-32, or `FE FF`),
+ * or null for none. `first` is the stream's first bytes; while they are too
+ * few to tell and the stream goes on (`ended` false), this is undefined.
+ * Every reader of a stream decides its encoding with this, so they agree.
+ */
+export function utf16Mark(
+  first: Uint8Array,
+  ended: boolean,
+): "utf-16le" | "utf-16be" | null | undefined {
+  if (first.length > 0 && first[0] !== 0xff && first[0] !== 0xfe) return null;
+  if (first.length < 2) return ended ? null : undefined;
+  if (first[0] === 0xfe) return first[1] === 0xff ? "utf-16be" : null;
+  if (first[1] !== 0xfe) return null;
+  if (!ended && first.length < 4 && (first.length === 2 || first[2] === 0)) return undefined;
+  return first[2] === 0 && first[3] === 0 ? null : "utf-16le";
 }
 
 interface Signature {

@@ -381,6 +381,7 @@ export class ExecutorCgroups {
       return new CommandCgroup(made.cgroups, this.#kill, {
         counts: reused === undefined ? made.cgroups.map(() => 0) : eventCounts(made.cgroups),
         release: () => this.#idle.push(made),
+        write: (limits) => writeLimits(made, limits),
       });
     } catch (error) {
       if (slot !== undefined && reused === undefined) {
@@ -503,6 +504,7 @@ export class CommandCgroup {
   readonly #countsBefore: readonly number[];
   /** Gives a reused slot back; absent for cgroups removed when the command settles. */
   readonly #release: (() => void) | undefined;
+  readonly #write: ((limits: ResourceLimits) => void) | undefined;
 
   /**
    * `reuse`: the cgroups were used before, and go back to the pool when
@@ -512,12 +514,25 @@ export class CommandCgroup {
   constructor(
     cgroups: readonly HeldCgroup[],
     kill: (pid: number) => void,
-    reuse?: { counts: readonly number[]; release: () => void },
+    reuse?: {
+      counts: readonly number[];
+      release: () => void;
+      write: (limits: ResourceLimits) => void;
+    },
   ) {
     this.#cgroups = cgroups;
     this.#kill = kill;
     this.#countsBefore = reuse?.counts ?? cgroups.map(() => 0);
     this.#release = reuse?.release;
+    this.#write = reuse?.write;
+  }
+
+  /**
+   * Writes the limits of another command, which takes these cgroups over
+   * from a standby that joined them; throws when they cannot be written.
+   */
+  setLimits(limits: ResourceLimits): void {
+    this.#write?.(limits);
   }
 
   /** The `cgroup.procs` files the command's launcher writes its pid to. */

@@ -6,6 +6,7 @@ import {
 } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import type { OutputCollector } from "./_output.ts";
+import { LiveTextDecoder } from "./_stream_text.ts";
 import { GroupReaper } from "./_reaper.ts";
 import type { ProcessControl } from "./_control.ts";
 import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
@@ -38,6 +39,8 @@ export type CommandReaping =
     control: ProcessControl;
     /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
     marker: string;
+    /** `forkCount()` just after the program was spawned, when that was before now (a standby). */
+    forksAtSpawn?: number | null;
   }
   | {
     /** Ends the processes elsewhere (the remote executor's asks its bootstrap). */
@@ -119,9 +122,13 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
-    this.#reaper = "reaper" in options
-      ? options.reaper
-      : new GroupReaper(options.control, child.pid, options.killGraceMs, options.marker);
+    this.#reaper = "reaper" in options ? options.reaper : new GroupReaper(
+      options.control,
+      child.pid,
+      options.killGraceMs,
+      options.marker,
+      ...(options.forksAtSpawn === undefined ? [] : [options.forksAtSpawn]),
+    );
     if (child.stdin !== null) {
       const writer = child.stdin.getWriter();
       if (options.stdin !== undefined) writer.write(options.stdin).catch(() => {});
@@ -203,19 +210,17 @@ export class RunningCommand {
     const reader = stream.getReader();
     this.#readers.push(reader);
     const watchIdle = this.#options.idleTimeoutMs !== undefined;
-    const live = this.#options.onOutput === undefined
-      ? undefined
-      : new TextDecoder("utf-8", { ignoreBOM: true });
+    const live = this.#options.onOutput === undefined ? undefined : new LiveTextDecoder();
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) {
-          if (live !== undefined) this.#tell(name, live.decode());
+          if (live !== undefined) this.#tell(name, live.end());
           return;
         }
         into.push(value);
         if (watchIdle) this.#lastOutput = performance.now();
-        if (live !== undefined) this.#tell(name, live.decode(value, { stream: true }));
+        if (live !== undefined) this.#tell(name, live.decode(value));
       }
     } catch (error) {
       this.#outputFailure ??= { stream: name, error };

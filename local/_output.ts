@@ -1,5 +1,6 @@
 import type { BinaryStream, CollectedOutput } from "../seam/mod.ts";
 import { classifyStream, SNIFF_BYTES, type StreamKind } from "./_binary.ts";
+import { type StreamEncoding, streamEncoding } from "./_stream_text.ts";
 import { faultReason, SpillFile } from "./_spill.ts";
 import type { SpillBudget } from "./_spill_budget.ts";
 import {
@@ -156,6 +157,16 @@ export class OutputCollector {
     this.#sniff.set(chunk.subarray(0, take), this.#sniffLen);
     this.#sniffLen += take;
     if (this.#sniffLen === SNIFF_BYTES) this.#classify();
+  }
+
+  /**
+   * The stream's text encoding, as its first bytes announce it (see
+   * `streamEncoding`); undefined while they are too few to tell.
+   */
+  get encoding(): StreamEncoding | undefined {
+    const kind = this.#kind;
+    if (kind !== null) return kind.kind === "utf16" ? kind.encoding : "utf-8";
+    return streamEncoding(this.#sniff?.subarray(0, this.#sniffLen) ?? EMPTY, this.#finished);
   }
 
   /** Decides what the stream is; a binary stream goes to a spill file however small it is. */

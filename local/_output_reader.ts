@@ -2,12 +2,16 @@ import { open } from "node:fs/promises";
 import type { BashOutputEvent, BashOutputStream } from "../seam/mod.ts";
 import type { OutputCollector } from "./_output.ts";
 import { faultReason } from "./_spill.ts";
-import { completePrefixLength, leadingContinuationBytes } from "./_utf8.ts";
+import {
+  cutCharacterBytes,
+  decodeText,
+  markBytes,
+  type StreamEncoding,
+  wholePrefixLength,
+} from "./_stream_text.ts";
 
 /** The most bytes one step reads. */
 const STEP_BYTES = 256 * 1024;
-
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 type SpillHandle = Awaited<ReturnType<typeof open>>;
 
@@ -17,6 +21,8 @@ type SpillHandle = Awaited<ReturnType<typeof open>>;
  * behind the memory window. Bytes neither holds are reported as one gap
  * (with the bytes of a character the gap cut), never skipped silently.
  * Reading never holds the command up: the collector keeps draining as ever.
+ * The stream is decoded as its collector decodes it (UTF-16 after a
+ * byte-order mark, else UTF-8); nothing is read until its first bytes tell.
  */
 export class StreamReader {
   readonly #stream: BashOutputStream;
@@ -55,6 +61,8 @@ export class StreamReader {
 
   /** The next events (none when nothing new has arrived). */
   async step(): Promise<BashOutputEvent[]> {
+    const encoding = this.#collector.encoding;
+    if (encoding === undefined) return [];
     const location = this.#collector.locate(this.#offset, STEP_BYTES);
     if (location.kind === "end") return this.#drained ? this.#flush() : [];
     if (location.kind === "lost") {
@@ -73,7 +81,7 @@ export class StreamReader {
       bytes = read;
     }
     this.#offset += bytes.length;
-    return this.#text(bytes);
+    return this.#text(bytes, encoding);
   }
 
   /** Closes the spill file, if one was opened. */
@@ -95,11 +103,13 @@ export class StreamReader {
     this.#afterGap = true;
   }
 
-  #text(bytes: Uint8Array): BashOutputEvent[] {
-    let rest = bytes;
+  #text(bytes: Uint8Array, encoding: StreamEncoding): BashOutputEvent[] {
+    const offset = this.#offset - bytes.length;
+    // The byte-order mark is no text.
+    let rest = offset === 0 ? bytes.subarray(markBytes(encoding)) : bytes;
     if (this.#afterGap) {
       // The rest of a character the gap cut goes with it.
-      const skip = leadingContinuationBytes(rest);
+      const skip = cutCharacterBytes(rest, encoding, offset);
       if (this.#gap !== null) this.#gap.bytes += skip;
       rest = rest.subarray(skip);
       this.#afterGap = false;
@@ -108,10 +118,10 @@ export class StreamReader {
     const joined = new Uint8Array(this.#pending.length + rest.length);
     joined.set(this.#pending);
     joined.set(rest, this.#pending.length);
-    const whole = completePrefixLength(joined);
+    const whole = wholePrefixLength(joined, encoding);
     this.#pending = joined.slice(whole);
     if (whole > 0) {
-      events.push({ stream: this.#stream, text: decoder.decode(joined.subarray(0, whole)) });
+      events.push({ stream: this.#stream, text: decodeText(joined.subarray(0, whole), encoding) });
     }
     return events;
   }
@@ -132,7 +142,10 @@ export class StreamReader {
   #flush(): BashOutputEvent[] {
     const events = this.#takeGap();
     if (this.#pending.length > 0) {
-      events.push({ stream: this.#stream, text: decoder.decode(this.#pending) });
+      events.push({
+        stream: this.#stream,
+        text: decodeText(this.#pending, this.#collector.encoding ?? "utf-8"),
+      });
       this.#pending = new Uint8Array(0);
     }
     return events;

@@ -15,41 +15,52 @@ import { messageOf } from "../seam/_message.ts";
 import type { RunningCommand } from "./_command.ts";
 import { joined, type OutputCollector } from "./_output.ts";
 import { StreamReader } from "./_output_reader.ts";
-import { completePrefixLength, leadingContinuationBytes, omissionMarker } from "./_utf8.ts";
+import { omissionMarker } from "./_utf8.ts";
+import { cutCharacterBytes, decodeText, markBytes, wholePrefixLength } from "./_stream_text.ts";
 
 const encoder = new TextEncoder();
-
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * A consuming read position in one stream. A character cut by the end of a
  * read waits for the next read; one cut by a gap in what is retained is left
  * out and counted as dropped, as `run()` does at the edges of head and tail.
+ * The stream is decoded as its collector decodes it (UTF-16 after a
+ * byte-order mark, else UTF-8); nothing is read until its first bytes tell.
  */
 class StreamCursor {
   #offset = 0;
   #pending: Uint8Array = new Uint8Array(0);
 
   read(collector: OutputCollector, final: boolean): { text: string; dropped: number } {
+    const encoding = collector.encoding;
+    if (encoding === undefined) return { text: "", dropped: 0 };
     const slice = collector.readFrom(this.#offset);
+    // The byte-order mark is no text: it goes with the first bytes read.
+    let mark = this.#offset === 0 ? markBytes(encoding) : 0;
+    const skipMark = (bytes: Uint8Array): Uint8Array => {
+      const skip = Math.min(mark, bytes.length);
+      mark = 0;
+      return bytes.subarray(skip);
+    };
     this.#offset = slice.end;
     let dropped = slice.dropped;
     let text = "";
     let rest = joined(this.#pending, slice.before);
     if (dropped > 0) {
-      const whole = completePrefixLength(rest);
-      text = decoder.decode(rest.subarray(0, whole));
+      rest = skipMark(rest);
+      const whole = wholePrefixLength(rest, encoding);
+      text = decodeText(rest.subarray(0, whole), encoding);
       dropped += rest.length - whole;
       rest = slice.after ?? new Uint8Array(0);
-      const skip = leadingContinuationBytes(rest);
+      const skip = cutCharacterBytes(rest, encoding, slice.end - rest.length);
       dropped += skip;
       rest = rest.subarray(skip);
       text += omissionMarker(text, dropped);
     } else {
-      rest = joined(rest, slice.after);
+      rest = skipMark(joined(rest, slice.after));
     }
-    const whole = final ? rest.length : completePrefixLength(rest);
-    text += decoder.decode(rest.subarray(0, whole));
+    const whole = final ? rest.length : wholePrefixLength(rest, encoding);
+    text += decodeText(rest.subarray(0, whole), encoding);
     this.#pending = rest.slice(whole);
     return { text, dropped };
   }

@@ -22,7 +22,7 @@ export class GroupReaper {
   readonly #control: ProcessControl;
   readonly #sid: number;
   readonly #graceMs: number;
-  readonly #forksAtSpawn: number | null = forkCount();
+  readonly #forksAtSpawn: number | null;
   readonly #marker: string | undefined;
   #terminated = false;
   #leaderAlive = true;
@@ -31,13 +31,21 @@ export class GroupReaper {
 
   /**
    * `sid` is the spawned program's pid, which is also its pgid and sid;
-   * `marker`, when given, the value of SHELLSEAM_WATCHDOG in its environment.
+   * `marker`, when given, the value of SHELLSEAM_WATCHDOG in its environment;
+   * `forksAtSpawn`, `forkCount()` just after the spawn (taken now by default).
    */
-  constructor(control: ProcessControl, sid: number, graceMs: number, marker?: string) {
+  constructor(
+    control: ProcessControl,
+    sid: number,
+    graceMs: number,
+    marker?: string,
+    forksAtSpawn: number | null = forkCount(),
+  ) {
     this.#control = control;
     this.#sid = sid;
     this.#graceMs = graceMs;
     this.#marker = marker;
+    this.#forksAtSpawn = forksAtSpawn;
   }
 
   /**

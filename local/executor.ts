@@ -7,6 +7,7 @@ import {
   type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
+  BashSpawnError,
   type ResourceLimitHit,
   type ResourceLimits,
   type SandboxPolicy,
@@ -36,6 +37,10 @@ import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchLimits, LaunchPlan } from "./launch.ts";
+import { type Standby, type StandbyHost, Standbys } from "./_standby.ts";
+import { forkCount } from "./_census.ts";
+import { messageOf } from "../seam/_message.ts";
+import type { SpawnedChild } from "./runtime/_types.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
 import { clocks, type Launched } from "./_launched.ts";
@@ -43,6 +48,26 @@ import { finishRun } from "./_run_result.ts";
 import { backgroundProcess } from "./_background.ts";
 
 const encoder = new TextEncoder();
+
+/**
+ * The launch of a cold start: `plan`'s, behind a short bash that applies
+ * what it does not apply itself (all limits, or only the cgroups of
+ * `unjoined`, left out of the plan for a standby that was not used).
+ */
+function limitedPlan(
+  plan: LaunchPlan,
+  rlimits: ResourceLimits,
+  cgroup: CommandCgroup | null,
+  unjoined: readonly string[],
+  bash: string,
+): Launch {
+  const applied = plan.limitsApplied === true;
+  const sets = applied ? {} : rlimits;
+  const joins = applied ? unjoined : cgroup?.procsFiles ?? [];
+  return hasLimits(sets) || joins.length > 0
+    ? limitedLaunch(plan.launch, sets, joins, bash)
+    : plan.launch;
+}
 
 /**
  * Runs bash commands on this machine: `bash -c <command>`, non-login, one
@@ -94,6 +119,7 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #control: ProcessControl;
   readonly #signalHooks = new Set<Disposable>();
   #disposed = false;
+  readonly #standbys: Standbys = new Standbys(this.#standbyHost());
   #dir: string | null = null;
   /** Commands started so far, which numbers each command's marker. */
   #commands = 0;
@@ -452,11 +478,13 @@ export class LocalBashExecutor extends BashExecutor {
    */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposed = true;
+    const standbys = this.#standbys.dispose();
     for (const hook of this.#signalHooks) hook[Symbol.dispose]();
     this.#signalHooks.clear();
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");
     await Promise.all([...this.#running].map((running) => running.settled));
+    await standbys;
     await this.#cgroups?.dispose();
     if (this.#dir !== null && !this.config.keepSpillFiles) {
       rmSync(this.#dir, { recursive: true, force: true });
@@ -531,54 +559,77 @@ export class LocalBashExecutor extends BashExecutor {
     const setsid = config.setsidPath;
     const keepStdinOpen = background && spec.keepStdinOpen === true;
     const watchdog = this.#watchdog;
+    const cgroupKey = held.join(",");
     let cgroup: CommandCgroup | null = null;
+    let standby: Standby | undefined;
     if (held.length > 0) {
       // Named after the watchdog's owner, which it tells when it starts.
       await watchdog?.ready();
       this.#checkCanSpawn(spec);
-      cgroup = await this.#commandCgroup(limits, support);
+      const stdinNull = spec.stdin === undefined && !keepStdinOpen;
+      standby = stdinNull && wrap === undefined ? this.#standbys.take(cgroupKey) : undefined;
+      try {
+        standby?.cgroup.setLimits(limits);
+      } catch {
+        this.#standbys.discard(standby as Standby);
+        standby = undefined;
+      }
+      cgroup = standby?.cgroup ?? await this.#commandCgroup(limits, support);
     }
-    const limitsToApply: LaunchLimits = {
-      rlimits: rlimitsOf(limits, held),
-      cgroupProcs: cgroup?.procsFiles ?? [],
-    };
+    const rlimits = rlimitsOf(limits, held);
     let launch: Launch;
     let plan: LaunchPlan;
     try {
-      plan = wrap !== undefined
-        ? { launch: wrap(bashLaunch) }
-        : await this.planLaunch(spec, bashLaunch, limitsToApply);
-      launch = plan.limitsApplied === true ||
-          (!hasLimits(limitsToApply.rlimits) && limitsToApply.cgroupProcs.length === 0)
-        ? plan.launch
-        : limitedLaunch(plan.launch, limitsToApply.rlimits, limitsToApply.cgroupProcs, bash);
+      // A standby joined the cgroups already: the plan does not.
+      plan = wrap !== undefined ? { launch: wrap(bashLaunch) } : await this.planLaunch(
+        spec,
+        bashLaunch,
+        { rlimits, cgroupProcs: standby === undefined ? cgroup?.procsFiles ?? [] : [] },
+      );
+      let unjoined: readonly string[] = [];
+      if (standby !== undefined && plan.standby?.key !== standby.launchKey) {
+        // Not a launch it can run: it waits for the next one.
+        this.#standbys.putBack(standby);
+        standby = undefined;
+        cgroup = await this.#commandCgroup(limits, support);
+        unjoined = cgroup.procsFiles;
+      }
+      launch = limitedPlan(plan, rlimits, cgroup, unjoined, bash);
       this.#checkCanSpawn(spec);
       await watchdog?.ready();
       this.#checkCanSpawn(spec);
       this.#checkPrivateDir();
     } catch (error) {
-      await cgroup?.close();
+      if (standby !== undefined) this.#standbys.discard(standby);
+      else await cgroup?.close();
       throw error;
     }
     const hits: { hit?: ResourceLimitHit } | null = cgroup === null ? null : {};
-    let child;
-    try {
-      child = await config.runtime.spawn({
-        program: setsid ?? launch.program,
-        args: setsid === null ? launch.args : [launch.program, ...launch.args],
-        cwd: launch.cwd,
-        env: launch.env,
-        stdin: spec.stdin !== undefined || keepStdinOpen ? "piped" : "null",
-        session: config.sessionStrategy,
-      });
-    } catch (cause) {
-      await cgroup?.close();
-      throw spawnFailure(cause, launch);
+    let child: SpawnedChild;
+    let forksAtSpawn: number | null | undefined;
+    if (standby !== undefined && plan.standby !== undefined) {
+      child = await this.#hand(standby, plan.standby.input(rlimits));
+      forksAtSpawn = standby.forksAtSpawn;
+    } else {
+      try {
+        child = await config.runtime.spawn({
+          program: setsid ?? launch.program,
+          args: setsid === null ? launch.args : [launch.program, ...launch.args],
+          cwd: launch.cwd,
+          env: launch.env,
+          stdin: spec.stdin !== undefined || keepStdinOpen ? "piped" : "null",
+          session: config.sessionStrategy,
+        });
+      } catch (cause) {
+        await cgroup?.close();
+        throw spawnFailure(cause, launch);
+      }
+      watchdog?.watch(child.pid);
     }
-    watchdog?.watch(child.pid);
     const running = new RunningCommand({
       control: this.#control,
       marker,
+      ...(forksAtSpawn === undefined ? {} : { forksAtSpawn }),
       child,
       stdout: this.#collector(spec.stdoutMaxBytes),
       stderr: this.#collector(config.maxOutputBytes),
@@ -600,6 +651,15 @@ export class LocalBashExecutor extends BashExecutor {
     running.settled.then(() => {
       this.#running.delete(running);
       watchdog?.release(child.pid);
+      const ahead = plan.standby;
+      if (ahead !== undefined && held.length > 0) {
+        this.#standbys.prepare(
+          cgroupKey,
+          ahead.key,
+          () => this.#commandCgroup(limits, support),
+          (procs) => ahead.prepare(procs),
+        );
+      }
     });
     const confined = this.sandboxMode !== undefined &&
       (spec.sandboxPolicy?.mode ?? this.sandboxMode) !== "danger-full-access";
@@ -609,6 +669,65 @@ export class LocalBashExecutor extends BashExecutor {
       limits,
       applied: appliedLimits(limits, confined, support),
       cgroup: hits,
+    };
+  }
+
+  /**
+   * Hands a standby its launch (`input` on its stdin, then closed) and
+   * returns it as the command's child. Rejects with `BashSpawnError` when it
+   * is gone.
+   */
+  async #hand(standby: Standby, input: Uint8Array): Promise<SpawnedChild> {
+    const { child } = standby;
+    child.ref();
+    try {
+      const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
+      await writer.write(input);
+      await writer.close();
+    } catch (cause) {
+      this.#standbys.discard(standby);
+      throw new BashSpawnError(
+        `The process started ahead for this command exited before it was handed the command (${
+          messageOf(cause)
+        }), so nothing was run; run the command again`,
+        { cause },
+      );
+    }
+    return { ...child, stdin: null };
+  }
+
+  /** Starting and discarding standbys for this executor's launches. */
+  #standbyHost(): StandbyHost {
+    return {
+      spawn: async (launch) => {
+        await this.#watchdog?.ready();
+        if (this.#disposed) throw disposedError();
+        const { setsidPath, runtime, sessionStrategy } = this.config;
+        const child = await runtime.spawn({
+          program: setsidPath ?? launch.program,
+          args: setsidPath === null ? launch.args : [launch.program, ...launch.args],
+          cwd: launch.cwd,
+          env: launch.env,
+          stdin: "piped",
+          session: sessionStrategy,
+        });
+        const forksAtSpawn = forkCount();
+        this.#watchdog?.watch(child.pid);
+        // A waiting standby does not keep this process alive; the watchdog ends it with the host.
+        child.unref();
+        return { child, forksAtSpawn };
+      },
+      discard: async (child) => {
+        child.ref();
+        await this.#control.signal("SIGKILL", [child.pid, -child.pid]).catch(() => {});
+        await Promise.all([
+          child.exited,
+          child.stdout.cancel().catch(() => {}),
+          child.stderr.cancel().catch(() => {}),
+          child.stdin?.abort().catch(() => {}),
+        ]);
+        this.#watchdog?.release(child.pid);
+      },
     };
   }
 

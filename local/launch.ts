@@ -97,6 +97,45 @@ export interface LaunchPlan {
    * short bash in front of it that does.
    */
   limitsApplied?: boolean;
+  /**
+   * How this launch can run in a process started ahead of it (see
+   * {@linkcode LaunchStandby}); the executor keeps one ready after a command
+   * whose plan had one.
+   */
+  standby?: LaunchStandby;
+}
+
+/**
+ * A launch that can run in a process started before it is needed: the
+ * executor starts `prepare()` once a command settles, and hands the next
+ * launch with the same `key` (and no stdin) to it as `input` on its stdin,
+ * then closes that. The slow part of a start (the session, a shell, joining
+ * the cgroups, which waits for the kernel) is then done while nothing
+ * waits for it. Only for limits held by cgroups.
+ *
+ * @example
+ * ```ts
+ * import type { LaunchStandby } from "@shellseam/bash/local";
+ * import assert from "node:assert/strict";
+ *
+ * const standby: LaunchStandby = {
+ *   key: "cat",
+ *   prepare: () => ({ program: "/usr/bin/cat", args: [], cwd: "/", env: {} }),
+ *   input: () => new TextEncoder().encode("hi\n"),
+ * };
+ * assert.equal(standby.prepare([]).program, "/usr/bin/cat");
+ * ```
+ */
+export interface LaunchStandby {
+  /** Launches whose standbys are interchangeable have the same key. */
+  key: string;
+  /**
+   * The process to start ahead: it joins the cgroups of `cgroupProcs` first
+   * (refusing to go on when it cannot), then reads its stdin.
+   */
+  prepare(cgroupProcs: readonly string[]): Launch;
+  /** What a standby is told to run this launch with `rlimits` (read to the end of its stdin). */
+  input(rlimits: ResourceLimits): Uint8Array;
 }
 
 /**

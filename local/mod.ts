@@ -19,7 +19,7 @@ export type { LocalBashExecutorConfig, ResolvedLocalBashExecutorConfig } from ".
 export { ENV_OVERRIDES } from "./_env.ts";
 export { LocalBashExecutor } from "./executor.ts";
 export type { HostSignal } from "./_signals.ts";
-export type { Launch, LaunchLimits, LaunchOutcome, LaunchPlan } from "./launch.ts";
+export type { Launch, LaunchLimits, LaunchOutcome, LaunchPlan, LaunchStandby } from "./launch.ts";
 export { runtime } from "./runtime/mod.ts";
 export type {
   DirectoryEntry,

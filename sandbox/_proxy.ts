@@ -43,7 +43,10 @@ const CONNECT_TIMEOUT_MS = 15_000;
 /** At most this many refused destinations are kept per launch. */
 const MAX_REFUSED = 50;
 
-/** How many bytes a step used; `wait` for more, `done` when the connection is answered. */
+/**
+ * How many bytes a step used; `wait` for more, `done` when the connection is
+ * answered. A step that throws leaves the answer to the caller (an HTTP one).
+ */
 type Step = (bytes: Uint8Array) => Promise<number | "wait" | "done">;
 /** Joins the client to `target`, forwarding what it sent past the first `used` bytes. */
 type Finish = (target: NetSocket, used: number) => void;
@@ -56,12 +59,14 @@ const MAX_PENDING_BYTES = 256 * 1024;
  */
 export const PROXY_OPTIONS: unique symbol = Symbol("shellseam.proxyOptions");
 
-/** Internal options; tests replace the resolver and the connector. */
+/** Internal options; tests replace the resolver, the connector and the listener. */
 export interface ProxyOptions {
   /** Resolves a host name to IP addresses (the system resolver by default). */
   resolve?: (host: string) => Promise<string[]>;
   /** Connects to an IP address and port. */
   connect?: (address: string, port: number) => Promise<NetSocket>;
+  /** Listens on the Unix socket (`listenUnix` by default). */
+  listen?: typeof listenUnix;
 }
 
 /** What one launch may reach, and what it was refused. */
@@ -97,6 +102,12 @@ export interface ProxyState {
   launches: number;
   /** Connections open now. */
   connections: number;
+  /**
+   * Why it stopped listening, when an error stopped it (an accept that
+   * failed: too many open files, ...); the next launch with an allow-list
+   * starts it again.
+   */
+  error?: string;
 }
 
 /** One executor's proxy (see the module). Listens from the first {@linkcode NetworkProxy.start}. */
@@ -105,10 +116,15 @@ export class NetworkProxy {
   readonly socketPath: string;
   readonly #resolve: (host: string) => Promise<string[]>;
   readonly #connect: (address: string, port: number) => Promise<NetSocket>;
+  readonly #listen: typeof listenUnix;
   readonly #launches = new Map<string, LaunchRecord>();
   #listener: Promise<NetListener> | undefined;
   #listening = false;
   #closed = false;
+  /** The error that stopped the current listener, if one did. */
+  #failure: Error | undefined;
+  /** Listeners an error stopped: their accepted connections still close with the proxy. */
+  readonly #stopped: Promise<NetListener>[] = [];
 
   /** A proxy that will listen at `socketPath`. */
   constructor(socketPath: string, options: ProxyOptions = {}) {
@@ -116,23 +132,49 @@ export class NetworkProxy {
     this.#resolve = options.resolve ?? resolveHost;
     this.#connect = options.connect ??
       ((address, port) => connectTcp(address, port, CONNECT_TIMEOUT_MS));
+    this.#listen = options.listen ?? listenUnix;
   }
 
-  /** Starts listening (once; later calls wait for the first). Rejects when it cannot. */
+  /**
+   * Starts listening (once; later calls wait for the first, and a call after
+   * an error stopped it listens again). Rejects when it cannot.
+   */
   start(): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The network proxy was stopped"));
+    if (this.#failure !== undefined && this.#listener !== undefined) {
+      this.#stopped.push(this.#listener);
+      this.#listener = undefined;
+    }
     if (this.#listener === undefined) {
+      this.#failure = undefined;
+      this.#listening = false;
       if (existsSync(this.socketPath)) rmSync(this.socketPath);
-      this.#listener = listenUnix(this.socketPath, (socket) => this.#accept(socket));
+      const listener = this.#listen(this.socketPath, {
+        onConnection: (socket) => this.#accept(socket),
+        onError: (error) => {
+          if (this.#listener !== listener || this.#closed) return;
+          // Stopped: clients get no answer from the socket, so it goes, and
+          // they fail at once (never wait on it) until a launch starts it again.
+          this.#failure = error;
+          this.#listening = false;
+          rmSync(this.socketPath, { force: true });
+        },
+      });
+      this.#listener = listener;
       // A failed start may be retried by the next launch.
-      this.#listener.then(() => this.#listening = true, () => this.#listener = undefined);
+      listener.then(
+        () => this.#listening = this.#listener === listener,
+        () => {
+          if (this.#listener === listener) this.#listener = undefined;
+        },
+      );
     }
     return this.#listener.then(() => {});
   }
 
-  /** True once it listens (until it is closed). */
+  /** True once it listens (until it is closed, or an error stops it). */
   get listening(): boolean {
-    return this.#listening && !this.#closed;
+    return this.#listening && !this.#closed && this.#failure === undefined;
   }
 
   /** Registers a launch's allow-list; returns the token its command presents. */
@@ -155,19 +197,27 @@ export class NetworkProxy {
   /** Its state now. */
   async state(): Promise<ProxyState> {
     const listener = await this.#listener?.catch(() => undefined);
-    return {
-      listening: listener !== undefined && !this.#closed,
+    const state: ProxyState = {
+      listening: listener !== undefined && !this.#closed && this.#failure === undefined,
       socketPath: this.socketPath,
       launches: this.#launches.size,
       connections: listener?.connections ?? 0,
     };
+    if (this.#failure !== undefined && !this.#closed) {
+      state.error = `it stopped listening after an error (${
+        messageOf(this.#failure)
+      }); the next command with an allow-list starts it again`;
+    }
+    return state;
   }
 
   /** Stops listening, drops every connection and removes the socket. */
   async close(): Promise<void> {
     this.#closed = true;
-    const listener = await this.#listener?.catch(() => undefined);
-    await listener?.close();
+    const listeners = await Promise.all(
+      [this.#listener, ...this.#stopped].map((listener) => listener?.catch(() => undefined)),
+    );
+    await Promise.all(listeners.map((listener) => listener?.close()));
     this.#launches.clear();
     rmSync(this.socketPath, { force: true });
   }
@@ -208,8 +258,9 @@ export class NetworkProxy {
           buffered = buffered.subarray(used);
         }
       } catch (error) {
+        // Only the HTTP side throws: the SOCKS side answers its own errors.
         step = undefined;
-        this.#fail(socket, error, buffered[0] === 5);
+        this.#failHttp(socket, error);
       } finally {
         busy = false;
       }
@@ -254,14 +305,18 @@ export class NetworkProxy {
     };
   }
 
-  /** The SOCKS5 side: greeting, username/password, then `CONNECT`. */
+  /**
+   * The SOCKS5 side: greeting, username/password, then `CONNECT`. Malformed
+   * input is answered in the stage's own reply: no acceptable method, an
+   * RFC 1929 failure, or a SOCKS5 failure reply.
+   */
   #socks(
     socket: NetSocket,
     finish: Finish,
   ): Step {
     let record: LaunchRecord | undefined;
     let stage: "greeting" | "auth" | "request" = "greeting";
-    return async (bytes) => {
+    const step: Step = async (bytes) => {
       if (stage === "greeting") {
         const greeting = parseSocksGreeting(bytes);
         if (greeting === undefined) return "wait";
@@ -298,6 +353,21 @@ export class NetworkProxy {
       finish(opened, request.length);
       return "done";
     };
+    return async (bytes) => {
+      try {
+        return await step(bytes);
+      } catch (error) {
+        if (stage === "greeting") socket.end(new Uint8Array([5, 0xff]));
+        else if (stage === "auth") socket.end(new Uint8Array([1, 1]));
+        else {
+          const code = error instanceof ProxyProtocolError && error.status < 100
+            ? error.status
+            : SOCKS_REPLY.failure;
+          socket.end(socksReply(code));
+        }
+        return "done";
+      }
+    };
   }
 
   /**
@@ -328,10 +398,13 @@ export class NetworkProxy {
     } catch (error) {
       return unreachable(`shellseam sandbox proxy: cannot resolve "${name}": ${messageOf(error)}`);
     }
+    if (addresses.length === 0) {
+      return unreachable(`shellseam sandbox proxy: cannot resolve "${name}": it has no address`);
+    }
     const reasons = addresses.map((address) => addressRefusal(record.list, address));
     const index = reasons.findIndex((reason) => reason === undefined);
     const address = addresses[index];
-    if (address === undefined) return refuse(reasons[0] ?? "it resolves to no address");
+    if (address === undefined) return refuse(reasons[0] ?? "no address it resolves to is allowed");
     try {
       return await this.#connect(address, port);
     } catch (error) {
@@ -341,14 +414,7 @@ export class NetworkProxy {
     }
   }
 
-  #fail(socket: NetSocket, error: unknown, socks: boolean): void {
-    if (socks) {
-      const code = error instanceof ProxyProtocolError && error.status < 100
-        ? error.status
-        : SOCKS_REPLY.failure;
-      socket.end(socksReply(code));
-      return;
-    }
+  #failHttp(socket: NetSocket, error: unknown): void {
     const status = error instanceof ProxyProtocolError ? error.status : 502;
     respond(
       socket,

@@ -590,8 +590,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       confined,
       limits,
     );
+    const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
     return {
       limitsApplied: true,
+      ...(standby === undefined ? {} : { standby }),
       launch: network === undefined
         ? wrapped
         : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),

@@ -20,6 +20,7 @@ export type BashErrorCode =
   | "unknown-task"
   | "task-ownership"
   | "expired-task"
+  | "disposed-task"
   | "task-limit"
   | "git-commit";
 

@@ -51,7 +51,8 @@ export interface BashExecRequest {
   limits?: ResourceLimits;
   /**
    * Foreground only: called with each piece of output as it arrives, decoded
-   * per stream without splitting a character. It is called synchronously
+   * per stream without splitting a character (as the result decodes it:
+   * UTF-16 after a byte-order mark, else UTF-8). It is called synchronously
    * from the reading loop, so a slow callback slows the reading (never the
    * result: every byte still reaches it and the result). If it throws (or
    * returns a promise that rejects), it is not called again for this run,

@@ -60,8 +60,9 @@ export class TaskOwnershipError extends BashError {
 
 /**
  * A task id that was issued but is no longer kept: the registry let the
- * settled task go some time after its owner saw its final state (or its
- * owner was disposed), and its output with it. It is an
+ * settled task go some time after its owner saw its final state, and its
+ * output with it (a task a disposal dropped answers
+ * {@linkcode DisposedTaskError} instead). It is an
  * {@linkcode UnknownTaskError} too, so code that handles unknown ids keeps
  * working.
  *
@@ -86,6 +87,54 @@ export class ExpiredTaskError extends UnknownTaskError {
     this.name = "ExpiredTaskError";
     this.message =
       `Task "${taskId}" is no longer kept: a finished task is let go a while after its final state was seen, and its output with it; run the command again if you need that output, and list the tasks to see those still kept`;
+  }
+}
+
+/**
+ * A task id that was issued but dropped by a disposal: `disposeOwner` of its
+ * owner (`by: "owner"`) or the registry's own disposal (`by: "registry"`).
+ * A running task was asked to stop first; `cancelFailed` is true when that
+ * failed, so the task may still be running outside the registry. It is an
+ * {@linkcode UnknownTaskError} too, so code that handles unknown ids keeps
+ * working.
+ *
+ * @example
+ * ```ts
+ * import { DisposedTaskError, UnknownTaskError } from "@shellseam/bash/tasks";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new DisposedTaskError("bash-2", "registry", false);
+ * assert.ok(error instanceof UnknownTaskError);
+ * assert.equal(error.code, "disposed-task");
+ * assert.match(error.message, /the task registry was disposed/);
+ * ```
+ */
+export class DisposedTaskError extends UnknownTaskError {
+  /** Always `"disposed-task"`. */
+  override readonly code: BashErrorCode = "disposed-task";
+  /** What was disposed: the task's owner (`disposeOwner`) or the whole registry. */
+  readonly by: "owner" | "registry";
+  /** True when stopping the running task failed: it may still be running. */
+  readonly cancelFailed: boolean;
+
+  /** Creates the error for one task id dropped by a disposal. */
+  constructor(
+    taskId: string,
+    by: "owner" | "registry",
+    cancelFailed: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(taskId, options);
+    this.name = "DisposedTaskError";
+    this.by = by;
+    this.cancelFailed = cancelFailed;
+    const what = by === "registry" ? "the task registry was disposed" : "its owner was disposed";
+    const then = by === "registry"
+      ? "create a new TaskRegistry to run tasks again"
+      : "run the command again if you still need it";
+    this.message = cancelFailed
+      ? `Task "${taskId}" was dropped because ${what}, but stopping it failed, so it may still be running; stop it by other means, then ${then}`
+      : `Task "${taskId}" was dropped because ${what} (stopped first if it was running), and its output with it; ${then}`;
   }
 }
 

@@ -15,6 +15,7 @@
  * @module
  */
 export {
+  DisposedTaskError,
   ExpiredTaskError,
   TaskLimitError,
   TaskOwnershipError,

@@ -1,5 +1,6 @@
 import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
 import {
+  DisposedTaskError,
   ExpiredTaskError,
   TaskLimitError,
   TaskOwnershipError,
@@ -74,6 +75,19 @@ const DEFAULT_MAX_RUNNING = 64;
 const DISPOSE_REASON = "disposed with its owner";
 
 /**
+ * How many ids dropped by a disposal are remembered, so they answer
+ * `DisposedTaskError`; past it the oldest answer `ExpiredTaskError`.
+ */
+const MAX_DISPOSED_IDS = 10_000;
+
+/** Why a disposal dropped a task, kept so its id answers `DisposedTaskError`. */
+interface Disposed {
+  owner: TaskOwner;
+  by: "owner" | "registry";
+  cancelFailed: boolean;
+}
+
+/**
  * Keeps the tasks (background commands, ...) that owners started, fenced by
  * owner: ids are `<kind>-N` with a counter per kind, another owner's id fails
  * with {@linkcode TaskOwnershipError} and an unknown one with
@@ -96,7 +110,8 @@ const DISPOSE_REASON = "disposed with its owner";
  * `settledTaskTtlMs` and among the newest `maxSettledTasksPerOwner` seen
  * ones; then it is let go: dropped, its hooks' `release` called (a bash task
  * frees its buffers and deletes its spill files), and its id answers
- * {@linkcode ExpiredTaskError}. A task whose final state was not seen is
+ * {@linkcode ExpiredTaskError} (the id of a task dropped by `disposeOwner` or
+ * the registry's disposal answers {@linkcode DisposedTaskError}). A task whose final state was not seen is
  * never let go. The limits are checked at each call of the registry (there
  * is no timer). Running tasks are bounded too: `maxRunningTasksPerOwner`
  * (refused with {@linkcode TaskLimitError}) and an optional
@@ -133,6 +148,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   readonly #unnoticed = new Set<TaskEntry<Output>>();
   /** Settled tasks whose final state their owner saw, per owner, in the order seen. */
   readonly #seen = new Map<TaskOwner, Set<TaskEntry<Output>>>();
+  /** Ids dropped by a disposal, oldest first, at most `MAX_DISPOSED_IDS`. */
+  readonly #disposed = new Map<string, Disposed>();
   readonly #onListenerError: (error: unknown, snapshot: TaskSnapshot) => void;
   readonly #maxSettled: number;
   readonly #settledTtlMs: number;
@@ -290,7 +307,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * The current snapshot of one of the owner's tasks. An observation only: it
    * does not count as seeing the final state.
    *
-   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go,
+   * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example
@@ -319,7 +337,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * its hooks have no `readOutput`). A read that returns a final snapshot
    * counts as the owner seeing it: no notice follows.
    *
-   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go,
+   * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example
@@ -363,7 +382,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * `cancel` rejects before the task settled, the task is `running` again and
    * this rejects with that error.
    *
-   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go,
+   * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example
@@ -419,12 +439,14 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * Waits for one of the owner's tasks to settle and returns its snapshot,
    * or, after `timeoutMs`, the snapshot as it is then (still `running` or
    * `stopping`). A returned final snapshot counts as the owner seeing it. An
-   * abort of `signal` rejects with the signal's reason; a task dropped by
-   * `disposeOwner` while waited on rejects with {@linkcode UnknownTaskError}.
+   * abort of `signal` rejects with the signal's reason; a task dropped while
+   * waited on (its cancel failed at a disposal) rejects with
+   * {@linkcode DisposedTaskError}.
    *
    * @throws {BashConfigError} when `timeoutMs` is not a positive finite number or `signal`
    * is not an `AbortSignal`.
-   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go).
+   * @throws {UnknownTaskError} for an id never issued ({@linkcode ExpiredTaskError} for one let go,
+   * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
    * @example A wait that times out
@@ -467,7 +489,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
         signal?.removeEventListener("abort", onAbort);
         entry.waiters.delete(finish);
         if (reason === "abort") return reject(signal?.reason);
-        if (reason === "dropped") return reject(new ExpiredTaskError(id));
+        if (reason === "dropped") return reject(this.#goneError(id, owner));
         // Taken now, not when the caller resumes, so the state returned and the
         // notice bookkeeping agree even when a timeout races the settlement.
         const snapshot = entry.snapshot();
@@ -584,7 +606,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
 
   /**
    * Cancels every task of the owner, awaits their settlement and drops them
-   * (their ids become unknown; pending waits on them reject). Other owners'
+   * (their ids answer {@linkcode DisposedTaskError}; pending waits on them
+   * reject with it). Other owners'
    * tasks are untouched. If a task's `cancel` rejects, that task is dropped
    * without being awaited and this rejects with an `AggregateError` of the
    * cancel errors once the rest are done.
@@ -595,7 +618,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *   TaskRegistry,
    *   taskOwner,
    *   type TaskSettlement,
-   *   UnknownTaskError,
+   *   DisposedTaskError,
    * } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
    *
@@ -612,12 +635,12 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *   },
    * });
    * await registry.disposeOwner(owner);
-   * assert.throws(() => registry.get(id, owner), UnknownTaskError);
+   * assert.throws(() => registry.get(id, owner), DisposedTaskError);
    * ```
    */
   disposeOwner(owner: TaskOwner): Promise<void> {
     assertOwnerToken(owner, "owner");
-    return this.#disposeWhere((entry) => entry.owner === owner);
+    return this.#disposeWhere((entry) => entry.owner === owner, "owner");
   }
 
   /**
@@ -640,7 +663,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * ```
    */
   [Symbol.asyncDispose](): Promise<void> {
-    this.#disposal ??= this.#disposeWhere(() => true);
+    this.#disposal ??= this.#disposeWhere(() => true, "registry");
     return this.#disposal;
   }
 
@@ -667,11 +690,20 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     assertOwnerToken(owner, "owner");
     this.#prune();
     const entry = typeof id === "string" ? this.#tasks.get(id) : undefined;
-    if (entry === undefined) {
-      throw this.#wasIssued(id) ? new ExpiredTaskError(id) : new UnknownTaskError(String(id));
-    }
+    if (entry === undefined) throw this.#goneError(id, owner);
     if (entry.owner !== owner) throw new TaskOwnershipError(id);
     return entry;
+  }
+
+  /** The error for an id the registry does not keep: why it went, if it was issued. */
+  #goneError(id: unknown, owner: TaskOwner): UnknownTaskError | TaskOwnershipError {
+    const disposed = typeof id === "string" ? this.#disposed.get(id) : undefined;
+    if (disposed !== undefined) {
+      return disposed.owner === owner
+        ? new DisposedTaskError(String(id), disposed.by, disposed.cancelFailed)
+        : new TaskOwnershipError(String(id));
+    }
+    return this.#wasIssued(id) ? new ExpiredTaskError(id) : new UnknownTaskError(String(id));
   }
 
   /** True for an id this registry handed out: `<kind>-N` with N at most the kind's counter. */
@@ -767,21 +799,26 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     return entry.stopRequest;
   }
 
-  async #disposeWhere(matches: (entry: TaskEntry<Output>) => boolean): Promise<void> {
+  async #disposeWhere(
+    matches: (entry: TaskEntry<Output>) => boolean,
+    by: Disposed["by"],
+  ): Promise<void> {
     const failures: { id: string; error: unknown }[] = [];
     for (;;) {
       const entries = [...this.#tasks.values()].filter(matches);
       if (entries.length === 0) break;
       await Promise.all(entries.map(async (entry) => {
+        let cancelFailed = false;
         if (!entry.settled) {
           try {
             await this.#requestStop(entry, DISPOSE_REASON);
             await entry.settledOrDropped();
           } catch (error) {
+            cancelFailed = true;
             failures.push({ id: entry.id, error });
           }
         }
-        this.#drop(entry);
+        this.#drop(entry, { owner: entry.owner, by, cancelFailed });
       }));
     }
     if (failures.length > 0) {
@@ -794,10 +831,20 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     }
   }
 
-  /** Forgets a task; a settled one is released now, an unsettled one when it settles. */
-  #drop(entry: TaskEntry<Output>): void {
+  /**
+   * Forgets a task; a settled one is released now, an unsettled one when it
+   * settles. `disposed` says which disposal dropped it (none: retention let it go).
+   */
+  #drop(entry: TaskEntry<Output>, disposed?: Disposed): void {
     if (this.#tasks.get(entry.id) !== entry) return;
     this.#tasks.delete(entry.id);
+    if (disposed !== undefined) {
+      this.#disposed.set(entry.id, disposed);
+      for (const oldest of this.#disposed.keys()) {
+        if (this.#disposed.size <= MAX_DISPOSED_IDS) break;
+        this.#disposed.delete(oldest);
+      }
+    }
     this.#unnoticed.delete(entry);
     clearTimeout(entry.lifetimeTimer);
     const seen = this.#seen.get(entry.owner);

@@ -48,6 +48,17 @@ function readableSize(bytes: number): string {
 }
 
 /**
+ * A stream's spill file, named only while it exists: the executor may delete
+ * old spill files to stay within its spill budget (or `release()` did), so a
+ * result rendered late may no longer have one. Every marker that names a
+ * spill file asks this, so they agree.
+ */
+export function keptSpillPath(stream: { spillPath?: string }): string | undefined {
+  const path = stream.spillPath;
+  return path !== undefined && existsSync(path) ? path : undefined;
+}
+
+/**
  * The one line shown instead of a stream that is not text:
  * `[binary output: 18 KB (looks like image/png); saved to <path>]`, with
  * `on stderr` for that stream, the beginning only when the spill file stopped
@@ -64,9 +75,7 @@ export function binaryLine(
   const kind = stream.binary.looksLike === undefined
     ? ""
     : ` (looks like ${stream.binary.looksLike})`;
-  const path = stream.spillPath !== undefined && existsSync(stream.spillPath)
-    ? stream.spillPath
-    : undefined;
+  const path = keptSpillPath(stream);
   const saved = path === undefined
     ? `not saved: ${stream.spillError ?? "no spill file was kept"}`
     : stream.spillComplete || running

@@ -1,5 +1,6 @@
 import type { SandboxMode } from "../seam/mod.ts";
 import {
+  DisposedTaskError,
   ExpiredTaskError,
   TaskLimitError,
   type TaskOwner,
@@ -112,6 +113,14 @@ export function createTaskTools(
  */
 export function taskFailure(error: unknown): string {
   const advice = "use task_list to see the ids of your tasks";
+  if (error instanceof DisposedTaskError) {
+    const what = error.by === "registry"
+      ? "the task registry was shut down"
+      : "this session's tasks were disposed";
+    return error.cancelFailed
+      ? `Task "${error.taskId}" was dropped because ${what}, but stopping it failed, so it may still be running`
+      : `Task "${error.taskId}" was dropped because ${what} (stopped first if it was running), and its output with it; run the command again if you need that output`;
+  }
   if (error instanceof ExpiredTaskError) {
     return `Task "${error.taskId}" is no longer kept: a finished task is let go a while after its final state was seen, and its output with it; run the command again if you need that output, and use task_list to see the tasks still kept`;
   }

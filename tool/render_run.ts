@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
 import {
   binaryLine,
   DISPOSED_MARKER,
+  keptSpillPath,
   limitLine,
   outputLines,
   sandboxLines,
@@ -107,9 +107,7 @@ export interface RenderRunOptions {
 export function truncationMarkers(output: CollectedOutput): string[] {
   if (!output.truncated) return [];
   const { omittedBytes, spillComplete, spillError } = output;
-  const spillPath = output.spillPath !== undefined && existsSync(output.spillPath)
-    ? output.spillPath
-    : undefined;
+  const spillPath = keptSpillPath(output);
   const full = spillPath !== undefined && spillComplete
     ? spillPath
     : spillError === undefined

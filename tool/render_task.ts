@@ -11,6 +11,7 @@ import type { TaskSnapshot } from "../tasks/mod.ts";
 import {
   binaryLine,
   DISPOSED_MARKER,
+  keptSpillPath,
   limitLine,
   oneLine,
   outputLines,
@@ -105,8 +106,9 @@ export interface RenderTaskOutputOptions {
 
 /**
  * Renders a `task_output` read: the new stdout and `[stderr]` section, or
- * `(no new output)`; an `[output lost: ...]` marker naming each stream's
- * spill file when bytes were dropped from memory since the last read; a
+ * `(no new output)`; an `[output lost: ...]` marker when a text stream's
+ * bytes were dropped from memory since the last read, counting those and
+ * naming their streams' complete spill files (while they exist); a
  * `[the full stdout could not be saved: <reason>]` line per stream whose
  * spill file a fault stopped; a `[stopped: the executor was shut down
  * (disposed) ...]` line when its disposal killed the task; a `[resource limit: ...]`
@@ -120,23 +122,30 @@ export interface RenderTaskOutputOptions {
  * @example
  * ```ts
  * import { renderTaskOutput } from "./render_task.ts";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
+ * const dir = mkdtempSync(join(tmpdir(), "example-"));
+ * const spillPath = join(dir, "stdout");
+ * writeFileSync(spillPath, "...");
  * const snapshot = {
  *   id: "bash-1", kind: "bash", label: "make", status: "running" as const,
  *   exitCode: null, signal: null, startedAt: 0,
  * };
  * const output = {
- *   stdout: { text: "tail\n", truncated: true, omittedBytes: 4096, spillPath: "/tmp/s/1", spillComplete: true },
+ *   stdout: { text: "tail\n", truncated: true, omittedBytes: 4096, spillPath, spillComplete: true },
  *   stderr: { text: "", truncated: false, omittedBytes: 0, spillComplete: false },
  *   status: "running" as const, exitCode: null, signal: null,
  * };
  * assert.equal(
  *   renderTaskOutput({ snapshot, output }),
  *   "tail\n[output lost: 4096 bytes since the last read were dropped from memory and are missing above; " +
- *     "full output: /tmp/s/1 (stdout)]\n" +
+ *     `full output: ${spillPath} (stdout)]\n` +
  *     "[status: running]",
  * );
+ * rmSync(dir, { recursive: true });
  * ```
  */
 export function renderTaskOutput(
@@ -158,8 +167,7 @@ export function renderTaskOutput(
       empty,
       secrets,
     ));
-    const lossy = (stream: BashStreamRead) => stream.truncated && stream.binary === undefined;
-    if (lossy(output.stdout) || lossy(output.stderr)) lines.push(lossyMarker(output));
+    lines.push(...lossyMarker(output));
     lines.push(...spillErrorMarkers(output));
     if (output.disposed) lines.push(DISPOSED_MARKER);
     if (output.limitHit) lines.push(limitLine(output.limitHit));
@@ -200,16 +208,29 @@ function binaryLines(
   return [binaryLine({ ...stream, binary }, name, status === "running")];
 }
 
-function lossyMarker(output: BashTaskOutput): string {
+/**
+ * The `[output lost: ...]` line, when a text stream dropped bytes since the
+ * last read: their count, and the complete spill files of those streams
+ * only (a binary stream has its own line).
+ */
+function lossyMarker(output: BashTaskOutput): string[] {
+  const lossy = (["stdout", "stderr"] as const).filter((name) =>
+    output[name].truncated && output[name].binary === undefined
+  );
+  if (lossy.length === 0) return [];
+  let omitted = 0;
   const files: string[] = [];
-  const { stdout, stderr } = output;
-  if (stdout.spillComplete && stdout.spillPath) files.push(`${stdout.spillPath} (stdout)`);
-  if (stderr.spillComplete && stderr.spillPath) files.push(`${stderr.spillPath} (stderr)`);
-  return `[output lost: ${
-    stdout.omittedBytes + stderr.omittedBytes
-  } bytes since the last read were dropped from memory and are missing above; full output: ${
-    files.length ? files.join(", ") : "(unavailable)"
-  }]`;
+  for (const name of lossy) {
+    const stream = output[name];
+    omitted += stream.omittedBytes;
+    const path = stream.spillComplete ? keptSpillPath(stream) : undefined;
+    if (path !== undefined) files.push(`${path} (${name})`);
+  }
+  return [
+    `[output lost: ${omitted} bytes since the last read were dropped from memory and are missing above; full output: ${
+      files.length ? files.join(", ") : "(unavailable)"
+    }]`,
+  ];
 }
 
 /** A line per stream whose spill file a fault stopped or removed, with the reason. */

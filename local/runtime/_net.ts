@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { connect, createServer, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { lookup } from "node:dns/promises";
 
 /** A connected stream socket (a `node:net` socket under either runtime). */
@@ -22,23 +22,31 @@ export interface NetListener {
 
 /**
  * Listens on the Unix socket `path` (which must not exist) and hands every
- * connection to `onConnection`. Rejects when it cannot listen.
+ * connection to `onConnection`. Rejects when it cannot listen. An error of
+ * the server after that (an accept that failed: `EMFILE`, ...) stops it, so
+ * no client waits on a server that no longer answers (connections it
+ * accepted stay open), and is handed to `onError`. `server` is the server to
+ * use (tests give one whose errors they raise).
  */
 export function listenUnix(
   path: string,
-  onConnection: (socket: NetSocket) => void,
+  handlers: { onConnection: (socket: NetSocket) => void; onError: (error: Error) => void },
+  server: Server = createServer(),
 ): Promise<NetListener> {
   const open = new Set<Socket>();
-  const server = createServer((socket) => {
+  server.on("connection", (socket: Socket) => {
     open.add(socket);
     socket.once("close", () => open.delete(socket));
-    onConnection(socket);
+    handlers.onConnection(socket);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(path, () => {
       server.off("error", reject);
-      server.on("error", () => {});
+      server.on("error", (error) => {
+        server.close();
+        handlers.onError(error);
+      });
       resolve({
         get connections() {
           return open.size;
@@ -46,6 +54,7 @@ export function listenUnix(
         close: () =>
           new Promise<void>((done) => {
             for (const socket of open) socket.destroy();
+            // A server an error stopped is closed already: the callback still runs.
             server.close(() => done());
           }),
       });

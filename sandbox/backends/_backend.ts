@@ -1,5 +1,5 @@
 import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome } from "../../local/launch.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
 import { resolve } from "node:path";
 import type { Mask } from "../_masks.ts";
 import type { SocketRule } from "./_seccomp.ts";
@@ -88,6 +88,8 @@ export interface SandboxBackend {
    * applied before it starts (none when absent).
    */
   wrap(launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch;
+  /** How `launch` confined by `policy` can run in a standby, when it can (see `LaunchStandby`). */
+  standby?(launch: Launch, policy: ConfinedPolicy): LaunchStandby | undefined;
   /** The programs that run before the confinement applies, for `launch`. */
   runners(launch: Launch): string[];
   /**

@@ -1,7 +1,7 @@
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome } from "../../local/launch.ts";
-import { APPLY_LIMITS, findOnPath, limitArgs } from "../../local/internal.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
+import { APPLY_LIMITS, BASH_FLAGS, findOnPath, limitArgs } from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
@@ -18,7 +18,7 @@ import {
   type SandboxDenial,
   socketRule,
 } from "./_backend.ts";
-import { commandFilter } from "./_seccomp.ts";
+import { commandFilter, type SocketRule } from "./_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
@@ -148,6 +148,92 @@ const WRAPPER = APPLY_LIMITS +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
+/** The filters a standby holds, in the order its input names them by index. */
+const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
+
+/**
+ * A bwrap wrapper started ahead (see `LaunchStandby`): it joins the
+ * cgroups named in its arguments (`APPLY_LIMITS`), holds the four seccomp
+ * filters, the bash and the bwrap, and waits. Its input is a line
+ * `<filter index or -> <command bytes> <rlimit entries> --`, the command,
+ * then bwrap's options, NUL-separated, to the end. It sets the rlimits,
+ * gives the command /dev/null for stdin and the options on fd 4 (which
+ * bwrap reads to the end with `--args`), then does what the wrapper does.
+ * It runs with no environment, so bash reads in the C locale: `read -N`
+ * counts bytes, and reads exactly them.
+ */
+const STANDBY = APPLY_LIMITS +
+  'f=("$1" "$2" "$3" "$4"); b=$5; s=$6; IFS=" " read -r r n l && IFS= read -r -N "$n" c && ' +
+  `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; exit 125; }; ` +
+  "set -f; set -- $l; set +f; " + APPLY_LIMITS + "exec 4<&0 0</dev/null; " +
+  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && [ "$fd" != 4 ] && ' +
+  'eval "exec $fd>&-"; done; if [ "$r" != - ]; then exec 3< <(printf "${f[$r]}"); fi; ' +
+  `shopt -s execfail; exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
+  `echo "${WRAPPER_NAME}: cannot run $b" >&2; exit ${WRAPPER_FAILURE_EXIT}`;
+
+const encoder = new TextEncoder();
+
+/**
+ * How a launch confined by bwrap runs in a standby (see `LaunchStandby`):
+ * one for `bash [--norc --noprofile] -c <command>` (a command in pieces
+ * starts as usual), with the same options and filter as
+ * {@linkcode wrapInBwrap}.
+ */
+export function bwrapStandby(
+  bwrap: string,
+  filters: BwrapFilters | undefined,
+  launch: Launch,
+  policy: ConfinedPolicy,
+  folders: BwrapFolders,
+): LaunchStandby | undefined {
+  const command = launch.args.length === BASH_FLAGS.length + 2 &&
+      BASH_FLAGS.every((flag, index) => launch.args[index] === flag) &&
+      launch.args[BASH_FLAGS.length] === "-c"
+    ? launch.args[BASH_FLAGS.length + 1] as string
+    : undefined;
+  if (command === undefined) return undefined;
+  const bash = launch.program;
+  return {
+    key: `bwrap ${bwrap} ${bash}`,
+    prepare: (cgroupProcs) => ({
+      program: bash,
+      args: [
+        "-p",
+        "-c",
+        STANDBY,
+        WRAPPER_NAME,
+        ...limitArgs({}, cgroupProcs),
+        ...STANDBY_RULES.map((rule) => filters?.[rule] ?? ""),
+        bwrap,
+        bash,
+      ],
+      cwd: "/",
+      env: {},
+    }),
+    input: (rlimits) => {
+      const args = bwrapArgs(launch, policy, folders);
+      // Everything before the command's own "--", which the standby puts on bwrap's command line.
+      const options = args.slice(0, args.length - launch.args.length - 2);
+      if (filters !== undefined) options.unshift("--seccomp", "3");
+      const rule = filters === undefined ? "-" : STANDBY_RULES.indexOf(socketRule(policy));
+      const commandBytes = encoder.encode(command);
+      const head = `${rule} ${commandBytes.length} ${limitArgs(rlimits).join(" ")}\n`;
+      const parts = [
+        encoder.encode(head),
+        commandBytes,
+        encoder.encode(options.map((option) => `${option}\0`).join("")),
+      ];
+      const input = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+      let offset = 0;
+      for (const part of parts) {
+        input.set(part, offset);
+        offset += part.length;
+      }
+      return input;
+    },
+  };
+}
+
 /** `bytes` as a `printf` format that prints exactly them. */
 function printfEscaped(bytes: Uint8Array): string {
   return [...bytes].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
@@ -173,6 +259,8 @@ export function createBwrapBackend(
   return {
     name: "bwrap",
     wrap,
+    standby: (launch: Launch, policy: ConfinedPolicy) =>
+      bwrapStandby(bwrap, filters, launch, policy, folders),
     runners: (launch: Launch) => [launch.program, bwrap],
     // Its private folder is read-only to every command (see bwrapArgs).
     runnerFolders: () => [],

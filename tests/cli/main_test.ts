@@ -61,6 +61,13 @@ describe("shellseam usage", { skip: denoSkip }, () => {
         /^shellseam: --network must be deny, allow or allow:HOST\[,HOST\.\.\.\]; got "some"\n/,
         /Usage: shellseam run/,
       ],
+      ...["allow:", "allow:,"].map((value): [string[], RegExp, RegExp] => [
+        ["run", "--network", value, "--", "true"],
+        new RegExp(
+          `^shellseam: --network allow: needs at least one host, as in allow:example\\.com; got "${value}" \\(use deny for no network\\)\\n`,
+        ),
+        /Usage: shellseam run/,
+      ]),
       [["run"], /^shellseam: a command is required after --\n/, /Usage: shellseam run/],
       [["doctor", "extra"], /^shellseam: Unexpected argument 'extra'\n/, /Usage: shellseam doctor/],
       [

@@ -5,6 +5,8 @@
 // short command and end its script without disposing of the executor, and
 // "escape" adds a command whose child leaves the session (setsid), and
 // "cgroup" gives every command a process limit (a cgroup where one can be made).
+// A sandboxing host runs one command first, so a standby waits (where
+// cgroups hold its limits); mode "standby" then only waits, its standby unused.
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { LocalBashExecutor } from "../../local/mod.ts";
@@ -29,9 +31,13 @@ const executor = kind === "local"
     workspaceRoot: tmpdir(),
     backends: [kind === "landlock" ? "landlock" : "bwrap"],
   });
+if (kind !== "local") await executor.run(executor.resolve({ command: "true" }));
 if (mode === "return") {
   await executor.run(executor.resolve({ command: "true" }));
   process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
+} else if (mode === "standby") {
+  process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
+  setInterval(() => {}, 60_000);
 } else {
   if (mode === "hook") executor.killOnSignals();
   await startAndWait();

@@ -31,7 +31,7 @@ interface Host {
 async function startHost(
   kind: string,
   token: string,
-  mode?: "hook" | "return" | "escape" | "cgroup",
+  mode?: "hook" | "return" | "escape" | "cgroup" | "standby",
 ): Promise<Host> {
   const args = [...(onDeno ? ["run", "-A"] : []), HOST, kind, token, ...(mode ? [mode] : [])];
   // A process group of its own, as a job in a terminal has, for the Ctrl-C case.
@@ -49,7 +49,9 @@ async function startHost(
   }
   assert.ok(text.includes("\n"), `the host printed no folder: ${JSON.stringify(text)}`);
   const { folder } = JSON.parse(text) as { folder: string };
-  if (mode !== "return") await waitForSleep(token, mode === "escape" ? 5 : 3);
+  if (mode !== "return" && mode !== "standby") {
+    await waitForSleep(token, mode === "escape" ? 5 : 3);
+  }
   assert.ok(child.pid !== undefined);
   return { pid: child.pid, folder, exited };
 }
@@ -144,7 +146,43 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
       await assertRemoved(host.folder);
     });
   }
+
+  it("by SIGKILL leaves no standby waiting", {
+    skip: skipUnless(probes, "bwrap") ||
+      ("unavailable" in cgroups
+        ? `no cgroup here (standbys hold cgroups): ${cgroups.unavailable}`
+        : false),
+  }, async () => {
+    const host = await startHost("bwrap", marker(), "standby");
+    await standbyOf(host.pid);
+    process.kill(host.pid, "SIGKILL");
+    await host.exited;
+    await assertNoStandby(host.pid);
+    await assertRemoved(host.folder);
+  });
 });
+
+/** The standbys of `host`'s executors (their cgroup folders carry its pid). */
+function standbysOf(host: number): number[] {
+  const own = processesWith(`shellseam-exec-${host}-`);
+  return processesWith("the standby got no command").filter((pid) => own.includes(pid));
+}
+
+/** Waits until a standby of `host` waits. */
+async function standbyOf(host: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (standbysOf(host).length === 0) {
+    assert.ok(Date.now() < deadline, "no standby started");
+    await pause(20);
+  }
+}
+
+/** Fails unless no standby of `host` is left (a second covers the watchdog's work). */
+async function assertNoStandby(host: number): Promise<void> {
+  const deadline = Date.now() + 1000;
+  while (standbysOf(host).length > 0 && Date.now() < deadline) await pause(20);
+  assert.deepEqual(standbysOf(host), [], "a standby outlived its host");
+}
 
 describe(`a ${onDeno ? "Deno" : "Node"} host that called killOnSignals()`, () => {
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
@@ -166,6 +204,15 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that forgets to dispose`, () => {
     const host = await startHost("local", marker(), "return");
     assert.deepEqual(await host.exited, { code: 0, signal: null });
     await assertRemoved(host.folder);
+  });
+
+  it("still exits when a standby waits, and the standby goes with it", {
+    skip: skipUnless(probes, "bwrap"),
+  }, async () => {
+    const host = await startHost("bwrap", marker(), "return");
+    assert.deepEqual(await host.exited, { code: 0, signal: null });
+    await assertRemoved(host.folder);
+    await assertNoStandby(host.pid);
   });
 });
 

@@ -68,6 +68,26 @@ async function readUntil(process: BashProcess, log: ReadLog, bytes: number): Pro
 }
 
 for (const sessionStrategy of STRATEGIES) {
+  describe("background reads of UTF-16 output", () => {
+    it("decode it as the result does, across reads that cut a character", async () => {
+      await using executor = new LocalBashExecutor();
+      const process = await executor.start({
+        // h, é and the first half of U+1D11E's surrogate pair; the rest later.
+        command: String
+          .raw`printf '\xff\xfeh\x00\xe9\x00\x34\xd8'; sleep 0.3; printf '\x1e\xdd\n\x00'`,
+      });
+      const pieces: string[] = [];
+      while (pieces.join("") === "" && process.status === "running") {
+        pieces.push(process.readOutput().stdout.text);
+        await pause(10);
+      }
+      await process.done;
+      pieces.push(process.readOutput().stdout.text);
+      assert.equal(pieces.join(""), "hé\u{1D11E}\n");
+      assert.ok(pieces.every((piece) => !piece.includes("\uFFFD")), JSON.stringify(pieces));
+    });
+  });
+
   describe(`background reads (${sessionStrategy})`, () => {
     it("concatenating every read, gaps filled from the spill file, is the stream byte for byte", async () => {
       await using executor = new LocalBashExecutor({

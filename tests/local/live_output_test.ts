@@ -50,6 +50,20 @@ describe("LocalBashExecutor.run with onOutput", () => {
     assert.equal(result.onOutputError, undefined);
   });
 
+  it("decodes a UTF-16 stream as the result does, with its mark and a character cut across writes", async () => {
+    await using executor = new LocalBashExecutor();
+    const pieces: string[] = [];
+    const result = await executor.run({
+      // h, é, then U+1D11E as a surrogate pair (34 D8, 1E DD) cut between writes.
+      command: String
+        .raw`printf '\xff'; sleep 0.05; printf '\xfeh\x00\xe9\x00\x34'; sleep 0.05; printf '\xd8\x1e'; sleep 0.05; printf '\xdd\n\x00'`,
+      onOutput: (chunk) => pieces.push(chunk.text),
+    });
+    assert.equal(result.stdout.text, "hé\u{1D11E}\n");
+    assert.equal(pieces.join(""), result.stdout.text);
+    assert.ok(pieces.every((piece) => !piece.includes("\uFFFD")), JSON.stringify(pieces));
+  });
+
   it("keeps running when the callback throws, stops calling it and says what it threw", async () => {
     await using executor = new LocalBashExecutor();
     let calls = 0;
@@ -129,6 +143,19 @@ describe("BashProcess.output", () => {
     assert.equal(text.length + (gap?.omittedBytes ?? 0), total);
     assert.ok(text.startsWith("1\n2\n3\n"));
     assert.ok(text.endsWith("199999\n200000\n"));
+  });
+
+  it("decodes a UTF-16 stream as the result does, with a character cut across writes", async () => {
+    await using executor = new LocalBashExecutor();
+    const process = await executor.start({
+      command: String
+        .raw`printf '\xff\xfeh\x00\xe9\x00\x34'; sleep 0.1; printf '\xd8\x1e\xdd\n\x00'`,
+    });
+    const seen = gather();
+    for await (const event of process.output()) seen.take(event);
+    assert.deepEqual(seen.gaps, []);
+    assert.equal(seen.text.stdout.join(""), "hé\u{1D11E}\n");
+    assert.ok(seen.text.stdout.every((piece) => !piece.includes("\uFFFD")));
   });
 
   it("starts each reader at byte 0 and leaves readOutput's position alone", async () => {

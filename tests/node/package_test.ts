@@ -75,6 +75,7 @@ describe("the package", () => {
       [
         ...Object.keys(seam),
         "BASH_TOOL_GUIDANCE",
+        "DisposedTaskError",
         "ExpiredTaskError",
         "LocalBashExecutor",
         "TaskLimitError",

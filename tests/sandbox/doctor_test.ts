@@ -212,6 +212,34 @@ describe("formatDoctorReport", () => {
       /\nspill folder: \/tmp \(filesystem unknown\); free space unknown; budget 1\.0 GiB per executor\n$/,
     );
   });
+
+  it("says why the network proxy stopped when an error stopped it", () => {
+    const state = {
+      listening: false,
+      socketPath: "/tmp/x/proxy.sock",
+      launches: 1,
+      connections: 0,
+      error:
+        "it stopped listening after an error (accept EMFILE); the next command with an allow-list starts it again",
+    };
+    const text = formatDoctorReport({
+      platform: "linux",
+      mode: "read-only",
+      network: "deny",
+      landlockAbi: null,
+      selected: null,
+      backends: [],
+      unusable: [],
+      runtime: "deno",
+      permissions: null,
+      spill: { dir: "/tmp", filesystem: "ext4", ramBacked: false, freeBytes: 1, budgetBytes: 1 },
+      networkProxy: { works: true, bridge: { socat: "/usr/bin/socat" }, state },
+    });
+    assert.match(
+      text,
+      /\nnetwork allow-lists: work \(proxy stopped at \/tmp\/x\/proxy\.sock: it stopped listening after an error \(accept EMFILE\); the next command with an allow-list starts it again; bridge: socat \/usr\/bin\/socat\)\n/,
+    );
+  });
 });
 
 describe("shellseamDoctor: the spill folder", () => {

@@ -1,10 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
+import { listenUnix } from "../../local/internal.ts";
 import { NetworkProxy, type ProxyOptions } from "../../sandbox/_proxy.ts";
 import { parseHttpHead } from "../../sandbox/_proxy_protocol.ts";
 import { fakeResolve, startInternet } from "./_internet.ts";
@@ -165,6 +166,53 @@ describe("NetworkProxy", () => {
     assert.deepEqual([...noAuth], [5, 0xff]);
   });
 
+  it("answers malformed SOCKS5 input in SOCKS at each stage, never in HTTP", async () => {
+    await using test = await startProxy();
+    const token = test.proxy.register({ allow: ["allowed.test"] });
+    const auth = Buffer.concat([
+      Buffer.from([1, 9]),
+      Buffer.from("shellseam"),
+      Buffer.from([token.length]),
+      Buffer.from(token),
+    ]);
+    const badGreeting = await exchange(test.path, [Buffer.from([5, 0])]);
+    assert.deepEqual([...badGreeting], [5, 0xff]);
+    // An RFC 1929 message of another version: the failure status of that sub-negotiation.
+    const badAuth = await exchange(test.path, [Buffer.from([5, 1, 2]), Buffer.from([2, 1, 65, 1])]);
+    assert.deepEqual([...badAuth], [5, 2, 1, 1]);
+    const bind = await exchange(test.path, [
+      Buffer.from([5, 1, 2]),
+      auth,
+      Buffer.from([5, 2, 0, 1, 127, 0, 0, 1, 0, 80]),
+    ]);
+    assert.deepEqual([...bind], [5, 2, 1, 0, 5, 7, 0, 1, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it("reports a name that resolves to no address as unresolvable, not as refused by policy", async () => {
+    await using test = await startProxy({
+      resolve: (host) => host === "empty.test" ? Promise.resolve([]) : fakeResolve(host),
+    });
+    const token = test.proxy.register({ allow: ["empty.test"] });
+    const http = await exchange(test.path, [
+      `CONNECT empty.test:443 HTTP/1.1\r\n${basic(token)}\r\n`,
+    ]);
+    assert.match(
+      http.toString(),
+      /^HTTP\/1\.1 502 Bad Gateway\r\n[\s\S]*\r\n\r\nshellseam sandbox proxy: cannot resolve "empty\.test": it has no address\n$/,
+    );
+    const socks = await exchange(test.path, [
+      Buffer.from([5, 1, 2]),
+      Buffer.concat([Buffer.from([1, 1, 65, token.length]), Buffer.from(token)]),
+      Buffer.concat([
+        Buffer.from([5, 1, 0, 3, 10]),
+        Buffer.from("empty.test"),
+        Buffer.from([1, 187]),
+      ]),
+    ]);
+    assert.deepEqual([...socks.subarray(4, 6)], [5, 4], "host unreachable, not 2 (not allowed)");
+    assert.deepEqual(test.proxy.refused(token), []);
+  });
+
   it("survives random, truncated and oversized input without ever connecting", async () => {
     let connects = 0;
     await using test = await startProxy({
@@ -239,6 +287,39 @@ describe("NetworkProxy", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(opened.length, 1);
     assert.equal(opened[0]?.destroyed, true);
+  });
+
+  it("says it stopped when its server fails after starting, fails clients at once, and listens again at the next start", async () => {
+    let server: Server | undefined;
+    await using test = await startProxy({
+      resolve: fakeResolve,
+      listen: (path, handlers) => listenUnix(path, handlers, server = createServer()),
+    });
+    const before = connect(test.path);
+    await new Promise((resolve) => before.on("connect", resolve));
+    server?.emit("error", Object.assign(new Error("accept EMFILE"), { code: "EMFILE" }));
+    assert.equal(test.proxy.listening, false);
+    const stopped = await test.proxy.state();
+    assert.equal(stopped.listening, false);
+    assert.equal(
+      stopped.error,
+      "it stopped listening after an error (accept EMFILE); the next command with an allow-list starts it again",
+    );
+    const refused = await new Promise((resolve) => {
+      const client = connect(test.path);
+      client.on("error", (error: NodeJS.ErrnoException) => resolve(error.code));
+      client.on("connect", () => resolve("connected"));
+    });
+    assert.equal(refused, "ENOENT", "a client fails at once, never waits on it");
+    await test.proxy.start();
+    const again = await test.proxy.state();
+    assert.equal(again.listening, true);
+    assert.equal(again.error, undefined);
+    const answer = await exchange(test.path, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
+    assert.match(answer.toString(), /^HTTP\/1\.1 407/);
+    const closed = new Promise((resolve) => before.on("close", resolve));
+    await test.proxy.close();
+    await closed; // a connection the stopped server accepted closes with the proxy
   });
 
   it("removes its socket and refuses to start again once closed", async () => {

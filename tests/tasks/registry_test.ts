@@ -2,6 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { BashConfigError, BashError, BashSpawnError } from "../../seam/errors.ts";
 import {
+  DisposedTaskError,
+  ExpiredTaskError,
   type TaskHooks,
   type TaskOwner,
   taskOwner,
@@ -743,6 +745,60 @@ describe("TaskRegistry: disposal", () => {
       (error: unknown) =>
         error instanceof BashSpawnError && error instanceof BashError &&
         /The task registry is disposed/.test(error.message),
+    );
+  });
+
+  it("ids dropped by disposeOwner answer DisposedTaskError, saying whether the stop failed", async () => {
+    await withRegistry(async (registry) => {
+      const stopped = start(registry, alice);
+      const stuck = start(registry, alice, fakeTask(() => Promise.reject(new Error("no"))));
+      const pending = registry.wait(stuck.id, alice);
+      await assert.rejects(registry.disposeOwner(alice), AggregateError);
+      const isDisposed = (id: string, cancelFailed: boolean) => (error: unknown) =>
+        error instanceof DisposedTaskError && !(error instanceof ExpiredTaskError) &&
+        error.code === "disposed-task" && error.taskId === id && error.by === "owner" &&
+        error.cancelFailed === cancelFailed;
+      await assert.rejects(pending, isDisposed(stuck.id, true));
+      assert.throws(() => registry.get(stopped.id, alice), isDisposed(stopped.id, false));
+      assert.throws(() => registry.read(stuck.id, alice), isDisposed(stuck.id, true));
+      assert.throws(
+        () => registry.get(stopped.id, alice),
+        (error: Error) =>
+          error.message ===
+            `Task "${stopped.id}" was dropped because its owner was disposed (stopped first if it was running), and its output with it; run the command again if you still need it`,
+      );
+      assert.throws(
+        () => registry.get(stuck.id, alice),
+        (error: Error) =>
+          error.message ===
+            `Task "${stuck.id}" was dropped because its owner was disposed, but stopping it failed, so it may still be running; stop it by other means, then run the command again if you still need it`,
+      );
+      assert.throws(() => registry.get(stopped.id, bob), TaskOwnershipError);
+    });
+  });
+
+  it("after the registry's disposal, its tasks' ids say so at every call; others stay unknown", async () => {
+    const registry = new TaskRegistry<string>();
+    const running = start(registry, alice);
+    const stuck = start(registry, bob, fakeTask(() => Promise.reject(new Error("no"))));
+    const pending = registry.wait(stuck.id, bob);
+    await assert.rejects(registry[Symbol.asyncDispose](), AggregateError);
+    const byRegistry = (cancelFailed: boolean) => (error: unknown) =>
+      error instanceof DisposedTaskError && error.by === "registry" &&
+      error.cancelFailed === cancelFailed &&
+      /because the task registry was disposed.*create a new TaskRegistry to run tasks again$/.test(
+        error.message,
+      );
+    await assert.rejects(pending, byRegistry(true));
+    assert.throws(() => registry.get(running.id, alice), byRegistry(false));
+    assert.throws(() => registry.read(running.id, alice), byRegistry(false));
+    await assert.rejects(registry.kill(running.id, alice), byRegistry(false));
+    await assert.rejects(registry.wait(running.id, alice), byRegistry(false));
+    assert.throws(() => registry.get(stuck.id, bob), byRegistry(true));
+    assert.throws(
+      () => registry.get("bash-9", alice),
+      (error: unknown) =>
+        error instanceof UnknownTaskError && !(error instanceof DisposedTaskError),
     );
   });
 

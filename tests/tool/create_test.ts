@@ -425,6 +425,27 @@ describe("background flow over a real LocalBashExecutor", () => {
     await assertNoneLeft(token);
   });
 
+  it("says a task was dropped by a disposal, not that it expired, when its session was disposed", async () => {
+    const token = marker();
+    await withSession(async ({ bash, taskOutput, taskKill, tasks }) => {
+      await bash.execute({
+        command: `sleep ${token}`,
+        description: "Sleep",
+        run_in_background: true,
+      });
+      await waitForSleep(token);
+      await tasks.disposeOwner(taskOwner("alice"));
+      const dropped = {
+        text:
+          'Task "bash-1" was dropped because this session\'s tasks were disposed (stopped first if it was running), and its output with it; run the command again if you need that output',
+        isError: true,
+      };
+      assert.deepEqual(await taskOutput.execute({ task_id: "bash-1" }), dropped);
+      assert.deepEqual(await taskKill.execute({ task_id: "bash-1" }), dropped);
+    });
+    await assertNoneLeft(token);
+  });
+
   it("answers an unknown task id and bad task arguments with texts the model can act on", async () => {
     await withSession(async ({ taskOutput, taskKill, taskList }) => {
       assert.deepEqual(await taskOutput.execute({ task_id: "bash-99" }), {

@@ -1,5 +1,8 @@
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TaskSnapshot } from "../../tasks/mod.ts";
 import type { BashTaskOutput } from "../../tool/mod.ts";
 import {
@@ -24,11 +27,21 @@ function snapshot(extra: Partial<TaskSnapshot> = {}): TaskSnapshot {
   };
 }
 
-/** A read, written per stream in short: text, bytes dropped (counted on stdout), spill facts. */
+/** Spill files that exist: markers name a spill file only while it does. */
+const spillDir = mkdtempSync(join(tmpdir(), "render-task-test-"));
+const spillOut = join(spillDir, "o");
+const spillErr = join(spillDir, "e");
+writeFileSync(spillOut, "out");
+writeFileSync(spillErr, "err");
+after(() => rmSync(spillDir, { recursive: true, force: true }));
+
+/** A read, written per stream in short: text, bytes dropped (per stream), spill facts. */
 interface ShortRead extends Omit<Partial<BashTaskOutput>, "stdout" | "stderr"> {
   stdout?: string;
   stderr?: string;
+  /** Bytes stdout dropped. */
   droppedBytes?: number;
+  stderrDroppedBytes?: number;
   stdoutSpillPath?: string;
   stderrSpillPath?: string;
   stdoutSpillError?: string;
@@ -40,6 +53,7 @@ function read(extra: ShortRead = {}): BashTaskOutput {
     stdout = "",
     stderr = "",
     droppedBytes = 0,
+    stderrDroppedBytes = 0,
     stdoutSpillPath,
     stderrSpillPath,
     stdoutSpillError,
@@ -56,7 +70,7 @@ function read(extra: ShortRead = {}): BashTaskOutput {
   });
   return {
     stdout: stream(stdout, droppedBytes, stdoutSpillPath, stdoutSpillError),
-    stderr: stream(stderr, 0, stderrSpillPath, stderrSpillError),
+    stderr: stream(stderr, stderrDroppedBytes, stderrSpillPath, stderrSpillError),
     status: "running",
     exitCode: null,
     signal: null,
@@ -137,33 +151,73 @@ describe("renderTaskOutput", () => {
     );
   });
 
-  it("names the spill files in the lossy marker", () => {
-    const text = renderTaskOutput({
+  it("counts and names only the streams that lost bytes in the lossy marker", () => {
+    const lost = (bytes: number, files: string) =>
+      `[output lost: ${bytes} bytes since the last read were dropped from memory and are missing above; full output: ${files}]`;
+    const both = renderTaskOutput({
       snapshot: snapshot(),
       output: read({
         stdout: "tail\n",
         droppedBytes: 70_000,
-        stdoutSpillPath: "/spill/o",
-        stderrSpillPath: "/spill/e",
+        stderrDroppedBytes: 5,
+        stdoutSpillPath: spillOut,
+        stderrSpillPath: spillErr,
       }),
     });
     assert.equal(
-      text,
-      "tail\n[output lost: 70000 bytes since the last read were dropped from memory and are missing above; full output: /spill/o (stdout), /spill/e (stderr)]\n[status: running]",
+      both,
+      `tail\n${lost(70_005, `${spillOut} (stdout), ${spillErr} (stderr)`)}\n[status: running]`,
     );
+    const stdoutOnly = renderTaskOutput({
+      snapshot: snapshot(),
+      output: read({
+        stdout: "tail\n",
+        droppedBytes: 70_000,
+        stdoutSpillPath: spillOut,
+        stderrSpillPath: spillErr,
+      }),
+    });
+    assert.equal(stdoutOnly, `tail\n${lost(70_000, `${spillOut} (stdout)`)}\n[status: running]`);
     const stderrOnly = renderTaskOutput({
       snapshot: snapshot(),
-      output: read({ stderr: "e\n", droppedBytes: 3, stderrSpillPath: "/spill/e" }),
+      output: read({ stderr: "e\n", stderrDroppedBytes: 3, stderrSpillPath: spillErr }),
     });
     assert.equal(
       stderrOnly,
-      "[stderr]\ne\n[output lost: 3 bytes since the last read were dropped from memory and are missing above; full output: /spill/e (stderr)]\n[status: running]",
+      `[stderr]\ne\n${lost(3, `${spillErr} (stderr)`)}\n[status: running]`,
     );
     const noFiles = renderTaskOutput({
       snapshot: snapshot(),
       output: read({ droppedBytes: 5 }),
     });
     assert.match(noFiles, /full output: \(unavailable\)\]\n\[status: running\]$/);
+    const removed = renderTaskOutput({
+      snapshot: snapshot(),
+      output: read({ droppedBytes: 5, stdoutSpillPath: join(spillDir, "gone") }),
+    });
+    assert.match(removed, /full output: \(unavailable\)\]\n\[status: running\]$/);
+  });
+
+  it("leaves a binary stream out of the lossy marker of a text stream beside it", () => {
+    const output = read({
+      stderr: "warning\n",
+      stderrDroppedBytes: 12,
+      stderrSpillPath: spillErr,
+      stdoutSpillPath: spillOut,
+    });
+    output.stdout = {
+      ...output.stdout,
+      truncated: true,
+      omittedBytes: 40_000,
+      binary: { totalBytes: 40_000, looksLike: "image/png" },
+    };
+    assert.deepEqual(renderTaskOutput({ snapshot: snapshot(), output }).split("\n"), [
+      `[binary output: 39 KB so far (looks like image/png); saved to ${spillOut}]`,
+      "[stderr]",
+      "warning",
+      `[output lost: 12 bytes since the last read were dropped from memory and are missing above; full output: ${spillErr} (stderr)]`,
+      "[status: running]",
+    ]);
   });
 
   it("says why a stream's spill file could not hold everything", () => {
@@ -263,7 +317,7 @@ describe("renderTaskOutput", () => {
       output: read({
         stdout: "tail\n",
         droppedBytes: 9,
-        stdoutSpillPath: "/spill/o",
+        stdoutSpillPath: spillOut,
         status: "completed",
         exitCode: 1,
         sandbox: { mode: "workspace-write", backend: "landlock", denied: true },
@@ -271,7 +325,7 @@ describe("renderTaskOutput", () => {
     }, { escalationModes: ["workspace-write", "danger-full-access"] });
     assert.deepEqual(text.split("\n"), [
       "tail",
-      "[output lost: 9 bytes since the last read were dropped from memory and are missing above; full output: /spill/o (stdout)]",
+      `[output lost: 9 bytes since the last read were dropped from memory and are missing above; full output: ${spillOut} (stdout)]`,
       "[sandbox: file access denied under workspace-write mode]",
       '[if the command needs that access, retry it once with sandbox_permissions "danger-full-access" and a justification; a person approves or rejects the retry]',
       "[status: completed, exit code: 1]",
