@@ -10,6 +10,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Rlimit } from "../../local/internal.ts";
 
 /** What the launcher is told to enforce; passed as JSON in its first argument. */
 export interface LandlockLauncherPolicy {
@@ -62,7 +63,7 @@ export interface LandlockLauncherPolicy {
    * each `RLIMIT_*` number, soft then hard, as `ulimit -S` then `-H` would
    * (sizes in bytes); one the kernel refuses leaves the stricter in force.
    */
-  rlimits?: { resource: number; soft: number; hard: number }[];
+  rlimits?: Rlimit[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
   reportAbi?: boolean;
   /**
