@@ -23,7 +23,7 @@ const FIELDS = ["processes", "memoryBytes", "cpuSeconds", "fileSizeBytes"] as co
 
 /**
  * The `ulimit` flag of each field, how a value becomes its unit (KiB for
- * sizes), and its Linux `RLIMIT_*` number (the same on every architecture).
+ * sizes), and its Linux `RLIMIT_*` number (the generic ones, which x86_64 and aarch64 use).
  */
 const ULIMIT: Record<
   (typeof FIELDS)[number],
