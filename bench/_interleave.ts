@@ -19,6 +19,13 @@ export interface InterleaveOptions {
   iterations: number;
   /** The clock, in milliseconds (default `performance.now`). */
   now?: () => number;
+  /**
+   * A pause before every step, untimed (default none), so that what an arm
+   * left running in the background (a standby starting the next command
+   * ahead) is done before the next arm is timed, as between an agent's
+   * commands.
+   */
+  pauseMs?: number;
 }
 
 /**
@@ -58,7 +65,9 @@ export async function interleaveValues(
 ): Promise<Record<string, number[]>> {
   const names = Object.keys(arms);
   const values: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  const pauseMs = options.pauseMs ?? 0;
   for (const { name, timed } of interleavedOrder(names, options.warmup, options.iterations)) {
+    if (pauseMs > 0) await new Promise((done) => setTimeout(done, pauseMs));
     const value = await arms[name]!();
     if (timed) values[name]!.push(value);
   }

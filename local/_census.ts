@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 
 const isLinux = process.platform === "linux";
@@ -63,6 +63,8 @@ export function sessionMembersBetween(sid: number, first: number, last: number):
 
 /** `/proc/<pid>/<file>`, or null when the process has ended; throws for anything else. */
 function readProcFile(pid: number, file: string): string | null {
+  // Most pids read by number are gone: a failed read would build an error for each.
+  if (!existsSync(`/proc/${pid}`)) return null;
   try {
     return readFileSync(`/proc/${pid}/${file}`, "latin1");
   } catch (error) {
@@ -122,6 +124,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  * environment until the new program's is set up: it is read again, briefly.
  */
 function carries(pid: number, needle: string): boolean {
+  if (!existsSync(`/proc/${pid}`)) return false;
   const deadline = performance.now() + EXEC_WAIT_MS;
   for (;;) {
     let environ: string;

@@ -95,7 +95,10 @@ const LIMITER_NAME = "shellseam-limits";
 /**
  * The start of a bash script that applies {@linkcode limitArgs}: moves the
  * shell into each cgroup named (`cg <cgroup.procs file>`, refusing to run
- * the command when that fails), then sets each rlimit (`<flag> <soft>
+ * the command when that fails; in a cgroup v1 hierarchy by writing 0 to
+ * its `tasks` file, which moves the writing thread alone, all of this
+ * single-threaded shell, without the lock on every process's cgroups that
+ * waits for an RCU grace period, 5 to 20 ms), then sets each rlimit (`<flag> <soft>
  * <hard>`), soft first (a hard limit below the soft one in force is
  * refused), then hard: the same, except for CPU time, whose hard limit is a
  * second above the soft one so SIGXCPU comes before SIGKILL. A limit above
@@ -105,7 +108,8 @@ const LIMITER_NAME = "shellseam-limits";
  * inside the cgroups.
  */
 export const APPLY_LIMITS: string =
-  'while [ "$1" != -- ]; do if [ "$1" = cg ]; then echo $$ 2>/dev/null > "$2" || ' +
+  'while [ "$1" != -- ]; do if [ "$1" = cg ]; then t=${2%cgroup.procs}tasks; ' +
+  '{ if [ -e "$t" ]; then echo 0 > "$t"; else echo $$ > "$2"; fi; } 2>/dev/null || ' +
   '{ echo "shellseam: could not move the command into the cgroup of $2, so it was not run" >&2; ' +
   "exit 125; }; shift 2; continue; fi; " +
   'ulimit -S "$1" "$2" 2>/dev/null; ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; ';

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { runtime } from "./runtime/mod.ts";
 
 /**
  * How long a folder must have stayed unchanged (both times) before its
@@ -28,11 +29,11 @@ interface Kept {
 const kept = new Map<string, Kept>();
 
 /**
- * The names in folder `path` (as `readdirSync` gives them), listed anew
+ * The names in folder `path` (in no particular order), listed anew
  * unless it is the same folder as at the last listing with the same
  * modification and change times (which every entry made, removed or
  * renamed in it changes; setting the modification time back changes the
- * change time, which no one can set). Throws as `readdirSync` and `statSync` do.
+ * change time, which no one can set). Throws when the folder cannot be read.
  */
 export function folderNames(path: string): readonly string[] {
   const stat = statSync(path);
@@ -43,7 +44,9 @@ export function folderNames(path: string): readonly string[] {
   ) {
     return last.names;
   }
-  const names: readonly string[] = Object.freeze(readdirSync(path));
+  const names: readonly string[] = Object.freeze(
+    runtime.readDirectory(path).map((entry) => entry.name),
+  );
   kept.delete(path);
   if (Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) > SETTLED_MS) {
     if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value as string);

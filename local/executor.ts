@@ -653,12 +653,14 @@ export class LocalBashExecutor extends BashExecutor {
       watchdog?.release(child.pid);
       const ahead = plan.standby;
       if (ahead !== undefined && held.length > 0) {
-        this.#standbys.prepare(
-          cgroupKey,
-          ahead.key,
-          () => this.#commandCgroup(limits, support),
-          (procs) => ahead.prepare(procs),
-        );
+        // After the caller has its result: the standby is for the next command.
+        setTimeout(() =>
+          this.#standbys.prepare(
+            cgroupKey,
+            ahead.key,
+            () => this.#commandCgroup(limits, support),
+            (procs) => ahead.prepare(procs),
+          ), 0);
       }
     });
     const confined = this.sandboxMode !== undefined &&

@@ -21,6 +21,7 @@ import {
   checkedPolicyPaths,
   type ConfinedPolicy,
   outermost,
+  protectedPathList,
   REMOTE_PATHS,
   secretMasks,
   wrapInBwrap,
@@ -66,12 +67,14 @@ function keptFromSession(name: string): boolean {
 
 /**
  * The probe: bwrap's path, the machine, a private folder (0700, from
- * mktemp) with the commands' TMPDIR, then the session's
- * environment, NUL-separated.
+ * mktemp) with the commands' TMPDIR, by its canonical path (the writable
+ * roots are compared with it: a root that reaches it through a symlink
+ * must still see it read-only), then the session's environment,
+ * NUL-separated.
  */
 const PROBE =
   'command -v bwrap || exit 3; uname -m; d=$(mktemp -d "${TMPDIR:-/tmp}/shellseam-ssh-XXXXXX") && ' +
-  'mkdir "$d/tmp" && echo "$d" || exit 4; env -0';
+  'mkdir "$d/tmp" && d=$(realpath -e -- "$d") && echo "$d" || exit 4; env -0';
 
 /** `uname -m` names as `process.arch` names them (the seccomp filters' keys). */
 const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "arm64" };
@@ -138,6 +141,10 @@ export class RemoteSandbox {
           // What the command will see, looked at just before it starts, as the local sandbox does.
           const view = parseView(this.#host, output);
           const keep = roots.map((root) => view.realpath(root) ?? root);
+          // Canonical, as the private folder is: bwrap keeps that folder read-only in a
+          // root that holds it, which it judges by the paths (a symlinked root hid it).
+          confined.workspaceRoot = keep[0]!;
+          confined.writableRoots = keep.slice(1);
           confined.masks = outermost(
             secretMasks(denyRead, allowRead, view.home, keep, view.fs),
           );
@@ -294,16 +301,8 @@ function confinedPolicy(policy: SandboxPolicy): ConfinedPolicy {
   };
   const root = absolute("workspaceRoot", workspaceRoot);
   const writableRoots = (policy.writableRoots ?? []).map((path) => absolute("writableRoots", path));
-  const protectedPaths = [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)];
-  for (const name of protectedPaths) {
-    if (typeof name !== "string" || name === "" || name.startsWith("/") || name.includes("\0")) {
-      throw new BashConfigError(
-        `"sandboxPolicy.protectedPaths" entries must be paths relative to a writable root; got ${
-          JSON.stringify(name)
-        }`,
-      );
-    }
-  }
+  // The local policy's own check: relative, no ".." (posix.join would leave the root).
+  const protectedPaths = protectedPathList(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS);
   return {
     mode,
     network,

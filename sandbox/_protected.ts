@@ -19,8 +19,8 @@ import {
   renameSync,
   symlinkSync,
 } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
-import type { SandboxViolation } from "../seam/mod.ts";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { BashSpawnError, type SandboxViolation } from "../seam/mod.ts";
 import process from "node:process";
 import { runtime } from "../local/mod.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
@@ -88,40 +88,83 @@ function sameShape(a: Shape, b: Shape): boolean {
 /**
  * The guards of the calls in this process that may still be running: from
  * launch until their last sweep (a guard whose spawn failed is dropped when
- * it is collected).
+ * it is collected). A commit in progress must not overlap their roots (see
+ * {@linkcode CommitClaim}).
  */
 const LIVE = new Set<WeakRef<ProtectedPaths>>();
 
 /**
- * Why a confined command could write `path` (canonical; a repository's
- * `.git` or git directory) now or could have planted it, or undefined when
- * it cannot: a walk of `workspace` as a call's launch makes would bind it
- * read-only (so it is not past the walk's bounds nor in a skipped tree),
- * and every call of this process still running saw it there at its launch
- * and bound it read-only (a command still running may have planted or
- * replaced it since, and its sweep has not run yet). A path outside every
- * root is not judged.
+ * Why a confined command could have planted or written `path` (canonical; a
+ * repository's `.git` or git directory), or undefined when it cannot: a
+ * walk of `workspace` as a call's launch makes would bind it read-only (so
+ * it is not past the walk's bounds nor in a skipped tree). A path outside
+ * the workspace is not judged. Calls still running are
+ * {@linkcode CommitClaim}'s to judge.
  */
 export function unprotectedReason(path: string, workspace: string): string | undefined {
-  if (isBeneath(path, workspace)) {
-    const fresh = new ProtectedPaths([workspace], [".git"], () => workspace);
-    if (!fresh.plan.readOnly.some((bound) => isBeneath(path, bound))) {
-      return `the sandbox does not keep "${path}" read-only (it lies past the walk's ${PROTECTED_WALK_DEPTH} levels or ${PROTECTED_WALK_ENTRIES} entries, in a skipped tree such as ${
-        PROTECTED_WALK_SKIPS[0]
-      }, or below a symlink), so a confined command may have planted or written it: check it and commit by hand`;
-    }
+  if (!isBeneath(path, workspace)) return undefined;
+  const fresh = new ProtectedPaths([workspace], [".git"], () => workspace);
+  if (fresh.plan.readOnly.some((bound) => isBeneath(path, bound))) return undefined;
+  return `the sandbox does not keep "${path}" read-only (it lies past the walk's ${PROTECTED_WALK_DEPTH} levels or ${PROTECTED_WALK_ENTRIES} entries, in a skipped tree such as ${
+    PROTECTED_WALK_SKIPS[0]
+  }, or below a symlink), so a confined command may have planted or written it: check it and commit by hand`;
+}
+
+/** True when one of `a` and `b` (canonical) lies in the other. */
+function overlap(a: string, b: string): boolean {
+  return isBeneath(a, b) || isBeneath(b, a);
+}
+
+/** The claims of the commits in progress in this process (see {@linkcode CommitClaim}). */
+const CLAIMS = new Set<CommitClaim>();
+
+/**
+ * What a commit on the host relies on while it runs (a repository's working
+ * tree and git folders, the config files it includes, the `git` program):
+ * its checks are a snapshot, so no confined call that could write one of
+ * them may run meanwhile. A claim is refused while a call of this process
+ * whose writable roots overlap a path still runs (from launch until its
+ * last sweep), and while it is held, such a call is refused at launch
+ * (`ProtectedPaths.watch`). Calls of other processes are not seen.
+ */
+export class CommitClaim implements Disposable {
+  readonly #paths: string[] = [];
+
+  constructor() {
+    CLAIMS.add(this);
   }
-  for (const ref of LIVE) {
-    const guard = ref.deref();
-    if (guard === undefined) {
-      LIVE.delete(ref);
-      continue;
-    }
-    if (!guard.keptReadOnly(path)) {
-      return `a confined command still running may have planted or replaced "${path}" (it was not there, read-only, when that command started): stop it (task_kill) or let it end, then retry`;
-    }
+
+  /** The paths claimed so far. */
+  get paths(): readonly string[] {
+    return this.#paths;
   }
-  return undefined;
+
+  /**
+   * Claims `paths` (canonical), or returns why not: a confined call still
+   * running can write one of them (then none is claimed).
+   */
+  claim(paths: readonly string[]): string | undefined {
+    for (const ref of LIVE) {
+      const guard = ref.deref();
+      if (guard === undefined) {
+        LIVE.delete(ref);
+        continue;
+      }
+      for (const path of paths) {
+        const root = guard.roots.find((root) => overlap(path, root));
+        if (root !== undefined) {
+          return `a confined command still running can write "${root}", so it could plant or change "${path}" while git runs (the checks are a snapshot): stop it (task_kill) or let it end, then retry`;
+        }
+      }
+    }
+    this.#paths.push(...paths);
+    return undefined;
+  }
+
+  /** Gives the paths up: confined calls may write them again. */
+  [Symbol.dispose](): void {
+    CLAIMS.delete(this);
+  }
 }
 
 /**
@@ -157,6 +200,8 @@ export class ProtectedPaths {
   readonly #listings = new Map<string, Set<string>>();
   #moved = 0;
   #live: WeakRef<ProtectedPaths> | undefined;
+  /** The global git config files, with what they include: read once, at the first repository. */
+  #global: ExpandedConfig | undefined;
   /** What to bind read-only, and where the walk stopped. */
   readonly plan: ProtectionPlan;
 
@@ -188,6 +233,12 @@ export class ProtectedPaths {
       });
       if (bound !== undefined) unwalked.push({ root, bound });
     }
+    // The user's global git config (and what it includes) is obeyed by git in
+    // every repository, wherever it lies: protected with `.gitconfig`.
+    if (names.includes(".gitconfig")) {
+      const global = this.#globalConfig();
+      for (const file of [...global.files, ...global.included]) this.#target(file, readOnly, 0);
+    }
     for (const shape of this.#watched.values()) {
       if (shape.kind === "directory") this.#directories.add(`${shape.dev}:${shape.ino}`);
     }
@@ -204,9 +255,19 @@ export class ProtectedPaths {
 
   /**
    * Counts this guard among the calls still running (see
-   * `unprotectedReason`) until `settle()`.
+   * {@linkcode CommitClaim}) until `settle()`; throws `BashSpawnError` while
+   * a commit in progress holds a path in its roots (the call must not start).
    */
   watch(): void {
+    for (const claim of CLAIMS) {
+      for (const path of claim.paths) {
+        const root = this.#roots.find((root) => overlap(path, root));
+        if (root === undefined) continue;
+        throw new BashSpawnError(
+          `A commit (gitCommit) is in progress on "${path}", which the writable root "${root}" holds, and its checks must hold until it ends, so the command was not run; retry it once the commit returned`,
+        );
+      }
+    }
     this.#live ??= new WeakRef(this);
     LIVE.add(this.#live);
   }
@@ -218,15 +279,9 @@ export class ProtectedPaths {
     return violations;
   }
 
-  /**
-   * False when `path` lies in one of this call's roots but not below what it
-   * bound read-only at launch, or what it bound there has been replaced.
-   */
-  keptReadOnly(path: string): boolean {
-    if (!this.#roots.some((root) => isBeneath(path, root))) return true;
-    const bound = this.plan.readOnly.find((bound) => isBeneath(path, bound));
-    const seen = bound === undefined ? undefined : this.#watched.get(bound);
-    return seen !== undefined && sameShape(seen, shapeOf(bound!));
+  /** The writable roots this call protects. */
+  get roots(): readonly string[] {
+    return this.#roots;
   }
 
   /** How many violations this call's sweeps found so far. */
@@ -312,6 +367,12 @@ export class ProtectedPaths {
     return [...this.#violations];
   }
 
+  /** The global git config files, expanded (see `repositoryGitConfig`). */
+  #globalConfig(): ExpandedConfig {
+    this.#global ??= expandedConfig(globalGitConfigFiles());
+    return this.#global;
+  }
+
   /** Records `location` (found by the walk, existing) and what protecting it needs. */
   #protect(found: string, readOnly: Set<string>): void {
     const location = this.#located(found);
@@ -319,9 +380,8 @@ export class ProtectedPaths {
     const shape = shapeOf(location);
     this.#watched.set(location, shape);
     if (basename(location) === ".git") {
-      const hooks = hooksPathOf(location);
-      if (hooks !== undefined) this.#target(hooks, readOnly, 0);
-      for (const included of includedConfigsOf(location)) this.#target(included, readOnly, 0);
+      const config = repositoryGitConfig(location, this.#globalConfig());
+      for (const path of [...config.hooksPaths, ...config.files]) this.#target(path, readOnly, 0);
     }
     if (shape.kind === "directory" || shape.kind === "file") {
       readOnly.add(location);
@@ -462,6 +522,8 @@ function walk(
     const first = name.split("/")[0]!;
     byFirst.set(first, [...byFirst.get(first) ?? [], name]);
   }
+  /** The protected paths of several parts found so far (never walked into). */
+  const severalParts = new Set<string>();
   let queue: string[] = [root];
   let entries = 0;
   let stopped: "depth" | "entries" | undefined;
@@ -485,16 +547,23 @@ function walk(
       entries += listing.length;
       const subdirectories: string[] = [];
       for (const entry of listing) {
-        const named = byFirst.get(entry.name);
-        if (named !== undefined) {
-          for (const name of named) {
-            const location = join(dir, name);
-            if (name.includes("/") && shapeOf(location).kind === "absent") continue;
-            visitor.found(location);
+        const named = byFirst.get(entry.name) ?? [];
+        for (const name of named) {
+          const location = join(dir, name);
+          if (name.includes("/")) {
+            if (shapeOf(location).kind === "absent") continue;
+            severalParts.add(location);
           }
-        } else if (entry.isDirectory && !PROTECTED_WALK_SKIPS.includes(entry.name)) {
-          subdirectories.push(entry.name);
+          visitor.found(location);
         }
+        // A folder holding a protected path of several parts (`.config/git`)
+        // is walked too, but not the protected path itself.
+        if (
+          !entry.isDirectory || named.includes(entry.name) ||
+          PROTECTED_WALK_SKIPS.includes(entry.name) ||
+          (severalParts.size > 0 && severalParts.has(join(dir, entry.name)))
+        ) continue;
+        subdirectories.push(entry.name);
       }
       if (entries > PROTECTED_WALK_ENTRIES) return "entries";
       if (subdirectories.length > 0 && depth >= PROTECTED_WALK_DEPTH) stopped = "depth";
@@ -533,52 +602,139 @@ function openUp(dir: string, entries: number): void {
 }
 
 /**
- * Where the hooks of the repository whose `.git` is `location` live, when its
- * configuration moves them (`core.hooksPath`, read from its `config` and
- * `config.worktree` and those of a linked worktree's main repository; the
- * last one set wins, and files they include are not read): absolute,
- * relative paths taken from the working tree as git does, `~/` from `HOME`.
+ * How deep git follows includes (a deeper one stops git with an error,
+ * before it reads any config): includes are followed as far, and no
+ * further.
  */
-export function hooksPathOf(location: string): string | undefined {
-  let hooks: string | undefined;
-  for (const { text } of repositoryConfigs(location)) {
-    hooks = configValue(text, "core", "hookspath") ?? hooks;
-  }
-  if (hooks === undefined || hooks === "") return undefined;
-  if (hooks.startsWith("~/")) {
-    const home = process.env.HOME;
-    return home ? join(home, hooks.slice(2)) : undefined;
-  }
-  return resolve(dirname(location), hooks);
+const INCLUDE_DEPTH = 10;
+
+/** One setting of a git config file, with the folder of the file it is in. */
+interface ConfigSetting {
+  /** The section, lower case (`core`, `includeif`). */
+  section: string;
+  /** The subsection as written (`[includeIf "gitdir:/x/"]`), if any. */
+  subsection: string | undefined;
+  /** The key, lower case. */
+  key: string;
+  /** The value: comments and quotes removed, escapes undone. */
+  value: string;
+  /** The (canonical) folder of the file it was read from: where its relative paths start. */
+  dir: string;
 }
 
 /**
- * The files that the config of the repository whose `.git` is `location`
- * includes (`include.path`, and `includeIf.<condition>.path` whatever the
- * condition), one level deep: git reads them as its own config, so one a
- * command could write is as good as a writable `.git/config`. Relative paths
- * are taken from the including file's folder, `~/` from `HOME`.
+ * What git reads for the repository whose `.git` is `location`, beyond the
+ * repository's own files: the user's global and the system config files
+ * (see {@linkcode globalGitConfigFiles}), every file those and the
+ * repository's `config`/`config.worktree` include (`include.path`,
+ * `includeIf.<condition>.path` whatever the condition; includes of includes
+ * too, as deep as git goes), and where `core.hooksPath` may send its hooks
+ * (every value set in any of them, whichever wins: an `includeIf` condition
+ * can change; absolute, relative paths taken from the working tree as git
+ * does, `~/` from `HOME`).
  */
-export function includedConfigsOf(location: string): string[] {
-  const files: string[] = [];
-  for (const { text, dir } of repositoryConfigs(location)) {
-    for (const section of ["include", "includeif"]) {
-      for (const value of configValues(text, section, "path", section === "includeif")) {
-        if (value === "") continue;
-        if (!value.startsWith("~/")) files.push(resolve(dir, value));
-        else if (process.env.HOME) files.push(join(process.env.HOME, value.slice(2)));
-      }
+export interface RepositoryGitConfig {
+  /** The folders `core.hooksPath` names. */
+  hooksPaths: string[];
+  /** Every config file git may read besides the repository's own (absolute; existing or not). */
+  files: string[];
+}
+
+/**
+ * The config git reads for the repository whose `.git` is `location` (see
+ * {@linkcode RepositoryGitConfig}), read by our own parser: git is never run.
+ * `global` is the expansion of the global config files, when known.
+ */
+export function repositoryGitConfig(
+  location: string,
+  global: ExpandedConfig = expandedConfig(globalGitConfigFiles()),
+): RepositoryGitConfig {
+  const own = expandedConfig(repositoryConfigFiles(location));
+  const hooksPaths: string[] = [];
+  for (const { section, subsection, key, value } of [...global.settings, ...own.settings]) {
+    if (section !== "core" || subsection !== undefined || key !== "hookspath" || value === "") {
+      continue;
     }
+    const path = value.startsWith("~/") ? homePath(value) : resolve(dirname(location), value);
+    if (path !== undefined && !hooksPaths.includes(path)) hooksPaths.push(path);
   }
+  const files = [...global.files, ...global.included, ...own.included];
+  return { hooksPaths, files: [...new Set(files)] };
+}
+
+/**
+ * The global and system config files the user's git reads wherever it runs
+ * (existing or not): `/etc/gitconfig`, `$GIT_CONFIG_GLOBAL`,
+ * `$XDG_CONFIG_HOME/git/config` (`~/.config/git/config` without it) and
+ * `~/.gitconfig`, as this process's environment names them.
+ */
+export function globalGitConfigFiles(): string[] {
+  const { GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, HOME } = process.env;
+  const files = ["/etc/gitconfig"];
+  if (GIT_CONFIG_GLOBAL && isAbsolute(GIT_CONFIG_GLOBAL)) files.push(GIT_CONFIG_GLOBAL);
+  const xdg = XDG_CONFIG_HOME && isAbsolute(XDG_CONFIG_HOME)
+    ? XDG_CONFIG_HOME
+    : HOME
+    ? join(HOME, ".config")
+    : undefined;
+  if (xdg !== undefined) files.push(join(xdg, "git", "config"));
+  if (HOME) files.push(join(HOME, ".gitconfig"));
   return files;
 }
 
+/** `~/<rest>` from `HOME`, or undefined without one. */
+function homePath(value: string): string | undefined {
+  const home = process.env.HOME;
+  return home ? join(home, value.slice(2)) : undefined;
+}
+
+/** Config files read in order, with what they include in place. */
+export interface ExpandedConfig {
+  /** The files read first (given, existing or not). */
+  files: string[];
+  /** Every file an include named, in the order met (existing or not, each once). */
+  included: string[];
+  /** Every setting, an included file's where its include stands. */
+  settings: ConfigSetting[];
+}
+
 /**
- * The texts of the config files of the repository whose `.git` is
- * `location` (`config` and `config.worktree`, a linked worktree's main
- * repository's first), with the folder each lies in.
+ * The settings of the config `files`, in order, each include followed where
+ * it stands (includes of includes too, up to git's depth; a file already
+ * being read is not read again, so a cycle ends).
  */
-function repositoryConfigs(location: string): { text: string; dir: string }[] {
+export function expandedConfig(files: readonly string[]): ExpandedConfig {
+  const out: ExpandedConfig = { files: [...files], included: [], settings: [] };
+  const read = (file: string, depth: number, reading: Set<string>) => {
+    const real = existingRealpath(file);
+    if (real === undefined || reading.has(real)) return;
+    const text = readPointer(real, CONFIG_BYTES);
+    if (text === undefined) return;
+    reading.add(real);
+    for (const setting of configSettings(text, dirname(real))) {
+      out.settings.push(setting);
+      const include = setting.key === "path" && setting.value !== "" &&
+        (setting.section === "include" ||
+          (setting.section === "includeif" && setting.subsection !== undefined));
+      if (!include) continue;
+      const named = setting.value.startsWith("~/")
+        ? homePath(setting.value)
+        : resolve(setting.dir, setting.value);
+      if (named === undefined) continue;
+      if (!out.included.includes(named)) out.included.push(named);
+      if (depth < INCLUDE_DEPTH) read(named, depth + 1, reading);
+    }
+    reading.delete(real);
+  };
+  for (const file of files) read(file, 0, new Set());
+  return out;
+}
+
+/**
+ * The config files of the repository whose `.git` is `location` (`config`
+ * and `config.worktree`, a linked worktree's main repository's first).
+ */
+function repositoryConfigFiles(location: string): string[] {
   const dirs: string[] = [];
   const gitdir = existingRealpath(location);
   if (gitdir === undefined) return [];
@@ -589,63 +745,64 @@ function repositoryConfigs(location: string): { text: string; dir: string }[] {
   }
   const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
   if (common) dirs.unshift(resolve(dirs[0]!, common));
-  const configs: { text: string; dir: string }[] = [];
-  for (const dir of dirs) {
-    for (const file of ["config", "config.worktree"]) {
-      const text = readPointer(join(dir, file), CONFIG_BYTES);
-      if (text !== undefined) configs.push({ text, dir });
-    }
-  }
-  return configs;
+  return dirs.flatMap((dir) => [join(dir, "config"), join(dir, "config.worktree")]);
 }
 
 /**
  * The last value of `section.key` (both lower case, no subsection) in the
- * text of a git config file: comments and quotes removed, `\\`, `\"`, `\t`
- * and `\n` unescaped.
+ * text of a git config file.
  */
 export function configValue(text: string, section: string, key: string): string | undefined {
-  return configValues(text, section, key).at(-1);
+  return configSettings(text, "/").findLast((setting) =>
+    setting.section === section && setting.subsection === undefined && setting.key === key
+  )?.value;
 }
 
 /**
- * Every value of `section.key` (both lower case) in the text of a git
- * config file, in order: without a subsection, or with any when
- * `anySubsection` (`[includeIf "gitdir:..."]`).
+ * The settings of the text of a git config file read from `dir`, in order:
+ * comments and quotes removed, `\\`, `\"`, `\t` and `\n` unescaped, a value
+ * whose line ends in `\` continued on the next; a key without `=` (a
+ * boolean) has the value "true".
  */
-function configValues(
-  text: string,
-  section: string,
-  key: string,
-  anySubsection = false,
-): string[] {
-  let current = "";
-  const values: string[] = [];
-  for (const raw of text.split("\n")) {
-    let line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
+function configSettings(text: string, dir: string): ConfigSetting[] {
+  let section = "";
+  let subsection: string | undefined;
+  const settings: ConfigSetting[] = [];
+  const lines = text.split("\n");
+  for (let at = 0; at < lines.length; at++) {
+    let line = lines[at]!.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
     if (header) {
-      current = header[2] === undefined || anySubsection ? header[1]!.toLowerCase() : "";
+      section = header[1]!.toLowerCase();
+      subsection = header[2]?.replace(/\\(.)/g, "$1");
       line = header[3]!.trim();
     }
-    if (current !== section) continue;
-    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
-    if (!entry || entry[1]!.toLowerCase() !== key) continue;
-    let out = "";
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (!entry || section === "") continue;
+    let value = "";
     let quoted = false;
-    const rest = entry[2]!;
+    let rest = entry[2] ?? "";
     for (let i = 0; i < rest.length; i++) {
       const c = rest[i]!;
-      if (c === "\\" && i + 1 < rest.length) {
+      if (c === "\\" && i + 1 === rest.length && at + 1 < lines.length) {
+        // A backslash ending the line: the value goes on in the next one.
+        rest += lines[++at]!;
+      } else if (c === "\\" && i + 1 < rest.length) {
         const next = rest[++i]!;
-        out += next === "t" ? "\t" : next === "n" ? "\n" : next;
+        value += next === "t" ? "\t" : next === "n" ? "\n" : next;
       } else if (c === '"') quoted = !quoted;
       else if (!quoted && (c === "#" || c === ";")) break;
-      else out += c;
+      else value += c;
     }
-    values.push(out.trim());
+    settings.push({
+      section,
+      subsection,
+      key: entry[1]!.toLowerCase(),
+      value: entry[2] === undefined ? "true" : value.trim(),
+      dir,
+    });
   }
-  return values;
+  return settings;
 }
 
 /** The start of a small regular file, read without following a symlink nor blocking on a FIFO. */
@@ -657,9 +814,11 @@ function readPointer(path: string, maxBytes = POINTER_BYTES): string | undefined
     return undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const bytes = new Uint8Array(maxBytes);
-    const read = readSync(fd, bytes, 0, maxBytes, 0);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    // No bigger than the file: a config's bound is far above what most hold.
+    const bytes = new Uint8Array(Math.min(stat.size, maxBytes));
+    const read = bytes.length === 0 ? 0 : readSync(fd, bytes, 0, bytes.length, 0);
     return new TextDecoder().decode(bytes.subarray(0, read));
   } catch {
     return undefined;

@@ -7,6 +7,7 @@
  * @module
  */
 export type { ConfinedPolicy } from "./backends/_backend.ts";
+export { protectedPathList } from "./policy.ts";
 export { checkedPolicyPaths, expandHome, type MaskFs, outermost, secretMasks } from "./_masks.ts";
 export {
   bwrapDenied,

@@ -13,7 +13,7 @@ import { runtime } from "../local/mod.ts";
 import { findOnPath } from "../local/internal.ts";
 import { canonicalWorkspaceRoot } from "./policy.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
-import { unprotectedReason } from "./_protected.ts";
+import { CommitClaim, unprotectedReason } from "./_protected.ts";
 
 /**
  * The configuration every git run of {@linkcode gitCommit} gets on its
@@ -157,12 +157,15 @@ export class GitCommitError extends BashError {
  *   symlinked `.git` leads elsewhere; a `commondir` is accepted only in a
  *   linked worktree's own layout (`<repo>/worktrees/<name>` naming `<repo>`);
  * - its `.git` and git folder must be ones the sandbox keeps read-only:
- *   within the walk's bounds and not in a skipped tree, and seen at launch by
- *   every sandboxed call of this process still running (a background command
- *   may have planted one that its sweep has not moved yet); the same holds
- *   for every nested repository among the paths (`git add` runs `git status`
- *   in it); and nothing git writes (`COMMIT_EDITMSG`, the index, `HEAD`, the
+ *   within the walk's bounds and not in a skipped tree; the same holds for
+ *   every nested repository among the paths (`git add` runs `git status` in
+ *   it); and nothing git writes (`COMMIT_EDITMSG`, the index, `HEAD`, the
  *   reflogs, refs, object folders) may be a symlink, which git would follow;
+ * - these checks are a snapshot: what they looked at (the working tree, the
+ *   git folders, included config files, the `git` program) is held until git
+ *   is done, so the commit is refused while a sandboxed call of this process
+ *   that can write one of them still runs, and such a call is refused at
+ *   launch meanwhile;
  * - git starts from an empty environment (no `GIT_*` of this process), with
  *   no system nor global config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`),
  *   {@linkcode GIT_HARDENING_CONFIG} on its command line, literal pathspecs
@@ -246,6 +249,16 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     );
   }
   const repo = findRepository(cwd, workspace);
+  // Every check below is a snapshot: no confined call of this process that
+  // could change what they looked at may run until git is done.
+  using claim = new CommitClaim();
+  const hold = (paths: string[]) => {
+    const why = claim.claim(paths);
+    if (why !== undefined) throw new GitCommitError(`Nothing was committed: ${why}`);
+  };
+  hold([
+    ...new Set([repo.workTree, repo.gitDir, repo.commonDir].map((p) => existingRealpath(p) ?? p)),
+  ]);
   for (const path of new Set([repo.dotGit, repo.gitDir, repo.commonDir])) {
     const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
     if (why !== undefined) {
@@ -268,6 +281,7 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
       `The "git" found on PATH ("${git}") lies in the workspace, where a confined command could have replaced it; put a system git first on PATH`,
     );
   }
+  hold([existingRealpath(git) ?? git]);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     LC_ALL: "C",
@@ -284,8 +298,21 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     GIT_TERMINAL_PROMPT: "0",
   };
   const deadline = Date.now() + timeoutMs;
-  const run = (args: string[], step: string, runEnv = env, dir = repo.workTree) =>
-    runGit(git, args, { cwd: dir, env: runEnv, deadline, step, ...(signal ? { signal } : {}) });
+  const run = (
+    args: string[],
+    step: string,
+    runEnv = env,
+    dir = repo.workTree,
+    exits: readonly number[] = [0],
+  ) =>
+    runGit(git, args, {
+      cwd: dir,
+      env: runEnv,
+      deadline,
+      step,
+      exits,
+      ...(signal ? { signal } : {}),
+    });
   const hardened = GIT_HARDENING_CONFIG.flatMap((entry) => ["-c", entry]);
 
   const config = parseConfigList(
@@ -300,11 +327,14 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
       );
     }
     const included = includedFile(key, value, origin);
-    if (included !== undefined && isBeneath(withRealParents(included), workspace)) {
+    if (included === undefined) continue;
+    if (isBeneath(withRealParents(included), workspace)) {
       throw new GitCommitError(
         `The repository's config includes "${included}" (${key}), which lies in the workspace, where a command could rewrite it while git runs; nothing was committed: move the include out of the workspace, or commit by hand`,
       );
     }
+    // In another writable root: no call that can write it may run meanwhile.
+    hold([withRealParents(included)]);
   }
   // `git add` runs `git status` inside every nested repository it meets (a
   // new one, or a submodule already in the index), and that git obeys the
@@ -320,7 +350,7 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
       .map((entry) => entry.slice(entry.indexOf("\t") + 1)),
   ];
   for (const dir of nested) {
-    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace);
+    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace, claim);
     if (why !== undefined) {
       throw new GitCommitError(
         `Nothing was committed: "${
@@ -344,7 +374,7 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     }
   }
   const identity = author ?? localIdentity(config) ??
-    await globalIdentity((args, step, runEnv) => run(args, step, runEnv, "/"));
+    await globalIdentity((args, step, runEnv, exits) => run(args, step, runEnv, "/", exits));
   if (identity === undefined) {
     throw new GitCommitError(
       "No author is known: the repository and the global git config set no user.name and user.email; pass author, or set them",
@@ -463,9 +493,15 @@ function findRepository(cwd: string, workspace: string): Repository {
 /**
  * Why the nested repository in `dir` could have been planted or written by a
  * confined command (see `unprotectedReason`), or undefined; a symlinked
- * `.git` always could, and a missing one runs nothing.
+ * `.git` always could, and a missing one runs nothing. The git folder a
+ * `gitdir:` file names is held by `claim` (it may lie outside the working
+ * tree, which the claim already holds).
  */
-function nestedRepositoryRefusal(dir: string, workspace: string): string | undefined {
+function nestedRepositoryRefusal(
+  dir: string,
+  workspace: string,
+  claim: CommitClaim,
+): string | undefined {
   const dotGit = join(dir, ".git");
   let stat;
   try {
@@ -478,7 +514,8 @@ function nestedRepositoryRefusal(dir: string, workspace: string): string | undef
     ? /^gitdir:\s*(.+)$/m.exec(configText(dotGit) ?? "")?.[1]?.trim()
     : undefined;
   for (const path of [dotGit, ...(named ? [resolve(dir, named)] : [])]) {
-    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
+    const real = existingRealpath(path) ?? path;
+    const why = unprotectedReason(real, workspace) ?? claim.claim([real]);
     if (why !== undefined) return why;
   }
   return undefined;
@@ -614,9 +651,18 @@ function localIdentity(config: ConfigEntry[]): { name: string; email: string } |
   return name && email !== undefined ? { name, email } : undefined;
 }
 
-/** `user.name` and `user.email` of the user's own global git config (read only, never run). */
+/**
+ * `user.name` and `user.email` of the user's own global git config (read
+ * only, never run), or undefined when either is unset there; a config git
+ * cannot read is a `GitCommitError` saying so.
+ */
 async function globalIdentity(
-  run: (args: string[], step: string, env: Record<string, string>) => Promise<GitOutput>,
+  run: (
+    args: string[],
+    step: string,
+    env: Record<string, string>,
+    exits: readonly number[],
+  ) => Promise<GitOutput>,
 ): Promise<{ name: string; email: string } | undefined> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" };
   for (const name of ["HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"]) {
@@ -625,28 +671,33 @@ async function globalIdentity(
   }
   env.GIT_CONFIG_NOSYSTEM = "1";
   const read = async (key: string) => {
-    const out = await run(["config", "--global", "--get", key], `read ${key}`, env)
+    // Exit 1 is git's "not set"; anything else (a config it cannot parse) is an error.
+    const out = await run(["config", "--global", "--get", key], `read ${key}`, env, [0, 1])
       .catch((error) => {
-        if (error instanceof GitCommitError) return undefined;
-        throw error;
+        if (!(error instanceof GitCommitError)) throw error;
+        throw new GitCommitError(
+          `No author was passed and the repository sets none, and the user's global git config could not be read for ${key}: ${error.message}; fix that config (git config --global --list shows the fault), or pass author`,
+          { cause: error },
+        );
       });
-    return out?.stdout.trim() || undefined;
+    return out.code === 1 ? undefined : out.stdout.trim() || undefined;
   };
   const name = await read("user.name");
   const email = await read("user.email");
   return name && email ? { name, email } : undefined;
 }
 
-/** What a git run printed. */
+/** What a git run printed, and its exit code. */
 interface GitOutput {
   stdout: string;
   stderr: string;
+  code: number;
 }
 
 /**
  * Runs `git` with `args` (no shell) in its own process group, killed at the
- * deadline or when `signal` aborts; a non-zero exit is a `GitCommitError`
- * quoting git.
+ * deadline or when `signal` aborts; an exit code not among `exits` is a
+ * `GitCommitError` quoting git.
  */
 async function runGit(
   git: string,
@@ -656,10 +707,11 @@ async function runGit(
     env: Record<string, string>;
     deadline: number;
     step: string;
+    exits: readonly number[];
     signal?: AbortSignal;
   },
 ): Promise<GitOutput> {
-  const { cwd, env, deadline, step, signal } = options;
+  const { cwd, env, deadline, step, exits, signal } = options;
   if (signal?.aborted) throw new GitCommitError(`Stopped before ${step}: the call was cancelled`);
   let child;
   try {
@@ -693,11 +745,11 @@ async function runGit(
     if (stopped !== undefined) {
       throw new GitCommitError(`git was stopped during ${step}: ${stopped}`);
     }
-    if (status.code !== 0) {
+    if (status.code === null || !exits.includes(status.code)) {
       const said = stderr.trim() || stdout.trim() || `exit ${status.code ?? status.signal}`;
       throw new GitCommitError(`git failed to ${step}: ${said}`);
     }
-    return { stdout, stderr };
+    return { stdout, stderr, code: status.code };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);

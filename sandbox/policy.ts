@@ -40,9 +40,11 @@ import { checkedNetwork } from "./_network.ts";
  * ```
  */
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([
-  // git: metadata, its configuration, submodule URLs.
+  // git: metadata, its configuration (a home folder's: both places git
+  // reads its global config from), submodule URLs.
   ".git",
   ".gitconfig",
+  ".config/git",
   ".gitmodules",
   // Shell start-up files (bash, zsh, sh), run by the next login or shell.
   ".bashrc",
@@ -205,8 +207,11 @@ export function resolveSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
   return resolved;
 }
 
-/** `paths` checked and normalised: relative, inside the root, each once. */
-function protectedPathList(paths: unknown): string[] {
+/**
+ * Protected `paths` checked and normalised: relative, inside the root (no
+ * `..`), each once; otherwise a `BashConfigError` naming the entry.
+ */
+export function protectedPathList(paths: unknown): string[] {
   if (!Array.isArray(paths)) {
     throw new BashConfigError(
       `Protected paths must be a list of paths relative to each writable root; got ${

@@ -19,6 +19,8 @@ interface Request {
   kind: "foreground" | "throughput" | "srt" | "srt-cli";
   warmup: number;
   iterations: number;
+  /** An untimed pause before every step (see `InterleaveOptions.pauseMs`). */
+  pauseMs?: number;
   /** throughput: bytes of stdout per run. */
   bytes?: number;
   /** srt, srt-cli: the workspace the sandboxes run in. */

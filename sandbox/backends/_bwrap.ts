@@ -153,22 +153,25 @@ const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
 
 /**
  * A bwrap wrapper started ahead (see `LaunchStandby`): it joins the
- * cgroups named in its arguments (`APPLY_LIMITS`), holds the four seccomp
- * filters, the bash and the bwrap, and waits. Its input is a line
- * `<filter index or -> <command bytes> <rlimit entries> --`, the command,
- * then bwrap's options, NUL-separated, to the end. It sets the rlimits,
- * gives the command /dev/null for stdin and the options on fd 4 (which
- * bwrap reads to the end with `--args`), then does what the wrapper does.
- * It runs with no environment, so bash reads in the C locale: `read -N`
- * counts bytes, and reads exactly them.
+ * cgroups named in its arguments (`APPLY_LIMITS`), closes the descriptors
+ * it inherited as the wrapper does, and puts each of the four seccomp
+ * filters on a pipe of its own (fds 5 to 8), all while nothing waits for
+ * it. Then it waits for its input: a line `<filter index or -> <command
+ * bytes> <rlimit entries> --`, the command, then bwrap's options,
+ * NUL-separated, to the end. It sets the rlimits, keeps the filter named (as
+ * fd 3), gives the command /dev/null for stdin and the options on fd 4
+ * (which bwrap reads to the end with `--args`). It runs with no
+ * environment, so bash reads in the C locale: `read -N` counts bytes, and
+ * reads exactly them.
  */
 const STANDBY = APPLY_LIMITS +
-  'f=("$1" "$2" "$3" "$4"); b=$5; s=$6; IFS=" " read -r r n l && IFS= read -r -N "$n" c && ' +
+  'b=$5; s=$6; for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && ' +
+  'eval "exec $fd>&-"; done; exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
+  '8< <(printf "$4"); IFS=" " read -r r n l && IFS= read -r -N "$n" c && ' +
   `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; exit 125; }; ` +
-  "set -f; set -- $l; set +f; " + APPLY_LIMITS + "exec 4<&0 0</dev/null; " +
-  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && [ "$fd" != 4 ] && ' +
-  'eval "exec $fd>&-"; done; if [ "$r" != - ]; then exec 3< <(printf "${f[$r]}"); fi; ' +
-  `shopt -s execfail; exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
+  "set -f; set -- $l; set +f; " + APPLY_LIMITS +
+  'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
+  `8<&-; shopt -s execfail; exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
   `echo "${WRAPPER_NAME}: cannot run $b" >&2; exit ${WRAPPER_FAILURE_EXIT}`;
 
 const encoder = new TextEncoder();

@@ -37,6 +37,18 @@ describe("interleave", () => {
     assert.deepEqual(samples, { ours: [13, 23], raw: [12, 22] });
   });
 
+  it("pauses before every step, untimed, when asked", async () => {
+    const started: number[] = [];
+    const arm = () => {
+      started.push(performance.now());
+      return Promise.resolve();
+    };
+    const samples = await interleave({ a: arm, b: arm }, { warmup: 0, iterations: 2, pauseMs: 20 });
+    const gaps = started.slice(1).map((at, index) => at - (started[index] as number));
+    assert.ok(gaps.every((gap) => gap >= 19), `gaps ${gaps}`);
+    assert.ok([...samples.a!, ...samples.b!].every((ms) => ms < 19), "the pause is not timed");
+  });
+
   it("stops at an arm that throws", async () => {
     let after = 0;
     await assert.rejects(

@@ -42,7 +42,16 @@ const nobodyNeeds = process.getuid?.() !== 0 ||
   : false;
 
 /** The default names that are folders in a real workspace; the others are files. */
-const FOLDERS = new Set([".git", ".husky", ".vscode", ".idea", ".claude", ".codex", ".shellseam"]);
+const FOLDERS = new Set([
+  ".git",
+  ".config/git",
+  ".husky",
+  ".vscode",
+  ".idea",
+  ".claude",
+  ".codex",
+  ".shellseam",
+]);
 
 /** The executor's side, run as the user under test: one workspace-write call, printed as JSON. */
 const CHILD = `
@@ -104,7 +113,7 @@ function prepare(root: string): { command: string; existing: string[]; missing: 
   for (const name of DEFAULT_PROTECTED_PATHS) {
     const path = join(root, name);
     if (FOLDERS.has(name)) {
-      mkdirSync(path);
+      mkdirSync(path, { recursive: true });
       writeFileSync(join(path, "keep"), "safe\n");
       // Write into it, replace a file in it, replace it whole, rename it away.
       attempts.push(
@@ -128,7 +137,7 @@ function prepare(root: string): { command: string; existing: string[]; missing: 
     missing.push(join(root, "pkg", name));
     attempts.push(
       FOLDERS.has(name)
-        ? `mkdir pkg/${name} && echo evil > pkg/${name}/keep`
+        ? `mkdir -p pkg/${name} && echo evil > pkg/${name}/keep`
         : `echo evil > pkg/${name}`,
     );
   }
@@ -210,11 +219,13 @@ for (const backend of SANDBOX_BACKENDS) {
         const moved = (outcome.sandbox.violations ?? []).map((v) => v.path).sort();
         assert.deepEqual(moved, [...missing].sort());
         assert.ok(outcome.sandbox.violations?.every((v) => v.quarantinedTo !== null));
-        // Nothing the command made at a root name went unnoticed (the .tmp files are ordinary).
+        // Nothing the command made at a root name went unnoticed (the .tmp files are ordinary,
+        // and so is the .config folder that held .config/git).
         assert.deepEqual(
           readdirSync(join(root, "pkg")).filter((name) => !name.endsWith(".tmp")),
-          [],
+          [".config"],
         );
+        assert.deepEqual(readdirSync(join(root, "pkg", ".config")), []);
         // The change is committed by the host-side helper; the planted hook
         // never reached .git, and no hook ran.
         const app = join(root, "app");

@@ -8,12 +8,13 @@
 // user can write (for example a shell start-up file).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
 import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
+import { BashSpawnError } from "../../seam/mod.ts";
 import {
   executorFor,
   probeHere,
@@ -96,14 +97,79 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.ok(existsSync(ready), "the background command did not plant its repository");
       await assert.rejects(
         commitThere(workspace, "sub"),
-        (error) =>
-          error instanceof GitCommitError && /still running may have planted/.test(error.message),
+        (error) => error instanceof GitCommitError && /still running can write/.test(error.message),
       );
       assert.equal(readFileSync(target, "utf8"), VICTIM_TEXT);
       await task.kill();
       await task.done;
       // Its settling sweep took the plant away.
       assert.ok(task.sandbox?.violations?.some((v) => v.path.endsWith("/sub/.git")));
+    });
+
+    // The other way round: while a commit holds the repository, a confined
+    // call that could write it does not start (a slow git stands for a big
+    // repository).
+    it("refuses to launch a command that could write a repository a commit holds", async () => {
+      using workspace = tempWorkspace();
+      const { root, base } = workspace;
+      execFileSync("git", ["init", "-q", root]);
+      writeFileSync(join(root, "file.txt"), "mine\n");
+      mkdirSync(join(base, "bin"));
+      const real = findOnPath("git", process.env.PATH)!;
+      writeFileSync(join(base, "bin", "git"), `#!/bin/sh\nsleep 0.3\nexec '${real}' "$@"\n`);
+      chmodSync(join(base, "bin", "git"), 0o755);
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const path = process.env.PATH;
+      process.env.PATH = `${join(base, "bin")}:${path}`;
+      let committing: Promise<unknown>;
+      try {
+        committing = gitCommit({
+          workspaceRoot: root,
+          paths: ["file.txt"],
+          message: "m",
+          author: AUTHOR,
+        });
+      } finally {
+        process.env.PATH = path;
+      }
+      await assert.rejects(
+        executor.run(executor.resolve({ command: `touch '${join(base, "canary")}'` })),
+        (error) =>
+          error instanceof BashSpawnError &&
+          /commit \(gitCommit\) is in progress/.test(error.message),
+      );
+      assert.equal(existsSync(join(base, "canary")), false);
+      await committing;
+      const after = await executor.run(executor.resolve({ command: "echo ran" }));
+      assert.equal(after.stdout.text, "ran\n");
+    });
+
+    // gitCommit's checks are a snapshot: a command still running could swap
+    // a nested repository (rename its folder away, plant one with a filter
+    // driver in its place) between them and git add. None may run meanwhile.
+    it("refuses while any background command that can write the repository runs", async () => {
+      using workspace = tempWorkspace();
+      const { root } = workspace;
+      mkdirSync(join(root, "sub"));
+      execFileSync("git", ["init", "-q", join(root, "sub")]);
+      writeFileSync(join(root, "sub", "file.txt"), "mine\n");
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const task = await executor.start(executor.resolve({ command: "exec sleep 60" }));
+      await assert.rejects(
+        commitThere(workspace, "sub"),
+        (error) =>
+          error instanceof GitCommitError &&
+          error.message.includes(`still running can write "${root}"`),
+      );
+      await task.kill();
+      await task.done;
+      await commitThere(workspace, "sub");
+      assert.equal(
+        execFileSync("git", ["-C", join(root, "sub"), "show", "HEAD:file.txt"], {
+          encoding: "utf8",
+        }),
+        "mine\n",
+      );
     });
   });
 }
@@ -185,4 +251,55 @@ for (const backend of SANDBOX_BACKENDS) {
     execFileSync("git", ["-C", root, "status", "--short"]);
     assert.equal(existsSync(canary), false);
   });
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  // git reads an included file's includes and its core.hooksPath as its own
+  // config: a second-level include, or the hooks folder an included file
+  // names, was left writable, and the user's next git commit ran a hook.
+  it(
+    `includes of includes, and the hooks folder an include names, stay unwritable (${backend}, root)`,
+    {
+      skip: skipUnless(statuses, backend) || noGit,
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      const { root } = workspace;
+      const canary = join(workspace.base, "canary");
+      execFileSync("git", ["init", "-q", root]);
+      writeFileSync(join(root, "team.gitconfig"), "[core]\n\thooksPath = .githooks\n");
+      writeFileSync(join(root, "team.gitconfig"), "[include]\n\tpath = more.gitconfig\n", {
+        flag: "a",
+      });
+      writeFileSync(join(root, "more.gitconfig"), "[user]\n\tname = more\n");
+      execFileSync("git", ["-C", root, "config", "include.path", "../team.gitconfig"]);
+      mkdirSync(join(root, ".githooks"));
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const plant = `[core]\n\tfsmonitor = \"touch '${canary}'; false\"\n`;
+      const result = await executor.run(executor.resolve({
+        command: `printf '${plant}' >> more.gitconfig; ` +
+          `printf '#!/bin/sh\\ntouch ${canary}\\n' > .githooks/pre-commit; ` +
+          "chmod +x .githooks/pre-commit; true",
+      }));
+      assert.equal(result.exitCode, 0);
+      assert.equal(readFileSync(join(root, "more.gitconfig"), "utf8"), "[user]\n\tname = more\n");
+      assert.equal(existsSync(join(root, ".githooks", "pre-commit")), false);
+      // The user's own git, unhardened, afterwards.
+      execFileSync("git", ["-C", root, "status", "--short"]);
+      execFileSync("git", [
+        "-C",
+        root,
+        "-c",
+        "user.name=u",
+        "-c",
+        "user.email=u@x",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+      ]);
+      assert.equal(existsSync(canary), false);
+    },
+  );
 }

@@ -1,12 +1,22 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { BashConfigError, type BashExecRequest } from "../../seam/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
+import { APPLY_LIMITS, limitArgs } from "../../local/_limits.ts";
 import { renderRunResult } from "../../tool/mod.ts";
 
 const root = process.getuid?.() === 0;
@@ -183,6 +193,31 @@ describe("resource limits as rlimits", () => {
         () => new LocalBashExecutor({ limits } as LocalBashExecutorConfig),
         (error: unknown) => error instanceof BashConfigError && message.test(error.message),
       );
+    }
+  });
+});
+
+describe("APPLY_LIMITS", () => {
+  it("joins a v1 cgroup by 0 in its tasks file (no global lock), else by its pid in cgroup.procs", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-join-"));
+    try {
+      const v1 = join(dir, "v1");
+      const v2 = join(dir, "v2");
+      for (const folder of [v1, v2]) mkdirSync(folder);
+      writeFileSync(join(v1, "tasks"), "");
+      const bash = findOnPath("bash", process.env.PATH ?? "")!;
+      const run = spawnSync(bash, [
+        "-c",
+        `${APPLY_LIMITS}echo "$$"`,
+        "x",
+        ...limitArgs({}, [join(v1, "cgroup.procs"), join(v2, "cgroup.procs")]),
+      ], { encoding: "utf8" });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readFileSync(join(v1, "tasks"), "utf8"), "0\n");
+      assert.equal(existsSync(join(v1, "cgroup.procs")), false);
+      assert.equal(readFileSync(join(v2, "cgroup.procs"), "utf8"), run.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,13 +1,22 @@
 // The remote sandbox hides secrets and names what it leaves open, over a real sshd whose
 // sessions get a home of their own (SetEnv HOME), so "~/" must mean the remote home.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { missingProtectedGap, REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
 import { SshBashExecutor } from "../../remote/mod.ts";
-import { BashSpawnError, type SandboxPolicy } from "../../seam/mod.ts";
+import { BashConfigError, BashSpawnError, type SandboxPolicy } from "../../seam/mod.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 describe("the remote sandbox", { skip: sshdMissing }, () => {
@@ -93,6 +102,49 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     assert.ok(!existsSync(planted), "the command ran");
   });
 
+  // bwrap keeps the private folder (mask file, quarantine, TMPDIR) read-only
+  // in a writable root that holds it, judged by the paths: a root given
+  // through a symlink, or a private folder made under a symlinked TMPDIR,
+  // hid it, and a confined command could swap the quarantine the unconfined
+  // bootstrap moves files into.
+  it("keeps its private folder read-only to a writable root that reaches it through a symlink", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const tmp = await executor.run(executor.resolve({
+      command: 'echo "$TMPDIR"',
+      sandboxPolicy: policy({ mode: "read-only" }),
+    }));
+    const folder = dirname(tmp.stdout.text.trim());
+    const links = mkdtempSync(join(tmpdir(), "shellseam-remote-links-"));
+    try {
+      symlinkSync(dirname(folder), join(links, "parent"));
+      const result = await executor.run(executor.resolve({
+        command: `touch ${folder}/planted ${folder}/quarantine/planted; echo done`,
+        sandboxPolicy: policy({ workspaceRoot: join(links, "parent"), protectedPaths: [] }),
+      }));
+      assert.equal(result.stdout.text, "done\n");
+      assert.match(result.stderr.text, /Read-only file system/);
+      assert.ok(!existsSync(join(folder, "planted")), "the command wrote the private folder");
+      assert.ok(!existsSync(join(folder, "quarantine", "planted")), "it wrote the quarantine");
+    } finally {
+      rmSync(links, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses protected paths that leave the root, running nothing", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    for (const entry of ["../outside", "a/../../b", "/abs", ""]) {
+      await assert.rejects(
+        executor.run(executor.resolve({
+          command: `touch ${workspace}/ran`,
+          sandboxPolicy: policy({ protectedPaths: [entry] }),
+        })),
+        (error: Error) =>
+          error instanceof BashConfigError && error.message.includes(JSON.stringify(entry)),
+      );
+    }
+    assert.ok(!existsSync(join(workspace, "ran")));
+  });
+
   it("names the protected paths that are missing when the command starts, and none that exist", async () => {
     await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     const protectedPaths = [".git", ".envrc"];
@@ -148,6 +200,35 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
       assert.equal(clean.sandbox?.violations, undefined);
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the remote sandbox under a symlinked TMPDIR", { skip: sshdMissing }, () => {
+  // The private folder is made in the session's TMPDIR: through a symlink,
+  // its path did not lie in the root that holds it, judged by the paths.
+  it("keeps its private folder read-only to a writable root that holds it", async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-remote-tmp-")));
+    mkdirSync(join(base, "real"));
+    symlinkSync(join(base, "real"), join(base, "link"));
+    const sshd = await startSshd(`SetEnv TMPDIR=${join(base, "link")}`);
+    try {
+      await using executor = new SshBashExecutor({ ...sshd.config, cwd: base });
+      const result = await executor.run(executor.resolve({
+        command: 'touch "${TMPDIR%/tmp}/planted"; echo "$TMPDIR"',
+        sandboxPolicy: {
+          mode: "workspace-write",
+          workspaceRoot: join(base, "real"),
+          network: "deny",
+        },
+      }));
+      const folder = dirname(result.stdout.text.trim());
+      assert.equal(dirname(folder), join(base, "real"));
+      assert.match(result.stderr.text, /Read-only file system/);
+      assert.ok(!existsSync(join(folder, "planted")), "the command wrote the private folder");
+    } finally {
+      await sshd.dispose();
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });

@@ -20,7 +20,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { BashConfigError } from "../../seam/mod.ts";
+import { BashConfigError, BashSpawnError } from "../../seam/mod.ts";
+import { ProtectedPaths } from "../../sandbox/_protected.ts";
 import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
 import { createGitCommitTool } from "../../tool/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
@@ -475,6 +476,111 @@ describe("gitCommit", { skip: noGit }, () => {
       process.env.PATH = path;
     }
     assert.equal(existsSync(join(workspace.base, "canary-git")), false);
+  });
+
+  // Its checks are a snapshot: a confined call still running could change
+  // what they looked at (rename a nested repository away and plant one with a
+  // filter driver, rewrite an included file in its root) before git runs.
+  it("refuses while a confined call that can write the repository or an include still runs", async () => {
+    using workspace = tempWorkspace();
+    const { root, base } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    mkdirSync(join(base, "other"));
+    writeFileSync(join(base, "other", "team.cfg"), "[user]\n\tname = team\n");
+    git(root, "config", "include.path", join(base, "other", "team.cfg"));
+    const commit = () =>
+      gitCommit({ workspaceRoot: root, paths: ["a.txt"], message: "m", author: AUTHOR });
+    const quarantine = () => join(base, "quarantine");
+    for (const [roots, held] of [[[root], root], [[join(base, "other")], "team.cfg"]] as const) {
+      const running = new ProtectedPaths([...roots], [".git"], quarantine);
+      running.watch();
+      await assert.rejects(
+        commit(),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          error.message.includes(`still running can write "${roots[0]}"`) &&
+          error.message.includes(held),
+      );
+      running.settle();
+    }
+    const result = await commit();
+    assert.deepEqual(result.paths, ["a.txt"]);
+    // A nested repository whose git folder lies elsewhere, in a running call's root.
+    mkdirSync(join(base, "stores"));
+    git(root, "init", "-q", "--separate-git-dir", join(base, "stores", "lib.git"), "sub");
+    writeFileSync(join(root, "sub", "b.txt"), "b\n");
+    const running = new ProtectedPaths([join(base, "stores")], [".git"], quarantine);
+    running.watch();
+    await assert.rejects(
+      gitCommit({ workspaceRoot: root, paths: ["sub"], message: "m", author: AUTHOR }),
+      (error: Error) =>
+        error instanceof GitCommitError &&
+        error.message.includes(`still running can write "${join(base, "stores")}"`),
+    );
+    running.settle();
+  });
+
+  it("refuses to start a confined call that could write what a commit in progress relies on", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    const committing = gitCommit({
+      workspaceRoot: root,
+      paths: ["a.txt"],
+      message: "m",
+      author: AUTHOR,
+    });
+    // gitCommit claimed the repository before its first await.
+    const launching = new ProtectedPaths([root], [".git"], () => join(workspace.base, "q"));
+    assert.throws(
+      () => launching.watch(),
+      (error: Error) =>
+        error instanceof BashSpawnError &&
+        error.message.includes("commit (gitCommit) is in progress"),
+    );
+    // One whose roots lie elsewhere starts.
+    mkdirSync(join(workspace.base, "elsewhere"));
+    const elsewhere = new ProtectedPaths([join(workspace.base, "elsewhere")], [".git"], () => "");
+    elsewhere.watch();
+    elsewhere.settle();
+    await committing;
+    launching.watch();
+    launching.settle();
+  });
+
+  it("says so when the global git config cannot be read, rather than that it sets no author", async () => {
+    using workspace = tempWorkspace();
+    const { root, base } = workspace;
+    git(root, "init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    const saved = process.env.GIT_CONFIG_GLOBAL;
+    try {
+      writeFileSync(join(base, "global.cfg"), "[user\n\tname = broken\n");
+      process.env.GIT_CONFIG_GLOBAL = join(base, "global.cfg");
+      const commit = () => gitCommit({ workspaceRoot: root, paths: ["a.txt"], message: "m" });
+      await assert.rejects(
+        commit(),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          /global git config could not be read for user\.name: .*bad config line 1/.test(
+            error.message,
+          ),
+      );
+      writeFileSync(join(base, "global.cfg"), "[core]\n\tautocrlf = false\n");
+      await assert.rejects(
+        commit(),
+        (error: Error) =>
+          error instanceof GitCommitError && /^No author is known/.test(error.message),
+      );
+      writeFileSync(join(base, "global.cfg"), "[user]\n\tname = G\n\temail = g@example.com\n");
+      await commit();
+      assert.equal(git(root, "log", "-1", "--format=%an <%ae>"), "G <g@example.com>\n");
+    } finally {
+      if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = saved;
+    }
   });
 });
 

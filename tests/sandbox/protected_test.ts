@@ -15,16 +15,18 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import process from "node:process";
 import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import {
   configValue,
-  hooksPathOf,
-  includedConfigsOf,
+  expandedConfig,
+  globalGitConfigFiles,
   PROTECTED_WALK_DEPTH,
   PROTECTED_WALK_ENTRIES,
   ProtectedPaths,
   protectionGaps,
+  repositoryGitConfig,
 } from "../../sandbox/_protected.ts";
 import { tempWorkspace, type Workspace } from "./_fixtures.ts";
 
@@ -127,8 +129,8 @@ describe("ProtectedPaths with the default list", () => {
     for (const dir of [root, join(root, "packages", "app")]) {
       for (const name of DEFAULT_PROTECTED_PATHS) {
         // Folders (editor settings, hook managers) and files alike.
-        if (/^\.(git|husky|vscode|idea|claude|codex|shellseam)$/.test(name)) {
-          mkdirSync(join(dir, name));
+        if (/^\.(git|husky|vscode|idea|claude|codex|shellseam|config\/git)$/.test(name)) {
+          mkdirSync(join(dir, name), { recursive: true });
         } else writeFileSync(join(dir, name), "x\n");
         expected.push(join(dir, name));
       }
@@ -146,7 +148,10 @@ describe("ProtectedPaths with the default list", () => {
       join(root, name),
       join(root, "pkg", name),
     ]);
-    for (const path of planted) writeFileSync(path, "planted\n");
+    for (const path of planted) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, "planted\n");
+    }
     const violations = paths.sweep();
     assert.deepEqual(violations.map((v) => v.path).sort(), [...planted].sort());
     for (const path of planted) assert.equal(existsSync(path), false, path);
@@ -188,10 +193,11 @@ describe("ProtectedPaths with the default list", () => {
         "[include]\n\tpath = /etc/outside.inc\n",
     );
     writeFileSync(join(root, "app", "shared.inc"), "[user]\n\tname = shared\n");
-    assert.deepEqual(includedConfigsOf(join(root, "app", ".git")), [
+    const none = { files: [], included: [], settings: [] };
+    assert.deepEqual(repositoryGitConfig(join(root, "app", ".git"), none).files, [
       join(root, "app", "shared.inc"),
-      "/etc/outside.inc",
       join(root, "app", "tools", "later.inc"),
+      "/etc/outside.inc",
     ]);
     const paths = guard(workspace);
     assert.ok(paths.plan.readOnly.includes(join(root, "app", "shared.inc")));
@@ -209,10 +215,106 @@ describe("ProtectedPaths with the default list", () => {
     writeFileSync(join(root, "main.git", "worktrees", "wt", "commondir"), "../..\n");
     mkdirSync(join(root, "wt"));
     writeFileSync(join(root, "wt", ".git"), `gitdir: ${root}/main.git/worktrees/wt\n`);
-    assert.equal(hooksPathOf(join(root, "wt", ".git")), join(root, "wt", "hooks-here"));
+    const none = { files: [], included: [], settings: [] };
+    assert.deepEqual(repositoryGitConfig(join(root, "wt", ".git"), none).hooksPaths, [
+      join(root, "wt", "hooks-here"),
+    ]);
     assert.equal(configValue('[core]\nhookspath = "a b" # c\n', "core", "hookspath"), "a b");
     assert.equal(configValue("[Core]\nHooksPath=x\nhooksPath=y\n", "core", "hookspath"), "y");
     assert.equal(configValue("[other]\nhooksPath=x\n", "core", "hookspath"), undefined);
+    assert.equal(configValue("[core]\n\thooksPath = a\\\nb # c\n", "core", "hookspath"), "ab");
+    assert.equal(configValue("[core]\n# x \\\nhooksPath = y\n", "core", "hookspath"), "y");
+  });
+
+  // git reads an included file's settings, and its includes, as its own
+  // config: a core.hooksPath or an include set there counts the same.
+  it("follows includes of includes, to git's depth, and reads core.hooksPath in them", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "app", ".git"), { recursive: true });
+    writeFileSync(join(root, "app", ".git", "config"), "[include]\n\tpath = ../a.inc\n");
+    writeFileSync(
+      join(root, "app", "a.inc"),
+      '[core]\n\thooksPath = .githooks\n[includeIf "onbranch:main"]\n\tpath = conf/b.inc\n',
+    );
+    mkdirSync(join(root, "app", "conf"));
+    // A cycle back to a.inc, and a file that does not exist yet.
+    writeFileSync(
+      join(root, "app", "conf", "b.inc"),
+      "[include]\n\tpath = ../a.inc\n\tpath = c.inc\n",
+    );
+    mkdirSync(join(root, "app", ".githooks"));
+    const paths = guard(workspace);
+    for (const bound of ["a.inc", "conf/b.inc", ".githooks"]) {
+      assert.ok(paths.plan.readOnly.includes(join(root, "app", bound)), bound);
+    }
+    writeFileSync(join(root, "app", "conf", "c.inc"), "[core]\n\tfsmonitor = evil\n");
+    assert.deepEqual(paths.sweep().map((v) => v.path), [join(root, "app", "conf", "c.inc")]);
+    // A chain longer than git follows stops where git stops.
+    for (let i = 0; i < 14; i++) {
+      writeFileSync(join(root, `chain${i}.inc`), `[include]\n\tpath = chain${i + 1}.inc\n`);
+    }
+    const chain = expandedConfig([join(root, "chain0.inc")]);
+    assert.equal(chain.included.length, 11);
+  });
+
+  // Home as a writable root: git's global config lives in .gitconfig or
+  // .config/git/config, and what it sets (a relative core.hooksPath is taken
+  // from every working tree) or includes applies to every repository.
+  it("protects the global git config, where it lies in a root, and what it sets and includes", () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    const home = join(root, "home");
+    mkdirSync(join(home, ".config", "git"), { recursive: true });
+    mkdirSync(join(home, ".config", "nvim", ".git"), { recursive: true });
+    writeFileSync(
+      join(home, ".config", "git", "config"),
+      "[core]\n\thooksPath = .hooks\n[include]\n\tpath = ~/dotfiles/git.inc\n",
+    );
+    mkdirSync(join(root, "app", ".git"), { recursive: true });
+    mkdirSync(join(root, "app", ".hooks"));
+    const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+    process.env.HOME = home;
+    delete process.env.XDG_CONFIG_HOME;
+    try {
+      assert.deepEqual(globalGitConfigFiles().slice(-2), [
+        join(home, ".config", "git", "config"),
+        join(home, ".gitconfig"),
+      ]);
+      const paths = guard(workspace, [...DEFAULT_PROTECTED_PATHS]);
+      // The folder .config/git, a repository below .config, the hooks of every repository.
+      for (const bound of [".config/git", ".config/nvim/.git", "../app/.hooks"]) {
+        assert.ok(paths.plan.readOnly.includes(join(home, bound)), bound);
+      }
+      mkdirSync(join(home, "dotfiles"));
+      writeFileSync(join(home, "dotfiles", "git.inc"), "[core]\n\tfsmonitor = evil\n");
+      writeFileSync(join(home, ".gitconfig"), "[core]\n\tfsmonitor = evil\n");
+      assert.deepEqual(paths.sweep().map((v) => v.path).sort(), [
+        join(home, ".gitconfig"),
+        join(home, "dotfiles", "git.inc"),
+      ]);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it("protects a file a repository includes from another writable root", () => {
+    using workspace = tempWorkspace();
+    const other = join(workspace.base, "other");
+    mkdirSync(other);
+    mkdirSync(join(workspace.root, ".git"));
+    writeFileSync(join(other, "shared.inc"), "[user]\n\tname = shared\n");
+    writeFileSync(
+      join(workspace.root, ".git", "config"),
+      `[include]\n\tpath = ${other}/shared.inc\n\tpath = ${other}/later.inc\n`,
+    );
+    const paths = guard(workspace, [".git"], [other]);
+    assert.ok(paths.plan.readOnly.includes(join(other, "shared.inc")));
+    writeFileSync(join(other, "later.inc"), "[core]\n\tfsmonitor = evil\n");
+    assert.deepEqual(paths.sweep().map((v) => v.path), [join(other, "later.inc")]);
   });
 });
 

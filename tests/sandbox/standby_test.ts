@@ -32,10 +32,10 @@ async function oneStandby(): Promise<number> {
   }
 }
 
-/** What a command sees of its launch: workdir, stdin, seccomp, rlimit, cgroup, marker. */
+/** What a command sees of its launch: workdir, stdin, seccomp, rlimit, cgroups, fds, marker. */
 const PROBE = 'echo "$PWD"; [ -c /dev/stdin ] && echo "stdin is /dev/null"; ' +
   "grep ^Seccomp: /proc/self/status; ulimit -f; grep -c shellseam-exec- /proc/self/cgroup; " +
-  'echo "${SHELLSEAM_WATCHDOG##*.}"';
+  'echo $(ls /proc/self/fd); echo "${SHELLSEAM_WATCHDOG##*.}"';
 
 describe("a standby (a confined launch started ahead)", () => {
   it("runs the next command as a cold start would, and is gone with the executor", {
@@ -53,12 +53,19 @@ describe("a standby (a confined launch started ahead)", () => {
       const first = await oneStandby();
       const warm = await executor.run({ command: PROBE });
       assert.equal(warm.exitCode, 0, warm.stderr.text);
-      const [cwd, stdin, seccomp, fsize, cgroups, number] = warm.stdout.text.split("\n");
+      const [cwd, stdin, seccomp, fsize, cgroups, fds, number] = warm.stdout.text.split("\n");
       assert.deepEqual(
-        [cwd, stdin, seccomp, fsize, cgroups],
-        [workspace.root, "stdin is /dev/null", "Seccomp:\t2", String(16 * 1024 ** 2), "2"],
+        [cwd, stdin, seccomp, fsize, cgroups, fds],
+        [
+          workspace.root,
+          "stdin is /dev/null",
+          "Seccomp:\t2",
+          String(16 * 1024 ** 2),
+          "2",
+          "0 1 2 3",
+        ],
       );
-      const coldNumber = Number(cold.stdout.text.split("\n")[5]);
+      const coldNumber = Number(cold.stdout.text.split("\n")[6]);
       assert.ok(Number(number) > coldNumber, "its own marker");
       assert.equal(
         cold.stdout.text.replace(/\d+\n$/, `${number}\n`),
