@@ -14,7 +14,7 @@
  * @module
  */
 import type { Launch } from "../../local/launch.ts";
-import { findOnPath } from "../../local/internal.ts";
+import { BASH_FLAGS, findOnPath } from "../../local/internal.ts";
 import { PROXY_USER } from "../_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */
@@ -108,6 +108,7 @@ export function wrapInBridge(
       ...namespace,
       "--",
       bash,
+      ...BASH_FLAGS,
       "-p",
       "-c",
       BRIDGE_SCRIPT,

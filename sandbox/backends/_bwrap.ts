@@ -140,7 +140,8 @@ const WRAPPER_NAME = "shellseam-bwrap";
  * from a file a confined command could rewrite. Then it execs bwrap; a bwrap
  * that cannot be run (gone since the probe) is its failure too (`execfail`).
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
- * the environment (`-p`).
+ * the environment (`-p`), and no rc file (`--norc --noprofile`: a bash
+ * whose stdin is a socket, as Node gives a piped stdin, reads `~/.bashrc`).
  */
 const WRAPPER = APPLY_LIMITS +
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; ' +
@@ -201,6 +202,7 @@ export function bwrapStandby(
     prepare: (cgroupProcs) => ({
       program: bash,
       args: [
+        ...BASH_FLAGS,
         "-p",
         "-c",
         STANDBY,
@@ -320,6 +322,7 @@ export function wrapInBwrap(
   return {
     program: launch.program,
     args: [
+      ...BASH_FLAGS,
       "-p",
       "-c",
       WRAPPER,

@@ -196,8 +196,12 @@ describe("the bwrap backend", () => {
     assert.ok(!("reason" in backend));
     const wrapped = backend.wrap(launch("/srv/ws"), policy({}));
     assert.equal(wrapped.program, "/usr/bin/bash");
-    const [privileged, c, script, name, noLimits, filter, bwrap, ...args] = wrapped.args;
-    assert.deepEqual([privileged, c, name, noLimits], ["-p", "-c", "shellseam-bwrap", "--"]);
+    const [norc, noprofile, privileged, c, script, name, noLimits, filter, bwrap, ...args] =
+      wrapped.args;
+    assert.deepEqual(
+      [norc, noprofile, privileged, c, name, noLimits],
+      ["--norc", "--noprofile", "-p", "-c", "shellseam-bwrap", "--"],
+    );
     assert.match(script!, /exec \$fd>&-/);
     assert.match(script!, /exec 3< <\(printf "\$1"\)/);
     // The filter travels as printf escapes of its bytes, never as a file.
@@ -206,7 +210,7 @@ describe("the bwrap backend", () => {
     // Under deny, no Unix socket unless some are allowed (the others are masked).
     const deny = seccompFilter({ denyIpc: true, socketFamilies: [AF_NETLINK] })!;
     assert.deepEqual(bytes(filter!), [...deny]);
-    const unix = backend.wrap(launch("/srv/ws"), policy({ unixSockets: true })).args[5]!;
+    const unix = backend.wrap(launch("/srv/ws"), policy({ unixSockets: true })).args[7]!;
     assert.deepEqual(bytes(unix), [
       ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
     ]);
@@ -216,7 +220,7 @@ describe("the bwrap backend", () => {
       "3",
       ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS),
     ]);
-    const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[5]!;
+    const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[7]!;
     assert.deepEqual(bytes(open), [...seccompFilter({ denyIpc: true })!]);
     // The wrapper, setsid and bwrap run unconfined with no environment at all.
     assert.deepEqual(wrapped.env, {});
@@ -229,6 +233,30 @@ describe("the bwrap backend", () => {
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
 
+  it("starts a standby with no rc file and no environment, reading its command as bytes", {
+    skip,
+  }, () => {
+    assert.ok(!("reason" in backend));
+    const bashLaunch = { ...launch("/srv/ws"), args: ["--norc", "--noprofile", "-c", "echo hi"] };
+    const standby = backend.standby!(bashLaunch, policy({}))!;
+    const prepared = standby.prepare(["/cg/1/cgroup.procs"]);
+    // A bash whose stdin is a socket (Node's piped stdin) reads ~/.bashrc without --norc.
+    assert.deepEqual(prepared.args.slice(0, 4), ["--norc", "--noprofile", "-p", "-c"]);
+    assert.deepEqual(prepared.env, {});
+    const input = new TextDecoder().decode(standby.input({ fileSizeBytes: 4096 }));
+    const [head = "", ...rest] = input.split("\n");
+    assert.match(head, /^0 \d+ -f 4 4 --$/);
+    assert.ok(rest.join("\n").startsWith("echo hi--seccomp\u00003\u0000--ro-bind\u0000"), "the command, then the options");
+    assert.equal(
+      backend.standby!(
+        { ...bashLaunch, args: ["--norc", "--noprofile", "-c", "x", "y"] },
+        policy({}),
+      ),
+      undefined,
+      "a command in pieces starts cold",
+    );
+  });
+
   it("applies the command's limits in the same shell, before bwrap starts", { skip }, () => {
     assert.ok(!("reason" in backend));
     const limits = {
@@ -236,7 +264,7 @@ describe("the bwrap backend", () => {
       cgroupProcs: ["/cg/1/procs"],
     };
     const wrapped = backend.wrap(launch("/srv/ws"), policy({}), limits);
-    const [, , script, , ...rest] = wrapped.args;
+    const [, , , , script, , ...rest] = wrapped.args;
     assert.ok(script!.startsWith(APPLY_LIMITS), "the limits first, then the descriptors");
     assert.deepEqual(
       rest.slice(0, rest.indexOf("--") + 1),
@@ -292,7 +320,7 @@ describe("the bwrap backend", () => {
       const bare = createBwrapBackend(process.env.PATH, FOLDERS, "sparc");
       assert.ok(!("reason" in bare));
       const args = bare.wrap(launch("/srv/ws"), policy({})).args;
-      assert.equal(args[5], "");
+      assert.equal(args[7], "");
       assert.equal(args.includes("--seccomp"), false);
       assert.deepEqual(bare.enforcement(policy({ network: "allow" })).gaps, [
         "kernel keyrings not confined (no seccomp filter here)",
