@@ -21,12 +21,18 @@ import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup.ts
 /** The fields of {@linkcode ResourceLimits}, in the order they are applied. */
 const FIELDS = ["processes", "memoryBytes", "cpuSeconds", "fileSizeBytes"] as const;
 
-/** The `ulimit` flag of each field, and how a value becomes its unit (KiB for sizes). */
-const ULIMIT: Record<(typeof FIELDS)[number], { flag: string; unit: (value: number) => number }> = {
-  processes: { flag: "-u", unit: (value) => value },
-  memoryBytes: { flag: "-d", unit: (value) => Math.ceil(value / 1024) },
-  cpuSeconds: { flag: "-t", unit: (value) => value },
-  fileSizeBytes: { flag: "-f", unit: (value) => Math.ceil(value / 1024) },
+/**
+ * The `ulimit` flag of each field, how a value becomes its unit (KiB for
+ * sizes), and its Linux `RLIMIT_*` number (the generic ones, which x86_64 and aarch64 use).
+ */
+const ULIMIT: Record<
+  (typeof FIELDS)[number],
+  { flag: string; unit: (value: number) => number; resource: number }
+> = {
+  processes: { flag: "-u", unit: (value) => value, resource: 6 },
+  memoryBytes: { flag: "-d", unit: (value) => Math.ceil(value / 1024), resource: 2 },
+  cpuSeconds: { flag: "-t", unit: (value) => value, resource: 0 },
+  fileSizeBytes: { flag: "-f", unit: (value) => Math.ceil(value / 1024), resource: 1 },
 };
 
 /** The limits a confined command gets unless the config or the call says otherwise. */
@@ -108,15 +114,42 @@ export const APPLY_LIMITS: string =
   "exit 125; }; shift 2; continue; fi; " +
   'ulimit -S "$1" "$2" 2>/dev/null; ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; ';
 
+/** One rlimit to set: its Linux `RLIMIT_*` number, soft and hard values (sizes in bytes). */
+export interface Rlimit {
+  /** The `RLIMIT_*` number. */
+  resource: number;
+  /** The soft limit. */
+  soft: number;
+  /** The hard limit: the soft one, but a second above it for CPU time (SIGXCPU before SIGKILL). */
+  hard: number;
+}
+
+/** The rlimits `limits` sets, in the order they are applied, in each field's own unit. */
+function rlimitFields(
+  limits: ResourceLimits,
+): { field: (typeof FIELDS)[number]; soft: number; hard: number }[] {
+  return FIELDS.flatMap((field) => {
+    const value = limits[field];
+    if (typeof value !== "number") return [];
+    return [{ field, soft: value, hard: field === "cpuSeconds" ? value + 1 : value }];
+  });
+}
+
+/** The rlimits `limits` sets, in the order {@linkcode APPLY_LIMITS} applies them. */
+export function rlimitsToSet(limits: ResourceLimits): Rlimit[] {
+  return rlimitFields(limits).map(({ field, soft, hard }) => ({
+    resource: ULIMIT[field].resource,
+    soft,
+    hard,
+  }));
+}
+
 /** The arguments of {@linkcode APPLY_LIMITS}: the cgroups, the rlimits, then `--`. */
 export function limitArgs(limits: ResourceLimits, cgroups: readonly string[] = []): string[] {
   const entries: string[] = cgroups.flatMap((file) => ["cg", file]);
-  for (const field of FIELDS) {
-    const value = limits[field];
-    if (typeof value !== "number") continue;
+  for (const { field, soft, hard } of rlimitFields(limits)) {
     const { flag, unit } = ULIMIT[field];
-    const soft = unit(value);
-    entries.push(flag, String(soft), String(field === "cpuSeconds" ? soft + 1 : soft));
+    entries.push(flag, String(unit(soft)), String(unit(hard)));
   }
   return [...entries, "--"];
 }

@@ -25,6 +25,8 @@ export {
   limitedLaunch,
   limitHit,
   mergeLimits,
+  type Rlimit,
+  rlimitsToSet,
 } from "./_limits.ts";
 export { folderNames } from "./_listing.ts";
 export { OutputCollector } from "./_output.ts";

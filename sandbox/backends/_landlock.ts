@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchOutcome } from "../../local/launch.ts";
+import type { Launch, LaunchLimits, LaunchOutcome } from "../../local/launch.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
-import { hasLimits, limitedLaunch, throwIfDenied } from "../../local/internal.ts";
+import { rlimitsToSet, throwIfDenied } from "../../local/internal.ts";
 import {
   type ConfinedPolicy,
   DENIED,
@@ -105,6 +105,12 @@ export const USER_NAMESPACE_ARGS: readonly string[] = [
   "--",
 ];
 
+/** The launcher policy's `rlimits` for `limits`, when it sets any. */
+function rlimitsOf(limits: LaunchLimits): Pick<LandlockLauncherPolicy, "rlimits"> {
+  const rlimits = rlimitsToSet(limits.rlimits);
+  return rlimits.length === 0 ? {} : { rlimits };
+}
+
 /** The gap a user without a user namespace has: the protected paths stay writable. */
 export function protectedPathsGap(names: readonly string[], reason: string): string {
   const list = names.map((name) => `\`${name}\``).join(", ");
@@ -193,7 +199,12 @@ export function createLandlockBackend(
     }
     return filters.get(rule);
   };
-  const wrap = (launch: Launch, policy: ConfinedPolicy, reportAbi = false): Launch => {
+  const wrap = (
+    launch: Launch,
+    policy: ConfinedPolicy,
+    limits?: LaunchLimits,
+    reportAbi = false,
+  ): Launch => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
     const environment = Object.entries({ ...launch.env, TMPDIR: setup.tmpDir })
@@ -208,6 +219,10 @@ export function createLandlockBackend(
       ...(view ? readOnlyView(policy, dirs, files) : {}),
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: filter }),
+      ...(limits === undefined || limits.cgroupProcs.length === 0
+        ? {}
+        : { cgroupProcs: [...limits.cgroupProcs] }),
+      ...(limits === undefined ? {} : rlimitsOf(limits)),
       ...(reportAbi ? { reportAbi } : {}),
       envEntries: environment.length,
     };
@@ -292,18 +307,12 @@ export function createLandlockBackend(
   return {
     name: "landlock",
     landlockAbi: () => abi,
-    // The rlimits apply inside (Deno must start unlimited), the cgroups before
-    // the launcher starts, so everything it runs is in them.
-    wrap: (launch, policy, limits) => {
-      const rlimits = limits?.rlimits ?? {};
-      const cgroups = limits?.cgroupProcs ?? [];
-      const inner = hasLimits(rlimits) ? limitedLaunch(launch, rlimits) : launch;
-      const wrapped = wrap(inner, policy);
-      return cgroups.length === 0 ? wrapped : limitedLaunch(wrapped, {}, cgroups, launch.program);
-    },
+    // The launcher joins the cgroups first and sets the rlimits right before
+    // the exec (Deno must start unlimited), so no limiter shell runs.
+    wrap,
     runners: () => unshare === undefined ? [setup.deno] : [unshare, setup.deno],
     runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
-    probeLaunch: (launch, policy) => wrap(launch, policy, true),
+    probeLaunch: (launch, policy) => wrap(launch, policy, undefined, true),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));
       if (outcome.exitCode !== 0 || line === undefined) return probeFailureReason(outcome);

@@ -10,6 +10,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Rlimit } from "../../local/internal.ts";
 
 /** What the launcher is told to enforce; passed as JSON in its first argument. */
 export interface LandlockLauncherPolicy {
@@ -52,6 +53,17 @@ export interface LandlockLauncherPolicy {
   masks?: { source?: string; path: string }[];
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
+  /**
+   * The `cgroup.procs` files of the command's cgroups: the launcher writes
+   * its pid to each first (all it starts is in them), and fails when it cannot.
+   */
+  cgroupProcs?: string[];
+  /**
+   * The rlimits to set right before the exec (Deno itself runs unlimited):
+   * each `RLIMIT_*` number, soft then hard, as `ulimit -S` then `-H` would
+   * (sizes in bytes); one the kernel refuses leaves the stricter in force.
+   */
+  rlimits?: Rlimit[];
   /** Print `shellseam-landlock-abi: N` on stdout before exec (for probing). */
   reportAbi?: boolean;
   /**
@@ -76,6 +88,7 @@ type NativeFn = (...args: unknown[]) => unknown;
 /** The part of the Deno namespace the launcher uses (typed here so the Node build compiles it). */
 interface LauncherDeno {
   args: string[];
+  pid: number;
   build: { arch: string };
   exit(code: number): never;
   stdout: { writeSync(bytes: Uint8Array): number };
@@ -148,6 +161,16 @@ export function landlockLauncherMain(): void {
   if (masks.length > 0 && mounts === undefined) {
     return fail("the policy's masks need writableMounts (a private mount namespace)");
   }
+  const cgroupProcs = policy.cgroupProcs ?? [];
+  if (!isPathList(cgroupProcs)) return fail("the policy's cgroupProcs must be a list of paths");
+  const rlimits = policy.rlimits ?? [];
+  const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+  if (
+    !Array.isArray(rlimits) ||
+    !rlimits.every((limit) => [limit?.resource, limit?.soft, limit?.hard].every(isCount))
+  ) {
+    return fail("the policy's rlimits must be a list of { resource, soft, hard }, whole numbers");
+  }
   const filter = policy.seccompFilter;
   if (
     filter !== undefined &&
@@ -160,32 +183,36 @@ export function landlockLauncherMain(): void {
   // Every call goes through libc's syscall(): Deno compiles a trampoline for
   // each bound symbol (about half a millisecond each, on every launch), so two
   // symbols instead of twenty take most of the launcher's own start-up away.
-  const numbers: Record<string, Record<string, bigint>> = {
+  const numbers: Record<string, Record<string, number>> = {
     x86_64: {
-      close: 3n,
-      rt_sigaction: 13n,
-      execve: 59n,
-      getcwd: 79n,
-      chdir: 80n,
-      geteuid: 107n,
-      capset: 126n,
-      prctl: 157n,
-      mount: 165n,
-      getdents64: 217n,
-      unshare: 272n,
+      write: 1,
+      close: 3,
+      rt_sigaction: 13,
+      execve: 59,
+      getcwd: 79,
+      chdir: 80,
+      geteuid: 107,
+      capset: 126,
+      prctl: 157,
+      mount: 165,
+      getdents64: 217,
+      unshare: 272,
+      prlimit64: 302,
     },
     aarch64: {
-      getcwd: 17n,
-      mount: 40n,
-      chdir: 49n,
-      close: 57n,
-      getdents64: 61n,
-      capset: 91n,
-      unshare: 97n,
-      rt_sigaction: 134n,
-      prctl: 167n,
-      geteuid: 175n,
-      execve: 221n,
+      getcwd: 17,
+      mount: 40,
+      chdir: 49,
+      close: 57,
+      getdents64: 61,
+      write: 64,
+      capset: 91,
+      unshare: 97,
+      rt_sigaction: 134,
+      prctl: 167,
+      geteuid: 175,
+      execve: 221,
+      prlimit64: 261,
     },
   };
   const own = numbers[deno.build.arch];
@@ -195,14 +222,14 @@ export function landlockLauncherMain(): void {
     );
   }
   // Added later, with the same number on every architecture.
-  const nr: Record<string, bigint> = {
+  const nr: Record<string, number> = {
     ...own,
-    close_range: 436n,
-    openat2: 437n,
-    mount_setattr: 442n,
-    landlock_create_ruleset: 444n,
-    landlock_add_rule: 445n,
-    landlock_restrict_self: 446n,
+    close_range: 436,
+    openat2: 437,
+    mount_setattr: 442,
+    landlock_create_ruleset: 444,
+    landlock_add_rule: 445,
+    landlock_restrict_self: 446,
   };
   let libc: Record<string, NativeFn>;
   try {
@@ -216,14 +243,15 @@ export function landlockLauncherMain(): void {
   type Argument = number | bigint | Uint8Array | null;
   /** System call `name` (libc's `syscall()`: -1 and errno on failure); buffers go by address. */
   const sys = (name: string, ...args: Argument[]): number => {
+    // Numbers where they fit: a call with BigInt arguments takes the FFI's slow path.
     const values = args.map((arg) =>
       arg === null
-        ? 0n
+        ? 0
         : arg instanceof Uint8Array
-        ? BigInt(deno.UnsafePointer.value(deno.UnsafePointer.of(arg)))
-        : BigInt(arg)
+        ? Number(deno.UnsafePointer.value(deno.UnsafePointer.of(arg)))
+        : arg
     );
-    while (values.length < 6) values.push(0n);
+    while (values.length < 6) values.push(0);
     return Number(libc.syscall!(nr[name]!, ...values));
   };
   // The runtime may clobber errno between calls: read it through a pointer
@@ -242,6 +270,40 @@ export function landlockLauncherMain(): void {
     return names[errno] ?? `errno ${errno}`;
   };
   const cString = (text: string): Uint8Array => encoder.encode(`${text}\0`);
+
+  // Into the command's cgroups first, so that everything it starts is held
+  // there. A cgroup v1 hierarchy has a `tasks` file: 0 written there moves
+  // this thread alone, the one that execs (the runtime's other threads end
+  // with the exec), without the lock whose taking waits for an RCU grace
+  // period (about 10 ms on a busy machine) that moving the whole process
+  // through `cgroup.procs` costs. Where there is none (cgroup v2, whose
+  // domain cgroups take no single thread), the process moves as a whole.
+  const writeOnly = new Uint8Array(new BigUint64Array([0o2000001n, 0n, 0n]).buffer); // O_WRONLY | O_CLOEXEC
+  const openToWrite = (file: string): number => sys("openat2", -100, cString(file), writeOnly, 24);
+  /** Writes `text` to `fd` and closes it; why it failed, or undefined. */
+  const writeAndClose = (fd: number, text: string): string | undefined => {
+    const bytes = encoder.encode(text);
+    const written = sys("write", fd, bytes, bytes.length);
+    const reason = errorText();
+    sys("close", fd);
+    return written === bytes.length ? undefined : reason;
+  };
+  for (const file of cgroupProcs) {
+    const tasks = file.endsWith("/cgroup.procs")
+      ? openToWrite(`${file.slice(0, -"cgroup.procs".length)}tasks`)
+      : -1;
+    const procs = tasks >= 0 ? -1 : openToWrite(file);
+    const failed = tasks >= 0
+      ? writeAndClose(tasks, "0")
+      : procs >= 0
+      ? writeAndClose(procs, String(deno.pid))
+      : errorText();
+    if (failed !== undefined) {
+      return fail(
+        `could not move the command into the cgroup of "${file}" (${failed}), so it was not run`,
+      );
+    }
+  }
 
   // Mounts first: once restricted by Landlock, the process may not mount.
   if (mounts !== undefined) {
@@ -429,14 +491,15 @@ export function landlockLauncherMain(): void {
   const PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24;
   const PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4n;
   const root = sys("geteuid") === 0;
-  // PR_CAPBSET_READ answers 1 (in the set), 0, or -1 past the last capability.
-  for (let cap = 0n;; cap++) {
-    const inSet = sys("prctl", PR_CAPBSET_READ, cap, 0, 0, 0);
-    if (inSet < 0) break;
-    if (inSet === 0 || sys("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0) === 0) continue;
+  // Dropping a capability succeeds whether it is in the set or not; past the
+  // last one it fails, and PR_CAPBSET_READ then answers -1 (not 1 or 0).
+  for (let cap = 0;; cap++) {
+    if (sys("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0) === 0) continue;
+    const reason = errorText();
+    if (sys("prctl", PR_CAPBSET_READ, cap, 0, 0, 0) < 0) break;
     // Without CAP_SETPCAP the set cannot shrink; a non-root user gains nothing from it.
     if (!root) break;
-    return fail(`dropping capability ${cap} from the bounding set failed (${errorText()})`);
+    return fail(`dropping capability ${cap} from the bounding set failed (${reason})`);
   }
   sys("prctl", PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   const header = new Uint32Array([0x20080522, 0]); // _LINUX_CAPABILITY_VERSION_3, this thread
@@ -482,7 +545,19 @@ export function landlockLauncherMain(): void {
   };
   const argv = pointerArray([program, ...programArgs]);
   const envp = pointerArray(environment);
-  sys("execve", cString(program), argv, envp);
+  const path = cString(program);
+  // Last, as little as possible running after them (the runtime, limited,
+  // might fail to allocate). Soft first, then hard, as `ulimit` sets them.
+  const limit = new BigUint64Array(2); // struct rlimit64: soft, hard
+  const limitBytes = new Uint8Array(limit.buffer);
+  for (const { resource, soft, hard } of rlimits) {
+    for (const [index, value] of [[0, soft], [1, hard]] as const) {
+      if (sys("prlimit64", 0, resource, null, limitBytes) !== 0) continue;
+      limit[index] = BigInt(value);
+      sys("prlimit64", 0, resource, limitBytes, null);
+    }
+  }
+  sys("execve", path, argv, envp);
   fail(`execve of "${program}" failed (${errorText()})`);
 }
 

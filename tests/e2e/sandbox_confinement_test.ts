@@ -146,9 +146,32 @@ for (const backend of SANDBOX_BACKENDS) {
         limits: { fileSizeBytes: 10_000 },
       }));
       assert.notEqual(result.exitCode, 0);
-      assert.equal(readFileSync(join(workspace.root, "out")).length, 10 * 1024);
+      // ulimit (bwrap's wrapper) sets whole KiB; the Landlock launcher sets the bytes asked for.
+      const cut = backend === "landlock" ? 10_000 : 10 * 1024;
+      assert.equal(readFileSync(join(workspace.root, "out")).length, cut);
       assert.equal(result.limitHit?.limit, "fileSize", result.stderr.text);
       assert.equal(result.limitHit?.certain, false);
+    });
+
+    it("a small process limit in a cgroup holds the command, not the launcher's threads", {
+      skip: !landlock
+        ? "only the Landlock launcher is a multi-threaded program before the command"
+        : "unavailable" in cgroupSupport().processes
+        ? "no cgroup this process can make for processes here"
+        : false,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      // Deno's threads count as processes: the launcher joins the cgroup with
+      // the thread that execs the command, and Deno starts outside it.
+      const result = await executor.run(executor.resolve({
+        command: "echo started; for i in 1 2 3; do sleep 0.3 & done; wait",
+        limits: { processes: 3 },
+      }));
+      assert.equal(result.sandbox?.runnerFailed, false, result.stderr.text);
+      assert.equal(result.stdout.text, "started\n", result.stderr.text);
+      assert.match(result.stderr.text, /fork: (retry: )?Resource temporarily unavailable/);
+      assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });
     });
 
     it("confined runs still work, TMPDIR included, after a command removed the private folder", async () => {

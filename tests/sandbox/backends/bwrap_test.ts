@@ -246,7 +246,10 @@ describe("the bwrap backend", () => {
     const input = new TextDecoder().decode(standby.input({ fileSizeBytes: 4096 }));
     const [head = "", ...rest] = input.split("\n");
     assert.match(head, /^0 \d+ -f 4 4 --$/);
-    assert.ok(rest.join("\n").startsWith("echo hi--seccomp\u00003\u0000--ro-bind\u0000"), "the command, then the options");
+    assert.ok(
+      rest.join("\n").startsWith("echo hi--seccomp\u00003\u0000--ro-bind\u0000"),
+      "the command, then the options",
+    );
     assert.equal(
       backend.standby!(
         { ...bashLaunch, args: ["--norc", "--noprofile", "-c", "x", "y"] },

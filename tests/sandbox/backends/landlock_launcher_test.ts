@@ -7,6 +7,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmdirSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -15,6 +16,8 @@ import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
 import { findDeno } from "../../../sandbox/_deno.ts";
 import { findOnPath } from "../../../local/_session.ts";
+import { cgroupSupport } from "../../../local/_cgroup.ts";
+import { rlimitsToSet } from "../../../local/_limits.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
   landlockLauncherFile,
@@ -231,6 +234,67 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.equal(readFileSync(join(hidden, "secret"), "utf8"), "s");
   });
 
+  it("sets the rlimits it is given right before the exec, soft then hard, in bytes", async () => {
+    const rlimits = rlimitsToSet({
+      processes: 300,
+      memoryBytes: 3 * 1024 ** 3,
+      cpuSeconds: 7,
+      fileSizeBytes: 10_000,
+    });
+    const result = await launch([
+      policy({ rlimits }),
+      "/usr/bin/bash",
+      "-c",
+      "for flag in u d t f; do echo $(ulimit -S$flag) $(ulimit -H$flag); done; " +
+      "head -c 20000 /dev/zero > out.bin; ulimit -f unlimited || echo refused",
+    ]);
+    // CPU time gets a hard limit a second above the soft one; the file is
+    // cut at 10,000 bytes (which ulimit shows as 9 whole KiB).
+    assert.equal(
+      result.stdout.text,
+      `300 300\n${3 * 1024 ** 2} ${3 * 1024 ** 2}\n7 8\n9 9\nrefused\n`,
+      result.stderr.text,
+    );
+    assert.equal(readFileSync(join(workspace.root, "out.bin")).length, 10_000);
+  });
+
+  it("leaves a stricter rlimit in force, as ulimit does", async () => {
+    const result = await launch([
+      policy({ rlimits: rlimitsToSet({ fileSizeBytes: 1024 ** 2, cpuSeconds: 7 }) }),
+      "/usr/bin/bash",
+      "-c",
+      "echo $(ulimit -Sf) $(ulimit -Hf) $(ulimit -St) $(ulimit -Ht)",
+    ], { shell: (command) => `ulimit -f 50 && ulimit -St 5 && exec ${command}` });
+    // A soft limit above the hard one in force is refused, and a hard one
+    // above it too (capabilities are gone by then, root's included); a
+    // lower soft limit in force is raised to the one asked for.
+    assert.equal(result.stdout.text, "50 50 7 8\n", result.stderr.text);
+  });
+
+  it("joins the cgroups it is given before the command runs", {
+    skip: "unavailable" in cgroupSupport().processes
+      ? "no cgroup this process can make for processes here"
+      : false,
+  }, async () => {
+    const found = cgroupSupport().processes;
+    assert.ok("dir" in found);
+    const cgroup = join(found.dir, `shellseam-launcher-test-${process.pid}`);
+    mkdirSync(cgroup);
+    try {
+      // The command's children too: cat is a child of the command's bash.
+      const result = await launch([
+        policy({ cgroupProcs: [join(cgroup, "cgroup.procs")] }),
+        "/usr/bin/bash",
+        "-c",
+        "cat /proc/self/cgroup",
+      ]);
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.match(result.stdout.text, new RegExp(`/shellseam-launcher-test-${process.pid}$`, "m"));
+    } finally {
+      rmdirSync(cgroup);
+    }
+  });
+
   it("denies a write outside the writable paths", async () => {
     const result = await launch([
       policy(),
@@ -311,6 +375,44 @@ describe("the Landlock launcher, run", { skip }, () => {
     assert.equal(existsSync(join(workspace.root, "ran")), false);
   });
 
+  it("moves its exec'ing thread by a v1 tasks file, else its whole process by cgroup.procs", async () => {
+    // Plain files stand in for the cgroups: what the launcher writes shows how it joins.
+    const v1 = join(workspace.base, "v1-cgroup");
+    const v2 = join(workspace.base, "v2-cgroup");
+    for (const dir of [v1, v2]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "cgroup.procs"), "");
+    }
+    writeFileSync(join(v1, "tasks"), "");
+    const result = await launch([
+      policy({ cgroupProcs: [join(v1, "cgroup.procs"), join(v2, "cgroup.procs")] }),
+      "/usr/bin/bash",
+      "-c",
+      "echo $$",
+    ]);
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.equal(readFileSync(join(v1, "tasks"), "utf8"), "0");
+    assert.equal(readFileSync(join(v1, "cgroup.procs"), "utf8"), "");
+    // The command is the launcher's process, exec'd.
+    assert.equal(readFileSync(join(v2, "cgroup.procs"), "utf8"), result.stdout.text.trim());
+  });
+
+  it(`exits ${LAUNCHER_FAILURE_EXIT} and runs nothing when it cannot join a cgroup`, async () => {
+    const file = join(workspace.base, "no-cgroup", "cgroup.procs");
+    const result = await launch([
+      policy({ cgroupProcs: [file] }),
+      "/usr/bin/touch",
+      join(workspace.root, "ran"),
+    ]);
+    assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT);
+    assert.equal(
+      result.stderr.text,
+      `${LAUNCHER_FAILURE_PREFIX} could not move the command into the cgroup of "${file}" ` +
+        "(ENOENT), so it was not run\n",
+    );
+    assert.equal(existsSync(join(workspace.root, "ran")), false);
+  });
+
   it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message when it throws`, async () => {
     // A JSON policy that is not an object throws on its first field.
     const result = await launch(["null", "/usr/bin/touch", "ran"]);
@@ -363,6 +465,14 @@ describe("the Landlock launcher, run", { skip }, () => {
         bare({ masks: [{ path: 1 }] }),
         "/bin/true",
       ], "the policy's masks must be a list of { path, source? }"],
+      ["cgroupProcs that are not paths", [
+        bare({ cgroupProcs: "/sys/fs/cgroup/cgroup.procs" }),
+        "/bin/true",
+      ], "the policy's cgroupProcs must be a list of paths"],
+      ["rlimits that are not whole numbers", [
+        bare({ rlimits: [{ resource: 1, soft: 1.5, hard: 2 }] }),
+        "/bin/true",
+      ], "the policy's rlimits must be a list of { resource, soft, hard }, whole numbers"],
       [
         "a program that does not exist",
         [bare(), "/nonexistent-shellseam"],

@@ -16,6 +16,7 @@ import {
 import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
 import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
+import { rlimitsToSet } from "../../../local/_limits.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(
@@ -111,6 +112,33 @@ describe("the landlock backend", () => {
     assert.deepEqual(open.seccompFilter, [...seccompFilter({ denyIpc: true, keepSession: true })!]);
     assert.equal(sent.envEntries, 2);
     assert.equal(wrapped.cwd, "/srv");
+  });
+
+  it("hands the command's cgroups and rlimits to the launcher, with no limiter shell", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace, undefined, false, { unshare: "/usr/bin/unshare" });
+    const limits = {
+      rlimits: { fileSizeBytes: 10_000, cpuSeconds: 5 },
+      cgroupProcs: ["/cg/pids/1/cgroup.procs", "/cg/memory/1/cgroup.procs"],
+    };
+    const wrapped = backend.wrap(launch, policy(), limits);
+    // unshare runs deno, which runs the launcher, which execs the command's own bash.
+    assert.equal(wrapped.program, "/usr/bin/unshare");
+    const deno = wrapped.args.indexOf("/opt/deno");
+    assert.deepEqual(wrapped.args.slice(0, deno), [...USER_NAMESPACE_ARGS]);
+    assert.deepEqual(wrapped.args.slice(-3), [launch.program, ...launch.args]);
+    const index = deno + LAUNCHER_DENO_FLAGS.length + 2;
+    const sent = JSON.parse(wrapped.args[index]!) as LandlockLauncherPolicy;
+    assert.deepEqual(sent.cgroupProcs, limits.cgroupProcs);
+    assert.deepEqual(sent.rlimits, rlimitsToSet(limits.rlimits));
+    assert.deepEqual(sent.rlimits?.map(({ soft, hard }) => [soft, hard]), [[5, 6], [
+      10_000,
+      10_000,
+    ]]);
+    const none = JSON.parse(
+      backend.wrap(launch, policy(), { rlimits: {}, cgroupProcs: [] }).args[index]!,
+    ) as LandlockLauncherPolicy;
+    assert.equal("cgroupProcs" in none || "rlimits" in none, false);
   });
 
   it("runs deno with its own environment, whatever the command's holds", () => {
