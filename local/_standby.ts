@@ -5,7 +5,14 @@
  *
  * @module
  */
+import { BashSpawnError } from "../seam/mod.ts";
+import { messageOf } from "../seam/_message.ts";
 import type { CommandCgroup } from "./_cgroup.ts";
+import { forkCount } from "./_census.ts";
+import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
+import type { ProcessControl } from "./_control.ts";
+import { disposedError } from "./_spawn_checks.ts";
+import type { Watchdog } from "./_watchdog.ts";
 import type { Launch } from "./launch.ts";
 import type { SpawnedChild } from "./runtime/_types.ts";
 
@@ -107,6 +114,30 @@ export class Standbys {
     }
   }
 
+  /**
+   * Hands a standby its launch (`input` on its stdin, then closed) and
+   * returns it as the command's child. Rejects with `BashSpawnError` when it
+   * is gone.
+   */
+  async hand(standby: Standby, input: Uint8Array): Promise<SpawnedChild> {
+    const { child } = standby;
+    child.ref();
+    try {
+      const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
+      await writer.write(input);
+      await writer.close();
+    } catch (cause) {
+      this.#drop(standby);
+      throw new BashSpawnError(
+        `The process started ahead for this command exited before it was handed the command (${
+          messageOf(cause)
+        }), so nothing was run; run the command again`,
+        { cause },
+      );
+    }
+    return { ...child, stdin: null };
+  }
+
   /** Gives back a standby taken but not run: it waits again, unless another does. */
   putBack(standby: Standby): void {
     if (this.#disposed || this.#exited.has(standby.child) || this.#waiting.has(standby.key)) {
@@ -142,4 +173,52 @@ export class Standbys {
     this.#pending.add(tracked);
     return tracked;
   }
+}
+
+/** What a local executor lends its standbys (read when used: the executor sets them up after). */
+export interface LocalStandbyParts {
+  config: () => ResolvedLocalBashExecutorConfig;
+  watchdog: () => Watchdog | null;
+  control: () => ProcessControl;
+  disposed: () => boolean;
+}
+
+/**
+ * Standbys of a local executor: spawned in a session of their own as its
+ * commands are (the setsid binary or the runtime's own), known to the
+ * watchdog, and unref'd: a waiting standby does not keep the host alive,
+ * and the watchdog ends it with the host.
+ */
+export function localStandbyHost(parts: LocalStandbyParts): StandbyHost {
+  return {
+    spawn: async (launch) => {
+      const watchdog = parts.watchdog();
+      await watchdog?.ready();
+      if (parts.disposed()) throw disposedError();
+      const { setsidPath, runtime, sessionStrategy } = parts.config();
+      const child = await runtime.spawn({
+        program: setsidPath ?? launch.program,
+        args: setsidPath === null ? launch.args : [launch.program, ...launch.args],
+        cwd: launch.cwd,
+        env: launch.env,
+        stdin: "piped",
+        session: sessionStrategy,
+      });
+      const forksAtSpawn = forkCount();
+      watchdog?.watch(child.pid);
+      child.unref();
+      return { child, forksAtSpawn };
+    },
+    discard: async (child) => {
+      child.ref();
+      await parts.control().signal("SIGKILL", [child.pid, -child.pid]).catch(() => {});
+      await Promise.all([
+        child.exited,
+        child.stdout.cancel().catch(() => {}),
+        child.stderr.cancel().catch(() => {}),
+        child.stdin?.abort().catch(() => {}),
+      ]);
+      parts.watchdog()?.release(child.pid);
+    },
+  };
 }

@@ -7,7 +7,6 @@ import {
   type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
-  BashSpawnError,
   type ResourceLimitHit,
   type ResourceLimits,
   type SandboxPolicy,
@@ -37,9 +36,7 @@ import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 import type { Launch, LaunchLimits, LaunchPlan } from "./launch.ts";
-import { type Standby, type StandbyHost, Standbys } from "./_standby.ts";
-import { forkCount } from "./_census.ts";
-import { messageOf } from "../seam/_message.ts";
+import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
 import type { SpawnedChild } from "./runtime/_types.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
@@ -119,7 +116,12 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #control: ProcessControl;
   readonly #signalHooks = new Set<Disposable>();
   #disposed = false;
-  readonly #standbys: Standbys = new Standbys(this.#standbyHost());
+  readonly #standbys: Standbys = new Standbys(localStandbyHost({
+    config: () => this.config,
+    watchdog: () => this.#watchdog,
+    control: () => this.#control,
+    disposed: () => this.#disposed,
+  }));
   #dir: string | null = null;
   /** Commands started so far, which numbers each command's marker. */
   #commands = 0;
@@ -608,7 +610,7 @@ export class LocalBashExecutor extends BashExecutor {
     let child: SpawnedChild;
     let forksAtSpawn: number | null | undefined;
     if (standby !== undefined && plan.standby !== undefined) {
-      child = await this.#hand(standby, plan.standby.input(rlimits));
+      child = await this.#standbys.hand(standby, plan.standby.input(rlimits));
       forksAtSpawn = standby.forksAtSpawn;
     } else {
       try {
@@ -671,65 +673,6 @@ export class LocalBashExecutor extends BashExecutor {
       limits,
       applied: appliedLimits(limits, confined, support),
       cgroup: hits,
-    };
-  }
-
-  /**
-   * Hands a standby its launch (`input` on its stdin, then closed) and
-   * returns it as the command's child. Rejects with `BashSpawnError` when it
-   * is gone.
-   */
-  async #hand(standby: Standby, input: Uint8Array): Promise<SpawnedChild> {
-    const { child } = standby;
-    child.ref();
-    try {
-      const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
-      await writer.write(input);
-      await writer.close();
-    } catch (cause) {
-      this.#standbys.discard(standby);
-      throw new BashSpawnError(
-        `The process started ahead for this command exited before it was handed the command (${
-          messageOf(cause)
-        }), so nothing was run; run the command again`,
-        { cause },
-      );
-    }
-    return { ...child, stdin: null };
-  }
-
-  /** Starting and discarding standbys for this executor's launches. */
-  #standbyHost(): StandbyHost {
-    return {
-      spawn: async (launch) => {
-        await this.#watchdog?.ready();
-        if (this.#disposed) throw disposedError();
-        const { setsidPath, runtime, sessionStrategy } = this.config;
-        const child = await runtime.spawn({
-          program: setsidPath ?? launch.program,
-          args: setsidPath === null ? launch.args : [launch.program, ...launch.args],
-          cwd: launch.cwd,
-          env: launch.env,
-          stdin: "piped",
-          session: sessionStrategy,
-        });
-        const forksAtSpawn = forkCount();
-        this.#watchdog?.watch(child.pid);
-        // A waiting standby does not keep this process alive; the watchdog ends it with the host.
-        child.unref();
-        return { child, forksAtSpawn };
-      },
-      discard: async (child) => {
-        child.ref();
-        await this.#control.signal("SIGKILL", [child.pid, -child.pid]).catch(() => {});
-        await Promise.all([
-          child.exited,
-          child.stdout.cancel().catch(() => {}),
-          child.stderr.cancel().catch(() => {}),
-          child.stdin?.abort().catch(() => {}),
-        ]);
-        this.#watchdog?.release(child.pid);
-      },
     };
   }
 
