@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome } from "../../local/launch.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import { rlimitsToSet, throwIfDenied } from "../../local/internal.ts";
 import {
@@ -20,10 +21,12 @@ import {
 } from "./_backend.ts";
 import { commandFilter, type SocketRule } from "./_seccomp.ts";
 import {
+  landlockLauncherFile,
   type LandlockLauncherPolicy,
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
   LAUNCHER_FAILURE_PREFIX,
+  LAUNCHER_STANDBY_FLAG,
 } from "./_landlock_launcher.ts";
 
 /**
@@ -199,12 +202,13 @@ export function createLandlockBackend(
     }
     return filters.get(rule);
   };
-  const wrap = (
+  /** The launcher's arguments that run `launch` confined by `policy` (its policy JSON first). */
+  const launcherArgs = (
     launch: Launch,
     policy: ConfinedPolicy,
     limits?: LaunchLimits,
     reportAbi = false,
-  ): Launch => {
+  ): string[] => {
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
     const environment = Object.entries({ ...launch.env, TMPDIR: setup.tmpDir })
@@ -226,25 +230,48 @@ export function createLandlockBackend(
       ...(reportAbi ? { reportAbi } : {}),
       envEntries: environment.length,
     };
-    const launcher = [
-      setup.deno,
-      ...LAUNCHER_DENO_FLAGS,
-      setup.launcher,
-      JSON.stringify(launcherPolicy),
-      ...environment,
-      launch.program,
-      ...launch.args,
-    ];
+    return [JSON.stringify(launcherPolicy), ...environment, launch.program, ...launch.args];
+  };
+  /** The launcher started in `cwd` with `args`, through `unshare` when it needs a user namespace. */
+  const launcherLaunch = (args: string[], cwd: string): Launch => {
+    const launcher = [setup.deno, ...LAUNCHER_DENO_FLAGS, setup.launcher, ...args];
     return {
       program: unshare ?? setup.deno,
       args: unshare === undefined ? launcher.slice(1) : [...USER_NAMESPACE_ARGS, ...launcher],
-      cwd: launch.cwd,
+      cwd,
       // Deno and the setsid binary before it run unconfined: they get none of
       // the command's environment (LD_PRELOAD, LD_LIBRARY_PATH or DENO_DIR
       // into a writable root would make them load what a command planted).
       env: { DENO_DIR: setup.denoDir, HOME: setup.denoDir, DENO_NO_UPDATE_CHECK: "1" },
     };
   };
+  const wrap = (
+    launch: Launch,
+    policy: ConfinedPolicy,
+    limits?: LaunchLimits,
+    reportAbi = false,
+  ): Launch => launcherLaunch(launcherArgs(launch, policy, limits, reportAbi), launch.cwd);
+  /**
+   * A launcher started ahead (see `LaunchStandby`): Deno's start-up and the
+   * cgroup join happen while nothing waits. Its input is what a cold launch
+   * gets in its arguments, computed per call by the same code, and its cwd.
+   */
+  const standby = (launch: Launch, policy: ConfinedPolicy): LaunchStandby => ({
+    key: `landlock ${setup.deno} ${setup.launcher} ${setup.denoDir} ${unshare ?? "-"}`,
+    prepare: (cgroupProcs) => {
+      // Written again when it was removed or changed, as before a cold launch;
+      // Deno compiles it as the standby starts, before any command is handed over.
+      if (landlockLauncherFile(dirname(setup.launcher)) !== setup.launcher) {
+        throw new Error(`The Landlock launcher is not at "${setup.launcher}"; create a new executor`);
+      }
+      return launcherLaunch([LAUNCHER_STANDBY_FLAG, ...cgroupProcs], "/");
+    },
+    input: (rlimits) =>
+      new TextEncoder().encode(JSON.stringify({
+        cwd: launch.cwd,
+        args: launcherArgs(launch, policy, { rlimits, cgroupProcs: [] }),
+      })),
+  });
   const enforcement = (policy: ConfinedPolicy): SandboxEnforcement => {
     const gaps: string[] = [];
     let network: SandboxEnforcement["network"] = "full";
@@ -310,6 +337,7 @@ export function createLandlockBackend(
     // The launcher joins the cgroups first and sets the rlimits right before
     // the exec (Deno must start unlimited), so no limiter shell runs.
     wrap,
+    standby,
     runners: () => unshare === undefined ? [setup.deno] : [unshare, setup.deno],
     runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
     probeLaunch: (launch, policy) => wrap(launch, policy, undefined, true),

@@ -80,6 +80,9 @@ export const LAUNCHER_FAILURE_EXIT = 125;
 /** The prefix of every line the launcher prints when it failed itself. */
 export const LAUNCHER_FAILURE_PREFIX = "shellseam-landlock:";
 
+/** The launcher's first argument when it starts as a standby (see {@linkcode landlockLauncherMain}). */
+export const LAUNCHER_STANDBY_FLAG = "--standby";
+
 /** The prefix of the ABI line printed with `reportAbi`. */
 export const LAUNCHER_ABI_PREFIX = "shellseam-landlock-abi:";
 
@@ -104,7 +107,11 @@ interface LauncherDeno {
 /**
  * The launcher's entry point. Arguments:
  * `<policy JSON> [NAME=value...] <program> [args...]`, with as many
- * environment entries as the policy's `envEntries` says.
+ * environment entries as the policy's `envEntries` says. As a standby:
+ * `--standby [cgroup.procs files...]`: it joins those cgroups, then reads
+ * `{ "cwd": <path>, "args": [<the arguments above>] }` (JSON) from stdin to
+ * its end, gives fd 0 /dev/null, enters `cwd` and goes on as with those
+ * arguments.
  * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
  * when anything fails before the exec; never returns otherwise.
  */
@@ -116,75 +123,12 @@ export function landlockLauncherMain(): void {
     return deno.exit(125);
   };
 
-  const usage = "usage: <policy JSON> [NAME=value...] <program> [args...]";
-  const [policyJson, ...rest] = deno.args;
-  if (policyJson === undefined) return fail(usage);
-  let policy: LandlockLauncherPolicy;
-  try {
-    policy = JSON.parse(policyJson) as LandlockLauncherPolicy;
-  } catch (error) {
-    return fail(`the policy argument is not JSON (${String(error)})`);
-  }
-  const envCount = policy.envEntries;
-  if (!Number.isInteger(envCount) || envCount < 0 || envCount >= rest.length) {
-    return fail(`the policy's envEntries must count the NAME=value arguments; ${usage}`);
-  }
-  const environment = rest.slice(0, envCount);
-  if (!environment.every((entry) => entry.indexOf("=") > 0)) {
-    return fail(`every environment argument must be NAME=value; ${usage}`);
-  }
-  const [program, ...programArgs] = rest.slice(envCount) as [string, ...string[]];
-  const isPathList = (value: unknown): boolean =>
-    Array.isArray(value) && value.every((item) => typeof item === "string");
-  if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
-    return fail("the policy needs readPaths, writeDirs and writeFiles, each a list of paths");
-  }
-  const unreadable = policy.unreadable ?? [];
-  if (!isPathList(unreadable)) return fail("the policy's unreadable must be a list of paths");
-  const mounts = policy.writableMounts;
-  const readOnlyMounts = policy.readOnlyMounts ?? [];
-  const hiddenMounts = policy.hiddenMounts ?? [];
-  if (mounts !== undefined && ![mounts, readOnlyMounts, hiddenMounts].every(isPathList)) {
-    return fail(
-      "the policy's writableMounts, readOnlyMounts and hiddenMounts must be lists of paths",
-    );
-  }
-  const masks = policy.masks ?? [];
-  if (
-    !Array.isArray(masks) ||
-    !masks.every((mask) =>
-      typeof mask?.path === "string" && ["string", "undefined"].includes(typeof mask.source)
-    )
-  ) {
-    return fail("the policy's masks must be a list of { path, source? }");
-  }
-  if (masks.length > 0 && mounts === undefined) {
-    return fail("the policy's masks need writableMounts (a private mount namespace)");
-  }
-  const cgroupProcs = policy.cgroupProcs ?? [];
-  if (!isPathList(cgroupProcs)) return fail("the policy's cgroupProcs must be a list of paths");
-  const rlimits = policy.rlimits ?? [];
-  const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
-  if (
-    !Array.isArray(rlimits) ||
-    !rlimits.every((limit) => [limit?.resource, limit?.soft, limit?.hard].every(isCount))
-  ) {
-    return fail("the policy's rlimits must be a list of { resource, soft, hard }, whole numbers");
-  }
-  const filter = policy.seccompFilter;
-  if (
-    filter !== undefined &&
-    (!Array.isArray(filter) || filter.length % 8 !== 0 ||
-      !filter.every((byte) => Number.isInteger(byte) && byte >= 0 && byte < 256))
-  ) {
-    return fail("the policy's seccompFilter must be a list of bytes, 8 per instruction");
-  }
-
   // Every call goes through libc's syscall(): Deno compiles a trampoline for
   // each bound symbol (about half a millisecond each, on every launch), so two
   // symbols instead of twenty take most of the launcher's own start-up away.
   const numbers: Record<string, Record<string, number>> = {
     x86_64: {
+      read: 0,
       write: 1,
       close: 3,
       rt_sigaction: 13,
@@ -197,14 +141,17 @@ export function landlockLauncherMain(): void {
       mount: 165,
       getdents64: 217,
       unshare: 272,
+      dup3: 292,
       prlimit64: 302,
     },
     aarch64: {
       getcwd: 17,
+      dup3: 24,
       mount: 40,
       chdir: 49,
       close: 57,
       getdents64: 61,
+      read: 63,
       write: 64,
       capset: 91,
       unshare: 97,
@@ -288,22 +235,136 @@ export function landlockLauncherMain(): void {
     sys("close", fd);
     return written === bytes.length ? undefined : reason;
   };
-  for (const file of cgroupProcs) {
-    const tasks = file.endsWith("/cgroup.procs")
-      ? openToWrite(`${file.slice(0, -"cgroup.procs".length)}tasks`)
-      : -1;
-    const procs = tasks >= 0 ? -1 : openToWrite(file);
-    const failed = tasks >= 0
-      ? writeAndClose(tasks, "0")
-      : procs >= 0
-      ? writeAndClose(procs, String(deno.pid))
-      : errorText();
-    if (failed !== undefined) {
-      return fail(
-        `could not move the command into the cgroup of "${file}" (${failed}), so it was not run`,
-      );
+  const joinCgroups = (files: string[]): void => {
+    for (const file of files) {
+      const tasks = file.endsWith("/cgroup.procs")
+        ? openToWrite(`${file.slice(0, -"cgroup.procs".length)}tasks`)
+        : -1;
+      const procs = tasks >= 0 ? -1 : openToWrite(file);
+      const failed = tasks >= 0
+        ? writeAndClose(tasks, "0")
+        : procs >= 0
+        ? writeAndClose(procs, String(deno.pid))
+        : errorText();
+      if (failed !== undefined) {
+        return fail(
+          `could not move the command into the cgroup of "${file}" (${failed}), so it was not run`,
+        );
+      }
     }
+  };
+
+  let args = deno.args;
+  if (args[0] === "--standby") { // LAUNCHER_STANDBY_FLAG
+    // A standby (started ahead): into the cgroups named after the flag while
+    // nothing waits, then the launch itself comes on stdin, to its end.
+    joinCgroups(args.slice(1));
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const chunk = new Uint8Array(65536);
+      const size = sys("read", 0, chunk, chunk.length);
+      if (size < 0 && errnoView.getInt32() === 4) continue; // EINTR
+      if (size < 0) return fail(`cannot read the launch from stdin (${errorText()})`);
+      if (size === 0) break;
+      chunks.push(chunk.subarray(0, size));
+    }
+    const input = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+    chunks.reduce((offset, chunk) => (input.set(chunk, offset), offset + chunk.length), 0);
+    let handed: { cwd?: unknown; args?: unknown };
+    try {
+      handed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(input));
+    } catch (error) {
+      return fail(`the standby got no launch: its input is not JSON (${String(error)})`);
+    }
+    const { cwd, args: launchArgs } = handed ?? {};
+    if (
+      typeof cwd !== "string" || !Array.isArray(launchArgs) ||
+      !launchArgs.every((arg) => typeof arg === "string")
+    ) {
+      return fail("the standby's input must be { cwd, args }: a path and a list of strings");
+    }
+    // The command's stdin is /dev/null, as a launch started without stdin has.
+    const readOnly = new Uint8Array(new BigUint64Array([0o2000000n, 0n, 0n]).buffer); // O_RDONLY | O_CLOEXEC
+    const devNull = sys("openat2", -100, cString("/dev/null"), readOnly, 24);
+    if (devNull < 0 || sys("dup3", devNull, 0, 0) !== 0) {
+      return fail(`cannot give the command /dev/null for stdin (${errorText()})`);
+    }
+    sys("close", devNull);
+    if (sys("chdir", cString(cwd)) !== 0) {
+      return fail(`cannot enter the working directory "${cwd}" (${errorText()})`);
+    }
+    args = launchArgs as string[];
   }
+
+  const usage = "usage: <policy JSON> [NAME=value...] <program> [args...]";
+  const [policyJson, ...rest] = args;
+  if (policyJson === undefined) return fail(usage);
+  let policy: LandlockLauncherPolicy;
+  try {
+    policy = JSON.parse(policyJson) as LandlockLauncherPolicy;
+  } catch (error) {
+    return fail(`the policy argument is not JSON (${String(error)})`);
+  }
+  const envCount = policy.envEntries;
+  if (!Number.isInteger(envCount) || envCount < 0 || envCount >= rest.length) {
+    return fail(`the policy's envEntries must count the NAME=value arguments; ${usage}`);
+  }
+  const environment = rest.slice(0, envCount);
+  if (!environment.every((entry) => entry.indexOf("=") > 0)) {
+    return fail(`every environment argument must be NAME=value; ${usage}`);
+  }
+  const [program, ...programArgs] = rest.slice(envCount) as [string, ...string[]];
+  // What a standby was handed may hold any string; a NUL would cut one short.
+  if (rest.some((arg) => arg.includes("\0"))) {
+    return fail("no environment entry, program or argument may hold a NUL byte");
+  }
+  const isPathList = (value: unknown): boolean =>
+    Array.isArray(value) && value.every((item) => typeof item === "string");
+  if (![policy.readPaths, policy.writeDirs, policy.writeFiles].every(isPathList)) {
+    return fail("the policy needs readPaths, writeDirs and writeFiles, each a list of paths");
+  }
+  const unreadable = policy.unreadable ?? [];
+  if (!isPathList(unreadable)) return fail("the policy's unreadable must be a list of paths");
+  const mounts = policy.writableMounts;
+  const readOnlyMounts = policy.readOnlyMounts ?? [];
+  const hiddenMounts = policy.hiddenMounts ?? [];
+  if (mounts !== undefined && ![mounts, readOnlyMounts, hiddenMounts].every(isPathList)) {
+    return fail(
+      "the policy's writableMounts, readOnlyMounts and hiddenMounts must be lists of paths",
+    );
+  }
+  const masks = policy.masks ?? [];
+  if (
+    !Array.isArray(masks) ||
+    !masks.every((mask) =>
+      typeof mask?.path === "string" && ["string", "undefined"].includes(typeof mask.source)
+    )
+  ) {
+    return fail("the policy's masks must be a list of { path, source? }");
+  }
+  if (masks.length > 0 && mounts === undefined) {
+    return fail("the policy's masks need writableMounts (a private mount namespace)");
+  }
+  const cgroupProcs = policy.cgroupProcs ?? [];
+  if (!isPathList(cgroupProcs)) return fail("the policy's cgroupProcs must be a list of paths");
+  const rlimits = policy.rlimits ?? [];
+  const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+  if (
+    !Array.isArray(rlimits) ||
+    !rlimits.every((limit) => [limit?.resource, limit?.soft, limit?.hard].every(isCount))
+  ) {
+    return fail("the policy's rlimits must be a list of { resource, soft, hard }, whole numbers");
+  }
+  const filter = policy.seccompFilter;
+  if (
+    filter !== undefined &&
+    (!Array.isArray(filter) || filter.length % 8 !== 0 ||
+      !filter.every((byte) => Number.isInteger(byte) && byte >= 0 && byte < 256))
+  ) {
+    return fail("the policy's seccompFilter must be a list of bytes, 8 per instruction");
+  }
+
+  joinCgroups(cgroupProcs);
 
   // Mounts first: once restricted by Landlock, the process may not mount.
   if (mounts !== undefined) {
