@@ -1,31 +1,38 @@
-// A confined command run by a standby: a bwrap wrapper started ahead, which
-// joined the next command's cgroups while nothing waited for it.
+// A confined command run by a standby: a bwrap wrapper or a Landlock launcher
+// started ahead, which joined the next command's cgroups while nothing waited
+// for it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { cgroupSupport } from "../../local/_cgroup.ts";
+import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
 import { pause, processesWith } from "../local/_helpers.ts";
 import { probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const support = cgroupSupport();
-const skip = skipUnless(statuses, "bwrap") ||
-  ("unavailable" in support.processes
-    ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
-    : false);
+const noCgroup = "unavailable" in support.processes
+  ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
+  : false;
 
-/** The standbys of this process's executors: bash waiting with its cgroups joined. */
-const standbys = (): number[] =>
-  processesWith("the standby got no command").filter((pid) =>
+/** What only a waiting standby of `backend` has on its command line. */
+const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
+  bwrap: "the standby got no command",
+  landlock: `landlock-launcher.mjs\0${LAUNCHER_STANDBY_FLAG}\0`,
+};
+
+/** The standbys of this process's executors: a bwrap wrapper or a launcher waiting with its cgroups joined. */
+const standbys = (backend: "bwrap" | "landlock"): number[] =>
+  processesWith(STANDBY_TOKENS[backend]).filter((pid) =>
     processesWith(`shellseam-exec-${process.pid}-`).includes(pid)
   );
 
 /** Waits until exactly one standby of this process waits, and returns its pid. */
-async function oneStandby(): Promise<number> {
+async function oneStandby(backend: "bwrap" | "landlock"): Promise<number> {
   const deadline = Date.now() + 5000;
   for (;;) {
-    const found = standbys();
+    const found = standbys(backend);
     if (found.length === 1) return found[0] as number;
     assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
     await pause(20);
@@ -37,81 +44,84 @@ const PROBE = 'echo "$PWD"; [ -c /dev/stdin ] && echo "stdin is /dev/null"; ' +
   "grep ^Seccomp: /proc/self/status; ulimit -f; grep -c shellseam-exec- /proc/self/cgroup; " +
   'echo $(ls /proc/self/fd); echo "${SHELLSEAM_WATCHDOG##*.}"';
 
-describe("a standby (a confined launch started ahead)", () => {
-  it("runs the next command as a cold start would, and is gone with the executor", {
-    skip,
-  }, async () => {
-    using workspace = tempWorkspace();
-    const executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      backends: ["bwrap"],
-      defaultMode: "read-only",
+for (const backend of ["bwrap", "landlock"] as const) {
+  const skip = skipUnless(statuses, backend) || noCgroup;
+  describe(`a ${backend} standby (a confined launch started ahead)`, () => {
+    it("runs the next command as a cold start would, and is gone with the executor", {
+      skip,
+    }, async () => {
+      using workspace = tempWorkspace();
+      const executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: [backend],
+        defaultMode: "read-only",
+      });
+      try {
+        assert.deepEqual(standbys(backend), [], "none before a confined command ran");
+        const cold = await executor.run({ command: PROBE });
+        const first = await oneStandby(backend);
+        const warm = await executor.run({ command: PROBE });
+        assert.equal(warm.exitCode, 0, warm.stderr.text);
+        const [cwd, stdin, seccomp, fsize, cgroups, fds, number] = warm.stdout.text.split("\n");
+        assert.deepEqual(
+          [cwd, stdin, seccomp, fsize, cgroups, fds],
+          [
+            workspace.root,
+            "stdin is /dev/null",
+            "Seccomp:\t2",
+            String(16 * 1024 ** 2),
+            "2",
+            "0 1 2 3",
+          ],
+        );
+        const coldNumber = Number(cold.stdout.text.split("\n")[6]);
+        assert.ok(Number(number) > coldNumber, "its own marker");
+        assert.equal(
+          cold.stdout.text.replace(/\d+\n$/, `${number}\n`),
+          warm.stdout.text,
+          "what a cold start saw",
+        );
+        assert.deepEqual(warm.strays, { killed: 0, survivors: [] });
+        assert.equal(warm.limits?.mechanisms.processes, "cgroup v1");
+        // It became the command: another waits now.
+        assert.notEqual(await oneStandby(backend), first);
+        // A call with stdin starts as usual and leaves the standby waiting.
+        const piped = await executor.run({ command: "cat", stdin: "ping" });
+        assert.equal(piped.stdout.text, "ping");
+        assert.equal(standbys(backend).length, 1);
+        // One that died while waiting is dropped; the next command starts as usual.
+        process.kill(await oneStandby(backend), "SIGKILL");
+        await pause(100);
+        const after = await executor.run({ command: "echo fine" });
+        assert.equal(after.stdout.text, "fine\n");
+        await oneStandby(backend);
+      } finally {
+        await executor[Symbol.asyncDispose]();
+      }
+      assert.deepEqual(standbys(backend), [], "disposal kills the standby");
     });
-    try {
-      assert.deepEqual(standbys(), [], "none before a confined command ran");
-      const cold = await executor.run({ command: PROBE });
-      const first = await oneStandby();
-      const warm = await executor.run({ command: PROBE });
-      assert.equal(warm.exitCode, 0, warm.stderr.text);
-      const [cwd, stdin, seccomp, fsize, cgroups, fds, number] = warm.stdout.text.split("\n");
-      assert.deepEqual(
-        [cwd, stdin, seccomp, fsize, cgroups, fds],
-        [
-          workspace.root,
-          "stdin is /dev/null",
-          "Seccomp:\t2",
-          String(16 * 1024 ** 2),
-          "2",
-          "0 1 2 3",
-        ],
-      );
-      const coldNumber = Number(cold.stdout.text.split("\n")[6]);
-      assert.ok(Number(number) > coldNumber, "its own marker");
-      assert.equal(
-        cold.stdout.text.replace(/\d+\n$/, `${number}\n`),
-        warm.stdout.text,
-        "what a cold start saw",
-      );
-      assert.deepEqual(warm.strays, { killed: 0, survivors: [] });
-      assert.equal(warm.limits?.mechanisms.processes, "cgroup v1");
-      // It became the command: another waits now.
-      assert.notEqual(await oneStandby(), first);
-      // A call with stdin starts as usual and leaves the standby waiting.
-      const piped = await executor.run({ command: "cat", stdin: "ping" });
-      assert.equal(piped.stdout.text, "ping");
-      assert.equal(standbys().length, 1);
-      // One that died while waiting is dropped; the next command starts as usual.
-      process.kill(await oneStandby(), "SIGKILL");
-      await pause(100);
-      const after = await executor.run({ command: "echo fine" });
-      assert.equal(after.stdout.text, "fine\n");
-      await oneStandby();
-    } finally {
-      await executor[Symbol.asyncDispose]();
-    }
-    assert.deepEqual(standbys(), [], "disposal kills the standby");
-  });
 
-  it("holds the command in the cgroups it joined: a fork bomb meets the process limit", {
-    skip,
-  }, async () => {
-    using workspace = tempWorkspace();
-    await using executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      backends: ["bwrap"],
-      defaultMode: "read-only",
-      limits: { processes: 64 },
+    it("holds the command in the cgroups it joined: a fork bomb meets the process limit", {
+      skip,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: [backend],
+        defaultMode: "read-only",
+        limits: { processes: 64 },
+      });
+      await executor.run({ command: "true" });
+      const standby = await oneStandby(backend);
+      const result = await executor.run({
+        command: "bomb() { sleep 30 & bomb | bomb & }; bomb; sleep 0.5; echo survived",
+        timeoutMs: 20_000,
+      });
+      assert.ok(!standbys(backend).includes(standby), "the standby ran it");
+      assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });
+      assert.deepEqual(result.strays.survivors, []);
+      const next = await executor.run({ command: "echo fine" });
+      assert.equal(next.limitHit, undefined, "the bomb's refusals are not the next command's");
     });
-    await executor.run({ command: "true" });
-    const standby = await oneStandby();
-    const result = await executor.run({
-      command: "bomb() { sleep 30 & bomb | bomb & }; bomb; sleep 0.5; echo survived",
-      timeoutMs: 20_000,
-    });
-    assert.ok(!standbys().includes(standby), "the standby ran it");
-    assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });
-    assert.deepEqual(result.strays.survivors, []);
-    const next = await executor.run({ command: "echo fine" });
-    assert.equal(next.limitHit, undefined, "the bomb's refusals are not the next command's");
   });
-});
+}
