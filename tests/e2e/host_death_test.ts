@@ -11,6 +11,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { assertNoneLeft, marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
 import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
+import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
 const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
@@ -147,41 +148,49 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
     });
   }
 
-  it("by SIGKILL leaves no standby waiting", {
-    skip: skipUnless(probes, "bwrap") ||
-      ("unavailable" in cgroups
-        ? `no cgroup here (standbys hold cgroups): ${cgroups.unavailable}`
-        : false),
-  }, async () => {
-    const host = await startHost("bwrap", marker(), "standby");
-    await standbyOf(host.pid);
-    process.kill(host.pid, "SIGKILL");
-    await host.exited;
-    await assertNoStandby(host.pid);
-    await assertRemoved(host.folder);
-  });
+  for (const backend of ["bwrap", "landlock"] as const) {
+    it(`by SIGKILL leaves no ${backend} standby waiting`, {
+      skip: skipUnless(probes, backend) ||
+        ("unavailable" in cgroups
+          ? `no cgroup here (standbys hold cgroups): ${cgroups.unavailable}`
+          : false),
+    }, async () => {
+      const host = await startHost(backend, marker(), "standby");
+      await standbyOf(backend, host.pid);
+      process.kill(host.pid, "SIGKILL");
+      await host.exited;
+      await assertNoStandby(backend, host.pid);
+      await assertRemoved(host.folder);
+    });
+  }
 });
 
-/** The standbys of `host`'s executors (their cgroup folders carry its pid). */
-function standbysOf(host: number): number[] {
+/** What only a waiting standby of each backend has on its command line. */
+const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
+  bwrap: "the standby got no command",
+  landlock: `landlock-launcher.mjs\0${LAUNCHER_STANDBY_FLAG}\0`,
+};
+
+/** The `backend` standbys of `host`'s executors (their cgroup folders carry its pid). */
+function standbysOf(backend: "bwrap" | "landlock", host: number): number[] {
   const own = processesWith(`shellseam-exec-${host}-`);
-  return processesWith("the standby got no command").filter((pid) => own.includes(pid));
+  return processesWith(STANDBY_TOKENS[backend]).filter((pid) => own.includes(pid));
 }
 
 /** Waits until a standby of `host` waits. */
-async function standbyOf(host: number): Promise<void> {
+async function standbyOf(backend: "bwrap" | "landlock", host: number): Promise<void> {
   const deadline = Date.now() + 5000;
-  while (standbysOf(host).length === 0) {
+  while (standbysOf(backend, host).length === 0) {
     assert.ok(Date.now() < deadline, "no standby started");
     await pause(20);
   }
 }
 
 /** Fails unless no standby of `host` is left (a second covers the watchdog's work). */
-async function assertNoStandby(host: number): Promise<void> {
+async function assertNoStandby(backend: "bwrap" | "landlock", host: number): Promise<void> {
   const deadline = Date.now() + 1000;
-  while (standbysOf(host).length > 0 && Date.now() < deadline) await pause(20);
-  assert.deepEqual(standbysOf(host), [], "a standby outlived its host");
+  while (standbysOf(backend, host).length > 0 && Date.now() < deadline) await pause(20);
+  assert.deepEqual(standbysOf(backend, host), [], "a standby outlived its host");
 }
 
 describe(`a ${onDeno ? "Deno" : "Node"} host that called killOnSignals()`, () => {
@@ -206,14 +215,16 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that forgets to dispose`, () => {
     await assertRemoved(host.folder);
   });
 
-  it("still exits when a standby waits, and the standby goes with it", {
-    skip: skipUnless(probes, "bwrap"),
-  }, async () => {
-    const host = await startHost("bwrap", marker(), "return");
-    assert.deepEqual(await host.exited, { code: 0, signal: null });
-    await assertRemoved(host.folder);
-    await assertNoStandby(host.pid);
-  });
+  for (const backend of ["bwrap", "landlock"] as const) {
+    it(`still exits when a ${backend} standby waits, and the standby goes with it`, {
+      skip: skipUnless(probes, backend),
+    }, async () => {
+      const host = await startHost(backend, marker(), "return");
+      assert.deepEqual(await host.exited, { code: 0, signal: null });
+      await assertRemoved(host.folder);
+      await assertNoStandby(backend, host.pid);
+    });
+  }
 });
 
 describe("a private folder whose host and watchdog both died", () => {
