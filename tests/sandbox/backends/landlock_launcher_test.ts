@@ -25,6 +25,7 @@ import {
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
   LAUNCHER_FAILURE_PREFIX,
+  LAUNCHER_STANDBY_FLAG,
 } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import {
@@ -47,15 +48,21 @@ let executor: LocalBashExecutor;
 
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
-/** Runs the launcher with `args`; `shell` turns its quoted command line into the bash command. */
+/**
+ * Runs the launcher with `args` (and `stdin`, if given); `shell` turns its
+ * quoted command line into the bash command.
+ */
 function launch(args: string[], options: {
   env?: Record<string, string>;
   shell?: (command: string) => string;
+  stdin?: string;
 } = {}) {
-  const { env = {}, shell = (command) => `exec ${command}` } = options;
+  const { env = {}, shell = (command) => `exec ${command}`, stdin } = options;
   const path = "reason" in deno ? "deno" : deno.path;
   const command = [path, ...LAUNCHER_DENO_FLAGS, launcher, ...args].map(quote).join(" ");
-  return executor.run(executor.resolve({ command: shell(command), env }));
+  return executor.run(
+    executor.resolve({ command: shell(command), env, ...(stdin === undefined ? {} : { stdin }) }),
+  );
 }
 
 /** A policy that lets nothing but /dev/null be written, with `extra` fields. */
@@ -482,6 +489,84 @@ describe("the Landlock launcher, run", { skip }, () => {
   ) {
     it(`exits ${LAUNCHER_FAILURE_EXIT} with a prefixed message for ${name}`, async () => {
       const result = await launch([...args]);
+      assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT);
+      assert.ok(
+        result.stderr.text.startsWith(`${LAUNCHER_FAILURE_PREFIX} ${message}`),
+        result.stderr.text,
+      );
+    });
+  }
+
+  it("as a standby, joins its cgroups, then runs the launch read from stdin in its cwd", async () => {
+    const cgroup = join(workspace.base, "standby-cgroup");
+    mkdirSync(cgroup);
+    writeFileSync(join(cgroup, "cgroup.procs"), "");
+    writeFileSync(join(cgroup, "tasks"), "");
+    const dir = join(workspace.root, "standby-cwd");
+    mkdirSync(dir);
+    const outside = join(workspace.base, "standby-outside");
+    const input = {
+      cwd: dir,
+      args: [
+        policy({ envEntries: 1 }),
+        "GREETING=hi",
+        "/usr/bin/bash",
+        "-c",
+        'echo "$PWD $GREETING $1"; readlink /proc/self/fd/0; echo > inside.txt; ' +
+        `echo > ${quote(outside)} || echo denied`,
+        "argv0",
+        "one\nline",
+      ],
+    };
+    const result = await launch([LAUNCHER_STANDBY_FLAG, join(cgroup, "cgroup.procs")], {
+      stdin: JSON.stringify(input),
+      env: { GREETING: "leaked" },
+    });
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    // The command's stdin is /dev/null, not the pipe it was handed its launch on.
+    assert.equal(result.stdout.text, `${dir} hi one\nline\n/dev/null\ndenied\n`);
+    assert.equal(readFileSync(join(cgroup, "tasks"), "utf8"), "0");
+    assert.ok(existsSync(join(dir, "inside.txt")));
+    assert.equal(existsSync(outside), false, "Landlock held the standby's command too");
+  });
+
+  for (
+    const [name, stdin, procs, message] of [
+      ["no input", "", [], "the standby got no launch: its input is not JSON"],
+      [
+        "an input that is not JSON",
+        "{nope",
+        [],
+        "the standby got no launch: its input is not JSON",
+      ],
+      [
+        "an input without a cwd",
+        JSON.stringify({ args: [] }),
+        [],
+        "the standby's input must be { cwd, args }: a path and a list of strings",
+      ],
+      [
+        "a cwd that does not exist",
+        JSON.stringify({ cwd: "/nonexistent-shellseam", args: [] }),
+        [],
+        'cannot enter the working directory "/nonexistent-shellseam" (ENOENT)',
+      ],
+      [
+        "a NUL byte in an environment entry",
+        JSON.stringify({ cwd: "/", args: [bare({ envEntries: 1 }), "A=x\0B=y", "/bin/true"] }),
+        [],
+        "no environment entry, program or argument may hold a NUL byte",
+      ],
+      [
+        "a cgroup it cannot join (before its input is read)",
+        "{nope",
+        ["/nonexistent-shellseam/cgroup.procs"],
+        'could not move the command into the cgroup of "/nonexistent-shellseam/cgroup.procs"',
+      ],
+    ] as const
+  ) {
+    it(`as a standby, exits ${LAUNCHER_FAILURE_EXIT} for ${name}`, async () => {
+      const result = await launch([LAUNCHER_STANDBY_FLAG, ...procs], { stdin });
       assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT);
       assert.ok(
         result.stderr.text.startsWith(`${LAUNCHER_FAILURE_PREFIX} ${message}`),

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   createLandlockBackend,
@@ -14,7 +14,12 @@ import {
   USER_NAMESPACE_ARGS,
 } from "../../../sandbox/backends/_landlock.ts";
 import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
-import type { LandlockLauncherPolicy } from "../../../sandbox/backends/_landlock_launcher.ts";
+import {
+  landlockLauncherFile,
+  type LandlockLauncherPolicy,
+  landlockLauncherScript,
+  LAUNCHER_STANDBY_FLAG,
+} from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { rlimitsToSet } from "../../../local/_limits.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
@@ -442,5 +447,95 @@ describe("the landlock backend", () => {
       denied("touch: cannot touch '/etc/x': Permission denied\nbash: connect: Permission denied"),
       "filesystem",
     );
+  });
+});
+
+describe("the landlock backend's standby", () => {
+  /** A backend whose launcher is a real file in `workspace` (a standby's start rewrites it). */
+  function withLauncher(workspace: Workspace, userNamespace?: LandlockSetup["userNamespace"]) {
+    const denoDir = join(workspace.base, "deno");
+    mkdirSync(denoDir);
+    const launcher = landlockLauncherFile(denoDir);
+    const tmpDir = join(workspace.base, "private-tmp");
+    mkdirSync(tmpDir);
+    const made = (deno: string, unshare?: LandlockSetup["userNamespace"]) =>
+      createLandlockBackend({
+        deno,
+        launcher,
+        tmpDir,
+        denoDir,
+        root: false,
+        ...(unshare === undefined ? {} : { userNamespace: unshare }),
+      });
+    return { backend: made("/opt/deno", userNamespace), made, launcher, denoDir };
+  }
+
+  it("starts the launcher ahead with its own environment, its cgroups in its arguments", () => {
+    using workspace = tempWorkspace();
+    const unshare = "/usr/bin/unshare";
+    const { backend, launcher, denoDir } = withLauncher(workspace, { unshare });
+    const policy = setup(workspace).policy;
+    const standby = backend.standby?.(launch, policy());
+    assert.ok(standby !== undefined);
+    const procs = ["/cg/pids/1/cgroup.procs", "/cg/memory/1/cgroup.procs"];
+    const started = standby.prepare(procs);
+    assert.deepEqual(started, {
+      program: unshare,
+      args: [
+        ...USER_NAMESPACE_ARGS,
+        "/opt/deno",
+        ...LAUNCHER_DENO_FLAGS,
+        launcher,
+        LAUNCHER_STANDBY_FLAG,
+        ...procs,
+      ],
+      cwd: "/",
+      env: { DENO_DIR: denoDir, HOME: denoDir, DENO_NO_UPDATE_CHECK: "1" },
+    });
+  });
+
+  it("hands it what a cold launch gets in its arguments, with the cwd, computed per call", () => {
+    using workspace = tempWorkspace();
+    const { backend, launcher } = withLauncher(workspace);
+    const policy = setup(workspace).policy;
+    const confined = policy({ mode: "workspace-write" });
+    const standby = backend.standby?.(launch, confined);
+    assert.ok(standby !== undefined);
+    const rlimits = { fileSizeBytes: 10_000 };
+    const handed = JSON.parse(new TextDecoder().decode(standby.input(rlimits)));
+    const cold = backend.wrap(launch, confined, { rlimits, cgroupProcs: [] });
+    assert.deepEqual(handed, {
+      cwd: launch.cwd,
+      args: cold.args.slice(cold.args.indexOf(launcher) + 1),
+    });
+    assert.deepEqual(
+      (JSON.parse(handed.args[0]!) as LandlockLauncherPolicy).rlimits,
+      rlimitsToSet(rlimits),
+    );
+    // A writable root made since the standby was planned is in the next input.
+    const extra = join(workspace.base, "extra");
+    mkdirSync(extra);
+    confined.writableRoots.push(extra);
+    const later = JSON.parse(new TextDecoder().decode(standby.input({})));
+    assert.ok((JSON.parse(later.args[0]) as LandlockLauncherPolicy).writeDirs.includes(extra));
+  });
+
+  it("is keyed by what starts it: deno, the launcher, the user namespace", () => {
+    using workspace = tempWorkspace();
+    const { backend, made } = withLauncher(workspace);
+    const policy = setup(workspace).policy;
+    const key = (of: typeof backend) => of.standby?.(launch, policy())?.key;
+    assert.equal(key(backend), backend.standby?.({ ...launch, cwd: "/x" }, policy())?.key);
+    assert.notEqual(key(made("/other/deno")), key(backend));
+    assert.notEqual(key(made("/opt/deno", { unshare: "/usr/bin/unshare" })), key(backend));
+  });
+
+  it("writes the launcher again before a standby starts, when it was changed", () => {
+    using workspace = tempWorkspace();
+    const { backend, launcher } = withLauncher(workspace);
+    const standby = backend.standby?.(launch, setup(workspace).policy());
+    writeFileSync(launcher, "Deno.exit(0);\n");
+    standby?.prepare([]);
+    assert.equal(readFileSync(launcher, "utf8"), landlockLauncherScript());
   });
 });
