@@ -3,6 +3,8 @@
 // for it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import process from "node:process";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { cgroupSupport } from "../../local/_cgroup.ts";
@@ -99,6 +101,42 @@ for (const backend of ["bwrap", "landlock"] as const) {
         await executor[Symbol.asyncDispose]();
       }
       assert.deepEqual(standbys(backend), [], "disposal kills the standby");
+    });
+
+    it("cannot be handed a launch nor signalled by a confined command running meanwhile", {
+      skip,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: [backend],
+        defaultMode: "workspace-write",
+      });
+      await executor.run({ command: "true" });
+      await oneStandby(backend);
+      // It takes the standby; the next call starts cold, and a new standby waits after it.
+      const [name, flag] = STANDBY_TOKENS[backend].split("\0");
+      const text = flag === undefined ? name! : `${name} ${flag}`;
+      // The last character in brackets: the pattern does not match the command's own line.
+      const pattern = `${text.slice(0, -1)}[${text.slice(-1)}]`;
+      const meddler = await executor.start({
+        command: "exec > tried.txt 2>&1; sleep 1; for p in /proc/[0-9]*; do " +
+          `tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q -- ${
+            JSON.stringify(pattern)
+          } || continue; ` +
+          'echo "found ${p#/proc/}"; echo \'{"cwd":"/","args":[]}\' > $p/fd/0 && echo wrote; ' +
+          'kill -0 "${p#/proc/}" && echo signalled; done; exit 0',
+      });
+      await executor.run({ command: "true" });
+      const waiting = await oneStandby(backend);
+      await meddler.done;
+      const tried = readFileSync(join(workspace.root, "tried.txt"), "utf8");
+      assert.doesNotMatch(tried, /wrote|signalled/, tried);
+      // Without a pid namespace the command sees the launcher waiting, and is refused.
+      if (backend === "landlock") assert.match(tried, new RegExp(`found ${waiting}\n`), tried);
+      const next = await executor.run({ command: "echo fine" });
+      assert.equal(next.stdout.text, "fine\n", next.stderr.text);
+      assert.ok(!standbys(backend).includes(waiting), "the standby ran it");
     });
 
     it("holds the command in the cgroups it joined: a fork bomb meets the process limit", {
