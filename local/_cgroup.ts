@@ -330,6 +330,8 @@ interface Slot {
   cgroups: readonly HeldCgroup[];
   /** What was last written to each limit file. */
   written: Map<string, string>;
+  /** Its refusal and kill counts when its last command ended (the next one's baseline). */
+  counts: readonly number[];
 }
 
 /**
@@ -379,8 +381,11 @@ export class ExecutorCgroups {
       writeLimits(slot, limits);
       const made = slot;
       return new CommandCgroup(made.cgroups, this.#kill, {
-        counts: reused === undefined ? made.cgroups.map(() => 0) : eventCounts(made.cgroups),
-        release: () => this.#idle.push(made),
+        counts: made.counts,
+        release: (counts) => {
+          made.counts = counts;
+          this.#idle.push(made);
+        },
         write: (limits) => writeLimits(made, limits),
       });
     } catch (error) {
@@ -405,7 +410,7 @@ export class ExecutorCgroups {
   ): Promise<Slot> {
     const name = String(++this.#slots);
     const cgroups: HeldCgroup[] = [];
-    const slot: Slot = { key, cgroups, written: new Map() };
+    const slot: Slot = { key, cgroups, written: new Map(), counts: held.map(() => 0) };
     for (const limit of held) {
       const { version, dir } = this.#support[limit] as CgroupController;
       const folder = join(dir, this.#name);
@@ -502,8 +507,8 @@ export class CommandCgroup {
   readonly #kill: (pid: number) => void;
   /** The counts when the command got the cgroups (a reused slot's earlier commands' hits). */
   readonly #countsBefore: readonly number[];
-  /** Gives a reused slot back; absent for cgroups removed when the command settles. */
-  readonly #release: (() => void) | undefined;
+  /** Gives a reused slot back with its counts; absent for cgroups removed when the command settles. */
+  readonly #release: ((counts: readonly number[]) => void) | undefined;
   readonly #write: ((limits: ResourceLimits) => void) | undefined;
 
   /**
@@ -516,7 +521,7 @@ export class CommandCgroup {
     kill: (pid: number) => void,
     reuse?: {
       counts: readonly number[];
-      release: () => void;
+      release: (counts: readonly number[]) => void;
       write: (limits: ResourceLimits) => void;
     },
   ) {
@@ -558,8 +563,10 @@ export class CommandCgroup {
     // A process on its way out (a zombie, or inside exit()) is still listed: not counted.
     const left = new Set<number>();
     let survivors: number[] = [];
+    let counts: readonly number[] = [];
     try {
-      hit = this.hit();
+      counts = eventCounts(this.#cgroups);
+      hit = this.#hitSince(counts);
       for (const pid of this.#livePids()) left.add(pid);
       for (const pid of left) this.#kill(pid);
       const deadline = performance.now() + EMPTY_WAIT_MS;
@@ -569,6 +576,8 @@ export class CommandCgroup {
         pause = Math.min(pause * 2, 50);
         survivors = this.#livePids();
       }
+      // What was killed may have been counted meanwhile: not the next command's.
+      if (left.size > 0) counts = eventCounts(this.#cgroups);
     } catch (error) {
       return {
         hit,
@@ -577,7 +586,7 @@ export class CommandCgroup {
         censusFailed: `cannot read the command's cgroup (${messageOf(error)})`,
       };
     }
-    if (survivors.length === 0) this.#release?.();
+    if (survivors.length === 0) this.#release?.(counts);
     if (this.#release === undefined) {
       for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
         await removeCgroup(cgroup);
@@ -600,7 +609,10 @@ export class CommandCgroup {
    * got it, if any. Throws when a count cannot be read.
    */
   hit(): ResourceLimitHit | undefined {
-    const counts = eventCounts(this.#cgroups);
+    return this.#hitSince(eventCounts(this.#cgroups));
+  }
+
+  #hitSince(counts: readonly number[]): ResourceLimitHit | undefined {
     for (const [index, { limit }] of this.#cgroups.entries()) {
       if ((counts[index] ?? 0) > (this.#countsBefore[index] ?? 0)) {
         return {

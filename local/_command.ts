@@ -37,8 +37,11 @@ export interface Reaper {
 export type CommandReaping =
   | {
     control: ProcessControl;
-    /** The value of SHELLSEAM_WATCHDOG in the command's environment. */
-    marker: string;
+    /**
+     * The value of SHELLSEAM_WATCHDOG in the command's environment, by which
+     * the sweep finds its processes outside its session; absent where none can be.
+     */
+    marker?: string;
     /** `forkCount()` just after the program was spawned, when that was before now (a standby). */
     forksAtSpawn?: number | null;
   }

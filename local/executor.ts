@@ -630,7 +630,7 @@ export class LocalBashExecutor extends BashExecutor {
     }
     const running = new RunningCommand({
       control: this.#control,
-      marker,
+      ...(plan.pidNamespace === true ? {} : { marker }),
       ...(forksAtSpawn === undefined ? {} : { forksAtSpawn }),
       child,
       stdout: this.#collector(spec.stdoutMaxBytes),

@@ -98,6 +98,12 @@ export interface LaunchPlan {
    */
   limitsApplied?: boolean;
   /**
+   * True when every process of the launch lives in a pid namespace that
+   * ends with it (bwrap's): none can be outside its session once it ended,
+   * so the sweep after it does not look for them by their marker.
+   */
+  pidNamespace?: boolean;
+  /**
    * How this launch can run in a process started ahead of it (see
    * {@linkcode LaunchStandby}); the executor keeps one ready after a command
    * whose plan had one.

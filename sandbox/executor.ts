@@ -592,8 +592,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     );
     const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
     return {
-      limitsApplied: true,
+      // Planned without them (a subclass's planLaunch that does not pass them on), the executor applies them.
+      limitsApplied: limits !== undefined,
       ...(standby === undefined ? {} : { standby }),
+      ...(backend.name === "bwrap" && network === undefined ? { pidNamespace: true } : {}),
       launch: network === undefined
         ? wrapped
         : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),

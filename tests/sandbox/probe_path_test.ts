@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { BashExecSpec } from "../../seam/mod.ts";
-import type { Launch, LaunchPlan } from "../../local/mod.ts";
+import type { Launch, LaunchLimits, LaunchPlan } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { probeHere, tempWorkspace } from "./_fixtures.ts";
 
@@ -15,6 +15,55 @@ class Counting extends SandboxBashExecutor {
     return super.planLaunch(spec, launch);
   }
 }
+
+/** Keeps the plans it makes. */
+class Recording extends SandboxBashExecutor {
+  plans: LaunchPlan[] = [];
+  protected override async planLaunch(
+    spec: BashExecSpec,
+    launch: Launch,
+    limits?: LaunchLimits,
+  ): Promise<LaunchPlan> {
+    const plan = await super.planLaunch(spec, launch, limits);
+    this.plans.push(plan);
+    return plan;
+  }
+}
+
+describe("the sandbox's launch plan", () => {
+  it("applies the limits it is given, and leaves them to the executor when not given", {
+    skip: statuses.bwrap.works ? false : "bwrap does not work here",
+  }, async () => {
+    using workspace = tempWorkspace();
+    await using counting = new Counting({
+      workspaceRoot: workspace.root,
+      backends: ["bwrap"],
+      limits: { fileSizeBytes: 4096 },
+    });
+    const result = await counting.run({ command: "ulimit -f" });
+    assert.equal(result.stdout.text, "4\n", "an override that drops them still gets them");
+  });
+
+  for (const backend of ["bwrap", "landlock"] as const) {
+    it(`says whether the command lives in a pid namespace of its own (${backend})`, {
+      skip: statuses[backend].works ? false : `${backend} does not work here`,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = new Recording({ workspaceRoot: workspace.root, backends: [backend] });
+      await executor.run({ command: "true" });
+      await executor.run({
+        command: "true",
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      });
+      // Under Landlock a process that called setsid is found only by its marker.
+      assert.deepEqual(
+        executor.plans.map((plan) => plan.pidNamespace === true),
+        [backend === "bwrap", false],
+      );
+      assert.equal(executor.plans[0]?.limitsApplied, true);
+    });
+  }
+});
 
 describe("the sandbox's backend probe", () => {
   for (const backend of ["bwrap", "landlock"] as const) {
