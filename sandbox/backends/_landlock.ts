@@ -262,7 +262,9 @@ export function createLandlockBackend(
       // Written again when it was removed or changed, as before a cold launch;
       // Deno compiles it as the standby starts, before any command is handed over.
       if (landlockLauncherFile(dirname(setup.launcher)) !== setup.launcher) {
-        throw new Error(`The Landlock launcher is not at "${setup.launcher}"; create a new executor`);
+        throw new Error(
+          `The Landlock launcher is not at "${setup.launcher}"; create a new executor`,
+        );
       }
       return launcherLaunch([LAUNCHER_STANDBY_FLAG, ...cgroupProcs], "/");
     },
