@@ -61,6 +61,25 @@ export function sessionMembersBetween(sid: number, first: number, last: number):
   return members;
 }
 
+/**
+ * `pids` without the members of process group `pgid` (a signal to the
+ * group reaches those already); a pid whose group cannot be read is kept.
+ */
+export function outsideGroup(pids: readonly number[], pgid: number): number[] {
+  return pids.filter((pid) => {
+    let stat: string | null;
+    try {
+      stat = readProcFile(pid, "stat");
+    } catch {
+      return true;
+    }
+    const group = stat === null
+      ? undefined
+      : stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3)[2];
+    return group !== String(pgid);
+  });
+}
+
 /** `/proc/<pid>/<file>`, or null when the process has ended; throws for anything else. */
 function readProcFile(pid: number, file: string): string | null {
   // Most pids read by number are gone: a failed read would build an error for each.

@@ -1,6 +1,6 @@
 import type { StrayReport } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
-import { forkCount } from "./_census.ts";
+import { forkCount, outsideGroup } from "./_census.ts";
 import type { KillSignal, ProcessControl } from "./_control.ts";
 
 /** How long processes that got SIGKILL may take to disappear before they count as survivors. */
@@ -188,8 +188,11 @@ export class GroupReaper {
 
   #signal(signal: KillSignal, members: readonly number[]): void {
     // Until the launcher has called setsid() there is no group to signal yet,
-    // so the program itself is signalled too while it is alive.
-    const targets = [...(this.#leaderAlive ? [this.#sid] : []), -this.#sid, ...members];
+    // so the program itself is signalled while it is alive; once there is,
+    // the group alone, with the members that left it: a process signalled
+    // twice may run its trap twice.
+    const head = this.#leaderAlive && !this.#control.exists(-this.#sid) ? this.#sid : -this.#sid;
+    const targets = [head, ...outsideGroup(members, this.#sid)];
     // A signal that could not be sent leaves its target alive, and the census
     // that follows every signal reports it as a survivor.
     this.#control.signal(signal, targets).catch(() => {});

@@ -7,6 +7,7 @@ import {
   forkCount,
   inPidInterval,
   liveSession,
+  outsideGroup,
   processesWithEnv,
   processesWithEnvBetween,
   recentProcessesWithEnv,
@@ -132,6 +133,21 @@ describe("sessionMembersBetween and processesWithEnvBetween", () => {
       await child.exited;
     }
     assert.deepEqual(sessionMembersBetween(child.pid, child.pid, child.pid), []);
+  });
+});
+
+describe("outsideGroup", () => {
+  it("leaves out the members of the group (a signal to it reaches them), keeps the rest", async () => {
+    const token = marker();
+    const child = await spawnSleep(token);
+    try {
+      assert.deepEqual(outsideGroup([child.pid], child.pid), []);
+      assert.deepEqual(outsideGroup([child.pid], child.pid + 1), [child.pid]);
+    } finally {
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+    }
+    assert.deepEqual(outsideGroup([child.pid], child.pid), [child.pid], "gone: kept, harmless");
   });
 });
 

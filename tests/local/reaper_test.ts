@@ -81,8 +81,8 @@ describe("GroupReaper", () => {
     const reaper = new GroupReaper(new ProcessControl(recording, null), sid, 300);
     reaper.terminate();
     reaper.terminate();
-    // The program itself too: before it calls setsid() there is no group yet.
-    const term: [number, string][] = [[sid, "SIGTERM"], [-sid, "SIGTERM"]];
+    // Its group exists (the probe says so): the group alone, so no process gets it twice.
+    const term: [number, string][] = [[-sid, "0"], [-sid, "SIGTERM"]];
     assert.deepEqual(sent, term);
     await new Promise((done) => setTimeout(done, 150));
     reaper.terminate();
@@ -94,6 +94,22 @@ describe("GroupReaper", () => {
     }
     // Once the program was reaped its pid may be reused: only the group gets SIGKILL.
     assert.deepEqual(sent, [...term, [-sid, "SIGKILL"]]);
+    reaper.dispose();
+  });
+
+  it("signals the program itself until it has made its group, never both", () => {
+    const sent: [number, string][] = [];
+    const groupless: Runtime = {
+      ...runtime,
+      kill: (pid, signal) => {
+        sent.push([pid, String(signal)]);
+        return signal !== 0;
+      },
+    };
+    const sid = 2 ** 22 + 778;
+    const reaper = new GroupReaper(new ProcessControl(groupless, null), sid, 60_000);
+    reaper.terminate();
+    assert.deepEqual(sent, [[-sid, "0"], [sid, "SIGTERM"]]);
     reaper.dispose();
   });
 
