@@ -13,14 +13,54 @@ const PF_EXITING = 0x4;
  * is still "R" or "D" for a moment; its PF_EXITING flag says it is leaving.
  */
 export function liveSession(stat: string): number | null {
-  // Fields after the parenthesised command name: state ppid pgrp session tty_nr tpgid flags.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 7);
+  const fields = statFields(stat);
   const state = fields[0];
   const flags = Number(fields[6]);
   if (state === undefined || state === "Z" || state === "X" || state === "x") return null;
   if (!Number.isInteger(flags) || (flags & PF_EXITING) !== 0) return null;
   const session = Number(fields[3]);
   return Number.isInteger(session) ? session : null;
+}
+
+/**
+ * The fields of a `/proc/<pid>/stat` line after the parenthesised command
+ * name, up to the flags: state ppid pgrp session tty_nr tpgid flags.
+ */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ", 7);
+}
+
+/** Which pids a census reads: those a listing of /proc gives (`among` admits), or a range by number. */
+type Among = ((pid: number) => boolean) | { first: number; last: number };
+
+/**
+ * The processes that pass `test`: from a listing of /proc (those `among`
+ * admits), or the pids of a range read by their numbers (cheaper for a few).
+ * A thread's id reads like a process there, though /proc does not list it:
+ * only thread group leaders count. Throws when /proc cannot be read.
+ */
+function censusOf(test: (pid: number) => boolean, among?: Among): number[] {
+  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
+  const found: number[] = [];
+  if (among !== undefined && typeof among !== "function") {
+    for (let pid = among.first; pid <= among.last; pid++) {
+      if (test(pid) && isThreadGroupLeader(pid)) found.push(pid);
+    }
+    return found;
+  }
+  for (const name of readdirSync("/proc")) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const pid = Number(name);
+    if ((among === undefined || among(pid)) && test(pid)) found.push(pid);
+  }
+  return found;
+}
+
+/** Whether `pid` is live and in session `sid`. */
+function inSession(pid: number, sid: number): boolean {
+  const stat = readProcFile(pid, "stat");
+  return stat !== null && liveSession(stat) === sid;
 }
 
 /**
@@ -31,17 +71,7 @@ export function liveSession(stat: string): number | null {
  * ends while it is read is skipped.
  */
 export function sessionMembers(sid: number, among?: (pid: number) => boolean): number[] {
-  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
-  const members: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    const first = name.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const pid = Number(name);
-    if (among !== undefined && !among(pid)) continue;
-    const stat = readProcFile(pid, "stat");
-    if (stat !== null && liveSession(stat) === sid) members.push(pid);
-  }
-  return members;
+  return censusOf((pid) => inSession(pid, sid), among);
 }
 
 /**
@@ -51,14 +81,7 @@ export function sessionMembers(sid: number, among?: (pid: number) => boolean): n
  * only thread group leaders count. Throws like {@linkcode sessionMembers}.
  */
 export function sessionMembersBetween(sid: number, first: number, last: number): number[] {
-  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
-  const members: number[] = [];
-  for (let pid = first; pid <= last; pid++) {
-    const stat = readProcFile(pid, "stat");
-    if (stat === null || liveSession(stat) !== sid) continue;
-    if (isThreadGroupLeader(pid)) members.push(pid);
-  }
-  return members;
+  return censusOf((pid) => inSession(pid, sid), { first, last });
 }
 
 /**
@@ -73,10 +96,7 @@ export function outsideGroup(pids: readonly number[], pgid: number): number[] {
     } catch {
       return true;
     }
-    const group = stat === null
-      ? undefined
-      : stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3)[2];
-    return group !== String(pgid);
+    return stat === null || statFields(stat)[2] !== String(pgid);
   });
 }
 
@@ -101,17 +121,8 @@ function readProcFile(pid: number, file: string): string | null {
  * skipped.
  */
 export function processesWithEnv(entry: string, among?: (pid: number) => boolean): number[] {
-  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
   const needle = `\0${entry}\0`;
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    const first = name.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const pid = Number(name);
-    if (among !== undefined && !among(pid)) continue;
-    if (carries(pid, needle)) found.push(pid);
-  }
-  return found;
+  return censusOf((pid) => carries(pid, needle), among);
 }
 
 /**
@@ -120,13 +131,8 @@ export function processesWithEnv(entry: string, among?: (pid: number) => boolean
  * thread's id, which reads like its process there, is not counted.
  */
 export function processesWithEnvBetween(entry: string, first: number, last: number): number[] {
-  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
   const needle = `\0${entry}\0`;
-  const found: number[] = [];
-  for (let pid = first; pid <= last; pid++) {
-    if (carries(pid, needle) && isThreadGroupLeader(pid)) found.push(pid);
-  }
-  return found;
+  return censusOf((pid) => carries(pid, needle), { first, last });
 }
 
 /** The kernel's PF_KTHREAD task flag: a kernel thread, whose environment is always empty. */
@@ -163,7 +169,7 @@ function carries(pid: number, needle: string): boolean {
 function inExec(pid: number): boolean {
   const stat = readProcFile(pid, "stat");
   if (stat === null || liveSession(stat) === null) return false;
-  const flags = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ", 7)[6]);
+  const flags = Number(statFields(stat)[6]);
   return (flags & PF_KTHREAD) === 0;
 }
 
@@ -237,36 +243,37 @@ function pidsSinceSpawn(
   return last === undefined ? undefined : { first: sid, last };
 }
 
-/** Whether the pids from `first` to `last` are few enough to read one by one. */
-function fewPids(range: { first: number; last: number }): boolean {
-  return range.first <= range.last && range.last - range.first < READ_ONE_BY_ONE;
+/**
+ * Which pids to read for the descendants of the process spawned as `sid`:
+ * those handed out since (one by one when they are few, else from a listing
+ * of /proc), or every process when that cannot be known.
+ */
+function sinceSpawn(sid: number, forksAtSpawn: number | null): Among | undefined {
+  const range = pidsSinceSpawn(sid, forksAtSpawn);
+  if (range === undefined) return undefined;
+  if (range.first <= range.last && range.last - range.first < READ_ONE_BY_ONE) return range;
+  return (pid) => inPidInterval(pid, range.first, range.last);
 }
 
 /**
  * Live members of session `sid` (its leader's pid), reading only the pids
- * handed out since the leader was spawned: one by one when they are few,
- * else from a listing of /proc.
+ * handed out since the leader was spawned ({@linkcode forkCount} just after
+ * it is `forksAtSpawn`).
  */
 export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
-  const range = pidsSinceSpawn(sid, forksAtSpawn);
-  if (range === undefined) return sessionMembers(sid);
-  if (fewPids(range)) return sessionMembersBetween(sid, range.first, range.last);
-  return sessionMembers(sid, (pid) => inPidInterval(pid, range.first, range.last));
+  return censusOf((pid) => inSession(pid, sid), sinceSpawn(sid, forksAtSpawn));
 }
 
 /**
  * Live processes carrying the environment entry `entry` among the pids
  * handed out since the process `sid` was spawned (its descendants that left
- * its session are among them): one by one when they are few, else from a
- * listing of /proc.
+ * its session are among them).
  */
 export function recentProcessesWithEnv(
   entry: string,
   sid: number,
   forksAtSpawn: number | null,
 ): number[] {
-  const range = pidsSinceSpawn(sid, forksAtSpawn);
-  if (range === undefined) return processesWithEnv(entry);
-  if (fewPids(range)) return processesWithEnvBetween(entry, range.first, range.last);
-  return processesWithEnv(entry, (pid) => inPidInterval(pid, range.first, range.last));
+  const needle = `\0${entry}\0`;
+  return censusOf((pid) => carries(pid, needle), sinceSpawn(sid, forksAtSpawn));
 }

@@ -501,35 +501,31 @@ function eventCounts(cgroups: readonly HeldCgroup[]): number[] {
 /** How long the processes killed in a command's cgroups get to be gone before they count as survivors. */
 const EMPTY_WAIT_MS = 500;
 
+/** What a command's cgroups know of the slot they belong to. */
+export interface SlotUse {
+  /** The refusal and kill counts when the command got them. */
+  counts: readonly number[];
+  /** Gives them back, emptied, with their counts then. */
+  release: (counts: readonly number[]) => void;
+  /** Writes another command's limits to them. */
+  write: (limits: ResourceLimits) => void;
+}
+
 /** One command's cgroups. */
 export class CommandCgroup {
   readonly #cgroups: readonly HeldCgroup[];
   readonly #kill: (pid: number) => void;
-  /** The counts when the command got the cgroups (a reused slot's earlier commands' hits). */
-  readonly #countsBefore: readonly number[];
-  /** Gives a reused slot back with its counts; absent for cgroups removed when the command settles. */
-  readonly #release: ((counts: readonly number[]) => void) | undefined;
-  readonly #write: ((limits: ResourceLimits) => void) | undefined;
+  readonly #slot: SlotUse;
 
   /**
-   * `reuse`: the cgroups were used before, and go back to the pool when
-   * emptied (their counts at the start are the baseline for {@linkcode hit});
-   * without it they are removed when the command settles.
+   * `slot`: the counts when the command got the cgroups (their earlier
+   * commands' hits, the baseline for {@linkcode hit}), how to give them back
+   * emptied, and how to write another command's limits.
    */
-  constructor(
-    cgroups: readonly HeldCgroup[],
-    kill: (pid: number) => void,
-    reuse?: {
-      counts: readonly number[];
-      release: (counts: readonly number[]) => void;
-      write: (limits: ResourceLimits) => void;
-    },
-  ) {
+  constructor(cgroups: readonly HeldCgroup[], kill: (pid: number) => void, slot: SlotUse) {
     this.#cgroups = cgroups;
     this.#kill = kill;
-    this.#countsBefore = reuse?.counts ?? cgroups.map(() => 0);
-    this.#release = reuse?.release;
-    this.#write = reuse?.write;
+    this.#slot = slot;
   }
 
   /**
@@ -537,7 +533,7 @@ export class CommandCgroup {
    * from a standby that joined them; throws when they cannot be written.
    */
   setLimits(limits: ResourceLimits): void {
-    this.#write?.(limits);
+    this.#slot.write(limits);
   }
 
   /** The `cgroup.procs` files the command's launcher writes its pid to. */
@@ -586,12 +582,7 @@ export class CommandCgroup {
         censusFailed: `cannot read the command's cgroup (${messageOf(error)})`,
       };
     }
-    if (survivors.length === 0) this.#release?.(counts);
-    if (this.#release === undefined) {
-      for (const cgroup of new Set(this.#cgroups.map(({ cgroup }) => cgroup))) {
-        await removeCgroup(cgroup);
-      }
-    }
+    if (survivors.length === 0) this.#slot.release(counts);
     return { hit, killed: left.size - survivors.length, survivors };
   }
 
@@ -614,7 +605,7 @@ export class CommandCgroup {
 
   #hitSince(counts: readonly number[]): ResourceLimitHit | undefined {
     for (const [index, { limit }] of this.#cgroups.entries()) {
-      if ((counts[index] ?? 0) > (this.#countsBefore[index] ?? 0)) {
+      if ((counts[index] ?? 0) > (this.#slot.counts[index] ?? 0)) {
         return {
           limit: limit === "processes" ? "processes" : "memory",
           evidence: "cgroup",

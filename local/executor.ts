@@ -606,7 +606,7 @@ export class LocalBashExecutor extends BashExecutor {
       else await cgroup?.close();
       throw error;
     }
-    const hits: { hit?: ResourceLimitHit } | null = cgroup === null ? null : {};
+    const hits: { hit?: ResourceLimitHit } = {};
     let child: SpawnedChild;
     let forksAtSpawn: number | null | undefined;
     if (standby !== undefined && plan.standby !== undefined) {
@@ -641,7 +641,7 @@ export class LocalBashExecutor extends BashExecutor {
       keepStdinOpen,
       ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
-      ...(cgroup === null || hits === null ? {} : {
+      ...(cgroup === null ? {} : {
         afterSweep: async () => {
           const { hit, ...strays } = await (cgroup as CommandCgroup).close();
           if (hit !== undefined) hits.hit = hit;
@@ -672,7 +672,7 @@ export class LocalBashExecutor extends BashExecutor {
       plan,
       limits,
       applied: appliedLimits(limits, confined, support),
-      cgroup: hits,
+      cgroup: cgroup === null ? null : hits,
     };
   }
 

@@ -131,6 +131,13 @@ const WRAPPER_FAILURE_EXIT = 125;
 const WRAPPER_NAME = "shellseam-bwrap";
 
 /**
+ * Closes every descriptor above 2 that the shell inherited: one the runtime
+ * left without close-on-exec would reach into the sandbox.
+ */
+const CLOSE_INHERITED =
+  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ';
+
+/**
  * Runs outside the sandbox, before bwrap: applies the command's limits
  * (`APPLY_LIMITS`: joins its cgroups and sets its rlimits, which bwrap and
  * everything in the sandbox inherit), closes every descriptor above 2
@@ -143,9 +150,8 @@ const WRAPPER_NAME = "shellseam-bwrap";
  * the environment (`-p`), and no rc file (`--norc --noprofile`: a bash
  * whose stdin is a socket, as Node gives a piped stdin, reads `~/.bashrc`).
  */
-const WRAPPER = APPLY_LIMITS +
-  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; ' +
-  'done; if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' +
+const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
+  'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
@@ -165,11 +171,11 @@ const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
  * environment, so bash reads in the C locale: `read -N` counts bytes, and
  * reads exactly them.
  */
-const STANDBY = APPLY_LIMITS +
-  'b=$5; s=$6; for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && ' +
-  'eval "exec $fd>&-"; done; exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
+const STANDBY = APPLY_LIMITS + "b=$5; s=$6; " + CLOSE_INHERITED +
+  'exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
   '8< <(printf "$4"); IFS=" " read -r r n l && IFS= read -r -N "$n" c && ' +
-  `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; exit 125; }; ` +
+  `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; ` +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
   "set -f; set -- $l; set +f; " + APPLY_LIMITS +
   'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
   `8<&-; shopt -s execfail; exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +

@@ -243,6 +243,7 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
       const strays = await new CommandCgroup(
         [{ limit: "processes", version: 2, cgroup: root }],
         () => {},
+        { counts: [0], release: () => assert.fail("released unread"), write: () => {} },
       ).close();
       assert.match(strays.censusFailed ?? "", /^cannot read the command's cgroup \(.*EISDIR/);
     } finally {

@@ -6,11 +6,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { cgroupSupport } from "../../local/_cgroup.ts";
 import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
 import { pause, processesWith } from "../local/_helpers.ts";
-import { probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+import { executorFor, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const support = cgroupSupport();
@@ -53,9 +52,7 @@ for (const backend of ["bwrap", "landlock"] as const) {
       skip,
     }, async () => {
       using workspace = tempWorkspace();
-      const executor = new SandboxBashExecutor({
-        workspaceRoot: workspace.root,
-        backends: [backend],
+      const executor = executorFor(backend, workspace, {
         defaultMode: "read-only",
       });
       try {
@@ -107,9 +104,7 @@ for (const backend of ["bwrap", "landlock"] as const) {
       skip,
     }, async () => {
       using workspace = tempWorkspace();
-      await using executor = new SandboxBashExecutor({
-        workspaceRoot: workspace.root,
-        backends: [backend],
+      await using executor = executorFor(backend, workspace, {
         defaultMode: "workspace-write",
       });
       await executor.run({ command: "true" });
@@ -143,9 +138,7 @@ for (const backend of ["bwrap", "landlock"] as const) {
       skip,
     }, async () => {
       using workspace = tempWorkspace();
-      await using executor = new SandboxBashExecutor({
-        workspaceRoot: workspace.root,
-        backends: [backend],
+      await using executor = executorFor(backend, workspace, {
         defaultMode: "read-only",
         limits: { processes: 64 },
       });
