@@ -31,7 +31,12 @@ export {
 export { folderNames } from "./_listing.ts";
 export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";
-export { makePrivateDir, otherPrivateDirs, privateParents } from "./_private_dir.ts";
+export {
+  isOwnDirectory,
+  makePrivateDir,
+  otherPrivateDirs,
+  privateParents,
+} from "./_private_dir.ts";
 export { LocalBashProcess } from "./_process.ts";
 export { commandResult } from "./_run_result.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";

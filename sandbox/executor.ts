@@ -29,6 +29,7 @@ import {
   CONFINED_DEFAULT_LIMITS,
   findOnPath,
   findSetsid,
+  isOwnDirectory,
   LOCAL_CONFIG_KEYS,
   mergeLimits,
   otherPrivateDirs,
@@ -934,7 +935,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
             "sandbox has no TMPDIR and nothing was run; create a new executor",
         );
       }
-      mkdirSync(path, { mode: 0o700 });
+      try {
+        mkdirSync(path, { mode: 0o700 });
+      } catch (error) {
+        // Made meanwhile (the private folder's own restoring, or another launch's).
+        if ((error as { code?: string }).code !== "EEXIST" || !isOwnDirectory(path)) throw error;
+      }
     }
   }
 

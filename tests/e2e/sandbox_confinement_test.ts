@@ -192,6 +192,17 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(later.sandbox?.runnerFailed, false);
       assert.ok(later.stdout.text.startsWith("x\n1\n"));
       assert.equal(later.stdout.spillComplete, true);
+      // Two launches that both find it gone both make it again, whichever comes first.
+      await executor.run(executor.resolve({
+        command: `rm -rf '${privateDir}'`,
+        sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+      }));
+      const both = await Promise.all(
+        [1, 2].map((n) =>
+          executor.run(executor.resolve({ command: `echo ${n} > "$TMPDIR/${n}"` }))
+        ),
+      );
+      assert.deepEqual(both.map((result) => result.exitCode), [0, 0], both[1]?.stderr.text);
     });
 
     it("workspace-write lands a file inside the workspace, not beside it nor in $HOME", async () => {
