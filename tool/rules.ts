@@ -1,6 +1,8 @@
 import { BashConfigError } from "../seam/mod.ts";
-import { readCommandLine, type SimpleCommand } from "./_shell.ts";
-import { commandsRun, programName } from "./_wrappers.ts";
+import { variableRunsCode } from "./_code_variables.ts";
+import { optionReadings, type Reading } from "./_global_options.ts";
+import { readCommandLine } from "./_shell.ts";
+import { commandsRun, programName, type RunCommand } from "./_wrappers.ts";
 
 /** What a rule says about a command: run it, ask a person first, or never run it. */
 export type CommandDecision = "allow" | "ask" | "deny";
@@ -100,7 +102,7 @@ export function checkCommandRules(
   unmatched: CommandDecision,
 ): CommandRuleVerdict {
   const read = readCommandLine(commandLine);
-  const commands: SimpleCommand[] = [];
+  const commands: RunCommand[] = [];
   if (read.ok) {
     for (const command of read.commands) {
       const run = commandsRun(command);
@@ -112,7 +114,15 @@ export function checkCommandRules(
   } else {
     return { decision: "ask", reason: `the command line cannot be fully read: ${read.reason}` };
   }
-  const verdicts = commands.map((command) => verdictFor(command, rules, unmatched));
+  const lineWide = lineWideVariable(commands);
+  const verdicts = commands.flatMap((command) => {
+    if (command.words.length === 0) return [];
+    const verdict = verdictFor(command, rules, unmatched, lineWide);
+    // A runner is judged by what it runs, and by its own rules only where they deny or ask.
+    const onlyHandsOn = command.handsOn === true &&
+      (verdict.decision === "allow" || verdict.rule === undefined);
+    return onlyHandsOn ? [] : [verdict];
+  });
   for (const decision of ["deny", "ask"] as const) {
     const decided = verdicts.find((verdict) => verdict.decision === decision);
     if (decided !== undefined) return decided;
@@ -120,14 +130,47 @@ export function checkCommandRules(
   return verdicts[0] ?? { decision: "allow", reason: "the command line runs no command" };
 }
 
+/** Programs whose `NAME=value` words set variables for the rest of the line. */
+const DECLARES = new Set(["export", "declare", "typeset", "readonly", "local"]);
+
+/**
+ * Why no command of the line can satisfy an allow rule because of a variable
+ * set for the rest of the line (`PATH=/tmp/x; ls`, `export LD_PRELOAD=...`).
+ */
+function lineWideVariable(commands: readonly RunCommand[]): string | undefined {
+  for (const { words, assigned } of commands) {
+    const [program, ...args] = words;
+    const names = program === undefined
+      ? assigned ?? []
+      : typeof program === "string" && DECLARES.has(programName(program))
+      ? args.flatMap((arg) => /^[A-Za-z_][A-Za-z0-9_]*/.exec(arg ?? "")?.[0] ?? [])
+      : [];
+    const name = names.find(variableRunsCode);
+    if (name !== undefined) return `the line sets ${name}, which can make a program run other code`;
+  }
+  return undefined;
+}
+
 function verdictFor(
-  command: SimpleCommand,
+  command: RunCommand,
   rules: readonly CommandRule[],
   unmatched: CommandDecision,
+  lineWide: string | undefined,
 ): CommandRuleVerdict {
+  const variable = command.assigned?.find(variableRunsCode);
+  const setsCode = lineWide ??
+    (variable === undefined ? undefined : `it sets ${variable}, which can make it run other code`);
+  const literal: Reading = { words: command.words, raw: command.raw };
+  const readings = [literal, ...optionReadings(command.words, command.raw)].map((reading) =>
+    setsCode === undefined || reading.notAllowable !== undefined
+      ? reading
+      : { ...reading, notAllowable: setsCode }
+  );
+  const tail = command.runtimeTail === true;
   let maybe: CommandRuleVerdict | undefined;
+  let blocked: string | undefined;
   for (const rule of rules) {
-    const match = matches(rule, command);
+    const { match, notAllowable } = matches(rule, readings, tail);
     if (match === "yes") {
       // A rule that may have matched earlier still asks, unless this one denies.
       if (maybe !== undefined && rule.decision !== "deny") return maybe;
@@ -146,21 +189,57 @@ function verdictFor(
         reason: `it may match ${describeRule(rule)} once its words are expanded`,
       };
     }
+    if (notAllowable !== undefined) {
+      blocked ??= `${describeRule(rule)} does not apply: ${notAllowable}`;
+    }
   }
-  return maybe ?? { decision: unmatched, command: command.text, reason: "no rule matched" };
+  return maybe ?? {
+    decision: unmatched,
+    command: command.text,
+    reason: blocked === undefined ? "no rule matched" : `no rule matched (${blocked})`,
+  };
 }
 
-function matches(rule: CommandRule, { words, raw }: SimpleCommand): Match {
+/**
+ * How `rule` matches a command read in each of `readings` (as written, and
+ * with its global options set aside). A deny or ask rule matches in any
+ * reading; an allow rule only in a reading that can satisfy it, and
+ * otherwise says why it does not apply.
+ */
+function matches(
+  rule: CommandRule,
+  readings: readonly Reading[],
+  tail: boolean,
+): { match: Match; notAllowable?: string } {
+  let best: Match = "no";
+  let notAllowable: string | undefined;
+  for (const reading of readings) {
+    const match = matchReading(rule, reading, tail);
+    if (rule.decision === "allow" && reading.notAllowable !== undefined) {
+      if (match !== "no") notAllowable ??= reading.notAllowable;
+      continue;
+    }
+    if (match === "yes") return { match };
+    if (match === "maybe") best = "maybe";
+  }
+  return notAllowable === undefined ? { match: best } : { match: best, notAllowable };
+}
+
+/**
+ * How `rule` matches one reading. With `tail`, more words known only at run
+ * time follow the reading's words, so a prefix word past them may match.
+ */
+function matchReading(rule: CommandRule, { words, raw }: Reading, tail: boolean): Match {
   if (rule.program !== undefined) {
     const first = words[0];
-    if (first === undefined) return "no";
+    if (first === undefined) return tail ? "maybe" : "no";
     return first === null ? "maybe" : programName(first) === rule.program ? "yes" : "no";
   }
   if (rule.prefix !== undefined) {
     let result: Match = "yes";
     for (const [index, expected] of rule.prefix.entries()) {
       const word = words[index];
-      if (word === undefined) return "no";
+      if (word === undefined) return tail ? "maybe" : "no";
       if (word === null) {
         result = "maybe";
         continue;
