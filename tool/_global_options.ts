@@ -26,7 +26,12 @@ export interface Reading {
   raw: string[];
   /** Why this reading cannot satisfy a word of an allow rule; absent when it can. */
   notAllowable?: string;
+  /** Any words may follow (the options were too many to read). */
+  openEnd?: boolean;
 }
+
+/** The most option words read before a command is judged by its program alone. */
+const MAX_OPTION_WORDS = 64;
 
 /** The global options of one program. */
 interface Grammar {
@@ -276,6 +281,17 @@ export function optionReadings(words: (string | null)[], raw: string[]): Reading
         ...(here.renamed === true || renamed ? { renamed: true } : {}),
       });
     };
+    if (step.at > MAX_OPTION_WORDS) {
+      // A real command has a handful; hundreds would make the readings grow as their square.
+      const why = `${programName(program)} has more than ${MAX_OPTION_WORDS} option words`;
+      readings.set("open", {
+        words: [program],
+        raw: [raw[0] ?? program],
+        notAllowable: why,
+        openEnd: true,
+      });
+      break;
+    }
     const word = words[step.at];
     const rest = words.slice(step.at);
     const restRaw = raw.slice(step.at);

@@ -229,7 +229,9 @@ function matches(
  * How `rule` matches one reading. With `tail`, more words known only at run
  * time follow the reading's words, so a prefix word past them may match.
  */
-function matchReading(rule: CommandRule, { words, raw }: Reading, tail: boolean): Match {
+function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean): Match {
+  const { words, raw } = reading;
+  const tail = runtimeTail || reading.openEnd === true;
   if (rule.program !== undefined) {
     const first = words[0];
     if (first === undefined) return tail ? "maybe" : "no";

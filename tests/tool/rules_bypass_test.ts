@@ -98,6 +98,9 @@ const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
   ["README", "git --frobnicate status", "ask"],
   ["README", "git $OPTS status", "ask"],
   ["PERMISSIVE", "git --frobnicate status", "allow"],
+  // so many options that they are not read: a deny asks, an allow never applies
+  ["README", `git ${"--frobnicate ".repeat(70)}push --force`, "ask"],
+  ["README", `git ${"-C . ".repeat(40)}status`, "ask"],
   // git options that run another program never satisfy an allow after the program
   ["README", "git -c core.pager=sh status", "ask"],
   ["README", "git -c core.fsmonitor='rm -rf ~' status", "ask"],
