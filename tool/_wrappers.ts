@@ -409,9 +409,13 @@ function shellCommand(name: string, args: SimpleCommand): RunCommands {
     if (arg.startsWith("--")) continue;
     return { ok: true, commands: [] };
   }
-  // Words read at run time may still give options, `-c` among them.
+  return noCommandLine(args);
+}
+
+/** A shell, `script` or `su` given no command line; words read at run time may still give one. */
+function noCommandLine(args: SimpleCommand): RunCommands {
   return args.runtimeTail === true
-    ? { ok: false, reason: `"${args.text}" is handed options read only at run time` }
+    ? { ok: false, reason: `"${args.text}" is handed words read only at run time` }
     : { ok: true, commands: [] };
 }
 
@@ -450,9 +454,7 @@ function commandOption(name: string, args: SimpleCommand): RunCommands {
       return scriptOf(name, short[1] === "" ? words[index + 1] : short[1], args);
     }
   }
-  return args.runtimeTail === true
-    ? { ok: false, reason: `"${args.text}" is handed words read only at run time` }
-    : { ok: true, commands: [] };
+  return noCommandLine(args);
 }
 
 /** `find ... -exec CMD ARGS... ;` (or `+`): each CMD ARGS is a command; `{}` is a found path. */

@@ -37,17 +37,13 @@ const PERMISSIVE: CommandRule[] = [
 
 /** Subcommands of the other programs whose global options we know. */
 const TOOLS: CommandRule[] = [
-  ...["npm", "pnpm", "yarn", "cargo"].map((program): CommandRule => ({
-    decision: "deny",
-    prefix: [program, "publish"],
-  })),
+  ...["npm", "pnpm", "yarn", "cargo"].flatMap((program): CommandRule[] => [
+    { decision: "deny", prefix: [program, "publish"] },
+    { decision: "allow", prefix: [program, "test"] },
+  ]),
   { decision: "deny", prefix: ["docker", "push"] },
   { decision: "deny", prefix: ["kubectl", "delete"] },
   { decision: "deny", prefix: ["python3", "-m", "pip"] },
-  ...["npm", "pnpm", "yarn", "cargo"].map((program): CommandRule => ({
-    decision: "allow",
-    prefix: [program, "test"],
-  })),
   { decision: "allow", prefix: ["docker", "ps"] },
   { decision: "allow", prefix: ["kubectl", "get"] },
   { decision: "allow", prefix: ["python3", "-m", "pytest"] },
