@@ -64,7 +64,7 @@ interface Grammar {
  * ...) may.
  */
 const GIT_PLAIN_KEYS =
-  /^(user\.(name|email)|color\.[a-z.]+|core\.(quotepath|autocrlf|safecrlf|filemode)|advice\.[a-z]+|init\.defaultbranch|(commit|tag)\.gpgsign|pull\.(rebase|ff)|safe\.directory|gc\.auto|log\.[a-z]+)$/;
+  /^(user\.(name|email)|color\.[a-z.]+|core\.(quotepath|autocrlf|safecrlf|filemode)|advice\.[a-z]+|init\.defaultbranch|(commit|tag)\.gpgsign|pull\.(rebase|ff)|gc\.auto|log\.[a-z]+)$/;
 
 function gitConfigValue(flag: string, value: string | null): string | undefined {
   if (flag !== "-c" && flag !== "--config-env") return undefined;
@@ -326,6 +326,17 @@ export function optionReadings(words: (string | null)[], raw: string[]): Reading
         flag = short;
         value = word.slice(word[2] === "=" ? 3 : 2);
       }
+    }
+    // Bundled switches may end with an option that starts what runs: `python3 -um pip`.
+    const bundledStart = !long && grammar.bundled === true
+      ? /^-([A-Za-z]+)([A-Za-z])$/.exec(word)
+      : null;
+    if (
+      bundledStart !== null && grammar.starts?.includes(`-${bundledStart[2]}`) &&
+      [...bundledStart[1]!].every((letter) => grammar.switches.includes(`-${letter}`))
+    ) {
+      flag = `-${bundledStart[2]}`;
+      value = undefined;
     }
     if (grammar.starts?.includes(flag)) {
       // `python -mpip` reads as `python -m pip`.

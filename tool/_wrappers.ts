@@ -174,8 +174,11 @@ const RUNNERS: Record<string, RunnerOptions> = {
   },
 };
 
-/** Runners that change who runs the command: judged as themselves too. */
-const PRIVILEGED = new Set(["sudo", "doas", "su"]);
+/**
+ * Programs that run a command but are judged as themselves too: those that
+ * change who runs it, and `find`, which acts on its own (`-delete`).
+ */
+const JUDGED_TOO = new Set(["sudo", "doas", "su", "find"]);
 
 /** Shells whose `-c STRING` is a command line of its own. */
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox"]);
@@ -218,7 +221,7 @@ export function commandsRun(command: SimpleCommand, depth = 0): RunCommands {
   const inner = innerCommands(name, { ...command, words: args, raw: command.raw.slice(1) });
   if (!inner.ok) return inner;
   const commands: RunCommand[] = [
-    inner.commands.length > 0 && !PRIVILEGED.has(name) ? { ...command, handsOn: true } : command,
+    inner.commands.length > 0 && !JUDGED_TOO.has(name) ? { ...command, handsOn: true } : command,
   ];
   for (const each of inner.commands) {
     // What a runner runs has the runner's variables; a bash -c string's commands keep their own.

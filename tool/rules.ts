@@ -10,11 +10,14 @@ export type CommandDecision = "allow" | "ask" | "deny";
 /**
  * One command rule. It matches a simple command by exactly one of: the
  * leading words (`prefix: ["git", "push"]`; the first word also matches by
- * its program name, so `/usr/bin/git push` matches), the program name
- * (`program: "rm"`), or a regular expression over the command's words joined
- * by single spaces (`pattern`; a word known only at run time, such as `$X`
- * or a glob, is matched as written, so a `deny` that must hold whatever
- * expands should be a `prefix` or `program` rule).
+ * its program name, so `/usr/bin/git push` matches, and the words also match
+ * after the global options of programs whose grammar is known, so
+ * `git -C . push` matches), the program name (`program: "rm"`), or a regular
+ * expression over the command's words joined by single spaces (`pattern`; a
+ * word known only at run time, such as `$X` or a glob, is matched as
+ * written, so a `deny` that must hold whatever expands should be a `prefix`
+ * or `program` rule). An `allow` of a program that runs code it is handed
+ * (`python3`, `awk`, `git` as a whole) allows anything.
  *
  * @example
  * ```ts
@@ -71,13 +74,18 @@ type Match = "yes" | "no" | "maybe";
 
 /**
  * Checks every simple command that `commandLine` would run (in pipelines,
- * lists, subshells, substitutions, `bash -c` strings, and behind wrappers
+ * lists, subshells, substitutions, `bash -c` strings, and behind runners
  * such as `sudo`, `env`, `timeout` and `xargs`) against `rules`, in order:
  * the first rule that matches a command decides for it, and a command no
- * rule matches gets `unmatched`. A `deny` or `ask` prefix or program rule
- * that might match a word known only at run time (`$X`, a glob) makes that
- * command at least `ask`; an `allow` rule never matches such a word. A line that cannot be
- * fully read is `ask`.
+ * rule matches gets `unmatched`. A runner is judged by what it runs, and by
+ * its own rules only where they deny or ask (`sudo`, `doas` and `su` also
+ * by their own allow). A `deny` or `ask` prefix or program rule that might
+ * match a word known only at run time (`$X`, a glob, what `xargs` reads)
+ * makes that command at least `ask`; an `allow` rule never matches such a
+ * word, nor a word after an unknown global option or one that can make the
+ * program run other code (`git -c core.pager=...`), and no `allow` rule
+ * matches a command that sets a variable such as `LD_PRELOAD` or `PATH`.
+ * A line that cannot be fully read is `ask`.
  *
  * @example
  * ```ts
@@ -94,6 +102,8 @@ type Match = "yes" | "no" | "maybe";
  * const push = checkCommandRules("echo go && git push origin main", rules, "ask");
  * assert.deepEqual([push.decision, push.command], ["ask", "git push origin main"]);
  * assert.equal(checkCommandRules("echo $(sudo rm -rf /tmp/x)", rules, "allow").decision, "deny");
+ * assert.equal(checkCommandRules("git -C .. push", rules, "allow").decision, "ask");
+ * assert.equal(checkCommandRules("echo push | xargs git", rules, "allow").decision, "ask");
  * ```
  */
 export function checkCommandRules(

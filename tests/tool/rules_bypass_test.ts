@@ -88,6 +88,7 @@ const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
   ["README", "git --no-pager log -5", "allow"],
   ["README", "git -c color.ui=never diff", "allow"],
   ["README", "git -c user.name=bot -c user.email=bot@x show", "allow"],
+  ["README", "git -c safe.directory=* status", "ask"],
   // an option we do not know: a deny still matches, an allow never does
   ["README", "git --frobnicate push --force", "deny"],
   ["README", "git --frobnicate value push --force", "deny"],
@@ -139,6 +140,8 @@ const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
   ["TOOLS", "python3 -u -m pip install x", "deny"],
   ["TOOLS", "python3 -mpip install x", "deny"],
   ["TOOLS", "python3 -uB -m pip install x", "deny"],
+  ["TOOLS", "python3 -um pip install x", "deny"],
+  ["TOOLS", "python3 -uBmpip install x", "ask"],
   ["TOOLS", "/usr/bin/python3 -I -m pip install x", "deny"],
   ["TOOLS", "python3 -m pytest -q", "allow"],
   ["TOOLS", "python3 -W error::evil.X -m pytest", "ask"],
@@ -254,12 +257,13 @@ describe("command rules against attempts to walk around them", () => {
     assert.match(piped.reason, /may match the deny rule for "git push --force"/);
   });
 
-  it("judge a runner by its own rule where it denies, and a privileged one always", () => {
+  it("judge a runner by its own rule where it denies, and a privileged one and find always", () => {
     const rules: CommandRule[] = [
       { decision: "deny", program: "nohup" },
       { decision: "allow", program: "ls" },
       { decision: "allow", program: "doas" },
     ];
+    assert.equal(checkCommandRules("find . -delete -exec ls {} +", rules, "ask").decision, "ask");
     assert.equal(checkCommandRules("nohup ls", rules, "allow").decision, "deny");
     assert.equal(checkCommandRules("timeout 5 ls", rules, "deny").decision, "allow");
     assert.equal(checkCommandRules("sudo ls", rules, "deny").decision, "deny");
