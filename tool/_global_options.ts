@@ -262,11 +262,16 @@ export function optionReadings(words: (string | null)[], raw: string[]): Reading
   const start = grammar.toolchain === true && words[1]?.startsWith("+") === true ? 2 : 1;
   const pending: Step[] = [{ at: start }];
   const read = (step: Step, rest: (string | null)[], restRaw: string[]): void => {
-    if (step.renamed === true && rest.length > 0) rest = [null, ...rest.slice(1)];
-    const reading: Reading = { words: [program, ...rest], raw: [raw[0] ?? program, ...restRaw] };
-    if (step.notAllowable !== undefined) reading.notAllowable = step.notAllowable;
-    const key = JSON.stringify([reading.words, reading.notAllowable ?? null]);
-    if (!readings.has(key)) readings.set(key, reading);
+    // An alias may stand for any subcommand, but never hides a git command of the same name.
+    const restings = step.renamed === true && rest.length > 0
+      ? [rest, [null, ...rest.slice(1)]]
+      : [rest];
+    for (const words of restings) {
+      const reading: Reading = { words: [program, ...words], raw: [raw[0] ?? program, ...restRaw] };
+      if (step.notAllowable !== undefined) reading.notAllowable = step.notAllowable;
+      const key = JSON.stringify([reading.words, reading.notAllowable ?? null]);
+      if (!readings.has(key)) readings.set(key, reading);
+    }
   };
   for (let step = pending.pop(); step !== undefined; step = pending.pop()) {
     const key = `${step.at}:${step.notAllowable ?? ""}:${step.renamed === true}`;

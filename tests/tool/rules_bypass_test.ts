@@ -104,6 +104,7 @@ const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
   ["README", "git -c core.sshCommand='rm -rf ~' log", "ask"],
   ["README", "git -c alias.st=push st --force", "ask"],
   ["README", "git -c 'alias.x=!rm -rf ~' x", "ask"],
+  ["README", "git -c alias.x=y push --force", "deny"],
   ["README", "git --exec-path=/tmp/x status", "ask"],
   ["PERMISSIVE", "git -c alias.st=push st --force", "ask"],
   // the other programs' global options
