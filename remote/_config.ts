@@ -75,7 +75,7 @@ export interface SshBashExecutorConfig
 /**
  * A validated {@linkcode SshBashExecutorConfig} with every default filled in.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { SshBashExecutor } from "@shellseam/bash/remote";
  * import assert from "node:assert/strict";

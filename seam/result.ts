@@ -113,7 +113,7 @@ export interface StrayReport {
  * Everything about a finished foreground run. At most one of `timedOut`,
  * `idledOut` and `aborted` is true: the first cause that ended it.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { BashRunResult } from "@shellseam/bash/seam";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { checkoutSkip, ROOT } from "./_imports.ts";
+import { checkoutSkip, ROOT, sourceFiles } from "./_imports.ts";
 
 /** The README's budget: what a reader takes in on first contact. */
 const README_MAX_BYTES = 12 * 1024;
@@ -117,7 +117,44 @@ describe("README and docs/", { skip: checkoutSkip }, () => {
   });
 });
 
+/**
+ * The JSDoc examples of `file` (root-relative) that Node 22 cannot run as
+ * written (`using`, `await using`) or that only Deno can (`Deno.`), and whose
+ * `@example` title does not name the runtimes they run on.
+ */
+function unlabelledExamples(
+  file: string,
+  text: string = readFileSync(join(ROOT, file), "utf8"),
+): string[] {
+  return [...text.matchAll(/^\s*\* @example(.*)\n\s*\* ```ts[^\n]*\n([\s\S]*?)^\s*\* ```$/gm)]
+    .filter((match) => {
+      const [, title = "", code = ""] = match;
+      if (/\bDeno\./.test(code)) return !title.includes("Deno only");
+      return /^\s*\*\s*(await\s+)?using\s/m.test(code) && !title.includes("Deno and Node 24");
+    })
+    .map((match) => {
+      const at = match.index + match[0].indexOf("@example");
+      return `${file}:${text.slice(0, at).split("\n").length}`;
+    });
+}
+
 describe("API reference", { skip: checkoutSkip }, () => {
+  it("each JSDoc example that Node 22 cannot run as written names its runtimes", () => {
+    const folders = ["seam", "local", "tasks", "tool", "sandbox", "remote", "testing", "cli"];
+    const files = [...folders.flatMap(sourceFiles), "mod.ts"];
+    assert.deepEqual(files.flatMap((file) => unlabelledExamples(file)), []);
+  });
+
+  it("finds an example with `await using`, `using` or `Deno.` and no runtimes in its title", () => {
+    const example = (title: string, line: string) =>
+      `/**\n * @example${title}\n * \`\`\`ts\n * ${line}\n * \`\`\`\n */\n`;
+    const text = example("", "await using x = f();") + example(" Runs", "using y = g();") +
+      example("", "Deno.exit(0);") +
+      example(" On Deno and Node 24 (`await using`)", "await using z = h();") +
+      example(" Plain", "const w = 1;");
+    assert.deepEqual(unlabelledExamples("x.ts", text), ["x.ts:2", "x.ts:8", "x.ts:14"]);
+  });
+
   it("deno doc --lint passes on every entry point of deno.json", async () => {
     const { exports } = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
       exports: Record<string, string>;

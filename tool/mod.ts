@@ -7,7 +7,7 @@
  * to the OpenAI (Chat Completions and Responses), Anthropic and MCP tool
  * formats.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toAnthropicTool } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
