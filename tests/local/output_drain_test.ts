@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { type Runtime, runtime, type SpawnRequest } from "../../local/mod.ts";
+import { WATCHDOG_NAME } from "../../local/_watchdog.ts";
+import { assertNoneLeft, marker, pause, processesWith } from "./_helpers.ts";
+import { forEachStrategy, it } from "./_executor.ts";
+
+// After the command exits, its pipes are read to their end: a reader that is
+// slow (a loaded machine) loses nothing, and a read that is cut short says so.
+
+/**
+ * A runtime whose commands' stdout reaches the executor `piece` bytes at a
+ * time, one piece every `everyMs`: the bytes wait in the pipe meanwhile, as
+ * they do for a reader held back by a loaded machine.
+ */
+function tricklingRuntime(piece: number, everyMs: number): Runtime {
+  return {
+    ...runtime,
+    spawn: async (request: SpawnRequest) => {
+      const child = await runtime.spawn(request);
+      // The executor's watchdog answers on its stdout too.
+      if (request.args.includes(WATCHDOG_NAME)) return child;
+      const source = child.stdout.getReader();
+      let held: Uint8Array = new Uint8Array(0);
+      const stdout = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (held.length === 0) {
+            const { done, value } = await source.read();
+            if (done) return controller.close();
+            held = value;
+          }
+          await pause(everyMs);
+          controller.enqueue(held.slice(0, piece));
+          held = held.subarray(piece);
+        },
+        cancel: (reason) => source.cancel(reason),
+      }, { highWaterMark: 0 });
+      return { ...child, stdout };
+    },
+  };
+}
+
+forEachStrategy("LocalBashExecutor: output after the command exited", (make) => {
+  it("reads the pipe to its end while bytes keep arriving, past the drain grace", async () => {
+    // 60,000 bytes fit in the pipe, so the writer exits at once; the reader
+    // then takes 60 pieces 30 ms apart, far longer than the drain grace.
+    await using executor = make({ drainGraceMs: 50, runtime: tricklingRuntime(1000, 30) });
+    const result = await executor.run({ command: "head -c 60000 /dev/zero | tr '\\0' x" });
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.stdout.totalBytes, 60_000);
+    assert.equal(result.stdout.text, "x".repeat(60_000));
+    assert.equal(result.stdout.cut, undefined);
+  });
+
+  it("stops reading a quiet pipe that a process it cannot see holds, and says so", async () => {
+    // env -i and setsid take the holder out of the session and drop the
+    // marker, so the sweep cannot find it (nor a cgroup: none is asked for).
+    const token = marker();
+    await using executor = make({ drainGraceMs: 50 });
+    try {
+      const result = await executor.run({
+        command: `echo before; env -i setsid sleep ${token} & echo after`,
+      });
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.stdout.text, "before\nafter\n");
+      assert.match(
+        result.stdout.cut ?? "",
+        /^nothing came for 1000 ms after the command's processes were stopped, and a process the census cannot see .* still holds the pipe$/,
+      );
+      // stderr was held open by the same process.
+      assert.equal(result.stderr.text, "");
+      assert.equal(result.stderr.cut, result.stdout.cut);
+    } finally {
+      for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+      await assertNoneLeft(token);
+    }
+  });
+
+  it("stops reading a pipe that a process it cannot see keeps writing to, and says so", async () => {
+    const token = marker();
+    await using executor = make({ drainGraceMs: 50, maxSpillBytes: 0 });
+    try {
+      const result = await executor.run({
+        command: `echo before; env -i setsid yes ${token} 2>/dev/null & echo after`,
+      });
+      assert.equal(result.exitCode, 0);
+      assert.ok(result.stdout.totalBytes > 64 * 1024 * 1024);
+      assert.match(
+        result.stdout.cut ?? "",
+        /^more than 67108864 bytes came after the command's processes were stopped, so a process the census cannot see .* still writes to the pipe$/,
+      );
+      assert.equal(result.stderr.cut, undefined);
+    } finally {
+      for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+      await assertNoneLeft(token);
+    }
+  });
+});
