@@ -3,6 +3,9 @@ import process from "node:process";
 import { type Runtime, runtime, type SpawnRequest } from "../../local/mod.ts";
 import { WATCHDOG_NAME } from "../../local/_watchdog.ts";
 import { assertNoneLeft, marker, pause, processesWith } from "./_helpers.ts";
+import { spawn } from "node:child_process";
+import { describe } from "node:test";
+import { LocalBashExecutor } from "../../local/mod.ts";
 import { forEachStrategy, it } from "./_executor.ts";
 
 // After the command exits, its pipes are read to their end: a reader that is
@@ -94,5 +97,54 @@ forEachStrategy("LocalBashExecutor: output after the command exited", (make) => 
       for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
       await assertNoneLeft(token);
     }
+  });
+});
+
+/**
+ * Two CPU busy loops (under a timeout, should the test die first) while
+ * `body` runs; they are killed when it ends.
+ */
+async function underLoad<T>(body: () => Promise<T>): Promise<T> {
+  const loops = [0, 1].map(() =>
+    spawn("timeout", ["120", "bash", "-c", "while :; do :; done"], { stdio: "ignore" })
+  );
+  try {
+    return await body();
+  } finally {
+    // timeout hands the TERM on to its bash.
+    await Promise.all(loops.map((loop) =>
+      new Promise((done) => {
+        loop.once("exit", done);
+        if (loop.exitCode === null && loop.signalCode === null) loop.kill("SIGTERM");
+        else done(null);
+      })
+    ));
+  }
+}
+
+describe("LocalBashExecutor: output of many runs on a loaded machine", () => {
+  it("every result holds all its bytes, or says it was cut", async () => {
+    const runs = 150;
+    const header = "header\n";
+    await using executor = new LocalBashExecutor({ drainGraceMs: 20 });
+    const results = await underLoad(() =>
+      Promise.all(Array.from({ length: runs }, () =>
+        executor.run({
+          command: `printf '${header}'; head -c 100000 /dev/zero | tr '\\0' x; echo err >&2`,
+          timeoutMs: 120_000,
+        })))
+    );
+    const silentlyShort = results.filter((result) =>
+      result.exitCode !== 0 ||
+      (result.stdout.totalBytes !== header.length + 100_000 && result.stdout.cut === undefined) ||
+      (result.stderr.text !== "err\n" && result.stderr.cut === undefined)
+    ).map((result) => ({
+      exitCode: result.exitCode,
+      stdout: result.stdout.totalBytes,
+      stderr: result.stderr.text,
+    }));
+    assert.deepEqual(silentlyShort, [], `${silentlyShort.length} of ${runs} runs lost output`);
+    // Nothing holds the pipes after these commands exit: none may be cut.
+    assert.deepEqual(results.filter((result) => result.stdout.cut ?? result.stderr.cut), []);
   });
 });
