@@ -43,6 +43,18 @@ function tricklingRuntime(piece: number, everyMs: number): Runtime {
   };
 }
 
+/**
+ * A command that prints `before`, leaves `holder` (a shell command) running
+ * with its pipes where the sweep cannot find it (env -i drops the marker,
+ * setsid leaves the session; no cgroup is asked for), and prints `after`
+ * once it has left.
+ */
+function escaped(holder: string): string {
+  return `echo before; left=$(mktemp -u)
+env -i setsid /bin/sh -c ": > $left; ${holder}" &
+while [ ! -e "$left" ]; do sleep 0.01; done; rm "$left"; echo after`;
+}
+
 forEachStrategy("LocalBashExecutor: output after the command exited", (make) => {
   it("reads the pipe to its end while bytes keep arriving, past the drain grace", async () => {
     // 60,000 bytes fit in the pipe, so the writer exits at once; the reader
@@ -56,13 +68,11 @@ forEachStrategy("LocalBashExecutor: output after the command exited", (make) => 
   });
 
   it("stops reading a quiet pipe that a process it cannot see holds, and says so", async () => {
-    // env -i and setsid take the holder out of the session and drop the
-    // marker, so the sweep cannot find it (nor a cgroup: none is asked for).
     const token = marker();
     await using executor = make({ drainGraceMs: 50 });
     try {
       const result = await executor.run({
-        command: `echo before; env -i setsid sleep ${token} & echo after`,
+        command: escaped(`exec sleep ${token}`),
       });
       assert.equal(result.exitCode, 0);
       assert.equal(result.stdout.text, "before\nafter\n");
@@ -79,15 +89,37 @@ forEachStrategy("LocalBashExecutor: output after the command exited", (make) => 
     }
   });
 
+  it("says so in a background process's last read too", async () => {
+    const token = marker();
+    await using executor = make({ drainGraceMs: 50 });
+    try {
+      const started = await executor.start({
+        command: escaped(`exec sleep ${token} 2>/dev/null`),
+      });
+      await started.done;
+      const read = started.readOutput();
+      assert.equal(read.stdout.text, "before\nafter\n");
+      assert.match(read.stdout.cut ?? "", /^nothing came for 1000 ms .* still holds the pipe$/);
+      assert.equal(read.stderr.cut, undefined);
+      await started.release();
+    } finally {
+      for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+      await assertNoneLeft(token);
+    }
+  });
+
   it("stops reading a pipe that a process it cannot see keeps writing to, and says so", async () => {
     const token = marker();
     await using executor = make({ drainGraceMs: 50, maxSpillBytes: 0 });
     try {
       const result = await executor.run({
-        command: `echo before; env -i setsid yes ${token} 2>/dev/null & echo after`,
+        command: escaped(`exec yes ${token} 2>/dev/null`),
       });
       assert.equal(result.exitCode, 0);
-      assert.ok(result.stdout.totalBytes > 64 * 1024 * 1024);
+      assert.ok(
+        result.stdout.totalBytes > 64 * 1024 * 1024,
+        `${result.stdout.totalBytes}: ${result.stdout.cut}`,
+      );
       assert.match(
         result.stdout.cut ?? "",
         /^more than 67108864 bytes came after the command's processes were stopped, so a process the census cannot see .* still writes to the pipe$/,
