@@ -156,7 +156,7 @@ async function underLoad<T>(body: () => Promise<T>): Promise<T> {
 
 describe("LocalBashExecutor: output of many runs on a loaded machine", () => {
   it("every result holds all its bytes, or says it was cut", async () => {
-    const runs = 150;
+    const runs = 100;
     const header = "header\n";
     await using executor = new LocalBashExecutor({ drainGraceMs: 20 });
     const results = await underLoad(() =>
