@@ -59,8 +59,29 @@ function censusOf(test: (pid: number) => boolean, among?: Among): number[] {
 
 /** Whether `pid` is live and in session `sid`. */
 function inSession(pid: number, sid: number): boolean {
+  return sessionOf(pid) === sid;
+}
+
+/** The session of `pid` while it is live, else null. */
+function sessionOf(pid: number): number | null {
   const stat = readProcFile(pid, "stat");
-  return stat !== null && liveSession(stat) === sid;
+  return stat === null ? null : liveSession(stat);
+}
+
+/**
+ * The live members of each session of `sids` (those with none are left
+ * out), by one census of /proc: each process is read once, however many
+ * sessions are asked for. Throws like {@linkcode sessionMembers}.
+ */
+export function membersOfSessions(sids: ReadonlySet<number>): Map<number, number[]> {
+  const found = new Map<number, number[]>();
+  censusOf((pid) => {
+    const sid = sessionOf(pid);
+    if (sid === null || !sids.has(sid)) return false;
+    found.set(sid, [...(found.get(sid) ?? []), pid]);
+    return true;
+  });
+  return found;
 }
 
 /**
@@ -143,26 +164,54 @@ const EXEC_WAIT_MS = 5;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/**
- * Whether the environment of `pid` holds `needle` (`\0NAME=value\0`); false
- * when it has ended. A process in the middle of an exec reads as an empty
- * environment until the new program's is set up: it is read again, briefly.
- */
+/** Whether the environment of `pid` holds `needle` (`\0NAME=value\0`); false when it has ended. */
 function carries(pid: number, needle: string): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
+  return environOf(pid)?.includes(needle) ?? false;
+}
+
+/**
+ * The environment of `pid` with a NUL in front (`\0NAME=value\0...`), or
+ * null when it has ended, reads empty or may not be read. A process in the
+ * middle of an exec reads as an empty environment until the new program's
+ * is set up: it is read again, briefly.
+ */
+function environOf(pid: number): string | null {
+  if (!existsSync(`/proc/${pid}`)) return null;
   const deadline = performance.now() + EXEC_WAIT_MS;
   for (;;) {
     let environ: string;
     try {
       environ = readFileSync(`/proc/${pid}/environ`, "latin1");
     } catch (error) {
-      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") return false;
+      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") return null;
       throw error;
     }
-    if (environ !== "") return `\0${environ}`.includes(needle);
-    if (!inExec(pid) || performance.now() > deadline) return false;
+    if (environ !== "") return `\0${environ}`;
+    if (!inExec(pid) || performance.now() > deadline) return null;
     Atomics.wait(pause, 0, 0, 0.2);
   }
+}
+
+/**
+ * The live processes carrying each environment entry of `entries` (those
+ * none carries are left out), by one census of /proc: each environment is
+ * read once, however many entries are asked for. Throws like
+ * {@linkcode processesWithEnv}.
+ */
+export function processesWithEnvs(entries: ReadonlySet<string>): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  censusOf((pid) => {
+    const environ = environOf(pid);
+    if (environ === null) return false;
+    let carried = false;
+    for (const entry of entries) {
+      if (!environ.includes(`\0${entry}\0`)) continue;
+      found.set(entry, [...(found.get(entry) ?? []), pid]);
+      carried = true;
+    }
+    return carried;
+  });
+  return found;
 }
 
 /** Whether `pid`, whose environment read empty, is a live user process (so in the middle of an exec). */
