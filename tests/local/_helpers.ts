@@ -30,22 +30,34 @@ export function marker(): string {
   return `313.${randomInt(100_000, 999_999)}`;
 }
 
-/** Live (non-zombie) pids whose command line contains `token`. */
+/**
+ * Live pids whose command line contains `token`: not zombies, except a leader
+ * that ended alone while another of its threads runs (that thread's command
+ * line is read).
+ */
 export function processesWith(token: string): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
-      if (!cmdline.includes(token)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      if (state !== "Z" && state !== "X") found.push(Number(name));
+      const live = liveTask(`/proc/${name}`) ??
+        readdirSync(`/proc/${name}/task`).map((tid) => liveTask(`/proc/${name}/task/${tid}`))
+          .find((task) => task !== null);
+      if (live != null && readFileSync(`${live}/cmdline`, "latin1").includes(token)) {
+        found.push(Number(name));
+      }
     } catch {
       // The process ended while we looked.
     }
   }
   return found;
+}
+
+/** `folder` (a process's or a thread's in /proc) when its task is not a zombie or dead, else null. */
+function liveTask(folder: string): string | null {
+  const stat = readFileSync(`${folder}/stat`, "latin1");
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X" ? null : folder;
 }
 
 /** Fails unless no live process carries `token` (a short wait covers /proc catching up). */

@@ -6,6 +6,7 @@ import { runtime } from "../../local/mod.ts";
 import {
   forkCount,
   inPidInterval,
+  liveProcessSession,
   liveSession,
   outsideGroup,
   processesWithEnv,
@@ -15,7 +16,8 @@ import {
   sessionMembers,
   sessionMembersBetween,
 } from "../../local/_census.ts";
-import { assertNoneLeft, marker, spawnSleep } from "./_helpers.ts";
+import { assertNoneLeft, marker, processesWith, spawnSleep } from "./_helpers.ts";
+import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 /** A stat line as the kernel writes it, with a command name that holds spaces and parentheses. */
 function statLine(state: string, flags: number): string {
@@ -182,3 +184,60 @@ describe("processesWithEnv", () => {
     await assertNoneLeft(token);
   });
 });
+
+describe("a process whose leader ended alone while another thread runs", {
+  skip: skipWithoutPython,
+}, () => {
+  it("is live: every census finds it, by its session and by its marker", async () => {
+    const token = marker();
+    const entry = `SHELLSEAM_WATCHDOG=t-${token}.5`;
+    // The main thread calls SYS_exit (60), which ends it alone: its leader is a zombie
+    // while the thread sleeps on (its argument, the token, marks the command line).
+    const script = "import ctypes, sys, threading, time\n" +
+      "threading.Thread(target=time.sleep, args=(float(sys.argv[1]),)).start()\n" +
+      "ctypes.CDLL(None).syscall(60, 0)\n";
+    const child = await runtime.spawn({
+      program: "python3",
+      args: ["-c", script, token],
+      cwd: "/",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SHELLSEAM_WATCHDOG: `t-${token}.5` },
+      stdin: "null",
+      session: "detached",
+    });
+    try {
+      await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+      let stat = "";
+      for (let tries = 0; tries < 1000 && statState(stat) !== "Z"; tries++) {
+        await new Promise((done) => setTimeout(done, 10));
+        stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
+      }
+      assert.equal(statState(stat), "Z", "the leader did not end alone");
+      assert.equal(liveSession(stat), null, "the leader's own line reads as dead");
+      const threads = readdirSync(`/proc/${child.pid}/task`).map(Number);
+      assert.ok(threads.some((tid) => tid !== child.pid), `no other thread: ${threads}`);
+      assert.equal(liveProcessSession(child.pid), child.pid);
+      assert.deepEqual(sessionMembers(child.pid), [child.pid]);
+      const last = Math.max(...threads);
+      assert.deepEqual(sessionMembersBetween(child.pid, child.pid, last), [child.pid]);
+      assert.deepEqual(processesWithEnv(entry), [child.pid]);
+      assert.deepEqual(processesWithEnvBetween(entry, child.pid, last), [child.pid]);
+      for (const forks of [forkCount(), null, (forkCount() ?? 0) - 2 ** 23]) {
+        assert.deepEqual(recentSessionMembers(child.pid, forks), [child.pid], `forks ${forks}`);
+        assert.deepEqual(recentProcessesWithEnv(entry, child.pid, forks), [child.pid]);
+      }
+      assert.deepEqual(processesWith(token), [child.pid], "the test helper sees it too");
+    } finally {
+      // A signal to the leader's pid ends the whole thread group.
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+    }
+    assert.equal(liveProcessSession(child.pid), null);
+    assert.deepEqual(sessionMembers(child.pid), []);
+    await assertNoneLeft(token);
+  });
+});
+
+/** The state letter of a `/proc/<pid>/stat` line ("" for none). */
+function statState(stat: string): string {
+  return stat === "" ? "" : stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+}
