@@ -1,6 +1,7 @@
 import { createHash, randomInt } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import assert from "node:assert/strict";
+import process from "node:process";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../local/runtime/_types.ts";
 
@@ -69,6 +70,45 @@ export async function assertNoneLeft(token: string): Promise<void> {
     left = processesWith(token);
   }
   assert.deepEqual(left, [], `processes carrying "${token}" were left behind`);
+}
+
+/**
+ * Spawns python3 in a session of its own (with `env` added to its
+ * environment): its main thread starts a thread that sleeps `token` seconds
+ * (so the token marks its command line), then calls SYS_exit, which ends
+ * that thread alone. Resolves once the leader is a zombie and the other
+ * thread runs on: a process the old census took for dead.
+ */
+export async function spawnLoneThread(
+  token: string,
+  env: Record<string, string> = {},
+): Promise<SpawnedChild> {
+  const script = "import ctypes, sys, threading, time\n" +
+    "threading.Thread(target=time.sleep, args=(float(sys.argv[1]),)).start()\n" +
+    "ctypes.CDLL(None).syscall(60, 0)\n";
+  const child = await runtime.spawn({
+    program: "python3",
+    args: ["-c", script, token],
+    cwd: "/",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    stdin: "null",
+    session: "detached",
+  });
+  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
+    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) break;
+    if (Date.now() > deadline) {
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+      assert.fail(`the leader of python3 (pid ${child.pid}) did not end alone within 30 s`);
+    }
+    await pause(10);
+  }
+  const threads = readdirSync(`/proc/${child.pid}/task`).map(Number);
+  assert.ok(threads.some((tid) => tid !== child.pid), `no other thread runs: ${threads}`);
+  return child;
 }
 
 /** Waits until some live process carries `token`. */

@@ -16,7 +16,7 @@ import {
   sessionMembers,
   sessionMembersBetween,
 } from "../../local/_census.ts";
-import { assertNoneLeft, marker, processesWith, spawnSleep } from "./_helpers.ts";
+import { assertNoneLeft, marker, processesWith, spawnLoneThread, spawnSleep } from "./_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 /** A stat line as the kernel writes it, with a command name that holds spaces and parentheses. */
@@ -191,27 +191,9 @@ describe("a process whose leader ended alone while another thread runs", {
   it("is live: every census finds it, by its session and by its marker", async () => {
     const token = marker();
     const entry = `SHELLSEAM_WATCHDOG=t-${token}.5`;
-    // The main thread calls SYS_exit (60), which ends it alone: its leader is a zombie
-    // while the thread sleeps on (its argument, the token, marks the command line).
-    const script = "import ctypes, sys, threading, time\n" +
-      "threading.Thread(target=time.sleep, args=(float(sys.argv[1]),)).start()\n" +
-      "ctypes.CDLL(None).syscall(60, 0)\n";
-    const child = await runtime.spawn({
-      program: "python3",
-      args: ["-c", script, token],
-      cwd: "/",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SHELLSEAM_WATCHDOG: `t-${token}.5` },
-      stdin: "null",
-      session: "detached",
-    });
+    const child = await spawnLoneThread(token, { SHELLSEAM_WATCHDOG: `t-${token}.5` });
     try {
-      await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
-      let stat = "";
-      for (let tries = 0; tries < 1000 && statState(stat) !== "Z"; tries++) {
-        await new Promise((done) => setTimeout(done, 10));
-        stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
-      }
-      assert.equal(statState(stat), "Z", "the leader did not end alone");
+      const stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
       assert.equal(liveSession(stat), null, "the leader's own line reads as dead");
       const threads = readdirSync(`/proc/${child.pid}/task`).map(Number);
       assert.ok(threads.some((tid) => tid !== child.pid), `no other thread: ${threads}`);
@@ -236,8 +218,3 @@ describe("a process whose leader ended alone while another thread runs", {
     await assertNoneLeft(token);
   });
 });
-
-/** The state letter of a `/proc/<pid>/stat` line ("" for none). */
-function statState(stat: string): string {
-  return stat === "" ? "" : stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-}
