@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../local/runtime/_types.ts";
+import { shellWord } from "../../remote/_channel.ts";
 
 /** An executor that shows its private directory (where the spill files are). */
 export class PeekExecutor extends LocalBashExecutor {
@@ -73,22 +74,53 @@ export async function assertNoneLeft(token: string): Promise<void> {
 }
 
 /**
- * Spawns python3 in a session of its own (with `env` added to its
- * environment): its main thread starts a thread that sleeps `token` seconds
- * (so the token marks its command line), then calls SYS_exit, which ends
- * that thread alone. Resolves once the leader is a zombie and the other
+ * A python3 program (for `python3 -c`) whose main thread starts a thread and
+ * then calls SYS_exit (60), which ends the main thread alone: its leader is a
+ * zombie while the other thread runs on. Its arguments: how many seconds the
+ * thread sleeps, then a shell command the thread runs after the sleep ("" for
+ * none), then a file the thread creates before it sleeps ("" for none). A
+ * marker among the sleep's digits marks the command line.
+ */
+export const LONE_THREAD_PY: string = "import ctypes, os, sys, threading, time\n" +
+  "started = threading.Event()\n" +
+  "def run():\n" +
+  "    if sys.argv[3]: open(sys.argv[3], 'w').close()\n" +
+  "    started.set()\n" +
+  "    time.sleep(float(sys.argv[1]))\n" +
+  "    if sys.argv[2]: os.system(sys.argv[2])\n" +
+  "threading.Thread(target=run).start()\n" +
+  "started.wait()\n" +
+  "ctypes.CDLL(None).syscall(60, 0)\n";
+
+/**
+ * A bash command that starts {@linkcode LONE_THREAD_PY} in the background
+ * (`prefix` before `python3`, e.g. `setsid`), its output to /dev/null, and
+ * exits once its leader is a zombie (or it is gone): the thread outlives the
+ * shell. `seconds`, `then`, `started`: the program's arguments.
+ */
+export function loneThreadCommand(
+  seconds: string,
+  { then = "", started = "", prefix = "" }: { then?: string; started?: string; prefix?: string } =
+    {},
+): string {
+  const words = [LONE_THREAD_PY, seconds, then, started].map(shellWord);
+  return `${prefix} python3 -c ${words.join(" ")} >/dev/null 2>&1 & p=$!; ` +
+    `until grep -qs ') Z ' /proc/$p/stat || ! [ -e /proc/$p ]; do sleep 0.02; done`;
+}
+
+/**
+ * Spawns {@linkcode LONE_THREAD_PY} in a session of its own (with `env` added
+ * to its environment), its thread sleeping `token` seconds (so the token marks
+ * its command line). Resolves once the leader is a zombie and the other
  * thread runs on: a process the old census took for dead.
  */
 export async function spawnLoneThread(
   token: string,
   env: Record<string, string> = {},
 ): Promise<SpawnedChild> {
-  const script = "import ctypes, sys, threading, time\n" +
-    "threading.Thread(target=time.sleep, args=(float(sys.argv[1]),)).start()\n" +
-    "ctypes.CDLL(None).syscall(60, 0)\n";
   const child = await runtime.spawn({
     program: "python3",
-    args: ["-c", script, token],
+    args: ["-c", LONE_THREAD_PY, token, "", ""],
     cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
     stdin: "null",
