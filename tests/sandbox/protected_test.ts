@@ -426,11 +426,14 @@ describe("ProtectedPaths sweep", () => {
     mkdirSync(join(deep, ".git"), { recursive: true });
     writeFileSync(join(deep, ".envrc"), "touch /tmp/pwned\n");
     const violations = paths.sweep();
-    assert.deepEqual(violations.map(({ path, walkBound }) => ({ path, walkBound })), [
-      { path: workspace.root, walkBound: "depth" },
-      { path: join(deep, ".envrc"), walkBound: undefined },
-      { path: join(deep, ".git"), walkBound: undefined },
-    ].sort((a, b) => a.path === workspace.root ? -1 : a.path < b.path ? -1 : 1));
+    assert.deepEqual(
+      violations.map(({ path, walkBound }) => ({ path, walkBound })),
+      [
+        { path: workspace.root, walkBound: "depth" },
+        { path: join(deep, ".envrc"), walkBound: undefined },
+        { path: join(deep, ".git"), walkBound: undefined },
+      ].sort((a, b) => a.path === workspace.root ? -1 : a.path < b.path ? -1 : 1),
+    );
     assert.equal(violations[0]!.quarantinedTo, null);
     assert.ok(violations.slice(1).every((v) => v.quarantinedTo !== null));
     assert.deepEqual(readdirSync(deep), []);
