@@ -102,6 +102,22 @@ function liveThread(pid: number): { tid: number; stat: string } | null {
 }
 
 /**
+ * The live members of each session of `sids` (those with none are left
+ * out), by one census of /proc: each process is read once, however many
+ * sessions are asked for. Throws like {@linkcode sessionMembers}.
+ */
+export function membersOfSessions(sids: ReadonlySet<number>): Map<number, number[]> {
+  const found = new Map<number, number[]>();
+  censusOf((pid) => {
+    const sid = liveProcessSession(pid);
+    if (sid === null || !sids.has(sid)) return false;
+    found.set(sid, [...(found.get(sid) ?? []), pid]);
+    return true;
+  });
+  return found;
+}
+
+/**
  * Live processes in session `sid`, found by a census of /proc. Processes
  * that left the process group (job control, setpgid) but kept the session
  * are found too. `among` limits which pids are read. Throws when the census
@@ -182,32 +198,60 @@ const EXEC_WAIT_MS = 5;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/**
- * Whether the environment of `pid` holds `needle` (`\0NAME=value\0`); false
- * when it has ended. A process in the middle of an exec reads as an empty
- * environment until the new program's is set up: it is read again, briefly.
- * A leader that ended alone has none to show (a zombie's reads fail): a live
- * thread's environment is read instead.
- */
+/** Whether the environment of `pid` holds `needle` (`\0NAME=value\0`); false when it has ended. */
 function carries(pid: number, needle: string): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
+  return environOf(pid)?.includes(needle) ?? false;
+}
+
+/**
+ * The environment of `pid` with a NUL in front (`\0NAME=value\0...`), or
+ * null when it has ended, reads empty or may not be read. A process in the
+ * middle of an exec reads as an empty environment until the new program's
+ * is set up: it is read again, briefly. A leader that ended alone has none
+ * to show (a zombie's reads fail): a live thread's environment is read
+ * instead.
+ */
+function environOf(pid: number): string | null {
+  if (!existsSync(`/proc/${pid}`)) return null;
   const deadline = performance.now() + EXEC_WAIT_MS;
   for (;;) {
     const environ = readEnviron(`/proc/${pid}/environ`);
-    if (environ === null) return false;
-    if (environ !== "") return `\0${environ}`.includes(needle);
+    if (environ === null) return null;
+    if (environ !== "") return `\0${environ}`;
     const stat = readProcFile(pid, "stat");
-    if (stat === null) return false;
+    if (stat === null) return null;
     if (liveSession(stat) === null) {
       const thread = liveThread(pid);
-      if (thread === null) return false;
-      return `\0${readEnviron(`/proc/${pid}/task/${thread.tid}/environ`) ?? ""}`.includes(needle);
+      const own = thread === null ? "" : readEnviron(`/proc/${pid}/task/${thread.tid}/environ`);
+      return own === null || own === "" ? null : `\0${own}`;
     }
     // A kernel thread's environment is always empty; a user process's only during an exec.
     const flags = Number(statFields(stat)[6]);
-    if ((flags & PF_KTHREAD) !== 0 || performance.now() > deadline) return false;
+    if ((flags & PF_KTHREAD) !== 0 || performance.now() > deadline) return null;
     Atomics.wait(pause, 0, 0, 0.2);
   }
+}
+
+/**
+ * The live processes carrying each environment entry of `entries` (those
+ * none carries are left out), by one census of /proc: each environment is
+ * read once, however many entries are asked for. Throws like
+ * {@linkcode processesWithEnv}.
+ */
+export function processesWithEnvs(entries: ReadonlySet<string>): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  censusOf((pid) => {
+    const environ = environOf(pid);
+    if (environ === null) return false;
+    let carried = false;
+    for (const entry of entries) {
+      if (!environ.includes(`\0${entry}\0`)) continue;
+      found.set(entry, [...(found.get(entry) ?? []), pid]);
+      carried = true;
+    }
+    return carried;
+  });
+  return found;
 }
 
 /**

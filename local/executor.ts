@@ -607,12 +607,20 @@ export class LocalBashExecutor extends BashExecutor {
       throw error;
     }
     const hits: { hit?: ResourceLimitHit } = {};
-    let child: SpawnedChild;
+    let child: SpawnedChild | undefined;
     let forksAtSpawn: number | null | undefined;
     if (standby !== undefined && plan.standby !== undefined) {
       child = await this.#standbys.hand(standby, plan.standby.input(rlimits));
       forksAtSpawn = standby.forksAtSpawn;
-    } else {
+      if (child === undefined) {
+        // It could not take the launch, which did not run: started as usual.
+        forksAtSpawn = undefined;
+        this.#checkCanSpawn(spec);
+        cgroup = await this.#commandCgroup(limits, support);
+        launch = limitedPlan(plan, rlimits, cgroup, cgroup.procsFiles, bash);
+      }
+    }
+    if (child === undefined) {
       try {
         child = await config.runtime.spawn({
           program: setsid ?? launch.program,

@@ -21,6 +21,7 @@ export {
   APPLY_LIMITS,
   CONFINED_DEFAULT_LIMITS,
   hasLimits,
+  JOIN_FAILURE_PREFIX,
   limitArgs,
   limitedLaunch,
   limitHit,
@@ -41,6 +42,7 @@ export { LocalBashProcess } from "./_process.ts";
 export { commandResult } from "./_run_result.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 export { findOnPath, findSetsid } from "./_session.ts";
+export { STANDBY_READY } from "./_standby.ts";
 export {
   connectTcp,
   listenUnix,

@@ -137,7 +137,10 @@ export interface LaunchStandby {
   key: string;
   /**
    * The process to start ahead: it joins the cgroups of `cgroupProcs` first
-   * (refusing to go on when it cannot), then reads its stdin.
+   * (refusing to go on when it cannot), then reads its stdin, and right
+   * before it runs the launch it writes the byte 6 to its stdout, ahead of
+   * the command's output. One that ends before that byte has not run the
+   * launch, which then starts as usual.
    */
   prepare(cgroupProcs: readonly string[]): Launch;
   /** What a standby is told to run this launch with `rlimits` (read to the end of its stdin). */

@@ -109,7 +109,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `protectedPaths` | `DEFAULT_PROTECTED_PATHS` | names, in each writable root and every folder below it, that no confined command may create, replace nor write |
  * | `denyRead` | `DEFAULT_DENY_READ` | paths (absolute or `~/`) no confined command may read or list |
  * | `allowRead` | `[]` | paths beneath a `denyRead` folder that stay readable |
- * | `allowUnixSockets` | `[]` | Unix sockets reachable under network `deny` (none: no Unix socket at all) |
+ * | `allowUnixSockets` | `[]` | Unix sockets, or folders of them (every socket below), reachable under network `deny` (none: no Unix socket at all) |
  * | `homeDir` | the home of this process's user | what `~/` means in those lists |
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
@@ -152,7 +152,7 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   denyRead?: string[];
   /** Paths beneath a `denyRead` folder that stay readable. */
   allowRead?: string[];
-  /** Unix sockets a confined command may connect to under network `deny`. */
+  /** Unix sockets a confined command may connect to under network `deny`; a folder allows every socket below it. */
   allowUnixSockets?: string[];
   /** The absolute directory `~/` stands for in the path lists (default: the user's home). */
   homeDir?: string;

@@ -47,6 +47,11 @@ export interface BashStreamRead {
   spillError?: string;
   /** Set when the stream is not text; the raw bytes are in `spillPath`. */
   binary?: BinaryStream;
+  /**
+   * Set once the process settled when the executor stopped reading the
+   * stream before its end, and why (see `CollectedOutput.cut`).
+   */
+  cut?: string;
 }
 
 /**

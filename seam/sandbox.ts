@@ -105,7 +105,8 @@ export interface SandboxPolicy {
   allowRead?: string[];
   /**
    * Unix sockets in the filesystem (absolute or `~/`) a command may connect
-   * to under network `deny`; every other socket is out of reach. Absent or
+   * to under network `deny`, or folders whose sockets below them it may
+   * connect to; every other socket is out of reach. Absent or
    * empty: no Unix socket can be created at all (`socketpair` still works).
    */
   allowUnixSockets?: string[];

@@ -87,6 +87,14 @@ export function binaryLine(
 }
 
 /**
+ * The line for a stream that the executor stopped reading before its end
+ * (see `CollectedOutput.cut`): what came is shown, the rest is missing.
+ */
+export function cutLine(name: "stdout" | "stderr", cut: string): string {
+  return `[${name} cut short: the executor stopped reading it before its end, so the rest of it is missing: ${cut}]`;
+}
+
+/**
  * The output part of a rendering: stdout, then a `[stderr]` section, each
  * cleaned of terminal controls, with the values of `secrets` redacted, and
  * followed by its own extra marker lines; `empty` when there is nothing to

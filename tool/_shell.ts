@@ -20,6 +20,14 @@ export interface SimpleCommand {
   raw: string[];
   /** The command as written (trimmed), for messages. */
   text: string;
+  /**
+   * The names of the variables it sets for itself (`NAME=value cmd`, or
+   * `env NAME=value cmd`), or, with no words, for the rest of the line (a
+   * bare `NAME=value`).
+   */
+  assigned?: string[];
+  /** More words, read only at run time, follow the known ones (what `xargs CMD` appends). */
+  runtimeTail?: boolean;
 }
 
 /** What reading a command line gave. */
@@ -141,6 +149,7 @@ class Reader {
     const start = this.#pos;
     const words: (string | null)[] = [];
     const raw: string[] = [];
+    const assigned: string[] = [];
     const found: SimpleCommand[] = [];
     for (;;) {
       this.#skipBlanks();
@@ -157,8 +166,13 @@ class Reader {
       const word = this.#word();
       found.push(...this.#found.splice(0));
       if (words.length === 0) {
-        // Assignments before the program only set variables (their values were read).
-        if (ASSIGNMENT.test(this.#src.slice(wordStart, this.#pos))) continue;
+        // Assignments before the program set variables (their values were read); the names
+        // matter, since some make a program run other code (`LD_PRELOAD=x ls`).
+        const assignment = ASSIGNMENT.exec(this.#src.slice(wordStart, this.#pos));
+        if (assignment !== null) {
+          assigned.push(assignment[0].replace(/(\[.*)?\+?=$/, ""));
+          continue;
+        }
         if (!word.dynamic && !word.quoted) {
           if (UNSUPPORTED_KEYWORDS.has(word.value)) {
             throw new Unreadable(`"${word.value}" commands are not read`);
@@ -173,7 +187,10 @@ class Reader {
     // Substitutions in redirection targets after the last word.
     found.push(...this.#found.splice(0));
     const text = this.#src.slice(start, this.#pos).trim();
-    return words.length === 0 ? found : [...found, { words, raw, text }];
+    if (words.length === 0) {
+      return assigned.length === 0 ? found : [...found, { words, raw, text, assigned }];
+    }
+    return [...found, { words, raw, text, ...(assigned.length === 0 ? {} : { assigned }) }];
   }
 
   /** After `for`: `NAME [in WORDS] ;` (the loop body follows as ordinary commands). */

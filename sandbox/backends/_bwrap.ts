@@ -1,7 +1,14 @@
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
-import { APPLY_LIMITS, BASH_FLAGS, findOnPath, limitArgs } from "../../local/internal.ts";
+import {
+  APPLY_LIMITS,
+  BASH_FLAGS,
+  findOnPath,
+  JOIN_FAILURE_PREFIX,
+  limitArgs,
+  STANDBY_READY,
+} from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
@@ -155,6 +162,9 @@ const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
+/** `STANDBY_READY` as the octal escape `printf` takes. */
+const STANDBY_READY_OCTAL = STANDBY_READY.toString(8).padStart(3, "0");
+
 /** The filters a standby holds, in the order its input names them by index. */
 const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
 
@@ -167,7 +177,9 @@ const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
  * bytes> <rlimit entries> --`, the command, then bwrap's options,
  * NUL-separated, to the end. It sets the rlimits, keeps the filter named (as
  * fd 3), gives the command /dev/null for stdin and the options on fd 4
- * (which bwrap reads to the end with `--args`). It runs with no
+ * (which bwrap reads to the end with `--args`), and writes
+ * `STANDBY_READY` to stdout right before it execs bwrap: the executor takes
+ * the launch for started only then. It runs with no
  * environment, so bash reads in the C locale: `read -N` counts bytes, and
  * reads exactly them.
  */
@@ -178,7 +190,8 @@ const STANDBY = APPLY_LIMITS + "b=$5; s=$6; " + CLOSE_INHERITED +
   `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
   "set -f; set -- $l; set +f; " + APPLY_LIMITS +
   'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
-  `8<&-; shopt -s execfail; exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
+  `8<&-; printf '\\${STANDBY_READY_OCTAL}' || exit ${WRAPPER_FAILURE_EXIT}; shopt -s execfail; ` +
+  `exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
   `echo "${WRAPPER_NAME}: cannot run $b" >&2; exit ${WRAPPER_FAILURE_EXIT}`;
 
 const encoder = new TextEncoder();
@@ -377,11 +390,15 @@ export function bwrapEnforcement(
   };
 }
 
-/** Whether bwrap or its wrapper failed (not the command), from their own failure line. */
+/**
+ * Whether bwrap or its wrapper failed (not the command), from their own
+ * failure line: the wrapper's, or that of its limits (a cgroup it could not join).
+ */
 export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
-  return (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
+  const line = firstLine(outcome.stderrText);
+  return (outcome.exitCode === 1 && line.startsWith("bwrap: ")) ||
     (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
-      firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `));
+      (line.startsWith(`${WRAPPER_NAME}: `) || line.startsWith(JOIN_FAILURE_PREFIX)));
 }
 
 /**

@@ -111,7 +111,8 @@ interface LauncherDeno {
  * `--standby [cgroup.procs files...]`: it joins those cgroups, then reads
  * `{ "cwd": <path>, "args": [<the arguments above>] }` (JSON) from stdin to
  * its end, gives fd 0 /dev/null, enters `cwd` and goes on as with those
- * arguments.
+ * arguments; right before the exec it writes the byte 6 (`STANDBY_READY`)
+ * to stdout, which tells the executor that the launch runs here.
  * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
  * when anything fails before the exec; never returns otherwise.
  */
@@ -255,7 +256,8 @@ export function landlockLauncherMain(): void {
   };
 
   let args = deno.args;
-  if (args[0] === "--standby") { // LAUNCHER_STANDBY_FLAG
+  const standby = args[0] === "--standby"; // LAUNCHER_STANDBY_FLAG
+  if (standby) {
     // A standby (started ahead): into the cgroups named after the flag while
     // nothing waits, then the launch itself comes on stdin, to its end.
     joinCgroups(args.slice(1));
@@ -607,6 +609,12 @@ export function landlockLauncherMain(): void {
   const argv = pointerArray([program, ...programArgs]);
   const envp = pointerArray(environment);
   const path = cString(program);
+  // A standby says it runs the launch it was handed (STANDBY_READY on stdout,
+  // before any byte of the command's): until then the executor may start the
+  // command elsewhere.
+  if (standby && sys("write", 1, new Uint8Array([6]), 1) !== 1) {
+    return fail(`cannot tell the executor that the launch runs (${errorText()})`);
+  }
   // Last, as little as possible running after them (the runtime, limited,
   // might fail to allocate). Soft first, then hard, as `ulimit` sets them.
   const limit = new BigUint64Array(2); // struct rlimit64: soft, hard

@@ -30,6 +30,7 @@ import {
   type Workspace,
 } from "../sandbox/_fixtures.ts";
 import {
+  connectCommand,
   DENIED_FOLDERS,
   type Fact,
   NODE_TEST,
@@ -229,6 +230,31 @@ for (const backend of SANDBOX_BACKENDS) {
       } finally {
         await closeServer(peer.server);
         await closeServer(listed.server);
+      }
+    });
+
+    it("a listed folder keeps every socket below it reachable, and only those", async () => {
+      using workspace = tempWorkspace();
+      mkdirSync(join(workspace.base, "sockets", "app"), { recursive: true });
+      const below = await unixServer(join(workspace.base, "sockets", "app", "below.sock"));
+      const beside = await unixServer(join(workspace.base, "beside.sock"));
+      try {
+        await using executor = executorFor(backend, workspace, {
+          allowUnixSockets: [join(workspace.base, "sockets")],
+        });
+        const reached = await executor.run({
+          command: connectCommand(join(workspace.base, "sockets", "app", "below.sock")),
+        });
+        assert.deepEqual([reached.exitCode, reached.stdout.text], [0, "connected\n"]);
+        const refused = await executor.run({
+          command: connectCommand(join(workspace.base, "beside.sock")),
+        });
+        assert.notEqual(refused.exitCode, 0);
+        assert.equal(refused.sandbox?.denial, "network", refused.stderr.text);
+        assert.deepEqual([below.accepted(), beside.accepted()], [1, 0]);
+      } finally {
+        await closeServer(below.server);
+        await closeServer(beside.server);
       }
     });
 

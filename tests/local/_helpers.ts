@@ -1,9 +1,11 @@
 import { createHash, randomInt } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import assert from "node:assert/strict";
+import { readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
 import process from "node:process";
+import assert from "node:assert/strict";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../local/runtime/_types.ts";
+import { cgroupSupport } from "../../local/_cgroup.ts";
 import { shellWord } from "../../remote/_channel.ts";
 
 /** An executor that shows its private directory (where the spill files are). */
@@ -208,4 +210,37 @@ export function largeHeredoc(file: string): { command: string; body: string } {
   ).join("\n");
   const command = `cat > ${file} <<'EOF'\n${body}\nEOF\necho "$0 $# $LINENO"; wc -c < ${file}`;
   return { command, body };
+}
+
+/**
+ * Does what a cleanup script (or systemd) may do to this process's
+ * executors' cgroups: removes every one that is empty (a cgroup that holds a
+ * process refuses), then their executor folders when emptied so. Returns
+ * how many it removed.
+ */
+export function removeIdleCgroups(): number {
+  const support = cgroupSupport();
+  const dirs = new Set(
+    [support.processes, support.memoryBytes].flatMap((found) => "dir" in found ? [found.dir] : []),
+  );
+  let removed = 0;
+  const remove = (path: string): void => {
+    try {
+      rmdirSync(path);
+      removed++;
+    } catch {
+      // Not empty: it stays.
+    }
+  };
+  for (const dir of dirs) {
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(`shellseam-exec-${process.pid}-`)) continue;
+      const folder = join(dir, name);
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        if (entry.isDirectory()) remove(join(folder, entry.name));
+      }
+      remove(folder);
+    }
+  }
+  return removed;
 }

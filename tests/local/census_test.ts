@@ -8,9 +8,11 @@ import {
   inPidInterval,
   liveProcessSession,
   liveSession,
+  membersOfSessions,
   outsideGroup,
   processesWithEnv,
   processesWithEnvBetween,
+  processesWithEnvs,
   recentProcessesWithEnv,
   recentSessionMembers,
   sessionMembers,
@@ -207,6 +209,9 @@ describe("a process whose leader ended alone while another thread runs", {
         assert.deepEqual(recentSessionMembers(child.pid, forks), [child.pid], `forks ${forks}`);
         assert.deepEqual(recentProcessesWithEnv(entry, child.pid, forks), [child.pid]);
       }
+      // The censuses taken once for several sessions or entries at a time see it too.
+      assert.deepEqual(membersOfSessions(new Set([child.pid])).get(child.pid), [child.pid]);
+      assert.deepEqual(processesWithEnvs(new Set([entry])).get(entry), [child.pid]);
       assert.deepEqual(processesWith(token), [child.pid], "the test helper sees it too");
     } finally {
       // A signal to the leader's pid ends the whole thread group.

@@ -7,38 +7,22 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { cgroupSupport } from "../../local/_cgroup.ts";
-import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
-import { pause, processesWith } from "../local/_helpers.ts";
-import { executorFor, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+import { pause } from "../local/_helpers.ts";
+import {
+  executorFor,
+  oneStandby,
+  probeHere,
+  skipUnless,
+  STANDBY_TOKENS,
+  standbys,
+  tempWorkspace,
+} from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const support = cgroupSupport();
 const noCgroup = "unavailable" in support.processes
   ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
   : false;
-
-/** What only a waiting standby of `backend` has on its command line. */
-const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
-  bwrap: "the standby got no command",
-  landlock: `landlock-launcher.mjs\0${LAUNCHER_STANDBY_FLAG}\0`,
-};
-
-/** The standbys of this process's executors: a bwrap wrapper or a launcher waiting with its cgroups joined. */
-const standbys = (backend: "bwrap" | "landlock"): number[] =>
-  processesWith(STANDBY_TOKENS[backend]).filter((pid) =>
-    processesWith(`shellseam-exec-${process.pid}-`).includes(pid)
-  );
-
-/** Waits until exactly one standby of this process waits, and returns its pid. */
-async function oneStandby(backend: "bwrap" | "landlock"): Promise<number> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const found = standbys(backend);
-    if (found.length === 1) return found[0] as number;
-    assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
-    await pause(20);
-  }
-}
 
 /** What a command sees of its launch: workdir, stdin, seccomp, rlimit, cgroups, fds, marker. */
 const PROBE = 'echo "$PWD"; [ -c /dev/stdin ] && echo "stdin is /dev/null"; ' +

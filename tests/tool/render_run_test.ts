@@ -132,6 +132,26 @@ describe("renderRunResult", () => {
     );
   });
 
+  it("says after each stream the executor stopped reading before its end that the rest is missing", () => {
+    const cut = "nothing came for 1000 ms after the command's processes were stopped";
+    const rendered = renderRunResult(runResult({
+      stdout: { ...stream("before\n"), cut },
+      stderr: { ...stream("warn\n"), cut },
+    }));
+    assert.equal(
+      rendered.text,
+      "before\n" +
+        `[stdout cut short: the executor stopped reading it before its end, so the rest of it is missing: ${cut}]\n` +
+        "[stderr]\nwarn\n" +
+        `[stderr cut short: the executor stopped reading it before its end, so the rest of it is missing: ${cut}]\n` +
+        "[exit code: 0]",
+    );
+    assert.equal(
+      renderRunResult(runResult({ stdout: stream("whole\n") })).text.includes("cut"),
+      false,
+    );
+  });
+
   it("orders sandbox denial, escalation hint, timeout, exit code and strays", () => {
     const rendered = renderRunResult(
       runResult({

@@ -18,6 +18,7 @@ import { findDeno } from "../../../sandbox/_deno.ts";
 import { findOnPath } from "../../../local/_session.ts";
 import { cgroupSupport } from "../../../local/_cgroup.ts";
 import { rlimitsToSet } from "../../../local/_limits.ts";
+import { STANDBY_READY } from "../../../local/_standby.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
   landlockLauncherFile,
@@ -523,8 +524,12 @@ describe("the Landlock launcher, run", { skip }, () => {
       env: { GREETING: "leaked" },
     });
     assert.equal(result.exitCode, 0, result.stderr.text);
-    // The command's stdin is /dev/null, not the pipe it was handed its launch on.
-    assert.equal(result.stdout.text, `${dir} hi one\nline\n/dev/null\ndenied\n`);
+    // It says it runs the launch (STANDBY_READY) before the command's first byte. The
+    // command's stdin is /dev/null, not the pipe it was handed its launch on.
+    assert.equal(
+      result.stdout.text,
+      `${String.fromCharCode(STANDBY_READY)}${dir} hi one\nline\n/dev/null\ndenied\n`,
+    );
     assert.equal(readFileSync(join(cgroup, "tasks"), "utf8"), "0");
     assert.ok(existsSync(join(dir, "inside.txt")));
     assert.equal(existsSync(outside), false, "Landlock held the standby's command too");
