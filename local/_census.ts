@@ -59,13 +59,46 @@ function censusOf(test: (pid: number) => boolean, among?: Among): number[] {
 
 /** Whether `pid` is live and in session `sid`. */
 function inSession(pid: number, sid: number): boolean {
-  return sessionOf(pid) === sid;
+  return liveProcessSession(pid) === sid;
 }
 
-/** The session of `pid` while it is live, else null. */
-function sessionOf(pid: number): number | null {
+/**
+ * The session of process `pid` while any of its threads is live, or null
+ * once none is (or it is gone). A leader that ended alone (`SYS_exit` from
+ * its main thread) is a zombie, or inside exit(), while its other threads
+ * run on: its process is alive, and `kill(pid, SIGKILL)` ends them all. Only
+ * such a leader costs a listing of its `task/` folder. Throws when /proc
+ * cannot be read.
+ */
+export function liveProcessSession(pid: number): number | null {
   const stat = readProcFile(pid, "stat");
-  return stat === null ? null : liveSession(stat);
+  if (stat === null) return null;
+  const session = liveSession(stat);
+  if (session !== null) return session;
+  const thread = liveThread(pid);
+  return thread === null ? null : liveSession(thread.stat);
+}
+
+/**
+ * A live thread of process `pid` other than its leader (whose stat line is
+ * not live), with its stat line; null when there is none or the process is
+ * gone. Throws for a failed read other than an ended process or thread.
+ */
+function liveThread(pid: number): { tid: number; stat: string } | null {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch (error) {
+    if (gone(error)) return null;
+    throw error;
+  }
+  for (const name of tids) {
+    const tid = Number(name);
+    if (tid === pid) continue;
+    const stat = readProcFile(pid, `task/${name}/stat`);
+    if (stat !== null && liveSession(stat) !== null) return { tid, stat };
+  }
+  return null;
 }
 
 /**
@@ -76,7 +109,7 @@ function sessionOf(pid: number): number | null {
 export function membersOfSessions(sids: ReadonlySet<number>): Map<number, number[]> {
   const found = new Map<number, number[]>();
   censusOf((pid) => {
-    const sid = sessionOf(pid);
+    const sid = liveProcessSession(pid);
     if (sid === null || !sids.has(sid)) return false;
     found.set(sid, [...(found.get(sid) ?? []), pid]);
     return true;
@@ -136,7 +169,8 @@ function readProcFile(pid: number, file: string): string | null {
 /**
  * Live processes whose environment holds exactly the entry `entry` (for
  * example `SHELLSEAM_WATCHDOG=<marker>`), wherever they are: another session,
- * a pid namespace. A zombie's environment reads empty, so it is not found.
+ * a pid namespace. A zombie's environment reads empty, so it is not found,
+ * unless it is a leader that ended alone: then a live thread's is read.
  * `among` limits which pids are read. Throws like {@linkcode sessionMembers};
  * processes of other users, whose environment this process may not read, are
  * skipped.
@@ -173,21 +207,27 @@ function carries(pid: number, needle: string): boolean {
  * The environment of `pid` with a NUL in front (`\0NAME=value\0...`), or
  * null when it has ended, reads empty or may not be read. A process in the
  * middle of an exec reads as an empty environment until the new program's
- * is set up: it is read again, briefly.
+ * is set up: it is read again, briefly. A leader that ended alone has none
+ * to show (a zombie's reads fail): a live thread's environment is read
+ * instead.
  */
 function environOf(pid: number): string | null {
   if (!existsSync(`/proc/${pid}`)) return null;
   const deadline = performance.now() + EXEC_WAIT_MS;
   for (;;) {
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, "latin1");
-    } catch (error) {
-      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") return null;
-      throw error;
-    }
+    const environ = readEnviron(`/proc/${pid}/environ`);
+    if (environ === null) return null;
     if (environ !== "") return `\0${environ}`;
-    if (!inExec(pid) || performance.now() > deadline) return null;
+    const stat = readProcFile(pid, "stat");
+    if (stat === null) return null;
+    if (liveSession(stat) === null) {
+      const thread = liveThread(pid);
+      const own = thread === null ? "" : readEnviron(`/proc/${pid}/task/${thread.tid}/environ`);
+      return own === null || own === "" ? null : `\0${own}`;
+    }
+    // A kernel thread's environment is always empty; a user process's only during an exec.
+    const flags = Number(statFields(stat)[6]);
+    if ((flags & PF_KTHREAD) !== 0 || performance.now() > deadline) return null;
     Atomics.wait(pause, 0, 0, 0.2);
   }
 }
@@ -214,12 +254,20 @@ export function processesWithEnvs(entries: ReadonlySet<string>): Map<string, num
   return found;
 }
 
-/** Whether `pid`, whose environment read empty, is a live user process (so in the middle of an exec). */
-function inExec(pid: number): boolean {
-  const stat = readProcFile(pid, "stat");
-  if (stat === null || liveSession(stat) === null) return false;
-  const flags = Number(statFields(stat)[6]);
-  return (flags & PF_KTHREAD) === 0;
+/**
+ * The environment block at `path` (a process's or a thread's `environ`):
+ * empty when the task has none to show (a kernel thread, an exec under way,
+ * a zombie, an ended task), null when it belongs to a user whose environment
+ * this process may not read. Throws for any other failed read.
+ */
+function readEnviron(path: string): string | null {
+  try {
+    return readFileSync(path, "latin1");
+  } catch (error) {
+    if (gone(error)) return "";
+    if ((error as NodeJS.ErrnoException | null)?.code === "EACCES") return null;
+    throw error;
+  }
 }
 
 /** Whether `pid` is a process (its thread group's leader), not another thread of one. */

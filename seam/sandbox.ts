@@ -140,6 +140,14 @@ export interface SandboxViolation {
    * away whole.
    */
   unlisted?: boolean;
+  /**
+   * Set when `path` is no protected path but a writable root that the
+   * command filled past a bound of the walk that finds protected paths
+   * (`entries`: more entries than it reads; `depth`: folders nested deeper
+   * than it goes): below it nothing was bound read-only. What appeared
+   * there during the call was moved away all the same (each listed too).
+   */
+  walkBound?: "depth" | "entries";
 }
 
 /**

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../local/runtime/_types.ts";
 import { cgroupSupport } from "../../local/_cgroup.ts";
+import { shellWord } from "../../remote/_channel.ts";
 
 /** An executor that shows its private directory (where the spill files are). */
 export class PeekExecutor extends LocalBashExecutor {
@@ -33,22 +34,34 @@ export function marker(): string {
   return `313.${randomInt(100_000, 999_999)}`;
 }
 
-/** Live (non-zombie) pids whose command line contains `token`. */
+/**
+ * Live pids whose command line contains `token`: not zombies, except a leader
+ * that ended alone while another of its threads runs (that thread's command
+ * line is read).
+ */
 export function processesWith(token: string): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
-      if (!cmdline.includes(token)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      if (state !== "Z" && state !== "X") found.push(Number(name));
+      const live = liveTask(`/proc/${name}`) ??
+        readdirSync(`/proc/${name}/task`).map((tid) => liveTask(`/proc/${name}/task/${tid}`))
+          .find((task) => task !== null);
+      if (live != null && readFileSync(`${live}/cmdline`, "latin1").includes(token)) {
+        found.push(Number(name));
+      }
     } catch {
       // The process ended while we looked.
     }
   }
   return found;
+}
+
+/** `folder` (a process's or a thread's in /proc) when its task is not a zombie or dead, else null. */
+function liveTask(folder: string): string | null {
+  const stat = readFileSync(`${folder}/stat`, "latin1");
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X" ? null : folder;
 }
 
 /** Fails unless no live process carries `token` (a short wait covers /proc catching up). */
@@ -60,6 +73,76 @@ export async function assertNoneLeft(token: string): Promise<void> {
     left = processesWith(token);
   }
   assert.deepEqual(left, [], `processes carrying "${token}" were left behind`);
+}
+
+/**
+ * A python3 program (for `python3 -c`) whose main thread starts a thread and
+ * then calls SYS_exit (60), which ends the main thread alone: its leader is a
+ * zombie while the other thread runs on. Its arguments: how many seconds the
+ * thread sleeps, then a shell command the thread runs after the sleep ("" for
+ * none), then a file the thread creates before it sleeps ("" for none). A
+ * marker among the sleep's digits marks the command line.
+ */
+export const LONE_THREAD_PY: string = "import ctypes, os, sys, threading, time\n" +
+  "started = threading.Event()\n" +
+  "def run():\n" +
+  "    if sys.argv[3]: open(sys.argv[3], 'w').close()\n" +
+  "    started.set()\n" +
+  "    time.sleep(float(sys.argv[1]))\n" +
+  "    if sys.argv[2]: os.system(sys.argv[2])\n" +
+  "threading.Thread(target=run).start()\n" +
+  "started.wait()\n" +
+  "ctypes.CDLL(None).syscall(60, 0)\n";
+
+/**
+ * A bash command that starts {@linkcode LONE_THREAD_PY} in the background
+ * (`prefix` before `python3`, e.g. `setsid`), its output to /dev/null, and
+ * exits once its leader is a zombie (or it is gone): the thread outlives the
+ * shell. `seconds`, `then`, `started`: the program's arguments.
+ */
+export function loneThreadCommand(
+  seconds: string,
+  { then = "", started = "", prefix = "" }: { then?: string; started?: string; prefix?: string } =
+    {},
+): string {
+  const words = [LONE_THREAD_PY, seconds, then, started].map(shellWord);
+  return `${prefix} python3 -c ${words.join(" ")} >/dev/null 2>&1 & p=$!; ` +
+    `until grep -qs ') Z ' /proc/$p/stat || ! [ -e /proc/$p ]; do sleep 0.02; done`;
+}
+
+/**
+ * Spawns {@linkcode LONE_THREAD_PY} in a session of its own (with `env` added
+ * to its environment), its thread sleeping `token` seconds (so the token marks
+ * its command line). Resolves once the leader is a zombie and the other
+ * thread runs on: a process the old census took for dead.
+ */
+export async function spawnLoneThread(
+  token: string,
+  env: Record<string, string> = {},
+): Promise<SpawnedChild> {
+  const child = await runtime.spawn({
+    program: "python3",
+    args: ["-c", LONE_THREAD_PY, token, "", ""],
+    cwd: "/",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    stdin: "null",
+    session: "detached",
+  });
+  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
+    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) break;
+    if (Date.now() > deadline) {
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+      assert.fail(`the leader of python3 (pid ${child.pid}) did not end alone within 30 s`);
+    }
+    await pause(10);
+  }
+  const threads = readdirSync(`/proc/${child.pid}/task`).map(Number);
+  assert.ok(threads.some((tid) => tid !== child.pid), `no other thread runs: ${threads}`);
+  return child;
 }
 
 /** Waits until some live process carries `token`. */

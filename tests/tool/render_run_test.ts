@@ -488,4 +488,33 @@ describe("renderRunResult", () => {
       ),
     );
   });
+
+  it("says when the command filled a writable root past the walk, and is an error even after exit 0", () => {
+    for (
+      const [walkBound, how] of [["entries", "more entries"], [
+        "depth",
+        "folders nested deeper",
+      ]] as const
+    ) {
+      const rendered = renderRunResult(runResult({
+        sandbox: {
+          mode: "workspace-write",
+          backend: "landlock",
+          denied: false,
+          violations: [
+            { path: "/ws", quarantinedTo: null, walkBound },
+            { path: "/ws/many/sub/.git", quarantinedTo: "/q/1-.git" },
+          ],
+        },
+      }));
+      assert.equal(
+        rendered.text,
+        "(no output)\n" +
+          `[sandbox: the command filled /ws with ${how} than the check for protected paths walks, so nothing past that was kept read-only; the protected paths it created there were moved away (each listed); do not run git or direnv below it before checking, and tell the user]\n` +
+          "[sandbox: the command created or replaced the protected path /ws/many/sub/.git, which commands may not write; it was moved to /q/1-.git]\n" +
+          "[exit code: 0]",
+      );
+      assert.equal(rendered.isError, true);
+    }
+  });
 });
