@@ -29,6 +29,13 @@ export { type BashTools, type BashToolsOptions, createBashTools } from "./create
 export { createGitCommitTool, type GitCommitToolOptions } from "./git_commit.ts";
 export type { AgentTool, ToolCallContext, ToolResult, ToolUpdate } from "./tool.ts";
 export type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
+export {
+  TOOL_SCHEMA_TARGETS,
+  type ToolSchemaResult,
+  type ToolStandardSchema,
+  toolStandardSchema,
+} from "./standard_schema.ts";
+export type { ValidateOptions } from "./validate.ts";
 export { BASH_TOOL_GUIDANCE } from "./guidance.ts";
 export type { ApproveEscalation, EscalationDecision, EscalationRequest } from "./escalation.ts";
 export {

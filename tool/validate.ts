@@ -59,6 +59,7 @@ export interface ValidateOptions {
  * const schema = {
  *   type: "object" as const,
  *   properties: { timeout_ms: { type: "integer" as const, minimum: 1 } },
+ *   required: [],
  *   additionalProperties: false as const,
  * };
  * const check = validateToolArguments("bash", schema, { timeout_ms: -5 });
