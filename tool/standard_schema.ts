@@ -1,6 +1,6 @@
 import type { ObjectJsonSchema } from "./json_schema.ts";
 import { describeValue } from "../seam/_checks.ts";
-import { type ValidateOptions, validateToolArguments } from "./validate.ts";
+import { isPlainObject, type ValidateOptions, validateToolArguments } from "./validate.ts";
 
 // The shapes of Standard Schema v1 and Standard JSON Schema v1 (standardschema.dev,
 // `@standard-schema/spec` 1.1.0), written out so the library needs no dependency:
@@ -131,7 +131,7 @@ export function toolStandardSchema(
       version: 1,
       vendor: "shellseam",
       validate: (value) => {
-        if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        if (!isPlainObject(value)) {
           const message =
             `Invalid arguments for ${toolName}: expected an object of named fields; got ${
               describeValue(value)

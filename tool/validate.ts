@@ -213,7 +213,8 @@ function expectation(property: JsonSchemaProperty): string {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain object (its prototype `Object.prototype` or none): named fields. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
