@@ -1,13 +1,14 @@
-// The tools in the agent frameworks, against the pinned packages (dev-only imports): the
+// The tools in the agent frameworks, against the pinned packages (dev-only imports, named by
+// npm: specifier so that they stay out of the root import map and lock): the
 // Standard Schema types of the spec, the Vercel AI SDK's generateText and the OpenAI Agents
 // SDK's run, each with a scripted model that calls `bash` (no network). The types fit with
 // no cast: a mismatch fails `deno check` of this file.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
-import type { ToolSet } from "ai";
-import type { MockLanguageModelV4 } from "ai/test";
-import type { FunctionTool, Model, ModelRequest, ModelResponse } from "@openai/agents";
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from "npm:@standard-schema/spec@1.1.0";
+import type { ToolSet } from "npm:ai@7.0.173";
+import type { MockLanguageModelV4 } from "npm:ai@7.0.173/test";
+import type { FunctionTool, Model, ModelRequest, ModelResponse } from "npm:@openai/agents@0.20.0";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {
@@ -22,13 +23,15 @@ import { FakeSandboxExecutor } from "./_fakes.ts";
 // The frameworks are dev dependencies of the Deno tests: the Node leg, which has not installed
 // them, skips these tests and never loads them (type imports are erased).
 const skip = "Deno" in globalThis ? false : "the frameworks are dev dependencies of the Deno tests";
-const { generateText, stepCountIs } = skip ? {} as typeof import("ai") : await import("ai");
+const { generateText, stepCountIs } = skip
+  ? {} as typeof import("npm:ai@7.0.173")
+  : await import("npm:ai@7.0.173");
 const { MockLanguageModelV4: MockModel } = skip
-  ? {} as typeof import("ai/test")
-  : await import("ai/test");
+  ? {} as typeof import("npm:ai@7.0.173/test")
+  : await import("npm:ai@7.0.173/test");
 const { Agent, run, setTracingDisabled, tool, Usage } = skip
-  ? {} as typeof import("@openai/agents")
-  : await import("@openai/agents");
+  ? {} as typeof import("npm:@openai/agents@0.20.0")
+  : await import("npm:@openai/agents@0.20.0");
 
 /** The tools of a local executor in a temporary folder, disposed after `use`. */
 async function withTools(use: (tools: AgentTool[]) => Promise<void>): Promise<void> {
