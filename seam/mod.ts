@@ -49,6 +49,7 @@ export {
   type ScrubbedEnv,
   scrubbedParentEnv,
 } from "./env.ts";
+export { shellQuote } from "./shell_quote.ts";
 export {
   BashConfigError,
   BashError,

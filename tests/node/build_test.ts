@@ -44,6 +44,18 @@ async function rewrite(files: Record<string, string>, imports = DENO_JSON.import
   }
 }
 
+/** Files a build of an older tree would have left in `out`: a removed module and its types. */
+const STALE_FILES = ["removed.js", "removed.d.ts", "tool/_removed.js"];
+
+function leaveStaleFiles(out: string): void {
+  mkdirSync(join(out, "tool"), { recursive: true });
+  for (const file of STALE_FILES) writeFileSync(join(out, file), "export const stale = 1;\n");
+}
+
+function staleFilesIn(out: string): string[] {
+  return STALE_FILES.filter((file) => existsSync(join(out, file)));
+}
+
 describe("rewriteSpecifiers", () => {
   it("turns npm: and import-mapped names into plain packages with pinned dependencies", {
     skip,
@@ -127,6 +139,7 @@ describe("buildNpm", { skip }, () => {
   before(async () => {
     const { buildNpm } = await import("../../scripts/build_npm.ts");
     dir = mkdtempSync(join(tmpdir(), "shellseam-build-test-"));
+    leaveStaleFiles(join(dir, "npm"));
     out = await buildNpm(join(dir, "npm"));
   });
   after(() => {
@@ -185,6 +198,10 @@ describe("buildNpm", { skip }, () => {
     }
   });
 
+  it("empties its folder first: no file of an earlier build is left to pack", () => {
+    assert.deepEqual(staleFilesIn(out), []);
+  });
+
   it("leaves the CLI out of the library", () => {
     assert.equal(existsSync(join(out, "cli")), false);
     assert.equal("bin" in JSON.parse(read(out, "package.json")), false);
@@ -198,6 +215,7 @@ describe("buildCliNpm", { skip }, () => {
   before(async () => {
     const { buildCliNpm } = await import("../../scripts/build_npm.ts");
     dir = mkdtempSync(join(tmpdir(), "shellseam-build-test-"));
+    leaveStaleFiles(join(dir, "npm-cli"));
     out = await buildCliNpm(join(dir, "npm-cli"));
   });
   after(() => {
@@ -233,5 +251,9 @@ describe("buildCliNpm", { skip }, () => {
   it("emits only relative .js imports, node: built-ins and dependencies it declares", () => {
     const manifest = JSON.parse(read(out, "package.json"));
     assert.deepEqual(importProblems(out, manifest.dependencies, manifest.name), []);
+  });
+
+  it("empties its folder first: no file of an earlier build is left to pack", () => {
+    assert.deepEqual(staleFilesIn(out), []);
   });
 });
