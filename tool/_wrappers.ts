@@ -254,6 +254,9 @@ function innerCommands(name: string, args: SimpleCommand): RunCommands {
     reason: `"${args.text}" is handed words read only at run time, which decide what it runs`,
   };
   if (SHELLS.has(name)) return shellCommand(name, args);
+  if (name === "trap") return trapCommands(args);
+  const changes = changesNames(name, args.words) ?? evaluatesNames(name, args);
+  if (changes !== undefined) return { ok: false, reason: `"${name}" ${changes}` };
   if (name === "eval" || name === "script" || name === "su") {
     if (name === "eval") {
       if (tail) return unreadTail;
@@ -458,6 +461,81 @@ function commandOption(name: string, args: SimpleCommand): RunCommands {
     }
   }
   return noCommandLine(args);
+}
+
+/**
+ * What a bash builtin does that this reader cannot follow, or undefined: it
+ * makes a later name run something else (`alias ls='rm -rf ~'` where
+ * aliases expand, `hash -p /bin/sh ls`, `enable -f x.so ls` loads code), or
+ * runs a string it is handed as commands (`mapfile -C`, `compgen -C`/`-F`/
+ * `-W`, `complete`, `bind -x`).
+ */
+function changesNames(name: string, words: readonly (string | null)[]): string | undefined {
+  const has = (pattern: RegExp): boolean =>
+    words.some((word) => word === null || pattern.test(word));
+  if (name === "alias" && has(/=/)) return "makes a name stand for other commands";
+  if (name === "hash" && has(/^-[a-zA-Z]*p/)) return "makes a name run another program";
+  if (name === "enable" && words.length > 0) return "loads or unbinds the builtins a name runs";
+  if ((name === "mapfile" || name === "readarray") && has(/^-[a-zA-Z]*C/)) {
+    return "runs the callback it is handed as commands";
+  }
+  if (name === "compgen" || name === "complete" || name === "bind") {
+    return "can run the strings it is handed as commands";
+  }
+  return undefined;
+}
+
+/** A variable name as written: plain, so it has no subscript and is no expansion. */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*(=|$)/;
+
+/**
+ * Why a bash builtin that takes variable names cannot be read, or undefined.
+ * Bash evaluates a subscript in such a name as arithmetic, and arithmetic
+ * runs the command substitutions a value holds (`x='a[$(cmd)]'; printf -v
+ * 'b[x]' 1` runs `cmd`; see `arithmetic` in `_shell.ts`), so every name must
+ * be written plain: `printf -v NAME`, `test -v NAME` (also `[`), `read
+ * NAME...`, and `declare`/`typeset`/`local`/`readonly`/`export NAME=...`.
+ * `let`, and `declare -i`/`-n` (an integer or a reference to a name), always
+ * evaluate a value as arithmetic or as a name.
+ */
+function evaluatesNames(name: string, args: SimpleCommand): string | undefined {
+  const { words, raw } = args;
+  const why = "evaluates a name or value as arithmetic, which can run a command a value holds";
+  const afterFlag = (flags: RegExp): boolean =>
+    words.some((word, index) =>
+      word !== null && flags.test(word) && !PLAIN_NAME.test(raw[index + 1] ?? "")
+    );
+  if (name === "let") return why;
+  if (name === "printf" && afterFlag(/^-v$/)) return why;
+  if ((name === "test" || name === "[") && afterFlag(/^-[vR]$/)) return why;
+  if (name === "read") {
+    const names = raw.filter((word, index) =>
+      !word.startsWith("-") && !/^-[^-]*[pdtnNuie]$/.test(raw[index - 1] ?? "")
+    );
+    if (names.some((word) => !PLAIN_NAME.test(word))) return why;
+  }
+  if (["declare", "typeset", "local", "readonly", "export"].includes(name)) {
+    if (raw.some((word) => /^[-+][a-zA-Z]*[in]/.test(word) && name !== "export")) return why;
+    if (
+      raw.some((word) => !word.startsWith("-") && !word.startsWith("+") && !PLAIN_NAME.test(word))
+    ) {
+      return why;
+    }
+  }
+  return undefined;
+}
+
+/** `trap ACTION SIGNAL...`: ACTION is a command line, run when a signal or the exit comes. */
+function trapCommands(args: SimpleCommand): RunCommands {
+  const words = args.words[0] === "--" ? args.words.slice(1) : args.words;
+  const [action] = words;
+  if (action === undefined || action === "-l" || action === "-p" || action === "-") {
+    return { ok: true, commands: [] };
+  }
+  if (action === null || args.runtimeTail === true) {
+    return { ok: false, reason: `"trap" of text known only at run time (${args.text})` };
+  }
+  return readCommandLine(action);
 }
 
 /** `find ... -exec CMD ARGS... ;` (or `+`): each CMD ARGS is a command; `{}` is a found path. */

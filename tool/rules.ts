@@ -1,6 +1,6 @@
 import { BashConfigError } from "../seam/mod.ts";
 import { variableRunsCode } from "./_code_variables.ts";
-import { optionReadings, type Reading } from "./_global_options.ts";
+import { npmConfigNotAllowable, optionReadings, type Reading } from "./_global_options.ts";
 import { readCommandLine } from "./_shell.ts";
 import { commandsRun, programName, type RunCommand } from "./_wrappers.ts";
 
@@ -169,7 +169,10 @@ function verdictFor(
 ): CommandRuleVerdict {
   const variable = command.assigned?.find(variableRunsCode);
   const setsCode = lineWide ??
-    (variable === undefined ? undefined : `it sets ${variable}, which can make it run other code`);
+    (variable === undefined
+      ? undefined
+      : `it sets ${variable}, which can make it run other code`) ??
+    npmConfigNotAllowable(command.words, command.raw);
   const literal: Reading = { words: command.words, raw: command.raw };
   const readings = [literal, ...optionReadings(command.words, command.raw)].map((reading) =>
     setsCode === undefined || reading.notAllowable !== undefined
@@ -203,6 +206,7 @@ function verdictFor(
       blocked ??= `${describeRule(rule)} does not apply: ${notAllowable}`;
     }
   }
+  blocked ??= pathNotAllowable(command.words[0]);
   return maybe ?? {
     decision: unmatched,
     command: command.text,
@@ -245,7 +249,11 @@ function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean)
   if (rule.program !== undefined) {
     const first = words[0];
     if (first === undefined) return tail ? "maybe" : "no";
-    return first === null ? "maybe" : programName(first) === rule.program ? "yes" : "no";
+    return first === null
+      ? "maybe"
+      : sameProgram(first, rule.program, rule.decision)
+      ? "yes"
+      : "no";
   }
   if (rule.prefix !== undefined) {
     let result: Match = "yes";
@@ -257,7 +265,7 @@ function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean)
         continue;
       }
       const same = word === expected ||
-        (index === 0 && !expected.includes("/") && programName(word) === expected);
+        (index === 0 && sameProgram(word, expected, rule.decision));
       if (!same) return "no";
     }
     return result;
@@ -270,6 +278,34 @@ function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean)
       : "no";
   }
   return "no";
+}
+
+/**
+ * Folders of installed programs, which a command cannot have filled (a
+ * sandbox keeps them read-only): a path there is the program its name says.
+ */
+const PROGRAM_FOLDER = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
+
+/**
+ * Whether the program word `word` (a name, or a path) is the program `name`
+ * of a rule with `decision`. A path meets a deny or ask rule by its last
+ * component, but an allow rule only in a folder of installed programs: a
+ * path elsewhere may be a copy a command made (`cp /bin/sh ./ls; ./ls -c
+ * 'rm -rf ~'`), so `./ls` and `/tmp/ls` are not `ls` to an allow rule.
+ */
+function sameProgram(word: string, name: string, decision: CommandDecision): boolean {
+  if (word === name) return true;
+  if (name.includes("/") || programName(word) !== name) return false;
+  return decision !== "allow" || PROGRAM_FOLDER.test(word);
+}
+
+/** Why a program given by `word` satisfies no allow rule by its name, if it does not. */
+function pathNotAllowable(word: string | null | undefined): string | undefined {
+  if (typeof word !== "string" || !word.includes("/") || PROGRAM_FOLDER.test(word)) {
+    return undefined;
+  }
+  return `"${word}" is a path outside the folders of installed programs, so it may be a copy ` +
+    "of another program";
 }
 
 /** A rule in words, for messages: `"git push"`, `program "rm"`, `pattern /.../`. */
