@@ -10,7 +10,8 @@ export type CommandDecision = "allow" | "ask" | "deny";
 /**
  * One command rule. It matches a simple command by exactly one of: the
  * leading words (`prefix: ["git", "push"]`; the first word also matches by
- * its program name, so `/usr/bin/git push` matches, and the words also match
+ * its program name, so `/usr/bin/git push` matches (an allow rule so only in
+ * a folder of installed programs, never `./git`), and the words also match
  * after the global options of programs whose grammar is known, so
  * `git -C . push` matches), the program name (`program: "rm"`), or a regular
  * expression over the command's words joined by single spaces (`pattern`; a
