@@ -181,7 +181,10 @@ const RUNNERS: Record<string, RunnerOptions> = {
 const JUDGED_TOO = new Set(["sudo", "doas", "su", "find"]);
 
 /** Shells whose `-c STRING` is a command line of its own. */
-const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox"]);
+const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"]);
+
+/** Long options of a shell that take the next word as their value. */
+const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
 
 /** `find` actions that run a command, up to `;` or `+`. */
 const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
@@ -254,6 +257,12 @@ function innerCommands(name: string, args: SimpleCommand): RunCommands {
     reason: `"${args.text}" is handed words read only at run time, which decide what it runs`,
   };
   if (SHELLS.has(name)) return shellCommand(name, args);
+  if (name === "busybox") {
+    // `busybox APPLET ARGS...` runs APPLET (`busybox sh -c ...`, `busybox env ...`).
+    const [applet] = args.words;
+    if (applet === undefined || (typeof applet === "string" && applet.startsWith("-"))) return none;
+    return { ok: true, commands: [handedOn(args.words, args.raw, args)] };
+  }
   if (name === "trap") return trapCommands(args);
   const changes = changesNames(name, args.words) ?? evaluatesNames(name, args);
   if (changes !== undefined) return { ok: false, reason: `"${name}" ${changes}` };
@@ -282,7 +291,8 @@ function innerCommands(name: string, args: SimpleCommand): RunCommands {
       return { ok: false, reason: `"${args.text}" hands on words known only at run time` };
     }
     if (arg === "--") {
-      index++;
+      // The positional words before the command still come (`timeout -- 5 CMD`).
+      index += 1 + leading;
       break;
     }
     if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) {
@@ -399,23 +409,31 @@ function parallelCommands(
 /** `bash -c STRING`: STRING read as a command line; `bash script` runs the script. */
 function shellCommand(name: string, args: SimpleCommand): RunCommands {
   const { words } = args;
-  for (let index = 0; index < words.length; index++) {
+  // Bash's grammar: options (a `c` among them makes the first word after them the command
+  // line), `-o NAME` and `-O NAME` (also bundled, `-eo pipefail`), `--rcfile FILE`, and `--`
+  // or `-` to end them; the first other word is the command line, or else a script to run.
+  let command = false;
+  let index = 0;
+  for (; index < words.length; index++) {
     const arg = words[index];
     if (arg === null || arg === undefined) {
       return { ok: false, reason: `"${args.text}" has options known only at run time` };
     }
-    if (arg === "-o" || arg === "+o" || arg === "-O" || arg === "+O") {
+    if (arg === "--" || arg === "-") {
       index++;
-      continue;
+      break;
     }
-    if (/^[-+][a-zA-Z]+$/.test(arg)) {
-      if (arg.startsWith("-") && arg.includes("c")) return scriptOf(name, words[index + 1], args);
-      continue;
+    if (SHELL_LONG_WITH_VALUE.has(arg)) {
+      index++;
+    } else if (/^[-+][a-zA-Z]+$/.test(arg)) {
+      if (arg.startsWith("-") && arg.includes("c")) command = true;
+      index += [...arg].filter((letter) => letter === "o" || letter === "O").length;
+    } else if (!arg.startsWith("--")) {
+      break;
     }
-    if (arg.startsWith("--")) continue;
-    return { ok: true, commands: [] };
   }
-  return noCommandLine(args);
+  if (command) return scriptOf(name, words[index], args);
+  return index < words.length ? { ok: true, commands: [] } : noCommandLine(args);
 }
 
 /** A shell, `script` or `su` given no command line; words read at run time may still give one. */

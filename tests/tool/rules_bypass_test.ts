@@ -297,6 +297,16 @@ const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
   ["BRIEF", "git --exec-path=/tmp status", "ask"],
   ["BRIEF", "git -c core.pager='git push' status", "ask"],
   ["BRIEF", "npm test -- --foo; git push", "deny"],
+  // a shell's or a runner's grammar read wrong ran what the reader did not see
+  ["BRIEF", "bash -eo pipefail -c 'git push'", "deny"],
+  ["BRIEF", "bash -c -x 'git push'", "deny"],
+  ["BRIEF", "sh -c -- 'rm -rf /'", "deny"],
+  ["BRIEF", "bash --rcfile x -c 'git push'", "deny"],
+  ["BRIEF", "bash -c ls -c 'git push'", "allow"],
+  ["BRIEF", "timeout -- 5 git push", "deny"],
+  ["BRIEF", "taskset -- 1 git push", "deny"],
+  ["BRIEF", "busybox sh -c 'git push'", "deny"],
+  ["BRIEF", "busybox env git push", "deny"],
 ];
 
 /** Lines a deny list with everything else allowed must still deny or ask. */
@@ -306,6 +316,9 @@ const DENY_LIST: [string, CommandDecision][] = [
   ["shopt -s expand_aliases\nalias g='git push'\ng", "ask"],
   ["hash -p /usr/bin/git g; g push", "ask"],
   ['ls "$\'" ; git push #\'"', "deny"],
+  ["bash -eo pipefail -c 'git push'", "deny"],
+  ["timeout -- 5 git push", "deny"],
+  ["busybox sh -c 'git push'", "deny"],
 ];
 
 describe("command rules against attempts to walk around them", () => {
