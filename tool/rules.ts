@@ -267,7 +267,12 @@ function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean)
       }
       const same = word === expected ||
         (index === 0 && sameProgram(word, expected, rule.decision));
-      if (!same) return "no";
+      if (same) continue;
+      if (index === 1 && rule.decision !== "allow" && npmAbbreviates(words[0], word, expected)) {
+        result = "maybe";
+        continue;
+      }
+      return "no";
     }
     return result;
   }
@@ -307,6 +312,20 @@ function pathNotAllowable(word: string | null | undefined): string | undefined {
   }
   return `"${word}" is a path outside the folders of installed programs, so it may be a copy ` +
     "of another program";
+}
+
+/**
+ * Whether `word` may be npm's abbreviation of its subcommand `expected`: npm
+ * runs any unambiguous start of a command's name (`npm pub` and `npm publis`
+ * publish), so a deny or ask rule on `["npm", "publish"]` asks for them.
+ */
+function npmAbbreviates(
+  program: string | null | undefined,
+  word: string,
+  expected: string,
+): boolean {
+  return typeof program === "string" && programName(program) === "npm" && word.length > 0 &&
+    expected.startsWith(word);
 }
 
 /** A rule in words, for messages: `"git push"`, `program "rm"`, `pattern /.../`. */

@@ -319,6 +319,10 @@ const DENY_LIST: [string, CommandDecision][] = [
   ["bash -eo pipefail -c 'git push'", "deny"],
   ["timeout -- 5 git push", "deny"],
   ["busybox sh -c 'git push'", "deny"],
+  // npm runs any unambiguous start of a command's name
+  ["npm pub", "ask"],
+  ["npm --prefix x publis --tag next", "ask"],
+  ["npm test", "allow"],
 ];
 
 describe("command rules against attempts to walk around them", () => {
@@ -334,7 +338,10 @@ describe("command rules against attempts to walk around them", () => {
   });
 
   it(`hold a deny where every other command is allowed (${DENY_LIST.length} rows)`, () => {
-    const rules = BRIEF.filter((rule) => rule.decision === "deny");
+    const rules: CommandRule[] = [
+      ...BRIEF.filter((rule) => rule.decision === "deny"),
+      { decision: "deny", prefix: ["npm", "publish"] },
+    ];
     const wrong = DENY_LIST.flatMap(([line, expected]) => {
       const got = checkCommandRules(line, rules, "allow");
       return got.decision === expected ? [] : [`${JSON.stringify(line)}: ${got.decision}`];
