@@ -14,8 +14,8 @@
  * @module
  */
 import type { Launch } from "../../local/launch.ts";
-import { BASH_FLAGS, findOnPath } from "../../local/internal.ts";
-import { PROXY_USER } from "../_proxy.ts";
+import { APPLY_LIMITS, BASH_FLAGS, findOnPath, limitArgs } from "../../local/internal.ts";
+import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "../_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */
 export const BRIDGE_PORT = 3128;
@@ -64,17 +64,28 @@ export function findBridgeTools(
 }
 
 /**
- * Runs in the new namespace, unconfined: closes inherited descriptors above
- * 2, brings the loopback up, starts the bridge in the background (stdio on
- * /dev/null) and waits until it listens, then runs the confined launch and
- * stops the bridge when it ends, exiting as the launch did.
+ * The most connections the bridge carries at once (a process each): the
+ * proxy answers those past {@linkcode MAX_LAUNCH_CONNECTIONS} with an error,
+ * and closes those past twice as many; beyond this, a connection waits.
  */
-const BRIDGE_SCRIPT =
+const BRIDGE_MAX_CHILDREN = 2 * MAX_LAUNCH_CONNECTIONS + 8;
+
+/**
+ * Runs in the new namespace, unconfined: joins the command's cgroups
+ * (`APPLY_LIMITS`: the bridge and each connection's process count against
+ * the command's limits), closes inherited descriptors above 2, brings the
+ * loopback up, starts the bridge in the background (stdio on /dev/null) and
+ * waits until it listens, then runs the confined launch (with the stdin the
+ * bridge never reads: the launch's input, then the command's) and stops the
+ * bridge when it ends, exiting as the launch did.
+ */
+const BRIDGE_SCRIPT = APPLY_LIMITS +
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ' +
   "ip=$1 socat=$2 socket=$3 port=$4; shift 4; " +
   `fail() { echo "${BRIDGE_NAME}: $1" >&2; exit ${BRIDGE_FAILURE_EXIT}; }; ` +
   '"$ip" link set lo up || fail "cannot bring up the loopback of the command\'s network namespace"; ' +
-  '"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$socket" ' +
+  `"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr,max-children=${BRIDGE_MAX_CHILDREN}" ` +
+  '"UNIX-CONNECT:$socket" ' +
   "</dev/null >/dev/null 2>&1 & bridge=$!; " +
   // Builtins only: this script runs unconfined, and a bare program name would be looked up on
   // bash's default PATH, which ends in "." (the launch's folder, a writable root).
@@ -87,15 +98,17 @@ const BRIDGE_SCRIPT =
 
 /**
  * `inner` (a launch already wrapped by a backend) run in a network
- * namespace of its own whose only way out is the bridge to the proxy at
- * `socketPath`. `bash` runs the bridge script (with none of the command's
- * environment).
+ * namespace of its own whose only way out is the bridge to the launch's own
+ * proxy socket at `socketPath`, in the cgroups of `cgroupProcs`. `bash`
+ * runs the bridge script (with none of the command's environment, which
+ * stays in `inner.input`).
  */
 export function wrapInBridge(
   inner: Launch,
   tools: BridgeTools,
   bash: string,
   socketPath: string,
+  cgroupProcs: readonly string[],
 ): Launch {
   const namespace = bridgeNamespaceArgs(tools);
   // The namespace's capabilities (a user namespace's, for ip) must not reach the backend.
@@ -113,6 +126,7 @@ export function wrapInBridge(
       "-c",
       BRIDGE_SCRIPT,
       BRIDGE_NAME,
+      ...limitArgs({}, cgroupProcs),
       tools.ip,
       tools.socat,
       socketPath,
@@ -123,6 +137,7 @@ export function wrapInBridge(
     ],
     cwd: inner.cwd,
     env: {},
+    ...(inner.input === undefined ? {} : { input: inner.input }),
   };
 }
 
@@ -167,8 +182,13 @@ export function proxyEnv(token: string): Record<string, string> {
   };
 }
 
-/** Whether the bridge wrapper (or the `unshare` before it) failed, not the command. */
+/**
+ * Whether the bridge wrapper (its own failure, or a cgroup it could not
+ * join), or the `unshare` before it, failed, not the command.
+ */
 export function bridgeFailed(exitCode: number | null, firstLine: string): boolean {
   return (exitCode === BRIDGE_FAILURE_EXIT && firstLine.startsWith(`${BRIDGE_NAME}: `)) ||
+    (exitCode === BRIDGE_FAILURE_EXIT &&
+      firstLine.startsWith("shellseam: could not move the command into the cgroup")) ||
     (exitCode === 1 && firstLine.startsWith("unshare: "));
 }

@@ -152,8 +152,26 @@ const CLOSE_INHERITED =
  */
 const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
   'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' +
+  // With --input: bwrap's options come on stdin (see bwrapInput), for fd 4 and `--args 4`.
+  'if [ "$1" = --input ]; then shift; IFS=" " read -r k n && o=() && ' +
+  'while [ "${#o[@]}" -lt "$n" ] && IFS= read -r -d "" e; do o+=("$e"); done; ' +
+  `[ "\${#o[@]}" = "$n" ] || { echo "${WRAPPER_NAME}: no options on stdin" >&2; ` +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
+  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o e; [ "$k" = 1 ] || exec 0</dev/null; ' +
+  'set -- "$1" --args 4 "${@:2}"; fi; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
+
+/**
+ * What the wrapper reads on its stdin with `--input`: whether the command
+ * keeps that stdin after it (`1`, else it gets /dev/null) and how many
+ * options follow, on a line, then each option NUL-terminated.
+ */
+function bwrapInput(options: string[], keepStdin: boolean): Uint8Array {
+  return encoder.encode(
+    `${keepStdin ? 1 : 0} ${options.length}\n` + options.map((option) => `${option}\0`).join(""),
+  );
+}
 
 /** The filters a standby holds, in the order its input names them by index. */
 const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
@@ -265,8 +283,13 @@ export function createBwrapBackend(
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
   const filters = bwrapFilters(arch);
-  const wrap = (launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch =>
-    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits);
+  const wrap = (
+    launch: Launch,
+    policy: ConfinedPolicy,
+    limits?: LaunchLimits,
+    keepStdin = false,
+  ): Launch =>
+    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits, { keepStdin });
   return {
     name: "bwrap",
     wrap,
@@ -275,7 +298,8 @@ export function createBwrapBackend(
     runners: (launch: Launch) => [launch.program, bwrap],
     // Its private folder is read-only to every command (see bwrapArgs).
     runnerFolders: () => [],
-    probeLaunch: wrap,
+    probeLaunch: (launch: Launch, policy: ConfinedPolicy) =>
+      wrapInBwrap(bwrap, filters, launch, policy, folders),
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
     enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
@@ -321,10 +345,13 @@ export function wrapInBwrap(
   folders: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
   limits?: LaunchLimits,
+  handed?: { keepStdin: boolean },
 ): Launch {
   const filter = filters?.[socketRule(policy)];
   const args = bwrapArgs(launch, policy, folders, paths);
   if (filter !== undefined) args.unshift("--seccomp", "3");
+  // Everything before the command's own "--" (the environment among it) goes on stdin.
+  const options = handed === undefined ? [] : args.splice(0, args.length - launch.args.length - 2);
   return {
     program: launch.program,
     args: [
@@ -335,6 +362,7 @@ export function wrapInBwrap(
       WRAPPER_NAME,
       ...limitArgs(limits?.rlimits ?? {}, limits?.cgroupProcs),
       filter ?? "",
+      ...(handed === undefined ? [] : ["--input"]),
       bwrap,
       ...args,
     ],
@@ -343,6 +371,7 @@ export function wrapInBwrap(
     // none of the command's environment reaches them (LD_PRELOAD or
     // LD_LIBRARY_PATH into a writable root would load a planted library).
     env: {},
+    ...(handed === undefined ? {} : { input: bwrapInput(options, handed.keepStdin) }),
   };
 }
 

@@ -202,7 +202,7 @@ for (const backend of SANDBOX_BACKENDS) {
       await using executor = proxied(backend, workspace);
       const state = await executor.run(executor.resolve({ command: "true" }));
       assert.equal(state.exitCode, 0, state.stderr.text);
-      const socket = (await executor.networkProxyState())?.socketPath ?? "";
+      const socket = join((await executor.networkProxyState())?.socketDir ?? "", "any.sock");
       const direct = await executor.run(executor.resolve({
         command: `curl -sS --noproxy '*' http://127.0.0.1:${internet.port}/direct; ` +
           `echo > /dev/tcp/127.0.0.1/${internet.port} && echo CONNECTED; ` +
@@ -270,7 +270,7 @@ for (const backend of SANDBOX_BACKENDS) {
       const url = `http://allowed.test:${internet.port}`;
       const first = await executor.run(executor.resolve({ command: `curl -sS ${url}/one` }));
       assert.equal(first.exitCode, 0, first.stderr.text);
-      const socket = (await executor.networkProxyState())?.socketPath ?? "";
+      const socket = (await executor.networkProxyState())?.socketDir ?? "";
       const removed = await executor.run(executor.resolve({
         command: `rm -rf '${dirname(socket)}'`,
         sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
@@ -282,14 +282,20 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(again.stdout.text, `hello allowed.test:${internet.port} /two\n`);
     });
 
-    it("stops the proxy with the executor", async () => {
+    it("gives each command a socket of its own, removed when it settles, and stops the proxy with the executor", async () => {
       using workspace = tempWorkspace();
       const executor = proxied(backend, workspace);
       const result = await executor.run(executor.resolve({ command: "true" }));
       assert.equal(result.exitCode, 0, result.stderr.text);
-      const socket = (await executor.networkProxyState())?.socketPath ?? "";
+      const dir = (await executor.networkProxyState())?.socketDir ?? "";
+      assert.deepEqual(readdirSync(dir), [], "a settled command's socket is gone");
+      const task = await executor.start(executor.resolve({ command: "sleep 60" }));
+      const [name, ...others] = readdirSync(dir);
+      assert.deepEqual(others, []);
+      const socket = join(dir, name ?? "");
       assert.ok(existsSync(socket));
       await executor[Symbol.asyncDispose]();
+      await task.done;
       assert.equal(existsSync(socket), false);
       assert.equal((await executor.networkProxyState())?.listening, false);
       const refused = await new Promise<string>((resolve) => {

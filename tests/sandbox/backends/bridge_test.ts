@@ -20,10 +20,13 @@ const inner = { program: "/u/bwrap", args: ["--", "cmd"], cwd: "/w", env: { SECR
 
 describe("wrapInBridge", () => {
   it("runs the backend's launch in a network namespace of its own, with none of its environment", () => {
-    const launch = wrapInBridge(inner, tools, "/u/bash", "/p/proxy.sock");
+    const launch = wrapInBridge(inner, tools, "/u/bash", "/p/proxy.sock", ["/cg/cgroup.procs"]);
     assert.equal(launch.program, "/u/unshare");
     assert.deepEqual(launch.args.slice(0, 3), ["--net", "--", "/u/bash"]);
-    assert.deepEqual(launch.args.slice(-7), [
+    assert.deepEqual(launch.args.slice(-10), [
+      "cg",
+      "/cg/cgroup.procs",
+      "--",
       "/u/ip",
       "/u/socat",
       "/p/proxy.sock",
@@ -37,7 +40,7 @@ describe("wrapInBridge", () => {
   });
 
   it("for another user: a user namespace, whose capabilities setpriv drops before the backend", () => {
-    const launch = wrapInBridge(inner, { ...tools, setpriv: "/u/setpriv" }, "/u/bash", "/p/s");
+    const launch = wrapInBridge(inner, { ...tools, setpriv: "/u/setpriv" }, "/u/bash", "/p/s", []);
     assert.deepEqual(launch.args.slice(0, 5), [
       "--user",
       "--map-current-user",
