@@ -244,6 +244,9 @@ export class NetworkProxy {
 
   #accept(socket: NetSocket, record: LaunchRecord, listener: Promise<NetListener>): void {
     socket.on("error", () => socket.destroy());
+    // Once it has ended its side (an answer, or a tunnel's end), the connection is done:
+    // it counts no longer, whatever the client does (a Unix socket keeps what was written).
+    socket.on("finish", () => socket.destroy());
     // From the connection's start: bytes that keep coming do not extend it.
     const deadline = setTimeout(() => socket.destroy(), this.#handshakeMs);
     socket.once("close", () => clearTimeout(deadline));

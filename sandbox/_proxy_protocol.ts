@@ -62,6 +62,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A request target: visible ASCII only (a space, TAB, bare LF or other control would split the line). */
 const TARGET = /^[\x21-\x7e]+$/;
 /** What a header value may not hold: controls but TAB (a bare LF or CR would start a header of its own). */
+// deno-lint-ignore no-control-regex
 const VALUE_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f]/;
 const HOP_BY_HOP = new Set([
   "proxy-authorization",

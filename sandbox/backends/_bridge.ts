@@ -14,7 +14,7 @@
  * @module
  */
 import type { Launch } from "../../local/launch.ts";
-import { APPLY_LIMITS, BASH_FLAGS, findOnPath, limitArgs } from "../../local/internal.ts";
+import { BASH_FLAGS, findOnPath, limitedLaunch } from "../../local/internal.ts";
 import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "../_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */
@@ -71,30 +71,29 @@ export function findBridgeTools(
 const BRIDGE_MAX_CHILDREN = 2 * MAX_LAUNCH_CONNECTIONS + 8;
 
 /**
- * Runs in the new namespace, unconfined: joins the command's cgroups
- * (`APPLY_LIMITS`: the bridge and each connection's process count against
- * the command's limits), closes inherited descriptors above 2, brings the
- * loopback up, starts the bridge in the background (stdio on /dev/null) and
- * waits until it listens, then runs the confined launch (with the stdin the
+ * Runs in the new namespace, unconfined: closes inherited descriptors above
+ * 2, brings the loopback up, starts the bridge (the `n` words after the
+ * loopback's port: socat, behind a bash that joins the command's cgroups
+ * first, so that it and each connection's process count against the
+ * command's limits) in the background with its stdio on /dev/null, and
+ * waits until it listens; then runs the confined launch (with the stdin the
  * bridge never reads: the launch's input, then the command's) and stops the
  * bridge when it ends, exiting as the launch did.
  */
-const BRIDGE_SCRIPT = APPLY_LIMITS +
+const BRIDGE_SCRIPT =
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ' +
-  "ip=$1 socat=$2 socket=$3 port=$4; shift 4; " +
+  'ip=$1 port=$2 n=$3; shift 3; bridge=("${@:1:n}"); shift "$n"; ' +
   `fail() { echo "${BRIDGE_NAME}: $1" >&2; exit ${BRIDGE_FAILURE_EXIT}; }; ` +
   '"$ip" link set lo up || fail "cannot bring up the loopback of the command\'s network namespace"; ' +
-  `"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr,max-children=${BRIDGE_MAX_CHILDREN}" ` +
-  '"UNIX-CONNECT:$socket" ' +
-  "</dev/null >/dev/null 2>&1 & bridge=$!; " +
+  '"${bridge[@]}" </dev/null >/dev/null 2>&1 & pid=$!; ' +
   // Builtins only: this script runs unconfined, and a bare program name would be looked up on
   // bash's default PATH, which ends in "." (the launch's folder, a writable root).
   'listening() { local want line; printf -v want ":%04X 00000000:0000 0A" "$port"; ' +
   'while read -r line; do [[ $line == *"$want"* ]] && return 0; done </proc/net/tcp; return 1; }; ' +
-  "for _ in {1..1000}; do listening && break; kill -0 $bridge 2>/dev/null || break; " +
+  "for _ in {1..1000}; do listening && break; kill -0 $pid 2>/dev/null || break; " +
   "read -t 0.005 <> <(:); done; " +
-  'listening || fail "the bridge to the network proxy did not start ($socat)"; ' +
-  '"$@"; status=$?; kill $bridge 2>/dev/null; wait $bridge; exit $status';
+  'listening || fail "the bridge to the network proxy did not start (socat, or the cgroups it joins)"; ' +
+  '"$@"; status=$?; kill $pid 2>/dev/null; wait $pid; exit $status';
 
 /**
  * `inner` (a launch already wrapped by a backend) run in a network
@@ -111,6 +110,13 @@ export function wrapInBridge(
   cgroupProcs: readonly string[],
 ): Launch {
   const namespace = bridgeNamespaceArgs(tools);
+  const listen =
+    `TCP-LISTEN:${BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr,max-children=${BRIDGE_MAX_CHILDREN}`;
+  const direct = { program: tools.socat, args: [listen, `UNIX-CONNECT:${socketPath}`] };
+  const { program, args } = cgroupProcs.length === 0
+    ? direct
+    : limitedLaunch({ ...direct, cwd: "/", env: {} }, {}, cgroupProcs, bash);
+  const socat = [program, ...args];
   // The namespace's capabilities (a user namespace's, for ip) must not reach the backend.
   const drop = tools.setpriv === undefined
     ? []
@@ -126,11 +132,10 @@ export function wrapInBridge(
       "-c",
       BRIDGE_SCRIPT,
       BRIDGE_NAME,
-      ...limitArgs({}, cgroupProcs),
       tools.ip,
-      tools.socat,
-      socketPath,
       String(BRIDGE_PORT),
+      String(socat.length),
+      ...socat,
       ...drop,
       inner.program,
       ...inner.args,
@@ -182,13 +187,8 @@ export function proxyEnv(token: string): Record<string, string> {
   };
 }
 
-/**
- * Whether the bridge wrapper (its own failure, or a cgroup it could not
- * join), or the `unshare` before it, failed, not the command.
- */
+/** Whether the bridge wrapper (or the `unshare` before it) failed, not the command. */
 export function bridgeFailed(exitCode: number | null, firstLine: string): boolean {
   return (exitCode === BRIDGE_FAILURE_EXIT && firstLine.startsWith(`${BRIDGE_NAME}: `)) ||
-    (exitCode === BRIDGE_FAILURE_EXIT &&
-      firstLine.startsWith("shellseam: could not move the command into the cgroup")) ||
     (exitCode === 1 && firstLine.startsWith("unshare: "));
 }

@@ -15,7 +15,7 @@ interface TestProxy extends AsyncDisposable {
   dir: string;
 }
 
-async function startProxy(options: ProxyOptions = { resolve: fakeResolve }): Promise<TestProxy> {
+function startProxy(options: ProxyOptions = { resolve: fakeResolve }): TestProxy {
   const dir = mkdtempSync(join(tmpdir(), "proxy-test-"));
   const proxy = new NetworkProxy(join(dir, "proxy"), options);
   return {
@@ -53,7 +53,7 @@ const basic = (token: string) => `Proxy-Authorization: Basic ${btoa(`shellseam:$
 describe("NetworkProxy", () => {
   it("forwards a plain HTTP request to an allowed name", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
     const token = launch.token;
     const answer = await exchange(launch.socketPath, [
@@ -68,7 +68,7 @@ describe("NetworkProxy", () => {
 
   it("tunnels CONNECT to an allowed name", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["*.allowed.test", "127.0.0.1"] });
     const token = launch.token;
     const answer = await exchange(launch.socketPath, [
@@ -81,7 +81,7 @@ describe("NetworkProxy", () => {
 
   it("refuses a name not in the list with 403 naming the policy, and records it per launch", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
     const token = launch.token;
     const other = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
@@ -96,7 +96,7 @@ describe("NetworkProxy", () => {
   });
 
   it("lets deny entries win over allow wildcards", async () => {
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({
       allow: ["*.allowed.test"],
       deny: ["also.allowed.test"],
@@ -110,7 +110,7 @@ describe("NetworkProxy", () => {
 
   it("refuses a raw IP that is not listed, and a listed name resolving to a private address", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test", "metadata.test"] });
     const token = launch.token;
     const raw = await exchange(launch.socketPath, [
@@ -130,7 +130,7 @@ describe("NetworkProxy", () => {
   });
 
   it("answers 407 to a client without a registered token", async () => {
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test"] });
     const none = await exchange(launch.socketPath, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
     assert.match(none.toString(), /^HTTP\/1\.1 407/);
@@ -142,7 +142,7 @@ describe("NetworkProxy", () => {
 
   it("speaks SOCKS5 with a username and password, refusing what the list refuses", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
     const token = launch.token;
     const auth = Buffer.concat([
@@ -178,7 +178,7 @@ describe("NetworkProxy", () => {
   });
 
   it("answers malformed SOCKS5 input in SOCKS at each stage, never in HTTP", async () => {
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test"] });
     const token = launch.token;
     const auth = Buffer.concat([
@@ -204,7 +204,7 @@ describe("NetworkProxy", () => {
   });
 
   it("reports a name that resolves to no address as unresolvable, not as refused by policy", async () => {
-    await using test = await startProxy({
+    await using test = startProxy({
       resolve: (host) => host === "empty.test" ? Promise.resolve([]) : fakeResolve(host),
     });
     const launch = await test.proxy.open({ allow: ["empty.test"] });
@@ -231,7 +231,7 @@ describe("NetworkProxy", () => {
 
   it("survives random, truncated and oversized input without ever connecting", async () => {
     let connects = 0;
-    await using test = await startProxy({
+    await using test = startProxy({
       resolve: fakeResolve,
       connect: () => {
         connects++;
@@ -283,7 +283,7 @@ describe("NetworkProxy", () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => release = resolve);
     const opened: import("node:net").Socket[] = [];
-    await using test = await startProxy({
+    await using test = startProxy({
       resolve: fakeResolve,
       connect: async (address, port) => {
         await gate;
@@ -308,7 +308,7 @@ describe("NetworkProxy", () => {
 
   it("says when a launch's socket stopped after an error, fails its clients at once, and serves the next launch", async () => {
     const servers: Server[] = [];
-    await using test = await startProxy({
+    await using test = startProxy({
       resolve: fakeResolve,
       listen: (path, handlers) => {
         const server = createServer();
@@ -342,7 +342,7 @@ describe("NetworkProxy", () => {
   });
 
   it("removes its sockets and refuses to open a launch once closed", async () => {
-    const test = await startProxy();
+    const test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test"] });
     assert.ok(existsSync(launch.socketPath));
     assert.equal(statSync(join(test.dir, "proxy")).mode & 0o777, 0o700);
@@ -353,7 +353,7 @@ describe("NetworkProxy", () => {
 
   it("serves a launch's socket with that launch's token alone, and nothing once it ended", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
+    await using test = startProxy();
     const narrow = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
     const wide = await test.proxy.open({ allow: ["allowed.test", "evil.test", "127.0.0.1"] });
     const get = (socketPath: string, token: string) =>
@@ -380,7 +380,7 @@ describe("NetworkProxy", () => {
   });
 
   it("closes a connection whose handshake is not done by the deadline, however slowly bytes keep coming", async () => {
-    await using test = await startProxy({ resolve: fakeResolve, handshakeTimeoutMs: 500 });
+    await using test = startProxy({ resolve: fakeResolve, handshakeTimeoutMs: 500 });
     const launch = await test.proxy.open({ allow: ["allowed.test"] });
     const client = connect(launch.socketPath);
     await new Promise((resolve) => client.on("connect", resolve));
@@ -398,7 +398,7 @@ describe("NetworkProxy", () => {
   });
 
   it(`bounds a launch's connections: one past ${MAX_LAUNCH_CONNECTIONS} gets an error, and closes`, async () => {
-    await using test = await startProxy();
+    await using test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test"] });
     const held = await Promise.all(
       Array.from({ length: MAX_LAUNCH_CONNECTIONS }, async () => {
@@ -469,7 +469,7 @@ async function startRecorder(): Promise<
 describe("the proxy's forwarded requests", () => {
   const setup = async () => {
     const recorder = await startRecorder();
-    const test = await startProxy();
+    const test = startProxy();
     const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
     const url = `http://allowed.test:${recorder.port}`;
     return {

@@ -23,18 +23,27 @@ describe("wrapInBridge", () => {
     const launch = wrapInBridge(inner, tools, "/u/bash", "/p/proxy.sock", ["/cg/cgroup.procs"]);
     assert.equal(launch.program, "/u/unshare");
     assert.deepEqual(launch.args.slice(0, 3), ["--net", "--", "/u/bash"]);
-    assert.deepEqual(launch.args.slice(-10), [
+    const script = launch.args.indexOf("shellseam-net");
+    const words = launch.args.slice(script + 1);
+    assert.deepEqual(words.slice(0, 3), ["/u/ip", String(BRIDGE_PORT), "13"]);
+    // socat, behind a bash that joins the command's cgroups first.
+    const socat = words.slice(3, 16);
+    assert.equal(socat[0], "/u/bash");
+    assert.deepEqual(socat.slice(-6), [
       "cg",
       "/cg/cgroup.procs",
       "--",
-      "/u/ip",
       "/u/socat",
-      "/p/proxy.sock",
-      String(BRIDGE_PORT),
-      "/u/bwrap",
-      "--",
-      "cmd",
+      `TCP-LISTEN:${BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr,max-children=136`,
+      "UNIX-CONNECT:/p/proxy.sock",
     ]);
+    assert.deepEqual(words.slice(16), ["/u/bwrap", "--", "cmd"]);
+    // What the backend reads on stdin (the command's environment) goes through untouched.
+    assert.deepEqual(
+      wrapInBridge({ ...inner, input: new Uint8Array([1, 2]) }, tools, "/u/bash", "/p/s", [])
+        .input,
+      new Uint8Array([1, 2]),
+    );
     assert.deepEqual(launch.env, {});
     assert.equal(launch.cwd, "/w");
   });
