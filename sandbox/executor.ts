@@ -268,8 +268,10 @@ interface Probe {
  * command, under either backend, in a network namespace of its own whose
  * only way out is a bridge (util-linux `unshare`, `ip`, `socat`) to the
  * executor's proxy, started with the first such command and stopped at
- * disposal; the proxy variables carry per-launch credentials, and the
- * result names what the proxy refused (`sandbox.refusedDestinations`).
+ * disposal; each launch gets a proxy socket of its own and credentials
+ * valid only there and only while it runs (handed to the command on a pipe,
+ * never on a command line), and the result names what the proxy refused
+ * (`sandbox.refusedDestinations`).
  * Where the bridge cannot run, such a call fails closed with
  * `SandboxUnavailableError`.
  *
@@ -567,7 +569,16 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       (confined.hiddenDirs ?? []).some((dir) => isBeneath(path, dir)) ||
       ((confined.hiddenParents ?? []).some((dir) => isBeneath(path, dir)) &&
         !isBeneath(path, ownReal));
-    confined.masks = confined.masks.filter((mask) => !hiddenAway(mask.path));
+    // Each command's proxy socket is its bridge's alone: no command connects
+    // to one directly (one listed one by one could go before it is masked).
+    const proxyDir = join(ownReal, "proxy");
+    const proxyMask = existsSync(proxyDir)
+      ? [{ path: proxyDir, directory: true, kind: "socket" as const }]
+      : [];
+    confined.masks = [
+      ...confined.masks.filter((mask) => !hiddenAway(mask.path) && !isBeneath(mask.path, proxyDir)),
+      ...proxyMask,
+    ];
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
     const tools = allowList === undefined ? undefined : await this.#bridge();
     const bash = launch.program;

@@ -144,7 +144,11 @@ const CLOSE_INHERITED =
  * (ones the runtime inherited without close-on-exec would reach into the
  * sandbox), then puts the seccomp filter (`$1`, `printf` escapes, when not
  * empty) on fd 3 for bwrap's `--seccomp 3` through a pipe: from memory, never
- * from a file a confined command could rewrite. Then it execs bwrap; a bwrap
+ * from a file a confined command could rewrite. With `--input` next, it
+ * reads bwrap's options (the command's environment among them) from its
+ * stdin, exactly those bytes (see `bwrapInput`), and puts them on fd 4 for
+ * bwrap's `--args 4`, so that no command line shows them; the command keeps
+ * the rest of that stdin, or gets /dev/null. Then it execs bwrap; a bwrap
  * that cannot be run (gone since the probe) is its failure too (`execfail`).
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
  * the environment (`-p`), and no rc file (`--norc --noprofile`: a bash
@@ -335,7 +339,10 @@ export function bwrapFilters(arch: string): BwrapFilters | undefined {
 /**
  * `launch` confined by `policy` under the bwrap at `bwrap` (a path on the
  * host that runs it), through the wrapper that applies `limits` and feeds
- * bwrap the seccomp filter.
+ * bwrap the seccomp filter. With `handed`, bwrap's options (the command's
+ * environment among them) go in the launch's `input`, never on a command
+ * line, and the command keeps the stdin after them when `keepStdin`;
+ * without (the remote executor's), they are arguments.
  */
 export function wrapInBwrap(
   bwrap: string,

@@ -414,6 +414,25 @@ for (const backend of SANDBOX_BACKENDS) {
       },
     );
 
+    it("lets no command connect to another's proxy socket, even with Unix sockets open to it", async () => {
+      using workspace = tempWorkspace();
+      await using executor = proxied(backend, workspace);
+      const a = await executor.start(executor.resolve({ command: "exec sleep 60" }));
+      const dir = (await executor.networkProxyState())?.socketDir ?? "";
+      const [name] = readdirSync(dir);
+      const socket = join(dir, name ?? "");
+      const b = await executor.run(executor.resolve({
+        command: `ls '${dir}'; python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); ` +
+          `s.connect("${socket}"); print("UNIX")'`,
+        sandboxPolicy: { ...executor.defaultPolicy, network: "allow" },
+      }));
+      assert.doesNotMatch(b.stdout.text, /UNIX|\.sock/);
+      assert.match(b.stderr.text, /Permission denied/);
+      assert.match(b.stderr.text, /PermissionError/);
+      await a.kill();
+      await a.done;
+    });
+
     it("listens again when an unconfined command removed the private folder", async () => {
       await using internet = await startInternet();
       using workspace = tempWorkspace();
