@@ -343,7 +343,8 @@ export class NetworkProxy {
         socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
         finish(opened, request.length);
       } else {
-        opened.write(request.forwardHead);
+        // Byte for byte as the client sent it (the head was read as latin1).
+        opened.write(request.forwardHead, "latin1");
         finish(opened, request.length, request.body);
       }
       return "done";
