@@ -530,7 +530,7 @@ describe("the proxy's forwarded requests", () => {
     await using s = await setup();
     const port = s.recorder.port;
     const refusals: [string, RegExp][] = [
-      [`GET ${s.url}/a\nX-Injected: 1 HTTP/1.1\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
+      [`GET ${s.url}/a\nX-Injected:1 HTTP/1.1\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
       [`GET ${s.url}/a\tb HTTP/1.1\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
       [`GET ${s.url}/a\rb HTTP/1.1\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
       [`GET ${s.url}/ HTTP/1.1\r\nX: a\nHost: evil.test\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
