@@ -571,13 +571,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         !isBeneath(path, ownReal));
     // Each command's proxy socket is its bridge's alone: no command connects
     // to one directly (one listed one by one could go before it is masked).
+    // Made now, so that a socket a later call makes there is masked too.
     const proxyDir = join(ownReal, "proxy");
-    const proxyMask = existsSync(proxyDir)
-      ? [{ path: proxyDir, directory: true, kind: "socket" as const }]
-      : [];
+    mkdirSync(proxyDir, { recursive: true, mode: 0o700 });
     confined.masks = [
       ...confined.masks.filter((mask) => !hiddenAway(mask.path) && !isBeneath(mask.path, proxyDir)),
-      ...proxyMask,
+      { path: proxyDir, directory: true, kind: "socket" },
     ];
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
     const tools = allowList === undefined ? undefined : await this.#bridge();
