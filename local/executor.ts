@@ -19,7 +19,7 @@ import {
 } from "./_config.ts";
 import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
-import { OutputCollector } from "./_output.ts";
+import { joined, OutputCollector } from "./_output.ts";
 import { appliedLimits, hasLimits, limitedLaunch, mergeLimits, rlimitsOf } from "./_limits.ts";
 import {
   cgroupLimits,
@@ -627,7 +627,9 @@ export class LocalBashExecutor extends BashExecutor {
           args: setsid === null ? launch.args : [launch.program, ...launch.args],
           cwd: launch.cwd,
           env: launch.env,
-          stdin: spec.stdin !== undefined || keepStdinOpen ? "piped" : "null",
+          stdin: spec.stdin !== undefined || keepStdinOpen || launch.input !== undefined
+            ? "piped"
+            : "null",
           session: config.sessionStrategy,
         });
       } catch (cause) {
@@ -636,6 +638,7 @@ export class LocalBashExecutor extends BashExecutor {
       }
       watchdog?.watch(child.pid);
     }
+    const stdin = typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin;
     const running = new RunningCommand({
       control: this.#control,
       ...(plan.pidNamespace === true ? {} : { marker }),
@@ -645,7 +648,8 @@ export class LocalBashExecutor extends BashExecutor {
       stderr: this.#collector(config.maxOutputBytes),
       killGraceMs: config.killGraceMs,
       drainGraceMs: config.drainGraceMs,
-      stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
+      // What the launch reads first (its own input), then the command's stdin.
+      stdin: launch.input === undefined ? stdin : joined(launch.input, stdin ?? null),
       keepStdinOpen,
       ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),

@@ -28,6 +28,13 @@ export interface Launch {
   cwd: string;
   /** The complete environment. */
   env: Record<string, string>;
+  /**
+   * Bytes the launch reads from its stdin before anything else (a sandbox
+   * hands its wrapper the command's environment there, never on a command
+   * line, where any local user could read it): the executor writes them
+   * first, then the command's own stdin, if any.
+   */
+  input?: Uint8Array;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type SandboxEnforcement,
   type SandboxMode,
   type SandboxNetwork,
+  type SandboxNetworkAllowList,
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
@@ -58,7 +59,13 @@ import {
   proxyEnv,
   wrapInBridge,
 } from "./backends/_bridge.ts";
-import { NetworkProxy, PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./_proxy.ts";
+import {
+  NetworkProxy,
+  PROXY_OPTIONS,
+  type ProxyLaunch,
+  type ProxyOptions,
+  type ProxyState,
+} from "./_proxy.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
 
@@ -261,8 +268,10 @@ interface Probe {
  * command, under either backend, in a network namespace of its own whose
  * only way out is a bridge (util-linux `unshare`, `ip`, `socat`) to the
  * executor's proxy, started with the first such command and stopped at
- * disposal; the proxy variables carry per-launch credentials, and the
- * result names what the proxy refused (`sandbox.refusedDestinations`).
+ * disposal; each launch gets a proxy socket of its own and credentials
+ * valid only there and only while it runs (handed to the command on a pipe,
+ * never on a command line), and the result names what the proxy refused
+ * (`sandbox.refusedDestinations`).
  * Where the bridge cannot run, such a call fails closed with
  * `SandboxUnavailableError`.
  *
@@ -560,16 +569,27 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       (confined.hiddenDirs ?? []).some((dir) => isBeneath(path, dir)) ||
       ((confined.hiddenParents ?? []).some((dir) => isBeneath(path, dir)) &&
         !isBeneath(path, ownReal));
-    confined.masks = confined.masks.filter((mask) => !hiddenAway(mask.path));
+    // Each command's proxy socket is its bridge's alone: no command connects
+    // to one directly (one listed one by one could go before it is masked).
+    // Made now, so that a socket a later call makes there is masked too.
+    const proxyDir = join(ownReal, "proxy");
+    try {
+      // Not recursive: the private folder itself is privateDir()'s to make again.
+      mkdirSync(proxyDir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+    }
+    confined.masks = [
+      ...confined.masks.filter((mask) => !hiddenAway(mask.path) && !isBeneath(mask.path, proxyDir)),
+      { path: proxyDir, directory: true, kind: "socket" },
+    ];
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
-    const bridge = allowList === undefined
-      ? undefined
-      : { tools: await this.#bridge(), proxy: await this.#startProxy() };
+    const tools = allowList === undefined ? undefined : await this.#bridge();
     const bash = launch.program;
     const backend = await this.#select(
       confined,
       launch,
-      bridge === undefined ? [] : bridgeRunners(bridge.tools, bash),
+      tools === undefined ? [] : bridgeRunners(tools, bash),
     );
     await this.#restoreFolders();
     if (backend.name === "landlock") this.#restoreLauncher();
@@ -580,16 +600,17 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
     guard?.watch();
     const enforcement = enforcementOf(backend, confined, guard);
-    // The launch's own proxy credentials, dropped when it settles (see describe).
-    const network = bridge === undefined || allowList === undefined
+    // The launch's own proxy socket and credentials, dropped when it settles (see describe).
+    const network = tools === undefined || allowList === undefined
       ? undefined
-      : { ...bridge, token: bridge.proxy.register(allowList) };
+      : { tools, proxy: await this.#openProxy(allowList) };
     const wrapped = backend.wrap(
       network === undefined
         ? launch
-        : { ...launch, env: { ...launch.env, ...proxyEnv(network.token) } },
+        : { ...launch, env: { ...launch.env, ...proxyEnv(network.proxy.token) } },
       confined,
       limits,
+      spec.stdin !== undefined || spec.keepStdinOpen === true,
     );
     const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
     return {
@@ -597,9 +618,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       limitsApplied: limits !== undefined,
       ...(standby === undefined ? {} : { standby }),
       ...(backend.name === "bwrap" && network === undefined ? { pidNamespace: true } : {}),
-      launch: network === undefined
-        ? wrapped
-        : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),
+      launch: network === undefined ? wrapped : wrapInBridge(
+        wrapped,
+        network.tools,
+        bash,
+        network.proxy.socketPath,
+        limits?.cgroupProcs ?? [],
+      ),
       describe: (outcome): BashSandboxInfo => {
         const violations = guard?.settle() ?? [];
         // The sweeps may have met a bound that the launch did not.
@@ -608,9 +633,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           : enforcementOf(backend, confined, guard);
         const runnerFailed = backend.runnerFailed(outcome) ||
           (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
-        const refused = network?.proxy.refused(network.token) ?? [];
+        const refused = network?.proxy.refused() ?? [];
         // Settled: what it left running (a process that left the session) gets no way out.
-        if (network !== undefined) network.proxy.unregister(network.token);
+        void network?.proxy.close();
         const failed = outcome.exitCode !== 0;
         const denial = runnerFailed
           ? undefined
@@ -705,29 +730,31 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
   }
 
-  /** The proxy, listening in the private folder (started on first use). */
-  async #startProxy(): Promise<NetworkProxy> {
-    const path = join(await this.privateDir(), "proxy.sock");
+  /**
+   * A launch's own socket and token from the proxy, whose sockets live in
+   * the private folder (made on first use; a new one when the private
+   * folder was made again under another name).
+   */
+  async #openProxy(list: SandboxNetworkAllowList): Promise<ProxyLaunch> {
+    const dir = join(await this.privateDir(), "proxy");
     const current = this.#proxy;
-    if (current?.listening && (current.socketPath !== path || !existsSync(path))) {
-      // An unconfined command removed the private folder, socket and all: a
-      // new proxy serves new launches (running ones keep their records).
+    if (current !== undefined && current.socketDir !== dir) {
+      // Running launches keep their sockets until they settle.
       this.#retiredProxies.push(current);
       this.#proxy = undefined;
     }
-    this.#proxy ??= new NetworkProxy(path, this.#proxyOptions);
+    this.#proxy ??= new NetworkProxy(dir, this.#proxyOptions);
     try {
-      await this.#proxy.start();
+      return await this.#proxy.open(list);
     } catch (error) {
       throwIfDenied(error, "listen on the network proxy's Unix socket");
       throw new BashSpawnError(
-        `The network proxy cannot listen at "${this.#proxy.socketPath}" (${
+        `The network proxy cannot listen in "${dir}" (${
           messageOf(error)
         }), so the command was not run; check that the private folder is writable`,
         { cause: error },
       );
     }
-    return this.#proxy;
   }
 
   /**

@@ -45,6 +45,12 @@ export interface BashOutputChunk {
  * `maxSpillBytes`, a write fault, a removed file, no spill file). The reader
  * goes on after them.
  *
+ * `omittedBytes` is null when how many bytes are lost cannot be known: the
+ * executor stopped reading the stream before its end (a process it could
+ * not stop held the pipe; see `CollectedOutput.cut`, whose reason `reason`
+ * is). Such a gap starts at the stream's last byte read (`offset` is its
+ * `totalBytes`) and is the stream's last event.
+ *
  * @example
  * ```ts
  * import type { BashOutputGap } from "@shellseam/bash/seam";
@@ -56,14 +62,25 @@ export interface BashOutputChunk {
  *   offset: 1_048_576,
  *   reason: "the spill file stopped at maxSpillBytes (1048576 bytes)",
  * };
- * assert.equal(gap.offset + gap.omittedBytes, 1_052_672);
+ * assert.equal(gap.offset + (gap.omittedBytes ?? 0), 1_052_672);
+ * const cut: BashOutputGap = {
+ *   stream: "stdout",
+ *   omittedBytes: null,
+ *   offset: 61_447,
+ *   reason: "a process the census cannot see kept the pipe open",
+ * };
+ * const lost = (gap: BashOutputGap) => gap.omittedBytes === null ? "the rest" : `${gap.omittedBytes} bytes`;
+ * assert.equal(lost(cut), "the rest");
  * ```
  */
 export interface BashOutputGap {
   /** The stream. */
   stream: BashOutputStream;
-  /** How many bytes are lost. */
-  omittedBytes: number;
+  /**
+   * How many bytes are lost; null when that cannot be known, because the
+   * stream was cut short there (the stream's last event).
+   */
+  omittedBytes: number | null;
   /** The stream offset of the first lost byte. */
   offset: number;
   /** Why they are lost. */
@@ -72,7 +89,8 @@ export interface BashOutputGap {
 
 /**
  * What a background process's `output()` iterator yields: text, or a gap
- * that says exactly what was lost and why.
+ * that says what was lost and why (with `omittedBytes: null` as a stream's
+ * last event when the executor stopped reading it before its end).
  *
  * @example
  * ```ts
@@ -80,9 +98,15 @@ export interface BashOutputGap {
  * import assert from "node:assert/strict";
  *
  * function show(event: BashOutputEvent): string {
- *   return "text" in event ? event.text : `[${event.omittedBytes} bytes lost: ${event.reason}]`;
+ *   if ("text" in event) return event.text;
+ *   const lost = event.omittedBytes === null ? "the rest" : `${event.omittedBytes} bytes`;
+ *   return `[${lost} lost: ${event.reason}]`;
  * }
  * assert.equal(show({ stream: "stdout", text: "hi" }), "hi");
+ * assert.equal(
+ *   show({ stream: "stdout", omittedBytes: null, offset: 5, reason: "cut" }),
+ *   "[the rest lost: cut]",
+ * );
  * ```
  */
 export type BashOutputEvent = BashOutputChunk | BashOutputGap;

@@ -20,7 +20,8 @@ export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access"
  * proxy, which is then its only way out: host names (`registry.npmjs.org`),
  * wildcards for the names beneath a domain (`*.example.com`, not
  * `example.com` itself) and IP addresses (`203.0.113.7`, `::1`), on any
- * port. `deny` entries win over `allow` ones. A name that resolves to a
+ * port. `deny` entries win over `allow` ones, and a denied name covers the
+ * names beneath it too (`evil.example.com` denies `a.evil.example.com`). A name that resolves to a
  * loopback, link-local or private address is refused unless that address
  * is listed too.
  *
@@ -39,7 +40,7 @@ export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access"
 export interface SandboxNetworkAllowList {
   /** Host names, `*.domain` wildcards and IP addresses a command may reach. */
   allow: string[];
-  /** Entries refused even when `allow` matches them. */
+  /** Entries refused even when `allow` matches them; a name also refuses the names beneath it. */
   deny?: string[];
 }
 

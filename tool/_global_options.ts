@@ -135,6 +135,36 @@ const NPM: Grammar = {
   ],
 };
 
+/** npm options that only choose what runs or how it reports, beyond its global ones. */
+const NPM_RUN_OPTIONS = ["--if-present", "--ignore-scripts", "--foreground-scripts"];
+
+/**
+ * Why an npm command cannot satisfy an allow rule because of an option
+ * after its subcommand, if it cannot. npm reads every option before `--`,
+ * wherever it stands, as its configuration, and some run another program:
+ * `npm test --script-shell=/bin/sh` runs the script with that program, and
+ * `--node-options=--require=./x.js` (NODE_OPTIONS), `--userconfig` and
+ * `--globalconfig` (a file of such settings) make node or npm load code.
+ * Only the options known here, which do neither, keep an allow.
+ */
+export function npmConfigNotAllowable(
+  words: readonly (string | null)[],
+  raw: readonly string[],
+): string | undefined {
+  const [program] = words;
+  if (typeof program !== "string" || programName(program) !== "npm") return undefined;
+  const known = [...NPM.withValue, ...NPM.switches, ...NPM_RUN_OPTIONS];
+  for (const [index, word] of words.entries()) {
+    if (index === 0) continue;
+    if (word === "--") return undefined;
+    if (word === null || (word.startsWith("-") && !known.includes(word.split("=", 1)[0]!))) {
+      return `npm reads "${raw[index] ?? word}" as its configuration, which can make it run ` +
+        "another program";
+    }
+  }
+  return undefined;
+}
+
 const PNPM: Grammar = {
   withValue: ["-C", "--dir", "--filter", "-F", "--filter-prod", "--reporter", "--loglevel"],
   switches: [

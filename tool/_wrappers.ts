@@ -181,7 +181,10 @@ const RUNNERS: Record<string, RunnerOptions> = {
 const JUDGED_TOO = new Set(["sudo", "doas", "su", "find"]);
 
 /** Shells whose `-c STRING` is a command line of its own. */
-const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox"]);
+const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"]);
+
+/** Long options of a shell that take the next word as their value. */
+const SHELL_LONG_WITH_VALUE = new Set(["--rcfile", "--init-file"]);
 
 /** `find` actions that run a command, up to `;` or `+`. */
 const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
@@ -254,6 +257,15 @@ function innerCommands(name: string, args: SimpleCommand): RunCommands {
     reason: `"${args.text}" is handed words read only at run time, which decide what it runs`,
   };
   if (SHELLS.has(name)) return shellCommand(name, args);
+  if (name === "busybox") {
+    // `busybox APPLET ARGS...` runs APPLET (`busybox sh -c ...`, `busybox env ...`).
+    const [applet] = args.words;
+    if (applet === undefined || (typeof applet === "string" && applet.startsWith("-"))) return none;
+    return { ok: true, commands: [handedOn(args.words, args.raw, args)] };
+  }
+  if (name === "trap") return trapCommands(args);
+  const changes = changesNames(name, args.words) ?? evaluatesNames(name, args);
+  if (changes !== undefined) return { ok: false, reason: `"${name}" ${changes}` };
   if (name === "eval" || name === "script" || name === "su") {
     if (name === "eval") {
       if (tail) return unreadTail;
@@ -279,7 +291,8 @@ function innerCommands(name: string, args: SimpleCommand): RunCommands {
       return { ok: false, reason: `"${args.text}" hands on words known only at run time` };
     }
     if (arg === "--") {
-      index++;
+      // The positional words before the command still come (`timeout -- 5 CMD`).
+      index += 1 + leading;
       break;
     }
     if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) {
@@ -396,23 +409,31 @@ function parallelCommands(
 /** `bash -c STRING`: STRING read as a command line; `bash script` runs the script. */
 function shellCommand(name: string, args: SimpleCommand): RunCommands {
   const { words } = args;
-  for (let index = 0; index < words.length; index++) {
+  // Bash's grammar: options (a `c` among them makes the first word after them the command
+  // line), `-o NAME` and `-O NAME` (also bundled, `-eo pipefail`), `--rcfile FILE`, and `--`
+  // or `-` to end them; the first other word is the command line, or else a script to run.
+  let command = false;
+  let index = 0;
+  for (; index < words.length; index++) {
     const arg = words[index];
     if (arg === null || arg === undefined) {
       return { ok: false, reason: `"${args.text}" has options known only at run time` };
     }
-    if (arg === "-o" || arg === "+o" || arg === "-O" || arg === "+O") {
+    if (arg === "--" || arg === "-") {
       index++;
-      continue;
+      break;
     }
-    if (/^[-+][a-zA-Z]+$/.test(arg)) {
-      if (arg.startsWith("-") && arg.includes("c")) return scriptOf(name, words[index + 1], args);
-      continue;
+    if (SHELL_LONG_WITH_VALUE.has(arg)) {
+      index++;
+    } else if (/^[-+][a-zA-Z]+$/.test(arg)) {
+      if (arg.startsWith("-") && arg.includes("c")) command = true;
+      index += [...arg].filter((letter) => letter === "o" || letter === "O").length;
+    } else if (!arg.startsWith("--")) {
+      break;
     }
-    if (arg.startsWith("--")) continue;
-    return { ok: true, commands: [] };
   }
-  return noCommandLine(args);
+  if (command) return scriptOf(name, words[index], args);
+  return index < words.length ? { ok: true, commands: [] } : noCommandLine(args);
 }
 
 /** A shell, `script` or `su` given no command line; words read at run time may still give one. */
@@ -458,6 +479,81 @@ function commandOption(name: string, args: SimpleCommand): RunCommands {
     }
   }
   return noCommandLine(args);
+}
+
+/**
+ * What a bash builtin does that this reader cannot follow, or undefined: it
+ * makes a later name run something else (`alias ls='rm -rf ~'` where
+ * aliases expand, `hash -p /bin/sh ls`, `enable -f x.so ls` loads code), or
+ * runs a string it is handed as commands (`mapfile -C`, `compgen -C`/`-F`/
+ * `-W`, `complete`, `bind -x`).
+ */
+function changesNames(name: string, words: readonly (string | null)[]): string | undefined {
+  const has = (pattern: RegExp): boolean =>
+    words.some((word) => word === null || pattern.test(word));
+  if (name === "alias" && has(/=/)) return "makes a name stand for other commands";
+  if (name === "hash" && has(/^-[a-zA-Z]*p/)) return "makes a name run another program";
+  if (name === "enable" && words.length > 0) return "loads or unbinds the builtins a name runs";
+  if ((name === "mapfile" || name === "readarray") && has(/^-[a-zA-Z]*C/)) {
+    return "runs the callback it is handed as commands";
+  }
+  if (name === "compgen" || name === "complete" || name === "bind") {
+    return "can run the strings it is handed as commands";
+  }
+  return undefined;
+}
+
+/** A variable name as written: plain, so it has no subscript and is no expansion. */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*(=|$)/;
+
+/**
+ * Why a bash builtin that takes variable names cannot be read, or undefined.
+ * Bash evaluates a subscript in such a name as arithmetic, and arithmetic
+ * runs the command substitutions a value holds (`x='a[$(cmd)]'; printf -v
+ * 'b[x]' 1` runs `cmd`; see `arithmetic` in `_shell.ts`), so every name must
+ * be written plain: `printf -v NAME`, `test -v NAME` (also `[`), `read
+ * NAME...`, and `declare`/`typeset`/`local`/`readonly`/`export NAME=...`.
+ * `let`, and `declare -i`/`-n` (an integer or a reference to a name), always
+ * evaluate a value as arithmetic or as a name.
+ */
+function evaluatesNames(name: string, args: SimpleCommand): string | undefined {
+  const { words, raw } = args;
+  const why = "evaluates a name or value as arithmetic, which can run a command a value holds";
+  const afterFlag = (flags: RegExp): boolean =>
+    words.some((word, index) =>
+      word !== null && flags.test(word) && !PLAIN_NAME.test(raw[index + 1] ?? "")
+    );
+  if (name === "let") return why;
+  if (name === "printf" && afterFlag(/^-v$/)) return why;
+  if ((name === "test" || name === "[") && afterFlag(/^-[vR]$/)) return why;
+  if (name === "read") {
+    const names = raw.filter((word, index) =>
+      !word.startsWith("-") && !/^-[^-]*[pdtnNuie]$/.test(raw[index - 1] ?? "")
+    );
+    if (names.some((word) => !PLAIN_NAME.test(word))) return why;
+  }
+  if (["declare", "typeset", "local", "readonly", "export"].includes(name)) {
+    if (raw.some((word) => /^[-+][a-zA-Z]*[in]/.test(word) && name !== "export")) return why;
+    if (
+      raw.some((word) => !word.startsWith("-") && !word.startsWith("+") && !PLAIN_NAME.test(word))
+    ) {
+      return why;
+    }
+  }
+  return undefined;
+}
+
+/** `trap ACTION SIGNAL...`: ACTION is a command line, run when a signal or the exit comes. */
+function trapCommands(args: SimpleCommand): RunCommands {
+  const words = args.words[0] === "--" ? args.words.slice(1) : args.words;
+  const [action] = words;
+  if (action === undefined || action === "-l" || action === "-p" || action === "-") {
+    return { ok: true, commands: [] };
+  }
+  if (action === null || args.runtimeTail === true) {
+    return { ok: false, reason: `"trap" of text known only at run time (${args.text})` };
+  }
+  return readCommandLine(action);
 }
 
 /** `find ... -exec CMD ARGS... ;` (or `+`): each CMD ARGS is a command; `{}` is a found path. */

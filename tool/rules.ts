@@ -1,6 +1,6 @@
 import { BashConfigError } from "../seam/mod.ts";
 import { variableRunsCode } from "./_code_variables.ts";
-import { optionReadings, type Reading } from "./_global_options.ts";
+import { npmConfigNotAllowable, optionReadings, type Reading } from "./_global_options.ts";
 import { readCommandLine } from "./_shell.ts";
 import { commandsRun, programName, type RunCommand } from "./_wrappers.ts";
 
@@ -10,7 +10,8 @@ export type CommandDecision = "allow" | "ask" | "deny";
 /**
  * One command rule. It matches a simple command by exactly one of: the
  * leading words (`prefix: ["git", "push"]`; the first word also matches by
- * its program name, so `/usr/bin/git push` matches, and the words also match
+ * its program name, so `/usr/bin/git push` matches (an allow rule so only in
+ * a folder of installed programs, never `./git`), and the words also match
  * after the global options of programs whose grammar is known, so
  * `git -C . push` matches), the program name (`program: "rm"`), or a regular
  * expression over the command's words joined by single spaces (`pattern`; a
@@ -169,7 +170,10 @@ function verdictFor(
 ): CommandRuleVerdict {
   const variable = command.assigned?.find(variableRunsCode);
   const setsCode = lineWide ??
-    (variable === undefined ? undefined : `it sets ${variable}, which can make it run other code`);
+    (variable === undefined
+      ? undefined
+      : `it sets ${variable}, which can make it run other code`) ??
+    npmConfigNotAllowable(command.words, command.raw);
   const literal: Reading = { words: command.words, raw: command.raw };
   const readings = [literal, ...optionReadings(command.words, command.raw)].map((reading) =>
     setsCode === undefined || reading.notAllowable !== undefined
@@ -203,6 +207,7 @@ function verdictFor(
       blocked ??= `${describeRule(rule)} does not apply: ${notAllowable}`;
     }
   }
+  blocked ??= pathNotAllowable(command.words[0]);
   return maybe ?? {
     decision: unmatched,
     command: command.text,
@@ -245,7 +250,11 @@ function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean)
   if (rule.program !== undefined) {
     const first = words[0];
     if (first === undefined) return tail ? "maybe" : "no";
-    return first === null ? "maybe" : programName(first) === rule.program ? "yes" : "no";
+    return first === null
+      ? "maybe"
+      : sameProgram(first, rule.program, rule.decision)
+      ? "yes"
+      : "no";
   }
   if (rule.prefix !== undefined) {
     let result: Match = "yes";
@@ -257,8 +266,13 @@ function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean)
         continue;
       }
       const same = word === expected ||
-        (index === 0 && !expected.includes("/") && programName(word) === expected);
-      if (!same) return "no";
+        (index === 0 && sameProgram(word, expected, rule.decision));
+      if (same) continue;
+      if (index === 1 && rule.decision !== "allow" && npmAbbreviates(words[0], word, expected)) {
+        result = "maybe";
+        continue;
+      }
+      return "no";
     }
     return result;
   }
@@ -270,6 +284,48 @@ function matchReading(rule: CommandRule, reading: Reading, runtimeTail: boolean)
       : "no";
   }
   return "no";
+}
+
+/**
+ * Folders of installed programs, which a command cannot have filled (a
+ * sandbox keeps them read-only): a path there is the program its name says.
+ */
+const PROGRAM_FOLDER = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
+
+/**
+ * Whether the program word `word` (a name, or a path) is the program `name`
+ * of a rule with `decision`. A path meets a deny or ask rule by its last
+ * component, but an allow rule only in a folder of installed programs: a
+ * path elsewhere may be a copy a command made (`cp /bin/sh ./ls; ./ls -c
+ * 'rm -rf ~'`), so `./ls` and `/tmp/ls` are not `ls` to an allow rule.
+ */
+function sameProgram(word: string, name: string, decision: CommandDecision): boolean {
+  if (word === name) return true;
+  if (name.includes("/") || programName(word) !== name) return false;
+  return decision !== "allow" || PROGRAM_FOLDER.test(word);
+}
+
+/** Why a program given by `word` satisfies no allow rule by its name, if it does not. */
+function pathNotAllowable(word: string | null | undefined): string | undefined {
+  if (typeof word !== "string" || !word.includes("/") || PROGRAM_FOLDER.test(word)) {
+    return undefined;
+  }
+  return `"${word}" is a path outside the folders of installed programs, so it may be a copy ` +
+    "of another program";
+}
+
+/**
+ * Whether `word` may be npm's abbreviation of its subcommand `expected`: npm
+ * runs any unambiguous start of a command's name (`npm pub` and `npm publis`
+ * publish), so a deny or ask rule on `["npm", "publish"]` asks for them.
+ */
+function npmAbbreviates(
+  program: string | null | undefined,
+  word: string,
+  expected: string,
+): boolean {
+  return typeof program === "string" && programName(program) === "npm" && word.length > 0 &&
+    expected.startsWith(word);
 }
 
 /** A rule in words, for messages: `"git push"`, `program "rm"`, `pattern /.../`. */

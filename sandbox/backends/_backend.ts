@@ -85,9 +85,11 @@ export interface SandboxBackend {
   readonly landlockAbi?: () => number;
   /**
    * `launch` wrapped so that it runs confined by `policy`, with `limits`
-   * applied before it starts (none when absent).
+   * applied before it starts (none when absent). The command's environment
+   * goes in the wrapped launch's `input`, never on a command line; the
+   * command keeps the stdin after it when `keepStdin`, else gets /dev/null.
    */
-  wrap(launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch;
+  wrap(launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits, keepStdin?: boolean): Launch;
   /** How `launch` confined by `policy` can run in a standby, when it can (see `LaunchStandby`). */
   standby?(launch: Launch, policy: ConfinedPolicy): LaunchStandby | undefined;
   /** The programs that run before the confinement applies, for `launch`. */

@@ -151,7 +151,11 @@ const CLOSE_INHERITED =
  * (ones the runtime inherited without close-on-exec would reach into the
  * sandbox), then puts the seccomp filter (`$1`, `printf` escapes, when not
  * empty) on fd 3 for bwrap's `--seccomp 3` through a pipe: from memory, never
- * from a file a confined command could rewrite. Then it execs bwrap; a bwrap
+ * from a file a confined command could rewrite. With `--input` next, it
+ * reads bwrap's options (the command's environment among them) from its
+ * stdin, exactly those bytes (see `bwrapInput`), and puts them on fd 4 for
+ * bwrap's `--args 4`, so that no command line shows them; the command keeps
+ * the rest of that stdin, or gets /dev/null. Then it execs bwrap; a bwrap
  * that cannot be run (gone since the probe) is its failure too (`execfail`).
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
  * the environment (`-p`), and no rc file (`--norc --noprofile`: a bash
@@ -159,11 +163,29 @@ const CLOSE_INHERITED =
  */
 const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
   'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' +
+  // With --input: bwrap's options come on stdin (see bwrapInput), for fd 4 and `--args 4`.
+  'if [ "$1" = --input ]; then shift; IFS=" " read -r k n && o=() && ' +
+  'while [ "${#o[@]}" -lt "$n" ] && IFS= read -r -d "" e; do o+=("$e"); done; ' +
+  `[ "\${#o[@]}" = "$n" ] || { echo "${WRAPPER_NAME}: no options on stdin" >&2; ` +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
+  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o e; [ "$k" = 1 ] || exec 0</dev/null; ' +
+  'set -- "$1" --args 4 "${@:2}"; fi; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
 /** `STANDBY_READY` as the octal escape `printf` takes. */
 const STANDBY_READY_OCTAL = STANDBY_READY.toString(8).padStart(3, "0");
+
+/**
+ * What the wrapper reads on its stdin with `--input`: whether the command
+ * keeps that stdin after it (`1`, else it gets /dev/null) and how many
+ * options follow, on a line, then each option NUL-terminated.
+ */
+function bwrapInput(options: string[], keepStdin: boolean): Uint8Array {
+  return encoder.encode(
+    `${keepStdin ? 1 : 0} ${options.length}\n` + options.map((option) => `${option}\0`).join(""),
+  );
+}
 
 /** The filters a standby holds, in the order its input names them by index. */
 const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
@@ -278,8 +300,13 @@ export function createBwrapBackend(
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
   const filters = bwrapFilters(arch);
-  const wrap = (launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch =>
-    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits);
+  const wrap = (
+    launch: Launch,
+    policy: ConfinedPolicy,
+    limits?: LaunchLimits,
+    keepStdin = false,
+  ): Launch =>
+    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits, { keepStdin });
   return {
     name: "bwrap",
     wrap,
@@ -288,7 +315,8 @@ export function createBwrapBackend(
     runners: (launch: Launch) => [launch.program, bwrap],
     // Its private folder is read-only to every command (see bwrapArgs).
     runnerFolders: () => [],
-    probeLaunch: wrap,
+    probeLaunch: (launch: Launch, policy: ConfinedPolicy) =>
+      wrapInBwrap(bwrap, filters, launch, policy, folders),
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
     enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
@@ -324,7 +352,10 @@ export function bwrapFilters(arch: string): BwrapFilters | undefined {
 /**
  * `launch` confined by `policy` under the bwrap at `bwrap` (a path on the
  * host that runs it), through the wrapper that applies `limits` and feeds
- * bwrap the seccomp filter.
+ * bwrap the seccomp filter. With `handed`, bwrap's options (the command's
+ * environment among them) go in the launch's `input`, never on a command
+ * line, and the command keeps the stdin after them when `keepStdin`;
+ * without (the remote executor's), they are arguments.
  */
 export function wrapInBwrap(
   bwrap: string,
@@ -334,10 +365,13 @@ export function wrapInBwrap(
   folders: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
   limits?: LaunchLimits,
+  handed?: { keepStdin: boolean },
 ): Launch {
   const filter = filters?.[socketRule(policy)];
   const args = bwrapArgs(launch, policy, folders, paths);
   if (filter !== undefined) args.unshift("--seccomp", "3");
+  // Everything before the command's own "--" (the environment among it) goes on stdin.
+  const options = handed === undefined ? [] : args.splice(0, args.length - launch.args.length - 2);
   return {
     program: launch.program,
     args: [
@@ -348,6 +382,7 @@ export function wrapInBwrap(
       WRAPPER_NAME,
       ...limitArgs(limits?.rlimits ?? {}, limits?.cgroupProcs),
       filter ?? "",
+      ...(handed === undefined ? [] : ["--input"]),
       bwrap,
       ...args,
     ],
@@ -356,6 +391,7 @@ export function wrapInBwrap(
     // none of the command's environment reaches them (LD_PRELOAD or
     // LD_LIBRARY_PATH into a writable root would load a planted library).
     env: {},
+    ...(handed === undefined ? {} : { input: bwrapInput(options, handed.keepStdin) }),
   };
 }
 

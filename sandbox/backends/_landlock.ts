@@ -26,7 +26,9 @@ import {
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
   LAUNCHER_FAILURE_PREFIX,
+  LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
+  launcherInput,
 } from "./_landlock_launcher.ts";
 
 /**
@@ -245,12 +247,20 @@ export function createLandlockBackend(
       env: { DENO_DIR: setup.denoDir, HOME: setup.denoDir, DENO_NO_UPDATE_CHECK: "1" },
     };
   };
+  /**
+   * The launcher with its arguments on its stdin, never on its command line
+   * (they hold the command's environment: its proxy credentials, the call's
+   * `env`), and the command's own stdin after them when `keepStdin`.
+   */
   const wrap = (
     launch: Launch,
     policy: ConfinedPolicy,
     limits?: LaunchLimits,
-    reportAbi = false,
-  ): Launch => launcherLaunch(launcherArgs(launch, policy, limits, reportAbi), launch.cwd);
+    keepStdin = false,
+  ): Launch => ({
+    ...launcherLaunch([LAUNCHER_INPUT_FLAG], launch.cwd),
+    input: launcherInput(launcherArgs(launch, policy, limits), keepStdin),
+  });
   /**
    * A launcher started ahead (see `LaunchStandby`): Deno's start-up and the
    * cgroup join happen while nothing waits. Its input is what a cold launch
@@ -342,7 +352,9 @@ export function createLandlockBackend(
     standby,
     runners: () => unshare === undefined ? [setup.deno] : [unshare, setup.deno],
     runnerFolders: () => [{ name: "DENO_DIR", path: setup.denoDir }],
-    probeLaunch: (launch, policy) => wrap(launch, policy, undefined, true),
+    // The probe's environment is the executor's, no call's: its arguments may show.
+    probeLaunch: (launch, policy) =>
+      launcherLaunch(launcherArgs(launch, policy, undefined, true), launch.cwd),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));
       if (outcome.exitCode !== 0 || line === undefined) return probeFailureReason(outcome);

@@ -83,6 +83,28 @@ export const LAUNCHER_FAILURE_PREFIX = "shellseam-landlock:";
 /** The launcher's first argument when it starts as a standby (see {@linkcode landlockLauncherMain}). */
 export const LAUNCHER_STANDBY_FLAG = "--standby";
 
+/**
+ * The launcher's first argument when it reads its arguments from stdin
+ * (see {@linkcode landlockLauncherMain} and {@linkcode launcherInput}).
+ */
+export const LAUNCHER_INPUT_FLAG = "--input";
+
+/**
+ * What a launcher started with {@linkcode LAUNCHER_INPUT_FLAG} reads from
+ * its stdin before the command's own: its arguments (the command's
+ * environment among them, which then shows on no command line) and whether
+ * the command keeps that stdin (else it gets /dev/null): the JSON's length
+ * in bytes, a newline, then the JSON.
+ */
+export function launcherInput(args: string[], keepStdin: boolean): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify({ args, keepStdin }));
+  const head = new TextEncoder().encode(`${json.length}\n`);
+  const input = new Uint8Array(head.length + json.length);
+  input.set(head);
+  input.set(json, head.length);
+  return input;
+}
+
 /** The prefix of the ABI line printed with `reportAbi`. */
 export const LAUNCHER_ABI_PREFIX = "shellseam-landlock-abi:";
 
@@ -112,7 +134,10 @@ interface LauncherDeno {
  * `{ "cwd": <path>, "args": [<the arguments above>] }` (JSON) from stdin to
  * its end, gives fd 0 /dev/null, enters `cwd` and goes on as with those
  * arguments; right before the exec it writes the byte 6 (`STANDBY_READY`)
- * to stdout, which tells the executor that the launch runs here.
+ * to stdout, which tells the executor that the launch runs here. With
+ * {@linkcode LAUNCHER_INPUT_FLAG} alone: it reads {@linkcode launcherInput}'s
+ * bytes from stdin (no more), gives fd 0 /dev/null unless the command keeps
+ * it, and goes on as with those arguments.
  * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
  * when anything fails before the exec; never returns otherwise.
  */
@@ -255,9 +280,55 @@ export function landlockLauncherMain(): void {
     }
   };
 
+  // The command's stdin is /dev/null, as a launch started without stdin has.
+  const stdinFromDevNull = (): void => {
+    const readOnly = new Uint8Array(new BigUint64Array([0o2000000n, 0n, 0n]).buffer); // O_RDONLY | O_CLOEXEC
+    const devNull = sys("openat2", -100, cString("/dev/null"), readOnly, 24);
+    if (devNull < 0 || sys("dup3", devNull, 0, 0) !== 0) {
+      return fail(`cannot give the command /dev/null for stdin (${errorText()})`);
+    }
+    sys("close", devNull);
+  };
+
   let args = deno.args;
   const standby = args[0] === "--standby"; // LAUNCHER_STANDBY_FLAG
-  if (standby) {
+  if (args.length === 1 && args[0] === "--input") { // LAUNCHER_INPUT_FLAG
+    // Exactly the bytes of the length line and the JSON: the rest is the command's.
+    const one = new Uint8Array(1);
+    let line = "";
+    while (line.length <= 12) {
+      const size = sys("read", 0, one, 1);
+      if (size < 0 && errnoView.getInt32() === 4) continue; // EINTR
+      if (size !== 1 || one[0] === 10) break;
+      line += String.fromCharCode(one[0]!);
+    }
+    const length = /^\d{1,12}$/.test(line) ? Number(line) : -1;
+    const input = new Uint8Array(Math.max(length, 0));
+    let got = 0;
+    while (length > 0 && got < length) {
+      const size = sys("read", 0, input.subarray(got), length - got);
+      if (size < 0 && errnoView.getInt32() === 4) continue; // EINTR
+      if (size <= 0) break;
+      got += size;
+    }
+    let handed: { args?: unknown; keepStdin?: unknown } | undefined;
+    try {
+      handed = length < 0 || got < length
+        ? undefined
+        : JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(input));
+    } catch {
+      handed = undefined;
+    }
+    const launchArgs = handed?.args;
+    if (
+      !Array.isArray(launchArgs) || !launchArgs.every((arg) => typeof arg === "string") ||
+      typeof handed?.keepStdin !== "boolean"
+    ) {
+      return fail("its input must be a length line and { args, keepStdin } (JSON)");
+    }
+    if (!handed.keepStdin) stdinFromDevNull();
+    args = launchArgs as string[];
+  } else if (standby) {
     // A standby (started ahead): into the cgroups named after the flag while
     // nothing waits, then the launch itself comes on stdin, to its end.
     joinCgroups(args.slice(1));
@@ -285,13 +356,7 @@ export function landlockLauncherMain(): void {
     ) {
       return fail("the standby's input must be { cwd, args }: a path and a list of strings");
     }
-    // The command's stdin is /dev/null, as a launch started without stdin has.
-    const readOnly = new Uint8Array(new BigUint64Array([0o2000000n, 0n, 0n]).buffer); // O_RDONLY | O_CLOEXEC
-    const devNull = sys("openat2", -100, cString("/dev/null"), readOnly, 24);
-    if (devNull < 0 || sys("dup3", devNull, 0, 0) !== 0) {
-      return fail(`cannot give the command /dev/null for stdin (${errorText()})`);
-    }
-    sys("close", devNull);
+    stdinFromDevNull();
     if (sys("chdir", cString(cwd)) !== 0) {
       return fail(`cannot enter the working directory "${cwd}" (${errorText()})`);
     }

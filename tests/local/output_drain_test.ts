@@ -108,6 +108,40 @@ forEachStrategy("LocalBashExecutor: output after the command exited", (make) => 
     }
   });
 
+  it("ends a cut stream of a background process's output() with a gap that says so", async () => {
+    const token = marker();
+    await using executor = make({ drainGraceMs: 50 });
+    try {
+      const started = await executor.start({
+        command: escaped(`exec sleep ${token} 2>/dev/null`),
+      });
+      // One reader from the start, and one that comes after the process settled.
+      const early = Array.fromAsync(started.output());
+      await started.done;
+      for (const events of [await early, await Array.fromAsync(started.output())]) {
+        const stdout = events.filter((event) => event.stream === "stdout");
+        const last = stdout.at(-1);
+        assert.ok(last !== undefined && "omittedBytes" in last, JSON.stringify(events));
+        assert.equal(last.omittedBytes, null);
+        assert.equal(last.offset, "before\nafter\n".length);
+        assert.match(last.reason, /^nothing came for 1000 ms .* still holds the pipe$/);
+        assert.equal(last.reason, started.readOutput().stdout.cut ?? "not cut");
+        const text = stdout.map((event) => "text" in event ? event.text : "").join("");
+        assert.equal(text, "before\nafter\n");
+        assert.equal(stdout.filter((event) => "omittedBytes" in event).length, 1);
+        // stderr was not held, so it ends with no gap.
+        assert.deepEqual(
+          events.filter((event) => "omittedBytes" in event && event.stream === "stderr"),
+          [],
+        );
+      }
+      await started.release();
+    } finally {
+      for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+      await assertNoneLeft(token);
+    }
+  });
+
   it("stops reading a pipe that a process it cannot see keeps writing to, and says so", async () => {
     const token = marker();
     await using executor = make({ drainGraceMs: 50, maxSpillBytes: 0 });

@@ -49,7 +49,16 @@ const TOOLS: CommandRule[] = [
   { decision: "allow", prefix: ["python3", "-m", "pytest"] },
 ];
 
-const SETS = { README, PERMISSIVE, TOOLS };
+/** The review's set: two denies and three allows, nothing else. */
+const BRIEF: CommandRule[] = [
+  { decision: "deny", prefix: ["git", "push"] },
+  { decision: "deny", prefix: ["rm", "-rf"] },
+  { decision: "allow", prefix: ["git", "status"] },
+  { decision: "allow", prefix: ["npm", "test"] },
+  { decision: "allow", program: "ls" },
+];
+
+const SETS = { README, PERMISSIVE, TOOLS, BRIEF };
 
 // [rule set, command line, decision with "ask" for unmatched commands]
 const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
@@ -223,6 +232,97 @@ const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
   ["README", "awk 'BEGIN { system(\"rm -rf ~\") }'", "ask"],
   ["README", "sed -n '1e rm -rf ~' README.md", "ask"],
   ["README", "git -c core.sshCommand='rm -rf ~' fetch", "ask"],
+  // spellings that hide a command from the reader, where bash still runs it (each was allowed)
+  ["BRIEF", "ls $'\\' ' ; git push #'", "deny"],
+  ["README", "ls $'\\' ' ; rm -rf / #'", "deny"],
+  ["BRIEF", 'ls "$\'" ; git push #\'"', "deny"],
+  ["BRIEF", "ls $(ls # ) '\ngit push\n) #'", "deny"],
+  ["BRIEF", "ls ${x:-'}'} ; git push #'", "ask"],
+  ["README", 'ls ${x:-"}"} ; rm -rf / #"', "ask"],
+  ["BRIEF", "x='a[$(git push)]'; ls $((x))", "ask"],
+  ["BRIEF", "x=$(ls); ls $((x + 1))", "ask"],
+  ["BRIEF", "x='a[$(git push)]'; ls $[x]", "ask"],
+  ["BRIEF", "x='a[$(git push)]'; ls ${a[x]}", "ask"],
+  ["BRIEF", "x='a[$(git push)]'; ls ${HOME:x}", "ask"],
+  ["BRIEF", "x='a[$(git push)]'; ls ${!x}", "ask"],
+  ["BRIEF", "x='$(git push)'; ls ${x@P}", "ask"],
+  ["BRIEF", "x='b[$(git push)]'; a[x]=1; ls", "ask"],
+  ["README", "x='b[$(git push)]'; a[x]=1 ls", "ask"],
+  ["README", "echo ${x:-a} ${#x} ${x%.*} ${x//a/b} ${x:1:2} ${x: -3} ${x@Q} ${x:-${y}}", "allow"],
+  ["README", "echo $((1 + 2)) $[3 * 4]; a[1]=2; ls {a,b}.txt", "allow"],
+  ["BRIEF", "ls $(echo ')' ; git push)", "deny"],
+  ["BRIEF", "ls $(ls <<'E'\n)\nE\n); git push", "deny"],
+  ["PERMISSIVE", "git {push,'a b'}", "ask"],
+  // a path outside the folders of installed programs may be a copy of another program
+  ["README", "cp /bin/sh ./ls; ./ls -c 'git push --force'", "ask"],
+  ["README", "cp /usr/bin/git cat && ./cat push --force", "ask"],
+  ["BRIEF", "sub/ls -c x", "ask"],
+  ["BRIEF", "/tmp/ls", "ask"],
+  ["BRIEF", "/usr/bin/ls -la", "allow"],
+  ["BRIEF", "./git push", "deny"],
+  // npm reads every option before `--` as its configuration
+  ["BRIEF", "npm test --script-shell=/bin/sh", "ask"],
+  ["BRIEF", "npm test --node-options=--require=./x.js", "ask"],
+  ["BRIEF", "npm test --userconfig ./evil.npmrc", "ask"],
+  ["README", "npm run build --globalconfig=./x", "ask"],
+  ["BRIEF", "npm test $OPTS", "ask"],
+  ["BRIEF", "npm test -- --script-shell=/bin/sh", "allow"],
+  ["BRIEF", "npm test --silent", "allow"],
+  // builtins that run a string, rebind a name, or evaluate a subscript
+  ["BRIEF", "trap 'git push' EXIT; ls", "deny"],
+  ["BRIEF", "hash -p /usr/bin/git ls; ls push", "ask"],
+  ["BRIEF", "alias ls='git push'", "ask"],
+  ["BRIEF", "mapfile -C 'git push' -c 1 a < f", "ask"],
+  ["BRIEF", "compgen -C 'git push' x", "ask"],
+  // and the rest of the review's spellings, which held
+  ["BRIEF", "g\\it push", "deny"],
+  ["BRIEF", '"git" push', "deny"],
+  ["BRIEF", "$'\\x67it' push", "deny"],
+  ["BRIEF", "{git,push}", "ask"],
+  ["BRIEF", "command -p git push", "deny"],
+  ["BRIEF", "f(){ git push; }; f", "ask"],
+  ["BRIEF", 'git -C "$(pwd)" push', "deny"],
+  ["BRIEF", 'ls <<< "$(git push)"', "deny"],
+  ["BRIEF", "exec git push", "deny"],
+  ["BRIEF", "ls <(git push)", "deny"],
+  ["BRIEF", "ls $(( $(git push) ))", "ask"],
+  ["BRIEF", "ls |& git push", "deny"],
+  ["BRIEF", "ls\ngit push", "deny"],
+  ["BRIEF", ">x git push", "deny"],
+  ["BRIEF", "env -S 'git push'", "ask"],
+  ["BRIEF", "nice -n5 git push", "deny"],
+  ["BRIEF", "timeout -s KILL 5 git push", "deny"],
+  ["BRIEF", "xargs -a file git", "ask"],
+  ["BRIEF", "find . -exec sh -c 'git push' \\;", "deny"],
+  ["BRIEF", "git --exec-path=/tmp status", "ask"],
+  ["BRIEF", "git -c core.pager='git push' status", "ask"],
+  ["BRIEF", "npm test -- --foo; git push", "deny"],
+  // a shell's or a runner's grammar read wrong ran what the reader did not see
+  ["BRIEF", "bash -eo pipefail -c 'git push'", "deny"],
+  ["BRIEF", "bash -c -x 'git push'", "deny"],
+  ["BRIEF", "sh -c -- 'rm -rf /'", "deny"],
+  ["BRIEF", "bash --rcfile x -c 'git push'", "deny"],
+  ["BRIEF", "bash -c ls -c 'git push'", "allow"],
+  ["BRIEF", "timeout -- 5 git push", "deny"],
+  ["BRIEF", "taskset -- 1 git push", "deny"],
+  ["BRIEF", "busybox sh -c 'git push'", "deny"],
+  ["BRIEF", "busybox env git push", "deny"],
+];
+
+/** Lines a deny list with everything else allowed must still deny or ask. */
+const DENY_LIST: [string, CommandDecision][] = [
+  ["trap 'git push' EXIT", "deny"],
+  ["git {push,'a b'}", "ask"],
+  ["shopt -s expand_aliases\nalias g='git push'\ng", "ask"],
+  ["hash -p /usr/bin/git g; g push", "ask"],
+  ['ls "$\'" ; git push #\'"', "deny"],
+  ["bash -eo pipefail -c 'git push'", "deny"],
+  ["timeout -- 5 git push", "deny"],
+  ["busybox sh -c 'git push'", "deny"],
+  // npm runs any unambiguous start of a command's name
+  ["npm pub", "ask"],
+  ["npm --prefix x publis --tag next", "ask"],
+  ["npm test", "allow"],
 ];
 
 describe("command rules against attempts to walk around them", () => {
@@ -233,6 +333,18 @@ describe("command rules against attempts to walk around them", () => {
       return got.decision === expected
         ? []
         : [`${set} ${JSON.stringify(line)}: ${got.decision} (${got.reason})`];
+    });
+    assert.deepEqual(wrong, []);
+  });
+
+  it(`hold a deny where every other command is allowed (${DENY_LIST.length} rows)`, () => {
+    const rules: CommandRule[] = [
+      ...BRIEF.filter((rule) => rule.decision === "deny"),
+      { decision: "deny", prefix: ["npm", "publish"] },
+    ];
+    const wrong = DENY_LIST.flatMap(([line, expected]) => {
+      const got = checkCommandRules(line, rules, "allow");
+      return got.decision === expected ? [] : [`${JSON.stringify(line)}: ${got.decision}`];
     });
     assert.deepEqual(wrong, []);
   });
@@ -251,6 +363,14 @@ describe("command rules against attempts to walk around them", () => {
     assert.match(
       checkCommandRules("LD_PRELOAD=./x.so ls", README, "deny").reason,
       /does not apply: it sets LD_PRELOAD, which can make it run other code/,
+    );
+    assert.match(
+      checkCommandRules("./ls", README, "deny").reason,
+      /"\.\/ls" is a path outside the folders of installed programs/,
+    );
+    assert.match(
+      checkCommandRules("npm test --script-shell=/bin/sh", README, "deny").reason,
+      /npm reads "--script-shell=\/bin\/sh" as its configuration/,
     );
     const piped = checkCommandRules("echo push | xargs git", README, "deny");
     assert.equal(piped.decision, "ask");
