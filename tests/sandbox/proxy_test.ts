@@ -37,7 +37,7 @@ function exchange(
   return new Promise((resolve) => {
     const socket = connect(path);
     const received: Buffer[] = [];
-    socket.on("data", (chunk) => received.push(chunk));
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
     socket.on("error", () => {});
     socket.on("close", () => resolve(Buffer.concat(received)));
     socket.on("connect", () => {
@@ -448,7 +448,7 @@ async function startRecorder(): Promise<
   const server = createServer((socket) => {
     const chunks: Buffer[] = [];
     connections.push(chunks);
-    socket.on("data", (chunk) => {
+    socket.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
       // One answer per connection, once the head is in.
       if (Buffer.concat(chunks).includes("\r\n\r\n") && chunks.length === 1) {
