@@ -8,7 +8,7 @@
  *    (build, pack, install, the README examples on Node, `require()`, the bin,
  *    the consumer type-check), which run even when `node --test` failed.
  *
- * It ends with one line per leg and `legs: N passed, N failed`, and exits 1
+ * The Deno legs run under `tests/deno.lock` (see `DEV_LOCK`). It ends with one line per leg and `legs: N passed, N failed`, and exits 1
  * when a leg failed. The legs run one at a time: on two cores, two at once
  * would slow both and stretch the timing of the cases that measure time.
  *
@@ -18,6 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LegResult, runLeg, summarize } from "./_legs.ts";
+import { DEV_LOCK } from "./_tsc.ts";
 import type { NodeStepResult } from "./test_node.ts";
 
 /** The folders and files of the Deno suite (tests, doc examples, the README). */
@@ -38,6 +39,7 @@ export const DENO_SUITE: readonly string[] = [
 /** The permissions file and the narrow permissions it runs under. */
 export const PERMISSIONS_LEG: readonly string[] = [
   "test",
+  `--lock=${DEV_LOCK}`,
   "--allow-run=bash,setsid,bwrap,deno,unshare",
   "--allow-env",
   "--allow-read",
@@ -86,7 +88,13 @@ async function main(): Promise<void> {
   const start = performance.now();
   const results: LegResult[] = [];
   results.push(
-    await runLeg("Deno suite", ["test", "--allow-all", "--doc", ...DENO_SUITE]),
+    await runLeg("Deno suite", [
+      "test",
+      `--lock=${DEV_LOCK}`,
+      "--allow-all",
+      "--doc",
+      ...DENO_SUITE,
+    ]),
   );
   results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
   const dir = mkdtempSync(join(tmpdir(), "shellseam-test-all-"));

@@ -16,6 +16,7 @@
  */
 import { type LegResult, runLeg, summarize } from "./_legs.ts";
 import { PERMISSIONS_LEG } from "./test_all.ts";
+import { DEV_LOCK } from "./_tsc.ts";
 
 /** The files run under load: every e2e file, and those of the local executor and standbys. */
 export const STRESS_FILES: readonly string[] = [
@@ -67,7 +68,12 @@ async function main(): Promise<void> {
   const results: LegResult[] = [];
   try {
     results.push(
-      await runLeg("Deno files under load", ["test", "--allow-all", ...STRESS_FILES]),
+      await runLeg("Deno files under load", [
+        "test",
+        `--lock=${DEV_LOCK}`,
+        "--allow-all",
+        ...STRESS_FILES,
+      ]),
     );
     results.push(await runLeg("permissions file under load", [...PERMISSIONS_LEG]));
   } finally {

@@ -4,8 +4,8 @@
 // the compiled test of the Node leg imports none of them).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type OpenAI from "openai";
-import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "npm:openai@7.59.0";
+import type Anthropic from "npm:@anthropic-ai/sdk@1.14.0";
 import type { Tool as McpSdkTool } from "@modelcontextprotocol/sdk/types.js";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {
