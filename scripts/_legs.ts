@@ -26,6 +26,20 @@ const NODE_FAIL = /^ℹ fail (\d+)$/;
 // deno-lint-ignore no-control-regex
 const COLOUR = /\x1b\[[0-9;]*m/g;
 
+/** The legs running now (see {@linkcode stopLegs}). */
+const running = new Set<Deno.ChildProcess>();
+
+/** Kills the legs running now (on a signal to the script that runs them). */
+export function stopLegs(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // It has ended already.
+    }
+  }
+}
+
 /**
  * Runs `deno <args>` in the repository root with `env` added, passing its
  * output through, and returns how it went (`ok` when it exits 0).
@@ -45,6 +59,7 @@ export async function runLeg(
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
+  running.add(child);
   let counts: LegResult["counts"];
   let nodePassed: number | undefined;
   let pending = "";
@@ -66,6 +81,7 @@ export async function runLeg(
   }
   scan(pending);
   const { code } = await child.status;
+  running.delete(child);
   const seconds = (performance.now() - start) / 1000;
   return { name, ok: code === 0, seconds, ...(counts === undefined ? {} : { counts }) };
 }

@@ -6,7 +6,8 @@
  * event, fails here first.
  *
  * The busy loops are this script's children and stop with it: it kills them
- * when the legs end (passed or not) and on SIGINT, SIGTERM or SIGHUP, and
+ * when the legs end (passed or not) and on SIGINT, SIGTERM or SIGHUP (the
+ * running leg too), and
  * each loop also ends by itself once this process is gone (it checks its
  * parent between rounds), so none is left behind even after a SIGKILL.
  * Ends like `deno task test`: one line per leg, `legs: N passed, N failed`,
@@ -14,7 +15,7 @@
  *
  * @module
  */
-import { type LegResult, runLeg, summarize } from "./_legs.ts";
+import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
 import { PERMISSIONS_LEG } from "./test_all.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
   console.log(`Busy loops running: pids ${loops.map((loop) => loop.pid).join(", ")}`);
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   const onSignal = () => {
+    stopLegs();
     stopBusyLoops(loops).finally(() => Deno.exit(130));
   };
   for (const signal of signals) Deno.addSignalListener(signal, onSignal);
