@@ -149,13 +149,13 @@ for (const backend of ["bwrap", "landlock"] as const) {
       });
       await executor.run({ command: "true" });
       const standby = await oneStandby(backend);
-      // It ends once a fork of the bomb failed (bash says so on stderr), not after a
-      // fixed time: under load the bomb may not reach the limit in half a second.
-      // Its waits read a pipe opened before the bomb (read -t starts no process).
+      // It ends once a fork of the bomb failed, not after a fixed time: under load
+      // the bomb may not reach the limit in half a second. Bash says so on the
+      // bomb's stderr, a pipe opened before the bomb that the shell reads (read -t
+      // starts no process).
       const result = await executor.run({
-        command: 'exec 3<> <(:); bomb() { sleep 30 & bomb | bomb & }; bomb 2>"$TMPDIR/bomb"; ' +
-          "for i in {1..1200}; do [[ -s $TMPDIR/bomb ]] && break; read -t 0.05 -u 3; done; " +
-          "echo survived",
+        command: "exec 3<> <(:); bomb() { sleep 30 & bomb | bomb & }; bomb 2>&3; " +
+          "for i in {1..1200}; do read -r -t 0.05 -u 3 && break; done; echo survived",
         timeoutMs: 90_000,
       });
       assert.ok(!standbys(backend).includes(standby), "the standby ran it");
