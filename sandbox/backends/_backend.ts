@@ -96,7 +96,7 @@ export interface SandboxBackend {
   runners(launch: Launch): string[];
   /**
    * The folders those programs read or bind before the confinement applies
-   * (the commands' TMPDIR, deno's DENO_DIR), each with what it is.
+   * (the commands' TMPDIR, the Landlock launcher's folder), each with what it is.
    */
   runnerFolders(): { name: string; path: string }[];
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */
