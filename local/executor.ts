@@ -664,7 +664,8 @@ export class LocalBashExecutor extends BashExecutor {
           // Killed by the executor, the namespace went with its kill; otherwise no count is no news.
           return running.cause !== null || strays.censusFailed !== undefined ? strays : {
             ...strays,
-            censusFailed: "the sandbox's pid namespace ended without saying how many processes it ended",
+            censusFailed:
+              "the sandbox's pid namespace ended without saying how many processes it ended",
           };
         },
       }),

@@ -269,7 +269,7 @@ const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
  * environment, so bash reads in the C locale: `read -N` counts bytes, and
  * reads exactly them.
  */
-const STANDBY = APPLY_LIMITS + 'b=$5; s=$6; t=$7; ' + CLOSE_INHERITED +
+const STANDBY = APPLY_LIMITS + "b=$5; s=$6; t=$7; " + CLOSE_INHERITED +
   'exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
   '8< <(printf "$4"); IFS= read -r -d "" p && IFS=" " read -r r n l && ' +
   'IFS= read -r -N "$n" c && ' +
