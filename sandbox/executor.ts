@@ -46,7 +46,7 @@ import { findDeno } from "./_deno.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import { createBwrapBackend } from "./backends/_bwrap.ts";
+import { createBwrapBackend, readStrayReport } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
 import { firstLine } from "./backends/_backend.ts";
@@ -604,6 +604,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const network = tools === undefined || allowList === undefined
       ? undefined
       : { tools, proxy: await this.#openProxy(allowList) };
+    // bwrap's pid namespace ends what the shell left running, before the host
+    // can look: what it ended is reported from inside, to a file of this call.
+    const strayReport = backend.name === "bwrap" && network === undefined
+      ? join(own, `strays-${crypto.randomUUID()}`)
+      : undefined;
+    if (strayReport !== undefined) confined.strayReport = strayReport;
     const wrapped = backend.wrap(
       network === undefined
         ? launch
@@ -617,7 +623,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       // Planned without them (a subclass's planLaunch that does not pass them on), the executor applies them.
       limitsApplied: limits !== undefined,
       ...(standby === undefined ? {} : { standby }),
-      ...(backend.name === "bwrap" && network === undefined ? { pidNamespace: true } : {}),
+      ...(strayReport === undefined ? {} : {
+        pidNamespace: true,
+        namespaceStrays: () => readStrayReport(strayReport),
+      }),
       launch: network === undefined ? wrapped : wrapInBridge(
         wrapped,
         network.tools,

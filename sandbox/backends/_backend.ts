@@ -69,6 +69,12 @@ export interface ConfinedPolicy {
    * None holds a root or the working directory.
    */
   hiddenParents?: string[];
+  /**
+   * bwrap only: a file in the executor's private folder to which the launch's
+   * pid namespace reports how many processes it ended with the command's shell
+   * (see `readStrayReport`). Without it, nothing is reported.
+   */
+  strayReport?: string;
 }
 
 /** How a probe command ended. */
