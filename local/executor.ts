@@ -10,6 +10,7 @@ import {
   type ResourceLimitHit,
   type ResourceLimits,
   type SandboxPolicy,
+  type StrayReport,
 } from "../seam/mod.ts";
 import { RunningCommand } from "./_command.ts";
 import {
@@ -639,7 +640,7 @@ export class LocalBashExecutor extends BashExecutor {
       watchdog?.watch(child.pid);
     }
     const stdin = typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin;
-    const running = new RunningCommand({
+    const running: RunningCommand = new RunningCommand({
       control: this.#control,
       ...(plan.pidNamespace === true ? {} : { marker }),
       ...(forksAtSpawn === undefined ? {} : { forksAtSpawn }),
@@ -653,11 +654,23 @@ export class LocalBashExecutor extends BashExecutor {
       keepStdinOpen,
       ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
-      ...(cgroup === null ? {} : {
-        afterSweep: async () => {
-          const { hit, ...strays } = await (cgroup as CommandCgroup).close();
-          if (hit !== undefined) hits.hit = hit;
-          return strays;
+      ...(cgroup === null && plan.namespaceStrays === undefined ? {} : {
+        afterSweep: async (): Promise<StrayReport> => {
+          let strays: StrayReport = { killed: 0, survivors: [] };
+          if (cgroup !== null) {
+            const { hit, ...left } = await cgroup.close();
+            if (hit !== undefined) hits.hit = hit;
+            strays = left;
+          }
+          const ended = plan.namespaceStrays?.();
+          if (plan.namespaceStrays === undefined) return strays;
+          if (ended !== undefined) return { ...strays, killed: strays.killed + ended };
+          // Killed by the executor, the namespace went with its kill; otherwise no count is no news.
+          return running.cause !== null || strays.censusFailed !== undefined ? strays : {
+            ...strays,
+            censusFailed:
+              "the sandbox's pid namespace ended without saying how many processes it ended",
+          };
         },
       }),
     });

@@ -111,6 +111,14 @@ export interface LaunchPlan {
    */
   pidNamespace?: boolean;
   /**
+   * With `pidNamespace`: how many processes the namespace ended when the
+   * command's shell exited (they are counted in `strays.killed`), read once
+   * the launch was swept; undefined when that is unknown (whatever was to
+   * report it was killed), which the result's `strays.censusFailed` then says,
+   * unless the executor itself killed the command.
+   */
+  namespaceStrays?: () => number | undefined;
+  /**
    * How this launch can run in a process started ahead of it (see
    * {@linkcode LaunchStandby}); the executor keeps one ready after a command
    * whose plan had one.

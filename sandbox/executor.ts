@@ -46,7 +46,7 @@ import { findDeno } from "./_deno.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import { createBwrapBackend } from "./backends/_bwrap.ts";
+import { createBwrapBackend, readStrayReport } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
 import { firstLine } from "./backends/_backend.ts";
@@ -217,7 +217,7 @@ interface Probe {
  * `SandboxUnavailableError` and nothing runs. A backend is passed over for a
  * call whose writable roots hold a program it runs before the confinement
  * applies (bwrap, deno, the setsid binary, the wrapping bash, or a symlink on
- * the way to one), or the DENO_DIR that deno reads then: a confined command
+ * the way to one), or the Landlock launcher's folder that deno reads then: a confined command
  * could replace it. Those programs run with none of the command's environment
  * (no `LD_PRELOAD`, `LD_LIBRARY_PATH`, ... that could make them load a planted
  * library); the command gets its own inside. Each result and settled
@@ -324,7 +324,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
-  /** Where the Landlock launcher is written (its DENO_DIR), once that backend is prepared. */
+  /** Where the Landlock launcher is written (deno's HOME), once that backend is prepared. */
   #launcherDir: string | undefined;
   /** The network proxy, made on the first launch with an allow-list. */
   #proxy: NetworkProxy | undefined;
@@ -604,6 +604,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const network = tools === undefined || allowList === undefined
       ? undefined
       : { tools, proxy: await this.#openProxy(allowList) };
+    // bwrap's pid namespace ends what the shell left running, before the host
+    // can look: what it ended is reported from inside, to a file of this call.
+    const strayReport = backend.name === "bwrap" && network === undefined
+      ? join(own, `strays-${crypto.randomUUID()}`)
+      : undefined;
+    if (strayReport !== undefined) confined.strayReport = strayReport;
     const wrapped = backend.wrap(
       network === undefined
         ? launch
@@ -617,7 +623,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       // Planned without them (a subclass's planLaunch that does not pass them on), the executor applies them.
       limitsApplied: limits !== undefined,
       ...(standby === undefined ? {} : { standby }),
-      ...(backend.name === "bwrap" && network === undefined ? { pidNamespace: true } : {}),
+      ...(strayReport === undefined ? {} : {
+        pidNamespace: true,
+        namespaceStrays: () => readStrayReport(strayReport),
+      }),
       launch: network === undefined ? wrapped : wrapInBridge(
         wrapped,
         network.tools,
@@ -946,7 +955,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   /**
-   * Makes the backends' private folders (TMPDIR, DENO_DIR)
+   * Makes the backends' private folders (TMPDIR, the launcher's folder)
    * again when an unconfined command removed them (with the private folder
    * around them): only under the private folder's own name, never in a folder
    * that now belongs to someone else.
@@ -992,21 +1001,21 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if ("reason" in deno) return deno;
     const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
-    const denoDir = await this.#privateFolder("deno", "DENO_DIR");
-    if (typeof denoDir !== "string") return denoDir;
+    const launcherDir = await this.#privateFolder("deno", "launcher folder");
+    if (typeof launcherDir !== "string") return launcherDir;
     let launcher: string;
     try {
-      launcher = landlockLauncherFile(denoDir);
+      launcher = landlockLauncherFile(launcherDir);
     } catch (error) {
-      return { reason: `cannot write its launcher into "${denoDir}": ${messageOf(error)}` };
+      return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
     }
-    this.#launcherDir = denoDir;
+    this.#launcherDir = launcherDir;
     const root = process.getuid?.() === 0;
     return createLandlockBackend({
       deno: deno.path,
       launcher,
       tmpDir,
-      denoDir,
+      launcherDir,
       root,
       ...(root ? {} : { userNamespace: await this.#userNamespace() }),
     });
@@ -1015,7 +1024,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   /**
    * A folder `name` in the executor's private folder (made once, 0700), by
    * its canonical path, or why it cannot be made: the commands' TMPDIR (both
-   * backends probe at once, so it may exist already) and deno's DENO_DIR.
+   * backends probe at once, so it may exist already) and the Landlock launcher's folder.
    */
   async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
     try {

@@ -109,8 +109,9 @@ export interface CollectedOutput {
 export interface StrayReport {
   /**
    * How many leftover processes the executor found and killed after the shell
-   * exited. Processes that an isolation layer ended with the shell (the bwrap
-   * backend's pid namespace) are not counted, so there it is usually 0.
+   * exited. Under the bwrap backend, the processes its pid namespace ended
+   * with a shell that exited by itself are counted too (not those of a
+   * command the executor killed: the namespace ends with that kill).
    */
   killed: number;
   /** Pids that would not die. */

@@ -69,6 +69,12 @@ export interface ConfinedPolicy {
    * None holds a root or the working directory.
    */
   hiddenParents?: string[];
+  /**
+   * bwrap only: a file in the executor's private folder to which the launch's
+   * pid namespace reports how many processes it ended with the command's shell
+   * (see `readStrayReport`). Without it, nothing is reported.
+   */
+  strayReport?: string;
 }
 
 /** How a probe command ended. */
@@ -96,7 +102,7 @@ export interface SandboxBackend {
   runners(launch: Launch): string[];
   /**
    * The folders those programs read or bind before the confinement applies
-   * (the commands' TMPDIR, deno's DENO_DIR), each with what it is.
+   * (the commands' TMPDIR, the Landlock launcher's folder), each with what it is.
    */
   runnerFolders(): { name: string; path: string }[];
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */

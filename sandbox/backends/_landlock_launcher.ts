@@ -715,9 +715,8 @@ const LAUNCHER_FILE = "landlock-launcher.mjs";
  * Writes the launcher script into `dir` unless the file there holds it
  * already, and returns the file's path, which `deno run` is given. The
  * launcher runs with FFI before any restriction, so `dir` must be a folder no
- * confined command can write: the backend's DENO_DIR, which the executor
- * never lets a writable root hold, and which Deno trusts for its caches
- * anyway. A file, not a `data:` URL of the script: Deno takes about 2 ms
+ * confined command can write: the backend's launcher folder, which the executor
+ * never lets a writable root hold. A file, not a `data:` URL of the script: Deno takes about 2 ms
  * more CPU to start from such a long URL, on every launch. Throws when the
  * file cannot be read or written.
  */

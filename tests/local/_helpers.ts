@@ -173,7 +173,8 @@ export function seqText(n: number): string {
  * shell whose command line mentions it), so traps set before the sleep are in place.
  */
 export async function waitForSleep(token: string, count = 1): Promise<number[]> {
-  const deadline = Date.now() + 5000;
+  // Long enough for a start on a loaded machine: the wait ends when they are there.
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const found = processesWith(`sleep\0${token}\0`).filter((pid) =>
       readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")

@@ -68,8 +68,13 @@ describe("resource limits in a cgroup", () => {
     try {
       const executor = new LocalBashExecutor({ limits: { processes: 64 } });
       const result = await executor.run(executor.resolve({
-        command: `bomb() { sleep ${token} & bomb | bomb & }; bomb; sleep 0.5; echo survived`,
-        timeoutMs: 20_000,
+        // It ends once a fork of the bomb failed, not after a fixed time: under load
+        // the bomb may not reach the limit in half a second. Bash says so on the
+        // bomb's stderr, a pipe opened before the bomb that the shell reads (read -t
+        // starts no process).
+        command: `exec 3<> <(:); bomb() { sleep ${token} & bomb | bomb & }; bomb 2>&3; ` +
+          "for i in {1..1200}; do read -r -t 0.05 -u 3 && break; done; echo survived",
+        timeoutMs: 90_000,
       }));
       assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });
       assert.equal(result.limits?.mechanisms.processes, result.limits?.mechanism);

@@ -180,7 +180,8 @@ export const standbys = (backend: "bwrap" | "landlock"): number[] =>
 
 /** Waits until exactly one standby of this process waits, and returns its pid. */
 export async function oneStandby(backend: "bwrap" | "landlock"): Promise<number> {
-  const deadline = Date.now() + 10_000;
+  // Long enough for a start on a loaded machine: the wait ends when it is there.
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const found = standbys(backend);
     if (found.length === 1) return found[0] as number;

@@ -3,7 +3,7 @@
 // for it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { cgroupSupport } from "../../local/_cgroup.ts";
@@ -98,8 +98,11 @@ for (const backend of ["bwrap", "landlock"] as const) {
       const text = flag === undefined ? name! : `${name} ${flag}`;
       // The last character in brackets: the pattern does not match the command's own line.
       const pattern = `${text.slice(0, -1)}[${text.slice(-1)}]`;
+      // It looks once the new standby waits (the test makes "go" then), not after a
+      // fixed time: under load the call and the standby's start can take longer.
       const meddler = await executor.start({
-        command: "exec > tried.txt 2>&1; sleep 1; for p in /proc/[0-9]*; do " +
+        command: "exec > tried.txt 2>&1; for i in $(seq 1200); do [ -e go ] && break; " +
+          "sleep 0.05; done; for p in /proc/[0-9]*; do " +
           `tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q -- ${
             JSON.stringify(pattern)
           } || continue; ` +
@@ -108,6 +111,7 @@ for (const backend of ["bwrap", "landlock"] as const) {
       });
       await executor.run({ command: "true" });
       const waiting = await oneStandby(backend);
+      writeFileSync(join(workspace.root, "go"), "");
       await meddler.done;
       const tried = readFileSync(join(workspace.root, "tried.txt"), "utf8");
       assert.doesNotMatch(tried, /wrote|signalled/, tried);
@@ -128,9 +132,14 @@ for (const backend of ["bwrap", "landlock"] as const) {
       });
       await executor.run({ command: "true" });
       const standby = await oneStandby(backend);
+      // It ends once a fork of the bomb failed, not after a fixed time: under load
+      // the bomb may not reach the limit in half a second. Bash says so on the
+      // bomb's stderr, a pipe opened before the bomb that the shell reads (read -t
+      // starts no process).
       const result = await executor.run({
-        command: "bomb() { sleep 30 & bomb | bomb & }; bomb; sleep 0.5; echo survived",
-        timeoutMs: 20_000,
+        command: "exec 3<> <(:); bomb() { sleep 30 & bomb | bomb & }; bomb 2>&3; " +
+          "for i in {1..1200}; do read -r -t 0.05 -u 3 && break; done; echo survived",
+        timeoutMs: 90_000,
       });
       assert.ok(!standbys(backend).includes(standby), "the standby ran it");
       assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });

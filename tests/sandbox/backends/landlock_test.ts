@@ -6,7 +6,9 @@ import {
   createLandlockBackend,
   HIDDEN_DIRS_GAP,
   type LandlockSetup,
+  LAUNCHER_DENO_DIR,
   LAUNCHER_DENO_FLAGS,
+  LAUNCHER_FOLDER,
   LISTED_SECRETS_GAP,
   METADATA_GAP,
   protectedPathsGap,
@@ -38,7 +40,7 @@ function setup(
     deno: "/opt/deno",
     launcher: "data:l",
     tmpDir,
-    denoDir: "/private/deno",
+    launcherDir: "/private/deno",
     root,
     ...(arch === undefined ? {} : { arch }),
     ...(userNamespace === undefined ? {} : { userNamespace }),
@@ -177,14 +179,14 @@ describe("the landlock backend", () => {
       policy({ mode: "workspace-write" }),
     );
     assert.deepEqual(wrapped.env, {
-      DENO_DIR: "/private/deno",
+      DENO_DIR: LAUNCHER_DENO_DIR,
       HOME: "/private/deno",
       DENO_NO_UPDATE_CHECK: "1",
     });
     assert.ok(expanded(wrapped).includes("LD_PRELOAD=/ws/evil"), "the command still gets it");
     // On the launcher's stdin: no command line shows it.
     assert.ok(!wrapped.args.some((arg) => arg.includes("/ws/evil")));
-    assert.deepEqual(backend.runnerFolders(), [{ name: "DENO_DIR", path: "/private/deno" }]);
+    assert.deepEqual(backend.runnerFolders(), [{ name: LAUNCHER_FOLDER, path: "/private/deno" }]);
   });
 
   it("for root, asks for a read-only view with the writable paths and .git bound back", () => {
@@ -479,9 +481,9 @@ describe("the landlock backend", () => {
 describe("the landlock backend's standby", () => {
   /** A backend whose launcher is a real file in `workspace` (a standby's start rewrites it). */
   function withLauncher(workspace: Workspace, userNamespace?: LandlockSetup["userNamespace"]) {
-    const denoDir = join(workspace.base, "deno");
-    mkdirSync(denoDir);
-    const launcher = landlockLauncherFile(denoDir);
+    const launcherDir = join(workspace.base, "deno");
+    mkdirSync(launcherDir);
+    const launcher = landlockLauncherFile(launcherDir);
     const tmpDir = join(workspace.base, "private-tmp");
     mkdirSync(tmpDir);
     const made = (deno: string, unshare?: LandlockSetup["userNamespace"]) =>
@@ -489,17 +491,17 @@ describe("the landlock backend's standby", () => {
         deno,
         launcher,
         tmpDir,
-        denoDir,
+        launcherDir,
         root: false,
         ...(unshare === undefined ? {} : { userNamespace: unshare }),
       });
-    return { backend: made("/opt/deno", userNamespace), made, launcher, denoDir };
+    return { backend: made("/opt/deno", userNamespace), made, launcher, launcherDir };
   }
 
   it("starts the launcher ahead with its own environment, its cgroups in its arguments", () => {
     using workspace = tempWorkspace();
     const unshare = "/usr/bin/unshare";
-    const { backend, launcher, denoDir } = withLauncher(workspace, { unshare });
+    const { backend, launcher, launcherDir } = withLauncher(workspace, { unshare });
     const policy = setup(workspace).policy;
     const standby = backend.standby?.(launch, policy());
     assert.ok(standby !== undefined);
@@ -516,7 +518,7 @@ describe("the landlock backend's standby", () => {
         ...procs,
       ],
       cwd: "/",
-      env: { DENO_DIR: denoDir, HOME: denoDir, DENO_NO_UPDATE_CHECK: "1" },
+      env: { DENO_DIR: LAUNCHER_DENO_DIR, HOME: launcherDir, DENO_NO_UPDATE_CHECK: "1" },
     });
   });
 
