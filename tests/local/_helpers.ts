@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../local/runtime/_types.ts";
 import { cgroupSupport } from "../../local/_cgroup.ts";
-import { shellWord } from "../../remote/_channel.ts";
+import { shellQuote } from "../../seam/shell_quote.ts";
 
 /** An executor that shows its private directory (where the spill files are). */
 export class PeekExecutor extends LocalBashExecutor {
@@ -105,8 +105,8 @@ export function loneThreadCommand(
   { then = "", started = "", prefix = "" }: { then?: string; started?: string; prefix?: string } =
     {},
 ): string {
-  const words = [LONE_THREAD_PY, seconds, then, started].map(shellWord);
-  return `${prefix} python3 -c ${words.join(" ")} >/dev/null 2>&1 & p=$!; ` +
+  const words = shellQuote([LONE_THREAD_PY, seconds, then, started]);
+  return `${prefix} python3 -c ${words} >/dev/null 2>&1 & p=$!; ` +
     `until grep -qs ') Z ' /proc/$p/stat || ! [ -e /proc/$p ]; do sleep 0.02; done`;
 }
 
