@@ -1,12 +1,12 @@
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import process from "node:process";
-import type { BashOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash";
+import type { BashLiveOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash";
 import { shellQuote } from "@shellseam/bash/seam";
 import { renderRunResult } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS, UsageError } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
-import { StatusLine } from "./_status_line.ts";
+import { endsLine, StatusLine } from "./_status_line.ts";
 import { styleFor } from "./_style.ts";
 
 /** The usage of `shellseam run`. */
@@ -20,7 +20,7 @@ globbing, no redirection). A single string after --, or the string after -c,
 is a bash command line.
 
 The command's output streams as it arrives, stdout to stdout and stderr to
-stderr, decoded as text; then the lines a model would see after it (the
+stderr, byte for byte (binary output included); then the lines a model would see after it (the
 markers) go to stderr, so stdout carries the command's output alone. Exits
 with the command's exit code (124 on a timeout, 128 + N when signal N ended it,
 N as numbered on this machine: Linux's numbers on Linux).
@@ -114,9 +114,11 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(values.workdir === undefined ? {} : { workdir: resolve(process.cwd(), values.workdir) }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(values.json ? {} : {
-      onOutput: (chunk: BashOutputChunk) => {
-        status.write(process[chunk.stream], chunk.text);
-        if (chunk.stream === "stderr") stderrEndsLine = chunk.text.endsWith("\n");
+      // The bytes as the command wrote them, so that binary output is copied exactly.
+      onOutput: (chunk: BashLiveOutputChunk) => {
+        if (chunk.bytes.length === 0) return;
+        status.write(process[chunk.stream], chunk.bytes);
+        if (chunk.stream === "stderr") stderrEndsLine = endsLine(chunk.bytes);
       },
     }),
   });

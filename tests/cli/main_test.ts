@@ -226,6 +226,38 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.match(String(result.stderr), /\[exit code: 0\]\n$/);
   });
 
+  it("copies binary output exactly, byte for byte, on stdout and on stderr", () => {
+    using workspace = tempWorkspace();
+    // Every byte value, then a UTF-16 byte-order mark first (which text decoding would transcode).
+    const every = Uint8Array.from({ length: 256 }, (_, index) => index);
+    writeFileSync(`${workspace.root}/every`, every);
+    writeFileSync(`${workspace.root}/marked`, Buffer.concat([Buffer.from([0xff, 0xfe]), every]));
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ["run", "--allow-all", MAIN, "run", ...args], {
+        cwd: workspace.root,
+        timeout: 60_000,
+      });
+    const copy = run(["--", "cat", "marked", "every", "/bin/true"]);
+    assert.equal(copy.status, 0, String(copy.stderr));
+    const expected = Buffer.concat([
+      readFileSync(`${workspace.root}/marked`),
+      every,
+      readFileSync("/bin/true"),
+    ]);
+    assert.equal(copy.stdout.length, expected.length);
+    assert.ok(Buffer.compare(copy.stdout, expected) === 0, "stdout differs from the files' bytes");
+    const onStderr = run(["-c", "cat every >&2"]);
+    assert.equal(onStderr.status, 0, String(onStderr.stderr));
+    assert.equal(onStderr.stdout.length, 0);
+    // The bytes as written, then the markers on a line of their own (the output had no newline).
+    const markers = onStderr.stderr.subarray(every.length);
+    assert.ok(Buffer.compare(onStderr.stderr.subarray(0, every.length), every) === 0);
+    assert.match(
+      String(markers),
+      /^\n\[binary output on stderr: 256 bytes[^\n]*\]\n\[exit code: 0\]\n$/,
+    );
+  });
+
   it("prints the structured result with --json", () => {
     using workspace = tempWorkspace();
     const { code, stdout } = shellseam(["run", "--json", "--", "echo hi"], workspace.root);
