@@ -31,14 +31,18 @@ export class StatusLine implements Disposable {
   }
 
   /**
-   * Writes `text` to `stream` (stdout or stderr) below the status line: the
-   * line is cleared first when it is shown on the same terminal.
+   * Writes `text` (or bytes, passed on as they are) to `stream` (stdout or
+   * stderr) below the status line: the line is cleared first when it is
+   * shown on the same terminal.
    */
-  write(stream: StyledStream & { write(text: string): unknown }, text: string): void {
-    if (text === "") return;
+  write(
+    stream: StyledStream & { write(text: string | Uint8Array): unknown },
+    text: string | Uint8Array,
+  ): void {
+    if (text.length === 0) return;
     if (stream.isTTY === true) {
       this.#clear();
-      this.#atLineStart = text.endsWith("\n");
+      this.#atLineStart = endsLine(text);
     }
     stream.write(text);
   }
@@ -70,4 +74,9 @@ export class StatusLine implements Disposable {
     process.stderr.write("\r\x1b[2K");
     this.#shown = false;
   }
+}
+
+/** Whether `text` (or bytes) ends with a newline. */
+export function endsLine(text: string | Uint8Array): boolean {
+  return typeof text === "string" ? text.endsWith("\n") : text[text.length - 1] === 0x0a;
 }

@@ -1,12 +1,13 @@
-import { constants } from "node:os";
-import { resolve } from "node:path";
+import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
+import { constants, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import process from "node:process";
-import type { BashOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash";
+import type { BashLiveOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash";
 import { shellQuote } from "@shellseam/bash/seam";
 import { renderRunResult } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS, UsageError } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
-import { StatusLine } from "./_status_line.ts";
+import { endsLine, StatusLine } from "./_status_line.ts";
 import { styleFor } from "./_style.ts";
 
 /** The usage of `shellseam run`. */
@@ -20,8 +21,9 @@ globbing, no redirection). A single string after --, or the string after -c,
 is a bash command line.
 
 The command's output streams as it arrives, stdout to stdout and stderr to
-stderr, decoded as text; then the lines a model would see after it (the
-markers) go to stderr, so stdout carries the command's output alone. Exits
+stderr, byte for byte (binary output included); then the lines a model would
+see after it (the markers, less those naming spill files: the output was
+all written) go to stderr, so stdout carries the command's output alone. Exits
 with the command's exit code (124 on a timeout, 128 + N when signal N ended it,
 N as numbered on this machine: Linux's numbers on Linux).
 
@@ -33,7 +35,9 @@ Options:
   --workspace DIR    the workspace (default: the current directory)
   --workdir DIR      where the command runs (default: the workspace)
   --timeout MS       the wall clock in milliseconds (default 120000)
-  --json             print the structured result as JSON on stdout instead
+  --json             print the structured result as JSON on stdout instead (its
+                     spill files are copied to a folder that stays, named on
+                     stderr)
   -h, --help         show this help
 
 With stderr a terminal, a command that runs longer than a second shows a
@@ -114,15 +118,17 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(values.workdir === undefined ? {} : { workdir: resolve(process.cwd(), values.workdir) }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(values.json ? {} : {
-      onOutput: (chunk: BashOutputChunk) => {
-        status.write(process[chunk.stream], chunk.text);
-        if (chunk.stream === "stderr") stderrEndsLine = chunk.text.endsWith("\n");
+      // The bytes as the command wrote them, so that binary output is copied exactly.
+      onOutput: (chunk: BashLiveOutputChunk) => {
+        if (chunk.bytes.length === 0) return;
+        status.write(process[chunk.stream], chunk.bytes);
+        if (chunk.stream === "stderr") stderrEndsLine = endsLine(chunk.bytes);
       },
     }),
   });
   const code = exitCodeOf(result);
   if (values.json) {
-    status.write(process.stdout, JSON.stringify(result, null, 2) + "\n");
+    status.write(process.stdout, JSON.stringify(keepSpillFiles(result), null, 2) + "\n");
   } else {
     const style = styleFor(process.stderr);
     const failed = code !== 0;
@@ -142,9 +148,24 @@ export async function runCommand(args: string[]): Promise<number> {
   return code;
 }
 
-/** The lines the model would see after the output (which was shown live). */
+/**
+ * The lines the model would see after the output, less those about where
+ * the whole output is: `run` wrote every byte of both streams as they came,
+ * and the executor deletes its spill files when `run` exits, so it names
+ * none (no `[binary output ...; saved to PATH]` nor `[output truncated ...;
+ * full output: PATH]`), nor a count of bytes that were not UTF-8 (they
+ * were written as they are). A stream cut short is still said.
+ */
 function markerLines(result: BashRunResult): string {
-  const silent = (output: CollectedOutput): CollectedOutput => ({ ...output, text: "" });
+  const silent = (output: CollectedOutput): CollectedOutput => ({
+    text: "",
+    truncated: false,
+    totalBytes: output.totalBytes,
+    omittedBytes: 0,
+    invalidUtf8Bytes: 0,
+    spillComplete: false,
+    ...(output.cut === undefined ? {} : { cut: output.cut }),
+  });
   const rendered = renderRunResult(
     { ...result, stdout: silent(result.stdout), stderr: silent(result.stderr) },
     { runInBackground: false },
@@ -153,3 +174,30 @@ function markerLines(result: BashRunResult): string {
 }
 
 const NO_OUTPUT = "(no output)";
+
+/**
+ * `result` with its spill files copied out of the executor's folder (which
+ * is deleted when `run` exits) into a new private folder that stays, and
+ * their paths changed to the copies; stderr says where the folder is. A
+ * result with no spill file comes back as it is.
+ */
+function keepSpillFiles(result: BashRunResult): BashRunResult {
+  const streams = (["stdout", "stderr"] as const).filter((name) => {
+    const path = result[name].spillPath;
+    return path !== undefined && existsSync(path);
+  });
+  if (streams.length === 0) return result;
+  const folder = mkdtempSync(join(tmpdir(), "shellseam-run-"));
+  const kept = { ...result };
+  for (const name of streams) {
+    const copy = join(folder, `${name}.out`);
+    copyFileSync(result[name].spillPath!, copy);
+    kept[name] = { ...result[name], spillPath: copy };
+  }
+  process.stderr.write(
+    `shellseam: the whole output is kept in ${folder} (${
+      streams.map((name) => `${name}.out`).join(", ")
+    }); remove the folder when done\n`,
+  );
+  return kept;
+}

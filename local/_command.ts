@@ -1,5 +1,5 @@
 import {
-  type BashOutputChunk,
+  type BashLiveOutputChunk,
   type BashOutputStream,
   BashSpawnError,
   type StrayReport,
@@ -81,8 +81,8 @@ export interface CommandBase {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   signal?: AbortSignal;
-  /** Called with each piece of decoded output as it arrives (see `BashExecRequest.onOutput`). */
-  onOutput?: (chunk: BashOutputChunk) => void;
+  /** Called with each piece of output, bytes and text, as it arrives (see `BashExecRequest.onOutput`). */
+  onOutput?: (chunk: BashLiveOutputChunk) => void;
   /**
    * Called once the sweep is done (the command's cgroup: what is left in it
    * is killed and counted with the strays, and it is removed).
@@ -238,13 +238,14 @@ export class RunningCommand {
         const { done, value } = await reader.read();
         if (done) {
           this.#ended.add(name);
-          if (live !== undefined) this.#tell(name, live.end());
+          if (live !== undefined) this.#tell(name, new Uint8Array(0), live.end());
           return;
         }
         this.#bytesRead += value.length;
         into.push(value);
         if (watchIdle) this.#lastOutput = performance.now();
-        if (live !== undefined) this.#tell(name, live.decode(value));
+        // The collector copied what it keeps, so the callback gets the chunk itself.
+        if (live !== undefined) this.#tell(name, value, live.decode(value));
       }
     } catch (error) {
       this.#outputFailure ??= { stream: name, error };
@@ -254,18 +255,19 @@ export class RunningCommand {
   }
 
   /**
-   * Hands decoded text to the `onOutput` callback. One that throws (or whose
-   * promise rejects) is not called again, and the run goes on: its error is
-   * kept for the result.
+   * Hands a chunk's bytes and decoded text to the `onOutput` callback. One
+   * that throws (or whose promise rejects) is not called again, and the run
+   * goes on: its error is kept for the result.
    */
-  #tell(stream: BashOutputStream, text: string): void {
+  #tell(stream: BashOutputStream, bytes: Uint8Array, text: string): void {
     const onOutput = this.#options.onOutput;
-    if (text === "" || onOutput === undefined || this.onOutputError !== undefined) return;
+    if (onOutput === undefined || this.onOutputError !== undefined) return;
+    if (bytes.length === 0 && text === "") return;
     const failed = (error: unknown): void => {
       this.onOutputError ??= messageOf(error);
     };
     try {
-      const returned: unknown = onOutput({ stream, text });
+      const returned: unknown = onOutput({ stream, bytes, text });
       if (returned instanceof Promise) returned.catch(failed);
     } catch (error) {
       failed(error);

@@ -250,19 +250,25 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(result.signal, "SIGTERM");
    * ```
    *
-   * @example Follow the output as it arrives, on Deno and Node 24 (`await using`)
+   * @example Follow the output as it arrives, as text and as bytes, on Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import assert from "node:assert/strict";
    *
    * await using executor = new LocalBashExecutor();
    * const seen: string[] = [];
+   * const bytes: number[] = [];
    * const result = await executor.run({
-   *   command: "echo one; sleep 0.1; echo two",
-   *   onOutput: (chunk) => seen.push(chunk.text),
+   *   command: "echo one; sleep 0.1; printf 'two\\377'",
+   *   onOutput: (chunk) => {
+   *     seen.push(chunk.text);
+   *     bytes.push(...chunk.bytes);
+   *   },
    * });
-   * assert.equal(seen.join(""), "one\ntwo\n");
-   * assert.equal(result.stdout.text, "one\ntwo\n");
+   * // The text replaces the byte that is not UTF-8; the bytes are as written.
+   * assert.equal(seen.join(""), "one\ntwo\ufffd");
+   * assert.deepEqual(bytes, [...new TextEncoder().encode("one\ntwo"), 0xff]);
+   * assert.equal(result.stdout.text, "one\ntwo\ufffd");
    * ```
    */
   async run(request: BashExecRequest): Promise<BashRunResult> {

@@ -18,6 +18,7 @@ export type { BashExecRequest, BashExecSpec } from "./request.ts";
 export type { BashRunResult, BinaryStream, CollectedOutput, StrayReport } from "./result.ts";
 export type { BashProcess, BashProcessRead, BashProcessStatus, BashStreamRead } from "./process.ts";
 export type {
+  BashLiveOutputChunk,
   BashOutputChunk,
   BashOutputEvent,
   BashOutputGap,

@@ -39,6 +39,42 @@ export interface BashOutputChunk {
 }
 
 /**
+ * What a foreground run's `onOutput` callback gets: each piece of a stream
+ * as the command wrote it (`bytes`) and as text (`text`, decoded as
+ * {@linkcode BashOutputChunk} says). The `bytes` of one stream, joined, are
+ * the stream byte for byte (binary output included: nothing is replaced);
+ * the `text`, joined, its whole decoded text. A character cut at the end of
+ * a piece comes whole in the text of the next, so `text` may be empty while
+ * `bytes` is not; the last call of a stream may bring only the text held
+ * back (empty `bytes`). They are never both empty. The executor took what
+ * it keeps from `bytes` before the call and does not touch them after (no
+ * copy is made for the callback): keep them or change them as you like.
+ *
+ * @example Copy a command's stdout exactly, and show its text
+ * ```ts
+ * import type { BashLiveOutputChunk } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * // "é" cut between two reads, then a byte that is not UTF-8.
+ * const chunks: BashLiveOutputChunk[] = [
+ *   { stream: "stdout", bytes: new Uint8Array([0x61, 0xc3]), text: "a" },
+ *   { stream: "stdout", bytes: new Uint8Array([0xa9, 0xff]), text: "\u00e9\ufffd" },
+ * ];
+ * const bytes = chunks.flatMap((chunk) => [...chunk.bytes]);
+ * assert.deepEqual(bytes, [0x61, 0xc3, 0xa9, 0xff]);
+ * assert.equal(chunks.map((chunk) => chunk.text).join(""), "a\u00e9\ufffd");
+ * ```
+ */
+export interface BashLiveOutputChunk {
+  /** The stream. */
+  stream: BashOutputStream;
+  /** The bytes read from the stream since the last call, exactly as the command wrote them. */
+  bytes: Uint8Array;
+  /** The text those bytes complete (with what earlier ones left unfinished); may be empty. */
+  text: string;
+}
+
+/**
  * Output a background reader can no longer get: `omittedBytes` bytes of
  * `stream` from byte `offset` on were neither in memory nor in the spill
  * file when the reader got there, for `reason` (the spill file stopped at

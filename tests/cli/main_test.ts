@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { shellQuote } from "../../seam/mod.ts";
@@ -224,6 +224,65 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.equal(result.status, 0, String(result.stderr));
     assert.deepEqual(result.stdout, Buffer.from(content));
     assert.match(String(result.stderr), /\[exit code: 0\]\n$/);
+  });
+
+  it("copies binary output exactly, byte for byte, on stdout and on stderr", () => {
+    using workspace = tempWorkspace();
+    // Every byte value, then a UTF-16 byte-order mark first (which text decoding would transcode).
+    const every = Uint8Array.from({ length: 256 }, (_, index) => index);
+    writeFileSync(`${workspace.root}/every`, every);
+    writeFileSync(`${workspace.root}/marked`, Buffer.concat([Buffer.from([0xff, 0xfe]), every]));
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ["run", "--allow-all", MAIN, "run", ...args], {
+        cwd: workspace.root,
+        timeout: 60_000,
+      });
+    const copy = run(["--", "cat", "marked", "every", "/bin/true"]);
+    assert.equal(copy.status, 0, String(copy.stderr));
+    const expected = Buffer.concat([
+      readFileSync(`${workspace.root}/marked`),
+      every,
+      readFileSync("/bin/true"),
+    ]);
+    assert.equal(copy.stdout.length, expected.length);
+    assert.ok(Buffer.compare(copy.stdout, expected) === 0, "stdout differs from the files' bytes");
+    const onStderr = run(["-c", "cat every >&2"]);
+    assert.equal(onStderr.status, 0, String(onStderr.stderr));
+    assert.equal(onStderr.stdout.length, 0);
+    // The bytes as written, then the markers on a line of their own (the output had no newline).
+    const markers = onStderr.stderr.subarray(every.length);
+    assert.ok(Buffer.compare(onStderr.stderr.subarray(0, every.length), every) === 0);
+    assert.equal(String(markers), "\n[exit code: 0]\n");
+  });
+
+  it("names no spill file that is gone when it exits; --json keeps them in a folder it names", () => {
+    using workspace = tempWorkspace();
+    writeFileSync(`${workspace.root}/every`, Uint8Array.from({ length: 256 }, (_, index) => index));
+    // Binary on stdout, and more text on stderr than the result keeps (both spill to a file).
+    const line = "seq 1 100000 >&2; cat every";
+    const plain = shellseam(["run", "-c", line], workspace.root);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.ok(plain.stderr.endsWith("100000\n[exit code: 0]\n"), plain.stderr.slice(-300));
+    assert.doesNotMatch(plain.stderr, /saved to|full output|\/tmp\//);
+    const json = shellseam(["run", "--json", "-c", line], workspace.root);
+    assert.equal(json.code, 0, json.stderr);
+    const result = JSON.parse(json.stdout);
+    const folder =
+      /^shellseam: the whole output is kept in (\S+) \(stdout\.out, stderr\.out\); remove the folder when done\n$/
+        .exec(json.stderr)?.[1];
+    assert.ok(folder !== undefined, json.stderr);
+    try {
+      assert.equal(result.stdout.spillPath, `${folder}/stdout.out`);
+      assert.equal(result.stderr.spillPath, `${folder}/stderr.out`);
+      assert.deepEqual(
+        readFileSync(result.stdout.spillPath),
+        readFileSync(`${workspace.root}/every`),
+      );
+      const seq = Array.from({ length: 100000 }, (_, index) => `${index + 1}\n`).join("");
+      assert.equal(readFileSync(result.stderr.spillPath, "utf8"), seq);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("prints the structured result with --json", () => {
