@@ -38,8 +38,21 @@ export interface TestSshd {
   dispose(): Promise<void>;
 }
 
+/** How to start the test sshd. */
+export interface SshdOptions {
+  /** Lines added to sshd_config. */
+  extraConfig?: string;
+  /**
+   * Starts sshd with SIGPIPE ignored (through `bash -c "trap '' PIPE; exec sshd ..."`), as a
+   * supervisor that ignores it does: its processes inherit the ignored signal.
+   */
+  ignoreSigpipe?: boolean;
+}
+
 /** Starts sshd; resolves once it accepts connections. */
-export async function startSshd(extraConfig = ""): Promise<TestSshd> {
+export async function startSshd(
+  { extraConfig = "", ignoreSigpipe = false }: SshdOptions = {},
+): Promise<TestSshd> {
   const dir = mkdtempSync(join(tmpdir(), "shellseam-sshd-"));
   const keygen = (file: string): void => {
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, file)]);
@@ -67,9 +80,12 @@ export async function startSshd(extraConfig = ""): Promise<TestSshd> {
       extraConfig,
     ].join("\n") + "\n",
   );
-  const sshd = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd_config")], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const argv = [SSHD, "-D", "-e", "-f", join(dir, "sshd_config")];
+  const sshd = ignoreSigpipe
+    ? spawn("/bin/bash", ["-c", `trap '' PIPE; exec "$@"`, "sshd", ...argv], {
+      stdio: ["ignore", "ignore", "pipe"],
+    })
+    : spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   sshd.stderr.on("data", (chunk) => (log += chunk));
   const exited = new Promise<void>((resolve) => sshd.once("exit", () => resolve()));

@@ -72,7 +72,7 @@ function sshdConnections(listener: number): number[] {
 describe("SshBashExecutor over a real sshd", { skip }, () => {
   before(async () => {
     // AcceptEnv lets sshd take whatever a client sends: the test shows the client sends nothing.
-    sshd = await startSshd("AcceptEnv *");
+    sshd = await startSshd({ extraConfig: "AcceptEnv *" });
   });
   after(() => sshd?.dispose());
 
