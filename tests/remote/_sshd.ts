@@ -2,7 +2,15 @@
 // a throwaway host key and user key in a temp folder, a default-ish sshd_config (MaxSessions
 // left at its default of 10), stopped by dispose().
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -125,4 +133,20 @@ export async function startSshd(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Pids of sshd processes serving a connection (children of the listener). */
+export function sshdConnections(listener: number): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === listener) found.push(Number(name));
+    } catch {
+      // Gone.
+    }
+  }
+  return found;
 }

@@ -24,7 +24,7 @@ import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { createBashTools } from "../../tool/mod.ts";
 import { marker, pause, processesWith } from "../local/_helpers.ts";
-import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
+import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 const skip = sshdMissing;
 let sshd: TestSshd | undefined;
@@ -51,22 +51,6 @@ function masterPid(executor: SshBashExecutor): number {
   const found = /pid=(\d+)/.exec(check.stderr.toString());
   assert.ok(found, `ssh -O check said: ${check.stderr}`);
   return Number(found[1]);
-}
-
-/** Pids of sshd processes serving a connection (children of the listener). */
-function sshdConnections(listener: number): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === listener) found.push(Number(name));
-    } catch {
-      // Gone.
-    }
-  }
-  return found;
 }
 
 describe("SshBashExecutor over a real sshd", { skip }, () => {
