@@ -16,7 +16,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import type { SshBashExecutorConfig } from "../../remote/mod.ts";
-import { marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
+import { marker, pause, processesWith } from "../local/_helpers.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
@@ -24,9 +24,9 @@ const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
 const HOST = fileURLToPath(new URL(`./_host${EXT}`, import.meta.url));
 const onDeno = "Deno" in globalThis;
 
-/** Waits up to 20 s for `done()` (the remote side is slow on a loaded machine); then fails with `what`. */
+/** Waits up to 60 s for `done()` (the remote side is slow on a loaded machine); then fails with `what`. */
 async function within(done: () => boolean, what: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   while (!done() && Date.now() < deadline) await pause(50);
   assert.ok(done(), what());
 }
@@ -63,7 +63,14 @@ async function startHost(
   }
   assert.ok(text.includes("\n"), `the host printed nothing: ${JSON.stringify(text)}`);
   const { controlPath, folder } = JSON.parse(text) as { controlPath: string; folder: string };
-  await waitForSleep(token, 3);
+  const sleeps = (): number[] =>
+    processesWith(`sleep\0${token}\0`).filter((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")
+    );
+  await within(
+    () => sleeps().length >= 3,
+    () => `fewer than 3 "sleep ${token}" processes appeared`,
+  );
   return { child, exited, controlPath, folder };
 }
 

@@ -140,9 +140,9 @@ describe("a remote command's start over a real sshd", { skip: sshdMissing }, () 
             : sshdConnections(sshd!.pid);
           assert.ok(cutOff.length > 0, `no process of ${cut} found`);
           for (const pid of cutOff) process.kill(pid, "SIGKILL");
-          await settled;
           // The remote side goes on past the point where it stopped.
           writeFileSync(join(dir, "resume"), "");
+          await settled;
           await until(
             () => startedBy(bin).length === 0,
             () => `the remote side to end: ${describeProcesses(startedBy(bin))}`,
