@@ -6,7 +6,8 @@
 // ignored, as under a supervisor that ignores it, with a remote shell that
 // keeps it ignored (OpenSSH resets it for the sessions it starts; other
 // servers and login shells may not). And a host that called killOnSignals()
-// disposes on SIGTERM: every remote command ended before it exits.
+// disposes on SIGTERM, SIGINT or SIGHUP: every remote command ended before it exits
+// with 128 + the signal's number, as on the local executor.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -103,16 +104,20 @@ describe(`a ${onDeno ? "Deno" : "Node"} host using the SSH executor`, { skip: ss
     await within(() => !existsSync(host.folder), () => `"${host.folder}" was left behind`);
   });
 
-  it("that called killOnSignals() ends every remote command on SIGTERM, then exits with 143", async () => {
-    const token = marker();
-    const host = await startHost(sshd!.config, token, "hook");
-    host.child.kill("SIGTERM");
-    assert.deepEqual(await host.exited, { code: 143, signal: null });
-    // Disposal awaited every end, so nothing is left at the moment the host ends.
-    assert.deepEqual(processesWith(token), []);
-    assert.deepEqual(sshOf(host), []);
-    assert.ok(!existsSync(host.folder), `"${host.folder}" was left behind`);
-  });
+  for (const [signal, number] of [["SIGTERM", 15], ["SIGINT", 2], ["SIGHUP", 1]] as const) {
+    it(`that called killOnSignals() ends every remote command on ${signal}, then exits with 128 + ${number}`, async () => {
+      const token = marker();
+      const host = await startHost(sshd!.config, token, "hook");
+      // By pid, as the local host test does: node:child_process under Deno reports a child it
+      // was asked to kill() as ended by that signal, whatever its exit status.
+      process.kill(host.child.pid!, signal);
+      assert.deepEqual(await host.exited, { code: 128 + number, signal: null });
+      // Disposal awaited every end, so nothing is left at the moment the host ends.
+      assert.deepEqual(processesWith(token), []);
+      assert.deepEqual(sshOf(host), []);
+      assert.ok(!existsSync(host.folder), `"${host.folder}" was left behind`);
+    });
+  }
 });
 
 describe("a host using an sshd started with SIGPIPE ignored", { skip: sshdMissing }, () => {
