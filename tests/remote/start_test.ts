@@ -79,7 +79,9 @@ function startedBy(bin: string): number[] {
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (!readFileSync(`/proc/${name}/environ`, "latin1").includes(`\0PATH=${bin}:`)) continue;
+      // PATH may come first (the bootstrap's own shell and the subshells it forks have it there).
+      const environ = `\0${readFileSync(`/proc/${name}/environ`, "latin1")}`;
+      if (!environ.includes(`\0PATH=${bin}:`)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, "latin1");
       const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
       if (state !== "Z" && state !== "X") found.push(Number(name));
