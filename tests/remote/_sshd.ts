@@ -68,6 +68,7 @@ export async function startSshd(
   keygen("host_key");
   keygen("user_key");
   writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "user_key.pub")));
+  mkdirSync(join(dir, "home"));
   mkdirSync("/run/sshd", { recursive: true });
   const port = await freePort();
   const hostKey = readFileSync(join(dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
@@ -86,6 +87,10 @@ export async function startSshd(
       "UsePAM no",
       "StrictModes no",
       extraConfig,
+      // A home of its own (after extraConfig: sshd keeps the first SetEnv of a name), so the
+      // remote login shell reads no rc file of the user running the tests: root's .bashrc here
+      // ran pyenv's rehash under a lock, which serialized every session (a run took up to 70 s).
+      `SetEnv HOME=${join(dir, "home")}`,
     ].join("\n") + "\n",
   );
   const argv = [SSHD, "-D", "-e", "-f", join(dir, "sshd_config")];

@@ -110,17 +110,8 @@ function channelClients(controlPath: string): number[] {
 }
 
 describe("a remote command's start over a real sshd", { skip: sshdMissing }, () => {
-  let home: string | undefined;
-  before(async () => {
-    // A home of its own: the remote login shell reads no rc file of the user running the tests
-    // (one that runs a slow program under a lock, like pyenv's rehash, serializes the sessions).
-    home = mkdtempSync(join(tmpdir(), "shellseam-ssh-home-"));
-    sshd = await startSshd({ extraConfig: `SetEnv HOME=${home}` });
-  });
-  after(async () => {
-    await sshd?.dispose();
-    if (home !== undefined) rmSync(home, { recursive: true, force: true });
-  });
+  before(async () => (sshd = await startSshd()));
+  after(() => sshd?.dispose());
 
   const config = (extra: Partial<SshBashExecutorConfig>): SshBashExecutorConfig => ({
     ...sshd!.config,
