@@ -18,8 +18,8 @@ export class UsageError extends Error {
   }
 }
 
-/** How one flag is read: a string value, or a boolean switch. */
-export type FlagSpec = Record<string, { type: "string" | "boolean" }>;
+/** How one flag is read: a string value, or a boolean switch; `short` is its one-letter form. */
+export type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string }>;
 
 /** The parsed values of a {@linkcode FlagSpec}. */
 export type FlagValues<S extends FlagSpec> = {

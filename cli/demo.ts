@@ -13,28 +13,50 @@ import { LocalBashExecutor } from "@shellseam/bash/local";
 import { taskOwner, TaskRegistry } from "@shellseam/bash/tasks";
 import { createBashTools, renderRunResult } from "@shellseam/bash/tool";
 import { parseFlags } from "./_args.ts";
+import { StatusLine } from "./_status_line.ts";
+import { styleFor } from "./_style.ts";
 import { formatDoctorReport, SandboxBashExecutor, shellseamDoctor } from "@shellseam/bash/sandbox";
 
-function section(title: string): void {
-  console.log(`\n== ${title}`);
-}
-
-function facts(result: BashRunResult): void {
-  const out = result.stdout;
-  console.log(
-    `exitCode=${result.exitCode} signal=${result.signal} timedOut=${result.timedOut} ` +
-      `aborted=${result.aborted} durationMs=${Math.round(result.durationMs)} ` +
-      `strays.killed=${result.strays.killed}`,
+/**
+ * Where the tour prints: stdout for what it shows, and (stderr a terminal)
+ * a status line that names the section and the seconds since the start.
+ */
+class Tour implements Disposable {
+  #title = "starting";
+  readonly #status: StatusLine = new StatusLine((seconds) =>
+    `shellseam demo: ${this.#title} (${seconds} s)`
   );
-  console.log(
-    `stdout: ${out.totalBytes} bytes, truncated=${out.truncated}, ` +
-      `omitted=${out.omittedBytes}, spill=${out.spillPath ?? "(none)"}`,
-  );
-}
 
-function show(result: BashRunResult): void {
-  console.log(renderRunResult(result).text.replace(/^/gm, "  | "));
-  facts(result);
+  /** Prints `text` and a newline on stdout, below the status line. */
+  say(text: string): void {
+    this.#status.write(process.stdout, `${text}\n`);
+  }
+
+  /** Starts a section: its title, bold on a terminal. */
+  section(title: string): void {
+    this.#title = title;
+    this.say(`\n${styleFor(process.stdout).bold(`== ${title}`)}`);
+  }
+
+  /** What the model would see of `result`, then its facts. */
+  show(result: BashRunResult): void {
+    this.say(renderRunResult(result).text.replace(/^/gm, "  | "));
+    const out = result.stdout;
+    this.say(
+      `exitCode=${result.exitCode} signal=${result.signal} timedOut=${result.timedOut} ` +
+        `aborted=${result.aborted} durationMs=${Math.round(result.durationMs)} ` +
+        `strays.killed=${result.strays.killed}`,
+    );
+    this.say(
+      `stdout: ${out.totalBytes} bytes, truncated=${out.truncated}, ` +
+        `omitted=${out.omittedBytes}, spill=${out.spillPath ?? "(none)"}`,
+    );
+  }
+
+  /** Clears the status line. */
+  [Symbol.dispose](): void {
+    this.#status[Symbol.dispose]();
+  }
 }
 
 /** The usage of `shellseam demo`. */
@@ -51,42 +73,43 @@ export async function demoCommand(args: string[] = []): Promise<number> {
     return 0;
   }
   const workspace = mkdtempSync(join(tmpdir(), "shellseam-demo-"));
+  using tour = new Tour();
   try {
     await using local = new LocalBashExecutor({ cwd: workspace });
     const run = (command: string, extra: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
       local.run({ command, ...extra });
 
-    section("A command, its output and its exit code");
-    show(await run("echo hello from $(basename $PWD); echo oops >&2; exit 3"));
+    tour.section("A command, its output and its exit code");
+    tour.show(await run("echo hello from $(basename $PWD); echo oops >&2; exit 3"));
 
-    section("Large output: head and tail in memory, every byte in a spill file");
+    tour.section("Large output: head and tail in memory, every byte in a spill file");
     await using small = new LocalBashExecutor({
       cwd: workspace,
       maxOutputBytes: 120,
       headBytes: 40,
     });
-    show(await small.run({ command: "seq 1 200000" }));
+    tour.show(await small.run({ command: "seq 1 200000" }));
 
-    section("A wall-clock timeout kills the process group");
-    show(await run("echo starting; sleep 30", { timeoutMs: 1000 }));
+    tour.section("A wall-clock timeout kills the process group");
+    tour.show(await run("echo starting; sleep 30", { timeoutMs: 1000 }));
 
-    section("An abort kills it too");
+    tour.section("An abort kills it too");
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    show(await run("sleep 30", { signal: controller.signal }));
+    tour.show(await run("sleep 30", { signal: controller.signal }));
 
-    section("A foreground command leaves nothing behind");
-    show(await run("sleep 60 & echo started a background sleep"));
+    tour.section("A foreground command leaves nothing behind");
+    tour.show(await run("sleep 60 & echo started a background sleep"));
 
-    section("A missing workdir is a typed error, not a result");
+    tour.section("A missing workdir is a typed error, not a result");
     try {
       await local.run({ command: "true", workdir: "/nonexistent/dir" });
     } catch (error) {
-      console.log(`${(error as Error).name}: ${(error as Error).message}`);
-      console.log(`instanceof BashSpawnError: ${error instanceof BashSpawnError}`);
+      tour.say(`${(error as Error).name}: ${(error as Error).message}`);
+      tour.say(`instanceof BashSpawnError: ${error instanceof BashSpawnError}`);
     }
 
-    section("Model-facing tools: a background task, its notice and its output");
+    tour.section("Model-facing tools: a background task, its notice and its output");
     await using tasks = new TaskRegistry();
     const tools = createBashTools({ executor: local, tasks, owner: taskOwner("demo-session") });
     const started = await tools.bash.execute({
@@ -94,7 +117,7 @@ export async function demoCommand(args: string[] = []): Promise<number> {
       description: "Print three ticks",
       run_in_background: true,
     });
-    console.log(started.text);
+    tour.say(started.text);
     const taskId = started.text.match(/bash-\d+/)?.[0];
     if (taskId === undefined) {
       throw new Error(`No task id in the bash tool's answer: ${started.text}`);
@@ -105,12 +128,12 @@ export async function demoCommand(args: string[] = []): Promise<number> {
       await new Promise((resolve) => setTimeout(resolve, 100));
       notices = tools.takeNotices();
     }
-    console.log(notices.join("\n"));
-    console.log((await tools.taskOutput.execute({ task_id: taskId })).text);
+    tour.say(notices.join("\n"));
+    tour.say((await tools.taskOutput.execute({ task_id: taskId })).text);
 
-    section("The sandbox: what this machine can enforce");
+    tour.section("The sandbox: what this machine can enforce");
     const report = await shellseamDoctor({ workspaceRoot: workspace });
-    console.log(formatDoctorReport(report));
+    tour.say(formatDoctorReport(report));
     for (const status of report.backends.filter((b) => b.works)) {
       await using sandboxed = new SandboxBashExecutor({
         workspaceRoot: workspace,
@@ -119,21 +142,21 @@ export async function demoCommand(args: string[] = []): Promise<number> {
       });
       const command =
         "echo inside > inside.txt && cat inside.txt; echo outside > /etc/shellseam-demo";
-      console.log(`\n[${status.backend}, workspace-write] $ ${command}`);
+      tour.say(`\n[${status.backend}, workspace-write] $ ${command}`);
       const result = await sandboxed.run({ command });
-      console.log(renderRunResult(result).text.replace(/^/gm, "  | "));
-      console.log(`sandbox: ${JSON.stringify(result.sandbox)}`);
+      tour.say(renderRunResult(result).text.replace(/^/gm, "  | "));
+      tour.say(`sandbox: ${JSON.stringify(result.sandbox)}`);
     }
 
     if (report.selected !== null) {
-      section("Escalation: a denial, then one approved retry");
+      tour.section("Escalation: a denial, then one approved retry");
       await using readOnly = new SandboxBashExecutor({ workspaceRoot: workspace });
       const session = createBashTools({
         executor: readOnly,
         tasks,
         owner: taskOwner("demo-session"),
         approve: (request) => {
-          console.log(`  (a person is asked: ${JSON.stringify(request)} -> allow-once)`);
+          tour.say(`  (a person is asked: ${JSON.stringify(request)} -> allow-once)`);
           return Promise.resolve("allow-once");
         },
       });
@@ -141,13 +164,13 @@ export async function demoCommand(args: string[] = []): Promise<number> {
         command: "echo note > notes.txt && cat notes.txt",
         description: "Write notes",
       };
-      console.log((await session.bash.execute(write)).text.replace(/^/gm, "  | "));
+      tour.say((await session.bash.execute(write)).text.replace(/^/gm, "  | "));
       const retry = {
         ...write,
         sandbox_permissions: "workspace-write",
         justification: "The task asks for a notes file in the workspace",
       };
-      console.log((await session.bash.execute(retry)).text.replace(/^/gm, "  | "));
+      tour.say((await session.bash.execute(retry)).text.replace(/^/gm, "  | "));
     }
   } finally {
     rmSync(workspace, { recursive: true, force: true });

@@ -21,19 +21,20 @@ import { BashError } from "@shellseam/bash";
 import { UsageError } from "./_args.ts";
 import { DEMO_USAGE, demoCommand } from "./demo.ts";
 import { DOCTOR_USAGE, doctorCommand } from "./doctor.ts";
-import { MCP_USAGE, mcpCommand } from "./mcp.ts";
+import { MCP_USAGE, mcpCommand, SHELLSEAM_CLI_VERSION } from "./mcp.ts";
 import { RUN_USAGE, runCommand } from "./run.ts";
 
 /** The usage of `shellseam`. */
 export const USAGE: string = `Usage: shellseam COMMAND [options]
 
 Commands:
-  run -- COMMAND...   run one command through the sandbox and print what a model would see
+  run -- COMMAND...   run one command through the sandbox and show what a model would see
   doctor              say what the sandbox enforces on this machine
   mcp                 serve the bash tools to an MCP client over stdio
   demo                a short tour of what shellseam does
 
-Run "shellseam COMMAND --help" for a command's options.
+Run "shellseam COMMAND --help" for a command's options, "shellseam --version"
+for the version.
 `;
 
 const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {
@@ -54,6 +55,10 @@ export async function main(args: string[]): Promise<number> {
   try {
     if (name === "--help" || name === "-h" || name === "help") {
       process.stdout.write(USAGE);
+      return 0;
+    }
+    if (name === "--version" || name === "-V") {
+      process.stdout.write(`shellseam ${SHELLSEAM_CLI_VERSION}\n`);
       return 0;
     }
     const command = name === undefined ? undefined : COMMANDS[name];

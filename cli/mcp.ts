@@ -35,7 +35,10 @@ import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
 import { readRulesFile } from "./_rules.ts";
 
-/** The version the server reports (the CLI package's). */
+/**
+ * The CLI package's version (cli/deno.json `version`, which a test holds it
+ * to): what `shellseam --version` prints and the MCP server reports.
+ */
 export const SHELLSEAM_CLI_VERSION = "0.1.0";
 
 /**

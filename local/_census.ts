@@ -59,8 +59,62 @@ function censusOf(test: (pid: number) => boolean, among?: Among): number[] {
 
 /** Whether `pid` is live and in session `sid`. */
 function inSession(pid: number, sid: number): boolean {
+  return liveProcessSession(pid) === sid;
+}
+
+/**
+ * The session of process `pid` while any of its threads is live, or null
+ * once none is (or it is gone). A leader that ended alone (`SYS_exit` from
+ * its main thread) is a zombie, or inside exit(), while its other threads
+ * run on: its process is alive, and `kill(pid, SIGKILL)` ends them all. Only
+ * such a leader costs a listing of its `task/` folder. Throws when /proc
+ * cannot be read.
+ */
+export function liveProcessSession(pid: number): number | null {
   const stat = readProcFile(pid, "stat");
-  return stat !== null && liveSession(stat) === sid;
+  if (stat === null) return null;
+  const session = liveSession(stat);
+  if (session !== null) return session;
+  const thread = liveThread(pid);
+  return thread === null ? null : liveSession(thread.stat);
+}
+
+/**
+ * A live thread of process `pid` other than its leader (whose stat line is
+ * not live), with its stat line; null when there is none or the process is
+ * gone. Throws for a failed read other than an ended process or thread.
+ */
+function liveThread(pid: number): { tid: number; stat: string } | null {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch (error) {
+    if (gone(error)) return null;
+    throw error;
+  }
+  for (const name of tids) {
+    const tid = Number(name);
+    if (tid === pid) continue;
+    const stat = readProcFile(pid, `task/${name}/stat`);
+    if (stat !== null && liveSession(stat) !== null) return { tid, stat };
+  }
+  return null;
+}
+
+/**
+ * The live members of each session of `sids` (those with none are left
+ * out), by one census of /proc: each process is read once, however many
+ * sessions are asked for. Throws like {@linkcode sessionMembers}.
+ */
+export function membersOfSessions(sids: ReadonlySet<number>): Map<number, number[]> {
+  const found = new Map<number, number[]>();
+  censusOf((pid) => {
+    const sid = liveProcessSession(pid);
+    if (sid === null || !sids.has(sid)) return false;
+    found.set(sid, [...(found.get(sid) ?? []), pid]);
+    return true;
+  });
+  return found;
 }
 
 /**
@@ -115,7 +169,8 @@ function readProcFile(pid: number, file: string): string | null {
 /**
  * Live processes whose environment holds exactly the entry `entry` (for
  * example `SHELLSEAM_WATCHDOG=<marker>`), wherever they are: another session,
- * a pid namespace. A zombie's environment reads empty, so it is not found.
+ * a pid namespace. A zombie's environment reads empty, so it is not found,
+ * unless it is a leader that ended alone: then a live thread's is read.
  * `among` limits which pids are read. Throws like {@linkcode sessionMembers};
  * processes of other users, whose environment this process may not read, are
  * skipped.
@@ -143,34 +198,76 @@ const EXEC_WAIT_MS = 5;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/**
- * Whether the environment of `pid` holds `needle` (`\0NAME=value\0`); false
- * when it has ended. A process in the middle of an exec reads as an empty
- * environment until the new program's is set up: it is read again, briefly.
- */
+/** Whether the environment of `pid` holds `needle` (`\0NAME=value\0`); false when it has ended. */
 function carries(pid: number, needle: string): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
+  return environOf(pid)?.includes(needle) ?? false;
+}
+
+/**
+ * The environment of `pid` with a NUL in front (`\0NAME=value\0...`), or
+ * null when it has ended, reads empty or may not be read. A process in the
+ * middle of an exec reads as an empty environment until the new program's
+ * is set up: it is read again, briefly. A leader that ended alone has none
+ * to show (a zombie's reads fail): a live thread's environment is read
+ * instead.
+ */
+function environOf(pid: number): string | null {
+  if (!existsSync(`/proc/${pid}`)) return null;
   const deadline = performance.now() + EXEC_WAIT_MS;
   for (;;) {
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, "latin1");
-    } catch (error) {
-      if (gone(error) || (error as NodeJS.ErrnoException | null)?.code === "EACCES") return false;
-      throw error;
+    const environ = readEnviron(`/proc/${pid}/environ`);
+    if (environ === null) return null;
+    if (environ !== "") return `\0${environ}`;
+    const stat = readProcFile(pid, "stat");
+    if (stat === null) return null;
+    if (liveSession(stat) === null) {
+      const thread = liveThread(pid);
+      const own = thread === null ? "" : readEnviron(`/proc/${pid}/task/${thread.tid}/environ`);
+      return own === null || own === "" ? null : `\0${own}`;
     }
-    if (environ !== "") return `\0${environ}`.includes(needle);
-    if (!inExec(pid) || performance.now() > deadline) return false;
+    // A kernel thread's environment is always empty; a user process's only during an exec.
+    const flags = Number(statFields(stat)[6]);
+    if ((flags & PF_KTHREAD) !== 0 || performance.now() > deadline) return null;
     Atomics.wait(pause, 0, 0, 0.2);
   }
 }
 
-/** Whether `pid`, whose environment read empty, is a live user process (so in the middle of an exec). */
-function inExec(pid: number): boolean {
-  const stat = readProcFile(pid, "stat");
-  if (stat === null || liveSession(stat) === null) return false;
-  const flags = Number(statFields(stat)[6]);
-  return (flags & PF_KTHREAD) === 0;
+/**
+ * The live processes carrying each environment entry of `entries` (those
+ * none carries are left out), by one census of /proc: each environment is
+ * read once, however many entries are asked for. Throws like
+ * {@linkcode processesWithEnv}.
+ */
+export function processesWithEnvs(entries: ReadonlySet<string>): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  censusOf((pid) => {
+    const environ = environOf(pid);
+    if (environ === null) return false;
+    let carried = false;
+    for (const entry of entries) {
+      if (!environ.includes(`\0${entry}\0`)) continue;
+      found.set(entry, [...(found.get(entry) ?? []), pid]);
+      carried = true;
+    }
+    return carried;
+  });
+  return found;
+}
+
+/**
+ * The environment block at `path` (a process's or a thread's `environ`):
+ * empty when the task has none to show (a kernel thread, an exec under way,
+ * a zombie, an ended task), null when it belongs to a user whose environment
+ * this process may not read. Throws for any other failed read.
+ */
+function readEnviron(path: string): string | null {
+  try {
+    return readFileSync(path, "latin1");
+  } catch (error) {
+    if (gone(error)) return "";
+    if ((error as NodeJS.ErrnoException | null)?.code === "EACCES") return null;
+    throw error;
+  }
 }
 
 /** Whether `pid` is a process (its thread group's leader), not another thread of one. */

@@ -13,7 +13,14 @@
  *
  * @module
  */
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { BashSpawnError, type ResourceLimitHit, type ResourceLimits } from "../seam/mod.ts";
@@ -252,10 +259,23 @@ function procsOf(cgroup: string): number[] {
   }
 }
 
-/** Whether `pid` is live: not gone, a zombie, nor inside exit(). Throws when that cannot be read. */
+/**
+ * Whether a process a cgroup lists is live: not gone nor inside exit(). A
+ * zombie leader counts as live while another thread of it runs (a leader
+ * that called exit() alone stays listed by its tgid, with its threads
+ * running). Throws when that cannot be read.
+ */
 function isLive(pid: number): boolean {
   try {
-    return liveSession(readFileSync(`/proc/${pid}/stat`, "latin1")) !== null;
+    if (liveSession(readFileSync(`/proc/${pid}/stat`, "latin1")) !== null) return true;
+    return readdirSync(`/proc/${pid}/task`).some((tid) => {
+      try {
+        return liveSession(readFileSync(`/proc/${pid}/task/${tid}/stat`, "latin1")) !== null;
+      } catch {
+        // The thread ended while it was read.
+        return false;
+      }
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | null)?.code;
     if (code === "ENOENT" || code === "ESRCH") return false;
@@ -373,8 +393,7 @@ export class ExecutorCgroups {
   ): Promise<CommandCgroup> {
     const held = cgroupLimits(limits, this.#support);
     const key = held.join(",");
-    const index = this.#idle.findIndex((slot) => slot.key === key);
-    const reused = index >= 0 ? this.#idle.splice(index, 1)[0] as Slot : undefined;
+    const reused = this.#takeIdle(key);
     let slot: Slot | undefined = reused;
     try {
       slot ??= await this.#newSlot(held, key, onNewFolder);
@@ -403,6 +422,29 @@ export class ExecutorCgroups {
     }
   }
 
+  /**
+   * An idle slot for `key` whose cgroups are all still there. One that
+   * someone else removed (a cleanup script, systemd: an idle slot is empty,
+   * so nothing stops an `rmdir`) would refuse the command that joins it: it
+   * is dropped, what is left of it removed, and a new one is made instead.
+   */
+  #takeIdle(key: string): Slot | undefined {
+    for (;;) {
+      const index = this.#idle.findIndex((slot) => slot.key === key);
+      if (index < 0) return undefined;
+      const slot = this.#idle.splice(index, 1)[0] as Slot;
+      const cgroups = [...new Set(slot.cgroups.map(({ cgroup }) => cgroup))];
+      if (cgroups.every((cgroup) => existsSync(cgroup))) return slot;
+      for (const cgroup of cgroups) {
+        try {
+          rmdirSync(cgroup);
+        } catch {
+          // Gone already, or holding something: its folder's removal at disposal tries again.
+        }
+      }
+    }
+  }
+
   async #newSlot(
     held: readonly CgroupLimit[],
     key: string,
@@ -414,11 +456,15 @@ export class ExecutorCgroups {
     for (const limit of held) {
       const { version, dir } = this.#support[limit] as CgroupController;
       const folder = join(dir, this.#name);
-      if (!this.#made.has(folder)) {
-        await sweepStaleCgroups(dir, this.#kill);
+      // Made again when someone else removed it (empty once no slot is left in it).
+      const made = this.#made.has(folder);
+      if (!made || !existsSync(folder)) {
+        if (!made) await sweepStaleCgroups(dir, this.#kill);
         mkdirSync(folder, { recursive: true });
-        this.#made.add(folder);
-        onNewFolder(folder);
+        if (!made) {
+          this.#made.add(folder);
+          onNewFolder(folder);
+        }
         if (version === 2) {
           // The command cgroups below it get the controllers (it holds no process itself).
           const enable = held.filter((other) => {
@@ -543,9 +589,13 @@ export class CommandCgroup {
 
   /**
    * Once the command has ended and its sweep is done: what the cgroup says
-   * was hit, the processes still in it (which left the session and dropped
-   * the marker), killed. Emptied, the cgroups wait for the next command;
-   * with a process that stays, they are not used again.
+   * was hit, and the processes still in it (which left the session and
+   * dropped the marker, or whose census judged them gone: a zombie leader
+   * whose other threads run), killed. Every process the cgroups list gets
+   * SIGKILL, whatever its state (a zombie leader's tgid takes its whole
+   * thread group down); the live ones count as killed. Only cgroups that
+   * still exist and list nothing wait for the next command; others are
+   * never used again.
    */
   async close(): Promise<
     {
@@ -556,43 +606,51 @@ export class CommandCgroup {
     }
   > {
     let hit: ResourceLimitHit | undefined;
-    // A process on its way out (a zombie, or inside exit()) is still listed: not counted.
-    const left = new Set<number>();
+    const killed = new Set<number>();
     let survivors: number[] = [];
     let counts: readonly number[] = [];
+    let emptied = false;
     try {
       counts = eventCounts(this.#cgroups);
       hit = this.#hitSince(counts);
-      for (const pid of this.#livePids()) left.add(pid);
-      for (const pid of left) this.#kill(pid);
       const deadline = performance.now() + EMPTY_WAIT_MS;
       let pause = 5;
-      for (survivors = [...left]; survivors.length > 0 && performance.now() < deadline;) {
+      for (;;) {
+        const listed = this.#listed();
+        // A process on its way out (inside exit()) is still listed: killed, not counted.
+        for (const pid of listed) {
+          if (!killed.has(pid) && isLive(pid)) killed.add(pid);
+          this.#kill(pid);
+        }
+        emptied = listed.length === 0;
+        if (emptied || performance.now() >= deadline) {
+          survivors = listed.filter(isLive);
+          break;
+        }
         await new Promise((done) => setTimeout(done, pause));
         pause = Math.min(pause * 2, 50);
-        survivors = this.#livePids();
       }
       // What was killed may have been counted meanwhile: not the next command's.
-      if (left.size > 0) counts = eventCounts(this.#cgroups);
+      if (killed.size > 0) counts = eventCounts(this.#cgroups);
     } catch (error) {
       return {
         hit,
-        killed: left.size,
+        killed: killed.size,
         survivors,
         censusFailed: `cannot read the command's cgroup (${messageOf(error)})`,
       };
     }
-    if (survivors.length === 0) this.#slot.release(counts);
-    return { hit, killed: left.size - survivors.length, survivors };
+    // Removed by someone else (a cleanup script, systemd): made again for the next command.
+    const whole = this.#cgroups.every(({ cgroup }) => existsSync(cgroup));
+    if (emptied && whole) this.#slot.release(counts);
+    return { hit, killed: killed.size - survivors.length, survivors };
   }
 
-  /** The live processes in the cgroups. */
-  #livePids(): number[] {
-    const live = new Set<number>();
-    for (const { cgroup } of this.#cgroups) {
-      for (const pid of procsOf(cgroup)) if (isLive(pid)) live.add(pid);
-    }
-    return [...live];
+  /** Every process the cgroups list, in whatever state. */
+  #listed(): number[] {
+    const listed = new Set<number>();
+    for (const { cgroup } of this.#cgroups) for (const pid of procsOf(cgroup)) listed.add(pid);
+    return [...listed];
   }
 
   /**

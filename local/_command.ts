@@ -1,5 +1,5 @@
 import {
-  type BashOutputChunk,
+  type BashLiveOutputChunk,
   type BashOutputStream,
   BashSpawnError,
   type StrayReport,
@@ -14,8 +14,23 @@ import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
 /** Why the executor ended a command ("lost": a remote executor lost its connection). */
 export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose" | "lost";
 
-/** How long pipes may stay open after the strays holding them were killed. */
-const PIPE_CLOSE_WAIT_MS = 1000;
+/**
+ * How long the pipes may stay open with nothing arriving once the command's
+ * processes were stopped, before the executor stops reading them.
+ */
+const PIPE_QUIET_MS = 1000;
+/**
+ * How often the wait for the pipes' end looks whether bytes came. One look
+ * counts for at most this long however late it comes: a busy event loop
+ * also holds the reads back, and must not make the pipes look quiet.
+ */
+const QUIET_LOOK_MS = 50;
+/**
+ * More bytes than this after the command's processes were stopped cannot be
+ * what was left in the pipes (a pipe holds 1 MiB at most unless its writer
+ * is privileged and asks for more): a process that nothing stopped writes them.
+ */
+const MAX_BYTES_AFTER_SWEEP = 64 * 1024 * 1024;
 
 /**
  * Ends a command's processes and reports what was left: locally a
@@ -66,8 +81,8 @@ export interface CommandBase {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   signal?: AbortSignal;
-  /** Called with each piece of decoded output as it arrives (see `BashExecRequest.onOutput`). */
-  onOutput?: (chunk: BashOutputChunk) => void;
+  /** Called with each piece of output, bytes and text, as it arrives (see `BashExecRequest.onOutput`). */
+  onOutput?: (chunk: BashLiveOutputChunk) => void;
   /**
    * Called once the sweep is done (the command's cgroup: what is left in it
    * is killed and counted with the strays, and it is removed).
@@ -118,6 +133,10 @@ export class RunningCommand {
   #onAbort: (() => void) | undefined;
   /** The first error reading or keeping output, which stopped the command. */
   #outputFailure: { stream: string; error: unknown } | undefined;
+  /** Bytes read from both streams so far. */
+  #bytesRead = 0;
+  /** The streams read to their end (a cancel is no end). */
+  readonly #ended = new Set<BashOutputStream>();
 
   constructor(options: CommandOptions) {
     this.#options = options;
@@ -218,12 +237,15 @@ export class RunningCommand {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) {
-          if (live !== undefined) this.#tell(name, live.end());
+          this.#ended.add(name);
+          if (live !== undefined) this.#tell(name, new Uint8Array(0), live.end());
           return;
         }
+        this.#bytesRead += value.length;
         into.push(value);
         if (watchIdle) this.#lastOutput = performance.now();
-        if (live !== undefined) this.#tell(name, live.decode(value));
+        // The collector copied what it keeps, so the callback gets the chunk itself.
+        if (live !== undefined) this.#tell(name, value, live.decode(value));
       }
     } catch (error) {
       this.#outputFailure ??= { stream: name, error };
@@ -233,22 +255,76 @@ export class RunningCommand {
   }
 
   /**
-   * Hands decoded text to the `onOutput` callback. One that throws (or whose
-   * promise rejects) is not called again, and the run goes on: its error is
-   * kept for the result.
+   * Hands a chunk's bytes and decoded text to the `onOutput` callback. One
+   * that throws (or whose promise rejects) is not called again, and the run
+   * goes on: its error is kept for the result.
    */
-  #tell(stream: BashOutputStream, text: string): void {
+  #tell(stream: BashOutputStream, bytes: Uint8Array, text: string): void {
     const onOutput = this.#options.onOutput;
-    if (text === "" || onOutput === undefined || this.onOutputError !== undefined) return;
+    if (onOutput === undefined || this.onOutputError !== undefined) return;
+    if (bytes.length === 0 && text === "") return;
     const failed = (error: unknown): void => {
       this.onOutputError ??= messageOf(error);
     };
     try {
-      const returned: unknown = onOutput({ stream, text });
+      const returned: unknown = onOutput({ stream, bytes, text });
       if (returned instanceof Promise) returned.catch(failed);
     } catch (error) {
       failed(error);
     }
+  }
+
+  /**
+   * Once the command's processes were stopped, reads the pipes to their end
+   * and resolves null; or resolves why it stopped reading before the end:
+   * 1. nothing came for {@linkcode PIPE_QUIET_MS} while a pipe stayed open.
+   *    A pipe that no process holds any more ends within a look or two (its
+   *    last bytes and its end are ready at once), so a pipe that stays quiet
+   *    that long is held by a process that is still alive;
+   * 2. more came than the pipes could have held when the processes were
+   *    stopped ({@linkcode MAX_BYTES_AFTER_SWEEP}): a process that nothing
+   *    stopped is writing them.
+   * While bytes keep coming it keeps reading, however slowly they come.
+   */
+  async #readToEnd(pumps: Promise<unknown>): Promise<string | null> {
+    const start = this.#bytesRead;
+    let seen = start;
+    let quietMs = 0;
+    let lookedAt = performance.now();
+    while (!(await within(pumps, QUIET_LOOK_MS))) {
+      const now = performance.now();
+      const elapsed = Math.min(now - lookedAt, QUIET_LOOK_MS);
+      lookedAt = now;
+      if (this.#bytesRead - start > MAX_BYTES_AFTER_SWEEP) {
+        return `more than ${MAX_BYTES_AFTER_SWEEP} bytes came after the command's processes were stopped, so ${
+          this.#holder("writes to")
+        }`;
+      }
+      if (this.#bytesRead !== seen) {
+        seen = this.#bytesRead;
+        quietMs = 0;
+        continue;
+      }
+      quietMs += elapsed;
+      if (quietMs >= PIPE_QUIET_MS) {
+        return `nothing came for ${PIPE_QUIET_MS} ms after the command's processes were stopped, and ${
+          this.#holder("holds")
+        }`;
+      }
+    }
+    return null;
+  }
+
+  /** Which process keeps a pipe open after the sweep, as far as it knows. */
+  #holder(verb: string): string {
+    const { survivors, censusFailed } = this.strays;
+    if (survivors.length > 0) {
+      return `a process that would not die (pid ${survivors.join(", ")}) still ${verb} the pipe`;
+    }
+    if (censusFailed !== undefined) {
+      return `a process still ${verb} the pipe (no census could be taken: ${censusFailed})`;
+    }
+    return `a process the census cannot see (one that left the command's session and cgroup, or was handed the pipe) still ${verb} the pipe`;
   }
 
   async #settle(): Promise<void> {
@@ -276,9 +352,12 @@ export class RunningCommand {
         ...(censusFailed === undefined ? {} : { censusFailed }),
       };
     }
-    if (!drained && !(await within(pumps, PIPE_CLOSE_WAIT_MS))) {
+    const cut = drained ? null : await this.#readToEnd(pumps);
+    if (cut !== null) {
+      const unended = (["stdout", "stderr"] as const).filter((name) => !this.#ended.has(name));
       await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
       await pumps;
+      for (const name of unended) this[name].cutShort(cut);
     }
     this.#reaper.dispose();
     await this.closeStdin();

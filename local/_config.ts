@@ -30,7 +30,7 @@ import { runtime } from "./runtime/mod.ts";
  * | `maxSpillTotalBytes` | 1 GiB | disk budget of the private directory: spill files plus the sandbox's scratch `TMPDIR` |
  * | `spillDir` | the OS temp directory | where the private directory (spill files, scratch) is made |
  * | `killGraceMs` | 3000 | SIGTERM to SIGKILL |
- * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits |
+ * | `drainGraceMs` | 500 | how long pipes held by children may stay open after the shell exits before the children are stopped (the pipes are then read to their end) |
  * | `keepSpillFiles` | false | keep the spill directory at disposal |
  * | `limits` | none | resource limits of every command (`ResourceLimits`: processes, memory, CPU time, file size) |
  * | `runtime` | this process's | what spawns and signals processes (a test injects a recording one) |

@@ -93,6 +93,12 @@ export function hasLimits(limits: ResourceLimits): boolean {
 const LIMITER_NAME = "shellseam-limits";
 
 /**
+ * How {@linkcode APPLY_LIMITS} says it could not join a cgroup (exit 125,
+ * this at the start of its stderr): the command was not run.
+ */
+export const JOIN_FAILURE_PREFIX = "shellseam: could not move the command into the cgroup";
+
+/**
  * The start of a bash script that applies {@linkcode limitArgs}: moves the
  * shell into each cgroup named (`cg <cgroup.procs file>`, refusing to run
  * the command when that fails; in a cgroup v1 hierarchy by writing 0 to
@@ -110,7 +116,7 @@ const LIMITER_NAME = "shellseam-limits";
 export const APPLY_LIMITS: string =
   'while [ "$1" != -- ]; do if [ "$1" = cg ]; then t=${2%cgroup.procs}tasks; ' +
   '{ if [ -e "$t" ]; then echo 0 > "$t"; else echo $$ > "$2"; fi; } 2>/dev/null || ' +
-  '{ echo "shellseam: could not move the command into the cgroup of $2, so it was not run" >&2; ' +
+  `{ echo "${JOIN_FAILURE_PREFIX} of $2, so it was not run" >&2; ` +
   "exit 125; }; shift 2; continue; fi; " +
   'ulimit -S "$1" "$2" 2>/dev/null; ulimit -H "$1" "$3" 2>/dev/null; shift 3; done; shift; ';
 

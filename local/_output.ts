@@ -79,6 +79,8 @@ export class OutputCollector {
   #spillFailure: string | null = null;
   #finished = false;
   #released = false;
+  /** Why the stream was not read to its end; null when it was (or is still being read). */
+  #cut: string | null = null;
   /** What the first bytes say the stream is; null until {@link SNIFF_BYTES} came or it ended. */
   #kind: StreamKind | null = null;
   #sniff: Uint8Array | null = null;
@@ -184,6 +186,19 @@ export class OutputCollector {
     this.#wake();
   }
 
+  /**
+   * Records that the stream was not read to its end, and why (see
+   * `CollectedOutput.cut`); the first reason stays.
+   */
+  cutShort(reason: string): void {
+    this.#cut ??= reason;
+  }
+
+  /** Why the stream was not read to its end, or null. */
+  get cut(): string | null {
+    return this.#cut;
+  }
+
   /** True once `finish()` was called: no more bytes will come. */
   get finished(): boolean {
     return this.#finished;
@@ -210,6 +225,7 @@ export class OutputCollector {
       ...(spillError === null ? {} : { spillError }),
       spillComplete: this.spillComplete,
       ...(binary === undefined ? {} : { binary }),
+      ...(this.#cut === null ? {} : { cut: this.#cut }),
     };
     const utf16 = this.#kind?.kind === "utf16" ? this.#kind.encoding : null;
     const decode = utf16 === null

@@ -19,7 +19,9 @@ type SpillHandle = Awaited<ReturnType<typeof open>>;
  * Reads one stream from byte 0 to its end, losslessly where the executor
  * kept the bytes: from memory, or from the spill file once the reader fell
  * behind the memory window. Bytes neither holds are reported as one gap
- * (with the bytes of a character the gap cut), never skipped silently.
+ * (with the bytes of a character the gap cut), never skipped silently, and
+ * a stream the executor stopped reading before its end ends with a gap of
+ * unknown size that says why.
  * Reading never holds the command up: the collector keeps draining as ever.
  * The stream is decoded as its collector decodes it (UTF-16 after a
  * byte-order mark, else UTF-8); nothing is read until its first bytes tell.
@@ -35,6 +37,8 @@ export class StreamReader {
   #gap: { offset: number; bytes: number; reason: string } | null = null;
   /** True after a gap, until the continuation bytes it cut were skipped. */
   #afterGap = false;
+  /** True once the cut at the end of the stream was reported. */
+  #cutReported = false;
 
   constructor(stream: BashOutputStream, collector: OutputCollector) {
     this.#stream = stream;
@@ -46,7 +50,8 @@ export class StreamReader {
    * left to report (a gap at the very end, or a character cut by the end).
    */
   get atEnd(): boolean {
-    return this.#drained && this.#gap === null && this.#pending.length === 0;
+    return this.#drained && this.#gap === null && this.#pending.length === 0 &&
+      (this.#collector.cut === null || this.#cutReported);
   }
 
   /** True when every byte was read and the stream will not grow. */
@@ -139,6 +144,11 @@ export class StreamReader {
     }];
   }
 
+  /**
+   * The events at the end of the stream: a gap not reported yet, a character
+   * the end cut, and, when the executor stopped reading the stream before
+   * its end, a gap of unknown size that says why (its last event).
+   */
   #flush(): BashOutputEvent[] {
     const events = this.#takeGap();
     if (this.#pending.length > 0) {
@@ -147,6 +157,11 @@ export class StreamReader {
         text: decodeText(this.#pending, this.#collector.encoding ?? "utf-8"),
       });
       this.#pending = new Uint8Array(0);
+    }
+    const cut = this.#cutReported ? null : this.#collector.cut;
+    if (cut !== null) {
+      this.#cutReported = true;
+      events.push({ stream: this.#stream, omittedBytes: null, offset: this.#offset, reason: cut });
     }
     return events;
   }

@@ -83,6 +83,8 @@ function streamRead(
   if (spillError !== null) stream.spillError = spillError;
   const binary = collector.binary;
   if (binary !== undefined) stream.binary = binary;
+  const cut = collector.cut;
+  if (cut !== null) stream.cut = cut;
   return stream;
 }
 

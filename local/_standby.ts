@@ -5,8 +5,6 @@
  *
  * @module
  */
-import { BashSpawnError } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
 import type { CommandCgroup } from "./_cgroup.ts";
 import { forkCount } from "./_census.ts";
 import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
@@ -15,6 +13,34 @@ import { disposedError } from "./_spawn_checks.ts";
 import type { Watchdog } from "./_watchdog.ts";
 import type { Launch } from "./launch.ts";
 import type { SpawnedChild } from "./runtime/_types.ts";
+
+/**
+ * The byte a standby writes to its stdout right before it runs the launch
+ * it was handed (see `LaunchStandby`): until it came, the launch may not
+ * have run, and the command is started as usual instead.
+ */
+export const STANDBY_READY = 6;
+
+/** The rest of a stream, read by `reader`, with `head` (read already) in front. */
+function prepend(
+  head: Uint8Array,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  let first: Uint8Array | undefined = head.length > 0 ? head : undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (first !== undefined) {
+        controller.enqueue(first);
+        first = undefined;
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
 
 /** A started standby, waiting for its input. */
 export interface Standby {
@@ -116,26 +142,34 @@ export class Standbys {
 
   /**
    * Hands a standby its launch (`input` on its stdin, then closed) and
-   * returns it as the command's child. Rejects with `BashSpawnError` when it
-   * is gone.
+   * returns it as the command's child once it said that it runs the launch:
+   * {@linkcode STANDBY_READY}, the first byte of its stdout, which the
+   * returned child's stdout no longer has. Undefined when it cannot take the
+   * launch: it is gone (killed while it waited, or after it was taken), or it
+   * ended before it said so; nothing of the launch ran, and it is dropped
+   * (the caller starts the command as usual).
    */
-  async hand(standby: Standby, input: Uint8Array): Promise<SpawnedChild> {
+  async hand(standby: Standby, input: Uint8Array): Promise<SpawnedChild | undefined> {
     const { child } = standby;
     child.ref();
+    const reader = child.stdout.getReader();
+    let head: Uint8Array;
     try {
       const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
       await writer.write(input);
       await writer.close();
-    } catch (cause) {
+      let first = await reader.read();
+      while (!first.done && first.value.length === 0) first = await reader.read();
+      if (first.done || first.value[0] !== STANDBY_READY) {
+        throw new Error("it ended before it said that it runs the launch");
+      }
+      head = first.value.subarray(1);
+    } catch {
+      reader.releaseLock();
       this.#drop(standby);
-      throw new BashSpawnError(
-        `The process started ahead for this command exited before it was handed the command (${
-          messageOf(cause)
-        }), so nothing was run; run the command again`,
-        { cause },
-      );
+      return undefined;
     }
-    return { ...child, stdin: null };
+    return { ...child, stdin: null, stdout: prepend(head, reader) };
   }
 
   /** Gives back a standby taken but not run: it waits again, unless another does. */

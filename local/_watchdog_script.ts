@@ -18,6 +18,11 @@
  * - `q`: the host is disposing (its commands have settled): kill what still
  *   carries the token (see below), and exit.
  *
+ * A process is live while any of its threads is: a leader that ended alone
+ * (SYS_exit from its main thread) is a zombie while its other threads run
+ * on, so its live thread's stat line and environment are read instead, and
+ * a signal to its pid ends them all.
+ *
  * At start it answers `h 0 <pid> <start>`: the host's pid and its start time
  * (field 22 of /proc/<pid>/stat), which the host puts in the name of its
  * private directory (`shellseam-exec-<pid>-<start>-XXXXXX`); then it removes the
@@ -43,14 +48,35 @@ dir=""
 cgroups=()
 stat_re='\\) ([^ ]) -?[0-9]+ -?[0-9]+ (-?[0-9]+) -?[0-9]+ -?[0-9]+ ([0-9]+) '
 
-members() {
+live_line() {
+  [[ $1 =~ $stat_re && \${BASH_REMATCH[1]} != [ZXx] ]] && (( (BASH_REMATCH[3] & 4) == 0 ))
+}
+
+live_task() {
+  local t line
+  read -r line < "/proc/$1/stat" || return 1
+  live_line "$line" && { REPLY=/proc/$1; return 0; }
+  for t in "/proc/$1"/task/[0-9]*; do
+    [[ $t == */task/$1 ]] && continue
+    read -r line < "$t/stat" && live_line "$line" && { REPLY=$t; return 0; }
+  done
+  return 1
+}
+
+lone_threads() {
   local d line out=""
   for d in /proc/[0-9]*; do
-    read -r line < "$d/stat" || continue
-    [[ $line =~ $stat_re && \${BASH_REMATCH[2]} == "$1" && \${BASH_REMATCH[1]} != [ZXx] ]] ||
-      continue
-    (( BASH_REMATCH[3] & 4 )) && continue
-    out+=" \${d#/proc/}"
+    read -r line < "$d/stat" && [[ $line =~ $stat_re ]] || continue
+    [[ \${BASH_REMATCH[1]} == [ZXx] ]] || (( BASH_REMATCH[3] & 4 )) || continue
+    live_task "\${d#/proc/}" && out+=" \${d#/proc/}:$REPLY"
+  done
+  REPLY=$out
+}
+
+members() {
+  local d out=""
+  for d in /proc/[0-9]*; do
+    live_task "\${d#/proc/}" && [[ \${BASH_REMATCH[2]} == "$1" ]] && out+=" \${d#/proc/}"
   done
   REPLY=$out
 }
@@ -86,22 +112,34 @@ signal() {
 }
 
 with_env() {
-  local file pid out=""
+  local file pid pair out=" "
   for file in $(grep -lsazxF -- "$1" /proc/[0-9]*/environ); do
     pid=\${file#/proc/}
-    out+=" \${pid%/environ}"
+    out+="\${pid%/environ} "
   done
-  REPLY=$out
+  lone_threads
+  for pair in $REPLY; do
+    [[ $out == *" \${pair%%:*} "* ]] && continue
+    grep -qsazxF -- "$1" "\${pair#*:}/environ" && out+="\${pair%%:*} "
+  done
+  REPLY=\${out% }
 }
 
 marked() {
-  local file pid line
+  local file pid line pair
   for file in $(grep -lsaF -- "SHELLSEAM_WATCHDOG=$1." /proc/[0-9]*/environ); do
     pid=\${file#/proc/}
     pid=\${pid%/environ}
     read -r line < "/proc/$pid/stat" && [[ $line =~ $stat_re ]] || continue
     sessions[\${BASH_REMATCH[2]}]=1
     kill -s KILL -- "$pid"
+  done
+  lone_threads
+  for pair in $REPLY; do
+    grep -qsaF -- "SHELLSEAM_WATCHDOG=$1." "\${pair#*:}/environ" || continue
+    read -r line < "\${pair#*:}/stat" && [[ $line =~ $stat_re ]] || continue
+    sessions[\${BASH_REMATCH[2]}]=1
+    kill -s KILL -- "\${pair%%:*}"
   done
 }
 

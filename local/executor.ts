@@ -10,6 +10,7 @@ import {
   type ResourceLimitHit,
   type ResourceLimits,
   type SandboxPolicy,
+  type StrayReport,
 } from "../seam/mod.ts";
 import { RunningCommand } from "./_command.ts";
 import {
@@ -19,7 +20,7 @@ import {
 } from "./_config.ts";
 import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
-import { OutputCollector } from "./_output.ts";
+import { joined, OutputCollector } from "./_output.ts";
 import { appliedLimits, hasLimits, limitedLaunch, mergeLimits, rlimitsOf } from "./_limits.ts";
 import {
   cgroupLimits,
@@ -249,19 +250,25 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(result.signal, "SIGTERM");
    * ```
    *
-   * @example Follow the output as it arrives
+   * @example Follow the output as it arrives, as text and as bytes
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import assert from "node:assert/strict";
    *
    * await using executor = new LocalBashExecutor();
    * const seen: string[] = [];
+   * const bytes: number[] = [];
    * const result = await executor.run({
-   *   command: "echo one; sleep 0.1; echo two",
-   *   onOutput: (chunk) => seen.push(chunk.text),
+   *   command: "echo one; sleep 0.1; printf 'two\\377'",
+   *   onOutput: (chunk) => {
+   *     seen.push(chunk.text);
+   *     bytes.push(...chunk.bytes);
+   *   },
    * });
-   * assert.equal(seen.join(""), "one\ntwo\n");
-   * assert.equal(result.stdout.text, "one\ntwo\n");
+   * // The text replaces the byte that is not UTF-8; the bytes are as written.
+   * assert.equal(seen.join(""), "one\ntwo\ufffd");
+   * assert.deepEqual(bytes, [...new TextEncoder().encode("one\ntwo"), 0xff]);
+   * assert.equal(result.stdout.text, "one\ntwo\ufffd");
    * ```
    */
   async run(request: BashExecRequest): Promise<BashRunResult> {
@@ -599,19 +606,29 @@ export class LocalBashExecutor extends BashExecutor {
       throw error;
     }
     const hits: { hit?: ResourceLimitHit } = {};
-    let child: SpawnedChild;
+    let child: SpawnedChild | undefined;
     let forksAtSpawn: number | null | undefined;
     if (standby !== undefined && plan.standby !== undefined) {
       child = await this.#standbys.hand(standby, plan.standby.input(rlimits));
       forksAtSpawn = standby.forksAtSpawn;
-    } else {
+      if (child === undefined) {
+        // It could not take the launch, which did not run: started as usual.
+        forksAtSpawn = undefined;
+        this.#checkCanSpawn(spec);
+        cgroup = await this.#commandCgroup(limits, support);
+        launch = limitedPlan(plan, rlimits, cgroup, cgroup.procsFiles, bash);
+      }
+    }
+    if (child === undefined) {
       try {
         child = await config.runtime.spawn({
           program: setsid ?? launch.program,
           args: setsid === null ? launch.args : [launch.program, ...launch.args],
           cwd: launch.cwd,
           env: launch.env,
-          stdin: spec.stdin !== undefined || keepStdinOpen ? "piped" : "null",
+          stdin: spec.stdin !== undefined || keepStdinOpen || launch.input !== undefined
+            ? "piped"
+            : "null",
           session: config.sessionStrategy,
         });
       } catch (cause) {
@@ -620,7 +637,8 @@ export class LocalBashExecutor extends BashExecutor {
       }
       watchdog?.watch(child.pid);
     }
-    const running = new RunningCommand({
+    const stdin = typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin;
+    const running: RunningCommand = new RunningCommand({
       control: this.#control,
       ...(plan.pidNamespace === true ? {} : { marker }),
       ...(forksAtSpawn === undefined ? {} : { forksAtSpawn }),
@@ -629,15 +647,28 @@ export class LocalBashExecutor extends BashExecutor {
       stderr: this.#collector(config.maxOutputBytes),
       killGraceMs: config.killGraceMs,
       drainGraceMs: config.drainGraceMs,
-      stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
+      // What the launch reads first (its own input), then the command's stdin.
+      stdin: launch.input === undefined ? stdin : joined(launch.input, stdin ?? null),
       keepStdinOpen,
       ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
-      ...(cgroup === null ? {} : {
-        afterSweep: async () => {
-          const { hit, ...strays } = await (cgroup as CommandCgroup).close();
-          if (hit !== undefined) hits.hit = hit;
-          return strays;
+      ...(cgroup === null && plan.namespaceStrays === undefined ? {} : {
+        afterSweep: async (): Promise<StrayReport> => {
+          let strays: StrayReport = { killed: 0, survivors: [] };
+          if (cgroup !== null) {
+            const { hit, ...left } = await cgroup.close();
+            if (hit !== undefined) hits.hit = hit;
+            strays = left;
+          }
+          const ended = plan.namespaceStrays?.();
+          if (plan.namespaceStrays === undefined) return strays;
+          if (ended !== undefined) return { ...strays, killed: strays.killed + ended };
+          // Killed by the executor, the namespace went with its kill; otherwise no count is no news.
+          return running.cause !== null || strays.censusFailed !== undefined ? strays : {
+            ...strays,
+            censusFailed:
+              "the sandbox's pid namespace ended without saying how many processes it ended",
+          };
         },
       }),
     });

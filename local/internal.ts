@@ -21,6 +21,7 @@ export {
   APPLY_LIMITS,
   CONFINED_DEFAULT_LIMITS,
   hasLimits,
+  JOIN_FAILURE_PREFIX,
   limitArgs,
   limitedLaunch,
   limitHit,
@@ -42,6 +43,7 @@ export { HOST_SIGNALS, type HostSignal, SignalHooks } from "./_signals.ts";
 export { commandResult } from "./_run_result.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 export { findOnPath, findSetsid } from "./_session.ts";
+export { STANDBY_READY } from "./_standby.ts";
 export {
   connectTcp,
   listenUnix,

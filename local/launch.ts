@@ -28,6 +28,13 @@ export interface Launch {
   cwd: string;
   /** The complete environment. */
   env: Record<string, string>;
+  /**
+   * Bytes the launch reads from its stdin before anything else (a sandbox
+   * hands its wrapper the command's environment there, never on a command
+   * line, where any local user could read it): the executor writes them
+   * first, then the command's own stdin, if any.
+   */
+  input?: Uint8Array;
 }
 
 /**
@@ -104,6 +111,14 @@ export interface LaunchPlan {
    */
   pidNamespace?: boolean;
   /**
+   * With `pidNamespace`: how many processes the namespace ended when the
+   * command's shell exited (they are counted in `strays.killed`), read once
+   * the launch was swept; undefined when that is unknown (whatever was to
+   * report it was killed), which the result's `strays.censusFailed` then says,
+   * unless the executor itself killed the command.
+   */
+  namespaceStrays?: () => number | undefined;
+  /**
    * How this launch can run in a process started ahead of it (see
    * {@linkcode LaunchStandby}); the executor keeps one ready after a command
    * whose plan had one.
@@ -137,7 +152,10 @@ export interface LaunchStandby {
   key: string;
   /**
    * The process to start ahead: it joins the cgroups of `cgroupProcs` first
-   * (refusing to go on when it cannot), then reads its stdin.
+   * (refusing to go on when it cannot), then reads its stdin, and right
+   * before it runs the launch it writes the byte 6 to its stdout, ahead of
+   * the command's output. One that ends before that byte has not run the
+   * launch, which then starts as usual.
    */
   prepare(cgroupProcs: readonly string[]): Launch;
   /** What a standby is told to run this launch with `rlimits` (read to the end of its stdin). */

@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { BashSpawnError, type SandboxViolation, type StrayReport } from "../seam/mod.ts";
+import {
+  BashSpawnError,
+  type SandboxViolation,
+  shellQuote,
+  type StrayReport,
+} from "../seam/mod.ts";
 import { type ExitStatus, runtime, type SpawnedChild } from "../local/mod.ts";
 import type { Reaper } from "../local/internal.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";
@@ -51,11 +56,6 @@ interface ChannelState {
   violations: SandboxViolation[];
   lost: boolean;
   onLost: () => void;
-}
-
-/** Quotes `text` as one word for a POSIX shell. */
-export function shellWord(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -139,10 +139,18 @@ export class RemoteChannel {
    */
   static async open(transport: RemoteTransport, request: ChannelRequest): Promise<RemoteChannel> {
     const marker = `\x1eshellseam-${randomBytes(8).toString("hex")}:`;
-    const remote = `exec ${shellWord(request.shell)} --norc --noprofile -c ${
-      shellWord(BOOTSTRAP)
-    } shellseam ${shellWord(marker)} ${Math.round(request.killGraceMs)} ${
-      Math.round(request.drainGraceMs)
+    const remote = `exec ${
+      shellQuote([
+        request.shell,
+        "--norc",
+        "--noprofile",
+        "-c",
+        BOOTSTRAP,
+        "shellseam",
+        marker,
+        String(Math.round(request.killGraceMs)),
+        String(Math.round(request.drainGraceMs)),
+      ])
     }`;
     const { program, args } = transport.command(remote);
     let child: SpawnedChild;

@@ -197,7 +197,8 @@ const PROC_NET_UNIX = "/proc/net/unix";
 /**
  * The masks for every Unix socket bound in the filesystem at launch (as
  * `/proc/net/unix` lists it, by absolute path) except `allowed` (`~` standing
- * for `home`). Throws `BashSpawnError` when the list cannot be read (Deno
+ * for `home`): sockets, or folders whose sockets below them all stay
+ * reachable (as sandbox-runtime reads them). Throws `BashSpawnError` when the list cannot be read (Deno
  * grants `/proc` only with `--allow-all`).
  */
 export function socketMasks(allowed: readonly string[], home: string): Mask[] {
@@ -219,7 +220,7 @@ export function socketMasks(allowed: readonly string[], home: string): Mask[] {
     const path = line.trim().split(/\s+/).slice(7).join(" ");
     if (!path.startsWith("/")) continue;
     const real = existingRealpath(path);
-    if (real === undefined || kept.includes(real)) continue;
+    if (real === undefined || kept.some((allowedPath) => isBeneath(real, allowedPath))) continue;
     try {
       if (lstatSync(real).isSocket()) masks.push({ path: real, directory: false, kind: "socket" });
     } catch {

@@ -73,10 +73,20 @@ function matches(entry: string, host: string): boolean {
   return entry === host;
 }
 
+/**
+ * Whether the deny `entry` covers `host`: a name also covers the names
+ * beneath it (denying `evil.example.com` denies `a.evil.example.com`, which
+ * an allowed `*.example.com` would otherwise let through); an IP address
+ * covers itself alone.
+ */
+function denies(entry: string, host: string): boolean {
+  return matches(entry, host) || (isIP(entry) === 0 && host.endsWith(`.${entry}`));
+}
+
 /** Why a destination is refused, or undefined when `host` may be reached. */
 export function refusal(list: SandboxNetworkAllowList, host: string): string | undefined {
   const name = normalHost(host);
-  if (list.deny?.some((entry) => matches(entry, name))) return "it is in the deny list";
+  if (list.deny?.some((entry) => denies(entry, name))) return "it is in the deny list";
   if (!list.allow.some((entry) => matches(entry, name))) return "it is not in the allow list";
   return undefined;
 }

@@ -46,6 +46,9 @@ export const PROTECTED_WALK_SKIPS: readonly string[] = Object.freeze([
   ".next",
 ]);
 
+/** How far the kernel's file timestamps may lag its clock (one tick at the lowest HZ, 100). */
+const CLOCK_TICK_MS = 10;
+
 /** The most bytes of a `gitdir:` or `commondir` file that are read. */
 const POINTER_BYTES = 4096;
 
@@ -199,6 +202,8 @@ export class ProtectedPaths {
   /** The entry names of every directory the launch's walk listed. */
   readonly #listings = new Map<string, Set<string>>();
   #moved = 0;
+  /** When the launch's walk began (ms since the epoch): what changed since, a command may have made. */
+  readonly #launchedAt = Date.now();
   #live: WeakRef<ProtectedPaths> | undefined;
   /** The global git config files, with what they include: read once, at the first repository. */
   #global: ExpandedConfig | undefined;
@@ -314,7 +319,9 @@ export class ProtectedPaths {
         found: (location) => seen.add(location),
         unlisted: (dir) => hidden.push(dir),
       });
-      if (bound !== undefined) stopped(root, bound);
+      if (bound === undefined) continue;
+      stopped(root, bound);
+      this.#pastBound(root, bound, seen);
     }
     // A directory the command made that cannot be listed could hide a plant
     // below it: it goes too. One that was there at launch is named instead.
@@ -365,6 +372,51 @@ export class ProtectedPaths {
       this.#watched.set(path, shapeOf(path));
     }
     return [...this.#violations];
+  }
+
+  /**
+   * Looks, with no bound, below `root`, whose walk stopped at `bound`, for the
+   * protected names past it, and adds to `seen` (so the sweep moves them
+   * away) each one a command may have made during the call: when the
+   * launch's walk of `root` met no bound, one it did not find; else one
+   * whose inode changed since the launch (its ctime, which creating,
+   * renaming or changing an entry sets and no command can set back). The
+   * others, there before the call, are watched from now on. The first time a
+   * sweep meets a bound the launch did not (a command filled or nested the
+   * root past it), that is a violation of its own.
+   */
+  #pastBound(root: string, bound: "depth" | "entries", seen: Set<string>): void {
+    const atLaunch = this.plan.unwalked.some((u) => u.root === root && u.bound !== "unlisted");
+    if (!this.plan.unwalked.some((u) => u.root === root && u.bound === bound)) {
+      const known = this.#violations.some((v) => v.path === root && v.walkBound === bound);
+      if (!known) this.#violations.push({ path: root, quarantinedTo: null, walkBound: bound });
+    }
+    walk(root, this.#names, this.#skipped, {
+      found: (found) => {
+        const path = this.#located(found);
+        if (seen.has(found) || path === undefined || this.#watched.has(path)) {
+          seen.add(found);
+          return;
+        }
+        if (!atLaunch || this.#changedSinceLaunch(path)) seen.add(found);
+        else this.#watched.set(path, shapeOf(path));
+      },
+    }, false);
+  }
+
+  /**
+   * Whether the inode at `path` was made, renamed or changed since the
+   * launch. The kernel stamps ctime from a clock that may lag by a tick, and
+   * Deno reports it in whole seconds: what changed in the launch's second
+   * (or the tick before) counts too.
+   */
+  #changedSinceLaunch(path: string): boolean {
+    const since = Math.floor((this.#launchedAt - CLOCK_TICK_MS) / 1000) * 1000;
+    try {
+      return lstatSync(path).ctimeMs >= since;
+    } catch {
+      return false;
+    }
   }
 
   /** The global git config files, expanded (see `repositoryGitConfig`). */
@@ -508,13 +560,14 @@ interface WalkVisitor {
  * Breadth first below `root` (never through a symlink, never into a protected
  * path, a skipped tree nor a `skipped` folder), tells `visitor` each protected location that
  * exists and each directory it listed or could not. Returns the bound it
- * stopped at, if it did.
+ * stopped at, if it did; with `bounded` false it has none.
  */
 function walk(
   root: string,
   names: readonly string[],
   skipped: ReadonlySet<string>,
   visitor: WalkVisitor,
+  bounded = true,
 ): "depth" | "entries" | undefined {
   // The names by their first part, the one a directory listing shows.
   const byFirst = new Map<string, string[]>();
@@ -565,8 +618,8 @@ function walk(
         ) continue;
         subdirectories.push(entry.name);
       }
-      if (entries > PROTECTED_WALK_ENTRIES) return "entries";
-      if (subdirectories.length > 0 && depth >= PROTECTED_WALK_DEPTH) stopped = "depth";
+      if (bounded && entries > PROTECTED_WALK_ENTRIES) return "entries";
+      if (bounded && subdirectories.length > 0 && depth >= PROTECTED_WALK_DEPTH) stopped = "depth";
       else {
         for (const name of subdirectories) {
           if (!skipped.has(join(dir, name))) next.push(join(dir, name));

@@ -1,16 +1,21 @@
 /**
  * The network proxy of a sandboxing executor: the only way out for a
- * command whose policy's network is an allow-list. One Unix socket speaks
- * HTTP (`CONNECT` tunnels and plain `http://` requests) and SOCKS5 (told
- * apart by the first byte). Every launch registers its allow-list under a
- * token of its own, which the command presents as the proxy password; the
- * proxy checks each destination against that launch's list, resolves names
- * itself and connects only to addresses the list allows, and records what
- * it refused, per launch.
+ * command whose policy's network is an allow-list. Every launch gets a Unix
+ * socket of its own (its bridge connects to that one alone) and a token of
+ * its own, which the command presents as the proxy password: a connection
+ * is served under the list of the launch whose socket it came in on, and
+ * only with that launch's token, so a token read elsewhere opens nothing.
+ * Each socket speaks HTTP (`CONNECT` tunnels and plain `http://` requests,
+ * one request per connection) and SOCKS5 (told apart by the first byte).
+ * The proxy checks each destination against the launch's list, resolves
+ * names itself and connects only to addresses the list allows, and records
+ * what it refused. A launch holds at most {@linkcode MAX_LAUNCH_CONNECTIONS}
+ * connections; when it settles, its socket, token and connections go.
  *
  * @module
  */
-import { existsSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { SandboxNetworkAllowList } from "../seam/mod.ts";
 import {
   connectTcp,
@@ -23,7 +28,10 @@ import {
 import { messageOf } from "../seam/_message.ts";
 import { addressRefusal, normalHost, refusal } from "./_network.ts";
 import {
+  type BodyFraming,
+  ChunkedBody,
   type Destination,
+  type HttpProxyRequest,
   parseHttpHead,
   parseSocksAuth,
   parseSocksGreeting,
@@ -36,20 +44,33 @@ import {
 
 /** The proxy user name in the URLs commands get (the password is the launch's token). */
 export const PROXY_USER = "shellseam";
-/** How long a client may take to send its request before it is dropped. */
+/**
+ * How long a client may take, from its connection, to send its request and
+ * have its destination reached (a deadline: bytes that keep coming do not
+ * extend it).
+ */
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 /** How long a connection to a destination may take. */
 const CONNECT_TIMEOUT_MS = 15_000;
 /** At most this many refused destinations are kept per launch. */
 const MAX_REFUSED = 50;
+/**
+ * The most connections one launch may hold open at once. One past it is
+ * answered with an error (HTTP 503, or SOCKS5 "no acceptable method") and
+ * closed; twice as many are closed at once, unanswered.
+ */
+export const MAX_LAUNCH_CONNECTIONS = 64;
 
 /**
  * How many bytes a step used; `wait` for more, `done` when the connection is
  * answered. A step that throws leaves the answer to the caller (an HTTP one).
  */
 type Step = (bytes: Uint8Array) => Promise<number | "wait" | "done">;
-/** Joins the client to `target`, forwarding what it sent past the first `used` bytes. */
-type Finish = (target: NetSocket, used: number) => void;
+/**
+ * Joins the client to `target`: a tunnel past the first `used` bytes, or,
+ * for a forwarded request, its body alone.
+ */
+type Finish = (target: NetSocket, used: number, body?: BodyFraming) => void;
 /** A client stops being read past this many pending bytes until its tunnel is up. */
 const MAX_PENDING_BYTES = 256 * 1024;
 
@@ -59,20 +80,38 @@ const MAX_PENDING_BYTES = 256 * 1024;
  */
 export const PROXY_OPTIONS: unique symbol = Symbol("shellseam.proxyOptions");
 
-/** Internal options; tests replace the resolver, the connector and the listener. */
+/** Internal options; tests replace the resolver, the connector, the listener and the deadline. */
 export interface ProxyOptions {
   /** Resolves a host name to IP addresses (the system resolver by default). */
   resolve?: (host: string) => Promise<string[]>;
   /** Connects to an IP address and port. */
   connect?: (address: string, port: number) => Promise<NetSocket>;
-  /** Listens on the Unix socket (`listenUnix` by default). */
+  /** Listens on a Unix socket (`listenUnix` by default). */
   listen?: typeof listenUnix;
+  /** The handshake deadline in milliseconds (30 s by default). */
+  handshakeTimeoutMs?: number;
 }
 
 /** What one launch may reach, and what it was refused. */
 interface LaunchRecord {
   list: SandboxNetworkAllowList;
+  token: string;
   refused: string[];
+}
+
+/**
+ * One launch's way through the proxy (see {@linkcode NetworkProxy.open}):
+ * its socket, its token, and what it was refused.
+ */
+export interface ProxyLaunch {
+  /** The Unix socket the launch's bridge connects to. */
+  readonly socketPath: string;
+  /** The password its command presents. */
+  readonly token: string;
+  /** The destinations refused to it so far. */
+  refused(): string[];
+  /** Ends it: its socket goes, its connections are dropped, its token opens nothing. */
+  close(): Promise<void>;
 }
 
 /**
@@ -86,7 +125,7 @@ interface LaunchRecord {
  *
  * const state: ProxyState = {
  *   listening: true,
- *   socketPath: "/tmp/shellseam-u0/shellseam-exec-1-2-abc/proxy.sock",
+ *   socketDir: "/tmp/shellseam-u0/shellseam-exec-1-2-abc/proxy",
  *   launches: 3,
  *   connections: 0,
  * };
@@ -94,152 +133,148 @@ interface LaunchRecord {
  * ```
  */
 export interface ProxyState {
-  /** Whether it listens now. */
+  /** Whether it serves launches (until the executor is disposed). */
   listening: boolean;
-  /** Its Unix socket. */
-  socketPath: string;
+  /** The folder of its Unix sockets, one per running command with an allow-list. */
+  socketDir: string;
   /** Launches registered now (running commands with an allow-list). */
   launches: number;
   /** Connections open now. */
   connections: number;
   /**
-   * Why it stopped listening, when an error stopped it (an accept that
-   * failed: too many open files, ...); the next launch with an allow-list
-   * starts it again.
+   * Why the socket of a running launch stopped listening, when an error
+   * stopped one (an accept that failed: too many open files, ...): that
+   * command's later connections fail; the next command gets a socket of its own.
    */
   error?: string;
 }
 
-/** One executor's proxy (see the module). Listens from the first {@linkcode NetworkProxy.start}. */
+/** One executor's proxy (see the module). */
 export class NetworkProxy {
-  /** Its Unix socket. */
-  readonly socketPath: string;
+  /** The folder of its sockets. */
+  readonly socketDir: string;
   readonly #resolve: (host: string) => Promise<string[]>;
   readonly #connect: (address: string, port: number) => Promise<NetSocket>;
   readonly #listen: typeof listenUnix;
-  readonly #launches = new Map<string, LaunchRecord>();
-  #listener: Promise<NetListener> | undefined;
-  #listening = false;
+  readonly #handshakeMs: number;
+  /** Running launches, by socket path, with their listeners. */
+  readonly #launches = new Map<string, { listener: Promise<NetListener>; failure?: Error }>();
   #closed = false;
-  /** The error that stopped the current listener, if one did. */
-  #failure: Error | undefined;
-  /** Listeners an error stopped: their accepted connections still close with the proxy. */
-  readonly #stopped: Promise<NetListener>[] = [];
 
-  /** A proxy that will listen at `socketPath`. */
-  constructor(socketPath: string, options: ProxyOptions = {}) {
-    this.socketPath = socketPath;
+  /** A proxy whose sockets go in `socketDir` (made when missing, mode 0700). */
+  constructor(socketDir: string, options: ProxyOptions = {}) {
+    this.socketDir = socketDir;
     this.#resolve = options.resolve ?? resolveHost;
     this.#connect = options.connect ??
       ((address, port) => connectTcp(address, port, CONNECT_TIMEOUT_MS));
     this.#listen = options.listen ?? listenUnix;
+    this.#handshakeMs = options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
   }
 
   /**
-   * Starts listening (once; later calls wait for the first, and a call after
-   * an error stopped it listens again). Rejects when it cannot.
+   * Opens a launch that may reach `list`: a socket of its own in the
+   * folder, listening, and a token. Rejects when it cannot listen.
    */
-  start(): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("The network proxy was stopped"));
-    if (this.#failure !== undefined && this.#listener !== undefined) {
-      this.#stopped.push(this.#listener);
-      this.#listener = undefined;
-    }
-    if (this.#listener === undefined) {
-      this.#failure = undefined;
-      this.#listening = false;
-      if (existsSync(this.socketPath)) rmSync(this.socketPath);
-      const listener = this.#listen(this.socketPath, {
-        onConnection: (socket) => this.#accept(socket),
+  async open(list: SandboxNetworkAllowList): Promise<ProxyLaunch> {
+    if (this.#closed) throw new Error("The network proxy was stopped");
+    mkdirSync(this.socketDir, { recursive: true, mode: 0o700 });
+    const id = crypto.randomUUID().replaceAll("-", "");
+    const record: LaunchRecord = {
+      list,
+      token: crypto.randomUUID().replaceAll("-", ""),
+      refused: [],
+    };
+    const socketPath = join(this.socketDir, `${id.slice(0, 16)}.sock`);
+    const entry: { listener: Promise<NetListener>; failure?: Error } = {
+      listener: this.#listen(socketPath, {
+        onConnection: (socket) => this.#accept(socket, record, entry.listener),
         onError: (error) => {
-          if (this.#listener !== listener || this.#closed) return;
-          // Stopped: clients get no answer from the socket, so it goes, and
-          // they fail at once (never wait on it) until a launch starts it again.
-          this.#failure = error;
-          this.#listening = false;
-          rmSync(this.socketPath, { force: true });
+          // Stopped: its clients get no answer from the socket, so it goes,
+          // and they fail at once.
+          entry.failure = error;
+          rmSync(socketPath, { force: true });
         },
-      });
-      this.#listener = listener;
-      // A failed start may be retried by the next launch.
-      listener.then(
-        () => this.#listening = this.#listener === listener,
-        () => {
-          if (this.#listener === listener) this.#listener = undefined;
-        },
-      );
-    }
-    return this.#listener.then(() => {});
-  }
-
-  /** True once it listens (until it is closed, or an error stops it). */
-  get listening(): boolean {
-    return this.#listening && !this.#closed && this.#failure === undefined;
-  }
-
-  /** Registers a launch's allow-list; returns the token its command presents. */
-  register(list: SandboxNetworkAllowList): string {
-    const token = crypto.randomUUID().replaceAll("-", "");
-    this.#launches.set(token, { list, refused: [] });
-    return token;
-  }
-
-  /** The destinations refused to the launch of `token` so far. */
-  refused(token: string): string[] {
-    return [...(this.#launches.get(token)?.refused ?? [])];
-  }
-
-  /** Forgets a launch: its token opens nothing any more. */
-  unregister(token: string): void {
-    this.#launches.delete(token);
+      }),
+    };
+    await entry.listener;
+    this.#launches.set(socketPath, entry);
+    let closed: Promise<void> | undefined;
+    return {
+      socketPath,
+      token: record.token,
+      refused: () => [...record.refused],
+      close: () =>
+        closed ??= (async () => {
+          this.#launches.delete(socketPath);
+          record.token = "";
+          await (await entry.listener).close();
+          rmSync(socketPath, { force: true });
+        })(),
+    };
   }
 
   /** Its state now. */
   async state(): Promise<ProxyState> {
-    const listener = await this.#listener?.catch(() => undefined);
-    const state: ProxyState = {
-      listening: listener !== undefined && !this.#closed && this.#failure === undefined,
-      socketPath: this.socketPath,
-      launches: this.#launches.size,
-      connections: listener?.connections ?? 0,
+    const entries = [...this.#launches.values()];
+    const listeners = await Promise.all(entries.map((entry) => entry.listener));
+    const failure = entries.findLast((entry) => entry.failure !== undefined)?.failure;
+    return {
+      listening: !this.#closed,
+      socketDir: this.socketDir,
+      launches: entries.length,
+      connections: listeners.reduce((sum, listener) => sum + listener.connections, 0),
+      ...(failure === undefined || this.#closed ? {} : {
+        error: `a command's proxy socket stopped listening after an error (${
+          messageOf(failure)
+        }); that command's later connections fail, and the next command gets a socket of its own`,
+      }),
     };
-    if (this.#failure !== undefined && !this.#closed) {
-      state.error = `it stopped listening after an error (${
-        messageOf(this.#failure)
-      }); the next command with an allow-list starts it again`;
-    }
-    return state;
   }
 
-  /** Stops listening, drops every connection and removes the socket. */
+  /** Stops every launch's socket and drops every connection. */
   async close(): Promise<void> {
     this.#closed = true;
-    const listeners = await Promise.all(
-      [this.#listener, ...this.#stopped].map((listener) => listener?.catch(() => undefined)),
-    );
-    await Promise.all(listeners.map((listener) => listener?.close()));
+    const entries = [...this.#launches.entries()];
     this.#launches.clear();
-    rmSync(this.socketPath, { force: true });
+    await Promise.all(entries.map(async ([path, entry]) => {
+      await (await entry.listener).close();
+      rmSync(path, { force: true });
+    }));
   }
 
-  #accept(socket: NetSocket): void {
-    socket.setTimeout(HANDSHAKE_TIMEOUT_MS, () => socket.destroy());
+  #accept(socket: NetSocket, record: LaunchRecord, listener: Promise<NetListener>): void {
     socket.on("error", () => socket.destroy());
+    // Once it has ended its side (an answer, or a tunnel's end), the connection is done:
+    // it counts no longer, whatever the client does (a Unix socket keeps what was written).
+    socket.on("finish", () => socket.destroy());
+    // From the connection's start: bytes that keep coming do not extend it.
+    const deadline = setTimeout(() => socket.destroy(), this.#handshakeMs);
+    socket.once("close", () => clearTimeout(deadline));
     // Bytes received and not yet used; a step reads them from the start.
     let buffered: Uint8Array = new Uint8Array(0);
     let busy = false;
-    const finish: Finish = (target, used) => {
+    const finish: Finish = (target, used, body) => {
+      clearTimeout(deadline);
       step = undefined;
       socket.off("data", onData);
-      socket.setTimeout(0);
-      // What arrived while the destination was being reached goes first.
+      if (socket.destroyed) {
+        target.destroy();
+        return;
+      }
       const rest = buffered.subarray(used);
+      if (body !== undefined) {
+        forwardBody(socket, target, body, rest);
+        return;
+      }
+      // A tunnel: what arrived while the destination was being reached goes first.
       if (rest.length > 0) target.write(rest);
       splice(socket, target);
       socket.resume();
     };
     let step: Step | undefined = (bytes) => {
-      step = bytes[0] === 5 ? this.#socks(socket, finish) : this.#http(socket, finish);
+      step = bytes[0] === 5
+        ? this.#socks(socket, record, finish)
+        : this.#http(socket, record, finish);
       return Promise.resolve(0);
     };
     const onData = async (chunk: Uint8Array) => {
@@ -266,25 +301,34 @@ export class NetworkProxy {
       }
     };
     socket.on("data", onData);
+    void listener.then(({ connections }) => {
+      if (connections <= MAX_LAUNCH_CONNECTIONS) return;
+      if (connections > 2 * MAX_LAUNCH_CONNECTIONS) {
+        socket.destroy();
+        return;
+      }
+      // One too many: answered in the client's own protocol, from its first byte.
+      step = (bytes) => {
+        const message =
+          `shellseam sandbox proxy: this command has ${MAX_LAUNCH_CONNECTIONS} proxy connections open, the most one command may hold; close some, or make fewer at once`;
+        if (bytes[0] === 5) socket.end(new Uint8Array([5, 0xff]));
+        else respond(socket, 503, "Service Unavailable", message);
+        return Promise.resolve("done");
+      };
+    });
   }
 
-  /** The HTTP side: one request head, then a tunnel or a forwarded request. */
-  #http(
-    socket: NetSocket,
-    finish: Finish,
-  ): Step {
+  /** The HTTP side: one request head, then a tunnel or the one forwarded request. */
+  #http(socket: NetSocket, record: LaunchRecord, finish: Finish): Step {
     return async (bytes) => {
-      const request = parseHttpHead(bytes);
+      const request: HttpProxyRequest | undefined = parseHttpHead(bytes);
       if (request === undefined) return "wait";
-      const record = request.credential === undefined
-        ? undefined
-        : this.#launches.get(request.credential);
-      if (record === undefined) {
+      if (record.token === "" || request.credential !== record.token) {
         respond(
           socket,
           407,
           "Proxy Authentication Required",
-          "shellseam sandbox proxy: this proxy serves the commands of one executor; use the proxy URL in HTTP_PROXY",
+          "shellseam sandbox proxy: this socket serves one command; use the proxy URL in its HTTP_PROXY",
           ['Proxy-Authenticate: Basic realm="shellseam"'],
         );
         return "done";
@@ -297,10 +341,12 @@ export class NetworkProxy {
       }
       if (request.method === "CONNECT") {
         socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        finish(opened, request.length);
       } else {
-        opened.write(request.forwardHead);
+        // Byte for byte as the client sent it (the head was read as latin1).
+        opened.write(request.forwardHead, "latin1");
+        finish(opened, request.length, request.body);
       }
-      finish(opened, request.length);
       return "done";
     };
   }
@@ -310,11 +356,7 @@ export class NetworkProxy {
    * input is answered in the stage's own reply: no acceptable method, an
    * RFC 1929 failure, or a SOCKS5 failure reply.
    */
-  #socks(
-    socket: NetSocket,
-    finish: Finish,
-  ): Step {
-    let record: LaunchRecord | undefined;
+  #socks(socket: NetSocket, record: LaunchRecord, finish: Finish): Step {
     let stage: "greeting" | "auth" | "request" = "greeting";
     const step: Step = async (bytes) => {
       if (stage === "greeting") {
@@ -331,8 +373,7 @@ export class NetworkProxy {
       if (stage === "auth") {
         const auth = parseSocksAuth(bytes);
         if (auth === undefined) return "wait";
-        record = this.#launches.get(auth.password);
-        if (record === undefined) {
+        if (record.token === "" || auth.password !== record.token) {
           socket.end(new Uint8Array([1, 1]));
           return "done";
         }
@@ -341,7 +382,7 @@ export class NetworkProxy {
         return auth.length;
       }
       const request = parseSocksRequest(bytes);
-      if (request === undefined || record === undefined) return "wait";
+      if (request === undefined) return "wait";
       const opened = await this.#open(record, request.destination);
       if ("message" in opened) {
         socket.end(
@@ -416,10 +457,15 @@ export class NetworkProxy {
 
   #failHttp(socket: NetSocket, error: unknown): void {
     const status = error instanceof ProxyProtocolError ? error.status : 502;
+    const reasons: Record<number, string> = {
+      431: "Request Header Fields Too Large",
+      501: "Not Implemented",
+      502: "Bad Gateway",
+    };
     respond(
       socket,
       status,
-      status === 431 ? "Request Header Fields Too Large" : "Bad Request",
+      reasons[status] ?? "Bad Request",
       `shellseam sandbox proxy: ${messageOf(error)}`,
     );
   }
@@ -439,6 +485,64 @@ function respond(
       `Content-Length: ${bytes.length}\r\nConnection: close\r\n` +
       headers.map((header) => `${header}\r\n`).join("") + "\r\n" + `${body}\n`,
   );
+}
+
+/**
+ * Sends a forwarded request's body to `target` (`rest` first, then what
+ * the client sends), framed as `body` says, and the answer back; what the
+ * client sends past the body (a second request: this proxy forwards one per
+ * connection, as its `Connection: close` says) is never forwarded. A body
+ * that breaks its framing drops both connections.
+ */
+function forwardBody(
+  client: NetSocket,
+  target: NetSocket,
+  body: BodyFraming,
+  rest: Uint8Array,
+): void {
+  const drop = () => {
+    client.destroy();
+    target.destroy();
+  };
+  let left = body.kind === "length" ? body.length : 0;
+  const chunked = body.kind === "chunked" ? new ChunkedBody() : undefined;
+  /** How many of `bytes` belong to the body; undefined when all do and more are to come. */
+  const take = (bytes: Uint8Array): number | undefined => {
+    if (chunked !== undefined) return chunked.feed(bytes);
+    const used = Math.min(left, bytes.length);
+    left -= used;
+    return left === 0 ? used : undefined;
+  };
+  const onData = (chunk: Uint8Array) => {
+    let used: number | undefined;
+    try {
+      used = take(chunk);
+    } catch {
+      drop();
+      return;
+    }
+    const part = used === undefined ? chunk : chunk.subarray(0, used);
+    if (part.length > 0 && !target.write(part) && used === undefined) {
+      client.pause();
+      target.once("drain", () => client.resume());
+    }
+    if (used !== undefined) {
+      // The body is whole: nothing more of the client's goes on.
+      client.off("data", onData);
+      client.pause();
+    }
+  };
+  client.pause();
+  if (body.kind !== "none") {
+    client.on("data", onData);
+    if (rest.length > 0) onData(rest);
+    if (client.listenerCount("data") > 0) client.resume();
+  }
+  target.on("error", drop);
+  client.on("close", drop);
+  // Once the answer is through, the client's side goes too (unread bytes with it).
+  target.on("close", () => client.end(() => client.destroy()));
+  target.pipe(client, { end: false });
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

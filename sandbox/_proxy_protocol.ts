@@ -31,6 +31,14 @@ export interface Destination {
   port: number;
 }
 
+/**
+ * How a forwarded request's body is framed: none, a `Content-Length`, or
+ * `Transfer-Encoding: chunked` (see {@linkcode ChunkedBody}).
+ */
+export type BodyFraming = { kind: "none" } | { kind: "length"; length: number } | {
+  kind: "chunked";
+};
+
 /** A parsed HTTP proxy request head. */
 export interface HttpProxyRequest {
   /** `CONNECT` (a tunnel) or another method (forwarded). */
@@ -38,21 +46,34 @@ export interface HttpProxyRequest {
   destination: Destination;
   /** The password of `Proxy-Authorization: Basic`, if any. */
   credential: string | undefined;
-  /** For a forwarded request: the head to send the origin (origin-form target, `Connection: close`). */
+  /**
+   * For a forwarded request: the head to send the origin (origin-form
+   * target, `Host` from the URL, no proxy credentials nor hop-by-hop fields,
+   * `Connection: close`).
+   */
   forwardHead: string;
+  /** For a forwarded request: how its body is framed (the bytes after it are never forwarded). */
+  body: BodyFraming;
   /** Bytes of the head, blank line included. */
   length: number;
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A request target: visible ASCII only (a space, TAB, bare LF or other control would split the line). */
+const TARGET = /^[\x21-\x7e]+$/;
+/** What a header value may not hold: controls but TAB (a bare LF or CR would start a header of its own). */
+// deno-lint-ignore no-control-regex
+const VALUE_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f]/;
 const HOP_BY_HOP = new Set([
   "proxy-authorization",
+  "proxy-authenticate",
   "proxy-connection",
   "connection",
   "keep-alive",
   "te",
   "trailer",
   "upgrade",
+  "host",
 ]);
 
 /** Parses an HTTP proxy request head from `bytes` (see the module). */
@@ -73,19 +94,29 @@ export function parseHttpHead(bytes: Uint8Array): HttpProxyRequest | undefined {
   if (parts.length !== 3 || !TOKEN.test(method) || !/^HTTP\/1\.[01]$/.test(version)) {
     throw new ProxyProtocolError("malformed request line");
   }
+  if (!TARGET.test(target)) {
+    throw new ProxyProtocolError("the request target holds a control, space or non-ASCII byte");
+  }
   const headers: [string, string][] = headerLines.map((line) => {
     const colon = line.indexOf(":");
     const name = line.slice(0, colon);
-    if (colon <= 0 || !TOKEN.test(name) || /[\0\r\n]/.test(line)) {
+    if (colon <= 0 || !TOKEN.test(name) || VALUE_CONTROLS.test(line)) {
       throw new ProxyProtocolError("malformed header line");
     }
     return [name, line.slice(colon + 1).trim()];
   });
-  const credential = basicPassword(
-    headers.find(([name]) => name.toLowerCase() === "proxy-authorization")?.[1],
-  );
+  const named = (wanted: string) =>
+    headers.filter(([name]) => name.toLowerCase() === wanted).map(([, value]) => value);
+  const credential = basicPassword(named("proxy-authorization")[0]);
   if (method === "CONNECT") {
-    return { method, destination: authority(target), credential, forwardHead: "", length };
+    return {
+      method,
+      destination: authority(target),
+      credential,
+      forwardHead: "",
+      body: { kind: "none" },
+      length,
+    };
   }
   const url = /^http:\/\/([^/?#]+)([^#]*)/i.exec(target);
   if (url === null) {
@@ -96,13 +127,108 @@ export function parseHttpHead(bytes: Uint8Array): HttpProxyRequest | undefined {
   const [, hostPort = "", rest = ""] = url;
   if (hostPort.includes("@")) throw new ProxyProtocolError("credentials in the URL");
   const destination = authority(hostPort, 80);
+  // The origin routes by Host: it must name the destination the policy checked.
+  const hosts = named("host");
+  if (hosts.length > 1) throw new ProxyProtocolError("more than one Host header");
+  if (hosts[0] !== undefined) {
+    const host = authority(hosts[0], 80);
+    if (host.host !== destination.host || host.port !== destination.port) {
+      throw new ProxyProtocolError(
+        `the Host header ${JSON.stringify(hosts[0].slice(0, 100))} differs from the URL's host`,
+      );
+    }
+  }
   const path = rest === "" ? "/" : rest.startsWith("/") ? rest : `/${rest}`;
-  const kept = headers.filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()));
-  if (!kept.some(([name]) => name.toLowerCase() === "host")) kept.unshift(["Host", hostPort]);
-  const forwardHead = `${method} ${path} ${version}\r\n` +
+  // The fields the Connection header names are this hop's too.
+  const hop = new Set(HOP_BY_HOP);
+  for (const value of named("connection")) {
+    for (const name of value.split(",")) hop.add(name.trim().toLowerCase());
+  }
+  const kept = headers.filter(([name]) => !hop.has(name.toLowerCase()));
+  const forwardHead = `${method} ${path} ${version}\r\nHost: ${hostPort}\r\n` +
     kept.map(([name, value]) => `${name}: ${value}\r\n`).join("") +
     "Connection: close\r\n\r\n";
-  return { method, destination, credential, forwardHead, length };
+  return { method, destination, credential, forwardHead, body: bodyFraming(named), length };
+}
+
+/**
+ * A request's body framing by RFC 9112: `Transfer-Encoding: chunked` alone,
+ * or one `Content-Length`, or none. Anything a server could read another
+ * way (both, differing lengths, another coding) is refused.
+ */
+function bodyFraming(named: (name: string) => string[]): BodyFraming {
+  const codings = named("transfer-encoding");
+  const lengths = named("content-length");
+  if (codings.length > 0) {
+    if (lengths.length > 0) {
+      throw new ProxyProtocolError("both Transfer-Encoding and Content-Length");
+    }
+    if (codings.length > 1 || codings[0]?.toLowerCase() !== "chunked") {
+      throw new ProxyProtocolError("only the chunked transfer coding is forwarded", 501);
+    }
+    return { kind: "chunked" };
+  }
+  if (lengths.length === 0) return { kind: "none" };
+  const [first = ""] = lengths;
+  if (!/^\d{1,15}$/.test(first) || lengths.some((value) => value !== first)) {
+    throw new ProxyProtocolError("malformed or conflicting Content-Length");
+  }
+  return { kind: "length", length: Number(first) };
+}
+
+/** The most bytes a chunk-size line or a trailer line may take. */
+const MAX_CHUNK_LINE = 1024;
+
+/**
+ * Finds the end of a chunked body as its bytes arrive: `feed` answers how
+ * many of the bytes given belong to the body, the last chunk included,
+ * or undefined when all do and more are to come. Throws
+ * {@linkcode ProxyProtocolError} for a malformed size line, a missing CRLF
+ * after a chunk, or a trailer field (none is forwarded).
+ */
+export class ChunkedBody {
+  #state: "size" | "data" | "data-end" | "trailer" = "size";
+  #line = "";
+  #remaining = 0;
+
+  /** See the class. */
+  feed(bytes: Uint8Array): number | undefined {
+    let index = 0;
+    while (index < bytes.length) {
+      if (this.#state === "data") {
+        const take = Math.min(this.#remaining, bytes.length - index);
+        index += take;
+        this.#remaining -= take;
+        if (this.#remaining === 0) this.#state = "data-end";
+        continue;
+      }
+      const byte = bytes[index++] as number;
+      if (byte !== 10) {
+        this.#line += String.fromCharCode(byte);
+        if (this.#line.length > MAX_CHUNK_LINE) {
+          throw new ProxyProtocolError("chunk line too long");
+        }
+        continue;
+      }
+      const line = this.#line;
+      this.#line = "";
+      if (!line.endsWith("\r")) throw new ProxyProtocolError("bare LF in a chunked body");
+      const content = line.slice(0, -1);
+      if (this.#state === "data-end") {
+        if (content !== "") throw new ProxyProtocolError("no CRLF after a chunk");
+        this.#state = "size";
+      } else if (this.#state === "trailer") {
+        if (content !== "") throw new ProxyProtocolError("trailer fields are not forwarded");
+        return index;
+      } else {
+        const size = /^([0-9a-fA-F]{1,12})(?:;[\x20-\x7e\t]*)?$/.exec(content)?.[1];
+        if (size === undefined) throw new ProxyProtocolError("malformed chunk size");
+        this.#remaining = parseInt(size, 16);
+        this.#state = this.#remaining === 0 ? "trailer" : "data";
+      }
+    }
+    return undefined;
+  }
 }
 
 /** `host:port` (an IPv6 host in brackets); the port defaults to `defaultPort` when given. */

@@ -445,7 +445,7 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       proxy.works
         ? `network allow-lists: work (proxy ${
           proxy.state?.listening ? "listening" : "stopped"
-        } at ${proxy.state?.socketPath}${
+        } in ${proxy.state?.socketDir}${
           proxy.state?.error === undefined ? "" : `: ${proxy.state.error}`
         }; bridge: ${bridge.join(", ")})`
         : `network allow-lists: do not work, so commands with one fail closed: ${proxy.reason}`,

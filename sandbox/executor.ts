@@ -11,6 +11,7 @@ import {
   type SandboxEnforcement,
   type SandboxMode,
   type SandboxNetwork,
+  type SandboxNetworkAllowList,
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
@@ -45,7 +46,7 @@ import { findDeno } from "./_deno.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import { createBwrapBackend } from "./backends/_bwrap.ts";
+import { createBwrapBackend, readStrayReport } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
 import { firstLine } from "./backends/_backend.ts";
@@ -58,7 +59,13 @@ import {
   proxyEnv,
   wrapInBridge,
 } from "./backends/_bridge.ts";
-import { NetworkProxy, PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./_proxy.ts";
+import {
+  NetworkProxy,
+  PROXY_OPTIONS,
+  type ProxyLaunch,
+  type ProxyOptions,
+  type ProxyState,
+} from "./_proxy.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
 
@@ -109,7 +116,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `protectedPaths` | `DEFAULT_PROTECTED_PATHS` | names, in each writable root and every folder below it, that no confined command may create, replace nor write |
  * | `denyRead` | `DEFAULT_DENY_READ` | paths (absolute or `~/`) no confined command may read or list |
  * | `allowRead` | `[]` | paths beneath a `denyRead` folder that stay readable |
- * | `allowUnixSockets` | `[]` | Unix sockets reachable under network `deny` (none: no Unix socket at all) |
+ * | `allowUnixSockets` | `[]` | Unix sockets, or folders of them (every socket below), reachable under network `deny` (none: no Unix socket at all) |
  * | `homeDir` | the home of this process's user | what `~/` means in those lists |
  * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
  * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
@@ -152,7 +159,7 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   denyRead?: string[];
   /** Paths beneath a `denyRead` folder that stay readable. */
   allowRead?: string[];
-  /** Unix sockets a confined command may connect to under network `deny`. */
+  /** Unix sockets a confined command may connect to under network `deny`; a folder allows every socket below it. */
   allowUnixSockets?: string[];
   /** The absolute directory `~/` stands for in the path lists (default: the user's home). */
   homeDir?: string;
@@ -210,7 +217,7 @@ interface Probe {
  * `SandboxUnavailableError` and nothing runs. A backend is passed over for a
  * call whose writable roots hold a program it runs before the confinement
  * applies (bwrap, deno, the setsid binary, the wrapping bash, or a symlink on
- * the way to one), or the DENO_DIR that deno reads then: a confined command
+ * the way to one), or the Landlock launcher's folder that deno reads then: a confined command
  * could replace it. Those programs run with none of the command's environment
  * (no `LD_PRELOAD`, `LD_LIBRARY_PATH`, ... that could make them load a planted
  * library); the command gets its own inside. Each result and settled
@@ -261,8 +268,10 @@ interface Probe {
  * command, under either backend, in a network namespace of its own whose
  * only way out is a bridge (util-linux `unshare`, `ip`, `socat`) to the
  * executor's proxy, started with the first such command and stopped at
- * disposal; the proxy variables carry per-launch credentials, and the
- * result names what the proxy refused (`sandbox.refusedDestinations`).
+ * disposal; each launch gets a proxy socket of its own and credentials
+ * valid only there and only while it runs (handed to the command on a pipe,
+ * never on a command line), and the result names what the proxy refused
+ * (`sandbox.refusedDestinations`).
  * Where the bridge cannot run, such a call fails closed with
  * `SandboxUnavailableError`.
  *
@@ -315,7 +324,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   #maskFile: string | undefined;
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
-  /** Where the Landlock launcher is written (its DENO_DIR), once that backend is prepared. */
+  /** Where the Landlock launcher is written (deno's HOME), once that backend is prepared. */
   #launcherDir: string | undefined;
   /** The network proxy, made on the first launch with an allow-list. */
   #proxy: NetworkProxy | undefined;
@@ -560,16 +569,27 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       (confined.hiddenDirs ?? []).some((dir) => isBeneath(path, dir)) ||
       ((confined.hiddenParents ?? []).some((dir) => isBeneath(path, dir)) &&
         !isBeneath(path, ownReal));
-    confined.masks = confined.masks.filter((mask) => !hiddenAway(mask.path));
+    // Each command's proxy socket is its bridge's alone: no command connects
+    // to one directly (one listed one by one could go before it is masked).
+    // Made now, so that a socket a later call makes there is masked too.
+    const proxyDir = join(ownReal, "proxy");
+    try {
+      // Not recursive: the private folder itself is privateDir()'s to make again.
+      mkdirSync(proxyDir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+    }
+    confined.masks = [
+      ...confined.masks.filter((mask) => !hiddenAway(mask.path) && !isBeneath(mask.path, proxyDir)),
+      { path: proxyDir, directory: true, kind: "socket" },
+    ];
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
-    const bridge = allowList === undefined
-      ? undefined
-      : { tools: await this.#bridge(), proxy: await this.#startProxy() };
+    const tools = allowList === undefined ? undefined : await this.#bridge();
     const bash = launch.program;
     const backend = await this.#select(
       confined,
       launch,
-      bridge === undefined ? [] : bridgeRunners(bridge.tools, bash),
+      tools === undefined ? [] : bridgeRunners(tools, bash),
     );
     await this.#restoreFolders();
     if (backend.name === "landlock") this.#restoreLauncher();
@@ -580,26 +600,40 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
     guard?.watch();
     const enforcement = enforcementOf(backend, confined, guard);
-    // The launch's own proxy credentials, dropped when it settles (see describe).
-    const network = bridge === undefined || allowList === undefined
+    // The launch's own proxy socket and credentials, dropped when it settles (see describe).
+    const network = tools === undefined || allowList === undefined
       ? undefined
-      : { ...bridge, token: bridge.proxy.register(allowList) };
+      : { tools, proxy: await this.#openProxy(allowList) };
+    // bwrap's pid namespace ends what the shell left running, before the host
+    // can look: what it ended is reported from inside, to a file of this call.
+    const strayReport = backend.name === "bwrap" && network === undefined
+      ? join(own, `strays-${crypto.randomUUID()}`)
+      : undefined;
+    if (strayReport !== undefined) confined.strayReport = strayReport;
     const wrapped = backend.wrap(
       network === undefined
         ? launch
-        : { ...launch, env: { ...launch.env, ...proxyEnv(network.token) } },
+        : { ...launch, env: { ...launch.env, ...proxyEnv(network.proxy.token) } },
       confined,
       limits,
+      spec.stdin !== undefined || spec.keepStdinOpen === true,
     );
     const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
     return {
       // Planned without them (a subclass's planLaunch that does not pass them on), the executor applies them.
       limitsApplied: limits !== undefined,
       ...(standby === undefined ? {} : { standby }),
-      ...(backend.name === "bwrap" && network === undefined ? { pidNamespace: true } : {}),
-      launch: network === undefined
-        ? wrapped
-        : wrapInBridge(wrapped, network.tools, bash, network.proxy.socketPath),
+      ...(strayReport === undefined ? {} : {
+        pidNamespace: true,
+        namespaceStrays: () => readStrayReport(strayReport),
+      }),
+      launch: network === undefined ? wrapped : wrapInBridge(
+        wrapped,
+        network.tools,
+        bash,
+        network.proxy.socketPath,
+        limits?.cgroupProcs ?? [],
+      ),
       describe: (outcome): BashSandboxInfo => {
         const violations = guard?.settle() ?? [];
         // The sweeps may have met a bound that the launch did not.
@@ -608,9 +642,9 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           : enforcementOf(backend, confined, guard);
         const runnerFailed = backend.runnerFailed(outcome) ||
           (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
-        const refused = network?.proxy.refused(network.token) ?? [];
+        const refused = network?.proxy.refused() ?? [];
         // Settled: what it left running (a process that left the session) gets no way out.
-        if (network !== undefined) network.proxy.unregister(network.token);
+        void network?.proxy.close();
         const failed = outcome.exitCode !== 0;
         const denial = runnerFailed
           ? undefined
@@ -705,29 +739,31 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     }
   }
 
-  /** The proxy, listening in the private folder (started on first use). */
-  async #startProxy(): Promise<NetworkProxy> {
-    const path = join(await this.privateDir(), "proxy.sock");
+  /**
+   * A launch's own socket and token from the proxy, whose sockets live in
+   * the private folder (made on first use; a new one when the private
+   * folder was made again under another name).
+   */
+  async #openProxy(list: SandboxNetworkAllowList): Promise<ProxyLaunch> {
+    const dir = join(await this.privateDir(), "proxy");
     const current = this.#proxy;
-    if (current?.listening && (current.socketPath !== path || !existsSync(path))) {
-      // An unconfined command removed the private folder, socket and all: a
-      // new proxy serves new launches (running ones keep their records).
+    if (current !== undefined && current.socketDir !== dir) {
+      // Running launches keep their sockets until they settle.
       this.#retiredProxies.push(current);
       this.#proxy = undefined;
     }
-    this.#proxy ??= new NetworkProxy(path, this.#proxyOptions);
+    this.#proxy ??= new NetworkProxy(dir, this.#proxyOptions);
     try {
-      await this.#proxy.start();
+      return await this.#proxy.open(list);
     } catch (error) {
       throwIfDenied(error, "listen on the network proxy's Unix socket");
       throw new BashSpawnError(
-        `The network proxy cannot listen at "${this.#proxy.socketPath}" (${
+        `The network proxy cannot listen in "${dir}" (${
           messageOf(error)
         }), so the command was not run; check that the private folder is writable`,
         { cause: error },
       );
     }
-    return this.#proxy;
   }
 
   /**
@@ -919,7 +955,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   /**
-   * Makes the backends' private folders (TMPDIR, DENO_DIR)
+   * Makes the backends' private folders (TMPDIR, the launcher's folder)
    * again when an unconfined command removed them (with the private folder
    * around them): only under the private folder's own name, never in a folder
    * that now belongs to someone else.
@@ -965,21 +1001,21 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     if ("reason" in deno) return deno;
     const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
-    const denoDir = await this.#privateFolder("deno", "DENO_DIR");
-    if (typeof denoDir !== "string") return denoDir;
+    const launcherDir = await this.#privateFolder("deno", "launcher folder");
+    if (typeof launcherDir !== "string") return launcherDir;
     let launcher: string;
     try {
-      launcher = landlockLauncherFile(denoDir);
+      launcher = landlockLauncherFile(launcherDir);
     } catch (error) {
-      return { reason: `cannot write its launcher into "${denoDir}": ${messageOf(error)}` };
+      return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
     }
-    this.#launcherDir = denoDir;
+    this.#launcherDir = launcherDir;
     const root = process.getuid?.() === 0;
     return createLandlockBackend({
       deno: deno.path,
       launcher,
       tmpDir,
-      denoDir,
+      launcherDir,
       root,
       ...(root ? {} : { userNamespace: await this.#userNamespace() }),
     });
@@ -988,7 +1024,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   /**
    * A folder `name` in the executor's private folder (made once, 0700), by
    * its canonical path, or why it cannot be made: the commands' TMPDIR (both
-   * backends probe at once, so it may exist already) and deno's DENO_DIR.
+   * backends probe at once, so it may exist already) and the Landlock launcher's folder.
    */
   async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
     try {

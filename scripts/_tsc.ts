@@ -1,6 +1,6 @@
 /**
  * What the Node build shares: the project's deno.json, the pinned TypeScript
- * compiler, and the rewrite of `npm:` specifiers in emitted files.
+ * compiler and the lock file of the dev tools, and the rewrite of `npm:` specifiers in emitted files.
  *
  * @module
  */
@@ -46,17 +46,24 @@ export const COMPILER_OPTIONS: Record<string, unknown> = {
   newLine: "lf",
 };
 
+/** The TypeScript compiler the Node build and its tests run (a dev-only tool). */
+export const TYPESCRIPT = "npm:typescript@7.0.2";
+
 /**
- * Runs the pinned `tsc` (deno.json `imports.typescript`) with `args`, from the
- * repository root so Deno resolves it under the committed lock file.
+ * The lock file of everything the tests and the build use: the root
+ * `deno.lock` holds only what the packages and the demo import, so a cold
+ * `deno task demo` downloads nothing else (`deno task` installs every
+ * package the root lock lists); the test tasks and the build pass this one.
+ */
+export const DEV_LOCK: string = join(ROOT, "tests", "deno.lock");
+
+/**
+ * Runs {@linkcode TYPESCRIPT}'s `tsc` with `args`, from the repository root,
+ * under {@linkcode DEV_LOCK}.
  */
 export async function tsc(args: string[]): Promise<void> {
-  const pin = readDenoJson().imports?.["typescript"];
-  if (!pin?.startsWith("npm:typescript@")) {
-    throw new Error('Pin the compiler in deno.json, e.g. "typescript": "npm:typescript@7.0.2"');
-  }
   const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", `${pin}/tsc`, ...args],
+    args: ["run", "--allow-all", `--lock=${DEV_LOCK}`, `${TYPESCRIPT}/tsc`, ...args],
     cwd: ROOT,
     stdout: "inherit",
     stderr: "inherit",

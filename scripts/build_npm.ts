@@ -67,12 +67,17 @@ function rootTypes(sources: Record<string, string>, what: string): string {
   return dts(root);
 }
 
-/** Builds the package from scratch into `outDir` (default `npm/`) and returns its path. */
+/**
+ * Builds the package from scratch into `outDir` (default `npm/`), emptied
+ * first, and returns its path.
+ */
 export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   const deno = readDenoJson();
   if (!existsSync(join(ROOT, "LICENSE"))) {
     throw new Error("LICENSE is missing at the repository root; add it before building");
   }
+  // A file an earlier build left (a module since removed) would be packed too.
+  rmSync(outDir, { recursive: true, force: true });
   await compile(ROOT, Object.values(deno.exports), outDir);
   const dependencies = rewriteSpecifiers(outDir, deno);
 
@@ -100,12 +105,13 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
 
 /**
  * Builds the CLI package (`cli/`, `@shellseam/cli`) into `outDir` (default
- * `npm-cli/`): its exports, the `shellseam` bin, and dependencies on the
+ * `npm-cli/`, emptied first): its exports, the `shellseam` bin, and dependencies on the
  * library at the same version and on the MCP SDK. Returns its path.
  */
 export async function buildCliNpm(outDir: string = NPM_CLI_DIR): Promise<string> {
   const library = readDenoJson();
   const cli = readDenoJson(CLI_ROOT);
+  // As for the library: nothing an earlier build left is packed.
   rmSync(outDir, { recursive: true, force: true });
   await compile(CLI_ROOT, Object.values(cli.exports), outDir);
   const dependencies = rewriteSpecifiers(outDir, cli, { [library.name]: library.version });

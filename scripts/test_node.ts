@@ -66,16 +66,47 @@ async function run(
   return text;
 }
 
-async function step(title: string, action: () => Promise<void>): Promise<void> {
+/**
+ * Which part of the Node leg a step belongs to: `node --test` over the
+ * compiled tests, or the checks of the package (build, install, README
+ * examples, `require()`, the bin, the consumer type-check).
+ */
+export type NodeStepPart = "tests" | "package";
+
+/** What a step of the Node leg did. */
+export interface NodeStepResult {
+  title: string;
+  part: NodeStepPart;
+  ok: boolean;
+  seconds: number;
+}
+
+/** Every step run so far, in order. */
+const results: NodeStepResult[] = [];
+
+/**
+ * Runs one step and records it; a step that throws is reported (its error
+ * printed) and false is returned, so the checks that do not depend on it
+ * still run.
+ */
+async function step(
+  title: string,
+  action: () => Promise<void>,
+  part: NodeStepPart = "package",
+): Promise<boolean> {
   const start = performance.now();
   console.log(`\n== ${title}`);
+  let ok = true;
   try {
     await action();
   } catch (error) {
-    console.log(`== ${title}: FAILED`);
-    throw error;
+    console.log(error instanceof Error ? error.stack ?? error.message : String(error));
+    ok = false;
   }
-  console.log(`== ${title}: ok (${((performance.now() - start) / 1000).toFixed(1)} s)`);
+  const seconds = (performance.now() - start) / 1000;
+  results.push({ title, part, ok, seconds });
+  console.log(`== ${title}: ${ok ? "ok" : "FAILED"} (${seconds.toFixed(1)} s)`);
+  return ok;
 }
 
 /**
@@ -278,14 +309,67 @@ console.log(code, text, error);
 await executor.close();
 `;
 
+/**
+ * Runs the leg; with `--report=<file>`, writes every step's
+ * {@linkcode NodeStepResult} there as JSON (for `scripts/test_all.ts`).
+ * Exits 1 when a step failed.
+ */
 async function main(): Promise<void> {
+  const report = Deno.args.find((arg) => arg.startsWith("--report="))?.slice("--report=".length);
   const dir = mkdtempSync(join(tmpdir(), "shellseam-node-"));
   try {
     await checks(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (report !== undefined) writeFileSync(report, JSON.stringify(results, null, 2) + "\n");
   }
-  console.log("\nNode leg passed: npm/ built, packed, installed, tested and type-checked");
+  console.log("\nNode leg steps:");
+  for (const result of results) {
+    console.log(`  ${result.ok ? "ok    " : "FAILED"} ${result.title}`);
+  }
+  if (results.some((result) => !result.ok)) {
+    console.log("Node leg FAILED");
+    Deno.exit(1);
+  }
+  console.log("Node leg passed: npm/ built, packed, installed, tested and type-checked");
+}
+
+/** `node --test` on `node` (of `version`) over the compiled `tests`, as a step of its own. */
+async function runNodeTests(
+  dir: string,
+  [version, node]: [string, string],
+  tests: string[],
+  cliBin: string,
+): Promise<void> {
+  await step(
+    `node --test on ${version} (${tests.length} files)`,
+    async () => {
+      writeFileSync(join(dir, "run", "still_running.mjs"), STILL_RUNNING_REPORTER);
+      const { code } = await new Deno.Command(node, {
+        args: [
+          "--test",
+          "--test-reporter=spec",
+          "--test-reporter-destination=stdout",
+          "--test-reporter=./still_running.mjs",
+          "--test-reporter-destination=stderr",
+          "--test-concurrency=1",
+          "--test-timeout=120000",
+          ...tests,
+        ],
+        cwd: join(dir, "run"),
+        // The MCP server's tests drive the installed CLI's bin (`#!/usr/bin/env
+        // node`: this Node, first on PATH).
+        env: {
+          SHELLSEAM_NODE_CLI: cliBin,
+          PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}`,
+        },
+        stdout: "inherit",
+        stderr: "inherit",
+      }).output();
+      if (code !== 0) throw new Error("node --test failed");
+    },
+    "tests",
+  );
 }
 
 async function checks(dir: string): Promise<void> {
@@ -297,61 +381,47 @@ async function checks(dir: string): Promise<void> {
   // Built in the temporary folder, so a run leaves the checkout as it was.
   const built = join(dir, "package");
   const builtCli = join(dir, "cli-package");
-  await step("build the packages (library and CLI)", async () => {
+  // Each check below needs the packages built and installed, and the Nodes.
+  const builtOk = await step("build the packages (library and CLI)", async () => {
     await buildNpm(built);
     await buildCliNpm(builtCli);
   });
-  await step("npm pack and install both into a fresh folder", async () => {
+  if (!builtOk) return;
+  const packed = await step("npm pack and install both into a fresh folder", async () => {
     const [library, cli] = await packAndInstall([built, builtCli], dir);
     installed = library!;
     cliBin = join(cli!, "main.js");
   });
-  await step(`install Node ${NODE_VERSIONS.join(" and ")} from npm`, async () => {
-    nodes = await installNodes(join(dir, "nodes"));
-  });
+  if (!packed) return;
+  const installedNodes = await step(
+    `install Node ${NODE_VERSIONS.join(" and ")} from npm`,
+    async () => {
+      nodes = await installNodes(join(dir, "nodes"));
+    },
+  );
+  if (!installedNodes) return;
   const newest = [...nodes.entries()].at(-1)!;
-  await step("compile tests against the installed package", async () => {
+  // From here on, a failed check does not stop the others.
+  const compiled = await step("compile tests against the installed package", async () => {
     mkdirSync(join(dir, "run"));
     writeFileSync(join(dir, "run", "package.json"), JSON.stringify({ type: "module" }) + "\n");
     tests = await compileTests(join(dir, "run"), installed);
-  });
-  await step(`node --test on ${newest[0]} (${tests.length} files)`, async () => {
-    writeFileSync(join(dir, "run", "still_running.mjs"), STILL_RUNNING_REPORTER);
-    const { code } = await new Deno.Command(newest[1], {
-      args: [
-        "--test",
-        "--test-reporter=spec",
-        "--test-reporter-destination=stdout",
-        "--test-reporter=./still_running.mjs",
-        "--test-reporter-destination=stderr",
-        "--test-concurrency=1",
-        "--test-timeout=120000",
-        ...tests,
-      ],
-      cwd: join(dir, "run"),
-      // The MCP server's tests drive the installed CLI's bin (`#!/usr/bin/env
-      // node`: this Node, first on PATH).
-      env: {
-        SHELLSEAM_NODE_CLI: cliBin,
-        PATH: `${dirname(newest[1])}:${Deno.env.get("PATH") ?? ""}`,
-      },
-      stdout: "inherit",
-      stderr: "inherit",
-    }).output();
-    if (code !== 0) throw new Error("node --test failed");
-  });
-  await step("compile the README examples", async () => {
+  }, "tests");
+  if (compiled) await runNodeTests(dir, newest, tests, cliBin);
+  const readme = await step("compile the README examples", async () => {
     examples = await compileReadmeExamples(join(dir, "readme"));
   });
   writeFileSync(join(dir, "echo_check.mjs"), ECHO_CHECK);
   writeFileSync(join(dir, "require_check.cjs"), requireCheck());
   for (const [version, node] of nodes) {
-    await step(`README examples on ${version} (${examples.length})`, async () => {
-      for (const example of examples) {
-        console.log(`-- ${example.slice(dir.length + 1)}`);
-        console.log(await runNode(node, [example], join(dir, "readme")));
-      }
-    });
+    if (readme) {
+      await step(`README examples on ${version} (${examples.length})`, async () => {
+        for (const example of examples) {
+          console.log(`-- ${example.slice(dir.length + 1)}`);
+          console.log(await runNode(node, [example], join(dir, "readme")));
+        }
+      });
+    }
     await step(`require() of every subpath of both packages on ${version}`, async () => {
       console.log(await runNode(node, ["require_check.cjs"], dir));
     });

@@ -18,6 +18,7 @@ export type { BashExecRequest, BashExecSpec } from "./request.ts";
 export type { BashRunResult, BinaryStream, CollectedOutput, StrayReport } from "./result.ts";
 export type { BashProcess, BashProcessRead, BashProcessStatus, BashStreamRead } from "./process.ts";
 export type {
+  BashLiveOutputChunk,
   BashOutputChunk,
   BashOutputEvent,
   BashOutputGap,
@@ -49,6 +50,7 @@ export {
   type ScrubbedEnv,
   scrubbedParentEnv,
 } from "./env.ts";
+export { shellQuote } from "./shell_quote.ts";
 export {
   BashConfigError,
   BashError,

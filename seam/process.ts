@@ -47,6 +47,11 @@ export interface BashStreamRead {
   spillError?: string;
   /** Set when the stream is not text; the raw bytes are in `spillPath`. */
   binary?: BinaryStream;
+  /**
+   * Set once the process settled when the executor stopped reading the
+   * stream before its end, and why (see `CollectedOutput.cut`).
+   */
+  cut?: string;
 }
 
 /**
@@ -152,7 +157,10 @@ export interface BashProcess {
    * settled and every byte was read: text per stream (never a split
    * character), and a gap event that says how many bytes, from which offset,
    * are lost and why, when the executor kept them neither in memory nor in
-   * the spill file (past `maxSpillBytes`, a spill fault, a removed file).
+   * the spill file (past `maxSpillBytes`, a spill fault, a removed file). A
+   * stream the executor stopped reading before its end (its `cut`) ends with
+   * a gap whose `omittedBytes` is null, since how much is missing cannot be
+   * known.
    * Each call starts a reader of its own; reading never holds up the
    * command, and does not move `readOutput()`'s position.
    */

@@ -1,6 +1,6 @@
 import type { ManagedEnv } from "./env.ts";
 import type { ResourceLimits } from "./limits.ts";
-import type { BashOutputChunk } from "./output.ts";
+import type { BashLiveOutputChunk } from "./output.ts";
 import type { SandboxPolicy } from "./sandbox.ts";
 
 /**
@@ -50,15 +50,16 @@ export interface BashExecRequest {
    */
   limits?: ResourceLimits;
   /**
-   * Foreground only: called with each piece of output as it arrives, decoded
-   * per stream without splitting a character (as the result decodes it:
-   * UTF-16 after a byte-order mark, else UTF-8). It is called synchronously
+   * Foreground only: called with each piece of output as it arrives, as its
+   * raw bytes and as text decoded per stream without splitting a character
+   * (as the result decodes it: UTF-16 after a byte-order mark, else UTF-8;
+   * see {@linkcode BashLiveOutputChunk}). It is called synchronously
    * from the reading loop, so a slow callback slows the reading (never the
    * result: every byte still reaches it and the result). If it throws (or
    * returns a promise that rejects), it is not called again for this run,
    * the run goes on, and the result's `onOutputError` says what it threw.
    */
-  onOutput?: (chunk: BashOutputChunk) => void;
+  onOutput?: (chunk: BashLiveOutputChunk) => void;
 }
 
 /**

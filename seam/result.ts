@@ -72,6 +72,16 @@ export interface CollectedOutput {
   /** Bytes that were not valid UTF-8 and were replaced in `text`. */
   invalidUtf8Bytes: number;
   /**
+   * Set when the executor stopped reading the stream before its end, and
+   * why: after the command exited and its processes were stopped, a process
+   * that would not die or that the census cannot see still held the pipe
+   * and sent nothing for a second (or kept writing). Bytes after
+   * `totalBytes` may be missing then; how many cannot be known (they were
+   * still in the pipe, or not written yet). Absent when the stream was read
+   * to its end, however long that took.
+   */
+  cut?: string;
+  /**
    * Set when the stream is not text (`text` then holds its bytes decoded
    * lossily); the raw bytes are in `spillPath`.
    */
@@ -99,8 +109,9 @@ export interface CollectedOutput {
 export interface StrayReport {
   /**
    * How many leftover processes the executor found and killed after the shell
-   * exited. Processes that an isolation layer ended with the shell (the bwrap
-   * backend's pid namespace) are not counted, so there it is usually 0.
+   * exited. Under the bwrap backend, the processes its pid namespace ended
+   * with a shell that exited by itself are counted too (not those of a
+   * command the executor killed: the namespace ends with that kill).
    */
   killed: number;
   /** Pids that would not die. */

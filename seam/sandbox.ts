@@ -20,7 +20,8 @@ export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access"
  * proxy, which is then its only way out: host names (`registry.npmjs.org`),
  * wildcards for the names beneath a domain (`*.example.com`, not
  * `example.com` itself) and IP addresses (`203.0.113.7`, `::1`), on any
- * port. `deny` entries win over `allow` ones. A name that resolves to a
+ * port. `deny` entries win over `allow` ones, and a denied name covers the
+ * names beneath it too (`evil.example.com` denies `a.evil.example.com`). A name that resolves to a
  * loopback, link-local or private address is refused unless that address
  * is listed too.
  *
@@ -39,7 +40,7 @@ export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access"
 export interface SandboxNetworkAllowList {
   /** Host names, `*.domain` wildcards and IP addresses a command may reach. */
   allow: string[];
-  /** Entries refused even when `allow` matches them. */
+  /** Entries refused even when `allow` matches them; a name also refuses the names beneath it. */
   deny?: string[];
 }
 
@@ -105,7 +106,8 @@ export interface SandboxPolicy {
   allowRead?: string[];
   /**
    * Unix sockets in the filesystem (absolute or `~/`) a command may connect
-   * to under network `deny`; every other socket is out of reach. Absent or
+   * to under network `deny`, or folders whose sockets below them it may
+   * connect to; every other socket is out of reach. Absent or
    * empty: no Unix socket can be created at all (`socketpair` still works).
    */
   allowUnixSockets?: string[];
@@ -139,6 +141,14 @@ export interface SandboxViolation {
    * away whole.
    */
   unlisted?: boolean;
+  /**
+   * Set when `path` is no protected path but a writable root that the
+   * command filled past a bound of the walk that finds protected paths
+   * (`entries`: more entries than it reads; `depth`: folders nested deeper
+   * than it goes): below it nothing was bound read-only. What appeared
+   * there during the call was moved away all the same (each listed too).
+   */
+  walkBound?: "depth" | "entries";
 }
 
 /**

@@ -115,7 +115,7 @@ export const liveCases: readonly CaseDefinition[] = [
       const whole = seqText(STDOUT_LINES);
       assert.equal(gaps.length, 1);
       const [gap] = gaps;
-      assert.ok(gap !== undefined && "omittedBytes" in gap);
+      assert.ok(gap !== undefined && "omittedBytes" in gap && gap.omittedBytes !== null);
       assert.equal(gap.stream, "stdout");
       assert.equal(gap.offset, 100_000, "the gap starts where the spill file stopped");
       assert.match(gap.reason, /maxSpillBytes/);

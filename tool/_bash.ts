@@ -18,7 +18,8 @@ import { LiveUpdates } from "./_progress.ts";
 import { scrubbedSecrets } from "./redact.ts";
 import type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./options.ts";
-import { validateToolArguments } from "./validate.ts";
+import { toolStandardSchema } from "./standard_schema.ts";
+import { type ValidateOptions, validateToolArguments } from "./validate.ts";
 import { MODE_MEANINGS } from "./_modes.ts";
 import type { EscalationRequest } from "./escalation.ts";
 import { checkCommandRules, type CommandRuleVerdict } from "./rules.ts";
@@ -40,6 +41,25 @@ const NEVER_ACCEPTED: Readonly<Record<string, string>> = {
   stdoutMaxBytes: "long output is truncated and saved to a file named in the result",
   cwd: "use workdir",
   timeout: "use timeout_ms, in milliseconds",
+};
+
+/** What `bash` refuses beyond its schema: fields it never takes, and pairs that do not go together. */
+const BASH_CHECKS: ValidateOptions = {
+  hints: NEVER_ACCEPTED,
+  refine: (value) => {
+    const problems: string[] = [];
+    if (value.run_in_background === true && value.timeout_ms !== undefined) {
+      problems.push(
+        "timeout_ms does not apply with run_in_background: a background command runs until it exits or task_kill stops it; drop one of the two",
+      );
+    }
+    if ((value.sandbox_permissions === undefined) !== (value.justification === undefined)) {
+      problems.push(
+        "sandbox_permissions and justification go together: give both to ask for wider access, or neither",
+      );
+    }
+    return problems;
+  },
 };
 
 const CANCELLED = "The tool call was cancelled, so the command was not run";
@@ -87,24 +107,9 @@ export function createBashTool(
     name: "bash",
     description: lines.join("\n"),
     inputSchema,
+    standardSchema: toolStandardSchema("bash", inputSchema, BASH_CHECKS),
     execute: async (args, context) => {
-      const check = validateToolArguments("bash", inputSchema, args, {
-        hints: NEVER_ACCEPTED,
-        refine: (value) => {
-          const problems: string[] = [];
-          if (value.run_in_background === true && value.timeout_ms !== undefined) {
-            problems.push(
-              "timeout_ms does not apply with run_in_background: a background command runs until it exits or task_kill stops it; drop one of the two",
-            );
-          }
-          if ((value.sandbox_permissions === undefined) !== (value.justification === undefined)) {
-            problems.push(
-              "sandbox_permissions and justification go together: give both to ask for wider access, or neither",
-            );
-          }
-          return problems;
-        },
-      });
+      const check = validateToolArguments("bash", inputSchema, args, BASH_CHECKS);
       if (!check.ok) return failure(check.message);
       return await runBash(options, check.value as unknown as BashArgs, render, context);
     },

@@ -87,6 +87,14 @@ export function binaryLine(
 }
 
 /**
+ * The line for a stream that the executor stopped reading before its end
+ * (see `CollectedOutput.cut`): what came is shown, the rest is missing.
+ */
+export function cutLine(name: "stdout" | "stderr", cut: string): string {
+  return `[${name} cut short: the executor stopped reading it before its end, so the rest of it is missing: ${cut}]`;
+}
+
+/**
  * The output part of a rendering: stdout, then a `[stderr]` section, each
  * cleaned of terminal controls, with the values of `secrets` redacted, and
  * followed by its own extra marker lines; `empty` when there is nothing to
@@ -151,7 +159,11 @@ export function violationLines(violations: readonly SandboxViolation[] | undefin
   return (violations ?? []).map(violationLine);
 }
 
-function violationLine({ path, quarantinedTo, unlisted }: SandboxViolation): string {
+function violationLine({ path, quarantinedTo, unlisted, walkBound }: SandboxViolation): string {
+  if (walkBound !== undefined) {
+    const how = walkBound === "entries" ? "with more entries" : "with folders nested deeper";
+    return `[sandbox: the command filled ${path} ${how} than the check for protected paths walks, so nothing past that was kept read-only; the protected paths it created there were moved away (each listed); do not run git or direnv below it before checking, and tell the user]`;
+  }
   if (unlisted && quarantinedTo !== null) {
     return `[sandbox: the command made the directory ${path} and left it unreadable, so it could not be checked for protected paths; it was moved to ${quarantinedTo}]`;
   }

@@ -20,6 +20,14 @@ export interface SimpleCommand {
   raw: string[];
   /** The command as written (trimmed), for messages. */
   text: string;
+  /**
+   * The names of the variables it sets for itself (`NAME=value cmd`, or
+   * `env NAME=value cmd`), or, with no words, for the rest of the line (a
+   * bare `NAME=value`).
+   */
+  assigned?: string[];
+  /** More words, read only at run time, follow the known ones (what `xargs CMD` appends). */
+  runtimeTail?: boolean;
 }
 
 /** What reading a command line gave. */
@@ -88,10 +96,26 @@ class Reader {
   /** Commands found inside words (substitutions), in order. */
   readonly #found: SimpleCommand[] = [];
 
-  constructor(src: string, depth: number) {
+  constructor(src: string, depth: number, start = 0) {
     if (depth > MAX_DEPTH) throw new Unreadable("commands are nested too deeply");
     this.#src = src;
     this.#depth = depth;
+    this.#pos = start;
+  }
+
+  /**
+   * The commands of the `$(...)`, `<(...)` or `>(...)` whose `(` was just
+   * read, found by the same grammar as the rest of the line (quotes,
+   * comments, nesting), so that where it ends is where bash ends it.
+   */
+  #substitution(): SimpleCommand[] {
+    const inner = new Reader(this.#src, this.#depth + 1, this.#pos);
+    const commands = inner.list(")");
+    if (inner.#heredocs.length > 0) {
+      throw new Unreadable("a here-document inside a substitution is not read");
+    }
+    this.#pos = inner.#pos;
+    return commands;
   }
 
   /** Reads commands until the end, or until `close` (a `)` of a subshell or substitution). */
@@ -141,6 +165,7 @@ class Reader {
     const start = this.#pos;
     const words: (string | null)[] = [];
     const raw: string[] = [];
+    const assigned: string[] = [];
     const found: SimpleCommand[] = [];
     for (;;) {
       this.#skipBlanks();
@@ -157,8 +182,17 @@ class Reader {
       const word = this.#word();
       found.push(...this.#found.splice(0));
       if (words.length === 0) {
-        // Assignments before the program only set variables (their values were read).
-        if (ASSIGNMENT.test(this.#src.slice(wordStart, this.#pos))) continue;
+        // Assignments before the program set variables (their values were read); the names
+        // matter, since some make a program run other code (`LD_PRELOAD=x ls`).
+        const assignment = ASSIGNMENT.exec(this.#src.slice(wordStart, this.#pos));
+        if (assignment?.[1] !== undefined && !/^\[[0-9]*\]$/.test(assignment[1])) {
+          // Bash evaluates the subscript as arithmetic, which can run a command (see arithmetic).
+          throw new Unreadable(`an assignment to "${assignment[0]}" with a subscript is not read`);
+        }
+        if (assignment !== null) {
+          assigned.push(assignment[0].replace(/(\[.*)?\+?=$/, ""));
+          continue;
+        }
         if (!word.dynamic && !word.quoted) {
           if (UNSUPPORTED_KEYWORDS.has(word.value)) {
             throw new Unreadable(`"${word.value}" commands are not read`);
@@ -173,7 +207,10 @@ class Reader {
     // Substitutions in redirection targets after the last word.
     found.push(...this.#found.splice(0));
     const text = this.#src.slice(start, this.#pos).trim();
-    return words.length === 0 ? found : [...found, { words, raw, text }];
+    if (words.length === 0) {
+      return assigned.length === 0 ? found : [...found, { words, raw, text, assigned }];
+    }
+    return [...found, { words, raw, text, ...(assigned.length === 0 ? {} : { assigned }) }];
   }
 
   /** After `for`: `NAME [in WORDS] ;` (the loop body follows as ordinary commands). */
@@ -255,6 +292,8 @@ class Reader {
   #word(): WordState {
     const word: WordState = { value: "", dynamic: false, quoted: false };
     const startPos = this.#pos;
+    let braces = 0;
+    let listed = false;
     for (;;) {
       const c = this.#peek();
       if (
@@ -277,21 +316,23 @@ class Reader {
         this.#doubleQuoted(word);
         word.quoted = true;
       } else if (c === "$") {
-        this.#dollar(word);
+        this.#dollar(word, false);
       } else if (c === "`") {
         this.#backtick();
         word.dynamic = true;
       } else if ((c === "<" || c === ">") && this.#peek() === "(") {
         this.#pos++;
-        this.#found.push(...new Reader(this.#balanced(), this.#depth + 1).list(null));
+        this.#found.push(...this.#substitution());
         word.dynamic = true;
       } else if (c === "*" || c === "?" || c === "[") {
         word.value += c;
         word.dynamic = true;
-      } else if (c === "{" && /^[^\s{}]*(,|\.\.)[^\s{}]*\}/.test(this.#src.slice(this.#pos))) {
-        word.value += c;
-        word.dynamic = true;
       } else {
+        // Brace expansion: an unquoted `{`, then an unquoted `,` or `..`, then an unquoted
+        // `}` (quoted parts between them count, so `{push,'a b'}` is two words).
+        if (c === "{") braces++;
+        else if (braces > 0 && (c === "," || (c === "." && this.#peek() === "."))) listed = true;
+        else if (c === "}" && braces > 0 && listed) word.dynamic = true;
         word.value += c;
       }
     }
@@ -317,7 +358,7 @@ class Reader {
           word.value += c;
         }
       } else if (c === "$") {
-        this.#dollar(word);
+        this.#dollar(word, true);
       } else if (c === "`") {
         this.#backtick();
         word.dynamic = true;
@@ -327,30 +368,32 @@ class Reader {
     }
   }
 
-  /** After a `$`: a substitution, an expansion, ANSI-C quoting, or a plain `$`. */
-  #dollar(word: WordState): void {
+  /**
+   * After a `$`: a substitution, an expansion, ANSI-C quoting (not inside
+   * double quotes, where `$'` is two plain characters), or a plain `$`.
+   */
+  #dollar(word: WordState, inDoubleQuotes: boolean): void {
     const c = this.#peek();
     if (c === "(") {
       this.#pos++;
       if (this.#peek() === "(") {
-        const inner = this.#balanced();
-        if (/\$\(|`/.test(inner)) {
-          throw new Unreadable("command substitution inside arithmetic is not read");
-        }
+        arithmetic(this.#balanced());
       } else {
-        this.#found.push(...new Reader(this.#balanced(), this.#depth + 1).list(null));
+        this.#found.push(...this.#substitution());
       }
+      word.dynamic = true;
+    } else if (c === "[") {
+      // `$[...]` is the old spelling of `$((...))`.
+      this.#pos++;
+      arithmetic(this.#until("]"));
       word.dynamic = true;
     } else if (c === "{") {
       this.#pos++;
-      const inner = this.#until("}");
-      if (/\$\(|`/.test(inner)) {
-        throw new Unreadable("command substitution inside ${...} is not read");
-      }
+      this.#parameter();
       word.dynamic = true;
-    } else if (c === "'") {
+    } else if (c === "'" && !inDoubleQuotes) {
       this.#pos++;
-      word.value += ansiC(this.#until("'"));
+      word.value += ansiC(this.#ansiCBody());
       word.quoted = true;
     } else if (c === '"') {
       // $"..." is a translated string: the quotes that follow are read as usual.
@@ -363,6 +406,51 @@ class Reader {
     } else {
       word.value += "$";
     }
+  }
+
+  /**
+   * The text of a `$'...'` whose `$'` was just read, up to its closing `'`
+   * (consumed): in it, `\'` is a quote and `\\` a backslash, so the first
+   * `'` is not always the end.
+   */
+  #ansiCBody(): string {
+    const start = this.#pos;
+    for (;;) {
+      const c = this.#peek();
+      if (c === undefined) throw new Unreadable(`a "$'" is not closed`);
+      this.#pos++;
+      if (c === "\\") this.#pos++;
+      else if (c === "'") return this.#src.slice(start, this.#pos - 1);
+    }
+  }
+
+  /**
+   * A `${...}` whose `${` was just read, up to its `}` (consumed). Only the
+   * plain forms are read (see `parameterForm`); anything else makes the line
+   * unreadable, since the end of the expansion and what it runs depend on
+   * quoting and arithmetic this reader does not follow.
+   */
+  #parameter(): void {
+    const start = this.#pos;
+    let depth = 1;
+    for (;;) {
+      const c = this.#peek();
+      if (c === undefined) throw new Unreadable(`a "\${" is not closed`);
+      this.#pos++;
+      if (c === "'" || c === '"' || c === "\\" || c === "`") {
+        throw new Unreadable("quotes, backslashes or backticks inside ${...} are not read");
+      }
+      if (c === "$" && this.#peek() === "{") {
+        this.#pos++;
+        depth++;
+      } else if (c === "$" && (this.#peek() === "(" || this.#peek() === "[")) {
+        throw new Unreadable("a substitution or arithmetic inside ${...} is not read");
+      } else if (c === "}") {
+        depth--;
+        if (depth === 0) break;
+      }
+    }
+    parameterForm(this.#src.slice(start, this.#pos - 1));
   }
 
   #backtick(): void {
@@ -382,7 +470,11 @@ class Reader {
     this.#found.push(...new Reader(inner, this.#depth + 1).list(null));
   }
 
-  /** The text up to the `)` that closes the `(` just read, minding quotes and nesting. */
+  /**
+   * The text up to the `)` that closes the `(` just read, counting nested
+   * parentheses: for arithmetic `$((...))`, whose text `arithmetic` then
+   * checks (it holds no quote, so no `)` in it is quoted).
+   */
   #balanced(): string {
     const start = this.#pos;
     let depth = 1;
@@ -390,10 +482,7 @@ class Reader {
       const c = this.#peek();
       if (c === undefined) throw new Unreadable(`a "(" is not closed`);
       this.#pos++;
-      if (c === "\\") this.#pos++;
-      else if (c === "'") this.#until("'");
-      else if (c === '"') this.#doubleQuoted({ value: "", dynamic: false, quoted: true });
-      else if (c === "(") depth++;
+      if (c === "(") depth++;
       else if (c === ")") depth--;
     }
     return this.#src.slice(start, this.#pos - 1);
@@ -422,6 +511,62 @@ class Reader {
 
   #peek(): string | undefined {
     return this.#src[this.#pos];
+  }
+}
+
+/**
+ * Checks the text of an arithmetic expansion. Bash evaluates a variable
+ * named in it as arithmetic too, and an array subscript in that value runs
+ * its command substitutions (`x='a[$(cmd)]'; echo $((x))` runs `cmd`), so
+ * only numbers and operators are read.
+ */
+function arithmetic(text: string): void {
+  if (!/^[\s0-9+\-*/%<>=!&|^~?:,()]*$/.test(text)) {
+    throw new Unreadable(
+      "arithmetic over anything but numbers is not read (a variable's value can hold a command)",
+    );
+  }
+}
+
+/** What may follow a parameter's name in `${...}`: an operator and the word after it. */
+const PARAMETER_OPERATOR = /^(:[-=?+]|[-=?+]|##?|%%?|\/[/#%]?|\^\^?|,,?)/;
+
+/**
+ * Checks the text of a `${...}` (it holds no quote, backslash, backtick,
+ * `$(` or `$[`): a name (`x`, `1`, `@`, `#x` for its length) with at most a
+ * numeric subscript, then nothing, a plain transformation (`@Q`), a numeric
+ * substring, or an operator and a word whose `${...}` are checked the same
+ * way. Anything else is unreadable: `${!x}` and a subscript or offset that
+ * is not a number evaluate a value as arithmetic (which can run a command,
+ * see `arithmetic`), and `${x@P}` expands a value as a prompt, which runs
+ * the command substitutions in it.
+ */
+function parameterForm(text: string): void {
+  const form = /^#?([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[([0-9]+|@|\*)\])?/.exec(text);
+  const refuse = (why: string): never => {
+    throw new Unreadable(`"\${${text}}" is not read: ${why}`);
+  };
+  if (form === null || (text.startsWith("!") && text !== "!")) {
+    return refuse("an indirection, or a subscript that is not a number, evaluates a value");
+  }
+  const rest = text.slice(form[0].length);
+  if (rest === "" || /^@[QEULuaAKk]$/.test(rest)) return;
+  if (/^:\s*-?\s*[0-9]*\s*(:\s*-?\s*[0-9]+\s*)?$/.test(rest) && !/^:[-=?+]/.test(rest)) return;
+  const operator = PARAMETER_OPERATOR.exec(rest);
+  if (operator === null) return refuse("an offset or transformation that is not plain");
+  // The word after the operator: every nested `${...}` in it is checked too.
+  const word = rest.slice(operator[0].length);
+  for (let at = word.indexOf("${"); at !== -1; at = word.indexOf("${", at)) {
+    let depth = 0;
+    let end = at;
+    for (; end < word.length; end++) {
+      if (word.startsWith("${", end)) {
+        depth++;
+        end++;
+      } else if (word[end] === "}" && --depth === 0) break;
+    }
+    parameterForm(word.slice(at + 2, end));
+    at = end + 1;
   }
 }
 

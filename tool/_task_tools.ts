@@ -23,7 +23,8 @@ import {
   TASK_OUTPUT_SCHEMA,
 } from "./schemas.ts";
 import type { AgentTool } from "./tool.ts";
-import { validateToolArguments } from "./validate.ts";
+import { toolStandardSchema } from "./standard_schema.ts";
+import { type ValidateOptions, validateToolArguments } from "./validate.ts";
 
 /** How long `task_kill` waits for a stopped task to exit (past the executor's kill grace). */
 const KILL_SETTLE_MS = 10_000;
@@ -33,6 +34,16 @@ interface TaskToolConfig {
   owner: TaskOwner;
   escalationModes: readonly SandboxMode[];
 }
+
+/** `task_output`'s check across fields: a `timeout_ms` only with `wait: true`. */
+const TASK_OUTPUT_CHECKS: ValidateOptions = {
+  refine: (value) =>
+    value.timeout_ms !== undefined && value.wait !== true
+      ? [
+        "timeout_ms applies only with wait: true; add wait: true to block until the task finishes, or drop timeout_ms",
+      ]
+      : [],
+};
 
 /** Builds `task_output`, `task_list` and `task_kill` over a registry, for one owner. */
 export function createTaskTools(
@@ -44,15 +55,14 @@ export function createTaskTools(
     description:
       "Read what a background task printed since your last read: stdout, then a [stderr] section, or (no new output). The reply ends with [status: ...], which gives the exit code or signal once the task has finished. If output was dropped from memory before you read it, an [output lost: ...] line names the files that hold all of it. Set wait: true to block until the task finishes (or timeout_ms passes) instead of calling task_output again and again.",
     inputSchema: TASK_OUTPUT_SCHEMA,
+    standardSchema: toolStandardSchema("task_output", TASK_OUTPUT_SCHEMA, TASK_OUTPUT_CHECKS),
     execute: async (args, context) => {
-      const check = validateToolArguments("task_output", TASK_OUTPUT_SCHEMA, args, {
-        refine: (value) =>
-          value.timeout_ms !== undefined && value.wait !== true
-            ? [
-              "timeout_ms applies only with wait: true; add wait: true to block until the task finishes, or drop timeout_ms",
-            ]
-            : [],
-      });
+      const check = validateToolArguments(
+        "task_output",
+        TASK_OUTPUT_SCHEMA,
+        args,
+        TASK_OUTPUT_CHECKS,
+      );
       if (!check.ok) return failure(check.message);
       const id = (check.value.task_id as string).trim();
       const signal = context?.signal;
@@ -77,6 +87,7 @@ export function createTaskTools(
     description:
       "List your background tasks, one line each: <id> [<kind>] <status> — <command>, or (no background tasks). Running tasks come first, then the most recently finished ones, then a line saying how many older finished tasks are not shown. A finished task whose final status you have seen is let go after a while, with its output.",
     inputSchema: TASK_LIST_SCHEMA,
+    standardSchema: toolStandardSchema("task_list", TASK_LIST_SCHEMA),
     execute: (args) => {
       const check = validateToolArguments("task_list", TASK_LIST_SCHEMA, args);
       if (!check.ok) return Promise.resolve(failure(check.message));
@@ -88,6 +99,7 @@ export function createTaskTools(
     description:
       "Stop a background task and every process it started. What it printed stays readable with task_output. The reply ends with the task's [status: ...].",
     inputSchema: TASK_KILL_SCHEMA,
+    standardSchema: toolStandardSchema("task_kill", TASK_KILL_SCHEMA),
     execute: async (args) => {
       const check = validateToolArguments("task_kill", TASK_KILL_SCHEMA, args);
       if (!check.ok) return failure(check.message);

@@ -20,7 +20,7 @@ import type { AgentTool } from "./tool.ts";
  *   function: {
  *     name: "task_list",
  *     description: "List tasks.",
- *     parameters: { type: "object", properties: {}, additionalProperties: false },
+ *     parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
  *   },
  * };
  * assert.equal(JSON.parse(JSON.stringify(tool)).function.name, "task_list");
@@ -54,7 +54,7 @@ export type OpenAITool = {
  *   type: "function",
  *   name: "task_list",
  *   description: "List tasks.",
- *   parameters: { type: "object", properties: {}, additionalProperties: false },
+ *   parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
  *   strict: false,
  * };
  * assert.equal(JSON.parse(JSON.stringify(tool)).strict, false);
@@ -85,7 +85,7 @@ export type OpenAIResponsesTool = {
  * const tool: AnthropicTool = {
  *   name: "task_list",
  *   description: "List tasks.",
- *   input_schema: { type: "object", properties: {}, additionalProperties: false },
+ *   input_schema: { type: "object", properties: {}, required: [], additionalProperties: false },
  * };
  * assert.equal(JSON.parse(JSON.stringify(tool)).input_schema.type, "object");
  * ```
@@ -111,7 +111,7 @@ export type AnthropicTool = {
  * const tool: McpTool = {
  *   name: "task_list",
  *   description: "List tasks.",
- *   inputSchema: { type: "object", properties: {}, additionalProperties: false },
+ *   inputSchema: { type: "object", properties: {}, required: [], additionalProperties: false },
  * };
  * assert.deepEqual(Object.keys(JSON.parse(JSON.stringify(tool))), ["name", "description", "inputSchema"]);
  * ```
@@ -235,7 +235,7 @@ export function toAnthropicTool(tool: AgentTool): AnthropicTool {
  * await using tasks = new TaskRegistry();
  * const { taskList } = createBashTools({ executor, tasks, owner: taskOwner("s") });
  * assert.deepEqual(toMcpTool(taskList).inputSchema, {
- *   type: "object", properties: {}, additionalProperties: false,
+ *   type: "object", properties: {}, required: [], additionalProperties: false,
  * });
  * ```
  */

@@ -6,6 +6,7 @@ import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import type { AgentTool } from "./tool.ts";
 import type { ObjectJsonSchema } from "./json_schema.ts";
+import { toolStandardSchema } from "./standard_schema.ts";
 import { NON_BLANK_PATTERN, validateToolArguments } from "./validate.ts";
 
 /**
@@ -119,6 +120,7 @@ export function createGitCommitTool(options: GitCommitToolOptions): AgentTool {
     description:
       "Commit files to the git repository of the workspace. Commands cannot write .git (the sandbox keeps it read-only, so `git add` and `git commit` fail in bash): use this instead. Name the files to commit (added, changed or deleted) and a message; only those files are committed, other staged changes stay staged. Hooks do not run. The reply names the new commit.",
     inputSchema: GIT_COMMIT_SCHEMA,
+    standardSchema: toolStandardSchema("git_commit", GIT_COMMIT_SCHEMA),
     execute: async (args, context) => {
       const check = validateToolArguments("git_commit", GIT_COMMIT_SCHEMA, args);
       if (!check.ok) return failure(check.message);

@@ -60,8 +60,8 @@ export type ObjectJsonSchema = {
   type: "object";
   /** The accepted fields. */
   properties: Record<string, JsonSchemaProperty>;
-  /** The fields that must be present. */
-  required?: string[];
+  /** The fields that must be present: always stated, `[]` for none (the OpenAI Agents SDK's strict mode and some providers expect it). */
+  required: string[];
   /** Always `false`: unknown fields are rejected. */
   additionalProperties: false;
 };

@@ -3,9 +3,10 @@
  * over any `BashExecutor` and a `TaskRegistry`, and `git_commit` for a
  * sandboxed session, which cannot write `.git` (each with its JSON Schema as
  * `inputSchema`, validating its own arguments and rendering its own results),
- * sandbox escalation through a harness approver, command rules, and exporters
+ * sandbox escalation through a harness approver, command rules, exporters
  * to the OpenAI (Chat Completions and Responses), Anthropic and MCP tool
- * formats.
+ * formats, and adapters for the Vercel AI SDK and the OpenAI Agents SDK (each
+ * tool's `standardSchema` is a Standard Schema with Standard JSON Schema).
  *
  * @example
  * ```ts
@@ -29,6 +30,17 @@ export { type BashTools, type BashToolsOptions, createBashTools } from "./create
 export { createGitCommitTool, type GitCommitToolOptions } from "./git_commit.ts";
 export type { AgentTool, ToolCallContext, ToolResult, ToolUpdate } from "./tool.ts";
 export type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
+export {
+  TOOL_SCHEMA_TARGETS,
+  type ToolSchemaResult,
+  type ToolStandardSchema,
+  toolStandardSchema,
+} from "./standard_schema.ts";
+export type { ValidateOptions } from "./validate.ts";
+// One-line adapters for the agent frameworks (no dependency on them).
+export { type AiSdkTool, toAiSdkTools } from "./ai_sdk.ts";
+export { type OpenAIAgentsToolOptions, toOpenAIAgentsTools } from "./openai_agents.ts";
+export { ToolCallError } from "./call_error.ts";
 export { BASH_TOOL_GUIDANCE } from "./guidance.ts";
 export type { ApproveEscalation, EscalationDecision, EscalationRequest } from "./escalation.ts";
 export {

@@ -59,7 +59,7 @@ export interface BashToolsOptions {
   enableRunInBackground?: boolean;
   /**
    * Command rules, in order: each simple command of a `bash` call (in
-   * pipelines, lists, substitutions, `bash -c` strings and behind wrappers
+   * pipelines, lists, substitutions, `bash -c` strings and behind runners
    * such as `sudo`, `env` and `xargs`) is checked, and the first rule that
    * matches it decides: `allow` runs it (never in a wider sandbox mode),
    * `ask` asks `approve` first (and fails closed without one), `deny` never

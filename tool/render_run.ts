@@ -1,6 +1,7 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
 import {
   binaryLine,
+  cutLine,
   DISPOSED_MARKER,
   keptSpillPath,
   limitLine,
@@ -120,18 +121,26 @@ export function truncationMarkers(output: CollectedOutput): string[] {
   return lines;
 }
 
-/** The marker lines after a stream: one line for binary output, else its truncation markers. */
+/**
+ * The marker lines after a stream: one line for binary output, else its
+ * truncation markers; then the line for a stream cut short.
+ */
 function streamMarkers(output: CollectedOutput, name: "stdout" | "stderr"): string[] {
   const binary = output.binary;
-  if (binary !== undefined) return [binaryLine({ ...output, binary }, name)];
-  return truncationMarkers(output);
+  const lines = binary === undefined
+    ? truncationMarkers(output)
+    : [binaryLine({ ...output, binary }, name)];
+  if (output.cut !== undefined) lines.push(cutLine(name, output.cut));
+  return lines;
 }
 
 /**
  * Renders a foreground run for the model: stdout, a `[stderr]` section, or
  * `(no output)`; the {@linkcode truncationMarkers} after each truncated
  * stream, or one line instead of a stream that is not text
- * (`[binary output: 18 KB (looks like image/png); saved to <path>]`); then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
+ * (`[binary output: 18 KB (looks like image/png); saved to <path>]`), and
+ * `[stdout cut short: ...]` after a stream the executor stopped reading
+ * before its end (see `CollectedOutput.cut`); then marker lines in a fixed order: sandbox denial (or sandbox failure), escalation
  * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
  * down (disposed) ...]` when its disposal ended the run, `[resource limit: ...]`
  * when it ran into a resource limit, `[killed by signal: SIGX]` or

@@ -10,6 +10,7 @@ import type {
 import type { TaskSnapshot } from "../tasks/mod.ts";
 import {
   binaryLine,
+  cutLine,
   DISPOSED_MARKER,
   keptSpillPath,
   limitLine,
@@ -160,9 +161,9 @@ export function renderTaskOutput(
     lines.push(...outputLines(
       {
         stdout: output.stdout.binary === undefined ? output.stdout.text : "",
-        stdoutMarkers: binaryLines(output.stdout, "stdout", output.status),
+        stdoutMarkers: streamLines(output.stdout, "stdout", output.status),
         stderr: output.stderr.binary === undefined ? output.stderr.text : "",
-        stderrMarkers: binaryLines(output.stderr, "stderr", output.status),
+        stderrMarkers: streamLines(output.stderr, "stderr", output.status),
       },
       empty,
       secrets,
@@ -197,15 +198,22 @@ export function renderTaskOutput(
   return lines.join("\n");
 }
 
-/** One line for a stream that is not text, on every read of it (none for text). */
-function binaryLines(
+/**
+ * The lines after a stream: one for a stream that is not text, on every read
+ * of it (none for text), and one for a stream the executor stopped reading
+ * before its end.
+ */
+function streamLines(
   stream: BashStreamRead,
   name: "stdout" | "stderr",
   status: BashProcessStatus,
 ): string[] {
   const binary = stream.binary;
-  if (binary === undefined) return [];
-  return [binaryLine({ ...stream, binary }, name, status === "running")];
+  const lines = binary === undefined
+    ? []
+    : [binaryLine({ ...stream, binary }, name, status === "running")];
+  if (stream.cut !== undefined) lines.push(cutLine(name, stream.cut));
+  return lines;
 }
 
 /**

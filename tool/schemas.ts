@@ -224,6 +224,7 @@ export const TASK_OUTPUT_SCHEMA: ObjectJsonSchema = {
 export const TASK_LIST_SCHEMA: ObjectJsonSchema = {
   type: "object",
   properties: {},
+  required: [],
   additionalProperties: false,
 };
 

@@ -1,4 +1,5 @@
 import type { ObjectJsonSchema } from "./json_schema.ts";
+import type { ToolStandardSchema } from "./standard_schema.ts";
 import type { CommandRuleVerdict } from "./rules.ts";
 
 /**
@@ -81,19 +82,27 @@ export interface ToolCallContext {
 
 /**
  * A model-facing tool: a name, a description written for the model, a plain
- * JSON Schema for its input, and `execute`, which validates the arguments
- * against that schema before doing anything. `execute` never rejects for a
+ * JSON Schema for its input (and the same as a Standard Schema), and
+ * `execute`, which validates the arguments against that schema before doing
+ * anything. `execute` never rejects for a
  * model mistake; it returns an error result the model can act on.
  *
  * @example Call a tool by hand
  * ```ts
- * import type { AgentTool } from "@shellseam/bash/tool";
+ * import { type AgentTool, type ObjectJsonSchema, toolStandardSchema } from "@shellseam/bash/tool";
  * import assert from "node:assert/strict";
  *
+ * const inputSchema: ObjectJsonSchema = {
+ *   type: "object",
+ *   properties: { text: { type: "string" } },
+ *   required: ["text"],
+ *   additionalProperties: false,
+ * };
  * const echo: AgentTool = {
  *   name: "echo",
  *   description: "Echo the text back.",
- *   inputSchema: { type: "object", properties: { text: { type: "string" } }, additionalProperties: false },
+ *   inputSchema,
+ *   standardSchema: toolStandardSchema("echo", inputSchema),
  *   execute: (args) => Promise.resolve({ text: JSON.stringify(args), isError: false }),
  * };
  * assert.equal((await echo.execute({ text: "hi" })).text, '{"text":"hi"}');
@@ -106,6 +115,12 @@ export interface AgentTool {
   readonly description: string;
   /** The input schema: a JSON Schema object with `additionalProperties: false`. */
   readonly inputSchema: ObjectJsonSchema;
+  /**
+   * The same schema as a Standard Schema v1 with Standard JSON Schema v1,
+   * whose `validate` is the check `execute` runs: for the frameworks that
+   * take one (the Vercel AI SDK, the OpenAI Agents SDK).
+   */
+  readonly standardSchema: ToolStandardSchema;
   /**
    * Runs the tool. `args` is the parsed arguments object, or the raw JSON
    * text of it (OpenAI sends arguments as a string).

@@ -59,6 +59,7 @@ export interface ValidateOptions {
  * const schema = {
  *   type: "object" as const,
  *   properties: { timeout_ms: { type: "integer" as const, minimum: 1 } },
+ *   required: [],
  *   additionalProperties: false as const,
  * };
  * const check = validateToolArguments("bash", schema, { timeout_ms: -5 });
@@ -212,7 +213,8 @@ function expectation(property: JsonSchemaProperty): string {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain object (its prototype `Object.prototype` or none): named fields. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;

@@ -59,17 +59,16 @@ export const proxyRequest: BenchCase = {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
     const dir = mkdtempSync(join(tmpdir(), "bench-proxy-"));
-    const proxy = new NetworkProxy(join(dir, "proxy.sock"), {
+    const proxy = new NetworkProxy(join(dir, "proxy"), {
       resolve: () => Promise.resolve(["127.0.0.1"]),
     });
     try {
-      await proxy.start();
-      const token = proxy.register({ allow: ["bench.test", "127.0.0.1"] });
-      const credential = btoa(`shellseam:${token}`);
+      const launch = await proxy.open({ allow: ["bench.test", "127.0.0.1"] });
+      const credential = btoa(`shellseam:${launch.token}`);
       const samples = await interleave({
         ours: () =>
           exchange(
-            { path: proxy.socketPath },
+            { path: launch.socketPath },
             `GET http://bench.test:${port}/ HTTP/1.1\r\nHost: bench.test:${port}\r\n` +
               `Proxy-Authorization: Basic ${credential}\r\n\r\n`,
           ),

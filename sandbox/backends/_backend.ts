@@ -69,6 +69,12 @@ export interface ConfinedPolicy {
    * None holds a root or the working directory.
    */
   hiddenParents?: string[];
+  /**
+   * bwrap only: a file in the executor's private folder to which the launch's
+   * pid namespace reports how many processes it ended with the command's shell
+   * (see `readStrayReport`). Without it, nothing is reported.
+   */
+  strayReport?: string;
 }
 
 /** How a probe command ended. */
@@ -85,16 +91,18 @@ export interface SandboxBackend {
   readonly landlockAbi?: () => number;
   /**
    * `launch` wrapped so that it runs confined by `policy`, with `limits`
-   * applied before it starts (none when absent).
+   * applied before it starts (none when absent). The command's environment
+   * goes in the wrapped launch's `input`, never on a command line; the
+   * command keeps the stdin after it when `keepStdin`, else gets /dev/null.
    */
-  wrap(launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch;
+  wrap(launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits, keepStdin?: boolean): Launch;
   /** How `launch` confined by `policy` can run in a standby, when it can (see `LaunchStandby`). */
   standby?(launch: Launch, policy: ConfinedPolicy): LaunchStandby | undefined;
   /** The programs that run before the confinement applies, for `launch`. */
   runners(launch: Launch): string[];
   /**
    * The folders those programs read or bind before the confinement applies
-   * (the commands' TMPDIR, deno's DENO_DIR), each with what it is.
+   * (the commands' TMPDIR, the Landlock launcher's folder), each with what it is.
    */
   runnerFolders(): { name: string; path: string }[];
   /** `launch` (a trivial command) wrapped to probe this backend under `policy`. */

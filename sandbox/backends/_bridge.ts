@@ -14,8 +14,8 @@
  * @module
  */
 import type { Launch } from "../../local/launch.ts";
-import { BASH_FLAGS, findOnPath } from "../../local/internal.ts";
-import { PROXY_USER } from "../_proxy.ts";
+import { BASH_FLAGS, findOnPath, limitedLaunch } from "../../local/internal.ts";
+import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "../_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */
 export const BRIDGE_PORT = 3128;
@@ -64,40 +64,59 @@ export function findBridgeTools(
 }
 
 /**
+ * The most connections the bridge carries at once (a process each): the
+ * proxy answers those past {@linkcode MAX_LAUNCH_CONNECTIONS} with an error,
+ * and closes those past twice as many; beyond this, a connection waits.
+ */
+const BRIDGE_MAX_CHILDREN = 2 * MAX_LAUNCH_CONNECTIONS + 8;
+
+/**
  * Runs in the new namespace, unconfined: closes inherited descriptors above
- * 2, brings the loopback up, starts the bridge in the background (stdio on
- * /dev/null) and waits until it listens, then runs the confined launch and
- * stops the bridge when it ends, exiting as the launch did.
+ * 2, brings the loopback up, starts the bridge (the `n` words after the
+ * loopback's port: socat, behind a bash that joins the command's cgroups
+ * first, so that it and each connection's process count against the
+ * command's limits) in the background with its stdio on /dev/null, and
+ * waits until it listens; then runs the confined launch (with the stdin the
+ * bridge never reads: the launch's input, then the command's) and stops the
+ * bridge when it ends, exiting as the launch did.
  */
 const BRIDGE_SCRIPT =
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ' +
-  "ip=$1 socat=$2 socket=$3 port=$4; shift 4; " +
+  'ip=$1 port=$2 n=$3; shift 3; bridge=("${@:1:n}"); shift "$n"; ' +
   `fail() { echo "${BRIDGE_NAME}: $1" >&2; exit ${BRIDGE_FAILURE_EXIT}; }; ` +
   '"$ip" link set lo up || fail "cannot bring up the loopback of the command\'s network namespace"; ' +
-  '"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$socket" ' +
-  "</dev/null >/dev/null 2>&1 & bridge=$!; " +
+  '"${bridge[@]}" </dev/null >/dev/null 2>&1 & pid=$!; ' +
   // Builtins only: this script runs unconfined, and a bare program name would be looked up on
   // bash's default PATH, which ends in "." (the launch's folder, a writable root).
   'listening() { local want line; printf -v want ":%04X 00000000:0000 0A" "$port"; ' +
   'while read -r line; do [[ $line == *"$want"* ]] && return 0; done </proc/net/tcp; return 1; }; ' +
-  "for _ in {1..1000}; do listening && break; kill -0 $bridge 2>/dev/null || break; " +
+  "for _ in {1..1000}; do listening && break; kill -0 $pid 2>/dev/null || break; " +
   "read -t 0.005 <> <(:); done; " +
-  'listening || fail "the bridge to the network proxy did not start ($socat)"; ' +
-  '"$@"; status=$?; kill $bridge 2>/dev/null; wait $bridge; exit $status';
+  'listening || fail "the bridge to the network proxy did not start (socat, or the cgroups it joins)"; ' +
+  '"$@"; status=$?; kill $pid 2>/dev/null; wait $pid; exit $status';
 
 /**
  * `inner` (a launch already wrapped by a backend) run in a network
- * namespace of its own whose only way out is the bridge to the proxy at
- * `socketPath`. `bash` runs the bridge script (with none of the command's
- * environment).
+ * namespace of its own whose only way out is the bridge to the launch's own
+ * proxy socket at `socketPath`, in the cgroups of `cgroupProcs`. `bash`
+ * runs the bridge script (with none of the command's environment, which
+ * stays in `inner.input`).
  */
 export function wrapInBridge(
   inner: Launch,
   tools: BridgeTools,
   bash: string,
   socketPath: string,
+  cgroupProcs: readonly string[],
 ): Launch {
   const namespace = bridgeNamespaceArgs(tools);
+  const listen =
+    `TCP-LISTEN:${BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr,max-children=${BRIDGE_MAX_CHILDREN}`;
+  const direct = { program: tools.socat, args: [listen, `UNIX-CONNECT:${socketPath}`] };
+  const { program, args } = cgroupProcs.length === 0
+    ? direct
+    : limitedLaunch({ ...direct, cwd: "/", env: {} }, {}, cgroupProcs, bash);
+  const socat = [program, ...args];
   // The namespace's capabilities (a user namespace's, for ip) must not reach the backend.
   const drop = tools.setpriv === undefined
     ? []
@@ -114,15 +133,16 @@ export function wrapInBridge(
       BRIDGE_SCRIPT,
       BRIDGE_NAME,
       tools.ip,
-      tools.socat,
-      socketPath,
       String(BRIDGE_PORT),
+      String(socat.length),
+      ...socat,
       ...drop,
       inner.program,
       ...inner.args,
     ],
     cwd: inner.cwd,
     env: {},
+    ...(inner.input === undefined ? {} : { input: inner.input }),
   };
 }
 

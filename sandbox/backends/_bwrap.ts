@@ -1,7 +1,15 @@
+import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
 import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
-import { APPLY_LIMITS, BASH_FLAGS, findOnPath, limitArgs } from "../../local/internal.ts";
+import {
+  APPLY_LIMITS,
+  BASH_FLAGS,
+  findOnPath,
+  JOIN_FAILURE_PREFIX,
+  limitArgs,
+  STANDBY_READY,
+} from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,
@@ -137,6 +145,87 @@ const WRAPPER_NAME = "shellseam-bwrap";
 const CLOSE_INHERITED =
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ';
 
+/** The descriptor on which the namespace's reporter writes its count. */
+const STRAY_REPORT_FD = 9;
+
+/** The reporter's `$0`. */
+const REPORTER_NAME = "shellseam-strays";
+
+/**
+ * The first process of a bwrap launch inside the sandbox (after the
+ * seccomp filter, the namespaces and the capability drop), which bwrap's
+ * init ends the pid namespace with. The namespace kills every process left
+ * in it the moment its first process exits, before the host can look, so
+ * this small bash counts them from inside:
+ * 1. It runs the launch (`"$@"`) as its child in the foreground, with the
+ *    report descriptor closed for it, and waits for it; TERM, INT and HUP
+ *    only wait with it (a trap is reset in the child, an ignored signal would not be).
+ * 2. It counts the live processes of the namespace but itself and pid 1: a
+ *    process whose leader is a zombie counts when one of its threads is live.
+ * 3. It SIGKILLs them (`kill -9 -1`), so none writes after it, then writes
+ *    the count on its own line to the report descriptor.
+ * 4. It exits with the launch's status: bwrap turns a death by signal into
+ *    128 + its number anyway, so the result is what it was without it.
+ * It runs with `-p`: no `BASH_ENV`, no function from the environment (one
+ * named `read` or `kill` would run in its place), and the launch gets the
+ * environment bwrap set (its `SHLVL` one lower first, as the launch would
+ * otherwise count this shell).
+ */
+const NAMESPACE_REPORTER = "trap : TERM INT HUP; SHLVL=$((SHLVL - 1)); " +
+  `"$@" ${STRAY_REPORT_FD}>&-; s=$?; n=0; ` +
+  'for d in /proc/[1-9]*; do [ "${d#/proc/}" = 1 ] || [ "${d#/proc/}" = $$ ] && continue; ' +
+  'for f in "$d/stat" "$d"/task/*/stat; do l=; { read -r l < "$f"; } 2>/dev/null; l=${l##*) }; ' +
+  'case ${l%% *} in ""|Z|X|x) ;; *) n=$((n + 1)); break ;; esac; done; done; ' +
+  `kill -9 -1 2>/dev/null; printf '\\n%s\\n' "$n" >&${STRAY_REPORT_FD}; exit "$s"`;
+
+/** `launch` run by the namespace's reporter (see `NAMESPACE_REPORTER`). */
+function reported(launch: Launch): Launch {
+  return {
+    ...launch,
+    args: [
+      ...BASH_FLAGS,
+      "-p",
+      "-c",
+      NAMESPACE_REPORTER,
+      REPORTER_NAME,
+      launch.program,
+      ...launch.args,
+    ],
+  };
+}
+
+/**
+ * What the namespace's reporter wrote in the file at `path`: the count of
+ * processes the pid namespace ended, or undefined when it wrote none (it
+ * was killed, or the file could not be opened). Only the last line counts,
+ * read from the file's last bytes. The file is removed.
+ */
+export function readStrayReport(path: string): number | undefined {
+  let text = "";
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      const bytes = new Uint8Array(Math.min(size, 32));
+      readSync(fd, bytes, 0, bytes.length, size - bytes.length);
+      text = new TextDecoder().decode(bytes);
+    } finally {
+      closeSync(fd);
+    }
+    rmSync(path, { force: true });
+  } catch {
+    // No file: the wrapper never opened it, so no report.
+  }
+  const count = /\n(\d{1,9})\n$/.exec(text)?.[1];
+  return count === undefined ? undefined : Number(count);
+}
+
+/**
+ * Opens the file named by `$1` (when not empty) for appending on the report
+ * descriptor; one that cannot be opened means no report, which the host reads as unknown.
+ */
+const OPEN_REPORT = `if [ -n "$1" ]; then { exec ${STRAY_REPORT_FD}>>"$1"; } 2>/dev/null; fi; `;
+
 /**
  * Runs outside the sandbox, before bwrap: applies the command's limits
  * (`APPLY_LIMITS`: joins its cgroups and sets its rlimits, which bwrap and
@@ -144,16 +233,43 @@ const CLOSE_INHERITED =
  * (ones the runtime inherited without close-on-exec would reach into the
  * sandbox), then puts the seccomp filter (`$1`, `printf` escapes, when not
  * empty) on fd 3 for bwrap's `--seccomp 3` through a pipe: from memory, never
- * from a file a confined command could rewrite. Then it execs bwrap; a bwrap
+ * from a file a confined command could rewrite. When `$2` is a path, it
+ * opens that file for appending on the report descriptor, which the
+ * namespace's reporter writes its count to. With `--input` next, it reads
+ * bwrap's options (the command's environment among them) from its stdin,
+ * exactly those bytes (see `bwrapInput`), and puts them on fd 4 for bwrap's
+ * `--args 4`, so that no command line shows them; the command keeps the rest
+ * of that stdin, or gets /dev/null. Then it execs bwrap; a bwrap
  * that cannot be run (gone since the probe) is its failure too (`execfail`).
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
  * the environment (`-p`), and no rc file (`--norc --noprofile`: a bash
  * whose stdin is a socket, as Node gives a piped stdin, reads `~/.bashrc`).
  */
 const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
-  'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' +
+  'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' + OPEN_REPORT + "shift; " +
+  // With --input: bwrap's options come on stdin (see bwrapInput), for fd 4 and `--args 4`.
+  'if [ "$1" = --input ]; then shift; IFS=" " read -r k n && o=() && ' +
+  'while [ "${#o[@]}" -lt "$n" ] && IFS= read -r -d "" e; do o+=("$e"); done; ' +
+  `[ "\${#o[@]}" = "$n" ] || { echo "${WRAPPER_NAME}: no options on stdin" >&2; ` +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
+  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o e; [ "$k" = 1 ] || exec 0</dev/null; ' +
+  'set -- "$1" --args 4 "${@:2}"; fi; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
+
+/** `STANDBY_READY` as the octal escape `printf` takes. */
+const STANDBY_READY_OCTAL = STANDBY_READY.toString(8).padStart(3, "0");
+
+/**
+ * What the wrapper reads on its stdin with `--input`: whether the command
+ * keeps that stdin after it (`1`, else it gets /dev/null) and how many
+ * options follow, on a line, then each option NUL-terminated.
+ */
+function bwrapInput(options: string[], keepStdin: boolean): Uint8Array {
+  return encoder.encode(
+    `${keepStdin ? 1 : 0} ${options.length}\n` + options.map((option) => `${option}\0`).join(""),
+  );
+}
 
 /** The filters a standby holds, in the order its input names them by index. */
 const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
@@ -163,22 +279,29 @@ const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
  * cgroups named in its arguments (`APPLY_LIMITS`), closes the descriptors
  * it inherited as the wrapper does, and puts each of the four seccomp
  * filters on a pipe of its own (fds 5 to 8), all while nothing waits for
- * it. Then it waits for its input: a line `<filter index or -> <command
- * bytes> <rlimit entries> --`, the command, then bwrap's options,
- * NUL-separated, to the end. It sets the rlimits, keeps the filter named (as
- * fd 3), gives the command /dev/null for stdin and the options on fd 4
- * (which bwrap reads to the end with `--args`). It runs with no
+ * it. Then it waits for its input: the report file's path (or nothing) and
+ * a NUL, a line `<filter index or -> <command bytes> <rlimit entries> --`,
+ * the command, then bwrap's options, NUL-separated, to the end. It sets the
+ * rlimits, keeps the filter named (as fd 3), opens the report file as the
+ * wrapper does (then the command runs under the namespace's reporter, `$7`),
+ * gives the command /dev/null for stdin and the options on fd 4
+ * (which bwrap reads to the end with `--args`), and writes
+ * `STANDBY_READY` to stdout right before it execs bwrap: the executor takes
+ * the launch for started only then. It runs with no
  * environment, so bash reads in the C locale: `read -N` counts bytes, and
  * reads exactly them.
  */
-const STANDBY = APPLY_LIMITS + "b=$5; s=$6; " + CLOSE_INHERITED +
+const STANDBY = APPLY_LIMITS + "b=$5; s=$6; t=$7; " + CLOSE_INHERITED +
   'exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
-  '8< <(printf "$4"); IFS=" " read -r r n l && IFS= read -r -N "$n" c && ' +
+  '8< <(printf "$4"); IFS= read -r -d "" p && IFS=" " read -r r n l && ' +
+  'IFS= read -r -N "$n" c && ' +
   `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
   "set -f; set -- $l; set +f; " + APPLY_LIMITS +
   'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
-  `8<&-; shopt -s execfail; exec "$b" --args 4 -- "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
+  `8<&-; set -- "$p"; ${OPEN_REPORT}set --; [ -z "$p" ] || set -- "$s" ${BASH_FLAGS.join(" ")} ` +
+  `-p -c "$t" ${REPORTER_NAME}; printf '\\${STANDBY_READY_OCTAL}' || exit ${WRAPPER_FAILURE_EXIT}; ` +
+  `shopt -s execfail; exec "$b" --args 4 -- "$@" "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
   `echo "${WRAPPER_NAME}: cannot run $b" >&2; exit ${WRAPPER_FAILURE_EXIT}`;
 
 const encoder = new TextEncoder();
@@ -217,6 +340,7 @@ export function bwrapStandby(
         ...STANDBY_RULES.map((rule) => filters?.[rule] ?? ""),
         bwrap,
         bash,
+        NAMESPACE_REPORTER,
       ],
       cwd: "/",
       env: {},
@@ -230,6 +354,7 @@ export function bwrapStandby(
       const commandBytes = encoder.encode(command);
       const head = `${rule} ${commandBytes.length} ${limitArgs(rlimits).join(" ")}\n`;
       const parts = [
+        encoder.encode(`${policy.strayReport ?? ""}\0`),
         encoder.encode(head),
         commandBytes,
         encoder.encode(options.map((option) => `${option}\0`).join("")),
@@ -265,8 +390,13 @@ export function createBwrapBackend(
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
   const filters = bwrapFilters(arch);
-  const wrap = (launch: Launch, policy: ConfinedPolicy, limits?: LaunchLimits): Launch =>
-    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits);
+  const wrap = (
+    launch: Launch,
+    policy: ConfinedPolicy,
+    limits?: LaunchLimits,
+    keepStdin = false,
+  ): Launch =>
+    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits, { keepStdin });
   return {
     name: "bwrap",
     wrap,
@@ -275,7 +405,8 @@ export function createBwrapBackend(
     runners: (launch: Launch) => [launch.program, bwrap],
     // Its private folder is read-only to every command (see bwrapArgs).
     runnerFolders: () => [],
-    probeLaunch: wrap,
+    probeLaunch: (launch: Launch, policy: ConfinedPolicy) =>
+      wrapInBwrap(bwrap, filters, launch, policy, folders),
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
     enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
@@ -311,7 +442,13 @@ export function bwrapFilters(arch: string): BwrapFilters | undefined {
 /**
  * `launch` confined by `policy` under the bwrap at `bwrap` (a path on the
  * host that runs it), through the wrapper that applies `limits` and feeds
- * bwrap the seccomp filter.
+ * bwrap the seccomp filter. With the policy's `strayReport`, the launch runs
+ * under the namespace's reporter, which writes to that file how many
+ * processes the namespace ended (see {@linkcode readStrayReport}). With
+ * `handed`, bwrap's options (the command's environment among them) go in the
+ * launch's `input`, never on a command line, and the command keeps the stdin
+ * after them when `keepStdin`; without (the remote executor's), they are
+ * arguments.
  */
 export function wrapInBwrap(
   bwrap: string,
@@ -321,10 +458,15 @@ export function wrapInBwrap(
   folders: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
   limits?: LaunchLimits,
+  handed?: { keepStdin: boolean },
 ): Launch {
   const filter = filters?.[socketRule(policy)];
-  const args = bwrapArgs(launch, policy, folders, paths);
+  const report = policy.strayReport;
+  const inner = report === undefined ? launch : reported(launch);
+  const args = bwrapArgs(inner, policy, folders, paths);
   if (filter !== undefined) args.unshift("--seccomp", "3");
+  // Everything before the command's own "--" (the environment among it) goes on stdin.
+  const options = handed === undefined ? [] : args.splice(0, args.length - inner.args.length - 2);
   return {
     program: launch.program,
     args: [
@@ -335,6 +477,8 @@ export function wrapInBwrap(
       WRAPPER_NAME,
       ...limitArgs(limits?.rlimits ?? {}, limits?.cgroupProcs),
       filter ?? "",
+      report ?? "",
+      ...(handed === undefined ? [] : ["--input"]),
       bwrap,
       ...args,
     ],
@@ -343,6 +487,7 @@ export function wrapInBwrap(
     // none of the command's environment reaches them (LD_PRELOAD or
     // LD_LIBRARY_PATH into a writable root would load a planted library).
     env: {},
+    ...(handed === undefined ? {} : { input: bwrapInput(options, handed.keepStdin) }),
   };
 }
 
@@ -377,11 +522,15 @@ export function bwrapEnforcement(
   };
 }
 
-/** Whether bwrap or its wrapper failed (not the command), from their own failure line. */
+/**
+ * Whether bwrap or its wrapper failed (not the command), from their own
+ * failure line: the wrapper's, or that of its limits (a cgroup it could not join).
+ */
 export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
-  return (outcome.exitCode === 1 && firstLine(outcome.stderrText).startsWith("bwrap: ")) ||
+  const line = firstLine(outcome.stderrText);
+  return (outcome.exitCode === 1 && line.startsWith("bwrap: ")) ||
     (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
-      firstLine(outcome.stderrText).startsWith(`${WRAPPER_NAME}: `));
+      (line.startsWith(`${WRAPPER_NAME}: `) || line.startsWith(JOIN_FAILURE_PREFIX)));
 }
 
 /**

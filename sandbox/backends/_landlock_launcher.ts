@@ -83,6 +83,28 @@ export const LAUNCHER_FAILURE_PREFIX = "shellseam-landlock:";
 /** The launcher's first argument when it starts as a standby (see {@linkcode landlockLauncherMain}). */
 export const LAUNCHER_STANDBY_FLAG = "--standby";
 
+/**
+ * The launcher's first argument when it reads its arguments from stdin
+ * (see {@linkcode landlockLauncherMain} and {@linkcode launcherInput}).
+ */
+export const LAUNCHER_INPUT_FLAG = "--input";
+
+/**
+ * What a launcher started with {@linkcode LAUNCHER_INPUT_FLAG} reads from
+ * its stdin before the command's own: its arguments (the command's
+ * environment among them, which then shows on no command line) and whether
+ * the command keeps that stdin (else it gets /dev/null): the JSON's length
+ * in bytes, a newline, then the JSON.
+ */
+export function launcherInput(args: string[], keepStdin: boolean): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify({ args, keepStdin }));
+  const head = new TextEncoder().encode(`${json.length}\n`);
+  const input = new Uint8Array(head.length + json.length);
+  input.set(head);
+  input.set(json, head.length);
+  return input;
+}
+
 /** The prefix of the ABI line printed with `reportAbi`. */
 export const LAUNCHER_ABI_PREFIX = "shellseam-landlock-abi:";
 
@@ -111,7 +133,11 @@ interface LauncherDeno {
  * `--standby [cgroup.procs files...]`: it joins those cgroups, then reads
  * `{ "cwd": <path>, "args": [<the arguments above>] }` (JSON) from stdin to
  * its end, gives fd 0 /dev/null, enters `cwd` and goes on as with those
- * arguments.
+ * arguments; right before the exec it writes the byte 6 (`STANDBY_READY`)
+ * to stdout, which tells the executor that the launch runs here. With
+ * {@linkcode LAUNCHER_INPUT_FLAG} alone: it reads {@linkcode launcherInput}'s
+ * bytes from stdin (no more), gives fd 0 /dev/null unless the command keeps
+ * it, and goes on as with those arguments.
  * Exits {@linkcode LAUNCHER_FAILURE_EXIT} with a `shellseam-landlock:` line
  * when anything fails before the exec; never returns otherwise.
  */
@@ -254,8 +280,55 @@ export function landlockLauncherMain(): void {
     }
   };
 
+  // The command's stdin is /dev/null, as a launch started without stdin has.
+  const stdinFromDevNull = (): void => {
+    const readOnly = new Uint8Array(new BigUint64Array([0o2000000n, 0n, 0n]).buffer); // O_RDONLY | O_CLOEXEC
+    const devNull = sys("openat2", -100, cString("/dev/null"), readOnly, 24);
+    if (devNull < 0 || sys("dup3", devNull, 0, 0) !== 0) {
+      return fail(`cannot give the command /dev/null for stdin (${errorText()})`);
+    }
+    sys("close", devNull);
+  };
+
   let args = deno.args;
-  if (args[0] === "--standby") { // LAUNCHER_STANDBY_FLAG
+  const standby = args[0] === "--standby"; // LAUNCHER_STANDBY_FLAG
+  if (args.length === 1 && args[0] === "--input") { // LAUNCHER_INPUT_FLAG
+    // Exactly the bytes of the length line and the JSON: the rest is the command's.
+    const one = new Uint8Array(1);
+    let line = "";
+    while (line.length <= 12) {
+      const size = sys("read", 0, one, 1);
+      if (size < 0 && errnoView.getInt32() === 4) continue; // EINTR
+      if (size !== 1 || one[0] === 10) break;
+      line += String.fromCharCode(one[0]!);
+    }
+    const length = /^\d{1,12}$/.test(line) ? Number(line) : -1;
+    const input = new Uint8Array(Math.max(length, 0));
+    let got = 0;
+    while (length > 0 && got < length) {
+      const size = sys("read", 0, input.subarray(got), length - got);
+      if (size < 0 && errnoView.getInt32() === 4) continue; // EINTR
+      if (size <= 0) break;
+      got += size;
+    }
+    let handed: { args?: unknown; keepStdin?: unknown } | undefined;
+    try {
+      handed = length < 0 || got < length
+        ? undefined
+        : JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(input));
+    } catch {
+      handed = undefined;
+    }
+    const launchArgs = handed?.args;
+    if (
+      !Array.isArray(launchArgs) || !launchArgs.every((arg) => typeof arg === "string") ||
+      typeof handed?.keepStdin !== "boolean"
+    ) {
+      return fail("its input must be a length line and { args, keepStdin } (JSON)");
+    }
+    if (!handed.keepStdin) stdinFromDevNull();
+    args = launchArgs as string[];
+  } else if (standby) {
     // A standby (started ahead): into the cgroups named after the flag while
     // nothing waits, then the launch itself comes on stdin, to its end.
     joinCgroups(args.slice(1));
@@ -283,13 +356,7 @@ export function landlockLauncherMain(): void {
     ) {
       return fail("the standby's input must be { cwd, args }: a path and a list of strings");
     }
-    // The command's stdin is /dev/null, as a launch started without stdin has.
-    const readOnly = new Uint8Array(new BigUint64Array([0o2000000n, 0n, 0n]).buffer); // O_RDONLY | O_CLOEXEC
-    const devNull = sys("openat2", -100, cString("/dev/null"), readOnly, 24);
-    if (devNull < 0 || sys("dup3", devNull, 0, 0) !== 0) {
-      return fail(`cannot give the command /dev/null for stdin (${errorText()})`);
-    }
-    sys("close", devNull);
+    stdinFromDevNull();
     if (sys("chdir", cString(cwd)) !== 0) {
       return fail(`cannot enter the working directory "${cwd}" (${errorText()})`);
     }
@@ -607,6 +674,12 @@ export function landlockLauncherMain(): void {
   const argv = pointerArray([program, ...programArgs]);
   const envp = pointerArray(environment);
   const path = cString(program);
+  // A standby says it runs the launch it was handed (STANDBY_READY on stdout,
+  // before any byte of the command's): until then the executor may start the
+  // command elsewhere.
+  if (standby && sys("write", 1, new Uint8Array([6]), 1) !== 1) {
+    return fail(`cannot tell the executor that the launch runs (${errorText()})`);
+  }
   // Last, as little as possible running after them (the runtime, limited,
   // might fail to allocate). Soft first, then hard, as `ulimit` sets them.
   const limit = new BigUint64Array(2); // struct rlimit64: soft, hard
@@ -642,9 +715,8 @@ const LAUNCHER_FILE = "landlock-launcher.mjs";
  * Writes the launcher script into `dir` unless the file there holds it
  * already, and returns the file's path, which `deno run` is given. The
  * launcher runs with FFI before any restriction, so `dir` must be a folder no
- * confined command can write: the backend's DENO_DIR, which the executor
- * never lets a writable root hold, and which Deno trusts for its caches
- * anyway. A file, not a `data:` URL of the script: Deno takes about 2 ms
+ * confined command can write: the backend's launcher folder, which the executor
+ * never lets a writable root hold. A file, not a `data:` URL of the script: Deno takes about 2 ms
  * more CPU to start from such a long URL, on every launch. Throws when the
  * file cannot be read or written.
  */

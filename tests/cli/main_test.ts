@@ -2,14 +2,19 @@
 // `--json` shapes and bad flags.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
+import { shellQuote } from "../../seam/mod.ts";
 import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
 import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const CLI_VERSION: string = JSON.parse(
+  readFileSync(fileURLToPath(new URL("../../cli/deno.json", import.meta.url)), "utf8"),
+).version;
 const statuses = await probeHere();
 const sandboxSkip = statuses.bwrap.works || statuses.landlock.works
   ? false
@@ -68,7 +73,21 @@ describe("shellseam usage", { skip: denoSkip }, () => {
         ),
         /Usage: shellseam run/,
       ]),
-      [["run"], /^shellseam: a command is required after --\n/, /Usage: shellseam run/],
+      [
+        ["run"],
+        /^shellseam: a command is required after -- \(or -c 'COMMAND LINE'\)\n/,
+        /Usage: shellseam run/,
+      ],
+      [
+        ["run", "-c", "echo hi", "extra"],
+        /^shellseam: -c takes the whole command line; drop the words after it \("extra"\.\.\.\)/,
+        /Usage: shellseam run/,
+      ],
+      [
+        ["run", "-c", " "],
+        /^shellseam: the command line after -c is empty\n/,
+        /Usage: shellseam run/,
+      ],
       [["doctor", "extra"], /^shellseam: Unexpected argument 'extra'\n/, /Usage: shellseam doctor/],
       [
         ["doctor", "--mode", "danger-full-access"],
@@ -94,10 +113,11 @@ describe("shellseam usage", { skip: denoSkip }, () => {
   it("prints each command's help on stdout, exit 0", () => {
     const table: [string[], RegExp][] = [
       [["--help"], /^Usage: shellseam COMMAND/],
-      [["run", "--help"], /^Usage: shellseam run \[options\] -- COMMAND\.\.\./],
+      [["run", "--help"], /^Usage: shellseam run \[options\] -- PROGRAM \[ARG\.\.\.\]/],
       [["doctor", "-h"], /^Usage: shellseam doctor/],
       [["mcp", "--help"], /^Usage: shellseam mcp/],
       [["demo", "--help"], /^Usage: shellseam demo/],
+      [["--version"], new RegExp(`^shellseam ${CLI_VERSION.replaceAll(".", "\\.")}\n$`)],
     ];
     for (const [args, usage] of table) {
       const { code, stdout } = shellseam(args);
@@ -108,25 +128,25 @@ describe("shellseam usage", { skip: denoSkip }, () => {
 });
 
 describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
-  it("streams the output, prints the markers the model would see and exits with the command's code", () => {
+  it("streams the output, prints the markers the model would see on stderr and exits with the command's code", () => {
     using workspace = tempWorkspace();
     const { code, stdout, stderr } = shellseam(
       ["run", "--", "echo hi > out.txt && cat out.txt; echo oops >&2; printf end; exit 3"],
       workspace.root,
     );
     assert.equal(code, 3);
-    assert.equal(stdout, "hi\nend\n[exit code: 3]\n");
-    assert.equal(stderr, "oops\n");
+    assert.equal(stdout, "hi\nend");
+    assert.equal(stderr, "oops\n[exit code: 3]\n");
     assert.equal(existsSync(`${workspace.root}/out.txt`), true);
   });
 
   it("confines the command to the workspace by default, and says so", () => {
     using workspace = tempWorkspace();
     const outside = `${workspace.base}/outside.txt`;
-    const { code, stdout } = shellseam(["run", "--", `echo x > ${outside}`], workspace.root);
+    const { code, stderr } = shellseam(["run", "--", `echo x > ${outside}`], workspace.root);
     assert.equal(code, 1);
     assert.match(
-      stdout,
+      stderr,
       /\[sandbox: file access denied under workspace-write mode\]\n\[exit code: 1\]\n$/,
     );
     assert.equal(existsSync(outside), false);
@@ -140,32 +160,129 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
 
   it("exits 124 when the timeout stops the command", () => {
     using workspace = tempWorkspace();
-    const { code, stdout } = shellseam(
+    const { code, stderr } = shellseam(
       ["run", "--timeout", "300", "--", "sleep 30"],
       workspace.root,
     );
     assert.equal(code, 124);
-    assert.match(stdout, /\[timed out after 300 ms\]/);
+    assert.match(stderr, /\[timed out after 300 ms\]/);
   });
 
-  it("runs in --workdir, and joins the words after -- into one command", () => {
+  it("runs in --workdir the words after -- as words, one string after -- or -c as a command line", () => {
     using workspace = tempWorkspace();
-    const { code, stdout } = shellseam(
-      [
-        "run",
-        "--workspace",
-        workspace.root,
-        "--workdir",
-        "/",
-        "--",
-        "pwd",
-        "&&",
-        "echo",
-        "two words",
-      ],
+    const words = shellseam(
+      ["run", "--workspace", workspace.root, "--workdir", "/", "--", "echo", "a  b", "$HOME", "*"],
     );
-    assert.equal(code, 0);
-    assert.equal(stdout, "/\ntwo words\n[exit code: 0]\n");
+    assert.deepEqual([words.code, words.stdout], [0, "a  b $HOME *\n"]);
+    const line = shellseam(
+      ["run", "--workspace", workspace.root, "--workdir", "/", "--", 'pwd && echo "two  words"'],
+    );
+    assert.deepEqual([line.code, line.stdout], [0, "/\ntwo  words\n"]);
+    const dashC = shellseam(["run", "-c", "echo $((6 * 7)) | tr 4 x"], workspace.root);
+    assert.deepEqual([dashC.code, dashC.stdout], [0, "x2\n"]);
+  });
+
+  it("exits with the code of a program run as words", () => {
+    using workspace = tempWorkspace();
+    const { code, stderr } = shellseam(["run", "--", "sh", "-c", "exit 7"], workspace.root);
+    assert.equal(code, 7);
+    assert.equal(stderr, "[exit code: 7]\n");
+  });
+
+  it("exits 128 + N for any signal N, as numbered on this machine", () => {
+    using workspace = tempWorkspace();
+    for (const [signal, code] of [["USR1", 138], ["TERM", 143], ["USR2", 140], ["WINCH", 156]]) {
+      // Unconfined, bash itself dies of the signal (the sandbox's wrapper turns it into a code).
+      const run = shellseam(
+        ["run", "--mode", "danger-full-access", "--", `kill -${signal} $$`],
+        workspace.root,
+      );
+      // SIGWINCH is ignored by default: bash goes on and exits 0.
+      assert.equal(run.code, signal === "WINCH" ? 0 : code, `${signal}: ${run.stderr}`);
+      if (signal !== "WINCH") {
+        assert.match(run.stderr, new RegExp(`killed by signal: SIG${signal}`));
+      }
+    }
+  });
+
+  it("leaves stdout to the command's output alone: a copy through it is exact", () => {
+    using workspace = tempWorkspace();
+    const content = "line\r\n\x00nul\ttab \x1b[31mred\x1b[0m é漢\x7f\nno newline at the end";
+    writeFileSync(`${workspace.root}/f`, content);
+    const result = spawnSync(process.execPath, [
+      "run",
+      "--allow-all",
+      MAIN,
+      "run",
+      "--",
+      "cat",
+      "f",
+    ], {
+      cwd: workspace.root,
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 0, String(result.stderr));
+    assert.deepEqual(result.stdout, Buffer.from(content));
+    assert.match(String(result.stderr), /\[exit code: 0\]\n$/);
+  });
+
+  it("copies binary output exactly, byte for byte, on stdout and on stderr", () => {
+    using workspace = tempWorkspace();
+    // Every byte value, then a UTF-16 byte-order mark first (which text decoding would transcode).
+    const every = Uint8Array.from({ length: 256 }, (_, index) => index);
+    writeFileSync(`${workspace.root}/every`, every);
+    writeFileSync(`${workspace.root}/marked`, Buffer.concat([Buffer.from([0xff, 0xfe]), every]));
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ["run", "--allow-all", MAIN, "run", ...args], {
+        cwd: workspace.root,
+        timeout: 60_000,
+      });
+    const copy = run(["--", "cat", "marked", "every", "/bin/true"]);
+    assert.equal(copy.status, 0, String(copy.stderr));
+    const expected = Buffer.concat([
+      readFileSync(`${workspace.root}/marked`),
+      every,
+      readFileSync("/bin/true"),
+    ]);
+    assert.equal(copy.stdout.length, expected.length);
+    assert.ok(Buffer.compare(copy.stdout, expected) === 0, "stdout differs from the files' bytes");
+    const onStderr = run(["-c", "cat every >&2"]);
+    assert.equal(onStderr.status, 0, String(onStderr.stderr));
+    assert.equal(onStderr.stdout.length, 0);
+    // The bytes as written, then the markers on a line of their own (the output had no newline).
+    const markers = onStderr.stderr.subarray(every.length);
+    assert.ok(Buffer.compare(onStderr.stderr.subarray(0, every.length), every) === 0);
+    assert.equal(String(markers), "\n[exit code: 0]\n");
+  });
+
+  it("names no spill file that is gone when it exits; --json keeps them in a folder it names", () => {
+    using workspace = tempWorkspace();
+    writeFileSync(`${workspace.root}/every`, Uint8Array.from({ length: 256 }, (_, index) => index));
+    // Binary on stdout, and more text on stderr than the result keeps (both spill to a file).
+    const line = "seq 1 100000 >&2; cat every";
+    const plain = shellseam(["run", "-c", line], workspace.root);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.ok(plain.stderr.endsWith("100000\n[exit code: 0]\n"), plain.stderr.slice(-300));
+    assert.doesNotMatch(plain.stderr, /saved to|full output|\/tmp\//);
+    const json = shellseam(["run", "--json", "-c", line], workspace.root);
+    assert.equal(json.code, 0, json.stderr);
+    const result = JSON.parse(json.stdout);
+    const folder =
+      /^shellseam: the whole output is kept in (\S+) \(stdout\.out, stderr\.out\); remove the folder when done\n$/
+        .exec(json.stderr)?.[1];
+    assert.ok(folder !== undefined, json.stderr);
+    try {
+      assert.equal(result.stdout.spillPath, `${folder}/stdout.out`);
+      assert.equal(result.stderr.spillPath, `${folder}/stderr.out`);
+      assert.deepEqual(
+        readFileSync(result.stdout.spillPath),
+        readFileSync(`${workspace.root}/every`),
+      );
+      const seq = Array.from({ length: 100000 }, (_, index) => `${index + 1}\n`).join("");
+      assert.equal(readFileSync(result.stderr.spillPath, "utf8"), seq);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("prints the structured result with --json", () => {
@@ -227,6 +344,110 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
       doctor.stderr,
       /--network must be deny or allow \(the doctor checks allow-lists itself\)/,
     );
+  });
+});
+
+const scriptSkip = denoSkip || sandboxSkip ||
+  (spawnSync("script", ["--version"]).status === 0 ? false : "util-linux script is not installed");
+
+/**
+ * Runs `shellseam args` on a terminal (util-linux `script`, stdout and stderr
+ * both the pty) and returns what the terminal received.
+ */
+function onTerminal(args: string[], cwd: string, env: Record<string, string> = {}) {
+  const command = shellQuote([process.execPath, "run", "--allow-all", MAIN, ...args]);
+  const result = spawnSync("script", ["-qec", command, "/dev/null"], {
+    cwd,
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: "", ...env },
+  });
+  return { code: result.status ?? -1, screen: result.stdout };
+}
+
+/** The seconds each status line showed, in order. */
+function statusSeconds(screen: string, prefix: string): number[] {
+  return [...screen.matchAll(new RegExp(`${prefix}[^\\r\\n]*?(\\d+) s`, "g"))].map((m) =>
+    Number(m[1])
+  );
+}
+
+/** Whether `text` holds a colour or another SGR code (an escape, then `[`, digits and `m`). */
+function hasSgr(text: string): boolean {
+  return text.split("\x1b").slice(1).some((after) => /^\[[0-9;]*m/.test(after));
+}
+
+describe("shellseam on a terminal", { skip: scriptSkip }, () => {
+  it("shows a status line on stderr while a command runs, and colours the markers", () => {
+    using workspace = tempWorkspace();
+    // The command says when it started; the status line counts from the call, so it shows at
+    // least the seconds the command then sleeps.
+    const { code, screen } = onTerminal(
+      ["run", "--", "echo started; sleep 3.5; echo done; exit 3"],
+      workspace.root,
+    );
+    assert.equal(code, 3, screen);
+    const seconds = statusSeconds(screen, "\\r\\x1b\\[2K\\x1b\\[2mshellseam: running for ");
+    assert.ok(seconds.length >= 2, screen);
+    assert.deepEqual(seconds, [...seconds].sort((a, b) => a - b), screen);
+    assert.ok(seconds.at(-1)! >= 3, screen);
+    assert.match(screen, /started\r\n(.|\r)*done\r\n/);
+    assert.ok(screen.includes("\x1b[31m[exit code: 3]\x1b[39m"), screen);
+  });
+
+  it("honours NO_COLOR, and never draws over a line the command left unfinished", () => {
+    using workspace = tempWorkspace();
+    const { code, screen } = onTerminal(
+      ["run", "--", "printf 'Continue? '; sleep 2.5; echo yes"],
+      workspace.root,
+      { NO_COLOR: "1" },
+    );
+    assert.equal(code, 0, screen);
+    assert.equal(hasSgr(screen), false, screen);
+    // After the prompt, nothing but the rest of its line.
+    assert.match(screen, /Continue\? yes\r\n/);
+    assert.match(screen, /\[exit code: 0\]\r\n$/);
+  });
+
+  it("shows the demo's progress on stderr, and its section titles in bold", () => {
+    const { code, screen } = onTerminal(["demo"], process.cwd());
+    assert.equal(code, 0, screen);
+    const seconds = statusSeconds(screen, "\\r\\x1b\\[2K\\x1b\\[2mshellseam demo: ");
+    assert.ok(seconds.length >= 2, screen);
+    assert.ok(screen.includes("\x1b[1m== A command, its output and its exit code\x1b[22m"), screen);
+  });
+});
+
+describe("deno install from a checkout", { skip: denoSkip || sandboxSkip }, () => {
+  it("installs the command the README's line gives, and it runs from any folder", () => {
+    using workspace = tempWorkspace();
+    const root = `${workspace.base}/install-root`;
+    const checkout = fileURLToPath(new URL("../../", import.meta.url));
+    const install = spawnSync(process.execPath, [
+      "install",
+      "-g",
+      "-A",
+      "-n",
+      "shellseam",
+      "--config",
+      "cli/deno.json",
+      "cli/main.ts",
+    ], {
+      cwd: checkout,
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, DENO_INSTALL_ROOT: root, NO_COLOR: "1" },
+    });
+    assert.equal(install.status, 0, install.stderr);
+    const bin = `${root}/bin/shellseam`;
+    const version = spawnSync(bin, ["--version"], { cwd: workspace.base, encoding: "utf8" });
+    assert.equal(version.stdout, `shellseam ${CLI_VERSION}\n`, version.stderr);
+    const run = spawnSync(bin, ["run", "--", "echo", "a  b"], {
+      cwd: workspace.root,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.deepEqual([run.status, run.stdout], [0, "a  b\n"], run.stderr);
   });
 });
 
@@ -357,9 +578,11 @@ describe("shellseam doctor --spill-dir", { skip: denoSkip }, () => {
 });
 
 describe("shellseam demo", { skip: denoSkip }, () => {
-  it("runs the tour and exits 0", () => {
+  it("runs the tour and exits 0, with no status line nor colour off a terminal", () => {
     const { code, stdout, stderr } = shellseam(["demo"]);
     assert.equal(code, 0, stderr);
+    assert.equal(stderr, "");
+    assert.equal(stdout.includes("\x1b"), false);
     assert.match(stdout, /== A command, its output and its exit code/);
     assert.match(stdout, /== A foreground command leaves nothing behind/);
     assert.match(stdout, /instanceof BashSpawnError: true/);

@@ -419,6 +419,50 @@ for (const entry of ENTRIES) {
       }
     });
 
+    it("applies --rules after git's global options and behind xargs", async () => {
+      using workspace = tempWorkspace();
+      const rulesFile = `${workspace.base}/rules.json`;
+      writeFileSync(
+        rulesFile,
+        JSON.stringify({
+          rules: [
+            { decision: "deny", prefix: ["git", "push", "--force"] },
+            { decision: "ask", prefix: ["git", "push"] },
+          ],
+          unmatched: "allow",
+        }),
+      );
+      const { client, asked } = await connect(entry, workspace.root, {
+        args: ["--rules", rulesFile],
+        elicit: () => ({ action: "accept", content: { allow: false } }),
+      });
+      try {
+        const call = (command: string) =>
+          client.callTool({ name: "bash", arguments: { command, description: "Push" } });
+        // Each line first leaves a marker: a line that is refused leaves none.
+        for (
+          const [marker, push] of [["dir", "-C ."], ["pager", "--no-pager"], ["c", "-c x.y=z"]]
+        ) {
+          const denied = await call(`touch ${marker} && git ${push} push --force`);
+          assert.equal(denied.isError, true);
+          assert.match(textOf(denied), /^\[policy: "git .* push --force" is not allowed here/);
+        }
+        const piped = await call("touch piped && echo push | xargs git");
+        assert.equal(piped.isError, true);
+        assert.match(textOf(piped), /was not approved/);
+        const plain = await call("touch plain && git -C . status");
+        assert.doesNotMatch(textOf(plain), /^\[policy/);
+        assert.deepEqual(
+          ["dir", "pager", "c", "piped", "plain"].map((f) => existsSync(`${workspace.root}/${f}`)),
+          [false, false, false, false, true],
+        );
+        assert.equal(asked.length, 1);
+        assert.match(asked[0] ?? "", /xargs git/);
+      } finally {
+        await client.close();
+      }
+    });
+
     it("--no-background offers only bash", async () => {
       using workspace = tempWorkspace();
       const { client } = await connect(entry, workspace.root, { args: ["--no-background"] });

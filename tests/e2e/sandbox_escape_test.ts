@@ -269,13 +269,13 @@ print("ioctl worked")'`,
       try {
         await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
         if (backend === "landlock") {
-          // Landlock cannot narrow a writable root, and deno reads its DENO_DIR
-          // there before the launcher restricts itself: passed over.
+          // Landlock cannot narrow a writable root, and deno reads the launcher's
+          // folder there before the launcher restricts itself: passed over.
           await assert.rejects(
             executor.run(executor.resolve({ command: "true" })),
             (error: unknown) =>
               error instanceof SandboxUnavailableError &&
-              /^DENO_DIR ".*\/deno" is read before the sandbox applies/.test(
+              /^The Landlock launcher's folder ".*\/deno" is read before the sandbox applies/.test(
                 error.attempts[0]?.reason ?? "",
               ),
           );

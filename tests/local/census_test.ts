@@ -6,16 +6,20 @@ import { runtime } from "../../local/mod.ts";
 import {
   forkCount,
   inPidInterval,
+  liveProcessSession,
   liveSession,
+  membersOfSessions,
   outsideGroup,
   processesWithEnv,
   processesWithEnvBetween,
+  processesWithEnvs,
   recentProcessesWithEnv,
   recentSessionMembers,
   sessionMembers,
   sessionMembersBetween,
 } from "../../local/_census.ts";
-import { assertNoneLeft, marker, spawnSleep } from "./_helpers.ts";
+import { assertNoneLeft, marker, processesWith, spawnLoneThread, spawnSleep } from "./_helpers.ts";
+import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 /** A stat line as the kernel writes it, with a command name that holds spaces and parentheses. */
 function statLine(state: string, flags: number): string {
@@ -179,6 +183,43 @@ describe("processesWithEnv", () => {
       runtime.kill(child.pid, "SIGKILL");
       await child.exited;
     }
+    await assertNoneLeft(token);
+  });
+});
+
+describe("a process whose leader ended alone while another thread runs", {
+  skip: skipWithoutPython,
+}, () => {
+  it("is live: every census finds it, by its session and by its marker", async () => {
+    const token = marker();
+    const entry = `SHELLSEAM_WATCHDOG=t-${token}.5`;
+    const child = await spawnLoneThread(token, { SHELLSEAM_WATCHDOG: `t-${token}.5` });
+    try {
+      const stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
+      assert.equal(liveSession(stat), null, "the leader's own line reads as dead");
+      const threads = readdirSync(`/proc/${child.pid}/task`).map(Number);
+      assert.ok(threads.some((tid) => tid !== child.pid), `no other thread: ${threads}`);
+      assert.equal(liveProcessSession(child.pid), child.pid);
+      assert.deepEqual(sessionMembers(child.pid), [child.pid]);
+      const last = Math.max(...threads);
+      assert.deepEqual(sessionMembersBetween(child.pid, child.pid, last), [child.pid]);
+      assert.deepEqual(processesWithEnv(entry), [child.pid]);
+      assert.deepEqual(processesWithEnvBetween(entry, child.pid, last), [child.pid]);
+      for (const forks of [forkCount(), null, (forkCount() ?? 0) - 2 ** 23]) {
+        assert.deepEqual(recentSessionMembers(child.pid, forks), [child.pid], `forks ${forks}`);
+        assert.deepEqual(recentProcessesWithEnv(entry, child.pid, forks), [child.pid]);
+      }
+      // The censuses taken once for several sessions or entries at a time see it too.
+      assert.deepEqual(membersOfSessions(new Set([child.pid])).get(child.pid), [child.pid]);
+      assert.deepEqual(processesWithEnvs(new Set([entry])).get(entry), [child.pid]);
+      assert.deepEqual(processesWith(token), [child.pid], "the test helper sees it too");
+    } finally {
+      // A signal to the leader's pid ends the whole thread group.
+      runtime.kill(child.pid, "SIGKILL");
+      await child.exited;
+    }
+    assert.equal(liveProcessSession(child.pid), null);
+    assert.deepEqual(sessionMembers(child.pid), []);
     await assertNoneLeft(token);
   });
 });

@@ -12,6 +12,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -24,7 +25,8 @@ import {
   removeTree,
   sweepStaleCgroups,
 } from "../../local/_cgroup.ts";
-import { assertNoneLeft, marker, processesWith } from "./_helpers.ts";
+import { assertNoneLeft, marker, processesWith, removeIdleCgroups } from "./_helpers.ts";
+import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 const support = cgroupSupport();
 const readText = (path: string): string => readFileSync(path, "utf8");
@@ -66,8 +68,13 @@ describe("resource limits in a cgroup", () => {
     try {
       const executor = new LocalBashExecutor({ limits: { processes: 64 } });
       const result = await executor.run(executor.resolve({
-        command: `bomb() { sleep ${token} & bomb | bomb & }; bomb; sleep 0.5; echo survived`,
-        timeoutMs: 20_000,
+        // It ends once a fork of the bomb failed, not after a fixed time: under load
+        // the bomb may not reach the limit in half a second. Bash says so on the
+        // bomb's stderr, a pipe opened before the bomb that the shell reads (read -t
+        // starts no process).
+        command: `exec 3<> <(:); bomb() { sleep ${token} & bomb | bomb & }; bomb 2>&3; ` +
+          "for i in {1..1200}; do read -r -t 0.05 -u 3 && break; done; echo survived",
+        timeoutMs: 90_000,
       }));
       assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });
       assert.equal(result.limits?.mechanisms.processes, result.limits?.mechanism);
@@ -128,6 +135,97 @@ describe("resource limits in a cgroup", () => {
       await assertNoneLeft(token);
     } finally {
       await cleanUp(token, before, "processes");
+    }
+  });
+
+  it("kills a thread group whose leader exited alone, and empties the cgroup before it is reused", {
+    skip: skipFor("processes") || skipWithoutPython,
+  }, async () => {
+    const before = new Set(executorFolders("processes"));
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-zombie-leader-"));
+    try {
+      await using executor = new LocalBashExecutor({ cwd: dir, limits: { processes: 64 } });
+      // The leader calls exit() alone (a zombie while its other thread runs); the
+      // shell ends once it is one, and no census of live processes sees the thread.
+      const result = await executor.run({
+        command: "python3 -c 'import threading, time, ctypes, os\n" +
+          'open("pid", "w").write(str(os.getpid()))\n' +
+          "threading.Thread(target=time.sleep, args=(60,)).start()\n" +
+          "ctypes.CDLL(None).syscall(60, 0)' & " +
+          'until [ "$(cut -d" " -f3 /proc/$!/stat 2>/dev/null)" = Z ]; do sleep 0.02; done; ' +
+          "echo started",
+        timeoutMs: 30_000,
+      });
+      assert.equal(result.stdout.text, "started\n", result.stderr.text);
+      const pid = readText(join(dir, "pid"));
+      const threads = (): string[] => {
+        try {
+          return readdirSync(`/proc/${pid}/task`).filter((tid) => {
+            const stat = readText(`/proc/${pid}/task/${tid}/stat`);
+            return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? "");
+          });
+        } catch {
+          return [];
+        }
+      };
+      assert.deepEqual(threads(), [], "no thread of it runs once the call returned");
+      assert.ok(result.strays.killed >= 1, JSON.stringify(result.strays));
+      assert.deepEqual(result.strays.survivors, []);
+      const mine = executorFolders("processes").filter((folder) => !before.has(folder));
+      assert.equal(readText(join(mine[0] as string, "1", "cgroup.procs")), "", "emptied");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(
+    "never reuses a cgroup that could not be emptied",
+    { skip: skipFor("processes") },
+    async () => {
+      const token = marker();
+      const found = support.processes as { version: 1 | 2; dir: string };
+      // A kill that does nothing: what the cgroup holds stays.
+      const cgroups = new ExecutorCgroups(
+        { ...support, processes: found },
+        `shellseam-unowned-${token}`,
+        () => {},
+      );
+      try {
+        const first = await cgroups.create({ processes: 64 }, () => {});
+        const [procs] = first.procsFiles as [string];
+        const child = spawn("sleep", [token], { stdio: "ignore" });
+        writeFileSync(procs, String(child.pid));
+        const strays = await first.close();
+        assert.deepEqual(strays.survivors, [child.pid]);
+        const next = await cgroups.create({ processes: 64 }, () => {});
+        assert.notDeepEqual(next.procsFiles, first.procsFiles, "a cgroup of its own");
+        await next.close();
+        process.kill(child.pid as number, "SIGKILL");
+        // Emptied now, it is still never used again.
+        assert.notDeepEqual((await cgroups.create({ processes: 64 }, () => {})).procsFiles, [
+          procs,
+        ]);
+      } finally {
+        for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+        await removeTree(join(found.dir, `shellseam-unowned-${token}`), () => {});
+      }
+    },
+  );
+
+  it("runs every call when its idle cgroups and folder were removed, again and again", {
+    skip: skipFor("processes"),
+  }, async () => {
+    await using executor = new LocalBashExecutor({ limits: { processes: 64 } });
+    for (let round = 0; round < 4; round++) {
+      const result = await executor.run({ command: `echo round-${round}` });
+      assert.deepEqual(
+        [result.exitCode, result.stdout.text],
+        [0, `round-${round}\n`],
+        result.stderr.text,
+      );
+      assert.match(result.limits?.mechanisms.processes ?? "", /^cgroup v[12]$/);
+      // What a cleanup script (or systemd) does to empty cgroups.
+      assert.ok(removeIdleCgroups() >= 2, "the idle cgroup and its folder were removed");
     }
   });
 

@@ -153,8 +153,8 @@ describe("RunningCommand lifecycle", () => {
     assert.equal(aborted.cause, "abort");
   });
 
-  it("hands onOutput whole characters per stream, and keeps going when it throws", async () => {
-    const chunks: { stream: string; text: string }[] = [];
+  it("hands onOutput whole characters and the bytes as read, per stream, and keeps going when it throws", async () => {
+    const chunks: { stream: string; bytes: Uint8Array; text: string }[] = [];
     const running = await command(
       "printf 'a\\360\\237'; sleep 0.2; printf '\\230\\200b'; printf 'e' >&2",
       { onOutput: (chunk) => chunks.push(chunk) },
@@ -162,9 +162,21 @@ describe("RunningCommand lifecycle", () => {
     await running.settled;
     const stdout = chunks.filter((chunk) => chunk.stream === "stdout");
     assert.deepEqual(stdout.map((chunk) => chunk.text), ["a", "\u{1F600}b"]);
-    assert.deepEqual(chunks.filter((chunk) => chunk.stream === "stderr"), [
-      { stream: "stderr", text: "e" },
-    ]);
+    // The character cut between the reads comes whole in the text, and as read in the bytes.
+    assert.deepEqual(stdout.map((chunk) => [...chunk.bytes]), [[0x61, 0xf0, 0x9f], [
+      0x98,
+      0x80,
+      0x62,
+    ]]);
+    // As plain arrays: the bytes are a Buffer on Node, a Uint8Array on Deno.
+    assert.deepEqual(
+      chunks.filter((chunk) => chunk.stream === "stderr").map((chunk) => [
+        chunk.stream,
+        [...chunk.bytes],
+        chunk.text,
+      ]),
+      [["stderr", [0x65], "e"]],
+    );
     assert.equal(running.onOutputError, undefined);
     let calls = 0;
     const throwing = await command("echo a; sleep 0.1; echo b", {

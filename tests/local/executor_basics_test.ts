@@ -57,7 +57,8 @@ forEachStrategy(
     it("measures durationMs", async () => {
       await using executor = make();
       const result = await executor.run(executor.resolve({ command: "sleep 0.3" }));
-      assert.ok(result.durationMs >= 250 && result.durationMs < 3000, `${result.durationMs} ms`);
+      // The upper bound leaves room for a loaded machine.
+      assert.ok(result.durationMs >= 250 && result.durationMs < 30_000, `${result.durationMs} ms`);
     });
 
     it("resolves a non-zero exit", async () => {

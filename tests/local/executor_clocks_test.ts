@@ -23,7 +23,8 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
     assert.equal(result.timeoutMs, 200);
     assert.equal(result.signal, "SIGTERM");
     assert.equal(result.stdout.text, "");
-    assert.ok(result.durationMs < 3000, `took ${result.durationMs} ms`);
+    // Far below the sleep (313 s), far above a loaded machine's delays.
+    assert.ok(result.durationMs < 30_000, `took ${result.durationMs} ms`);
     await assertNoneLeft(token);
   });
 

@@ -31,7 +31,8 @@ forEachStrategy("LocalBashExecutor: processes a command leaves behind", (make) =
     );
     assert.equal(result.exitCode, 0);
     assert.equal(result.stdout.text, "done\n");
-    assert.ok(result.durationMs < 2000, `took ${result.durationMs} ms`);
+    // Far below the child's sleep (313 s), far above a loaded machine's delays.
+    assert.ok(result.durationMs < 30_000, `took ${result.durationMs} ms`);
     assert.ok(result.strays.killed >= 1);
     assert.deepEqual(result.strays.survivors, []);
     await assertNoneLeft(token);

@@ -1,5 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { BashConfigError, type BashOutputEvent, type BashOutputGap } from "../../seam/mod.ts";
 import { pause, sha256 } from "./_helpers.ts";
@@ -31,13 +35,18 @@ describe("LocalBashExecutor.run with onOutput", () => {
     await using executor = new LocalBashExecutor();
     const lines = Math.ceil(10_000_000 / LINE_BYTES);
     const seen = gather();
+    const bytes: Uint8Array[] = [];
     let calls = 0;
     const result = await executor.run({
       command: `yes '${LINE.trim()}' | head -n ${lines}; echo done >&2`,
       onOutput: (chunk) => {
         calls++;
-        assert.notEqual(chunk.text, "");
+        assert.ok(
+          chunk.text !== "" || chunk.bytes.length > 0,
+          "a call with neither text nor bytes",
+        );
         seen.take(chunk);
+        if (chunk.stream === "stdout") bytes.push(chunk.bytes);
       },
     });
     assert.equal(result.exitCode, 0);
@@ -45,6 +54,7 @@ describe("LocalBashExecutor.run with onOutput", () => {
     const stdout = seen.text.stdout.join("");
     assert.equal(stdout.length, LINE.length * lines);
     assert.equal(sha256(stdout), sha256(LINE.repeat(lines)));
+    assert.equal(sha256(Buffer.concat(bytes)), sha256(LINE.repeat(lines)));
     assert.equal(seen.text.stderr.join(""), "done\n");
     assert.equal(result.stdout.totalBytes, LINE_BYTES * lines);
     assert.equal(result.onOutputError, undefined);
@@ -62,6 +72,51 @@ describe("LocalBashExecutor.run with onOutput", () => {
     assert.equal(result.stdout.text, "hé\u{1D11E}\n");
     assert.equal(pieces.join(""), result.stdout.text);
     assert.ok(pieces.every((piece) => !piece.includes("\uFFFD")), JSON.stringify(pieces));
+  });
+
+  it("gives each piece's bytes as written: joined per stream, binary and a byte-order mark stay exact", async () => {
+    await using executor = new LocalBashExecutor();
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-live-bytes-"));
+    using _removed = { [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
+    // A UTF-16 mark first (the text is transcoded from it), then every byte value, in several writes.
+    const file = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+    ]);
+    writeFileSync(join(dir, "f"), file);
+    const bytes = { stdout: [] as Uint8Array[], stderr: [] as Uint8Array[] };
+    const text = { stdout: "", stderr: "" };
+    const result = await executor.run({
+      command:
+        `for n in 1 2 3; do head -c 1 f; sleep 0.05; head -c 129 f | tail -c +2; sleep 0.05; tail -c +130 f; done;
+        tail -c +3 f >&2`,
+      workdir: dir,
+      onOutput: (chunk) => {
+        bytes[chunk.stream].push(chunk.bytes);
+        text[chunk.stream] += chunk.text;
+      },
+    });
+    assert.equal(result.exitCode, 0);
+    assert.ok(bytes.stdout.length >= 3, `expected several pieces, got ${bytes.stdout.length}`);
+    assert.deepEqual(Buffer.concat(bytes.stdout), Buffer.concat([file, file, file]));
+    assert.deepEqual(Buffer.concat(bytes.stderr), file.subarray(2));
+    // The text is decoded as before: from UTF-16 for stdout, with replacements for stderr.
+    assert.ok(!text.stdout.startsWith("\uFEFF"));
+    assert.equal(
+      text.stdout,
+      new TextDecoder("utf-16le").decode(Buffer.concat([file, file, file])),
+    );
+    assert.equal(text.stderr, new TextDecoder().decode(file.subarray(2)));
+  });
+
+  it("hands out bytes the result does not depend on: a callback that changes them changes nothing", async () => {
+    await using executor = new LocalBashExecutor();
+    const result = await executor.run({
+      command: "echo hello; echo oops >&2",
+      onOutput: (chunk) => void chunk.bytes.fill(0x58),
+    });
+    assert.equal(result.stdout.text, "hello\n");
+    assert.equal(result.stderr.text, "oops\n");
   });
 
   it("keeps running when the callback throws, stops calling it and says what it threw", async () => {

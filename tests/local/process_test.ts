@@ -242,7 +242,8 @@ for (const sessionStrategy of STRATEGIES) {
         const started = performance.now();
         assert.equal(await process.kill(), true);
         assert.equal(process.signal, "SIGTERM", `try ${i}`);
-        assert.ok(performance.now() - started < 5000, `try ${i} waited for SIGKILL`);
+        // Below the 20 s grace a lost SIGTERM would wait for; room for a loaded machine.
+        assert.ok(performance.now() - started < 15_000, `try ${i} waited for SIGKILL`);
         await assertNoneLeft(token);
       }
     });
@@ -256,7 +257,8 @@ for (const sessionStrategy of STRATEGIES) {
       await waitForSleep(token);
       const started = performance.now();
       assert.equal(await process.kill(), true);
-      assert.ok(performance.now() - started < 300 + 2000);
+      // The grace, then SIGKILL: not the sleep (313 s); room for a loaded machine.
+      assert.ok(performance.now() - started < 300 + 15_000);
       assert.equal(process.status, "killed");
       assert.equal(process.signal, "SIGKILL");
       await assertNoneLeft(token);

@@ -129,7 +129,7 @@ describe("spill faults", () => {
         });
         await process.done;
         let text = "";
-        const gaps: { offset: number; omittedBytes: number; reason: string }[] = [];
+        const gaps: { offset: number; omittedBytes: number | null; reason: string }[] = [];
         for await (const event of process.output()) {
           if (event.stream !== "stdout") continue;
           if ("text" in event) text += event.text;

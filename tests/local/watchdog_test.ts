@@ -18,7 +18,16 @@ import { findOnPath, findSetsid } from "../../local/_session.ts";
 import { Watchdog } from "../../local/_watchdog.ts";
 import { PRIVATE_DIR_PREFIX } from "../../local/_private_dir.ts";
 import { ProcessControl } from "../../local/_control.ts";
-import { assertNoneLeft, marker, pause, spawnSleep, STRATEGIES, waitForSleep } from "./_helpers.ts";
+import {
+  assertNoneLeft,
+  marker,
+  pause,
+  spawnLoneThread,
+  spawnSleep,
+  STRATEGIES,
+  waitForSleep,
+} from "./_helpers.ts";
+import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
 function startTime(pid: number | "self"): string {
@@ -84,6 +93,28 @@ for (const session of STRATEGIES) {
         await child.exited;
         await watchdog.close();
       }
+    });
+
+    it("counts a process whose leader ended alone, and kills it on disposal", {
+      skip: skipWithoutPython,
+    }, async () => {
+      const watchdog = watchdogIn(tmpdir(), session);
+      const token = marker();
+      const entry = `SHELLSEAM_WATCHDOG=${watchdog.token}.1`;
+      await watchdog.ready();
+      const child = await spawnLoneThread(token, { SHELLSEAM_WATCHDOG: `${watchdog.token}.1` });
+      try {
+        assert.deepEqual(await watchdog.census(child.pid), [child.pid]);
+        assert.deepEqual(await watchdog.marked(entry), [child.pid]);
+        // Closing sends "q": whatever still carries the token is killed.
+        await watchdog.close();
+        assert.equal((await child.exited).signal, "SIGKILL");
+      } finally {
+        runtime.kill(child.pid, "SIGKILL");
+        await child.exited;
+        await watchdog.close();
+      }
+      await assertNoneLeft(token);
     });
 
     it("starts again when it died, and answers", async () => {

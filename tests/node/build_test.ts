@@ -36,6 +36,18 @@ async function rewrite(files: Record<string, string>, imports = DENO_JSON.import
   }
 }
 
+/** Files a build of an older tree would have left in `out`: a removed module and its types. */
+const STALE_FILES = ["removed.js", "removed.d.ts", "tool/_removed.js"];
+
+function leaveStaleFiles(out: string): void {
+  mkdirSync(join(out, "tool"), { recursive: true });
+  for (const file of STALE_FILES) writeFileSync(join(out, file), "export const stale = 1;\n");
+}
+
+function staleFilesIn(out: string): string[] {
+  return STALE_FILES.filter((file) => existsSync(join(out, file)));
+}
+
 describe("rewriteSpecifiers", () => {
   it("turns npm: and import-mapped names into plain packages with pinned dependencies", {
     skip,
@@ -119,6 +131,7 @@ describe("buildNpm", { skip }, () => {
   before(async () => {
     const { buildNpm } = await import("../../scripts/build_npm.ts");
     dir = mkdtempSync(join(tmpdir(), "shellseam-build-test-"));
+    leaveStaleFiles(join(dir, "npm"));
     out = await buildNpm(join(dir, "npm"));
   });
   after(() => {
@@ -165,12 +178,17 @@ describe("buildNpm", { skip }, () => {
   });
 
   it("lists no dev-only import (the SDKs the type tests use) as a dependency", () => {
-    const deno = JSON.parse(read(root, "deno.json"));
+    const lock = JSON.parse(read(root, "tests/deno.lock"));
     const manifest = JSON.parse(read(out, "package.json"));
     for (const name of ["openai", "@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "typescript"]) {
-      assert.ok(Object.keys(deno.imports).some((key) => key.startsWith(name)), `${name} is pinned`);
+      const pinned = Object.keys(lock.specifiers).some((key) => key.startsWith(`npm:${name}@`));
+      assert.ok(pinned, `${name} is pinned in tests/deno.lock`);
       assert.equal(name in (manifest.dependencies ?? {}), false, `${name} is a dependency`);
     }
+  });
+
+  it("empties its folder first: no file of an earlier build is left to pack", () => {
+    assert.deepEqual(staleFilesIn(out), []);
   });
 
   it("leaves the CLI out of the library", () => {
@@ -186,6 +204,7 @@ describe("buildCliNpm", { skip }, () => {
   before(async () => {
     const { buildCliNpm } = await import("../../scripts/build_npm.ts");
     dir = mkdtempSync(join(tmpdir(), "shellseam-build-test-"));
+    leaveStaleFiles(join(dir, "npm-cli"));
     out = await buildCliNpm(join(dir, "npm-cli"));
   });
   after(() => {
@@ -221,5 +240,9 @@ describe("buildCliNpm", { skip }, () => {
   it("emits only relative .js imports, node: built-ins and dependencies it declares", () => {
     const manifest = JSON.parse(read(out, "package.json"));
     assert.deepEqual(importProblems(out, manifest.dependencies, manifest.name), []);
+  });
+
+  it("empties its folder first: no file of an earlier build is left to pack", () => {
+    assert.deepEqual(staleFilesIn(out), []);
   });
 });

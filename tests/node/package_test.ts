@@ -105,14 +105,17 @@ describe("the package", () => {
       "SandboxUnavailableError",
       "isSandboxMode",
       "scrubbedParentEnv",
+      "shellQuote",
       "widerSandboxModes",
     ]);
   });
 
-  it("keeps /tool to the tools, their formats, the rules and the harness helpers", async () => {
+  it("keeps /tool to the tools, their formats and adapters, the rules and the harness helpers", async () => {
     assert.deepEqual(Object.keys(await import(`${NAME}/tool`)).sort(), [
       "BASH_TOOL_GUIDANCE",
       "MIN_REDACTED_LENGTH",
+      "TOOL_SCHEMA_TARGETS",
+      "ToolCallError",
       "bashTaskHooks",
       "checkCommandRules",
       "checkRuleSet",
@@ -121,10 +124,13 @@ describe("the package", () => {
       "redactSecrets",
       "renderRunResult",
       "scrubbedSecrets",
+      "toAiSdkTools",
       "toAnthropicTool",
       "toMcpTool",
+      "toOpenAIAgentsTools",
       "toOpenAIResponsesTool",
       "toOpenAITool",
+      "toolStandardSchema",
     ]);
   });
 });

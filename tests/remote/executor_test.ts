@@ -23,7 +23,8 @@ import { SshBashExecutor, type SshBashExecutorConfig } from "../../remote/mod.ts
 import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { createBashTools } from "../../tool/mod.ts";
-import { marker, pause, processesWith } from "../local/_helpers.ts";
+import { loneThreadCommand, marker, pause, processesWith } from "../local/_helpers.ts";
+import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 const skip = sshdMissing;
@@ -218,6 +219,26 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     assert.deepEqual(result.strays, { killed: 1, survivors: [] });
     await until(() => processesWith(token).length === 0, `no process carrying "${token}"`);
   });
+
+  for (const prefix of ["", "setsid"]) {
+    it(
+      `the sweep kills and counts a process whose leader ended alone while a thread runs${
+        prefix === "" ? "" : ", in a session of its own"
+      }`,
+      { skip: skipWithoutPython },
+      async () => {
+        await using executor = new SshBashExecutor(config());
+        const token = marker();
+        const result = await executor.run(executor.resolve({
+          command: loneThreadCommand(token, { prefix }),
+        }));
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        assert.ok(result.strays.killed >= 1, JSON.stringify(result.strays));
+        assert.deepEqual(result.strays.survivors, []);
+        assert.deepEqual(processesWith(token), []);
+      },
+    );
+  }
 
   it("rejects with BashSpawnError when the host key is not known, and runs nothing", async () => {
     const knownHostsFile = join(sshd!.dir, "empty_known_hosts");

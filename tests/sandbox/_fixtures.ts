@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import process from "node:process";
 import { SandboxUnavailableError } from "../../seam/mod.ts";
 import {
   SANDBOX_BACKENDS,
@@ -12,6 +13,8 @@ import {
   SandboxBashExecutor,
   type SandboxBashExecutorConfig,
 } from "../../sandbox/mod.ts";
+import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
+import { pause, processesWith } from "../local/_helpers.ts";
 
 /**
  * glibc's "unsecure" environment variables (`sysdeps/generic/unsecvars.h`),
@@ -162,3 +165,27 @@ export function closeServer(server: Server): Promise<void> {
 
 /** A mask file for policies built by hand (backend unit tests that never mount it). */
 export const MASK_FILE = "/nonexistent/mask";
+
+/** What only a waiting standby of `backend` has on its command line. */
+export const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
+  bwrap: "the standby got no command",
+  landlock: `landlock-launcher.mjs\0${LAUNCHER_STANDBY_FLAG}\0`,
+};
+
+/** The standbys of this process's executors: a bwrap wrapper or a launcher waiting with its cgroups joined. */
+export const standbys = (backend: "bwrap" | "landlock"): number[] =>
+  processesWith(STANDBY_TOKENS[backend]).filter((pid) =>
+    processesWith(`shellseam-exec-${process.pid}-`).includes(pid)
+  );
+
+/** Waits until exactly one standby of this process waits, and returns its pid. */
+export async function oneStandby(backend: "bwrap" | "landlock"): Promise<number> {
+  // Long enough for a start on a loaded machine: the wait ends when it is there.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found = standbys(backend);
+    if (found.length === 1) return found[0] as number;
+    assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
+    await pause(20);
+  }
+}

@@ -216,11 +216,11 @@ describe("formatDoctorReport", () => {
   it("says why the network proxy stopped when an error stopped it", () => {
     const state = {
       listening: false,
-      socketPath: "/tmp/x/proxy.sock",
+      socketDir: "/tmp/x/proxy",
       launches: 1,
       connections: 0,
       error:
-        "it stopped listening after an error (accept EMFILE); the next command with an allow-list starts it again",
+        "a command's proxy socket stopped listening after an error (accept EMFILE); that command's later connections fail, and the next command gets a socket of its own",
     };
     const text = formatDoctorReport({
       platform: "linux",
@@ -237,7 +237,7 @@ describe("formatDoctorReport", () => {
     });
     assert.match(
       text,
-      /\nnetwork allow-lists: work \(proxy stopped at \/tmp\/x\/proxy\.sock: it stopped listening after an error \(accept EMFILE\); the next command with an allow-list starts it again; bridge: socat \/usr\/bin\/socat\)\n/,
+      /\nnetwork allow-lists: work \(proxy stopped in \/tmp\/x\/proxy: a command's proxy socket stopped listening after an error \(accept EMFILE\); that command's later connections fail, and the next command gets a socket of its own; bridge: socat \/usr\/bin\/socat\)\n/,
     );
   });
 });
@@ -287,7 +287,7 @@ describe("shellseamDoctor: network allow-lists", () => {
     assert.equal(report.networkProxy?.state?.launches, 0);
     assert.match(
       formatDoctorReport(report),
-      /\nnetwork allow-lists: work \(proxy listening at .*proxy\.sock; bridge: unshare .*socat .*\)\n/,
+      /\nnetwork allow-lists: work \(proxy listening in .*\/proxy; bridge: unshare .*socat .*\)\n/,
     );
     // A search path without socat: allow-lists fail closed, and the doctor says why.
     const bin = join(workspace.base, "bin");

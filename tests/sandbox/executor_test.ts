@@ -657,13 +657,18 @@ describe("protected paths", { skip: noBwrap }, () => {
     assert.equal(result.sandbox?.enforcement?.gaps.some((gap) => gap.includes("protected")), false);
   });
 
-  it("a plant past the walk's depth stays, and the result says the walk stopped there", async () => {
+  it("a plant past the walk's depth is moved away, and the bound the command pushed the walk to is a violation", async () => {
     using workspace = tempWorkspace();
     await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
     const deep = join(...Array(PROTECTED_WALK_DEPTH + 1).fill("d"));
     const result = await executor.run(executor.resolve({ command: `mkdir -p ${deep}/.git` }));
-    assert.equal(result.sandbox?.violations, undefined);
-    assert.ok(existsSync(join(workspace.root, deep, ".git")));
+    const violations = result.sandbox?.violations ?? [];
+    assert.deepEqual(violations.map(({ path, walkBound }) => ({ path, walkBound })), [
+      { path: workspace.root, walkBound: "depth" },
+      { path: join(workspace.root, deep, ".git"), walkBound: undefined },
+    ]);
+    assert.ok(violations[1]?.quarantinedTo !== null && existsSync(violations[1]!.quarantinedTo));
+    assert.ok(!existsSync(join(workspace.root, deep, ".git")));
     const gaps = result.sandbox?.enforcement?.gaps ?? [];
     for (
       const gap of protectionGaps(DEFAULT_PROTECTED_PATHS, [{

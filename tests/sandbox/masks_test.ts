@@ -118,6 +118,26 @@ describe("socketMasks", () => {
       await Promise.all(servers.map(closeServer));
     }
   });
+
+  it("keeps every socket below an allowed folder, and only those", async () => {
+    using workspace = tempWorkspace();
+    mkdirSync(join(workspace.base, "run", "app"), { recursive: true });
+    const paths = ["run/app/a.sock", "run/b.sock", "c.sock"].map((name) =>
+      join(workspace.base, name)
+    );
+    const servers = await Promise.all(paths.map(async (path) => {
+      const server = createServer();
+      await new Promise<void>((done) => server.listen(path, done));
+      return server;
+    }));
+    try {
+      const masks = socketMasks([join(workspace.base, "run")], "/nonexistent-home")
+        .filter((mask) => mask.path.startsWith(workspace.base));
+      assert.deepEqual(masks, [{ path: paths[2]!, directory: false, kind: "socket" }]);
+    } finally {
+      await Promise.all(servers.map(closeServer));
+    }
+  });
 });
 
 describe("makeMaskFile", () => {

@@ -86,6 +86,16 @@ describe("refusal", () => {
     assert.match(refusal(list, "203.0.113.8") ?? "", /not in the allow list/);
     assert.match(refusal(list, "x.b.test") ?? "", /in the deny list/);
   });
+
+  it("refuses the names beneath a denied name, and only those", () => {
+    const wild = { allow: ["*.wild.test"], deny: ["evil.wild.test"] };
+    for (const host of ["evil.wild.test", "sub.evil.wild.test", "a.b.evil.wild.test."]) {
+      assert.match(refusal(wild, host) ?? "", /in the deny list/, host);
+    }
+    for (const host of ["notevil.wild.test", "evil.wild.test.other.wild.test", "good.wild.test"]) {
+      assert.equal(refusal(wild, host), undefined, host);
+    }
+  });
 });
 
 describe("addressRefusal", () => {

@@ -418,17 +418,45 @@ describe("ProtectedPaths sweep", () => {
     assert.deepEqual(readdirSync(join(root, "real-vscode")), ["tasks.json"]);
   });
 
-  it("says when a sweep met a bound the launch did not (a root filled to hide a plant)", () => {
+  it("a sweep that met a bound the launch did not is a violation, and what was planted past it is moved", () => {
     using workspace = tempWorkspace();
-    const paths = guard(workspace);
+    const paths = guard(workspace, [".git", ".envrc"]);
     assert.deepEqual(paths.unwalked, []);
-    mkdirSync(join(workspace.root, ...Array(PROTECTED_WALK_DEPTH + 2).fill("d"), ".git"), {
-      recursive: true,
-    });
-    assert.deepEqual(paths.sweep(), []);
+    const deep = join(workspace.root, ...Array(PROTECTED_WALK_DEPTH + 2).fill("d"));
+    mkdirSync(join(deep, ".git"), { recursive: true });
+    writeFileSync(join(deep, ".envrc"), "touch /tmp/pwned\n");
+    const violations = paths.sweep();
+    assert.deepEqual(
+      violations.map(({ path, walkBound }) => ({ path, walkBound })),
+      [
+        { path: workspace.root, walkBound: "depth" },
+        { path: join(deep, ".envrc"), walkBound: undefined },
+        { path: join(deep, ".git"), walkBound: undefined },
+      ].sort((a, b) => a.path === workspace.root ? -1 : a.path < b.path ? -1 : 1),
+    );
+    assert.equal(violations[0]!.quarantinedTo, null);
+    assert.ok(violations.slice(1).every((v) => v.quarantinedTo !== null));
+    assert.deepEqual(readdirSync(deep), []);
     assert.deepEqual(paths.unwalked, [{ root: workspace.root, bound: "depth" }]);
-    paths.sweep();
+    assert.equal(paths.sweep().length, 3, "each is listed once");
     assert.equal(paths.unwalked.length, 1);
+  });
+
+  it("past a bound the launch met, moves only what changed since the launch", async () => {
+    using workspace = tempWorkspace();
+    const deep = join(workspace.root, ...Array(PROTECTED_WALK_DEPTH + 1).fill("d"));
+    const own = join(deep, "own", ".git");
+    mkdirSync(own, { recursive: true });
+    // The user's repository, made in a second before the launch's (Deno reports ctime in seconds).
+    await new Promise((done) => setTimeout(done, 1050 - (Date.now() % 1000)));
+    const paths = guard(workspace);
+    assert.deepEqual(paths.plan.unwalked, [{ root: workspace.root, bound: "depth" }]);
+    const planted = join(deep, "planted", ".git");
+    mkdirSync(planted, { recursive: true });
+    const violations = paths.sweep();
+    assert.deepEqual(violations.map((v) => v.path), [planted], "a bound the launch met is no news");
+    assert.ok(existsSync(own), "the user's own repository stays");
+    assert.ok(!existsSync(planted));
   });
 
   it("moves what replaced a protected directory whose parent was renamed away", () => {

@@ -1,28 +1,26 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, createServer, type Server } from "node:net";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { listenUnix } from "../../local/internal.ts";
-import { NetworkProxy, type ProxyOptions } from "../../sandbox/_proxy.ts";
+import { MAX_LAUNCH_CONNECTIONS, NetworkProxy, type ProxyOptions } from "../../sandbox/_proxy.ts";
 import { parseHttpHead } from "../../sandbox/_proxy_protocol.ts";
 import { fakeResolve, startInternet } from "./_internet.ts";
 
 interface TestProxy extends AsyncDisposable {
   proxy: NetworkProxy;
-  path: string;
+  dir: string;
 }
 
-async function startProxy(options: ProxyOptions = { resolve: fakeResolve }): Promise<TestProxy> {
+function startProxy(options: ProxyOptions = { resolve: fakeResolve }): TestProxy {
   const dir = mkdtempSync(join(tmpdir(), "proxy-test-"));
-  const path = join(dir, "proxy.sock");
-  const proxy = new NetworkProxy(path, options);
-  await proxy.start();
+  const proxy = new NetworkProxy(join(dir, "proxy"), options);
   return {
     proxy,
-    path,
+    dir,
     [Symbol.asyncDispose]: async () => {
       await proxy.close();
       rmSync(dir, { recursive: true, force: true });
@@ -39,7 +37,7 @@ function exchange(
   return new Promise((resolve) => {
     const socket = connect(path);
     const received: Buffer[] = [];
-    socket.on("data", (chunk) => received.push(chunk));
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
     socket.on("error", () => {});
     socket.on("close", () => resolve(Buffer.concat(received)));
     socket.on("connect", () => {
@@ -55,23 +53,25 @@ const basic = (token: string) => `Proxy-Authorization: Basic ${btoa(`shellseam:$
 describe("NetworkProxy", () => {
   it("forwards a plain HTTP request to an allowed name", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
-    const token = test.proxy.register({ allow: ["allowed.test", "127.0.0.1"] });
-    const answer = await exchange(test.path, [
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
+    const token = launch.token;
+    const answer = await exchange(launch.socketPath, [
       `GET http://allowed.test:${internet.port}/a?b=1 HTTP/1.1\r\nHost: allowed.test:${internet.port}\r\n${
         basic(token)
       }\r\n`,
     ]);
     assert.match(answer.toString(), /^HTTP\/1\.1 200/);
     assert.match(answer.toString(), new RegExp(`hello allowed\\.test:${internet.port} /a\\?b=1`));
-    assert.deepEqual(test.proxy.refused(token), []);
+    assert.deepEqual(launch.refused(), []);
   });
 
   it("tunnels CONNECT to an allowed name", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
-    const token = test.proxy.register({ allow: ["*.allowed.test", "127.0.0.1"] });
-    const answer = await exchange(test.path, [
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["*.allowed.test", "127.0.0.1"] });
+    const token = launch.token;
+    const answer = await exchange(launch.socketPath, [
       `CONNECT also.allowed.test:${internet.port} HTTP/1.1\r\n${basic(token)}\r\n`,
       `GET /tunnel HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
     ]);
@@ -81,23 +81,28 @@ describe("NetworkProxy", () => {
 
   it("refuses a name not in the list with 403 naming the policy, and records it per launch", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
-    const token = test.proxy.register({ allow: ["allowed.test", "127.0.0.1"] });
-    const other = test.proxy.register({ allow: ["allowed.test", "127.0.0.1"] });
-    const answer = await exchange(test.path, [
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
+    const token = launch.token;
+    const other = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
+    const answer = await exchange(launch.socketPath, [
       `GET http://evil.test:${internet.port}/ HTTP/1.1\r\n${basic(token)}\r\n`,
     ]);
     assert.match(answer.toString(), /^HTTP\/1\.1 403 Forbidden/);
     assert.match(answer.toString(), /network access to "evil\.test" denied by policy/);
-    assert.deepEqual(test.proxy.refused(token), ["evil.test"]);
-    assert.deepEqual(test.proxy.refused(other), []);
+    assert.deepEqual(launch.refused(), ["evil.test"]);
+    assert.deepEqual(other.refused(), []);
     assert.deepEqual(internet.hosts, []);
   });
 
   it("lets deny entries win over allow wildcards", async () => {
-    await using test = await startProxy();
-    const token = test.proxy.register({ allow: ["*.allowed.test"], deny: ["also.allowed.test"] });
-    const answer = await exchange(test.path, [
+    await using test = startProxy();
+    const launch = await test.proxy.open({
+      allow: ["*.allowed.test"],
+      deny: ["also.allowed.test"],
+    });
+    const token = launch.token;
+    const answer = await exchange(launch.socketPath, [
       `CONNECT also.allowed.test:443 HTTP/1.1\r\n${basic(token)}\r\n`,
     ]);
     assert.match(answer.toString(), /^HTTP\/1\.1 403 .*\r\n[\s\S]*in the deny list/);
@@ -105,30 +110,31 @@ describe("NetworkProxy", () => {
 
   it("refuses a raw IP that is not listed, and a listed name resolving to a private address", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
-    const token = test.proxy.register({ allow: ["allowed.test", "metadata.test"] });
-    const raw = await exchange(test.path, [
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test", "metadata.test"] });
+    const token = launch.token;
+    const raw = await exchange(launch.socketPath, [
       `CONNECT 127.0.0.1:${internet.port} HTTP/1.1\r\n${basic(token)}\r\n`,
     ]);
     assert.match(raw.toString(), /^HTTP\/1\.1 403/);
-    const loopback = await exchange(test.path, [
+    const loopback = await exchange(launch.socketPath, [
       `GET http://allowed.test:${internet.port}/ HTTP/1.1\r\n${basic(token)}\r\n`,
     ]);
     assert.match(loopback.toString(), /^HTTP\/1\.1 403[\s\S]*resolves to 127\.0\.0\.1, a loopback/);
-    const metadata = await exchange(test.path, [
+    const metadata = await exchange(launch.socketPath, [
       `CONNECT metadata.test:80 HTTP/1.1\r\n${basic(token)}\r\n`,
     ]);
     assert.match(metadata.toString(), /resolves to 169\.254\.169\.254/);
-    assert.deepEqual(test.proxy.refused(token), ["127.0.0.1", "allowed.test", "metadata.test"]);
+    assert.deepEqual(launch.refused(), ["127.0.0.1", "allowed.test", "metadata.test"]);
     assert.deepEqual(internet.hosts, []);
   });
 
   it("answers 407 to a client without a registered token", async () => {
-    await using test = await startProxy();
-    test.proxy.register({ allow: ["allowed.test"] });
-    const none = await exchange(test.path, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test"] });
+    const none = await exchange(launch.socketPath, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
     assert.match(none.toString(), /^HTTP\/1\.1 407/);
-    const wrong = await exchange(test.path, [
+    const wrong = await exchange(launch.socketPath, [
       `CONNECT allowed.test:443 HTTP/1.1\r\n${basic("not-a-token")}\r\n`,
     ]);
     assert.match(wrong.toString(), /^HTTP\/1\.1 407/);
@@ -136,8 +142,9 @@ describe("NetworkProxy", () => {
 
   it("speaks SOCKS5 with a username and password, refusing what the list refuses", async () => {
     await using internet = await startInternet();
-    await using test = await startProxy();
-    const token = test.proxy.register({ allow: ["allowed.test", "127.0.0.1"] });
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
+    const token = launch.token;
     const auth = Buffer.concat([
       Buffer.from([1, 9]),
       Buffer.from("shellseam"),
@@ -150,7 +157,7 @@ describe("NetworkProxy", () => {
         Buffer.from(host),
         Buffer.from([internet.port >> 8, internet.port & 0xff]),
       ]);
-    const allowed = await exchange(test.path, [
+    const allowed = await exchange(launch.socketPath, [
       Buffer.from([5, 1, 2]),
       auth,
       request("allowed.test"),
@@ -159,28 +166,36 @@ describe("NetworkProxy", () => {
     assert.deepEqual([...allowed.subarray(0, 4)], [5, 2, 1, 0]);
     assert.deepEqual([...allowed.subarray(4, 6)], [5, 0]);
     assert.match(allowed.subarray(14).toString(), /hello allowed\.test \/socks/);
-    const refused = await exchange(test.path, [Buffer.from([5, 1, 2]), auth, request("evil.test")]);
+    const refused = await exchange(launch.socketPath, [
+      Buffer.from([5, 1, 2]),
+      auth,
+      request("evil.test"),
+    ]);
     assert.deepEqual([...refused.subarray(4, 6)], [5, 2]);
-    assert.deepEqual(test.proxy.refused(token), ["evil.test"]);
-    const noAuth = await exchange(test.path, [Buffer.from([5, 1, 0])]);
+    assert.deepEqual(launch.refused(), ["evil.test"]);
+    const noAuth = await exchange(launch.socketPath, [Buffer.from([5, 1, 0])]);
     assert.deepEqual([...noAuth], [5, 0xff]);
   });
 
   it("answers malformed SOCKS5 input in SOCKS at each stage, never in HTTP", async () => {
-    await using test = await startProxy();
-    const token = test.proxy.register({ allow: ["allowed.test"] });
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test"] });
+    const token = launch.token;
     const auth = Buffer.concat([
       Buffer.from([1, 9]),
       Buffer.from("shellseam"),
       Buffer.from([token.length]),
       Buffer.from(token),
     ]);
-    const badGreeting = await exchange(test.path, [Buffer.from([5, 0])]);
+    const badGreeting = await exchange(launch.socketPath, [Buffer.from([5, 0])]);
     assert.deepEqual([...badGreeting], [5, 0xff]);
     // An RFC 1929 message of another version: the failure status of that sub-negotiation.
-    const badAuth = await exchange(test.path, [Buffer.from([5, 1, 2]), Buffer.from([2, 1, 65, 1])]);
+    const badAuth = await exchange(launch.socketPath, [
+      Buffer.from([5, 1, 2]),
+      Buffer.from([2, 1, 65, 1]),
+    ]);
     assert.deepEqual([...badAuth], [5, 2, 1, 1]);
-    const bind = await exchange(test.path, [
+    const bind = await exchange(launch.socketPath, [
       Buffer.from([5, 1, 2]),
       auth,
       Buffer.from([5, 2, 0, 1, 127, 0, 0, 1, 0, 80]),
@@ -189,18 +204,19 @@ describe("NetworkProxy", () => {
   });
 
   it("reports a name that resolves to no address as unresolvable, not as refused by policy", async () => {
-    await using test = await startProxy({
+    await using test = startProxy({
       resolve: (host) => host === "empty.test" ? Promise.resolve([]) : fakeResolve(host),
     });
-    const token = test.proxy.register({ allow: ["empty.test"] });
-    const http = await exchange(test.path, [
+    const launch = await test.proxy.open({ allow: ["empty.test"] });
+    const token = launch.token;
+    const http = await exchange(launch.socketPath, [
       `CONNECT empty.test:443 HTTP/1.1\r\n${basic(token)}\r\n`,
     ]);
     assert.match(
       http.toString(),
       /^HTTP\/1\.1 502 Bad Gateway\r\n[\s\S]*\r\n\r\nshellseam sandbox proxy: cannot resolve "empty\.test": it has no address\n$/,
     );
-    const socks = await exchange(test.path, [
+    const socks = await exchange(launch.socketPath, [
       Buffer.from([5, 1, 2]),
       Buffer.concat([Buffer.from([1, 1, 65, token.length]), Buffer.from(token)]),
       Buffer.concat([
@@ -210,19 +226,19 @@ describe("NetworkProxy", () => {
       ]),
     ]);
     assert.deepEqual([...socks.subarray(4, 6)], [5, 4], "host unreachable, not 2 (not allowed)");
-    assert.deepEqual(test.proxy.refused(token), []);
+    assert.deepEqual(launch.refused(), []);
   });
 
   it("survives random, truncated and oversized input without ever connecting", async () => {
     let connects = 0;
-    await using test = await startProxy({
+    await using test = startProxy({
       resolve: fakeResolve,
       connect: () => {
         connects++;
         return Promise.reject(new Error("the fuzz test never connects"));
       },
     });
-    test.proxy.register({ allow: ["allowed.test", "evil.test", "127.0.0.1"] });
+    const launch = await test.proxy.open({ allow: ["allowed.test", "evil.test", "127.0.0.1"] });
     const valid = [
       "CONNECT allowed.test:443 HTTP/1.1\r\nProxy-Authorization: Basic AAAA\r\n\r\n",
       "GET http://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n",
@@ -251,14 +267,14 @@ describe("NetworkProxy", () => {
     }
     for (let i = 0; i < inputs.length; i += 10) {
       await Promise.all(
-        inputs.slice(i, i + 10).map((input) => exchange(test.path, [input], true)),
+        inputs.slice(i, i + 10).map((input) => exchange(launch.socketPath, [input], true)),
       );
     }
     assert.equal(connects, 0);
     const state = await test.proxy.state();
     assert.equal(state.listening, true);
     // Still serving: a valid request is answered.
-    const answer = await exchange(test.path, ["CONNECT x.test:1 HTTP/1.1\r\n\r\n"]);
+    const answer = await exchange(launch.socketPath, ["CONNECT x.test:1 HTTP/1.1\r\n\r\n"]);
     assert.match(answer.toString(), /^HTTP\/1\.1 407/);
   });
 
@@ -267,7 +283,7 @@ describe("NetworkProxy", () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => release = resolve);
     const opened: import("node:net").Socket[] = [];
-    await using test = await startProxy({
+    await using test = startProxy({
       resolve: fakeResolve,
       connect: async (address, port) => {
         await gate;
@@ -276,8 +292,9 @@ describe("NetworkProxy", () => {
         return socket;
       },
     });
-    const token = test.proxy.register({ allow: ["allowed.test", "127.0.0.1"] });
-    const client = connect(test.path);
+    const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
+    const token = launch.token;
+    const client = connect(launch.socketPath);
     await new Promise((resolve) => client.on("connect", resolve));
     client.write(`CONNECT allowed.test:${internet.port} HTTP/1.1\r\n${basic(token)}\r\n`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -289,45 +306,126 @@ describe("NetworkProxy", () => {
     assert.equal(opened[0]?.destroyed, true);
   });
 
-  it("says it stopped when its server fails after starting, fails clients at once, and listens again at the next start", async () => {
-    let server: Server | undefined;
-    await using test = await startProxy({
+  it("says when a launch's socket stopped after an error, fails its clients at once, and serves the next launch", async () => {
+    const servers: Server[] = [];
+    await using test = startProxy({
       resolve: fakeResolve,
-      listen: (path, handlers) => listenUnix(path, handlers, server = createServer()),
+      listen: (path, handlers) => {
+        const server = createServer();
+        servers.push(server);
+        return listenUnix(path, handlers, server);
+      },
     });
-    const before = connect(test.path);
+    const launch = await test.proxy.open({ allow: ["allowed.test"] });
+    const before = connect(launch.socketPath);
     await new Promise((resolve) => before.on("connect", resolve));
-    server?.emit("error", Object.assign(new Error("accept EMFILE"), { code: "EMFILE" }));
-    assert.equal(test.proxy.listening, false);
+    servers[0]?.emit("error", Object.assign(new Error("accept EMFILE"), { code: "EMFILE" }));
     const stopped = await test.proxy.state();
-    assert.equal(stopped.listening, false);
+    assert.equal(stopped.listening, true);
     assert.equal(
       stopped.error,
-      "it stopped listening after an error (accept EMFILE); the next command with an allow-list starts it again",
+      "a command's proxy socket stopped listening after an error (accept EMFILE); that command's later connections fail, and the next command gets a socket of its own",
     );
     const refused = await new Promise((resolve) => {
-      const client = connect(test.path);
+      const client = connect(launch.socketPath);
       client.on("error", (error: NodeJS.ErrnoException) => resolve(error.code));
       client.on("connect", () => resolve("connected"));
     });
     assert.equal(refused, "ENOENT", "a client fails at once, never waits on it");
-    await test.proxy.start();
-    const again = await test.proxy.state();
-    assert.equal(again.listening, true);
-    assert.equal(again.error, undefined);
-    const answer = await exchange(test.path, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
+    const next = await test.proxy.open({ allow: ["allowed.test"] });
+    const answer = await exchange(next.socketPath, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
     assert.match(answer.toString(), /^HTTP\/1\.1 407/);
     const closed = new Promise((resolve) => before.on("close", resolve));
-    await test.proxy.close();
-    await closed; // a connection the stopped server accepted closes with the proxy
+    await launch.close();
+    await closed; // a connection the stopped server accepted closes with its launch
+    assert.equal((await test.proxy.state()).error, undefined);
   });
 
-  it("removes its socket and refuses to start again once closed", async () => {
-    const test = await startProxy();
-    assert.ok(existsSync(test.path));
+  it("removes its sockets and refuses to open a launch once closed", async () => {
+    const test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test"] });
+    assert.ok(existsSync(launch.socketPath));
+    assert.equal(statSync(join(test.dir, "proxy")).mode & 0o777, 0o700);
     await test[Symbol.asyncDispose]();
-    assert.equal(existsSync(test.path), false);
-    await assert.rejects(test.proxy.start(), /stopped/);
+    assert.equal(existsSync(launch.socketPath), false);
+    await assert.rejects(test.proxy.open({ allow: ["allowed.test"] }), /stopped/);
+  });
+
+  it("serves a launch's socket with that launch's token alone, and nothing once it ended", async () => {
+    await using internet = await startInternet();
+    await using test = startProxy();
+    const narrow = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
+    const wide = await test.proxy.open({ allow: ["allowed.test", "evil.test", "127.0.0.1"] });
+    const get = (socketPath: string, token: string) =>
+      exchange(socketPath, [
+        `GET http://evil.test:${internet.port}/x HTTP/1.1\r\n${basic(token)}\r\n`,
+      ]).then((answer) => answer.toString());
+    // The wide launch's token on the narrow launch's socket opens nothing.
+    assert.match(await get(narrow.socketPath, wide.token), /^HTTP\/1\.1 407/);
+    assert.match(await get(wide.socketPath, wide.token), /^HTTP\/1\.1 200[\s\S]*hello evil\.test/);
+    const socks = await exchange(narrow.socketPath, [
+      Buffer.from([5, 1, 2]),
+      Buffer.concat([Buffer.from([1, 1, 65, wide.token.length]), Buffer.from(wide.token)]),
+    ]);
+    assert.deepEqual([...socks], [5, 2, 1, 1], "SOCKS5 authentication fails too");
+    // Ended: its socket is gone, and its connections with it.
+    const held = connect(wide.socketPath);
+    await new Promise((resolve) => held.on("connect", resolve));
+    const dropped = new Promise((resolve) => held.on("close", resolve));
+    await wide.close();
+    await dropped;
+    assert.equal(existsSync(wide.socketPath), false);
+    assert.equal((await test.proxy.state()).launches, 1);
+    assert.deepEqual(internet.hosts, [`evil.test:${internet.port}`]);
+  });
+
+  it("closes a connection whose handshake is not done by the deadline, however slowly bytes keep coming", async () => {
+    await using test = startProxy({ resolve: fakeResolve, handshakeTimeoutMs: 500 });
+    const launch = await test.proxy.open({ allow: ["allowed.test"] });
+    const client = connect(launch.socketPath);
+    await new Promise((resolve) => client.on("connect", resolve));
+    const opened = performance.now();
+    const head = `CONNECT allowed.test:443 HTTP/1.1\r\nX-Slow: ${"a".repeat(500)}`;
+    let sent = 0;
+    // One byte every 50 ms: each restarted an idle timer; the deadline does not move.
+    const drip = setInterval(() => client.write(head[sent++ % head.length] ?? "a"), 50);
+    client.on("error", () => {});
+    await new Promise((resolve) => client.on("close", resolve));
+    clearInterval(drip);
+    const held = performance.now() - opened;
+    assert.ok(sent < head.length, `closed while the client was still sending (${sent} bytes)`);
+    assert.ok(held < 10_000, `held ${held} ms`);
+  });
+
+  it(`bounds a launch's connections: one past ${MAX_LAUNCH_CONNECTIONS} gets an error, and closes`, async () => {
+    await using test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test"] });
+    const held = await Promise.all(
+      Array.from({ length: MAX_LAUNCH_CONNECTIONS }, async () => {
+        const socket = connect(launch.socketPath);
+        socket.on("error", () => {});
+        await new Promise((resolve) => socket.on("connect", resolve));
+        return socket;
+      }),
+    );
+    // The proxy has counted them all before the next one comes.
+    while ((await test.proxy.state()).connections < MAX_LAUNCH_CONNECTIONS) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const http = await exchange(launch.socketPath, [
+      `CONNECT allowed.test:443 HTTP/1.1\r\n${basic(launch.token)}\r\n`,
+    ]);
+    assert.match(
+      http.toString(),
+      new RegExp(`^HTTP/1\\.1 503 [\\s\\S]*has ${MAX_LAUNCH_CONNECTIONS} proxy connections open`),
+    );
+    const socks = await exchange(launch.socketPath, [Buffer.from([5, 1, 2])]);
+    assert.deepEqual([...socks], [5, 0xff]);
+    // Another launch is not held back by this one's connections.
+    const other = await test.proxy.open({ allow: ["allowed.test"] });
+    const answer = await exchange(other.socketPath, ["CONNECT allowed.test:443 HTTP/1.1\r\n\r\n"]);
+    assert.match(answer.toString(), /^HTTP\/1\.1 407/);
+    for (const socket of held) socket.destroy();
   });
 });
 
@@ -335,8 +433,148 @@ describe("proxy request heads", () => {
   it("refuses a host name with controls or odd bytes, which would reach the model's text", () => {
     const head = (host: string) =>
       new TextEncoder().encode(`CONNECT ${host}:443 HTTP/1.1\r\nHost: x\r\n\r\n`);
-    assert.throws(() => parseHttpHead(head("evil\x1bc\x07fake")), /malformed destination/);
-    assert.throws(() => parseHttpHead(head("tab\there")), /malformed destination/);
+    assert.throws(() => parseHttpHead(head("evil\x1bc\x07fake")), /request target holds a control/);
+    assert.throws(() => parseHttpHead(head("tab\there")), /request target holds a control/);
+    assert.throws(() => parseHttpHead(head("a%0a.test")), /malformed destination/);
     assert.equal(parseHttpHead(head("registry.npmjs.org"))?.destination.host, "registry.npmjs.org");
+  });
+});
+
+/** A TCP server that records every byte each connection sent, and answers a fixed response. */
+async function startRecorder(): Promise<
+  AsyncDisposable & { port: number; received: () => string[] }
+> {
+  const connections: Buffer[][] = [];
+  const server = createServer((socket) => {
+    const chunks: Buffer[] = [];
+    connections.push(chunks);
+    socket.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      // One answer per connection, once the head is in.
+      if (Buffer.concat(chunks).includes("\r\n\r\n") && chunks.length === 1) {
+        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        setTimeout(() => socket.end(), 200);
+      }
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as import("node:net").AddressInfo).port,
+    received: () => connections.map((chunks) => Buffer.concat(chunks).toString("latin1")),
+    [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("the proxy's forwarded requests", () => {
+  const setup = async () => {
+    const recorder = await startRecorder();
+    const test = startProxy();
+    const launch = await test.proxy.open({ allow: ["allowed.test", "127.0.0.1"] });
+    const url = `http://allowed.test:${recorder.port}`;
+    return {
+      recorder,
+      url,
+      send: (chunks: (string | Uint8Array)[]) =>
+        exchange(launch.socketPath, chunks).then((answer) => answer.toString()),
+      auth: basic(launch.token),
+      token: launch.token,
+      [Symbol.asyncDispose]: async () => {
+        await test[Symbol.asyncDispose]();
+        await recorder[Symbol.asyncDispose]();
+      },
+    };
+  };
+
+  it("forwards one request per connection: a second one in the same write never reaches the server", async () => {
+    await using s = await setup();
+    const answer = await s.send([
+      `GET ${s.url}/one HTTP/1.1\r\nHost: allowed.test:${s.recorder.port}\r\n${s.auth}\r\n` +
+      `GET ${s.url}/two HTTP/1.1\r\nHost: allowed.test:${s.recorder.port}\r\n${s.auth}\r\n`,
+    ]);
+    assert.match(answer, /^HTTP\/1\.1 200 OK/);
+    const received = s.recorder.received();
+    assert.equal(received.length, 1);
+    assert.equal(
+      received[0],
+      `GET /one HTTP/1.1\r\nHost: allowed.test:${s.recorder.port}\r\nConnection: close\r\n\r\n`,
+    );
+    assert.ok(!received.join("").includes(s.token), "the token never reaches the server");
+  });
+
+  it("forwards a body by its Content-Length or its chunks, and nothing after it", async () => {
+    await using s = await setup();
+    await s.send([
+      `POST ${s.url}/a HTTP/1.1\r\n${s.auth}Content-Length: 5\r\n\r\nhello` +
+      `GET ${s.url}/smuggled HTTP/1.1\r\n${s.auth}\r\n`,
+    ]);
+    await s.send([
+      `POST ${s.url}/b HTTP/1.1\r\n${s.auth}Transfer-Encoding: chunked\r\n\r\n`,
+      "5;ext=1\r\nhello\r\n",
+      `0\r\n\r\nGET ${s.url}/smuggled HTTP/1.1\r\n${s.auth}\r\n`,
+    ]);
+    const [length, chunked] = s.recorder.received();
+    assert.equal(
+      length,
+      `POST /a HTTP/1.1\r\nHost: allowed.test:${s.recorder.port}\r\nContent-Length: 5\r\n` +
+        "Connection: close\r\n\r\nhello",
+    );
+    assert.equal(
+      chunked,
+      `POST /b HTTP/1.1\r\nHost: allowed.test:${s.recorder.port}\r\nTransfer-Encoding: chunked\r\n` +
+        "Connection: close\r\n\r\n5;ext=1\r\nhello\r\n0\r\n\r\n",
+    );
+  });
+
+  it("refuses controls in the target, a Host that differs from the URL, and ambiguous framing", async () => {
+    await using s = await setup();
+    const port = s.recorder.port;
+    const refusals: [string, RegExp][] = [
+      [`GET ${s.url}/a\nX-Injected:1 HTTP/1.1\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
+      [`GET ${s.url}/a\tb HTTP/1.1\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
+      [`GET ${s.url}/a\rb HTTP/1.1\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
+      [`GET ${s.url}/ HTTP/1.1\r\nX: a\nHost: evil.test\r\n${s.auth}\r\n`, /^HTTP\/1\.1 400/],
+      [`GET ${s.url}/ HTTP/1.1\r\nHost: evil.test\r\n${s.auth}\r\n`, /differs from the URL's host/],
+      [
+        `GET ${s.url}/ HTTP/1.1\r\nHost: allowed.test:${port}\r\nHost: evil.test\r\n${s.auth}\r\n`,
+        /more than one Host header/,
+      ],
+      [
+        `POST ${s.url}/ HTTP/1.1\r\n${s.auth}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        /both Transfer-Encoding and Content-Length/,
+      ],
+      [`POST ${s.url}/ HTTP/1.1\r\n${s.auth}Transfer-Encoding: gzip\r\n\r\n`, /^HTTP\/1\.1 501/],
+      [
+        `POST ${s.url}/ HTTP/1.1\r\n${s.auth}Content-Length: 3\r\nContent-Length: 4\r\n\r\n`,
+        /conflicting Content-Length/,
+      ],
+    ];
+    for (const [request, expected] of refusals) {
+      assert.match(await s.send([request]), expected, JSON.stringify(request));
+    }
+    assert.deepEqual(s.recorder.received(), []);
+    // The same Host, in other spellings, is the URL's own.
+    await s.send([`GET ${s.url}/ HTTP/1.1\r\nHost: ALLOWED.test:${port}\r\n${s.auth}\r\n`]);
+    await s.send([`GET http://allowed.test/ HTTP/1.1\r\nHost: allowed.test:80\r\n${s.auth}\r\n`]);
+    assert.equal(
+      s.recorder.received().length,
+      1,
+      "port 80 is not the recorder's: refused, not sent",
+    );
+  });
+
+  it("strips proxy credentials and the fields the Connection header names", async () => {
+    await using s = await setup();
+    // A byte past ASCII in a value (obs-text) goes on as that byte.
+    await s.send([Buffer.from(
+      `GET ${s.url}/ HTTP/1.1\r\n${s.auth}Proxy-Connection: keep-alive\r\n` +
+        "Connection: keep-alive, X-Hop\r\nX-Hop: secret\r\nX-Kept: caf\xe9\r\n\r\n",
+      "latin1",
+    )]);
+    assert.equal(
+      s.recorder.received()[0],
+      `GET / HTTP/1.1\r\nHost: allowed.test:${s.recorder.port}\r\nX-Kept: caf\xe9\r\n` +
+        "Connection: close\r\n\r\n",
+    );
   });
 });

@@ -3,42 +3,26 @@
 // for it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { cgroupSupport } from "../../local/_cgroup.ts";
-import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
-import { pause, processesWith } from "../local/_helpers.ts";
-import { executorFor, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+import { pause } from "../local/_helpers.ts";
+import {
+  executorFor,
+  oneStandby,
+  probeHere,
+  skipUnless,
+  STANDBY_TOKENS,
+  standbys,
+  tempWorkspace,
+} from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const support = cgroupSupport();
 const noCgroup = "unavailable" in support.processes
   ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
   : false;
-
-/** What only a waiting standby of `backend` has on its command line. */
-const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
-  bwrap: "the standby got no command",
-  landlock: `landlock-launcher.mjs\0${LAUNCHER_STANDBY_FLAG}\0`,
-};
-
-/** The standbys of this process's executors: a bwrap wrapper or a launcher waiting with its cgroups joined. */
-const standbys = (backend: "bwrap" | "landlock"): number[] =>
-  processesWith(STANDBY_TOKENS[backend]).filter((pid) =>
-    processesWith(`shellseam-exec-${process.pid}-`).includes(pid)
-  );
-
-/** Waits until exactly one standby of this process waits, and returns its pid. */
-async function oneStandby(backend: "bwrap" | "landlock"): Promise<number> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const found = standbys(backend);
-    if (found.length === 1) return found[0] as number;
-    assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
-    await pause(20);
-  }
-}
 
 /** What a command sees of its launch: workdir, stdin, seccomp, rlimit, cgroups, fds, marker. */
 const PROBE = 'echo "$PWD"; [ -c /dev/stdin ] && echo "stdin is /dev/null"; ' +
@@ -114,8 +98,11 @@ for (const backend of ["bwrap", "landlock"] as const) {
       const text = flag === undefined ? name! : `${name} ${flag}`;
       // The last character in brackets: the pattern does not match the command's own line.
       const pattern = `${text.slice(0, -1)}[${text.slice(-1)}]`;
+      // It looks once the new standby waits (the test makes "go" then), not after a
+      // fixed time: under load the call and the standby's start can take longer.
       const meddler = await executor.start({
-        command: "exec > tried.txt 2>&1; sleep 1; for p in /proc/[0-9]*; do " +
+        command: "exec > tried.txt 2>&1; for i in $(seq 1200); do [ -e go ] && break; " +
+          "sleep 0.05; done; for p in /proc/[0-9]*; do " +
           `tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q -- ${
             JSON.stringify(pattern)
           } || continue; ` +
@@ -124,6 +111,7 @@ for (const backend of ["bwrap", "landlock"] as const) {
       });
       await executor.run({ command: "true" });
       const waiting = await oneStandby(backend);
+      writeFileSync(join(workspace.root, "go"), "");
       await meddler.done;
       const tried = readFileSync(join(workspace.root, "tried.txt"), "utf8");
       assert.doesNotMatch(tried, /wrote|signalled/, tried);
@@ -144,9 +132,14 @@ for (const backend of ["bwrap", "landlock"] as const) {
       });
       await executor.run({ command: "true" });
       const standby = await oneStandby(backend);
+      // It ends once a fork of the bomb failed, not after a fixed time: under load
+      // the bomb may not reach the limit in half a second. Bash says so on the
+      // bomb's stderr, a pipe opened before the bomb that the shell reads (read -t
+      // starts no process).
       const result = await executor.run({
-        command: "bomb() { sleep 30 & bomb | bomb & }; bomb; sleep 0.5; echo survived",
-        timeoutMs: 20_000,
+        command: "exec 3<> <(:); bomb() { sleep 30 & bomb | bomb & }; bomb 2>&3; " +
+          "for i in {1..1200}; do read -r -t 0.05 -u 3 && break; done; echo survived",
+        timeoutMs: 90_000,
       });
       assert.ok(!standbys(backend).includes(standby), "the standby ran it");
       assert.deepEqual(result.limitHit, { limit: "processes", evidence: "cgroup", certain: true });

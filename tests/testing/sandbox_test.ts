@@ -17,10 +17,11 @@ import {
  * bwrap's pid namespace ends every process of a command when the shell ends
  * or is killed (its init exits with the shell, and `--die-with-parent` ends
  * the namespace when bwrap is killed), and its init reports a shell killed
- * by a signal as the exit code 128 + N.
+ * by a signal as the exit code 128 + N. What it ended with a shell that
+ * exited is counted from inside the namespace, so `strays` is checked.
  */
 const CAPABILITIES: Record<string, BashExecutorCapabilities> = {
-  bwrap: { termGrace: false, drainGrace: false, countsStrays: false, reportsShellSignal: false },
+  bwrap: { termGrace: false, drainGrace: false, reportsShellSignal: false },
   landlock: {},
 };
 

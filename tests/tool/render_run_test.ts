@@ -132,6 +132,26 @@ describe("renderRunResult", () => {
     );
   });
 
+  it("says after each stream the executor stopped reading before its end that the rest is missing", () => {
+    const cut = "nothing came for 1000 ms after the command's processes were stopped";
+    const rendered = renderRunResult(runResult({
+      stdout: { ...stream("before\n"), cut },
+      stderr: { ...stream("warn\n"), cut },
+    }));
+    assert.equal(
+      rendered.text,
+      "before\n" +
+        `[stdout cut short: the executor stopped reading it before its end, so the rest of it is missing: ${cut}]\n` +
+        "[stderr]\nwarn\n" +
+        `[stderr cut short: the executor stopped reading it before its end, so the rest of it is missing: ${cut}]\n` +
+        "[exit code: 0]",
+    );
+    assert.equal(
+      renderRunResult(runResult({ stdout: stream("whole\n") })).text.includes("cut"),
+      false,
+    );
+  });
+
   it("orders sandbox denial, escalation hint, timeout, exit code and strays", () => {
     const rendered = renderRunResult(
       runResult({
@@ -467,5 +487,34 @@ describe("renderRunResult", () => {
         "[sandbox: the command made the directory /ws/cover and left it unreadable, so it could not be checked for protected paths; it was moved to /q/2-cover]",
       ),
     );
+  });
+
+  it("says when the command filled a writable root past the walk, and is an error even after exit 0", () => {
+    for (
+      const [walkBound, how] of [["entries", "more entries"], [
+        "depth",
+        "folders nested deeper",
+      ]] as const
+    ) {
+      const rendered = renderRunResult(runResult({
+        sandbox: {
+          mode: "workspace-write",
+          backend: "landlock",
+          denied: false,
+          violations: [
+            { path: "/ws", quarantinedTo: null, walkBound },
+            { path: "/ws/many/sub/.git", quarantinedTo: "/q/1-.git" },
+          ],
+        },
+      }));
+      assert.equal(
+        rendered.text,
+        "(no output)\n" +
+          `[sandbox: the command filled /ws with ${how} than the check for protected paths walks, so nothing past that was kept read-only; the protected paths it created there were moved away (each listed); do not run git or direnv below it before checking, and tell the user]\n` +
+          "[sandbox: the command created or replaced the protected path /ws/many/sub/.git, which commands may not write; it was moved to /q/1-.git]\n" +
+          "[exit code: 0]",
+      );
+      assert.equal(rendered.isError, true);
+    }
   });
 });

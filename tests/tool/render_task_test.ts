@@ -239,6 +239,22 @@ describe("renderTaskOutput", () => {
     );
   });
 
+  it("says after a stream the executor stopped reading before its end that the rest is missing", () => {
+    const cut = "nothing came for 1000 ms after the command's processes were stopped";
+    const output = read({ stdout: "before\n", status: "completed", exitCode: 0 });
+    output.stdout.cut = cut;
+    const text = renderTaskOutput({
+      snapshot: snapshot({ status: "completed", exitCode: 0 }),
+      output,
+    });
+    assert.equal(
+      text,
+      "before\n" +
+        `[stdout cut short: the executor stopped reading it before its end, so the rest of it is missing: ${cut}]\n` +
+        "[status: completed, exit code: 0]",
+    );
+  });
+
   it("says when a settled task ran into a resource limit, and how that is known", () => {
     const text = renderTaskOutput({
       snapshot: snapshot(),

@@ -15,7 +15,8 @@ const RULES: CommandRule[] = [
   { decision: "allow", prefix: ["npm", "test"] },
   { decision: "deny", program: "rm" },
   ...["echo", "ls", "cat", "grep", "wc", "true", "tee", "sort", "find"].map(allow),
-  ...["timeout", "env", "xargs", "nohup", "time", "bash"].map(allow),
+  // Runners (judged by what they run); no interpreter such as bash is allowed.
+  ...["timeout", "env", "xargs", "nohup", "time"].map(allow),
 ];
 
 // [command line, decision with RULES and "ask" for unmatched commands]
@@ -105,7 +106,7 @@ const TABLE: [string, "allow" | "ask" | "deny"][] = [
   ['bash -c "echo hi"', "allow"],
   ["bash -ec 'ls; rm x'", "deny"],
   ['bash -c "$CMD"', "ask"],
-  ["bash script.sh", "allow"],
+  ["bash script.sh", "ask"],
   ['eval "rm x"', "deny"],
   ["eval $CMD", "ask"],
   // comments and line continuations

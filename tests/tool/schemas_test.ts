@@ -12,7 +12,9 @@ import {
 function assertClosedObject(schema: ObjectJsonSchema): void {
   assert.equal(schema.type, "object");
   assert.equal(schema.additionalProperties, false);
-  for (const name of schema.required ?? []) assert.ok(name in schema.properties, name);
+  // `required` is always stated, `[]` for none: the OpenAI Agents SDK's strict mode expects it.
+  assert.ok(Array.isArray(schema.required), "required is stated");
+  for (const name of schema.required) assert.ok(name in schema.properties, name);
   // A plain JSON value: it survives a JSON round trip unchanged.
   assert.deepEqual(JSON.parse(JSON.stringify(schema)), schema);
 }

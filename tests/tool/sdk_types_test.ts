@@ -4,8 +4,14 @@
 // the compiled test of the Node leg imports none of them).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type OpenAI from "openai";
-import type Anthropic from "@anthropic-ai/sdk";
+// Named inline, not in deno.json's imports: `deno task` installs every package
+// of the root import map and lock, and a cold `deno task demo` must download
+// only what the demo imports (tests/cli/cold_demo_test.ts). Pinned in
+// tests/deno.lock.
+// deno-lint-ignore no-import-prefix
+import type OpenAI from "npm:openai@7.59.0";
+// deno-lint-ignore no-import-prefix
+import type Anthropic from "npm:@anthropic-ai/sdk@1.14.0";
 import type { Tool as McpSdkTool } from "@modelcontextprotocol/sdk/types.js";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {

@@ -163,6 +163,7 @@ describe("validateToolArguments", () => {
         low: { type: "integer", minimum: 0 },
         high: { type: "integer", maximum: 9 },
       },
+      required: [],
       additionalProperties: false,
     };
     const table: [Record<string, unknown>, string][] = [

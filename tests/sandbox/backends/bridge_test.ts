@@ -20,24 +20,36 @@ const inner = { program: "/u/bwrap", args: ["--", "cmd"], cwd: "/w", env: { SECR
 
 describe("wrapInBridge", () => {
   it("runs the backend's launch in a network namespace of its own, with none of its environment", () => {
-    const launch = wrapInBridge(inner, tools, "/u/bash", "/p/proxy.sock");
+    const launch = wrapInBridge(inner, tools, "/u/bash", "/p/proxy.sock", ["/cg/cgroup.procs"]);
     assert.equal(launch.program, "/u/unshare");
     assert.deepEqual(launch.args.slice(0, 3), ["--net", "--", "/u/bash"]);
-    assert.deepEqual(launch.args.slice(-7), [
-      "/u/ip",
-      "/u/socat",
-      "/p/proxy.sock",
-      String(BRIDGE_PORT),
-      "/u/bwrap",
+    const script = launch.args.indexOf("shellseam-net");
+    const words = launch.args.slice(script + 1);
+    assert.deepEqual(words.slice(0, 3), ["/u/ip", String(BRIDGE_PORT), "13"]);
+    // socat, behind a bash that joins the command's cgroups first.
+    const socat = words.slice(3, 16);
+    assert.equal(socat[0], "/u/bash");
+    assert.deepEqual(socat.slice(-6), [
+      "cg",
+      "/cg/cgroup.procs",
       "--",
-      "cmd",
+      "/u/socat",
+      `TCP-LISTEN:${BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr,max-children=136`,
+      "UNIX-CONNECT:/p/proxy.sock",
     ]);
+    assert.deepEqual(words.slice(16), ["/u/bwrap", "--", "cmd"]);
+    // What the backend reads on stdin (the command's environment) goes through untouched.
+    assert.deepEqual(
+      wrapInBridge({ ...inner, input: new Uint8Array([1, 2]) }, tools, "/u/bash", "/p/s", [])
+        .input,
+      new Uint8Array([1, 2]),
+    );
     assert.deepEqual(launch.env, {});
     assert.equal(launch.cwd, "/w");
   });
 
   it("for another user: a user namespace, whose capabilities setpriv drops before the backend", () => {
-    const launch = wrapInBridge(inner, { ...tools, setpriv: "/u/setpriv" }, "/u/bash", "/p/s");
+    const launch = wrapInBridge(inner, { ...tools, setpriv: "/u/setpriv" }, "/u/bash", "/p/s", []);
     assert.deepEqual(launch.args.slice(0, 5), [
       "--user",
       "--map-current-user",

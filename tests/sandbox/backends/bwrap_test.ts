@@ -196,8 +196,23 @@ describe("the bwrap backend", () => {
     assert.ok(!("reason" in backend));
     const wrapped = backend.wrap(launch("/srv/ws"), policy({}));
     assert.equal(wrapped.program, "/usr/bin/bash");
-    const [norc, noprofile, privileged, c, script, name, noLimits, filter, bwrap, ...args] =
-      wrapped.args;
+    const [
+      norc,
+      noprofile,
+      privileged,
+      c,
+      script,
+      name,
+      noLimits,
+      filter,
+      report,
+      input,
+      bwrap,
+      ...args
+    ] = wrapped.args;
+    assert.equal(input, "--input");
+    // No report file asked for: none opened, and the launch runs as it is.
+    assert.equal(report, "");
     assert.deepEqual(
       [norc, noprofile, privileged, c, name, noLimits],
       ["--norc", "--noprofile", "-p", "-c", "shellseam-bwrap", "--"],
@@ -215,11 +230,15 @@ describe("the bwrap backend", () => {
       ...seccompFilter({ denyIpc: true, socketFamilies: [AF_UNIX, AF_NETLINK] })!,
     ]);
     assert.match(bwrap!, /\/bwrap$/);
-    assert.deepEqual(args, [
-      "--seccomp",
-      "3",
-      ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS),
-    ]);
+    // bwrap's options come on stdin (fd 4 for --args), the command on its command line.
+    const all = ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS)];
+    const command = all.splice(all.indexOf("--", all.indexOf("--chdir")));
+    assert.deepEqual(args, command);
+    assert.equal(
+      new TextDecoder().decode(wrapped.input),
+      `0 ${all.length}\n${all.map((option) => `${option}\0`).join("")}`,
+    );
+    assert.match(script!, /set -- "\$1" --args 4 "\$\{@:2\}"/);
     const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[7]!;
     assert.deepEqual(bytes(open), [...seccompFilter({ denyIpc: true })!]);
     // The wrapper, setsid and bwrap run unconfined with no environment at all.
@@ -245,7 +264,9 @@ describe("the bwrap backend", () => {
     assert.deepEqual(prepared.env, {});
     const input = new TextDecoder().decode(standby.input({ fileSizeBytes: 4096 }));
     const [head = "", ...rest] = input.split("\n");
-    assert.match(head, /^0 \d+ -f 4 4 --$/);
+    // No report file: an empty path first.
+    assert.ok(head.startsWith("\0"), "an empty report path");
+    assert.match(head.slice(1), /^0 \d+ -f 4 4 --$/);
     assert.ok(
       rest.join("\n").startsWith("echo hi--seccomp\u00003\u0000--ro-bind\u0000"),
       "the command, then the options",
@@ -273,7 +294,37 @@ describe("the bwrap backend", () => {
       rest.slice(0, rest.indexOf("--") + 1),
       limitArgs(limits.rlimits, ["/cg/1/procs"]),
     );
-    assert.match(rest[rest.indexOf("--") + 2]!, /\/bwrap$/);
+    assert.equal(rest[rest.indexOf("--") + 2], "");
+    assert.equal(rest[rest.indexOf("--") + 3], "--input");
+    assert.match(rest[rest.indexOf("--") + 4]!, /\/bwrap$/);
+  });
+
+  it("with a report file, opens it outside and runs the launch under the reporter inside", {
+    skip,
+  }, () => {
+    assert.ok(!("reason" in backend));
+    const wrapped = backend.wrap(launch("/srv/ws"), policy({ strayReport: "/p/strays-1" }));
+    const [, , , , script, , , , report] = wrapped.args;
+    assert.equal(report, "/p/strays-1");
+    assert.match(script!, /exec 9>>"\$1"/);
+    const inside = wrapped.args.slice(wrapped.args.lastIndexOf("--") + 1);
+    const [bash, norc, noprofile, privileged, c, reporter, name, ...command] = inside;
+    assert.deepEqual([bash, norc, noprofile, privileged, c, name], [
+      "/usr/bin/bash",
+      "--norc",
+      "--noprofile",
+      "-p",
+      "-c",
+      "shellseam-strays",
+    ]);
+    // The command's own shell runs with the report descriptor closed.
+    assert.match(reporter!, /"\$@" 9>&-/);
+    assert.deepEqual(command, [launch("/srv/ws").program, ...launch("/srv/ws").args]);
+    const bashLaunch = { ...launch("/srv/ws"), args: ["--norc", "--noprofile", "-c", "echo hi"] };
+    const standby = backend.standby!(bashLaunch, policy({ strayReport: "/p/strays-2" }))!;
+    const input = new TextDecoder().decode(standby.input({}));
+    assert.ok(input.startsWith("/p/strays-2\u00000 "), input.slice(0, 40));
+    assert.equal(standby.prepare([]).args.at(-1), reporter);
   });
 
   it("hands the command its environment inside, never to the programs before it", { skip }, () => {
@@ -281,12 +332,16 @@ describe("the bwrap backend", () => {
     const hostile = Object.fromEntries(GLIBC_UNSECURE_ENV.map((name) => [name, "/ws/evil"]));
     const wrapped = backend.wrap({ ...launch("/srv/ws"), env: hostile }, policy({}));
     assert.deepEqual(wrapped.env, {});
-    const setenv = wrapped.args.flatMap((arg, index) =>
-      arg === "--setenv" ? [`${wrapped.args[index + 1]}=${wrapped.args[index + 2]}`] : []
+    // On the wrapper's stdin, for bwrap's --args: never on a command line.
+    const options = new TextDecoder().decode(wrapped.input).split("\n").slice(1).join("\n")
+      .split("\0");
+    const setenv = options.flatMap((arg, index) =>
+      arg === "--setenv" ? [`${options[index + 1]}=${options[index + 2]}`] : []
     );
     assert.ok(setenv.includes("LD_PRELOAD=/ws/evil"));
     assert.ok(setenv.includes(`TMPDIR=${TMP}`));
-    assert.ok(wrapped.args.indexOf("--clearenv") < wrapped.args.indexOf("--setenv"));
+    assert.ok(options.indexOf("--clearenv") < options.indexOf("--setenv"));
+    assert.ok(!wrapped.args.some((arg) => arg.includes("/ws/evil") || arg === "--setenv"));
     assert.deepEqual(backend.runnerFolders(), []);
   });
 

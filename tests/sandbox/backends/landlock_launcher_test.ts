@@ -18,6 +18,7 @@ import { findDeno } from "../../../sandbox/_deno.ts";
 import { findOnPath } from "../../../local/_session.ts";
 import { cgroupSupport } from "../../../local/_cgroup.ts";
 import { rlimitsToSet } from "../../../local/_limits.ts";
+import { STANDBY_READY } from "../../../local/_standby.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
   landlockLauncherFile,
@@ -25,7 +26,9 @@ import {
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
   LAUNCHER_FAILURE_PREFIX,
+  LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
+  launcherInput,
 } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import {
@@ -55,7 +58,7 @@ const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 function launch(args: string[], options: {
   env?: Record<string, string>;
   shell?: (command: string) => string;
-  stdin?: string;
+  stdin?: string | Uint8Array;
 } = {}) {
   const { env = {}, shell = (command) => `exec ${command}`, stdin } = options;
   const path = "reason" in deno ? "deno" : deno.path;
@@ -497,6 +500,51 @@ describe("the Landlock launcher, run", { skip }, () => {
     });
   }
 
+  it("with --input, reads its arguments from stdin and leaves the rest to the command", async () => {
+    const args = (keep: boolean) =>
+      launcherInput([
+        policy({ envEntries: 1 }),
+        "GREETING=from stdin",
+        "/usr/bin/bash",
+        "-c",
+        'echo "$GREETING"; readlink /proc/self/fd/0 | sed "s/:.*//"; cat',
+      ], keep);
+    const rest = new TextEncoder().encode("the command's own stdin\n");
+    const kept = await launch([LAUNCHER_INPUT_FLAG], {
+      stdin: new Uint8Array([...args(true), ...rest]),
+      env: { GREETING: "leaked" },
+    });
+    assert.equal(kept.exitCode, 0, kept.stderr.text);
+    // A pipe under Deno, a socket under Node: the executor's stdin, not /dev/null.
+    assert.match(kept.stdout.text, /^from stdin\n(pipe|socket)\nthe command's own stdin\n$/);
+    const dropped = await launch([LAUNCHER_INPUT_FLAG], {
+      stdin: new Uint8Array([...args(false), ...rest]),
+    });
+    assert.equal(dropped.exitCode, 0, dropped.stderr.text);
+    assert.equal(dropped.stdout.text, "from stdin\n/dev/null\n");
+  });
+
+  for (
+    const [name, stdin] of [
+      ["no input", ""],
+      ["no length line", '{"args":[],"keepStdin":false}'],
+      ["fewer bytes than its length says", '100\n{"args":[]}'],
+      ["input that is not JSON", "5\n{nope"],
+      ["no keepStdin", '11\n{"args":[]}'],
+    ] as const
+  ) {
+    it(`with --input, exits ${LAUNCHER_FAILURE_EXIT} for ${name}`, async () => {
+      const result = await launch([LAUNCHER_INPUT_FLAG], { stdin });
+      assert.equal(result.exitCode, LAUNCHER_FAILURE_EXIT);
+      assert.ok(
+        result.stderr.text.startsWith(
+          `${LAUNCHER_FAILURE_PREFIX} its input must be a length line and { args, keepStdin } (JSON)`,
+        ),
+        result.stderr.text,
+      );
+    });
+  }
+
   it("as a standby, joins its cgroups, then runs the launch read from stdin in its cwd", async () => {
     const cgroup = join(workspace.base, "standby-cgroup");
     mkdirSync(cgroup);
@@ -523,8 +571,12 @@ describe("the Landlock launcher, run", { skip }, () => {
       env: { GREETING: "leaked" },
     });
     assert.equal(result.exitCode, 0, result.stderr.text);
-    // The command's stdin is /dev/null, not the pipe it was handed its launch on.
-    assert.equal(result.stdout.text, `${dir} hi one\nline\n/dev/null\ndenied\n`);
+    // It says it runs the launch (STANDBY_READY) before the command's first byte. The
+    // command's stdin is /dev/null, not the pipe it was handed its launch on.
+    assert.equal(
+      result.stdout.text,
+      `${String.fromCharCode(STANDBY_READY)}${dir} hi one\nline\n/dev/null\ndenied\n`,
+    );
     assert.equal(readFileSync(join(cgroup, "tasks"), "utf8"), "0");
     assert.ok(existsSync(join(dir, "inside.txt")));
     assert.equal(existsSync(outside), false, "Landlock held the standby's command too");

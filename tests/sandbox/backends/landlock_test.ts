@@ -6,7 +6,9 @@ import {
   createLandlockBackend,
   HIDDEN_DIRS_GAP,
   type LandlockSetup,
+  LAUNCHER_DENO_DIR,
   LAUNCHER_DENO_FLAGS,
+  LAUNCHER_FOLDER,
   LISTED_SECRETS_GAP,
   METADATA_GAP,
   protectedPathsGap,
@@ -18,10 +20,12 @@ import {
   landlockLauncherFile,
   type LandlockLauncherPolicy,
   landlockLauncherScript,
+  LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
 } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { rlimitsToSet } from "../../../local/_limits.ts";
+import type { Launch } from "../../../local/launch.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(
@@ -36,7 +40,7 @@ function setup(
     deno: "/opt/deno",
     launcher: "data:l",
     tmpDir,
-    denoDir: "/private/deno",
+    launcherDir: "/private/deno",
     root,
     ...(arch === undefined ? {} : { arch }),
     ...(userNamespace === undefined ? {} : { userNamespace }),
@@ -65,6 +69,24 @@ const outcome = (exitCode: number | null, stderrText: string) => ({
   killedByExecutor: false,
 });
 
+/**
+ * The launcher's command line with the arguments it reads on its stdin
+ * (`--input`, its only argument then) put back in its place.
+ */
+function expanded(wrapped: Launch): string[] {
+  const at = wrapped.args.indexOf(LAUNCHER_INPUT_FLAG);
+  assert.equal(at, wrapped.args.length - 1, "--input is the launcher's only argument");
+  const text = new TextDecoder().decode(wrapped.input);
+  const [length = "", json = ""] = [
+    text.slice(0, text.indexOf("\n")),
+    text.slice(text.indexOf("\n") + 1),
+  ];
+  assert.equal(Number(length), new TextEncoder().encode(json).length);
+  const { args, keepStdin } = JSON.parse(json) as { args: string[]; keepStdin: boolean };
+  assert.equal(keepStdin, false);
+  return [...wrapped.args.slice(0, at), ...args];
+}
+
 describe("the landlock backend", () => {
   it("runs the launcher with deno, no code cache, only the FFI permission, then the program", () => {
     using workspace = tempWorkspace();
@@ -78,12 +100,12 @@ describe("the landlock backend", () => {
     ]);
     const wrapped = backend.wrap(launch, policy({ mode: "workspace-write" }));
     assert.equal(wrapped.program, "/opt/deno");
-    assert.deepEqual(wrapped.args.slice(0, LAUNCHER_DENO_FLAGS.length + 1), [
+    assert.deepEqual(expanded(wrapped).slice(0, LAUNCHER_DENO_FLAGS.length + 1), [
       ...LAUNCHER_DENO_FLAGS,
       "data:l",
     ]);
     // The command's environment travels as arguments, counted in the policy.
-    assert.deepEqual(wrapped.args.slice(LAUNCHER_DENO_FLAGS.length + 2), [
+    assert.deepEqual(expanded(wrapped).slice(LAUNCHER_DENO_FLAGS.length + 2), [
       "A=1",
       `TMPDIR=${tmpDir}`,
       "/usr/bin/bash",
@@ -91,7 +113,7 @@ describe("the landlock backend", () => {
       "echo hi",
     ]);
     const sent = JSON.parse(
-      wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!,
+      expanded(wrapped)[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(sent.readPaths, ["/"]);
     assert.deepEqual(sent.writeDirs, [tmpDir, workspace.root]);
@@ -101,7 +123,9 @@ describe("the landlock backend", () => {
       ...seccompFilter({ denyIpc: true, keepSession: true, socketFamilies: [AF_NETLINK] })!,
     ]);
     const unix = JSON.parse(
-      backend.wrap(launch, policy({ unixSockets: true })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
+      expanded(
+        backend.wrap(launch, policy({ unixSockets: true })),
+      )[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(unix.seccompFilter, [
       ...seccompFilter({
@@ -112,7 +136,7 @@ describe("the landlock backend", () => {
     ]);
     assert.equal(sent.reportAbi, undefined);
     const open = JSON.parse(
-      backend.wrap(launch, policy({ network: "allow" })).args[LAUNCHER_DENO_FLAGS.length + 1]!,
+      expanded(backend.wrap(launch, policy({ network: "allow" })))[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(open.seccompFilter, [...seccompFilter({ denyIpc: true, keepSession: true })!]);
     assert.equal(sent.envEntries, 2);
@@ -129,11 +153,11 @@ describe("the landlock backend", () => {
     const wrapped = backend.wrap(launch, policy(), limits);
     // unshare runs deno, which runs the launcher, which execs the command's own bash.
     assert.equal(wrapped.program, "/usr/bin/unshare");
-    const deno = wrapped.args.indexOf("/opt/deno");
-    assert.deepEqual(wrapped.args.slice(0, deno), [...USER_NAMESPACE_ARGS]);
-    assert.deepEqual(wrapped.args.slice(-3), [launch.program, ...launch.args]);
+    const deno = expanded(wrapped).indexOf("/opt/deno");
+    assert.deepEqual(expanded(wrapped).slice(0, deno), [...USER_NAMESPACE_ARGS]);
+    assert.deepEqual(expanded(wrapped).slice(-3), [launch.program, ...launch.args]);
     const index = deno + LAUNCHER_DENO_FLAGS.length + 2;
-    const sent = JSON.parse(wrapped.args[index]!) as LandlockLauncherPolicy;
+    const sent = JSON.parse(expanded(wrapped)[index]!) as LandlockLauncherPolicy;
     assert.deepEqual(sent.cgroupProcs, limits.cgroupProcs);
     assert.deepEqual(sent.rlimits, rlimitsToSet(limits.rlimits));
     assert.deepEqual(sent.rlimits?.map(({ soft, hard }) => [soft, hard]), [[5, 6], [
@@ -141,7 +165,7 @@ describe("the landlock backend", () => {
       10_000,
     ]]);
     const none = JSON.parse(
-      backend.wrap(launch, policy(), { rlimits: {}, cgroupProcs: [] }).args[index]!,
+      expanded(backend.wrap(launch, policy(), { rlimits: {}, cgroupProcs: [] }))[index]!,
     ) as LandlockLauncherPolicy;
     assert.equal("cgroupProcs" in none || "rlimits" in none, false);
   });
@@ -155,12 +179,14 @@ describe("the landlock backend", () => {
       policy({ mode: "workspace-write" }),
     );
     assert.deepEqual(wrapped.env, {
-      DENO_DIR: "/private/deno",
+      DENO_DIR: LAUNCHER_DENO_DIR,
       HOME: "/private/deno",
       DENO_NO_UPDATE_CHECK: "1",
     });
-    assert.ok(wrapped.args.includes("LD_PRELOAD=/ws/evil"), "the command still gets it");
-    assert.deepEqual(backend.runnerFolders(), [{ name: "DENO_DIR", path: "/private/deno" }]);
+    assert.ok(expanded(wrapped).includes("LD_PRELOAD=/ws/evil"), "the command still gets it");
+    // On the launcher's stdin: no command line shows it.
+    assert.ok(!wrapped.args.some((arg) => arg.includes("/ws/evil")));
+    assert.deepEqual(backend.runnerFolders(), [{ name: LAUNCHER_FOLDER, path: "/private/deno" }]);
   });
 
   it("for root, asks for a read-only view with the writable paths and .git bound back", () => {
@@ -169,7 +195,9 @@ describe("the landlock backend", () => {
     const sent = (root: boolean, mode: ConfinedPolicy["mode"]) => {
       const { backend, policy } = setup(workspace, "x64", root);
       const wrapped = backend.wrap(launch, policy({ mode, readOnlyPaths: [git] }));
-      return JSON.parse(wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!) as LandlockLauncherPolicy;
+      return JSON.parse(
+        expanded(wrapped)[LAUNCHER_DENO_FLAGS.length + 1]!,
+      ) as LandlockLauncherPolicy;
     };
     const rootWrite = sent(true, "workspace-write");
     assert.deepEqual(rootWrite.writableMounts, rootWrite.writeDirs);
@@ -196,7 +224,7 @@ describe("the landlock backend", () => {
       const { backend, policy } = setup(workspace, "x64", root);
       const wrapped = backend.wrap(launch, policy({ masks, mode: "workspace-write" }));
       const gaps = backend.enforcement(policy({ masks, mode: "workspace-write" })).gaps;
-      const launcher = wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!;
+      const launcher = expanded(wrapped)[LAUNCHER_DENO_FLAGS.length + 1]!;
       return { policy: JSON.parse(launcher) as LandlockLauncherPolicy, gaps };
     };
     const root = sent(true);
@@ -227,12 +255,12 @@ describe("the landlock backend", () => {
     const { backend, policy } = setup(workspace, "x64", false, { unshare });
     const wrapped = backend.wrap(launch, policy({ mode: "workspace-write", readOnlyPaths: [git] }));
     assert.equal(wrapped.program, unshare);
-    assert.deepEqual(wrapped.args.slice(0, USER_NAMESPACE_ARGS.length + 1), [
+    assert.deepEqual(expanded(wrapped).slice(0, USER_NAMESPACE_ARGS.length + 1), [
       ...USER_NAMESPACE_ARGS,
       "/opt/deno",
     ]);
     const sent = JSON.parse(
-      wrapped.args[USER_NAMESPACE_ARGS.length + 1 + LAUNCHER_DENO_FLAGS.length + 1]!,
+      expanded(wrapped)[USER_NAMESPACE_ARGS.length + 1 + LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(sent.writableMounts, sent.writeDirs);
     assert.deepEqual(sent.readOnlyMounts, [git]);
@@ -266,7 +294,7 @@ describe("the landlock backend", () => {
     const { backend, policy, tmpDir } = setup(workspace);
     const wrapped = backend.wrap(launch, policy({ writableRoots: ["/srv"] }));
     const sent = JSON.parse(
-      wrapped.args[LAUNCHER_DENO_FLAGS.length + 1]!,
+      expanded(wrapped)[LAUNCHER_DENO_FLAGS.length + 1]!,
     ) as LandlockLauncherPolicy;
     assert.deepEqual(sent.writeDirs, [tmpDir]);
   });
@@ -453,9 +481,9 @@ describe("the landlock backend", () => {
 describe("the landlock backend's standby", () => {
   /** A backend whose launcher is a real file in `workspace` (a standby's start rewrites it). */
   function withLauncher(workspace: Workspace, userNamespace?: LandlockSetup["userNamespace"]) {
-    const denoDir = join(workspace.base, "deno");
-    mkdirSync(denoDir);
-    const launcher = landlockLauncherFile(denoDir);
+    const launcherDir = join(workspace.base, "deno");
+    mkdirSync(launcherDir);
+    const launcher = landlockLauncherFile(launcherDir);
     const tmpDir = join(workspace.base, "private-tmp");
     mkdirSync(tmpDir);
     const made = (deno: string, unshare?: LandlockSetup["userNamespace"]) =>
@@ -463,17 +491,17 @@ describe("the landlock backend's standby", () => {
         deno,
         launcher,
         tmpDir,
-        denoDir,
+        launcherDir,
         root: false,
         ...(unshare === undefined ? {} : { userNamespace: unshare }),
       });
-    return { backend: made("/opt/deno", userNamespace), made, launcher, denoDir };
+    return { backend: made("/opt/deno", userNamespace), made, launcher, launcherDir };
   }
 
   it("starts the launcher ahead with its own environment, its cgroups in its arguments", () => {
     using workspace = tempWorkspace();
     const unshare = "/usr/bin/unshare";
-    const { backend, launcher, denoDir } = withLauncher(workspace, { unshare });
+    const { backend, launcher, launcherDir } = withLauncher(workspace, { unshare });
     const policy = setup(workspace).policy;
     const standby = backend.standby?.(launch, policy());
     assert.ok(standby !== undefined);
@@ -490,7 +518,7 @@ describe("the landlock backend's standby", () => {
         ...procs,
       ],
       cwd: "/",
-      env: { DENO_DIR: denoDir, HOME: denoDir, DENO_NO_UPDATE_CHECK: "1" },
+      env: { DENO_DIR: LAUNCHER_DENO_DIR, HOME: launcherDir, DENO_NO_UPDATE_CHECK: "1" },
     });
   });
 
@@ -503,10 +531,10 @@ describe("the landlock backend's standby", () => {
     assert.ok(standby !== undefined);
     const rlimits = { fileSizeBytes: 10_000 };
     const handed = JSON.parse(new TextDecoder().decode(standby.input(rlimits)));
-    const cold = backend.wrap(launch, confined, { rlimits, cgroupProcs: [] });
+    const cold = expanded(backend.wrap(launch, confined, { rlimits, cgroupProcs: [] }));
     assert.deepEqual(handed, {
       cwd: launch.cwd,
-      args: cold.args.slice(cold.args.indexOf(launcher) + 1),
+      args: cold.slice(cold.indexOf(launcher) + 1),
     });
     assert.deepEqual(
       (JSON.parse(handed.args[0]!) as LandlockLauncherPolicy).rlimits,

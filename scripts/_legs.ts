@@ -1,0 +1,124 @@
+/**
+ * Runs a leg of the tests (a `deno` subcommand) with its output passed
+ * through, and reads the counts its runner prints at the end: `deno test`'s
+ * `ok | N passed ... | N failed` line, or node's test runner's `ℹ pass N` and
+ * `ℹ fail N` lines.
+ *
+ * @module
+ */
+import { ROOT } from "./_tsc.ts";
+
+/** What a leg did. */
+export interface LegResult {
+  name: string;
+  ok: boolean;
+  seconds: number;
+  /** The counts its test runner printed last, when it printed any. */
+  counts?: { passed: number; failed: number };
+  /** Why it is marked failed when its exit code alone does not say it. */
+  note?: string;
+}
+
+const DENO_SUMMARY = /^(?:ok|FAILED) \| (\d+) passed(?: \([^)]*\))? \| (\d+) failed/;
+const NODE_PASS = /^ℹ pass (\d+)$/;
+const NODE_FAIL = /^ℹ fail (\d+)$/;
+// deno test and node colour their summaries.
+// deno-lint-ignore no-control-regex
+const COLOUR = /\x1b\[[0-9;]*m/g;
+
+/** The legs running now (see {@linkcode stopLegs}). */
+const running = new Set<Deno.ChildProcess>();
+
+/** Kills the legs running now (on a signal to the script that runs them). */
+export function stopLegs(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // It has ended already.
+    }
+  }
+}
+
+/**
+ * Runs `deno <args>` in the repository root with `env` added, passing its
+ * output through, and returns how it went (`ok` when it exits 0).
+ */
+export async function runLeg(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<LegResult> {
+  console.log(`\n=== ${name}: deno ${args.join(" ")}`);
+  const start = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  running.add(child);
+  let counts: LegResult["counts"];
+  let nodePassed: number | undefined;
+  let pending = "";
+  const decoder = new TextDecoder();
+  const scan = (line: string) => {
+    const plain = line.replace(COLOUR, "").trim();
+    const deno = DENO_SUMMARY.exec(plain);
+    if (deno) counts = { passed: Number(deno[1]), failed: Number(deno[2]) };
+    const pass = NODE_PASS.exec(plain);
+    if (pass) nodePassed = Number(pass[1]);
+    const fail = NODE_FAIL.exec(plain);
+    if (fail && nodePassed !== undefined) counts = { passed: nodePassed, failed: Number(fail[1]) };
+  };
+  for await (const chunk of child.stdout) {
+    await writeAll(chunk);
+    const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n");
+    pending = lines.pop() ?? "";
+    lines.forEach(scan);
+  }
+  scan(pending);
+  const { code } = await child.status;
+  running.delete(child);
+  const seconds = (performance.now() - start) / 1000;
+  return { name, ok: code === 0, seconds, ...(counts === undefined ? {} : { counts }) };
+}
+
+async function writeAll(chunk: Uint8Array): Promise<void> {
+  for (let written = 0; written < chunk.length;) {
+    written += await Deno.stdout.write(chunk.subarray(written));
+  }
+}
+
+/** `5m03s`, `42s`. */
+function duration(seconds: number): string {
+  const whole = Math.round(seconds);
+  const minutes = Math.floor(whole / 60);
+  const rest = whole % 60;
+  return minutes === 0 ? `${rest}s` : `${minutes}m${String(rest).padStart(2, "0")}s`;
+}
+
+/**
+ * Prints one line per leg, then the plain closing line `legs: N passed, N
+ * failed`; returns whether every leg passed.
+ */
+export function summarize(results: readonly LegResult[], total: number): boolean {
+  const width = Math.max(...results.map((result) => result.name.length));
+  console.log(`\n=== Summary (${duration(total)})`);
+  for (const result of results) {
+    const counts = result.counts === undefined
+      ? ""
+      : `, ${result.counts.passed} passed, ${result.counts.failed} failed`;
+    const note = result.note === undefined ? "" : ` (${result.note})`;
+    console.log(
+      `${result.name.padEnd(width)}  ${result.ok ? "ok    " : "FAILED"} ${
+        duration(result.seconds)
+      }${counts}${note}`,
+    );
+  }
+  const failed = results.filter((result) => !result.ok).length;
+  console.log(`legs: ${results.length - failed} passed, ${failed} failed`);
+  return failed === 0;
+}

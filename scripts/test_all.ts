@@ -1,0 +1,117 @@
+/**
+ * `deno task test`: every leg of the tests, one after another, each run to
+ * its end whatever the legs before it did:
+ * 1. the Deno suite: every test file, the doc examples and the README's;
+ * 2. the permissions file, under the narrow permissions it is about;
+ * 3. the Node leg (`scripts/test_node.ts`), reported as two legs: its
+ *    `node --test` over the compiled tests, and its checks of the package
+ *    (build, pack, install, the README examples on Node, `require()`, the bin,
+ *    the consumer type-check), which run even when `node --test` failed.
+ *
+ * The Deno legs run under `tests/deno.lock` (see `DEV_LOCK`). It ends with one line per leg and `legs: N passed, N failed`, and exits 1
+ * when a leg failed. The legs run one at a time: on two cores, two at once
+ * would slow both and stretch the timing of the cases that measure time.
+ *
+ * @module
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type LegResult, runLeg, summarize } from "./_legs.ts";
+import { DEV_LOCK } from "./_tsc.ts";
+import type { NodeStepResult } from "./test_node.ts";
+
+/** The folders and files of the Deno suite (tests, doc examples, the README). */
+export const DENO_SUITE: readonly string[] = [
+  "tests/",
+  "seam/",
+  "local/",
+  "tasks/",
+  "tool/",
+  "sandbox/",
+  "testing/",
+  "remote/",
+  "cli/",
+  "mod.ts",
+  "README.md",
+];
+
+/** The permissions file and the narrow permissions it runs under. */
+export const PERMISSIONS_LEG: readonly string[] = [
+  "test",
+  `--lock=${DEV_LOCK}`,
+  "--allow-run=bash,setsid,bwrap,deno,unshare",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write=/tmp",
+  "--allow-sys=uid",
+  "tests/e2e/permissions_test.ts",
+];
+
+/** The two legs the Node leg's report (see `scripts/test_node.ts`) makes. */
+function nodeLegs(run: LegResult, report: string): LegResult[] {
+  let steps: NodeStepResult[] = [];
+  try {
+    steps = JSON.parse(readFileSync(report, "utf8")) as NodeStepResult[];
+  } catch (error) {
+    const note = `no step report: ${error instanceof Error ? error.message : String(error)}`;
+    return [{ ...run, name: "Node: node --test", ok: false, note }];
+  }
+  const part = (name: string, which: NodeStepResult["part"], counts: boolean): LegResult => {
+    const mine = steps.filter((step) => step.part === which);
+    const failed = mine.filter((step) => !step.ok).map((step) => step.title);
+    const ran = mine.length > 0;
+    return {
+      name,
+      ok: ran && failed.length === 0,
+      seconds: mine.reduce((sum, step) => sum + step.seconds, 0),
+      ...(counts && run.counts !== undefined ? { counts: run.counts } : {}),
+      ...(!ran
+        ? { note: "not run: the package could not be built or installed" }
+        : failed.length > 0
+        ? { note: `failed: ${failed.join("; ")}` }
+        : {}),
+    };
+  };
+  const legs = [
+    part("Node: node --test", "tests", true),
+    part("Node: README examples and packaging", "package", false),
+  ];
+  // A leg that failed outside its steps (it crashed after writing them) is not passed.
+  if (!run.ok && legs.every((leg) => leg.ok)) {
+    return legs.map((leg) => ({ ...leg, ok: false, note: "the Node leg exited with a failure" }));
+  }
+  return legs;
+}
+
+async function main(): Promise<void> {
+  const start = performance.now();
+  const results: LegResult[] = [];
+  results.push(
+    await runLeg("Deno suite", [
+      "test",
+      `--lock=${DEV_LOCK}`,
+      "--allow-all",
+      "--doc",
+      ...DENO_SUITE,
+    ]),
+  );
+  results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-test-all-"));
+  try {
+    const report = join(dir, "node.json");
+    const node = await runLeg("Node leg", [
+      "run",
+      "--allow-all",
+      "scripts/test_node.ts",
+      `--report=${report}`,
+    ]);
+    results.push(...nodeLegs(node, report));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const passed = summarize(results, (performance.now() - start) / 1000);
+  Deno.exit(passed ? 0 : 1);
+}
+
+if (import.meta.main) await main();

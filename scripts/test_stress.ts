@@ -1,0 +1,90 @@
+/**
+ * `deno task test:stress`: the files that run real processes against the
+ * clock (the e2e files, the local executor's and the standby's) while two
+ * busy loops keep both cores of a 2-core machine busy, as other work on a
+ * shared machine does. A case that starts its clock at the call, not at an
+ * event, fails here first.
+ *
+ * The busy loops are this script's children and stop with it: it kills them
+ * when the legs end (passed or not) and on SIGINT, SIGTERM or SIGHUP (the
+ * running leg too), and
+ * each loop also ends by itself once this process is gone (it checks its
+ * parent between rounds), so none is left behind even after a SIGKILL.
+ * Ends like `deno task test`: one line per leg, `legs: N passed, N failed`,
+ * exit 1 when a leg failed.
+ *
+ * @module
+ */
+import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
+import { PERMISSIONS_LEG } from "./test_all.ts";
+import { DEV_LOCK } from "./_tsc.ts";
+
+/** The files run under load: every e2e file, and those of the local executor and standbys. */
+export const STRESS_FILES: readonly string[] = [
+  "tests/e2e/",
+  "tests/local/",
+  "tests/sandbox/standby_test.ts",
+];
+
+/** How many busy loops run: one per core of the 2-core machine the suite must pass on. */
+const BUSY_LOOPS = 2;
+
+/**
+ * A busy loop in bash: rounds of arithmetic, and between rounds a check
+ * that its parent (this process) still runs (`kill -0`, a builtin: no fork).
+ */
+const BUSY_LOOP =
+  "while kill -0 $PPID 2>/dev/null; do i=0; while ((i < 100000)); do ((i++)); done; done";
+
+function startBusyLoops(): Deno.ChildProcess[] {
+  return Array.from({ length: BUSY_LOOPS }, () =>
+    new Deno.Command("bash", {
+      args: ["-c", BUSY_LOOP],
+      stdin: "null",
+      stdout: "null",
+      stderr: "inherit",
+    }).spawn());
+}
+
+async function stopBusyLoops(loops: readonly Deno.ChildProcess[]): Promise<void> {
+  for (const loop of loops) {
+    try {
+      loop.kill("SIGKILL");
+    } catch {
+      // It has ended already.
+    }
+  }
+  await Promise.all(loops.map((loop) => loop.status));
+}
+
+async function main(): Promise<void> {
+  const start = performance.now();
+  const loops = startBusyLoops();
+  console.log(`Busy loops running: pids ${loops.map((loop) => loop.pid).join(", ")}`);
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  const onSignal = () => {
+    stopLegs();
+    stopBusyLoops(loops).finally(() => Deno.exit(130));
+  };
+  for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  const results: LegResult[] = [];
+  try {
+    results.push(
+      await runLeg("Deno files under load", [
+        "test",
+        `--lock=${DEV_LOCK}`,
+        "--allow-all",
+        ...STRESS_FILES,
+      ]),
+    );
+    results.push(await runLeg("permissions file under load", [...PERMISSIONS_LEG]));
+  } finally {
+    for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+    await stopBusyLoops(loops);
+    console.log("Busy loops stopped");
+  }
+  const passed = summarize(results, (performance.now() - start) / 1000);
+  Deno.exit(passed ? 0 : 1);
+}
+
+if (import.meta.main) await main();

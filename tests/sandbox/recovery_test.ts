@@ -1,0 +1,95 @@
+// Confined calls after a fault outside the executor's control: its pooled
+// cgroups removed by a cleanup script, its standby killed while it waits,
+// a cgroup the launch cannot join.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import type { BashExecSpec } from "../../seam/mod.ts";
+import type { Launch, LaunchLimits, LaunchPlan } from "../../local/mod.ts";
+import { cgroupSupport } from "../../local/_cgroup.ts";
+import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { removeIdleCgroups } from "../local/_helpers.ts";
+import { executorFor, oneStandby, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+
+const statuses = await probeHere();
+const support = cgroupSupport();
+const noCgroup = "unavailable" in support.processes
+  ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
+  : false;
+
+/** Plans every launch with a cgroup that does not exist, so that joining it fails. */
+class UnjoinableCgroup extends SandboxBashExecutor {
+  protected override planLaunch(
+    spec: BashExecSpec,
+    launch: Launch,
+    limits?: LaunchLimits,
+  ): Promise<LaunchPlan> {
+    return super.planLaunch(spec, launch, {
+      rlimits: limits?.rlimits ?? {},
+      cgroupProcs: ["/nonexistent-shellseam/cgroup.procs"],
+    });
+  }
+}
+
+for (const backend of SANDBOX_BACKENDS) {
+  const skip = skipUnless(statuses, backend);
+  describe(`${backend} after a fault outside the executor`, () => {
+    it("runs every call when its idle cgroups were removed, again and again", {
+      skip: skip || noCgroup,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { limits: { processes: 64 } });
+      await executor.run({ command: "true" });
+      for (let round = 0; round < 4; round++) {
+        // With stdin, a cold start in a cgroup of its own, idle afterwards (the standby
+        // waits on); without, the standby runs it, and the next standby takes an idle one.
+        for (const stdin of ["in", undefined]) {
+          const result = await executor.run({
+            command: `cat; echo round-${round}`,
+            ...(stdin === undefined ? {} : { stdin }),
+          });
+          assert.deepEqual(
+            [result.exitCode, result.stdout.text, result.sandbox?.runnerFailed],
+            [0, `${stdin ?? ""}round-${round}\n`, false],
+            result.stderr.text,
+          );
+          assert.match(result.limits?.mechanisms.processes ?? "", /^cgroup v[12]$/);
+          // A waiting standby holds its cgroups (so they stay); every idle one goes.
+          await oneStandby(backend);
+          const removed = removeIdleCgroups();
+          if (stdin !== undefined) assert.ok(removed > 0, "an idle cgroup was removed");
+        }
+      }
+    });
+
+    it("starts the call as usual when its standby died just before, 10 times in a row", {
+      skip: skip || noCgroup,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace);
+      await executor.run({ command: "true" });
+      for (let round = 0; round < 10; round++) {
+        process.kill(await oneStandby(backend), "SIGKILL");
+        const result = await executor.run({ command: `echo round-${round}` });
+        assert.deepEqual(
+          [result.exitCode, result.signal, result.stdout.text, result.sandbox?.runnerFailed],
+          [0, null, `round-${round}\n`, false],
+          `round ${round}: ${result.stderr.text}`,
+        );
+      }
+    });
+
+    it("says the runner failed when the launch could not join its cgroup", { skip }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = new UnjoinableCgroup({
+        workspaceRoot: workspace.root,
+        backends: [backend],
+      });
+      const result = await executor.run({ command: "echo ran" });
+      assert.equal(result.exitCode, 125);
+      assert.equal(result.stdout.text, "");
+      assert.match(result.stderr.text, /could not move the command into the cgroup/);
+      assert.equal(result.sandbox?.runnerFailed, true);
+    });
+  });
+}
