@@ -67,3 +67,36 @@ export function disposeOnSignals(dispose: Dispose, signals: readonly HostSignal[
     },
   };
 }
+
+/**
+ * The signal hooks of one executor: `add()` does its `killOnSignals()`, and
+ * `clear()` (at its disposal) removes every hook it made. Each hook disposes
+ * the executor through `dispose`.
+ */
+export class SignalHooks {
+  readonly #dispose: Dispose;
+  readonly #hooks = new Set<Disposable>();
+
+  constructor(dispose: Dispose) {
+    this.#dispose = dispose;
+  }
+
+  /** Registers `signals` (see {@linkcode disposeOnSignals}); the result removes them again. */
+  add(signals: readonly HostSignal[]): Disposable {
+    // A function of its own, so removing this hook leaves the executor's other hooks in place.
+    const hook = disposeOnSignals(() => this.#dispose(), signals);
+    this.#hooks.add(hook);
+    return {
+      [Symbol.dispose]: () => {
+        this.#hooks.delete(hook);
+        hook[Symbol.dispose]();
+      },
+    };
+  }
+
+  /** Removes every hook. */
+  clear(): void {
+    for (const hook of this.#hooks) hook[Symbol.dispose]();
+    this.#hooks.clear();
+  }
+}

@@ -35,7 +35,7 @@ import { findOnPath } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
-import { disposeOnSignals, HOST_SIGNALS, type HostSignal } from "./_signals.ts";
+import { HOST_SIGNALS, type HostSignal, SignalHooks } from "./_signals.ts";
 import type { Launch, LaunchLimits, LaunchPlan } from "./launch.ts";
 import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
 import type { SpawnedChild } from "./runtime/_types.ts";
@@ -115,7 +115,7 @@ export class LocalBashExecutor extends BashExecutor {
   readonly #spillBudget: SpillBudget;
   readonly #watchdog: Watchdog | null;
   readonly #control: ProcessControl;
-  readonly #signalHooks = new Set<Disposable>();
+  readonly #signalHooks = new SignalHooks(() => this[Symbol.asyncDispose]());
   #disposed = false;
   readonly #standbys: Standbys = new Standbys(localStandbyHost({
     config: () => this.config,
@@ -457,14 +457,7 @@ export class LocalBashExecutor extends BashExecutor {
    * ```
    */
   killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
-    const hook = disposeOnSignals(() => this[Symbol.asyncDispose](), signals);
-    this.#signalHooks.add(hook);
-    return {
-      [Symbol.dispose]: () => {
-        this.#signalHooks.delete(hook);
-        hook[Symbol.dispose]();
-      },
-    };
+    return this.#signalHooks.add(signals);
   }
 
   /**
@@ -488,7 +481,6 @@ export class LocalBashExecutor extends BashExecutor {
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposed = true;
     const standbys = this.#standbys.dispose();
-    for (const hook of this.#signalHooks) hook[Symbol.dispose]();
     this.#signalHooks.clear();
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");

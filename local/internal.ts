@@ -39,6 +39,7 @@ export {
   privateParents,
 } from "./_private_dir.ts";
 export { LocalBashProcess } from "./_process.ts";
+export { HOST_SIGNALS, type HostSignal, SignalHooks } from "./_signals.ts";
 export { commandResult } from "./_run_result.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 export { findOnPath, findSetsid } from "./_session.ts";

@@ -68,9 +68,12 @@ interface ChannelState {
  * (the bootstrap kills the command when its stdin closes).
  */
 export class RemoteChannel {
-  /** The remote shell's pid (also its session and group id). */
+  /**
+   * The remote shell's pid (also its session and group id); 0 when the
+   * connection was lost before the remote side said it.
+   */
   readonly pid: number;
-  /** The remote user's id, as the remote bash says it. */
+  /** The remote user's id, as the remote bash says it; -1 when it never said. */
   readonly uid: number;
   readonly child: SpawnedChild;
   readonly reaper: Reaper;
@@ -128,6 +131,11 @@ export class RemoteChannel {
    * Starts the command on the remote side and resolves once the remote
    * shell runs; rejects with `BashSpawnError` when it could not start (the
    * connection failed, the workdir is missing, ...), leaving nothing running.
+   *
+   * A connection lost after the go was sent and before the remote side said
+   * whether the command started may have let it run (and the remote side
+   * killed it then): that resolves, with a channel already {@linkcode lost},
+   * never with "could not start".
    */
   static async open(transport: RemoteTransport, request: ChannelRequest): Promise<RemoteChannel> {
     const marker = `\x1eshellseam-${randomBytes(8).toString("hex")}:`;
@@ -165,6 +173,10 @@ export class RemoteChannel {
     const send = (frames: Uint8Array[]): void => {
       for (const bytes of frames) stdin.write(bytes).catch(() => {});
     };
+    /** True once the go frame was sent: from then on the command may run. */
+    let going = false;
+    /** True once the remote side said the command could not start ("F"). */
+    let refused = false;
     let quarantine: Prepared["quarantine"] = [];
     const go = (argv: readonly string[]): Uint8Array[] => [
       ...argv.map((arg) => frame("A", arg)),
@@ -172,13 +184,17 @@ export class RemoteChannel {
       frame(`I ${request.pipedStdin ? "p" : "n"}`),
       frame("G"),
     ];
+    const goFrames = (argv: readonly string[]): Uint8Array[] => {
+      going = true;
+      return go(argv);
+    };
     const { prepare } = request;
     send([
       frame("W", request.workdir),
       frame("X", request.command),
       ...request.env.map((entry) => frame("E", entry)),
       ...(prepare === undefined
-        ? go(request.argv ?? [])
+        ? goFrames(request.argv ?? [])
         : [...prepare.argv.map((arg) => frame("A", arg)), frame("Q")]),
     ]);
 
@@ -221,8 +237,10 @@ export class RemoteChannel {
       if (tag === "S") {
         pid = Number(rest[0]);
         started([pid, Number(rest[1])]);
-      } else if (tag === "F") failed(rest.join(" "));
-      else if (tag === "Q") {
+      } else if (tag === "F") {
+        refused = true;
+        failed(rest.join(" "));
+      } else if (tag === "Q") {
         const bytes = Uint8Array.from(atob(rest[1] ?? ""), (char) => char.charCodeAt(0));
         answered([Number(rest[0]), decoder.decode(bytes)]);
       } else if (tag === "E") {
@@ -269,10 +287,15 @@ export class RemoteChannel {
     const ended = pump().then(async () => {
       const status = await child.exited;
       if (pid === null) {
-        failed(
-          `${early.trim() || `the transport exited with ${status.code ?? status.signal}`}`,
-        );
-        return;
+        if (!going || refused || !cut(status)) {
+          failed(
+            `${early.trim() || `the transport exited with ${status.code ?? status.signal}`}`,
+          );
+          return;
+        }
+        // Cut after the go: the command may have started, and the remote side then killed it.
+        pid = 0;
+        started([0, -1]);
       }
       if (!state.finished) {
         state.lost = true;
@@ -286,7 +309,7 @@ export class RemoteChannel {
         const [exitCode, output] = await probed;
         const prepared = prepare.finish(exitCode, output);
         quarantine = prepared.quarantine;
-        send(go(prepared.argv));
+        send(goFrames(prepared.argv));
       }
       const ids = await opened;
       return new RemoteChannel(transport, ids, child, stdin, stderr, exited, strays, ended, state);
@@ -339,4 +362,13 @@ export class RemoteChannel {
   async #send(bytes: Uint8Array): Promise<void> {
     await this.#stdin.write(bytes);
   }
+}
+
+/**
+ * True when the transport's process ended as a cut connection does: by a
+ * signal, or with 255 (what `ssh` exits with when the connection fails or
+ * is lost), rather than with the remote shell's own status.
+ */
+function cut(status: ExitStatus): boolean {
+  return status.signal !== null || status.code === null || status.code === 255;
 }

@@ -21,6 +21,8 @@ import {
   executorLimits,
   fillRequest,
   hasLimits,
+  HOST_SIGNALS,
+  type HostSignal,
   limitedLaunch,
   limitHit,
   LocalBashProcess,
@@ -28,6 +30,7 @@ import {
   mergeLimits,
   OutputCollector,
   RunningCommand,
+  SignalHooks,
   throwIfDenied,
 } from "../local/internal.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
@@ -105,6 +108,7 @@ export class SshBashExecutor extends BashExecutor {
   readonly #slots: ChannelSlots;
   readonly #running = new Set<RunningCommand>();
   readonly #launching = new Set<Promise<unknown>>();
+  readonly #signalHooks = new SignalHooks(() => this[Symbol.asyncDispose]());
   #transport: RemoteTransport | null = null;
   #sandbox: RemoteSandbox | null = null;
   #disposed = false;
@@ -209,12 +213,40 @@ export class SshBashExecutor extends BashExecutor {
   }
 
   /**
+   * Makes this process, on SIGTERM, SIGINT or SIGHUP (or the `signals`
+   * given), dispose this executor (and every other executor that asked):
+   * every remote command gets SIGTERM, then SIGKILL after `killGraceMs`, and
+   * the process exits once they ended, with 128 + the signal's number (143,
+   * 130, 129). Without it, a host killed by a signal still leaves nothing
+   * running (the watchdog stops the connection, and the remote side kills
+   * its commands), but nothing awaits their end. Returns what removes the
+   * listeners again; disposal removes them too. The same as the local
+   * executor's.
+   *
+   * @example On Deno and Node 24 (`await using` and `using`)
+   * ```ts
+   * import { SshBashExecutor } from "@shellseam/bash/remote";
+   * import assert from "node:assert/strict";
+   * import process from "node:process";
+   *
+   * await using executor = new SshBashExecutor({ host: "build-1.internal" });
+   * const before = process.listenerCount("SIGHUP");
+   * using _hook = executor.killOnSignals(["SIGHUP"]);
+   * assert.equal(process.listenerCount("SIGHUP"), before + 1);
+   * ```
+   */
+  killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
+    return this.#signalHooks.add(signals);
+  }
+
+  /**
    * Kills every running command (SIGTERM, then SIGKILL after `killGraceMs`,
    * on the remote host), awaits every end, closes the connection and removes
    * the private folder (control socket, spill files) unless `keepSpillFiles`.
    */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposed = true;
+    this.#signalHooks.clear();
     this.#slots.close(disposedError);
     await Promise.allSettled(this.#launching);
     for (const running of this.#running) running.kill("dispose");

@@ -2,7 +2,15 @@
 // a throwaway host key and user key in a temp folder, a default-ish sshd_config (MaxSessions
 // left at its default of 10), stopped by dispose().
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -38,8 +46,21 @@ export interface TestSshd {
   dispose(): Promise<void>;
 }
 
+/** How to start the test sshd. */
+export interface SshdOptions {
+  /** Lines added to sshd_config. */
+  extraConfig?: string;
+  /**
+   * Starts sshd with SIGPIPE ignored (through `bash -c "trap '' PIPE; exec sshd ..."`), as a
+   * supervisor that ignores it does: its processes inherit the ignored signal.
+   */
+  ignoreSigpipe?: boolean;
+}
+
 /** Starts sshd; resolves once it accepts connections. */
-export async function startSshd(extraConfig = ""): Promise<TestSshd> {
+export async function startSshd(
+  { extraConfig = "", ignoreSigpipe = false }: SshdOptions = {},
+): Promise<TestSshd> {
   const dir = mkdtempSync(join(tmpdir(), "shellseam-sshd-"));
   const keygen = (file: string): void => {
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, file)]);
@@ -47,6 +68,7 @@ export async function startSshd(extraConfig = ""): Promise<TestSshd> {
   keygen("host_key");
   keygen("user_key");
   writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "user_key.pub")));
+  mkdirSync(join(dir, "home"));
   mkdirSync("/run/sshd", { recursive: true });
   const port = await freePort();
   const hostKey = readFileSync(join(dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
@@ -65,11 +87,18 @@ export async function startSshd(extraConfig = ""): Promise<TestSshd> {
       "UsePAM no",
       "StrictModes no",
       extraConfig,
+      // A home of its own (after extraConfig: sshd keeps the first SetEnv of a name), so the
+      // remote login shell reads no rc file of the user running the tests: root's .bashrc here
+      // ran pyenv's rehash under a lock, which serialized every session (a run took up to 70 s).
+      `SetEnv HOME=${join(dir, "home")}`,
     ].join("\n") + "\n",
   );
-  const sshd = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd_config")], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const argv = [SSHD, "-D", "-e", "-f", join(dir, "sshd_config")];
+  const sshd = ignoreSigpipe
+    ? spawn("/bin/bash", ["-c", `trap '' PIPE; exec "$@"`, "sshd", ...argv], {
+      stdio: ["ignore", "ignore", "pipe"],
+    })
+    : spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   sshd.stderr.on("data", (chunk) => (log += chunk));
   const exited = new Promise<void>((resolve) => sshd.once("exit", () => resolve()));
@@ -109,4 +138,20 @@ export async function startSshd(extraConfig = ""): Promise<TestSshd> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Pids of sshd processes serving a connection (children of the listener). */
+export function sshdConnections(listener: number): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === listener) found.push(Number(name));
+    } catch {
+      // Gone.
+    }
+  }
+  return found;
 }

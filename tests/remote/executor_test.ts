@@ -25,7 +25,7 @@ import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { createBashTools } from "../../tool/mod.ts";
 import { loneThreadCommand, marker, pause, processesWith } from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
-import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
+import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 const skip = sshdMissing;
 let sshd: TestSshd | undefined;
@@ -54,26 +54,10 @@ function masterPid(executor: SshBashExecutor): number {
   return Number(found[1]);
 }
 
-/** Pids of sshd processes serving a connection (children of the listener). */
-function sshdConnections(listener: number): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === listener) found.push(Number(name));
-    } catch {
-      // Gone.
-    }
-  }
-  return found;
-}
-
 describe("SshBashExecutor over a real sshd", { skip }, () => {
   before(async () => {
     // AcceptEnv lets sshd take whatever a client sends: the test shows the client sends nothing.
-    sshd = await startSshd("AcceptEnv *");
+    sshd = await startSshd({ extraConfig: "AcceptEnv *" });
   });
   after(() => sshd?.dispose());
 

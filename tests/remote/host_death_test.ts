@@ -2,14 +2,22 @@
 // (Deno, or Node against the built package) runs commands over a real sshd,
 // is SIGKILLed, and then neither its local `ssh` master (found by its unique
 // control socket) nor any remote command (found by a unique marker) is left,
-// nor its private folder.
+// nor its private folder. The same against an sshd started with SIGPIPE
+// ignored, as under a supervisor that ignores it, with a remote shell that
+// keeps it ignored (OpenSSH resets it for the sessions it starts; other
+// servers and login shells may not). And a host that called killOnSignals()
+// disposes on SIGTERM, SIGINT or SIGHUP: every remote command ended before it exits
+// with 128 + the signal's number, as on the local executor.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
+import type { SshBashExecutorConfig } from "../../remote/mod.ts";
+import { marker, pause, processesWith } from "../local/_helpers.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
@@ -17,12 +25,58 @@ const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
 const HOST = fileURLToPath(new URL(`./_host${EXT}`, import.meta.url));
 const onDeno = "Deno" in globalThis;
 
-/** Waits up to 5 s for `done()`; then fails with `what`. */
+/** Waits up to 60 s for `done()` (the remote side is slow on a loaded machine); then fails with `what`. */
 async function within(done: () => boolean, what: () => string): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 60_000;
   while (!done() && Date.now() < deadline) await pause(50);
   assert.ok(done(), what());
 }
+
+/** A running host: its process, its exit, and what it printed. */
+interface Host {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  controlPath: string;
+  folder: string;
+}
+
+/** Starts a host over `config` and waits until its three remote sleeps run. */
+async function startHost(
+  config: SshBashExecutorConfig,
+  token: string,
+  mode?: "hook",
+): Promise<Host> {
+  const args = [
+    ...(onDeno ? ["run", "-A"] : []),
+    HOST,
+    JSON.stringify(config),
+    token,
+    ...(mode === undefined ? [] : [mode]),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once("exit", (code, signal) => done({ code, signal }))
+  );
+  let text = "";
+  for await (const chunk of child.stdout!) {
+    text += String(chunk);
+    if (text.includes("\n")) break;
+  }
+  assert.ok(text.includes("\n"), `the host printed nothing: ${JSON.stringify(text)}`);
+  const { controlPath, folder } = JSON.parse(text) as { controlPath: string; folder: string };
+  const sleeps = (): number[] =>
+    processesWith(`sleep\0${token}\0`).filter((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")
+    );
+  await within(
+    () => sleeps().length >= 3,
+    () => `fewer than 3 "sleep ${token}" processes appeared`,
+  );
+  return { child, exited, controlPath, folder };
+}
+
+/** Every ssh process of the host names the control socket. */
+const sshOf = (host: Host): number[] => processesWith(`ControlPath=${host.controlPath}\0`);
 
 describe(`a ${onDeno ? "Deno" : "Node"} host using the SSH executor`, { skip: sshdMissing }, () => {
   let sshd: TestSshd | undefined;
@@ -31,35 +85,76 @@ describe(`a ${onDeno ? "Deno" : "Node"} host using the SSH executor`, { skip: ss
 
   it("SIGKILLed leaves no ssh master, no remote command and no private folder", async () => {
     const token = marker();
-    const args = [
-      ...(onDeno ? ["run", "-A"] : []),
-      HOST,
-      JSON.stringify(sshd!.config),
-      token,
-    ];
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-    const exited = new Promise<string | null>((done) => child.once("exit", (_, s) => done(s)));
-    let text = "";
-    for await (const chunk of child.stdout) {
-      text += String(chunk);
-      if (text.includes("\n")) break;
-    }
-    assert.ok(text.includes("\n"), `the host printed nothing: ${JSON.stringify(text)}`);
-    const { controlPath, folder } = JSON.parse(text) as { controlPath: string; folder: string };
-    await waitForSleep(token, 3);
-    // Every ssh process of the host names the control socket; the master also says it is one.
-    const ssh = (): number[] => processesWith(`ControlPath=${controlPath}\0`);
-    const masters = ssh().filter((pid) =>
+    const host = await startHost(sshd!.config, token);
+    // The master also says it is one.
+    const masters = sshOf(host).filter((pid) =>
       readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("ControlMaster=yes\0")
     );
     assert.equal(masters.length, 1, "the host runs one ssh master");
-    child.kill("SIGKILL");
-    assert.equal(await exited, "SIGKILL");
-    await within(() => ssh().length === 0, () => `ssh processes outlived their host: ${ssh()}`);
+    host.child.kill("SIGKILL");
+    assert.equal((await host.exited).signal, "SIGKILL");
+    await within(
+      () => sshOf(host).length === 0,
+      () => `ssh processes outlived their host: ${sshOf(host)}`,
+    );
     await within(
       () => processesWith(token).length === 0,
       () => `remote commands carrying "${token}" outlived the host: ${processesWith(token)}`,
     );
-    await within(() => !existsSync(folder), () => `"${folder}" was left behind`);
+    await within(() => !existsSync(host.folder), () => `"${host.folder}" was left behind`);
+  });
+
+  for (const [signal, number] of [["SIGTERM", 15], ["SIGINT", 2], ["SIGHUP", 1]] as const) {
+    it(`that called killOnSignals() ends every remote command on ${signal}, then exits with 128 + ${number}`, async () => {
+      const token = marker();
+      const host = await startHost(sshd!.config, token, "hook");
+      // By pid, as the local host test does: node:child_process under Deno reports a child it
+      // was asked to kill() as ended by that signal, whatever its exit status.
+      process.kill(host.child.pid!, signal);
+      assert.deepEqual(await host.exited, { code: 128 + number, signal: null });
+      // Disposal awaited every end, so nothing is left at the moment the host ends.
+      assert.deepEqual(processesWith(token), []);
+      assert.deepEqual(sshOf(host), []);
+      assert.ok(!existsSync(host.folder), `"${host.folder}" was left behind`);
+    });
+  }
+});
+
+describe("a host using an sshd started with SIGPIPE ignored", { skip: sshdMissing }, () => {
+  let sshd: TestSshd | undefined;
+  let dir: string | undefined;
+  let shell: string | undefined;
+  before(async () => {
+    sshd = await startSshd({ ignoreSigpipe: true });
+    dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-sigpipe-"));
+    shell = join(dir, "bash");
+    writeFileSync(shell, `#!/bin/bash\ntrap '' PIPE\nexec /bin/bash "$@"\n`);
+    chmodSync(shell, 0o755);
+  });
+  after(async () => {
+    await sshd?.dispose();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("SIGKILLed 5 times leaves no remote command", async () => {
+    for (let kill = 0; kill < 5; kill++) {
+      const token = marker();
+      const host = await startHost({ ...sshd!.config, shell: shell! }, token);
+      // The remote side runs with SIGPIPE ignored.
+      const [sleep] = processesWith(`sleep\0${token}\0`);
+      const ignored = /^SigIgn:\s*([0-9a-f]+)$/m.exec(
+        readFileSync(`/proc/${sleep}/status`, "latin1"),
+      );
+      assert.ok(ignored !== null && (BigInt(`0x${ignored[1]}`) & (1n << 12n)) !== 0n);
+      host.child.kill("SIGKILL");
+      await host.exited;
+      await within(
+        () => processesWith(token).length === 0,
+        () =>
+          `kill ${kill}: remote commands carrying "${token}" outlived the host: ${
+            processesWith(token)
+          }`,
+      );
+    }
   });
 });

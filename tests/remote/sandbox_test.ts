@@ -26,7 +26,7 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   before(async () => {
     home = mkdtempSync(join(tmpdir(), "shellseam-remote-home-"));
     workspace = mkdtempSync(join(tmpdir(), "shellseam-remote-ws-"));
-    sshd = await startSshd(`SetEnv HOME=${home}`);
+    sshd = await startSshd({ extraConfig: `SetEnv HOME=${home}` });
   });
   after(async () => {
     await sshd?.dispose();
@@ -211,7 +211,7 @@ describe("the remote sandbox under a symlinked TMPDIR", { skip: sshdMissing }, (
     const base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-remote-tmp-")));
     mkdirSync(join(base, "real"));
     symlinkSync(join(base, "real"), join(base, "link"));
-    const sshd = await startSshd(`SetEnv TMPDIR=${join(base, "link")}`);
+    const sshd = await startSshd({ extraConfig: `SetEnv TMPDIR=${join(base, "link")}` });
     try {
       await using executor = new SshBashExecutor({ ...sshd.config, cwd: base });
       const result = await executor.run(executor.resolve({

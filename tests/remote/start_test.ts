@@ -1,0 +1,217 @@
+// A remote command's start over a real sshd: a connection cut at each point of it leaves nothing
+// running on the remote host (this machine) and never reads as "nothing was started"; and a fast
+// command never loses its status. The remote side is slowed at chosen points by programs on its
+// PATH that stop (until the test resumes them) and then run the real one: `mktemp` (before the
+// command forks, for a command with stdin), the `sleep` that becomes the command's parent, and
+// the command's `setsid`. Everything the remote side starts carries that PATH, so what is left is
+// found by it.
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { readdirSync } from "node:fs";
+import process from "node:process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { SshBashExecutor, type SshBashExecutorConfig } from "../../remote/mod.ts";
+import { marker, pause, processesWith } from "../local/_helpers.ts";
+import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
+
+let sshd: TestSshd | undefined;
+
+/** Polls until `probe` is true (60 s at most: the remote side is slow on a loaded machine). */
+async function until(probe: () => boolean, what: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!probe()) {
+    assert.ok(Date.now() < deadline, `Timed out waiting for ${what()}`);
+    await pause(50);
+  }
+}
+
+/** A program of the remote side's start that the test can stop. */
+type Point = "mktemp" | "sleep" | "setsid";
+
+/**
+ * A remote shell whose PATH starts with a folder holding the program `point` that stops the
+ * start: when its condition holds, it makes `at.<point>` and waits for `resume` (or `pauseMs`,
+ * when given, and goes on by itself), then runs the real program under its own name.
+ */
+function slowRemote(point: Point, pauseMs?: number): { dir: string; shell: string; bin: string } {
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-start-"));
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  const wait = pauseMs === undefined
+    ? `for ((i = 0; i < 1200; i++)); do [[ -e ${dir}/resume ]] && break; read -r -t 0.1 -u "$z"; done`
+    : `read -r -t ${pauseMs / 1000} -u "$z"`;
+  const program = (name: string, condition: string): void => {
+    const file = join(bin, name);
+    writeFileSync(
+      file,
+      [
+        "#!/bin/bash",
+        `if ${condition}; then`,
+        `  : >${dir}/at.${name}`,
+        "  exec {z}<> <(:)",
+        `  ${wait}`,
+        "fi",
+        `PATH=\${PATH#${bin}:} exec -a ${name} ${name} "$@"`,
+      ].join("\n") + "\n",
+    );
+    chmodSync(file, 0o755);
+  };
+  program(point, point === "sleep" ? "[[ $1 == 2147483647 ]]" : "true");
+  const shell = join(dir, "bash");
+  writeFileSync(shell, `#!/bin/bash\nPATH=${bin}:$PATH exec /bin/bash "$@"\n`);
+  chmodSync(shell, 0o755);
+  return { dir, shell, bin };
+}
+
+/** Live processes whose environment holds `PATH=<bin>:` (everything the slow remote started). */
+function startedBy(bin: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // PATH may come first (the bootstrap's own shell and the subshells it forks have it there).
+      const environ = `\0${readFileSync(`/proc/${name}/environ`, "latin1")}`;
+      if (!environ.includes(`\0PATH=${bin}:`)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      if (state !== "Z" && state !== "X") found.push(Number(name));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+function describeProcesses(pids: number[]): string {
+  return pids.map((pid) => {
+    try {
+      return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ")}`;
+    } catch {
+      return `${pid}: gone`;
+    }
+  }).join("; ");
+}
+
+/** The local `ssh` processes that carry channels (not the master) over `controlPath`. */
+function channelClients(controlPath: string): number[] {
+  return processesWith(`ControlPath=${controlPath}\0`).filter((pid) =>
+    readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("ControlMaster=no\0")
+  );
+}
+
+describe("a remote command's start over a real sshd", { skip: sshdMissing }, () => {
+  before(async () => (sshd = await startSshd()));
+  after(() => sshd?.dispose());
+
+  const config = (extra: Partial<SshBashExecutorConfig>): SshBashExecutorConfig => ({
+    ...sshd!.config,
+    cwd: "/tmp",
+    killGraceMs: 500,
+    timeoutMs: 120_000,
+    ...extra,
+  });
+
+  for (const point of ["mktemp", "sleep", "setsid"] as const) {
+    for (const cut of ["the local ssh", "the sshd connection"] as const) {
+      it(`a cut of ${cut} while the remote side runs ${point} leaves nothing running and says the connection was lost`, async () => {
+        const { dir, shell, bin } = slowRemote(point);
+        try {
+          await using executor = new SshBashExecutor(config({ shell }));
+          // The connection is open before the cut, so the cut falls inside the start.
+          await executor.transport.connect();
+          const token = marker();
+          const running = executor.run(executor.resolve({
+            command: `sleep ${token}`,
+            // A command with stdin makes the remote side run mktemp before it forks the command.
+            ...(point === "mktemp" ? { stdin: "input" } : {}),
+          }));
+          const settled = running.then(() => {}, () => {});
+          await until(() => existsSync(join(dir, `at.${point}`)), () => `the remote ${point}`);
+          const cutOff = cut === "the local ssh"
+            ? channelClients(executor.transport.controlPath)
+            : sshdConnections(sshd!.pid);
+          assert.ok(cutOff.length > 0, `no process of ${cut} found`);
+          for (const pid of cutOff) process.kill(pid, "SIGKILL");
+          // The remote side goes on past the point where it stopped.
+          writeFileSync(join(dir, "resume"), "");
+          await settled;
+          await until(
+            () => startedBy(bin).length === 0,
+            () => `the remote side to end: ${describeProcesses(startedBy(bin))}`,
+          );
+          assert.deepEqual(processesWith(token), [], `"sleep ${token}" was left running`);
+          // The command may have run before the cut was noticed: never "nothing was started".
+          const result = await running;
+          assert.equal(result.connectionLost, true);
+          assert.equal(result.exitCode, null);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+    }
+  }
+
+  it("keeps the status of fast commands whose parent becomes the holder only late", async () => {
+    // The holder (the sleep that never reaps the command) takes 300 ms to start: a command
+    // that ran at once would exit while its parent was still the bash that reaps.
+    const { dir, shell } = slowRemote("sleep", 300);
+    try {
+      await using executor = new SshBashExecutor(config({ shell }));
+      const commands: [string, number | null, string | null, string][] = [
+        ["true", 0, null, ""],
+        ["exit 3", 3, null, ""],
+        ["echo x", 0, null, "x\n"],
+        ["kill -KILL $$", null, "SIGKILL", ""],
+      ];
+      const results = await Promise.all(
+        [...commands, ...commands].map(([command]) => executor.run(executor.resolve({ command }))),
+      );
+      results.forEach((result, i) => {
+        const [command, exitCode, signal, stdout] = commands[i % commands.length]!;
+        assert.deepEqual(
+          [result.exitCode, result.signal, result.stdout.text, result.connectionLost],
+          [exitCode, signal, stdout, false],
+          `${command}: ${result.stderr.text}`,
+        );
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the status of every one of 300 fast commands, 10 at a time", async () => {
+    await using executor = new SshBashExecutor(config({}));
+    const commands: [string, number, string][] = [
+      ["true", 0, ""],
+      ["exit 3", 3, ""],
+      ["echo x", 0, "x\n"],
+    ];
+    // The executor runs 10 at once (maxChannels) and queues the rest.
+    const results = await Promise.allSettled(
+      Array.from(
+        { length: 300 },
+        (_, i) => executor.run(executor.resolve({ command: commands[i % 3]![0] })),
+      ),
+    );
+    const wrong = results.flatMap((settled, i) => {
+      const [command, exitCode, stdout] = commands[i % 3]!;
+      if (settled.status === "rejected") return [`${i} (${command}): ${settled.reason}`];
+      const { value } = settled;
+      const got = [value.exitCode, value.signal, value.stdout.text, value.connectionLost];
+      return JSON.stringify(got) === JSON.stringify([exitCode, null, stdout, false])
+        ? []
+        : [`${i} (${command}): ${JSON.stringify(got)}`];
+    });
+    assert.deepEqual(wrong, []);
+  });
+});
