@@ -5,7 +5,7 @@
  * `@shellseam/bash/seam`). The sandboxing executor is in
  * `@shellseam/bash/sandbox`; the rest of each part in its own entry.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import {
  *   BashSpawnError,

@@ -44,7 +44,7 @@ export const SHELLSEAM_CLI_VERSION = "0.1.0";
 /**
  * What {@linkcode createMcpServer} serves.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { McpServerOptions } from "@shellseam/cli/mcp";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
@@ -83,7 +83,7 @@ export interface McpServerOptions {
  * `server.connect(transport)`; closing it does not dispose the executor nor
  * the registry.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createMcpServer } from "@shellseam/cli/mcp";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -41,7 +41,7 @@ import { runtime } from "./runtime/mod.ts";
  * must be an existing directory. An unknown key (a typo such as `timeout`)
  * is a `BashConfigError`, like a value of the wrong type.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { LocalBashExecutor, type LocalBashExecutorConfig } from "@shellseam/bash/local";
  * import assert from "node:assert/strict";
@@ -101,7 +101,7 @@ export interface LocalBashExecutorConfig {
  * A validated {@linkcode LocalBashExecutorConfig} with every default filled
  * in, the session strategy decided and `setsidPath` found.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { LocalBashExecutor } from "@shellseam/bash/local";
  * import assert from "node:assert/strict";

@@ -1,11 +1,11 @@
 import process from "node:process";
 import { BashConfigError } from "../seam/mod.ts";
 
-/** The signals that end a host by default, and their numbers (the exit code is 128 + it). */
-const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
-
 /** A signal on which `killOnSignals()` disposes executors and exits. */
-export type HostSignal = keyof typeof SIGNAL_NUMBERS;
+export type HostSignal = "SIGHUP" | "SIGINT" | "SIGTERM";
+
+/** The signals that end a host by default, and their numbers (the exit code is 128 + it). */
+const SIGNAL_NUMBERS: Readonly<Record<HostSignal, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 /** Every signal `killOnSignals()` listens to by default. */
 export const HOST_SIGNALS: readonly HostSignal[] = Object.freeze(

@@ -79,7 +79,7 @@ function limitedPlan(
  *
  * Subclasses (the sandbox) rewrite what is spawned in {@linkcode planLaunch}.
  *
- * @example Run a command
+ * @example Run a command, on Deno and Node 24 (`await using`)
  * ```ts
  * import { LocalBashExecutor } from "@shellseam/bash/local";
  * import assert from "node:assert/strict";
@@ -91,7 +91,7 @@ function limitedPlan(
  * assert.equal(result.exitCode, 3);
  * ```
  *
- * @example Start a background command and read its output
+ * @example Start a background command and read its output, on Deno and Node 24 (`await using`)
  * ```ts
  * import { LocalBashExecutor } from "@shellseam/bash/local";
  * import assert from "node:assert/strict";
@@ -166,7 +166,7 @@ export class LocalBashExecutor extends BashExecutor {
    * `danger-full-access` or none is accepted). The spec is frozen and marked,
    * so `run()` and `start()` take it without checking it again.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import { BashConfigError } from "@shellseam/bash/seam";
@@ -189,7 +189,7 @@ export class LocalBashExecutor extends BashExecutor {
   /**
    * The time and output limits of this executor, from its config.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import assert from "node:assert/strict";
@@ -210,7 +210,7 @@ export class LocalBashExecutor extends BashExecutor {
    * be a silently unconfined run). A sandboxing subclass stamps its default
    * and checks the policy.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import { BashConfigError } from "@shellseam/bash/seam";
@@ -239,7 +239,7 @@ export class LocalBashExecutor extends BashExecutor {
    * pre-aborted signal, disposed executor); a non-zero exit, a timeout or an
    * abort resolves. `onOutput` sees the output as it arrives.
    *
-   * @example A timeout resolves
+   * @example A timeout resolves, on Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import assert from "node:assert/strict";
@@ -250,7 +250,7 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(result.signal, "SIGTERM");
    * ```
    *
-   * @example Follow the output as it arrives, as text and as bytes
+   * @example Follow the output as it arrives, as text and as bytes, on Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import assert from "node:assert/strict";
@@ -281,7 +281,7 @@ export class LocalBashExecutor extends BashExecutor {
    * default resource limits: the direct path of a subclass's own checks (the
    * sandbox probes a backend with it). Otherwise as {@linkcode run}.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { type Launch, LocalBashExecutor } from "@shellseam/bash/local";
    * import type { BashRunResult } from "@shellseam/bash/seam";
@@ -319,7 +319,7 @@ export class LocalBashExecutor extends BashExecutor {
    * like {@linkcode run}, and rejects like it when it cannot start; refuses
    * `onOutput` (read `process.output()` instead).
    *
-   * @example Kill a background command
+   * @example Kill a background command, on Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import assert from "node:assert/strict";
@@ -352,7 +352,7 @@ export class LocalBashExecutor extends BashExecutor {
    * executor puts a short bash in front of the returned launch that does.
    * Rejecting makes the call reject with that error, and nothing is spawned.
    *
-   * @example Prefix every command
+   * @example Prefix every command, on Deno and Node 24 (`await using`)
    * ```ts
    * import { type Launch, LocalBashExecutor, type LaunchPlan } from "@shellseam/bash/local";
    * import type { BashExecSpec } from "@shellseam/bash/seam";
@@ -386,7 +386,7 @@ export class LocalBashExecutor extends BashExecutor {
    * the config's `limits`. A subclass may add defaults (the sandbox limits
    * confined calls).
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import type { BashExecSpec, ResourceLimits } from "@shellseam/bash/seam";
@@ -412,7 +412,7 @@ export class LocalBashExecutor extends BashExecutor {
    * or on first use; it also holds the spill files). Removed at disposal unless `keepSpillFiles`;
    * rejects with `BashSpawnError` once the executor is disposed.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import { statSync } from "node:fs";
@@ -444,7 +444,7 @@ export class LocalBashExecutor extends BashExecutor {
    * them), but only disposal awaits their exit. Returns what removes the
    * listeners again; disposal removes them too.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using` and `using`)
    * ```ts
    * import { LocalBashExecutor } from "@shellseam/bash/local";
    * import assert from "node:assert/strict";

@@ -3,7 +3,7 @@
  * `BashExecutor` seam, in the foreground (`run`) or in the
  * background (`start`).
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { LocalBashExecutor } from "@shellseam/bash/local";
  * import assert from "node:assert/strict";

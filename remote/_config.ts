@@ -75,7 +75,7 @@ export interface SshBashExecutorConfig
 /**
  * A validated {@linkcode SshBashExecutorConfig} with every default filled in.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { SshBashExecutor } from "@shellseam/bash/remote";
  * import assert from "node:assert/strict";
@@ -86,26 +86,47 @@ export interface SshBashExecutorConfig
  * ```
  */
 export interface ResolvedSshBashExecutorConfig {
+  /** Host name or address. */
   readonly host: string;
+  /** Port, or `undefined` for ssh's (22). */
   readonly port: number | undefined;
+  /** Remote user, or `undefined` for ssh's (the local user). */
   readonly user: string | undefined;
+  /** Private key file, or `undefined` for ssh's keys and agent. */
   readonly identityFile: string | undefined;
+  /** The known_hosts file that must list the host's key, or `undefined` for ssh's. */
   readonly knownHostsFile: string | undefined;
+  /** How the host's key is checked: `"strict"` or `"accept-new"`. */
   readonly hostKeyChecking: "strict" | "accept-new";
+  /** The ssh_config file read, or null for none (`-F none`). */
   readonly sshConfigFile: string | null;
+  /** More `Name=value` options for `ssh -o`. */
   readonly sshOptions: readonly string[];
+  /** Seconds that opening the connection may take. */
   readonly connectTimeoutSeconds: number;
+  /** Commands at once over the one connection. */
   readonly maxChannels: number;
+  /** Absolute remote directory that relative workdirs resolve against. */
   readonly cwd: string;
+  /** The remote bash. */
   readonly shell: string;
+  /** The local `ssh` client. */
   readonly ssh: string;
+  /** Default wall-clock limit of a foreground run, in milliseconds. */
   readonly timeoutMs: number;
+  /** Cap on per-call timeouts, in milliseconds. */
   readonly maxTimeoutMs: number;
+  /** Bytes kept in memory per stream. */
   readonly maxOutputBytes: number;
+  /** Bytes of the head of each stream. */
   readonly headBytes: number;
+  /** Cap of each spill file, in bytes. */
   readonly maxSpillBytes: number;
+  /** Time between SIGTERM and SIGKILL, in milliseconds. */
   readonly killGraceMs: number;
+  /** How long pipes may stay open after the shell exits, in milliseconds. */
   readonly drainGraceMs: number;
+  /** Keep the spill directory when the executor is disposed. */
   readonly keepSpillFiles: boolean;
   /** Resource limits of every command, as configured. */
   readonly limits: Readonly<ResourceLimits>;

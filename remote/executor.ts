@@ -75,7 +75,7 @@ const encoder = new TextEncoder();
  * exported functions are dropped there). Confined sandbox modes fail closed
  * with `SandboxUnavailableError`.
  *
- * @example A host that cannot be reached: the call rejects, nothing runs
+ * @example A host that cannot be reached: the call rejects, nothing runs, on Deno and Node 24 (`await using`)
  * ```ts
  * import { SshBashExecutor } from "@shellseam/bash/remote";
  * import { BashSpawnError } from "@shellseam/bash/seam";
@@ -87,7 +87,7 @@ const encoder = new TextEncoder();
  * await assert.rejects(executor.run({ command: "make", workdir: "build" }), BashSpawnError);
  * ```
  *
- * @example Run a command over SSH (needs a host)
+ * @example Run a command over SSH (needs a host), on Deno and Node 24 (`await using`)
  * ```ts ignore
  * import { SshBashExecutor } from "@shellseam/bash/remote";
  *
@@ -223,7 +223,7 @@ export class SshBashExecutor extends BashExecutor {
    * listeners again; disposal removes them too. The same as the local
    * executor's.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using` and `using`)
    * ```ts
    * import { SshBashExecutor } from "@shellseam/bash/remote";
    * import assert from "node:assert/strict";

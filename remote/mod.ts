@@ -6,7 +6,7 @@
  * is the seam for other ways to reach a remote shell (`docker exec -i`,
  * `kubectl exec -i`).
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { SshBashExecutor } from "@shellseam/bash/remote";
  * import { BashConfigError } from "@shellseam/bash/seam";

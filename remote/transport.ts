@@ -131,6 +131,7 @@ export class SshTransport implements RemoteTransport {
   #master: Promise<SpawnedChild> | null = null;
   #watchdog: Watchdog | null = null;
 
+  /** Takes the connection's options; nothing connects until the first command. */
   constructor(options: SshTransportOptions) {
     this.#options = options;
     this.maxChannels = options.maxChannels;

@@ -280,7 +280,7 @@ interface Probe {
  * elsewhere (a symlink appeared in its path); a workspace root that does is
  * a `BashSpawnError`.
  *
- * @example A write outside the workspace is denied
+ * @example A write outside the workspace is denied, on Deno and Node 24 (`await using`)
  * ```ts
  * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
  * import { SandboxUnavailableError } from "@shellseam/bash/seam";
@@ -422,7 +422,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * The executor's default mode; the tool layer offers escalation fields
    * because it is defined.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
    * import { tmpdir } from "node:os";
@@ -440,7 +440,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * The default policy, which a call without its own gets; the tool layer
    * runs a call in another mode by passing it with that mode.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
    * import { tmpdir } from "node:os";
@@ -461,7 +461,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * `denyRead`, `allowRead` or `allowUnixSockets` takes the executor's.
    * Throws `BashConfigError` for an invalid policy.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
    * import { realpathSync } from "node:fs";
@@ -509,7 +509,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * the cached findings): whether it works here, why not, the Landlock ABI,
    * and what it would enforce.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
    * import { tmpdir } from "node:os";
@@ -675,7 +675,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * The network proxy's state: `undefined` until a command with a network
    * allow-list first ran (it starts then, and stops at disposal).
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
    * import { tmpdir } from "node:os";

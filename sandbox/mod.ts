@@ -5,7 +5,7 @@
  * the sandbox mode vocabulary and the session mode fold; and
  * {@linkcode shellseamDoctor}, which says what works on this machine.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { effectiveSandboxMode, sandboxModeEvent, SandboxBashExecutor } from "@shellseam/bash/sandbox";
  * import { tmpdir } from "node:os";

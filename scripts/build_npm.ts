@@ -1,14 +1,16 @@
 /**
  * `deno task build:npm`: emits `npm/`, the Node package: ESM JavaScript and
  * `.d.ts` for every export (compiled by the pinned tsc), `package.json`,
- * README.md and LICENSE.
+ * README.md, its pages in docs/ and LICENSE.
  *
  * @module
  */
 import {
   copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -99,6 +101,11 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   for (const file of ["README.md", "LICENSE"]) {
     if (existsSync(join(ROOT, file))) copyFileSync(join(ROOT, file), join(outDir, file));
+  }
+  // The README links its topics in docs/: the pages travel with it.
+  mkdirSync(join(outDir, "docs"), { recursive: true });
+  for (const page of readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md"))) {
+    copyFileSync(join(ROOT, "docs", page), join(outDir, "docs", page));
   }
   return outDir;
 }

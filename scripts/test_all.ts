@@ -21,7 +21,7 @@ import { type LegResult, runLeg, summarize } from "./_legs.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 import type { NodeStepResult } from "./test_node.ts";
 
-/** The folders and files of the Deno suite (tests, doc examples, the README). */
+/** The folders and files of the Deno suite (tests, doc examples, the README and docs/). */
 export const DENO_SUITE: readonly string[] = [
   "tests/",
   "seam/",
@@ -34,6 +34,7 @@ export const DENO_SUITE: readonly string[] = [
   "cli/",
   "mod.ts",
   "README.md",
+  "docs/",
 ];
 
 /** The permissions file and the narrow permissions it runs under. */

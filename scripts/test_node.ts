@@ -5,8 +5,9 @@
  * installs the tarball into a fresh temporary folder, compiles
  * `tests/**\/*.ts` the way the package is compiled, points the tests' relative
  * imports at the installed package, and runs them with `node --test` on the
- * newest version. Then, on each version: every README example (its ```ts
- * blocks, compiled by tsc and nothing else changed), a `require()` of every
+ * newest version. Then, on each version: every example of the README and of
+ * docs/ (their ```ts blocks, compiled by tsc with the types removed and
+ * nothing else changed), a `require()` of every
  * subpath, and a small ESM script that runs `echo hi`. Last, a consumer file
  * is type-checked against the installed `.d.ts`.
  *
@@ -210,25 +211,38 @@ function runNode(node: string, args: string[], cwd: string): Promise<string> {
 }
 
 /**
- * The README's runnable examples (its ```ts blocks; ```ts ignore ones are
- * not run), each written as a file under `dir` and compiled by tsc as the
- * tests are: returns the compiled files.
+ * The runnable examples of the README and of every page in docs/ (their
+ * ```ts blocks; ```ts ignore ones are not run), each written as a file under
+ * `dir` named after its page and compiled by tsc with the types removed and
+ * nothing else changed (target `esnext`, so an `await using` stays one and
+ * fails on a Node that cannot parse it): returns the compiled files.
  */
 async function compileReadmeExamples(dir: string): Promise<string[]> {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-  if (blocks.length === 0) throw new Error("README.md has no ```ts example");
+  const pages = [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort()
+      .map((name) => join("docs", name)),
+  ];
   const sources = join(dir, "src");
   mkdirSync(sources, { recursive: true });
-  const names = blocks.map((block, index) => {
-    const name = `example_${index + 1}`;
-    writeFileSync(join(sources, `${name}.ts`), block);
-    return name;
+  const names = pages.flatMap((page) => {
+    const text = readFileSync(join(ROOT, page), "utf8");
+    const blocks = [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+    const base = page.replace(/\.md$/, "").replace(/[^A-Za-z0-9]+/g, "_");
+    return blocks.map((block, index) => {
+      const name = `${base}_${index + 1}`;
+      writeFileSync(join(sources, `${name}.ts`), block);
+      return name;
+    });
   });
+  if (!names.some((name) => name.startsWith("README_"))) {
+    throw new Error("README.md has no ```ts example");
+  }
   writeTsconfig(
     join(dir, "tsconfig.json"),
     {
       ...COMPILER_OPTIONS,
+      target: "esnext",
       declaration: false,
       isolatedDeclarations: false,
       rootDir: sources,

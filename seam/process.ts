@@ -101,7 +101,7 @@ export interface BashProcessRead {
 /**
  * A command running in the background, as `start()` returns it.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { BashProcess } from "@shellseam/bash/seam";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

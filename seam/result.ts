@@ -2,25 +2,6 @@ import type { AppliedResourceLimits, ResourceLimitHit } from "./limits.ts";
 import type { BashSandboxInfo } from "./sandbox.ts";
 
 /**
- * One output stream of a finished command, bounded in memory.
- *
- * @example
- * ```ts
- * import type { CollectedOutput } from "@shellseam/bash/seam";
- * import assert from "node:assert/strict";
- *
- * const out: CollectedOutput = {
- *   text: "hi\n",
- *   truncated: false,
- *   totalBytes: 3,
- *   omittedBytes: 0,
- *   spillComplete: true,
- *   invalidUtf8Bytes: 0,
- * };
- * assert.equal(out.totalBytes, new TextEncoder().encode(out.text).length);
- * ```
- */
-/**
  * A stream that is not text: its first 8 KB held a NUL byte or more than 10%
  * bytes outside well-formed UTF-8 (UTF-16 with a byte-order mark counts as
  * text and is decoded). Such a stream always goes to a spill file, however
@@ -43,6 +24,25 @@ export interface BinaryStream {
   looksLike?: string;
 }
 
+/**
+ * One output stream of a finished command, bounded in memory.
+ *
+ * @example
+ * ```ts
+ * import type { CollectedOutput } from "@shellseam/bash/seam";
+ * import assert from "node:assert/strict";
+ *
+ * const out: CollectedOutput = {
+ *   text: "hi\n",
+ *   truncated: false,
+ *   totalBytes: 3,
+ *   omittedBytes: 0,
+ *   spillComplete: true,
+ *   invalidUtf8Bytes: 0,
+ * };
+ * assert.equal(out.totalBytes, new TextEncoder().encode(out.text).length);
+ * ```
+ */
 export interface CollectedOutput {
   /** The decoded text: head and tail joined by one omission marker when truncated. */
   text: string;
@@ -124,7 +124,7 @@ export interface StrayReport {
  * Everything about a finished foreground run. At most one of `timedOut`,
  * `idledOut` and `aborted` is true: the first cause that ended it.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { BashRunResult } from "@shellseam/bash/seam";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

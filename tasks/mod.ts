@@ -3,7 +3,7 @@
  * call that started them (background commands), fenced by owner, with
  * completion notices delivered exactly once.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
  * import assert from "node:assert/strict";

@@ -24,7 +24,7 @@ import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task
 /**
  * Options of a {@linkcode TaskRegistry}.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { TaskRegistry, type TaskRegistryOptions } from "@shellseam/bash/tasks";
  * import assert from "node:assert/strict";
@@ -117,7 +117,7 @@ interface Disposed {
  * (refused with {@linkcode TaskLimitError}) and an optional
  * `maxTaskLifetimeMs`.
  *
- * @example Start, wait and read a fake task
+ * @example Start, wait and read a fake task, on Deno and Node 24 (`await using`)
  * ```ts
  * import { TaskRegistry, taskOwner, type TaskSettlement } from "@shellseam/bash/tasks";
  * import assert from "node:assert/strict";
@@ -165,7 +165,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * `maxRunningTasksPerOwner`, at least 1) or a duration a timer can wait
    * (`settledTaskTtlMs`, `maxTaskLifetimeMs`).
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -219,7 +219,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    *
    * @throws {TaskLimitError} when the owner is at the limit.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import { TaskLimitError } from "@shellseam/bash/tasks";
@@ -252,7 +252,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * @throws {TaskLimitError} when the owner has `maxRunningTasksPerOwner` tasks running.
    * @throws {BashSpawnError} once the registry is disposed.
    *
-   * @example Ids count per kind
+   * @example Ids count per kind, on Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner, type TaskHooks } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -311,7 +311,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskOwnershipError, TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -341,7 +341,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner, type TaskSettlement } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -386,7 +386,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner, type TaskSettlement } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -449,7 +449,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * {@linkcode DisposedTaskError} for one dropped by a disposal).
    * @throws {TaskOwnershipError} for another owner's task.
    *
-   * @example A wait that times out
+   * @example A wait that times out, on Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -507,7 +507,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * Snapshots of every task of the owner, in registration order. Other
    * owners' tasks never appear. An observation only, like `get`.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -537,7 +537,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * reported to `onListenerError` and changes nothing else (later listeners
    * still run). Returns a disposer that removes this registration.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner, type TaskSnapshot } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -577,7 +577,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * the last call and whose final state the owner has not seen, in
    * settlement order.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import { TaskRegistry, taskOwner } from "@shellseam/bash/tasks";
    * import assert from "node:assert/strict";
@@ -612,7 +612,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * without being awaited and this rejects with an `AggregateError` of the
    * cancel errors once the rest are done.
    *
-   * @example
+   * @example On Deno and Node 24 (`await using`)
    * ```ts
    * import {
    *   TaskRegistry,

@@ -15,7 +15,7 @@ import { strayCases } from "./_strays.ts";
  * them on (the names are those of `LocalBashExecutorConfig`), since the
  * cases assert byte counts and grace periods against them.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { ConformanceExecutorOptions } from "@shellseam/bash/testing";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
@@ -49,7 +49,7 @@ export interface ConformanceExecutorOptions {
  * Makes a fresh executor with the given limits. The suite disposes every
  * executor it makes.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { BashExecutorFactory } from "@shellseam/bash/testing";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -7,7 +7,7 @@ import type { AgentTool } from "./tool.ts";
  * and `streamText`: a structural type, assignable to the SDK's `Tool` (a test
  * holds it to the pinned `ai`), so the library needs no dependency.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { type AiSdkTool, createBashTools, toAiSdkTools } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
@@ -42,7 +42,7 @@ export type AiSdkTool = {
  * error text, so the model reads the command's output either way. The SDK's
  * abort signal cancels the call.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toAiSdkTools, ToolCallError } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -14,7 +14,7 @@ export type { BashToolsOptions } from "./options.ts";
  * The tool set for one session: every tool by name, the list to hand a model,
  * and the pending completion notices.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { BashTools } from "@shellseam/bash/tool";
  * import { createBashTools } from "@shellseam/bash/tool";
@@ -62,7 +62,7 @@ export interface BashTools {
  * @throws {BashConfigError} when an option is missing or of the wrong kind,
  * or `workdir` is not absolute.
  *
- * @example Run a command and a background task
+ * @example Run a command and a background task, on Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -132,7 +132,7 @@ export type McpTool = {
  * not allowed in strict mode. OpenAI sends the arguments as JSON text, which
  * `execute` accepts as is.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toOpenAITool } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
@@ -166,7 +166,7 @@ export function toOpenAITool(tool: AgentTool): OpenAITool {
  * allowed in strict mode. The model's `function_call` item carries the
  * arguments as JSON text, which `execute` accepts as is.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toOpenAIResponsesTool } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
@@ -196,7 +196,7 @@ export function toOpenAIResponsesTool(tool: AgentTool): OpenAIResponsesTool {
  * The tool as an Anthropic Messages API client tool:
  * `{ name, description, input_schema }` (the schema is copied).
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toAnthropicTool } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";
@@ -224,7 +224,7 @@ export function toAnthropicTool(tool: AgentTool): AnthropicTool {
  * (the schema is copied). Answer `tools/call` with
  * `{ content: [{ type: "text", text }], isError }` from `execute`.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toMcpTool } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

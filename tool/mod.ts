@@ -8,7 +8,7 @@
  * formats, and adapters for the Vercel AI SDK and the OpenAI Agents SDK (each
  * tool's `standardSchema` is a Standard Schema with Standard JSON Schema).
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toAnthropicTool } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

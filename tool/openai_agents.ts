@@ -10,7 +10,7 @@ import { isPlainObject } from "./validate.ts";
  * tool's Standard Schema (the SDK asks it for draft-2020-12 JSON Schema and
  * validates with it).
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { OpenAIAgentsToolOptions } from "@shellseam/bash/tool";
  * import { createBashTools, toOpenAIAgentsTools } from "@shellseam/bash/tool";
@@ -75,7 +75,7 @@ function checkedInExecute(schema: ToolStandardSchema): ToolStandardSchema {
  * SDK's own check of `parameters` would answer only "Invalid JSON input for
  * tool"). The SDK's abort signal cancels the call.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools, toOpenAIAgentsTools } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -6,7 +6,7 @@ import type { CommandDecision, CommandRule } from "./rules.ts";
 /**
  * What `createBashTools` builds the tools over.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { BashToolsOptions } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -15,7 +15,7 @@ import type { ToolResult } from "./tool.ts";
 /**
  * Options of {@linkcode renderRunResult}.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import type { RenderRunOptions } from "@shellseam/bash/tool";
  * import { renderRunResult } from "@shellseam/bash/tool";

@@ -46,7 +46,7 @@ export type ToolSchemaResult =
  * Schema (a copy) for a target in {@linkcode TOOL_SCHEMA_TARGETS}, and throw
  * a `RangeError` for another.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { createBashTools } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

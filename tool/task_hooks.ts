@@ -12,7 +12,7 @@ import type { BashTaskOutput } from "./render_task.ts";
  * once settled), and `release` (called when the registry lets the settled
  * task go) frees the process's buffers and deletes its spill files.
  *
- * @example
+ * @example On Deno and Node 24 (`await using`)
  * ```ts
  * import { bashTaskHooks } from "@shellseam/bash/tool";
  * import { LocalBashExecutor } from "@shellseam/bash/local";

@@ -3,7 +3,15 @@
 // imported inside the tests.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importProblems } from "./_package.ts";
@@ -173,8 +181,12 @@ describe("buildNpm", { skip }, () => {
     assert.deepEqual(importProblems(out, manifest.dependencies ?? {}), []);
   });
 
-  it("copies README.md and LICENSE", () => {
-    for (const file of ["README.md", "LICENSE"]) assert.equal(read(out, file), read(root, file));
+  it("copies README.md, the pages in docs/ and LICENSE", () => {
+    const pages = readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md"));
+    assert.ok(pages.includes("README.md"), String(pages));
+    assert.deepEqual(readdirSync(join(out, "docs")).sort(), pages.sort());
+    const files = ["README.md", "LICENSE", ...pages.map((page) => join("docs", page))];
+    for (const file of files) assert.equal(read(out, file), read(root, file));
   });
 
   it("lists no dev-only import (the SDKs the type tests use) as a dependency", () => {
