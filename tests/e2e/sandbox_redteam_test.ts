@@ -60,8 +60,16 @@ for (const backend of SANDBOX_BACKENDS) {
   describe(`gitCommit after a confined command planted a repository (${backend})`, {
     skip: skipUnless(statuses, backend) || noGit,
   }, () => {
-    // The sandbox never bound these read-only nor swept them: gitCommit must not trust them.
-    for (const dir of ["a/b/c/d/e/f/g", "node_modules/pkg", ".venv/lib"]) {
+    // The sandbox never bound these read-only: gitCommit must not trust them. A plant past the
+    // walk's depth is moved to the quarantine when the call settles (the sweep walks that root
+    // again without a bound), so no repository is left there; one in a skipped tree stays, and
+    // gitCommit refuses it.
+    const refusals: Record<string, RegExp> = {
+      "a/b/c/d/e/f/g": /^No git repository holds ".*\/a\/b\/c\/d\/e\/f\/g"/,
+      "node_modules/pkg": /does not keep ".*\/\.git" read-only/,
+      ".venv/lib": /does not keep ".*\/\.git" read-only/,
+    };
+    for (const [dir, refusal] of Object.entries(refusals)) {
       it(`refuses a repository planted at ${dir}, past the walk or in a skipped tree`, async () => {
         using workspace = tempWorkspace();
         const target = victim(workspace);
@@ -72,9 +80,7 @@ for (const backend of SANDBOX_BACKENDS) {
         assert.equal(result.exitCode, 0, result.stderr.text);
         await assert.rejects(
           commitThere(workspace, dir),
-          (error) =>
-            error instanceof GitCommitError &&
-            /does not keep ".*\/\.git" read-only/.test(error.message),
+          (error) => error instanceof GitCommitError && refusal.test(error.message),
         );
         assert.equal(readFileSync(target, "utf8"), VICTIM_TEXT);
       });
