@@ -133,15 +133,11 @@ describe("LocalBashExecutor config", () => {
     );
   });
 
-  const readme = new URL("../../README.md", import.meta.url);
-  nodeIt("matches the README's Defaults table", {
-    skip: existsSync(readme) ? false : "README.md is not beside these tests (a compiled copy)",
+  const page = new URL("../../docs/defaults.md", import.meta.url);
+  nodeIt("matches the Defaults table in docs/defaults.md", {
+    skip: existsSync(page) ? false : "docs/defaults.md is not beside these tests (a compiled copy)",
   }, async () => {
-    const text = readFileSync(readme, "utf8");
-    const table = text.slice(
-      text.indexOf("## Defaults"),
-      text.indexOf("\n## ", text.indexOf("## Defaults") + 1),
-    );
+    const table = readFileSync(page, "utf8");
     const documented = new Map<string, string>();
     for (const match of table.matchAll(/^\| `(\w+)` +\| ([^|]+?) +\|/gm)) {
       documented.set(match[1]!, match[2]!);
@@ -161,7 +157,7 @@ describe("LocalBashExecutor config", () => {
       idleTimeoutMs: "none",
     };
     for (const [name, value] of Object.entries(expected)) {
-      assert.equal(documented.get(name), value, `README default of "${name}"`);
+      assert.equal(documented.get(name), value, `documented default of "${name}"`);
     }
   });
 
