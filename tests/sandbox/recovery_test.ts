@@ -3,6 +3,7 @@
 // a cgroup the launch cannot join.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import type { BashExecSpec } from "../../seam/mod.ts";
 import type { Launch, LaunchLimits, LaunchPlan } from "../../local/mod.ts";
@@ -16,6 +17,16 @@ const support = cgroupSupport();
 const noCgroup = "unavailable" in support.processes
   ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
   : false;
+
+/** Waits until process `pid` (a standby) is in this executor's cgroups. */
+async function joined(pid: number): Promise<void> {
+  for (const deadline = Date.now() + 30_000;;) {
+    const groups = readFileSync(`/proc/${pid}/cgroup`, "utf8");
+    if (groups.includes(`shellseam-exec-${process.pid}-`)) return;
+    assert.ok(Date.now() < deadline, `the standby ${pid} never joined its cgroups: ${groups}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** Plans every launch with a cgroup that does not exist, so that joining it fails. */
 class UnjoinableCgroup extends SandboxBashExecutor {
@@ -54,8 +65,10 @@ for (const backend of SANDBOX_BACKENDS) {
             result.stderr.text,
           );
           assert.match(result.limits?.mechanisms.processes ?? "", /^cgroup v[12]$/);
-          // A waiting standby holds its cgroups (so they stay); every idle one goes.
-          await oneStandby(backend);
+          // A waiting standby holds its cgroups (so they stay) once it joined them; every idle
+          // one goes. Before its join its cgroups are empty, and a removal then would be a
+          // different fault (the standby's join fails and the next call starts cold).
+          await joined(await oneStandby(backend));
           const removed = removeIdleCgroups();
           if (stdin !== undefined) assert.ok(removed > 0, "an idle cgroup was removed");
         }
