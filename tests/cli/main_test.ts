@@ -12,9 +12,11 @@ import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
 import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
-const CLI_VERSION: string = JSON.parse(
-  readFileSync(fileURLToPath(new URL("../../cli/deno.json", import.meta.url)), "utf8"),
-).version;
+/** The CLI package's version, read when a test needs it (the Node leg's copy has no cli/deno.json). */
+function cliVersion(): string {
+  const path = fileURLToPath(new URL("../../cli/deno.json", import.meta.url));
+  return JSON.parse(readFileSync(path, "utf8")).version;
+}
 const statuses = await probeHere();
 const sandboxSkip = statuses.bwrap.works || statuses.landlock.works
   ? false
@@ -117,7 +119,7 @@ describe("shellseam usage", { skip: denoSkip }, () => {
       [["doctor", "-h"], /^Usage: shellseam doctor/],
       [["mcp", "--help"], /^Usage: shellseam mcp/],
       [["demo", "--help"], /^Usage: shellseam demo/],
-      [["--version"], new RegExp(`^shellseam ${CLI_VERSION.replaceAll(".", "\\.")}\n$`)],
+      [["--version"], new RegExp(`^shellseam ${cliVersion().replaceAll(".", "\\.")}\n$`)],
     ];
     for (const [args, usage] of table) {
       const { code, stdout } = shellseam(args);
@@ -441,7 +443,7 @@ describe("deno install from a checkout", { skip: denoSkip || sandboxSkip }, () =
     assert.equal(install.status, 0, install.stderr);
     const bin = `${root}/bin/shellseam`;
     const version = spawnSync(bin, ["--version"], { cwd: workspace.base, encoding: "utf8" });
-    assert.equal(version.stdout, `shellseam ${CLI_VERSION}\n`, version.stderr);
+    assert.equal(version.stdout, `shellseam ${cliVersion()}\n`, version.stderr);
     const run = spawnSync(bin, ["run", "--", "echo", "a  b"], {
       cwd: workspace.root,
       encoding: "utf8",
