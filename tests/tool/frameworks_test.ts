@@ -3,6 +3,7 @@
 // Standard Schema types of the spec, the Vercel AI SDK's generateText and the OpenAI Agents
 // SDK's run, each with a scripted model that calls `bash` (no network). The types fit with
 // no cast: a mismatch fails `deno check` of this file.
+// deno-lint-ignore-file no-import-prefix -- dev-only packages, kept out of the root import map so that a cold `deno task demo` does not download them
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "npm:@standard-schema/spec@1.1.0";
