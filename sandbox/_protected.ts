@@ -414,8 +414,9 @@ export class ProtectedPaths {
     const since = Math.floor((this.#launchedAt - CLOCK_TICK_MS) / 1000) * 1000;
     try {
       return lstatSync(path).ctimeMs >= since;
-    } catch {
-      return false;
+    } catch (error) {
+      // Gone: nothing to move. Any other failure cannot prove the path old, so it counts as new.
+      return (error as NodeJS.ErrnoException | null)?.code !== "ENOENT";
     }
   }
 
