@@ -6,6 +6,9 @@
 // deno-lint-ignore-file no-import-prefix -- dev-only package, kept out of the root import map so that a cold `deno task demo` does not download it
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { BaseChatModel } from "npm:@langchain/core@1.4.0/language_models/chat_models";
 import type { BindToolsInput } from "npm:@langchain/core@1.4.0/language_models/chat_models";
 import {
@@ -180,5 +183,25 @@ describe("LangChain: toLangChainTools with a scripted chat model", () => {
         (error) => error instanceof ToolCallError && error.message === "oops\n[exit code: 3]",
       );
     });
+  });
+
+  it("passes the call's abort signal to the command: a cancelled call runs nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-langchain-"));
+    try {
+      await withTools(async (tools) => {
+        const [bash] = toLangChainTools(tools);
+        const marker = join(dir, "ran");
+        const args = { command: `touch '${marker}'`, description: "Touch" };
+        const message = await bash!.invoke(
+          { type: "tool_call", id: "call-3", name: "bash", args },
+          { signal: AbortSignal.abort() },
+        );
+        assert.equal(message.status, "error");
+        assert.match(String(message.content), /cancelled/);
+        assert.equal(existsSync(marker), false);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
