@@ -100,16 +100,17 @@ const IMPORT_CALL = /(\bimport\s*\(\s*)(["'])([^"']+)\2/g;
 
 /**
  * Rewrites `npm:name@version/sub` and import-mapped bare names in the emitted
- * `.js` and `.d.ts` files under `dir` to plain package names, and returns the
- * npm dependencies they need (name -> version). Relative `.ts` imports
- * become `.js`; self-imports stay as they are, and so do imports of the
- * workspace's other packages (`siblings`: name -> version), which become
- * dependencies on their npm builds.
+ * `.js` and `.d.ts` files under `dir` (or only `files`, relative to it) to
+ * plain package names, and returns the npm dependencies they need (name ->
+ * version). Relative `.ts` imports become `.js`; self-imports stay as they
+ * are, and so do imports of the workspace's other packages (`siblings`: name
+ * -> version), which become dependencies on their npm builds.
  */
 export function rewriteSpecifiers(
   dir: string,
   { name: self, imports = {} }: DenoJson,
   siblings: Record<string, string> = {},
+  files: readonly string[] = walk(dir),
 ): Record<string, string> {
   const dependencies: Record<string, string> = {};
   const within = (specifier: string, name: string): boolean =>
@@ -139,7 +140,7 @@ export function rewriteSpecifiers(
     dependencies[name] = version;
     return name + sub;
   };
-  for (const file of walk(dir)) {
+  for (const file of files) {
     if (!/\.(js|d\.ts)$/.test(file)) continue;
     const path = join(dir, file);
     const text = readFileSync(path, "utf8");

@@ -39,6 +39,19 @@ const CLI_ROOT = join(ROOT, "cli");
 const js = (path: string): string => "./" + path.replace(/^\.\//, "").replace(/\.ts$/, ".js");
 const dts = (path: string): string => js(path).replace(/\.js$/, ".d.ts");
 
+/**
+ * The entry points on npm only, each with a framework adapter that imports the
+ * framework: it is an optional peer dependency of the package (the
+ * application brings its own copy), and JSR has no peer dependencies, so they
+ * are not in deno.json's exports. Their sources live in {@linkcode NPM_ONLY_DIR}.
+ */
+export const NPM_ONLY_EXPORTS: Readonly<Record<string, string>> = {
+  "./langchain": "./npm_only/langchain.ts",
+};
+
+/** The folder of the npm-only sources, left out of the JSR package (deno.json `publish.exclude`). */
+export const NPM_ONLY_DIR = "npm_only";
+
 /** The Node versions both packages support: 22 and 24 (20 is past its end of life). */
 export const NODE_ENGINES = ">=22";
 
@@ -80,8 +93,19 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
   }
   // A file an earlier build left (a module since removed) would be packed too.
   rmSync(outDir, { recursive: true, force: true });
-  await compile(ROOT, Object.values(deno.exports), outDir);
-  const dependencies = rewriteSpecifiers(outDir, deno);
+  const exports = { ...deno.exports, ...NPM_ONLY_EXPORTS };
+  await compile(ROOT, Object.values(exports), outDir);
+  // What the npm-only entry points import are their peer dependencies (each range as the
+  // source's npm: specifier has it); the rest of the package must need none of them.
+  const emitted = walk(outDir);
+  const npmOnly = (file: string) => file.startsWith(NPM_ONLY_DIR + "/");
+  const peers = rewriteSpecifiers(outDir, deno, {}, emitted.filter(npmOnly));
+  const dependencies = rewriteSpecifiers(
+    outDir,
+    deno,
+    {},
+    emitted.filter((file) => !npmOnly(file)),
+  );
 
   const manifest = {
     name: deno.name,
@@ -92,11 +116,20 @@ export async function buildNpm(outDir: string = NPM_DIR): Promise<string> {
     license: deno.license ?? "MIT",
     type: "module",
     types: rootTypes(deno.exports, "deno.json"),
-    exports: exportsOf(deno.exports),
+    exports: exportsOf(exports),
     // Importing a module only defines things: nothing runs until called.
     sideEffects: false,
     engines: { node: NODE_ENGINES },
     ...(Object.keys(dependencies).length ? { dependencies } : {}),
+    ...(Object.keys(peers).length
+      ? {
+        peerDependencies: peers,
+        // Optional: `npm i @shellseam/bash` installs none of them.
+        peerDependenciesMeta: Object.fromEntries(
+          Object.keys(peers).map((name) => [name, { optional: true }]),
+        ),
+      }
+      : {}),
   };
   writeFileSync(join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   for (const file of ["README.md", "LICENSE"]) {

@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { importProblems } from "./_package.ts";
+import { importProblems, moduleImports } from "./_package.ts";
 
 const skip = "Deno" in globalThis ? false : "Deno-only: the build runs under Deno";
 
@@ -147,11 +147,16 @@ describe("buildNpm", { skip }, () => {
   });
   const read = (base: string, file: string) => readFileSync(join(base, file), "utf8");
 
-  it("writes package.json from deno.json, with each subpath's types, import and default", () => {
+  it("writes package.json from deno.json, with each subpath's types, import and default", async () => {
+    const { NPM_ONLY_EXPORTS } = await import("../../scripts/build_npm.ts");
     const deno = JSON.parse(read(root, "deno.json"));
     const manifest = JSON.parse(read(out, "package.json"));
     const exports: Record<string, { types: string; import: string; default: string }> = {};
-    for (const [subpath, source] of Object.entries<string>(deno.exports)) {
+    // The npm-only subpaths follow deno.json's.
+    assert.deepEqual(Object.keys(NPM_ONLY_EXPORTS), ["./langchain"]);
+    for (
+      const [subpath, source] of Object.entries<string>({ ...deno.exports, ...NPM_ONLY_EXPORTS })
+    ) {
       exports[subpath] = {
         types: source.replace(/\.ts$/, ".d.ts"),
         import: source.replace(/\.ts$/, ".js"),
@@ -168,6 +173,9 @@ describe("buildNpm", { skip }, () => {
       exports,
       sideEffects: false,
       engines: { node: ">=22" },
+      // The range the adapter's npm: specifiers name; optional, so nothing more is installed.
+      peerDependencies: { "@langchain/core": "^1.0.0" },
+      peerDependenciesMeta: { "@langchain/core": { optional: true } },
     });
     assert.ok(keywords.includes("bash") && keywords.includes("agent"), String(keywords));
     for (const { types, import: js } of Object.values(exports)) {
@@ -178,7 +186,20 @@ describe("buildNpm", { skip }, () => {
 
   it("emits only relative .js imports, node: built-ins and dependencies it declares", () => {
     const manifest = JSON.parse(read(out, "package.json"));
-    assert.deepEqual(importProblems(out, manifest.dependencies ?? {}), []);
+    const declared = { ...manifest.dependencies, ...manifest.peerDependencies };
+    assert.deepEqual(importProblems(out, declared), []);
+  });
+
+  it("imports a peer dependency only from the npm-only entry points", () => {
+    const manifest = JSON.parse(read(out, "package.json"));
+    const peers = Object.keys(manifest.peerDependencies);
+    const importers = moduleImports(out)
+      .filter(({ specifier }) => peers.some((peer) => specifier.startsWith(peer + "/")))
+      .map(({ file }) => file);
+    assert.deepEqual([...new Set(importers)].sort(), [
+      "npm_only/langchain.d.ts",
+      "npm_only/langchain.js",
+    ]);
   });
 
   it("copies README.md, the pages in docs/ and LICENSE", () => {
