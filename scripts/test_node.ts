@@ -11,6 +11,10 @@
  * subpath, and a small ESM script that runs `echo hi`. Last, a consumer file
  * is type-checked against the installed `.d.ts`.
  *
+ * `--tests=FILE,...` runs `node --test` on those test files only (paths from
+ * the repository root, such as `tests/npm_only/langchain_test.ts`), and
+ * `--tests=` on none: the checks of the package alone, in about a minute.
+ *
  * @module
  */
 import {
@@ -26,7 +30,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { buildCliNpm, buildNpm } from "./build_npm.ts";
+import { buildCliNpm, buildNpm, NPM_ONLY_EXPORTS } from "./build_npm.ts";
 import {
   COMPILER_OPTIONS,
   readDenoJson,
@@ -39,6 +43,13 @@ import {
 
 /** @types/node for the consumer type-check, matching the oldest of `engines.node`. */
 const TYPES_NODE = "22.20.7";
+
+/**
+ * The optional peer dependencies, installed beside the package as an
+ * application would, at the versions the tests pin (tests/npm_only/): the
+ * npm-only subpaths are then required, run and type-checked like the others.
+ */
+const DEV_PEERS = ["@langchain/core@1.4.0"];
 
 /**
  * The Node versions the leg runs on (npm's `node` package, latest of each
@@ -137,6 +148,7 @@ async function packAndInstall(npmDirs: string[], dir: string): Promise<string[]>
     "--ignore-scripts",
     ...tarballs,
     `@types/node@${TYPES_NODE}`,
+    ...DEV_PEERS,
   ], dir);
   return names.map((name) => join(dir, "node_modules", ...name.split("/")));
 }
@@ -260,7 +272,7 @@ function requireCheck(): string {
   const { name, exports } = readDenoJson();
   const cli = readDenoJson(join(ROOT, "cli"));
   const subpaths = [
-    ...Object.keys(exports).map((subpath) => name + subpath.slice(1)),
+    ...Object.keys({ ...exports, ...NPM_ONLY_EXPORTS }).map((subpath) => name + subpath.slice(1)),
     ...Object.keys(cli.exports).map((subpath) => cli.name + subpath.slice(1)),
   ];
   return `"use strict";
@@ -323,16 +335,41 @@ console.log(code, text, error);
 await executor.close();
 `;
 
+/** The consumer's compiler options: an application's, as strict as ours, checking every .d.ts. */
+const CONSUMER_OPTIONS: Record<string, unknown> = {
+  target: "es2022",
+  module: "nodenext",
+  moduleResolution: "nodenext",
+  lib: ["es2022", "esnext.disposable"],
+  types: ["node"],
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  skipLibCheck: false,
+  noEmit: true,
+};
+
+/** A consumer of the npm-only subpaths: their tools have the framework's own types. */
+const CONSUMER_OF_PEERS = `import type { StructuredToolInterface } from "@langchain/core/tools";
+import { type LangChainTool, toLangChainTools } from "@shellseam/bash/langchain";
+
+const tools: LangChainTool[] = toLangChainTools([]);
+const asInterfaces: StructuredToolInterface[] = tools;
+console.log(asInterfaces);
+`;
+
 /**
  * Runs the leg; with `--report=<file>`, writes every step's
  * {@linkcode NodeStepResult} there as JSON (for `scripts/test_all.ts`).
  * Exits 1 when a step failed.
  */
 async function main(): Promise<void> {
-  const report = Deno.args.find((arg) => arg.startsWith("--report="))?.slice("--report=".length);
+  const option = (name: string) =>
+    Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
+  const report = option("report");
+  const only = option("tests")?.split(",").filter((file) => file !== "");
   const dir = mkdtempSync(join(tmpdir(), "shellseam-node-"));
   try {
-    await checks(dir);
+    await checks(dir, only);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     if (report !== undefined) writeFileSync(report, JSON.stringify(results, null, 2) + "\n");
@@ -386,7 +423,11 @@ async function runNodeTests(
   );
 }
 
-async function checks(dir: string): Promise<void> {
+/**
+ * The steps of the leg, in `dir`; with `only` (test sources from the
+ * repository root), `node --test` runs those files alone, or none.
+ */
+async function checks(dir: string, only?: string[]): Promise<void> {
   let installed = "";
   let cliBin = "";
   let tests: string[] = [];
@@ -420,8 +461,14 @@ async function checks(dir: string): Promise<void> {
     mkdirSync(join(dir, "run"));
     writeFileSync(join(dir, "run", "package.json"), JSON.stringify({ type: "module" }) + "\n");
     tests = await compileTests(join(dir, "run"), installed);
+    if (only !== undefined) {
+      const wanted = only.map((file) => join(dir, "run", file.replace(/\.ts$/, ".js")));
+      const missing = wanted.filter((file) => !tests.includes(file));
+      if (missing.length) throw new Error(`No compiled test at ${missing.join(", ")}`);
+      tests = wanted;
+    }
   }, "tests");
-  if (compiled) await runNodeTests(dir, newest, tests, cliBin);
+  if (compiled && tests.length > 0) await runNodeTests(dir, newest, tests, cliBin);
   const readme = await step("compile the README examples", async () => {
     examples = await compileReadmeExamples(join(dir, "readme"));
   });
@@ -460,25 +507,26 @@ async function checks(dir: string): Promise<void> {
     });
   }
   await step("consumer type-check (tsc --noEmit, nodenext)", async () => {
-    // Every subpath is imported, so tsc checks all of the published .d.ts.
+    // Every subpath of deno.json is imported, so tsc checks their .d.ts (the npm-only ones next).
     const { name, exports } = readDenoJson();
     const everySubpath = Object.keys(exports).map((subpath, index) =>
       `import type * as subpath${index} from "${name}${subpath.slice(1)}";\n` +
       `export type Subpath${index} = typeof subpath${index};\n`
     );
     writeFileSync(join(dir, "consumer.ts"), CONSUMER + everySubpath.join(""));
-    writeTsconfig(join(dir, "tsconfig.json"), {
-      target: "es2022",
-      module: "nodenext",
-      moduleResolution: "nodenext",
-      lib: ["es2022", "esnext.disposable"],
-      types: ["node"],
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      skipLibCheck: false,
-      noEmit: true,
-    }, ["consumer.ts"]);
+    writeTsconfig(join(dir, "tsconfig.json"), CONSUMER_OPTIONS, ["consumer.ts"]);
     await tsc(["-p", join(dir, "tsconfig.json")]);
+  });
+  await step("consumer type-check of the npm-only subpaths, with their peers", async () => {
+    writeFileSync(join(dir, "consumer_peers.ts"), CONSUMER_OF_PEERS);
+    // @langchain/core's own declarations do not compile with exactOptionalPropertyTypes;
+    // every .d.ts is still checked (skipLibCheck stays off).
+    writeTsconfig(
+      join(dir, "tsconfig.peers.json"),
+      { ...CONSUMER_OPTIONS, exactOptionalPropertyTypes: false },
+      ["consumer_peers.ts"],
+    );
+    await tsc(["-p", join(dir, "tsconfig.peers.json")]);
   });
 }
 
