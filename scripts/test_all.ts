@@ -31,6 +31,7 @@ export const DENO_SUITE: readonly string[] = [
   "sandbox/",
   "testing/",
   "remote/",
+  "npm_only/",
   "cli/",
   "mod.ts",
   "README.md",
