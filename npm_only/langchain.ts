@@ -83,8 +83,10 @@ export type LangChainTool = StructuredTool<
   LangChainToolOutput
 >;
 
-/** Whether `input` is a LangChain tool call (`{ type: "tool_call", args, ... }`), as LangChain decides it. */
-function isToolCall(input: unknown): input is { type: "tool_call"; args: unknown } {
+/** Whether `input` is a LangChain tool call (`{ type: "tool_call", args, id }`), as LangChain decides it. */
+function isToolCall(
+  input: unknown,
+): input is { type: "tool_call"; args: unknown; id?: string | undefined } {
   return typeof input === "object" && input !== null && "type" in input &&
     input.type === "tool_call";
 }
@@ -110,10 +112,12 @@ class BashStructuredTool extends StructuredTool<
   }
 
   /**
-   * Checks the arguments as the tool does before LangChain checks them
-   * against `schema`: a refusal throws LangChain's `ToolInputParsingException`
-   * in the tool's own words (LangChain's check would say only "Received tool
-   * input did not match expected schema"), which agents send the model.
+   * Checks the arguments as the tool does, before LangChain checks them
+   * against `schema` (which would say only "Received tool input did not
+   * match expected schema"). A refused tool call resolves with an error
+   * `ToolMessage` in the tool's own words (LangChain's `createAgent` would
+   * send the model a thrown error with its stack trace); refused bare
+   * arguments throw LangChain's `ToolInputParsingException`.
    */
   override call<
     TArg extends StructuredToolCallInput<ObjectJsonSchema, Record<string, unknown>>,
@@ -125,11 +129,14 @@ class BashStructuredTool extends StructuredTool<
   ): Promise<ToolReturnType<TArg, TConfig, LangChainToolOutput>> {
     const args = isToolCall(arg) ? arg.args : arg;
     const checked = this.#tool.standardSchema["~standard"].validate(args);
-    if (checked.issues) {
-      const message = checked.issues.map((issue) => issue.message).join("\n");
+    if (!checked.issues) return super.call(arg, configArg, tags);
+    const message = checked.issues.map((issue) => issue.message).join("\n");
+    // `invoke` passes a tool call's arguments here and the call in the config.
+    const toolCallId = isToolCall(arg) ? arg.id : configArg?.toolCall?.id;
+    if (toolCallId === undefined) {
       return Promise.reject(new ToolInputParsingException(message, JSON.stringify(args)));
     }
-    return super.call(arg, configArg, tags);
+    return Promise.resolve(this.#failed(message, toolCallId));
   }
 
   protected override async _call(
@@ -142,8 +149,13 @@ class BashStructuredTool extends StructuredTool<
     if (!result.isError) return result.text;
     const toolCallId = config?.toolCall?.id;
     if (toolCallId === undefined) throw new ToolCallError(this.name, result);
+    return this.#failed(result.text, toolCallId);
+  }
+
+  /** The answer to the tool call `toolCallId` that failed, saying `text`. */
+  #failed(text: string, toolCallId: string): ToolMessage {
     return new ToolMessage({
-      content: result.text,
+      content: text,
       status: "error",
       tool_call_id: toolCallId,
       name: this.name,
@@ -158,12 +170,13 @@ class BashStructuredTool extends StructuredTool<
  * resolves with a `ToolMessage` whose content is the tool's whole text,
  * and a failed call (`isError`: a non-zero exit, a timeout, a refusal)
  * with one whose `status` is `"error"`, so the model reads the command's
- * output and the provider marks the result as an error. Called with bare
- * arguments, a call resolves with the text, and a failed call throws a
- * `ToolCallError` whose message is that text. Arguments the tool refuses
- * throw LangChain's `ToolInputParsingException` with the tool's own words,
- * which agents (LangChain's `createAgent`) send the model as an error. The
- * call's abort signal cancels the command.
+ * output and the provider marks the result as an error; arguments the tool
+ * refuses are answered so too, in the tool's own words (LangChain's check
+ * of the JSON Schema would say only "Received tool input did not match
+ * expected schema"). Called with bare arguments, a call resolves with the
+ * text, a failed call throws a `ToolCallError` whose message is that text,
+ * and refused arguments throw LangChain's `ToolInputParsingException` in the
+ * tool's words. The call's abort signal cancels the command.
  *
  * @example On Node 22 and 24 with `@langchain/core` installed, and on Deno
  * ```ts
@@ -182,10 +195,11 @@ class BashStructuredTool extends StructuredTool<
  *   const call = { type: "tool_call" as const, id: "call-1", name: "bash" };
  *   const ok = await bash.invoke({ ...call, args: { command: "echo hi", description: "Say hi" } });
  *   assert.deepEqual([ok.status, ok.content], ["success", "hi\n[exit code: 0]"]);
- *   await assert.rejects(
- *     bash.invoke({ ...call, args: { command: "ls" } }),
- *     (error: Error) => error.message === "Invalid arguments for bash: description is required (a non-blank string)",
- *   );
+ *   const refused = await bash.invoke({ ...call, args: { command: "ls" } });
+ *   assert.deepEqual([refused.status, refused.content], [
+ *     "error",
+ *     "Invalid arguments for bash: description is required (a non-blank string)",
+ *   ]);
  * } finally {
  *   await tasks.close();
  *   await executor.close();

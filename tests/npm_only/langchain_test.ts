@@ -146,7 +146,7 @@ describe("LangChain: toLangChainTools with a scripted chat model", () => {
     });
   });
 
-  it("refuses arguments with LangChain's typed error, in the tool's words", async () => {
+  it("answers refused arguments with an error ToolMessage in the tool's words", async () => {
     await withTools(async (tools) => {
       // LangChain's own check of the JSON Schema would refuse this too, saying only
       // "Received tool input did not match expected schema".
@@ -154,24 +154,24 @@ describe("LangChain: toLangChainTools with a scripted chat model", () => {
       await runLoop(model, toLangChainTools(tools));
       const read = toolResultRead(model);
       assert.equal(read.status, "error");
+      assert.equal(read.name, "bash");
       assert.match(
         String(read.content),
         /^Invalid arguments for bash: unknown field "env"; set variables inside the command/,
       );
+      // The same through the deprecated `call` with the tool call itself.
       const [bash] = toLangChainTools(tools);
       const args = { command: "ls", description: "List", timeout_ms: 0 };
-      await assert.rejects(
-        bash!.invoke({ type: "tool_call", id: "call-2", name: "bash", args }),
-        (error) =>
-          error instanceof ToolInputParsingException &&
-          error.message ===
-            "Invalid arguments for bash: timeout_ms must be a positive integer; got 0" &&
-          error.output === JSON.stringify(args),
-      );
+      const called = await bash!.call({ type: "tool_call", id: "call-2", name: "bash", args });
+      assert.deepEqual([called.status, called.tool_call_id, called.content], [
+        "error",
+        "call-2",
+        "Invalid arguments for bash: timeout_ms must be a positive integer; got 0",
+      ]);
     });
   });
 
-  it("with bare arguments, resolves with the text and throws a ToolCallError for a failure", async () => {
+  it("with bare arguments, resolves with the text and throws typed errors for a failure", async () => {
     await withTools(async (tools) => {
       const [bash] = toLangChainTools(tools);
       assert.equal(
@@ -181,6 +181,16 @@ describe("LangChain: toLangChainTools with a scripted chat model", () => {
       await assert.rejects(
         bash!.invoke({ command: "echo oops; exit 3", description: "Fail" }),
         (error) => error instanceof ToolCallError && error.message === "oops\n[exit code: 3]",
+      );
+      // Refused arguments: LangChain's typed error, in the tool's words.
+      const args = { command: "ls", description: "List", timeout_ms: 0 };
+      await assert.rejects(
+        bash!.invoke(args),
+        (error) =>
+          error instanceof ToolInputParsingException &&
+          error.message ===
+            "Invalid arguments for bash: timeout_ms must be a positive integer; got 0" &&
+          error.output === JSON.stringify(args),
       );
     });
   });
