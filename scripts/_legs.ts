@@ -29,6 +29,15 @@ const COLOUR = /\x1b\[[0-9;]*m/g;
 /** The legs running now (see {@linkcode stopLegs}). */
 const running = new Set<Deno.ChildProcess>();
 
+/**
+ * Counts `child` among the processes {@linkcode stopLegs} kills, until the
+ * function it returns is called.
+ */
+export function track(child: Deno.ChildProcess): () => void {
+  running.add(child);
+  return () => running.delete(child);
+}
+
 /** Kills the legs running now (on a signal to the script that runs them). */
 export function stopLegs(): void {
   for (const child of running) {
@@ -59,7 +68,7 @@ export async function runLeg(
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  running.add(child);
+  const untrack = track(child);
   let counts: LegResult["counts"];
   let nodePassed: number | undefined;
   let pending = "";
@@ -81,7 +90,7 @@ export async function runLeg(
   }
   scan(pending);
   const { code } = await child.status;
-  running.delete(child);
+  untrack();
   const seconds = (performance.now() - start) / 1000;
   return { name, ok: code === 0, seconds, ...(counts === undefined ? {} : { counts }) };
 }

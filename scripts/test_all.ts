@@ -1,16 +1,21 @@
 /**
  * `deno task test`: every leg of the tests, one after another, each run to
  * its end whatever the legs before it did:
- * 1. the Deno suite: every test file, the doc examples and the README's;
+ * 1. the Deno suite, as two legs: a type-check of every test file, source
+ *    file and doc example (`deno test --no-run --doc`); then, with the
+ *    type-check done, the doc examples (of the sources, the README and
+ *    docs/, in one process) and each test file in a process of its own, a
+ *    few at a time (see `scripts/_pool.ts`);
  * 2. the permissions file, under the narrow permissions it is about;
  * 3. the Node leg (`scripts/test_node.ts`), reported as two legs: its
  *    `node --test` over the compiled tests, and its checks of the package
  *    (build, pack, install, the README examples on Node, `require()`, the bin,
  *    the consumer type-check), which run even when `node --test` failed.
  *
- * The Deno legs run under `tests/deno.lock` (see `DEV_LOCK`). It ends with one line per leg and `legs: N passed, N failed`, and exits 1
- * when a leg failed. The legs run one at a time: on two cores, two at once
- * would slow both and stretch the timing of the cases that measure time.
+ * The Deno legs run under `tests/deno.lock` (see `DEV_LOCK`). It ends with
+ * one line per leg and `legs: N passed, N failed`, and exits 1 when a leg
+ * failed. `SHELLSEAM_TEST_JOBS` sets how many test files run at once, in the
+ * Deno legs and under `node --test` (3 unless set).
  *
  * @module
  */
@@ -18,12 +23,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LegResult, runLeg, summarize } from "./_legs.ts";
+import { runFiles, testFiles, testJobs } from "./_pool.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 import type { NodeStepResult } from "./test_node.ts";
 
-/** The folders and files of the Deno suite (tests, doc examples, the README and docs/). */
-export const DENO_SUITE: readonly string[] = [
-  "tests/",
+/** The folders and files whose doc examples the Deno suite runs (no test file is among them). */
+export const DOC_EXAMPLES: readonly string[] = [
   "seam/",
   "local/",
   "tasks/",
@@ -37,6 +42,9 @@ export const DENO_SUITE: readonly string[] = [
   "README.md",
   "docs/",
 ];
+
+/** The folders and files of the Deno suite (tests, doc examples, the README and docs/). */
+export const DENO_SUITE: readonly string[] = ["tests/", ...DOC_EXAMPLES];
 
 /** The permissions file and the narrow permissions it runs under. */
 export const PERMISSIONS_LEG: readonly string[] = [
@@ -90,14 +98,17 @@ async function main(): Promise<void> {
   const start = performance.now();
   const results: LegResult[] = [];
   results.push(
-    await runLeg("Deno suite", [
+    await runLeg("Deno: type-check", [
       "test",
       `--lock=${DEV_LOCK}`,
-      "--allow-all",
+      "--no-run",
       "--doc",
       ...DENO_SUITE,
     ]),
   );
+  const noCheck = ["test", `--lock=${DEV_LOCK}`, "--allow-all", "--no-check"];
+  const units = [["--doc", ...DOC_EXAMPLES], ...testFiles(["tests/"])];
+  results.push(await runFiles("Deno: doc examples and test files", units, noCheck, testJobs()));
   results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
   const dir = mkdtempSync(join(tmpdir(), "shellseam-test-all-"));
   try {

@@ -2,8 +2,9 @@
  * `deno task test:stress`: the files that run real processes against the
  * clock (the e2e files, the local executor's and the standby's) while two
  * busy loops keep both cores of a 2-core machine busy, as other work on a
- * shared machine does. A case that starts its clock at the call, not at an
- * event, fails here first.
+ * shared machine does, with the files themselves running a few at a time as
+ * in `deno task test` (`SHELLSEAM_TEST_JOBS`, 3 unless set). A case that
+ * starts its clock at the call, not at an event, fails here first.
  *
  * The busy loops are this script's children and stop with it: it kills them
  * when the legs end (passed or not) and on SIGINT, SIGTERM or SIGHUP (the
@@ -16,13 +17,13 @@
  * @module
  */
 import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
+import { runFiles, testFiles, testJobs } from "./_pool.ts";
 import { PERMISSIONS_LEG } from "./test_all.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 
 /** The files run under load: every e2e file, and those of the local executor and standbys. */
 export const STRESS_FILES: readonly string[] = [
-  "tests/e2e/",
-  "tests/local/",
+  ...testFiles(["tests/e2e/", "tests/local/"]),
   "tests/sandbox/standby_test.ts",
 ];
 
@@ -69,13 +70,10 @@ async function main(): Promise<void> {
   for (const signal of signals) Deno.addSignalListener(signal, onSignal);
   const results: LegResult[] = [];
   try {
+    const args = ["test", `--lock=${DEV_LOCK}`, "--allow-all"];
+    results.push(await runLeg("type-check", [...args, "--no-run", ...STRESS_FILES]));
     results.push(
-      await runLeg("Deno files under load", [
-        "test",
-        `--lock=${DEV_LOCK}`,
-        "--allow-all",
-        ...STRESS_FILES,
-      ]),
+      await runFiles("Deno files under load", STRESS_FILES, [...args, "--no-check"], testJobs()),
     );
     results.push(await runLeg("permissions file under load", [...PERMISSIONS_LEG]));
   } finally {

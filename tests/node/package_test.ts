@@ -15,7 +15,13 @@ const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
 const ROOT = dirname(fileURLToPath(import.meta.resolve(NAME)));
 const MANIFEST = JSON.parse(
   readFileSync(join(ROOT, onNode ? "package.json" : "deno.json"), "utf8"),
-) as { exports: Record<string, unknown>; dependencies?: Record<string, string> };
+) as {
+  exports: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+};
+/** The npm-only entry points (in package.json, not deno.json) and the source each is built from. */
+const NPM_ONLY: Record<string, string> = onNode ? { "./langchain": "npm_only/langchain" } : {};
 
 /** Where the tests' relative imports of `path` land, symlinks resolved as Node does. */
 function byPath(path: string): string {
@@ -34,10 +40,13 @@ describe("the package", () => {
       "./sandbox",
       "./testing",
       "./remote",
+      ...Object.keys(NPM_ONLY),
     ]);
     for (const subpath of subpaths) {
       const specifier = NAME + subpath.slice(1);
-      const file = `${subpath === "." ? "" : subpath.slice(2) + "/"}mod${EXT}`;
+      const file = NPM_ONLY[subpath] !== undefined
+        ? `${NPM_ONLY[subpath]}${EXT}`
+        : `${subpath === "." ? "" : subpath.slice(2) + "/"}mod${EXT}`;
       assert.equal(import.meta.resolve(specifier), byPath(file), specifier);
       assert.equal(await import(specifier), await import(byPath(file)), specifier);
     }
@@ -53,7 +62,8 @@ describe("the package", () => {
   it("imports, once installed, only its own .js files, node: built-ins and its dependencies", {
     skip: nodeOnly,
   }, () => {
-    assert.deepEqual(importProblems(ROOT, MANIFEST.dependencies ?? {}), []);
+    const imported = { ...MANIFEST.dependencies, ...MANIFEST.peerDependencies };
+    assert.deepEqual(importProblems(ROOT, imported), []);
   });
 
   it("lists each entry's exports by name: no export * but the root's of the seam", {

@@ -1,0 +1,137 @@
+/**
+ * Runs `deno test` over many files, a few processes at a time: each file in a
+ * process of its own (its own environment, children and signal handlers, so
+ * files cannot disturb each other as `deno test --parallel`'s workers in one
+ * process do), its output held back and printed whole when it ends, so the
+ * log reads file by file.
+ *
+ * @module
+ */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type LegResult, track } from "./_legs.ts";
+import { ROOT } from "./_tsc.ts";
+
+/**
+ * How many files run at once: `SHELLSEAM_TEST_JOBS`, or 3. Most test time is
+ * spent waiting for processes and clocks (one file at a time kept about half
+ * of one core busy), so three at once fit on two cores.
+ */
+export function testJobs(): number {
+  const value = Deno.env.get("SHELLSEAM_TEST_JOBS");
+  if (value === undefined) return 3;
+  const jobs = Number(value);
+  if (!Number.isInteger(jobs) || jobs < 1) {
+    throw new Error(`SHELLSEAM_TEST_JOBS is "${value}"; set it to a whole number of 1 or more`);
+  }
+  return jobs;
+}
+
+/**
+ * The test files below `folders` (relative to the repository root), as
+ * `deno test` names them (`*_test.ts`, `*.test.ts`, `test.ts`), the largest
+ * first: the long files start early and the short ones fill the gaps.
+ */
+export function testFiles(folders: readonly string[]): string[] {
+  const found: { file: string; size: number }[] = [];
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(join(ROOT, folder), { withFileTypes: true })) {
+      const file = `${folder.replace(/\/$/, "")}/${entry.name}`;
+      if (entry.isDirectory()) visit(file);
+      else if (/(^|_|\.)test\.ts$/.test(entry.name)) {
+        found.push({ file, size: statSync(join(ROOT, file)).size });
+      }
+    }
+  };
+  folders.forEach(visit);
+  return found.sort((a, b) => b.size - a.size).map(({ file }) => file);
+}
+
+const DENO_SUMMARY = /^(?:ok|FAILED) \| (\d+) passed(?: \([^)]*\))? \| (\d+) failed/m;
+// deno test colours its summary.
+// deno-lint-ignore no-control-regex
+const COLOUR = /\x1b\[[0-9;]*m/g;
+
+/** What one process did. */
+interface FileRun {
+  unit: string;
+  ok: boolean;
+  passed: number;
+  failed: number;
+}
+
+/**
+ * Runs `deno <args> <unit...>` with its output (stdout and stderr) held, then
+ * prints it whole.
+ */
+async function runUnit(unit: readonly string[], args: readonly string[]): Promise<FileRun> {
+  const start = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...args, ...unit],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const untrack = track(child);
+  const [out, err, { code }] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  untrack();
+  const seconds = ((performance.now() - start) / 1000).toFixed(1);
+  const summary = DENO_SUMMARY.exec(out.replace(COLOUR, ""));
+  const run = {
+    unit: unit.join(" "),
+    ok: code === 0,
+    passed: Number(summary?.[1] ?? 0),
+    failed: Number(summary?.[2] ?? 0),
+  };
+  const status = run.ok ? "ok" : `FAILED (exit code ${code})`;
+  console.log(`\n--- ${run.unit}: ${status} in ${seconds} s\n${out}${err}`);
+  return run;
+}
+
+/**
+ * Runs `deno <args> <unit...>` for each of `units` (a test file, or the
+ * arguments of one process, such as `--doc` and folders), `jobs` at a time,
+ * in order, and reports them as one leg: its counts are the processes'
+ * counts summed, and a process that failed (a test failed, or a file could
+ * not load) fails the leg and is named in its note.
+ */
+export async function runFiles(
+  name: string,
+  units: readonly (string | readonly string[])[],
+  args: readonly string[],
+  jobs: number,
+): Promise<LegResult> {
+  console.log(
+    `\n=== ${name}: deno ${args.join(" ")} <file>, ${units.length} processes, ${jobs} at once`,
+  );
+  const start = performance.now();
+  const queue = units.map((unit) => typeof unit === "string" ? [unit] : unit);
+  const runs: FileRun[] = [];
+  const worker = async () => {
+    for (let unit = queue.shift(); unit !== undefined; unit = queue.shift()) {
+      runs.push(await runUnit(unit, args));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
+  const failed = runs.filter((run) => !run.ok).map((run) => run.unit);
+  const counts = {
+    passed: runs.reduce((sum, run) => sum + run.passed, 0),
+    failed: runs.reduce((sum, run) => sum + run.failed, 0),
+  };
+  console.log(
+    `\n=== ${name}: ${counts.passed} passed, ${counts.failed} failed` +
+      (failed.length > 0 ? `; failed: ${failed.join(", ")}` : ""),
+  );
+  return {
+    name,
+    ok: failed.length === 0,
+    seconds: (performance.now() - start) / 1000,
+    counts,
+    ...(failed.length > 0 ? { note: `failed: ${failed.join(", ")}` } : {}),
+  };
+}

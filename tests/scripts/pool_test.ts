@@ -1,0 +1,54 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runFiles, testFiles, testJobs } from "../../scripts/_pool.ts";
+
+describe("the test pool (scripts/_pool.ts)", () => {
+  it("runs each unit in a process of its own, sums the counts and names what failed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-pool-"));
+    try {
+      const passing = join(dir, "a_test.ts");
+      const failing = join(dir, "b_test.ts");
+      // Each file sees only its own environment change: separate processes.
+      writeFileSync(
+        passing,
+        'Deno.test("one", () => { Deno.env.set("POOL_MARK", "a"); });\n' +
+          'Deno.test("two", () => {});\n',
+      );
+      writeFileSync(
+        failing,
+        'Deno.test("three", () => { if (Deno.env.get("POOL_MARK")) throw new Error("shared"); });\n' +
+          'Deno.test("four", () => { throw new Error("expected failure"); });\n',
+      );
+      const leg = await runFiles("pool", [passing, [failing]], ["test", "--no-check", "-A"], 2);
+      assert.equal(leg.ok, false);
+      assert.deepEqual(leg.counts, { passed: 3, failed: 1 });
+      assert.equal(leg.note, `failed: ${failing}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("finds the test files below a folder as deno test names them", () => {
+    const files = testFiles(["tests/scripts/"]);
+    assert.ok(files.includes("tests/scripts/pool_test.ts"), files.join(", "));
+    assert.ok(files.every((file) => /(^|\/|_|\.)test\.ts$/.test(file)), files.join(", "));
+  });
+
+  it("reads SHELLSEAM_TEST_JOBS, and refuses a value that is not a whole number", () => {
+    const before = Deno.env.get("SHELLSEAM_TEST_JOBS");
+    try {
+      Deno.env.set("SHELLSEAM_TEST_JOBS", "5");
+      assert.equal(testJobs(), 5);
+      Deno.env.set("SHELLSEAM_TEST_JOBS", "two");
+      assert.throws(() => testJobs(), /SHELLSEAM_TEST_JOBS is "two"/);
+      Deno.env.delete("SHELLSEAM_TEST_JOBS");
+      assert.equal(testJobs(), 3);
+    } finally {
+      if (before === undefined) Deno.env.delete("SHELLSEAM_TEST_JOBS");
+      else Deno.env.set("SHELLSEAM_TEST_JOBS", before);
+    }
+  });
+});
