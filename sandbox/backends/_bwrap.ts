@@ -197,8 +197,9 @@ function reported(launch: Launch): Launch {
 /**
  * What the namespace's reporter wrote in the file at `path`: the count of
  * processes the pid namespace ended, or undefined when it wrote none (it
- * was killed, or the file could not be opened). Only the last line counts,
- * read from the file's last bytes. The file is removed.
+ * was killed, or the file could not be opened or read), which the result
+ * reports as an unknown count, never as none. Only the last line counts,
+ * read from the file's last bytes. The file is removed, read or not.
  */
 export function readStrayReport(path: string): number | undefined {
   let text = "";
@@ -212,9 +213,11 @@ export function readStrayReport(path: string): number | undefined {
     } finally {
       closeSync(fd);
     }
-    rmSync(path, { force: true });
   } catch {
-    // No file: the wrapper never opened it, so no report.
+    // No file (the wrapper never opened it) or none to read: no report.
+  } finally {
+    // Recursive: whatever took the name is gone too (the path is the executor's own).
+    rmSync(path, { force: true, recursive: true });
   }
   const count = /\n(\d{1,9})\n$/.exec(text)?.[1];
   return count === undefined ? undefined : Number(count);

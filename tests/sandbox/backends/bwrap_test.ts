@@ -1,10 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { bwrapArgs, createBwrapBackend } from "../../../sandbox/backends/_bwrap.ts";
+import {
+  bwrapArgs,
+  createBwrapBackend,
+  readStrayReport,
+} from "../../../sandbox/backends/_bwrap.ts";
 import { findOnPath } from "../../../local/_session.ts";
 import { APPLY_LIMITS, limitArgs } from "../../../local/_limits.ts";
 import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
@@ -448,5 +452,28 @@ describe("the bwrap backend", () => {
     // The first line with a signature decides.
     assert.equal(denied(1, "Connection refused\ntouch: x: Read-only file system"), "network");
     assert.equal(denied(1, "touch: x: Read-only file system\nConnection refused"), "filesystem");
+  });
+});
+
+describe("readStrayReport", () => {
+  it("reads the last count the reporter wrote and removes the file", () => {
+    using workspace = tempWorkspace();
+    const file = join(workspace.root, "report");
+    writeFileSync(file, "0\n3\n");
+    assert.equal(readStrayReport(file), 3);
+    assert.equal(existsSync(file), false);
+  });
+
+  it("reads no count (an unknown one) from a missing file or one the reporter did not finish", () => {
+    using workspace = tempWorkspace();
+    assert.equal(readStrayReport(join(workspace.root, "missing")), undefined);
+    const cut = join(workspace.root, "cut");
+    writeFileSync(cut, "0\n3");
+    assert.equal(readStrayReport(cut), undefined);
+    assert.equal(existsSync(cut), false, "a report read as unknown is removed too");
+    const unreadable = join(workspace.root, "folder");
+    mkdirSync(unreadable);
+    assert.equal(readStrayReport(unreadable), undefined);
+    assert.equal(existsSync(unreadable), false, "a report that cannot be read is removed too");
   });
 });
