@@ -1,10 +1,47 @@
 import assert from "node:assert/strict";
-import { type BashRunResult, BashSpawnError } from "../seam/mod.ts";
-import type { CaseDefinition } from "./_harness.ts";
+import {
+  type BashExecRequest,
+  type BashExecutor,
+  type BashRunResult,
+  BashSpawnError,
+} from "../seam/mod.ts";
+import type { CaseDefinition, Harness } from "./_harness.ts";
 
 /** The three causes, in the order timedOut, idledOut, aborted. */
 function causes(result: BashRunResult): boolean[] {
   return [result.timedOut, result.idledOut, result.aborted];
+}
+
+/** How many times {@linkcode runPastStart} doubles a clock before the case fails. */
+const CLOCK_DOUBLINGS = 5;
+
+/**
+ * Runs `request` with its `clock` (the wall or the idle clock) at `ms`, and
+ * while the command had not printed `begun` (its first line, printed once
+ * it is ready to be ended) when the clock ran out, runs it again with the
+ * clock doubled, up to {@linkcode CLOCK_DOUBLINGS} times. On a loaded
+ * machine a shell can take longer than the clock to start, and a case about
+ * what a clock does to a running command starts from that event, not from
+ * the call. Returns the last result and the clock it ran with.
+ */
+async function runPastStart(
+  h: Harness,
+  executor: BashExecutor,
+  request: BashExecRequest,
+  clock: "timeoutMs" | "idleTimeoutMs",
+  ms: number,
+  begun: string,
+): Promise<{ result: BashRunResult; ms: number }> {
+  for (let doublings = 0;; doublings++, ms *= 2) {
+    const result = await h.run(executor, { ...request, [clock]: ms });
+    if (result.stdout.text.startsWith(begun) || doublings === CLOCK_DOUBLINGS) {
+      assert.ok(
+        result.stdout.text.startsWith(begun),
+        `the command never printed ${JSON.stringify(begun)} within a clock of ${ms} ms`,
+      );
+      return { result, ms };
+    }
+  }
 }
 
 /** The wall clock, the idle clock, the caller's abort, and how a command is ended. */
@@ -14,12 +51,18 @@ export const clockCases: readonly CaseDefinition[] = [
     async body(h) {
       const executor = await h.executor();
       const marker = h.marker();
-      const result = await h.run(executor, {
-        command: `echo begun; ${marker.sleep}; echo late`,
-        timeoutMs: 300,
-      });
+      const { result, ms } = await runPastStart(
+        h,
+        executor,
+        {
+          command: `echo begun; ${marker.sleep}; echo late`,
+        },
+        "timeoutMs",
+        300,
+        "begun\n",
+      );
       assert.deepEqual(causes(result), [true, false, false]);
-      assert.equal(result.timeoutMs, 300);
+      assert.equal(result.timeoutMs, ms);
       assert.equal(result.stdout.text, "begun\n");
       assert.equal(result.exitCode, null);
       assert.equal(result.signal, "SIGTERM");
@@ -31,10 +74,16 @@ export const clockCases: readonly CaseDefinition[] = [
     async body(h) {
       const executor = await h.executor();
       const marker = h.marker();
-      const quiet = await h.run(executor, {
-        command: `echo start; ${marker.sleep}`,
-        idleTimeoutMs: 300,
-      });
+      const { result: quiet } = await runPastStart(
+        h,
+        executor,
+        {
+          command: `echo start; ${marker.sleep}`,
+        },
+        "idleTimeoutMs",
+        300,
+        "start\n",
+      );
       assert.deepEqual(causes(quiet), [false, true, false]);
       assert.equal(quiet.stdout.text, "start\n");
       await h.assertNoneLeft(marker);
@@ -96,12 +145,18 @@ export const clockCases: readonly CaseDefinition[] = [
     async body(h) {
       const executor = await h.executor();
       const marker = h.marker();
-      const result = await h.run(executor, {
-        command: `trap 'echo cleaned up; exit 3' TERM; ${marker.sleep} & wait`,
-        timeoutMs: 300,
-      });
+      const { result } = await runPastStart(
+        h,
+        executor,
+        {
+          command: `trap 'echo cleaned up; exit 3' TERM; echo armed; ${marker.sleep} & wait`,
+        },
+        "timeoutMs",
+        300,
+        "armed\n",
+      );
       assert.deepEqual(causes(result), [true, false, false]);
-      assert.equal(result.stdout.text, "cleaned up\n");
+      assert.equal(result.stdout.text, "armed\ncleaned up\n");
       assert.equal(result.exitCode, 3);
       await h.assertNoneLeft(marker);
     },
@@ -111,12 +166,18 @@ export const clockCases: readonly CaseDefinition[] = [
     async body(h) {
       const executor = await h.executor();
       const marker = h.marker();
-      const result = await h.run(executor, {
-        command: `trap '' TERM; ${marker.sleep}; echo survived`,
-        timeoutMs: 300,
-      });
+      const { result } = await runPastStart(
+        h,
+        executor,
+        {
+          command: `trap '' TERM; echo armed; ${marker.sleep}; echo survived`,
+        },
+        "timeoutMs",
+        300,
+        "armed\n",
+      );
       assert.deepEqual(causes(result), [true, false, false]);
-      assert.equal(result.stdout.text, "");
+      assert.equal(result.stdout.text, "armed\n");
       // With the grace, SIGKILL ended it; without, whatever ended everything at once.
       if (h.capabilities.termGrace) assert.equal(result.signal, "SIGKILL");
       await h.assertNoneLeft(marker);

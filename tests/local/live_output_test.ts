@@ -152,23 +152,24 @@ describe("BashProcess.output", () => {
     const lines = Math.ceil(20_000_000 / LINE_BYTES);
     const command = `yes '${LINE.trim()}' | head -n ${lines}`;
     const process = await executor.start({ command });
-    let settled = false;
-    process.done.then(() => settled = true);
-    await pause(200);
     const seen = gather();
-    let readWhenSettled: number | undefined;
     let read = 0;
+    let readWhenSettled: number | undefined;
     for await (const event of process.output()) {
       seen.take(event);
       if ("text" in event) read += event.text.length;
-      if (settled && readWhenSettled === undefined) readWhenSettled = read;
+      // After the first bytes, the reader stalls until the command has settled: a
+      // command held up by its reader would never settle, and this would hang.
+      if (read > 0 && readWhenSettled === undefined) {
+        await process.done;
+        readWhenSettled = read;
+      }
       await pause(5);
     }
     assert.deepEqual(seen.gaps, []);
     const stdout = seen.text.stdout.join("");
     assert.equal(sha256(stdout), sha256(LINE.repeat(lines)));
     assert.equal(process.status, "completed");
-    // The command finished while the reader was still far behind: it never waited for it.
     assert.ok(
       readWhenSettled !== undefined && readWhenSettled < stdout.length / 2,
       `the command settled after the reader had read ${readWhenSettled} of ${stdout.length}`,
