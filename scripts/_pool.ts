@@ -64,7 +64,11 @@ interface FileRun {
  * Runs `deno <args> <unit...>` with its output (stdout and stderr) held, then
  * prints it whole.
  */
-async function runUnit(unit: readonly string[], args: readonly string[]): Promise<FileRun> {
+async function runUnit(
+  unit: readonly string[],
+  args: readonly string[],
+  log: (text: string) => void,
+): Promise<FileRun> {
   const start = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: [...args, ...unit],
@@ -89,7 +93,7 @@ async function runUnit(unit: readonly string[], args: readonly string[]): Promis
     failed: Number(summary?.[2] ?? 0),
   };
   const status = run.ok ? "ok" : `FAILED (exit code ${code})`;
-  console.log(`\n--- ${run.unit}: ${status} in ${seconds} s\n${out}${err}`);
+  log(`\n--- ${run.unit}: ${status} in ${seconds} s\n${out}${err}`);
   return run;
 }
 
@@ -98,15 +102,17 @@ async function runUnit(unit: readonly string[], args: readonly string[]): Promis
  * arguments of one process, such as `--doc` and folders), `jobs` at a time,
  * in order, and reports them as one leg: its counts are the processes'
  * counts summed, and a process that failed (a test failed, or a file could
- * not load) fails the leg and is named in its note.
+ * not load) fails the leg and is named in its note. What it prints goes to
+ * `log`.
  */
 export async function runFiles(
   name: string,
   units: readonly (string | readonly string[])[],
   args: readonly string[],
   jobs: number,
+  log: (text: string) => void = console.log,
 ): Promise<LegResult> {
-  console.log(
+  log(
     `\n=== ${name}: deno ${args.join(" ")} <file>, ${units.length} processes, ${jobs} at once`,
   );
   const start = performance.now();
@@ -114,7 +120,7 @@ export async function runFiles(
   const runs: FileRun[] = [];
   const worker = async () => {
     for (let unit = queue.shift(); unit !== undefined; unit = queue.shift()) {
-      runs.push(await runUnit(unit, args));
+      runs.push(await runUnit(unit, args, log));
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
@@ -123,7 +129,7 @@ export async function runFiles(
     passed: runs.reduce((sum, run) => sum + run.passed, 0),
     failed: runs.reduce((sum, run) => sum + run.failed, 0),
   };
-  console.log(
+  log(
     `\n=== ${name}: ${counts.passed} passed, ${counts.failed} failed` +
       (failed.length > 0 ? `; failed: ${failed.join(", ")}` : ""),
   );

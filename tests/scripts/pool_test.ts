@@ -22,10 +22,21 @@ describe("the test pool (scripts/_pool.ts)", () => {
         'Deno.test("three", () => { if (Deno.env.get("POOL_MARK")) throw new Error("shared"); });\n' +
           'Deno.test("four", () => { throw new Error("expected failure"); });\n',
       );
-      const leg = await runFiles("pool", [passing, [failing]], ["test", "--no-check", "-A"], 2);
+      const printed: string[] = [];
+      const args = ["test", "--no-check", "-A"];
+      const leg = await runFiles(
+        "pool",
+        [passing, [failing]],
+        args,
+        2,
+        (text) => printed.push(text),
+      );
       assert.equal(leg.ok, false);
       assert.deepEqual(leg.counts, { passed: 3, failed: 1 });
       assert.equal(leg.note, `failed: ${failing}`);
+      // Each file's output is printed whole, after a line naming it and how it ended.
+      const failedOutput = printed.find((text) => text.startsWith(`\n--- ${failing}: FAILED`));
+      assert.match(failedOutput ?? printed.join(""), /expected failure/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
