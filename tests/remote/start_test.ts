@@ -6,6 +6,7 @@
 // the command's `setsid`. Everything the remote side starts carries that PATH, so what is left is
 // found by it.
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -36,7 +37,7 @@ async function until(probe: () => boolean, what: () => string): Promise<void> {
 }
 
 /** A program of the remote side's start that the test can stop. */
-type Point = "mktemp" | "sleep" | "setsid";
+type Point = "mktemp" | "sleep" | "setsid" | "env";
 
 /**
  * A remote shell whose PATH starts with a folder holding the program `point` that stops the
@@ -160,6 +161,43 @@ describe("a remote command's start over a real sshd", { skip: sshdMissing }, () 
       });
     }
   }
+
+  // The command's environment was env's arguments (env NAME=VALUE ... setsid
+  // ...), on a command line any user of the remote host reads while env runs;
+  // a slow env keeps it there long enough to look.
+  it("puts no value of the call's environment on a command line while the command starts", async () => {
+    const { dir, shell, bin } = slowRemote("env");
+    try {
+      await using executor = new SshBashExecutor(config({ shell }));
+      const secret = `secret-${randomBytes(12).toString("hex")}`;
+      const running = executor.run(executor.resolve({
+        command: "env | grep -aE '^(SECRET_X|envs|kv|odd-name)=' | LC_ALL=C sort",
+        // Names of the bootstrap's own variables arrive as given, and so does one that is no
+        // identifier (it alone goes on env's command line). (Names bash makes its own, such as
+        // RANDOM, cannot be checked here: the slow env is a bash script, which rewrites them.)
+        env: { SECRET_X: secret, envs: "e", kv: "k", "odd-name": "v" },
+      }));
+      await until(() => existsSync(join(dir, "at.env")), () => "the remote env");
+      const shown = processesWith(secret);
+      // The look was not blind: env's command line is there.
+      const envs = processesWith(`${bin}/env\0`);
+      writeFileSync(join(dir, "resume"), "");
+      const result = await running;
+      assert.notDeepEqual(envs, [], "the remote env was not seen");
+      assert.deepEqual(
+        shown,
+        [],
+        `a command line shows the environment: ${describeProcesses(shown)}`,
+      );
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(
+        result.stdout.text,
+        `SECRET_X=${secret}\nenvs=e\nkv=k\nodd-name=v\n`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("keeps the status of fast commands whose parent becomes the holder only late", async () => {
     // The holder (the sleep that never reaps the command) takes 300 ms to start: a command
