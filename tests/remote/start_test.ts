@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { readdirSync } from "node:fs";
@@ -41,16 +42,15 @@ type Point = "mktemp" | "sleep" | "setsid" | "env";
 
 /**
  * A remote shell whose PATH starts with a folder holding the program `point` that stops the
- * start: when its condition holds, it makes `at.<point>` and waits for `resume` (or `pauseMs`,
- * when given, and goes on by itself), then runs the real program under its own name.
+ * start: when its condition holds, it makes `at.<point>` and waits for `resume`, then runs the
+ * real program under its own name.
  */
-function slowRemote(point: Point, pauseMs?: number): { dir: string; shell: string; bin: string } {
+function slowRemote(point: Point): { dir: string; shell: string; bin: string } {
   const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-start-"));
   const bin = join(dir, "bin");
   mkdirSync(bin);
-  const wait = pauseMs === undefined
-    ? `for ((i = 0; i < 1200; i++)); do [[ -e ${dir}/resume ]] && break; read -r -t 0.1 -u "$z"; done`
-    : `read -r -t ${pauseMs / 1000} -u "$z"`;
+  const wait =
+    `for ((i = 0; i < 1200; i++)); do [[ -e ${dir}/resume ]] && break; read -r -t 0.1 -u "$z"; done`;
   const program = (name: string, condition: string): void => {
     const file = join(bin, name);
     writeFileSync(
@@ -196,11 +196,25 @@ describe("a remote command's start over a real sshd", { skip: sshdMissing }, () 
   });
 
   it("keeps the status of fast commands whose parent becomes the holder only late", async () => {
-    // The holder (the sleep that never reaps the command) takes 300 ms to start: a command
-    // that ran at once would exit while its parent was still the bash that reaps.
-    const { dir, shell } = slowRemote("sleep", 300);
+    // The command's parent is a bash that execs the holder (the sleep that never reaps it); here
+    // that bash takes long to find sleep: its PATH has 60,000 entries that each end in a symlink
+    // loop (each lookup fails only after 40 links), with env and setsid found first and sleep
+    // only after them. A command that ran at once (its own PATH is short) would exit while its
+    // parent was still the bash that reaps it, and its status would be gone.
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-reap-"));
     try {
-      await using executor = new SshBashExecutor(config({ shell }));
+      const bin = join(dir, "bin");
+      mkdirSync(bin);
+      for (const name of ["env", "setsid"]) symlinkSync(`/usr/bin/${name}`, join(bin, name));
+      // Relative entries, found from the workdir: "l" is a link to itself.
+      symlinkSync("l", join(dir, "l"));
+      const shell = join(dir, "bash");
+      writeFileSync(
+        shell,
+        `#!/bin/bash\nPATH=${bin}:${"l:".repeat(60_000)}/usr/bin:/bin exec /bin/bash "$@"\n`,
+      );
+      chmodSync(shell, 0o755);
+      await using executor = new SshBashExecutor(config({ shell, cwd: dir }));
       const commands: [string, number | null, string | null, string][] = [
         ["true", 0, null, ""],
         ["exit 3", 3, null, ""],
@@ -208,16 +222,17 @@ describe("a remote command's start over a real sshd", { skip: sshdMissing }, () 
         ["kill -KILL $$", null, "SIGKILL", ""],
       ];
       const results = await Promise.all(
-        [...commands, ...commands].map(([command]) => executor.run(executor.resolve({ command }))),
+        commands.map(([command]) =>
+          executor.run(executor.resolve({ command, env: { PATH: "/usr/bin:/bin" } })).then(
+            (result) => [result.exitCode, result.signal, result.stdout.text, result.connectionLost],
+            (error: Error) => error.message,
+          )
+        ),
       );
-      results.forEach((result, i) => {
-        const [command, exitCode, signal, stdout] = commands[i % commands.length]!;
-        assert.deepEqual(
-          [result.exitCode, result.signal, result.stdout.text, result.connectionLost],
-          [exitCode, signal, stdout, false],
-          `${command}: ${result.stderr.text}`,
-        );
-      });
+      assert.deepEqual(
+        results,
+        commands.map(([, code, signal, stdout]) => [code, signal, stdout, false]),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
