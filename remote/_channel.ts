@@ -7,6 +7,7 @@ import {
 } from "../seam/mod.ts";
 import { type ExitStatus, runtime, type SpawnedChild } from "../local/mod.ts";
 import type { Reaper } from "../local/internal.ts";
+import { printfEscaped } from "../sandbox/_reusable.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";
 import { frame, MessageSplitter } from "./_frames.ts";
 import type { RemoteTransport } from "./transport.ts";
@@ -45,6 +46,12 @@ export interface Preparation {
 /** What a {@linkcode Preparation} planned. */
 export interface Prepared {
   argv: readonly string[];
+  /**
+   * Bytes the program reads from its stdin before the command's own stdin
+   * (the sandbox wrapper's options, the command's environment among them):
+   * they reach it through a pipe, never a command line or a file.
+   */
+  input?: Uint8Array;
   /** Paths to move to their quarantine (path, quarantine) when they exist once the command settled. */
   quarantine: readonly (readonly [string, string])[];
 }
@@ -178,8 +185,11 @@ export class RemoteChannel {
     /** True once the remote side said the command could not start ("F"). */
     let refused = false;
     let quarantine: Prepared["quarantine"] = [];
+    let input: Uint8Array | undefined;
     const go = (argv: readonly string[]): Uint8Array[] => [
       ...argv.map((arg) => frame("A", arg)),
+      // As a printf format: the bootstrap keeps it in a variable, which holds no NUL.
+      ...(input === undefined ? [] : [frame("N", printfEscaped(input))]),
       ...quarantine.flatMap(([path, to]) => [frame("P", path), frame("T", to)]),
       frame(`I ${request.pipedStdin ? "p" : "n"}`),
       frame("G"),
@@ -309,6 +319,7 @@ export class RemoteChannel {
         const [exitCode, output] = await probed;
         const prepared = prepare.finish(exitCode, output);
         quarantine = prepared.quarantine;
+        input = prepared.input;
         send(goFrames(prepared.argv));
       }
       const ids = await opened;

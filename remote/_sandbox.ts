@@ -31,7 +31,10 @@ import type { Preparation } from "./_channel.ts";
 
 /** How the executor runs a command under a policy on the remote host. */
 export interface RemotePlan {
-  /** The environment to send (none for a wrapped command: bwrap sets it inside). */
+  /**
+   * The environment to send (none for a wrapped command: bwrap sets it
+   * inside, from the options the wrapper reads on its stdin).
+   */
   env: Record<string, string>;
   /** For a confined command: the probe to run first in its channel, and the wrapper it plans. */
   prepare?: Preparation;
@@ -104,9 +107,11 @@ export class RemoteSandbox {
    * `danger-full-access`): the environment to send, the probe that looks at
    * the remote filesystem in the command's own channel just before it starts
    * and whose output plans the bwrap wrapper (`prepare`), and how to describe
-   * the settled command's sandbox.
+   * the settled command's sandbox. The wrapper reads bwrap's options (the
+   * command's environment among them) from its stdin, never from a command
+   * line, and the command keeps the stdin after them when `keepStdin`.
    */
-  async confine(policy: SandboxPolicy, launch: Launch): Promise<RemotePlan> {
+  async confine(policy: SandboxPolicy, launch: Launch, keepStdin: boolean): Promise<RemotePlan> {
     const mode = policy?.mode;
     if (mode === "danger-full-access") {
       return { env: launch.env, describe: () => ({ mode, backend: "none", denied: false }) };
@@ -160,13 +165,19 @@ export class RemoteSandbox {
             confined,
             facts.folders,
             REMOTE_PATHS,
+            undefined,
+            { keepStdin },
           );
           // What the command makes there is moved to the remote quarantine once it settled.
           const quarantine = missing.map((path): [string, string] => [
             path,
             `${facts.folders.privateDir}/quarantine/${crypto.randomUUID()}-${posix.basename(path)}`,
           ]);
-          return { argv: [wrapped.program, ...wrapped.args], quarantine };
+          return {
+            argv: [wrapped.program, ...wrapped.args],
+            ...(wrapped.input === undefined ? {} : { input: wrapped.input }),
+            quarantine,
+          };
         },
       },
       describe: (running, violations) => {

@@ -291,6 +291,7 @@ export class SshBashExecutor extends BashExecutor {
     const calledAt = performance.now();
     const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
     const keepStdinOpen = background && spec.keepStdinOpen === true;
+    const pipedStdin = spec.stdin !== undefined || keepStdinOpen;
     const confining = spec.sandboxPolicy !== null &&
       spec.sandboxPolicy.mode !== "danger-full-access";
     // As locally: confined commands get the sandbox's default limits; the call's go over them.
@@ -312,7 +313,7 @@ export class SshBashExecutor extends BashExecutor {
         this.config.shell,
         (argv) => this.#probe(argv),
       );
-      confined = await this.#sandbox.confine(spec.sandboxPolicy, launch);
+      confined = await this.#sandbox.confine(spec.sandboxPolicy, launch, pipedStdin);
     }
     // A background process may not take the channel kept for foreground runs (see ChannelSlots).
     const place = background ? this.#backgroundPlace() : undefined;
@@ -331,7 +332,7 @@ export class SshBashExecutor extends BashExecutor {
         : launch === bashLaunch
         ? {}
         : { argv: [launch.program, ...launch.args] }),
-      pipedStdin: spec.stdin !== undefined || keepStdinOpen,
+      pipedStdin,
       shell: this.config.shell,
       killGraceMs: this.config.killGraceMs,
       drainGraceMs: this.config.drainGraceMs,

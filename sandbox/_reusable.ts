@@ -16,6 +16,7 @@ export {
   bwrapFilters,
   type BwrapFolders,
   bwrapRunnerFailed,
+  printfEscaped,
   REMOTE_PATHS,
   wrapInBwrap,
 } from "./backends/_bwrap.ts";

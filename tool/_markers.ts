@@ -15,6 +15,15 @@ import { redactSecrets } from "./redact.ts";
 export const DISPOSED_MARKER =
   "[stopped: the executor was shut down (disposed) before the command finished]";
 
+/**
+ * The line for a remote command whose connection was lost while it ran: the
+ * remote side kills it then, but what it did before is unknown.
+ */
+export const CONNECTION_LOST_MARKER: string =
+  "[connection lost: the connection to the remote host was lost while the command ran, so its " +
+  "state is unknown: it may not have run, or may have run partly or fully; check its effects " +
+  "(files, processes, remote state) before running it again]";
+
 const LIMIT_NAMES: Record<ResourceLimitHit["limit"], string> = {
   cpu: "CPU time",
   fileSize: "file size",

@@ -1,6 +1,7 @@
 import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
 import {
   binaryLine,
+  CONNECTION_LOST_MARKER,
   cutLine,
   DISPOSED_MARKER,
   keptSpillPath,
@@ -144,7 +145,9 @@ function streamMarkers(output: CollectedOutput, name: "stdout" | "stderr"): stri
  * hint, timeout (or idle timeout, or abort), `[stopped: the executor was shut
  * down (disposed) ...]` when its disposal ended the run, `[resource limit: ...]`
  * when it ran into a resource limit, `[killed by signal: SIGX]` or
- * `[exit code: N]`, stray processes stopped, those that would not stop, and
+ * `[exit code: N]`, `[connection lost: ...]` when the connection to a remote
+ * host was lost while the command ran (its state is unknown: check before
+ * running it again), stray processes stopped, those that would not stop, and
  * a census that failed (so that nothing reads as "nothing left"). Terminal
  * controls are removed, and so are the values of `options.secrets`.
  * `isError` is false only for a clean exit 0 with nothing the sandbox refused
@@ -192,6 +195,7 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   if (result.limitHit) lines.push(limitLine(result.limitHit));
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== null) lines.push(`[exit code: ${result.exitCode}]`);
+  if (result.connectionLost) lines.push(CONNECTION_LOST_MARKER);
   if (result.strays.killed > 0) {
     const advice = options.runInBackground === false ? "" : "; use run_in_background for servers";
     lines.push(
@@ -200,7 +204,8 @@ export function renderRunResult(result: BashRunResult, options: RenderRunOptions
   }
   lines.push(...strayTroubleLines(result.strays));
   const clean = result.exitCode === 0 && !result.timedOut && !result.idledOut &&
-    !result.aborted && !result.disposed && !result.limitHit && !result.sandbox?.denied &&
+    !result.aborted && !result.disposed && !result.limitHit && !result.connectionLost &&
+    !result.sandbox?.denied &&
     !result.sandbox?.runnerFailed && (result.sandbox?.violations ?? []).length === 0;
   return { text: lines.join("\n"), isError: !clean };
 }

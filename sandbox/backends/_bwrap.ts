@@ -374,7 +374,7 @@ export function bwrapStandby(
 }
 
 /** `bytes` as a `printf` format that prints exactly them. */
-function printfEscaped(bytes: Uint8Array): string {
+export function printfEscaped(bytes: Uint8Array): string {
   return [...bytes].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
 }
 
@@ -450,8 +450,8 @@ export function bwrapFilters(arch: string): BwrapFilters | undefined {
  * processes the namespace ended (see {@linkcode readStrayReport}). With
  * `handed`, bwrap's options (the command's environment among them) go in the
  * launch's `input`, never on a command line, and the command keeps the stdin
- * after them when `keepStdin`; without (the remote executor's), they are
- * arguments.
+ * after them when `keepStdin`; without (a trial run with no environment of a
+ * call), they are arguments.
  */
 export function wrapInBwrap(
   bwrap: string,

@@ -5,7 +5,8 @@
 // nor its private folder. The same against an sshd started with SIGPIPE
 // ignored, as under a supervisor that ignores it, with a remote shell that
 // keeps it ignored (OpenSSH resets it for the sessions it starts; other
-// servers and login shells may not). And a host that called killOnSignals()
+// servers and login shells may not). The same when the host dies while a
+// remote session is still in its login rc. And a host that called killOnSignals()
 // disposes on SIGTERM, SIGINT or SIGHUP: every remote command ended before it exits
 // with 128 + the signal's number, as on the local executor.
 import assert from "node:assert/strict";
@@ -40,11 +41,12 @@ interface Host {
   folder: string;
 }
 
-/** Starts a host over `config` and waits until its three remote sleeps run. */
+/** Starts a host over `config` and waits until `sleeps` of its three remote sleeps run. */
 async function startHost(
   config: SshBashExecutorConfig,
   token: string,
   mode?: "hook",
+  sleeps = 3,
 ): Promise<Host> {
   const args = [
     ...(onDeno ? ["run", "-A"] : []),
@@ -64,13 +66,13 @@ async function startHost(
   }
   assert.ok(text.includes("\n"), `the host printed nothing: ${JSON.stringify(text)}`);
   const { controlPath, folder } = JSON.parse(text) as { controlPath: string; folder: string };
-  const sleeps = (): number[] =>
+  const running = (): number[] =>
     processesWith(`sleep\0${token}\0`).filter((pid) =>
       readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")
     );
   await within(
-    () => sleeps().length >= 3,
-    () => `fewer than 3 "sleep ${token}" processes appeared`,
+    () => running().length >= sleeps,
+    () => `fewer than ${sleeps} "sleep ${token}" processes appeared`,
   );
   return { child, exited, controlPath, folder };
 }
@@ -158,3 +160,69 @@ describe("a host using an sshd started with SIGPIPE ignored", { skip: sshdMissin
     }
   });
 });
+
+// A remote session that starts slowly (PAM, a login rc: a system sshd's sessions
+// often do) is still starting when the host dies: the bootstrap runs only after
+// the connection is gone, with the whole request already in its stdin. It once
+// started the command before it watched for the lost connection, then died on
+// SIGPIPE when it said so, and the command ran on (a host killed while such a
+// session started left it every time). With SIGPIPE ignored by the login shell
+// (OpenSSH restores it for the shell it starts, so only the shell's own rc can
+// hand that on), it survived that write, but its kill found no process group yet.
+describe("a host SIGKILLed while a remote session is still in its login rc", {
+  skip: sshdMissing,
+}, () => {
+  let sshd: TestSshd | undefined;
+  before(async () => (sshd = await startSshd()));
+  after(() => sshd?.dispose());
+
+  for (const ignorePipe of [false, true]) {
+    it(
+      `leaves no remote command once the session goes on${
+        ignorePipe ? " (SIGPIPE ignored by the login shell)" : ""
+      }`,
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-rc-"));
+        try {
+          // The second session (the host's run(), after its start()) waits in the rc for "go".
+          writeFileSync(
+            join(sshd!.dir, "home", ".bashrc"),
+            [
+              ...(ignorePipe ? ["trap '' PIPE"] : []),
+              `n=$(cat ${dir}/count 2>/dev/null || echo 0); echo $((n + 1)) >${dir}/count`,
+              `if ((n == 1)); then echo $$ >${dir}/pid; until [[ -e ${dir}/go ]]; do sleep 0.05; done; fi`,
+            ].join("\n") + "\n",
+          );
+          const token = marker();
+          const host = await startHost(sshd!.config, token, undefined, 2);
+          await within(() => existsSync(join(dir, "pid")), () => "the run's session in its rc");
+          const session = Number(readFileSync(join(dir, "pid"), "utf8"));
+          host.child.kill("SIGKILL");
+          await host.exited;
+          // The connection is gone (its master with it) before the session goes on.
+          await within(() => sshOf(host).length === 0, () => `ssh processes outlived their host`);
+          writeFileSync(join(dir, "go"), "");
+          // The session's shell (the bootstrap, once it execs) has ended.
+          await within(() => !alive(session), () => `the remote session ${session} did not end`);
+          await within(
+            () => processesWith(token).length === 0,
+            () => `remote commands carrying "${token}" outlived the host: ${processesWith(token)}`,
+          );
+        } finally {
+          rmSync(join(sshd!.dir, "home", ".bashrc"), { force: true });
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
+  }
+});
+
+/** True while `pid` runs (a zombie has ended). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}

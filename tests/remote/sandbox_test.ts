@@ -14,9 +14,11 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { randomBytes } from "node:crypto";
 import { missingProtectedGap, REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
 import { SshBashExecutor } from "../../remote/mod.ts";
 import { BashConfigError, BashSpawnError, type SandboxPolicy } from "../../seam/mod.ts";
+import { processesWith } from "../local/_helpers.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 describe("the remote sandbox", { skip: sshdMissing }, () => {
@@ -84,6 +86,41 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
       assert.equal(result.sandbox?.denial, "secret");
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // bwrap's options (the environment among them) were its arguments, on a
+  // command line that any user of the remote host reads (ps auxww) for as long
+  // as the command runs.
+  it("hands the call's environment to bwrap on a pipe: no command line on the remote host shows it", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    for (const stdin of [undefined, "line\n"]) {
+      const secret = `secret-${randomBytes(12).toString("hex")}`;
+      const flag = join(workspace, `go-${randomBytes(6).toString("hex")}`);
+      let said!: () => void;
+      const started = new Promise<void>((resolve) => (said = resolve));
+      let text = "";
+      const running = executor.run(executor.resolve({
+        command: `read -r line; printf 'got:%s:%s\\n' "$SECRET_X" "$line"; ` +
+          `until [ -e ${flag} ]; do sleep 0.05; done`,
+        env: { SECRET_X: secret },
+        ...(stdin === undefined ? {} : { stdin }),
+        sandboxPolicy: policy(),
+        onOutput: (chunk) => {
+          text += chunk.text;
+          if (text.includes("got:")) said();
+        },
+      }));
+      // While it runs (it said so and waits for the flag).
+      await Promise.race([started, running.then((result) => assert.fail(result.stderr.text))]);
+      assert.deepEqual(processesWith(secret), [], "a command line shows the environment");
+      // The look was not blind: the command's own command line is there.
+      assert.notDeepEqual(processesWith(flag), [], "the command was not seen");
+      writeFileSync(flag, "");
+      const result = await running;
+      rmSync(flag);
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.stdout.text, `got:${secret}:${stdin === undefined ? "" : "line"}\n`);
     }
   });
 

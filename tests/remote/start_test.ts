@@ -6,6 +6,7 @@
 // the command's `setsid`. Everything the remote side starts carries that PATH, so what is left is
 // found by it.
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -13,6 +14,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { readdirSync } from "node:fs";
@@ -36,20 +38,19 @@ async function until(probe: () => boolean, what: () => string): Promise<void> {
 }
 
 /** A program of the remote side's start that the test can stop. */
-type Point = "mktemp" | "sleep" | "setsid";
+type Point = "mktemp" | "sleep" | "setsid" | "env";
 
 /**
  * A remote shell whose PATH starts with a folder holding the program `point` that stops the
- * start: when its condition holds, it makes `at.<point>` and waits for `resume` (or `pauseMs`,
- * when given, and goes on by itself), then runs the real program under its own name.
+ * start: when its condition holds, it makes `at.<point>` and waits for `resume`, then runs the
+ * real program under its own name.
  */
-function slowRemote(point: Point, pauseMs?: number): { dir: string; shell: string; bin: string } {
+function slowRemote(point: Point): { dir: string; shell: string; bin: string } {
   const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-start-"));
   const bin = join(dir, "bin");
   mkdirSync(bin);
-  const wait = pauseMs === undefined
-    ? `for ((i = 0; i < 1200; i++)); do [[ -e ${dir}/resume ]] && break; read -r -t 0.1 -u "$z"; done`
-    : `read -r -t ${pauseMs / 1000} -u "$z"`;
+  const wait =
+    `for ((i = 0; i < 1200; i++)); do [[ -e ${dir}/resume ]] && break; read -r -t 0.1 -u "$z"; done`;
   const program = (name: string, condition: string): void => {
     const file = join(bin, name);
     writeFileSync(
@@ -161,12 +162,59 @@ describe("a remote command's start over a real sshd", { skip: sshdMissing }, () 
     }
   }
 
-  it("keeps the status of fast commands whose parent becomes the holder only late", async () => {
-    // The holder (the sleep that never reaps the command) takes 300 ms to start: a command
-    // that ran at once would exit while its parent was still the bash that reaps.
-    const { dir, shell } = slowRemote("sleep", 300);
+  // The command's environment was env's arguments (env NAME=VALUE ... setsid
+  // ...), on a command line any user of the remote host reads while env runs;
+  // a slow env keeps it there long enough to look.
+  it("puts no value of the call's environment on a command line while the command starts", async () => {
+    const { dir, shell, bin } = slowRemote("env");
     try {
       await using executor = new SshBashExecutor(config({ shell }));
+      const secret = `secret-${randomBytes(12).toString("hex")}`;
+      const running = executor.run(executor.resolve({
+        command: "env | grep -aE '^(SECRET_X|envs|kv|odd-name)=' | LC_ALL=C sort",
+        // Names of the bootstrap's own variables arrive as given, and so does one that is no
+        // identifier (it alone goes on env's command line). (Names bash makes its own, such as
+        // RANDOM, cannot be checked here: the slow env is a bash script, which rewrites them.)
+        env: { SECRET_X: secret, envs: "e", kv: "k", "odd-name": "v" },
+      }));
+      await until(() => existsSync(join(dir, "at.env")), () => "the remote env");
+      const shown = describeProcesses(processesWith(secret));
+      // The look was not blind: env's command line is there.
+      const envs = processesWith(`${bin}/env\0`);
+      writeFileSync(join(dir, "resume"), "");
+      const result = await running;
+      assert.notDeepEqual(envs, [], "the remote env was not seen");
+      assert.equal(shown, "", "a command line shows the environment");
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(
+        result.stdout.text,
+        `SECRET_X=${secret}\nenvs=e\nkv=k\nodd-name=v\n`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the status of fast commands whose parent becomes the holder only late", async () => {
+    // The command's parent is a bash that execs the holder (the sleep that never reaps it); here
+    // that bash takes long to find sleep: its PATH has 60,000 entries that each end in a symlink
+    // loop (each lookup fails only after 40 links), with env and setsid found first and sleep
+    // only after them. A command that ran at once (its own PATH is short) would exit while its
+    // parent was still the bash that reaps it, and its status would be gone.
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-reap-"));
+    try {
+      const bin = join(dir, "bin");
+      mkdirSync(bin);
+      for (const name of ["env", "setsid"]) symlinkSync(`/usr/bin/${name}`, join(bin, name));
+      // Relative entries, found from the workdir: "l" is a link to itself.
+      symlinkSync("l", join(dir, "l"));
+      const shell = join(dir, "bash");
+      writeFileSync(
+        shell,
+        `#!/bin/bash\nPATH=${bin}:${"l:".repeat(60_000)}/usr/bin:/bin exec /bin/bash "$@"\n`,
+      );
+      chmodSync(shell, 0o755);
+      await using executor = new SshBashExecutor(config({ shell, cwd: dir }));
       const commands: [string, number | null, string | null, string][] = [
         ["true", 0, null, ""],
         ["exit 3", 3, null, ""],
@@ -174,16 +222,17 @@ describe("a remote command's start over a real sshd", { skip: sshdMissing }, () 
         ["kill -KILL $$", null, "SIGKILL", ""],
       ];
       const results = await Promise.all(
-        [...commands, ...commands].map(([command]) => executor.run(executor.resolve({ command }))),
+        commands.map(([command]) =>
+          executor.run(executor.resolve({ command, env: { PATH: "/usr/bin:/bin" } })).then(
+            (result) => [result.exitCode, result.signal, result.stdout.text, result.connectionLost],
+            (error: Error) => error.message,
+          )
+        ),
       );
-      results.forEach((result, i) => {
-        const [command, exitCode, signal, stdout] = commands[i % commands.length]!;
-        assert.deepEqual(
-          [result.exitCode, result.signal, result.stdout.text, result.connectionLost],
-          [exitCode, signal, stdout, false],
-          `${command}: ${result.stderr.text}`,
-        );
-      });
+      assert.deepEqual(
+        results,
+        commands.map(([, code, signal, stdout]) => [code, signal, stdout, false]),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

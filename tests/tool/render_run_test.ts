@@ -24,6 +24,32 @@ const STRAYS =
   "[stopped 2 background process(es) left running by the command; use run_in_background for servers]";
 
 describe("renderRunResult", () => {
+  // A remote run whose connection was lost has no exit code, no signal and no
+  // strays: without a line the model read only the output, and could take a
+  // command that ran (partly or fully) for one that never ran.
+  it("says a lost connection leaves the command's state unknown, and to check before running it again", () => {
+    const rendered = renderRunResult(runResult({
+      exitCode: null,
+      connectionLost: true,
+      stdout: stream("step 1 done\n"),
+    }));
+    assert.equal(rendered.isError, true);
+    const [output, marker, ...rest] = rendered.text.split("\n");
+    assert.equal(output, "step 1 done");
+    assert.deepEqual(rest, []);
+    assert.match(marker ?? "", /^\[connection lost: .*\]$/);
+    assert.match(marker ?? "", /connection to the remote host was lost/);
+    assert.match(marker ?? "", /state is unknown/);
+    assert.match(marker ?? "", /may not have run, or may have run partly or fully/);
+    assert.match(marker ?? "", /check its effects .* before running it again/);
+    // Only for a lost connection.
+    assert.doesNotMatch(
+      renderRunResult(runResult({ exitCode: null, signal: "SIGKILL" })).text,
+      /connection lost/,
+    );
+    assert.doesNotMatch(renderRunResult(runResult({ connectionLost: false })).text, /connection/);
+  });
+
   it("shows stdout then the exit code, and is not an error for exit 0", () => {
     assert.deepEqual(renderRunResult(runResult({ stdout: stream("hi\n") })), {
       text: "hi\n[exit code: 0]",
