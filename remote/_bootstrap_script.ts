@@ -17,6 +17,19 @@
  *    runs. Before that, a cut connection finds nothing started: the process
  *    waits, and the reader kills it by its pid.
  */
+/**
+ * Bash that sets `spd` to this remote user's folder of stdin spools
+ * (`$TMPDIR/shellseam-spool-<euid>`, made mode 0700 when missing) and
+ * succeeds only when it is a folder of this user's, not a symlink, mode 0700.
+ * Every call's stdin is spooled in a folder of its own there, and bwrap hides
+ * the whole folder from every confined command (an empty read-only tmpfs), so
+ * no command of the same user reads another call's stdin; other users never
+ * enter it.
+ */
+export const SPOOLS: string = "spd=${TMPDIR:-/tmp}/shellseam-spool-$EUID && " +
+  '{ mkdir -m 700 -- "$spd" 2>/dev/null; [[ -d $spd && ! -L $spd && -O $spd ]]; } && ' +
+  'chmod 700 -- "$spd"';
+
 export const BOOTSTRAP: string = [
   "# The remote side of one command. Arguments: the message marker, killGraceMs, drainGraceMs.",
   '# Stdin carries frames: "X n" command, "W n" workdir, "E n" NAME=VALUE, "I p|n" stdin mode,',
@@ -127,13 +140,20 @@ export const BOOTSTRAP: string = [
   "# Exports each NAME=VALUE argument, whatever bash made of the name before (RANDOM, SECONDS,",
   "# ...): from its arguments, so a name that is also a variable of this script is not clobbered.",
   'setenvs() { while (($#)); do unset -v "${1%%=*}" && export -- "$1"; shift; done; }',
-  '((${#argv[@]} > 0)) || argv=("$BASH" --norc --noprofile -c "$cmd")',
   "tmp= cin=",
-  "if [[ $mode == p ]]; then",
-  '  tmp=$(mktemp -d) && mkfifo "$tmp/n" && : >"$tmp/spool" ||',
-  '    fail "Could not make a temporary folder on the remote host (mktemp -d); check its TMPDIR"',
-  '  exec {nfd}<>"$tmp/n"',
+  "# The stdin spool lies in this user's folder of spools, which bwrap hides from every confined",
+  "# command (see SPOOLS); a wrapped command's bwrap needs that folder to hide it.",
+  "if [[ $mode == p ]] || ((${#argv[@]} > 0)); then",
+  "  " + SPOOLS + " ||",
+  '    fail "Could not make the folder of stdin spools \\"$spd\\" (mode 0700, owned by this user) on the remote host; check its TMPDIR"',
   "fi",
+  "if [[ $mode == p ]]; then",
+  '  tmp=$(mktemp -d "$spd/XXXXXX") && : >"$tmp/spool" && chmod 600 -- "$tmp/spool" ||',
+  '    fail "Could not make a stdin spool in \\"$spd\\" on the remote host (mktemp -d); check its TMPDIR"',
+  "  # The spooled lengths, on a pipe that no other process can open.",
+  "  exec {nfd}<> <(:)",
+  "fi",
+  '((${#argv[@]} > 0)) || argv=("$BASH" --norc --noprofile -c "$cmd")',
   "# The command's stdin, when it reads one: a pipe that the writer below fills (no path that",
   "# another process could open), its ends opened apart so the reader sees the writer close.",
   "if [[ $mode == p || -n $pre ]]; then",
@@ -208,8 +228,7 @@ export const BOOTSTRAP: string = [
   "    off=0",
   '    while IFS= read -r n <&"$nfd"; do',
   "      [[ $n == C ]] && break",
-  "      # Digits only: the FIFO lies in the remote TMPDIR, which a writable root may hold, and",
-  "      # arithmetic on a planted a[$(cmd)] would run cmd here, unconfined.",
+  "      # Digits only: arithmetic on a[$(cmd)] would run cmd here (the reader writes only digits).",
   "      [[ $n =~ ^[0-9]+$ ]] || break",
   '      tail -c "+$((off + 1))" "$tmp/spool" | head -c "$n" >&"$cin"',
   "      off=$((off + n))",

@@ -28,6 +28,7 @@ import {
 } from "../sandbox/_reusable.ts";
 import { parseView, type ViewKind, viewProbe } from "./_view.ts";
 import type { Preparation } from "./_channel.ts";
+import { SPOOLS } from "./_bootstrap_script.ts";
 
 /** How the executor runs a command under a policy on the remote host. */
 export interface RemotePlan {
@@ -55,6 +56,8 @@ interface RemoteBwrap {
   filters: BwrapFilters | undefined;
   /** A private folder made on the remote host for this executor, with the commands' TMPDIR. */
   folders: BwrapFolders;
+  /** The remote user's folder of stdin spools (see `SPOOLS`), hidden from every confined command. */
+  spools: string;
   /**
    * The remote session's environment, as the bootstrap passes it on to an
    * unconfined command: bwrap sets a confined command's whole environment.
@@ -72,12 +75,14 @@ function keptFromSession(name: string): boolean {
  * The probe: bwrap's path, the machine, a private folder (0700, from
  * mktemp) with the commands' TMPDIR, by its canonical path (the writable
  * roots are compared with it: a root that reaches it through a symlink
- * must still see it read-only), then the session's environment,
- * NUL-separated.
+ * must still see it read-only), the user's folder of stdin spools (made
+ * when missing, by its canonical path: bwrap hides it), then the session's
+ * environment, NUL-separated.
  */
 const PROBE =
   'command -v bwrap || exit 3; uname -m; d=$(mktemp -d "${TMPDIR:-/tmp}/shellseam-ssh-XXXXXX") && ' +
-  'mkdir "$d/tmp" && d=$(realpath -e -- "$d") && echo "$d" || exit 4; env -0';
+  'mkdir "$d/tmp" && d=$(realpath -e -- "$d") && echo "$d" || exit 4; ' +
+  `${SPOOLS} && realpath -e -- "$spd" || exit 4; env -0`;
 
 /** `uname -m` names as `process.arch` names them (the seccomp filters' keys). */
 const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "arm64" };
@@ -154,6 +159,9 @@ export class RemoteSandbox {
             secretMasks(denyRead, allowRead, view.home, keep, view.fs),
           );
           confined.maskFile = `${facts.folders.privateDir}/mask`;
+          // Every call's stdin spool, of any executor of this user: hidden, so the command
+          // reads no other call's stdin bytes (its own arrive on its stdin).
+          confined.hiddenParents = [facts.spools];
           // Bound read-only only where they exist; a missing one is named in the result.
           missing = confined.mode === "workspace-write"
             ? confined.readOnlyPaths.filter((path) => view.realpath(path) === undefined)
@@ -230,10 +238,10 @@ export class RemoteSandbox {
       );
     const found = await this.#probe([this.#shell, "--norc", "--noprofile", "-c", PROBE]);
     if (found.exitCode === 3) throw unavailable('"bwrap" was not found on the remote PATH');
-    const [bwrap, machine, dir, ...rest] = found.stdout.split("\n");
+    const [bwrap, machine, dir, spools, ...rest] = found.stdout.split("\n");
     if (
       found.exitCode !== 0 || bwrap === undefined || !bwrap.startsWith("/") ||
-      dir === undefined || !dir.startsWith("/")
+      dir === undefined || !dir.startsWith("/") || spools === undefined || !spools.startsWith("/")
     ) {
       throw unavailable(`the probe failed: ${found.stderr.trim() || `exit ${found.exitCode}`}`);
     }
@@ -250,6 +258,7 @@ export class RemoteSandbox {
       bwrap,
       filters: bwrapFilters(arch),
       folders: { privateDir: dir, tmpDir: `${dir}/tmp` },
+      spools,
       baseEnv,
     };
     const trial = wrapInBwrap(

@@ -8,6 +8,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -15,6 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
 import { missingProtectedGap, REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
 import { SshBashExecutor } from "../../remote/mod.ts";
 import { BashConfigError, BashSpawnError, type SandboxPolicy } from "../../seam/mod.ts";
@@ -121,6 +123,63 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
       rmSync(flag);
       assert.equal(result.exitCode, 0, result.stderr.text);
       assert.equal(result.stdout.text, `got:${secret}:${stdin === undefined ? "" : "line"}\n`);
+    }
+  });
+
+  // Each call's stdin was spooled to a file in the remote TMPDIR, which a
+  // confined command of the same remote user reads (/tmp is read-only to it,
+  // not hidden): another call's stdin bytes.
+  it("hides every call's stdin spool from a confined command, and keeps it 0600 in 0700 folders", async () => {
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    for (const mode of ["danger-full-access", "workspace-write"] as const) {
+      const token = `stdin-${randomBytes(12).toString("hex")}`;
+      const flag = join(workspace, `go-${randomBytes(6).toString("hex")}`);
+      let said!: () => void;
+      const started = new Promise<void>((resolve) => (said = resolve));
+      let text = "";
+      // Call A read its stdin (so the spool holds it) and runs on until the flag.
+      const running = executor.run(executor.resolve({
+        command: `read -r line; echo read; until [ -e ${flag} ]; do sleep 0.05; done`,
+        stdin: `${token}\n`,
+        sandboxPolicy: policy({ mode }),
+        onOutput: (chunk) => {
+          text += chunk.text;
+          if (text.includes("read")) said();
+        },
+      }));
+      try {
+        await Promise.race([started, running.then((result) => assert.fail(result.stderr.text))]);
+        // Unconfined, on the host (the remote host here): the spool holds the token.
+        const grep = (dirs: string[]) =>
+          spawnSync("grep", ["-rlsF", "-D", "skip", "--", token, ...dirs], { encoding: "utf8" })
+            .stdout.split("\n").filter((line) => line !== "");
+        const spools = grep(["/tmp", tmpdir()]);
+        assert.notDeepEqual(spools, [], "the host found no spool: the look was blind");
+        for (const spool of spools) {
+          assert.equal(statSync(spool).mode & 0o777, 0o600, `${spool} is not 0600`);
+          assert.equal(statSync(dirname(spool)).mode & 0o777, 0o700, `${dirname(spool)} not 0700`);
+        }
+        // Call B, confined, looks in the same places and in its own TMPDIR.
+        const spool = spools[0]!;
+        const look = await executor.run(executor.resolve({
+          command: `grep -rlsF -D skip -- ${token} /tmp ${tmpdir()} "$TMPDIR"; ` +
+            `ls -la ${dirname(spool)}; cat ${spool}; echo looked`,
+          sandboxPolicy: policy(),
+        }));
+        assert.match(look.stdout.text, /looked\n$/, look.stderr.text);
+        assert.doesNotMatch(
+          look.stdout.text,
+          new RegExp(token),
+          "a confined command read the spool",
+        );
+        assert.doesNotMatch(look.stdout.text, /spool/, "a confined command saw the spool");
+      } finally {
+        writeFileSync(flag, "");
+      }
+      const result = await running;
+      rmSync(flag);
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.stdout.text, "read\n");
     }
   });
 
