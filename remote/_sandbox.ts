@@ -20,6 +20,7 @@ import {
   bwrapRunnerFailed,
   checkedPolicyPaths,
   type ConfinedPolicy,
+  isBeneath,
   outermost,
   protectedPathList,
   REMOTE_PATHS,
@@ -155,9 +156,11 @@ export class RemoteSandbox {
           // root that holds it, which it judges by the paths (a symlinked root hid it).
           confined.workspaceRoot = keep[0]!;
           confined.writableRoots = keep.slice(1);
+          // What lies in the hidden folder of spools needs no mask, and a mask there would fail
+          // the launch (its mount point is gone under the hiding tmpfs).
           confined.masks = outermost(
             secretMasks(denyRead, allowRead, view.home, keep, view.fs),
-          );
+          ).filter((mask) => !isBeneath(mask.path, facts.spools));
           confined.maskFile = `${facts.folders.privateDir}/mask`;
           // Every call's stdin spool, of any executor of this user: hidden, so the command
           // reads no other call's stdin bytes (its own arrive on its stdin).

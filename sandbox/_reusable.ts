@@ -8,6 +8,7 @@
  */
 export type { ConfinedPolicy } from "./backends/_backend.ts";
 export { protectedPathList } from "./policy.ts";
+export { isBeneath } from "./_paths.ts";
 export { checkedPolicyPaths, expandHome, type MaskFs, outermost, secretMasks } from "./_masks.ts";
 export {
   bwrapDenied,

@@ -173,6 +173,12 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
           "a confined command read the spool",
         );
         assert.doesNotMatch(look.stdout.text, /spool/, "a confined command saw the spool");
+        // A denyRead path in the hidden folder needs no mask (one there fails the launch).
+        const masked = await executor.run(executor.resolve({
+          command: "echo ran",
+          sandboxPolicy: policy({ denyRead: [dirname(spool)] }),
+        }));
+        assert.equal(masked.stdout.text, "ran\n", masked.stderr.text);
       } finally {
         writeFileSync(flag, "");
       }
