@@ -18,17 +18,18 @@
  *    waits, and the reader kills it by its pid.
  */
 /**
- * Bash that sets `spd` to this remote user's folder of stdin spools
- * (`$TMPDIR/shellseam-spool-<euid>`, made mode 0700 when missing) and
+ * Bash that sets `rf` to this remote user's folder of shellseam folders
+ * (`$TMPDIR/shellseam-ssh-u<euid>`, made mode 0700 when missing) and
  * succeeds only when it is a folder of this user's, not a symlink, mode 0700.
- * Every call's stdin is spooled in a folder of its own there, and bwrap hides
- * the whole folder from every confined command (an empty read-only tmpfs), so
- * no command of the same user reads another call's stdin; other users never
- * enter it.
+ * It holds every executor's private folder (`ssh-*`, with its commands'
+ * TMPDIR) and every call's stdin spool (`in-*`); bwrap hides the whole folder
+ * from every confined command (an empty read-only tmpfs) and binds back the
+ * executor's own private folder only, so no command of the same user reads
+ * another call's stdin or another executor's files; other users never enter it.
  */
-export const SPOOLS: string = "spd=${TMPDIR:-/tmp}/shellseam-spool-$EUID && " +
-  '{ mkdir -m 700 -- "$spd" 2>/dev/null; [[ -d $spd && ! -L $spd && -O $spd ]]; } && ' +
-  'chmod 700 -- "$spd"';
+export const USER_FOLDER: string = "rf=${TMPDIR:-/tmp}/shellseam-ssh-u$EUID && " +
+  '{ mkdir -m 700 -- "$rf" 2>/dev/null; [[ -d $rf && ! -L $rf && -O $rf ]]; } && ' +
+  'chmod 700 -- "$rf"';
 
 export const BOOTSTRAP: string = [
   "# The remote side of one command. Arguments: the message marker, killGraceMs, drainGraceMs.",
@@ -141,15 +142,15 @@ export const BOOTSTRAP: string = [
   "# ...): from its arguments, so a name that is also a variable of this script is not clobbered.",
   'setenvs() { while (($#)); do unset -v "${1%%=*}" && export -- "$1"; shift; done; }',
   "tmp= cin=",
-  "# The stdin spool lies in this user's folder of spools, which bwrap hides from every confined",
-  "# command (see SPOOLS); a wrapped command's bwrap needs that folder to hide it.",
+  "# The stdin spool lies in this user's folder of shellseam folders, which bwrap hides from every",
+  "# confined command (see USER_FOLDER); a wrapped command's bwrap needs that folder to hide it.",
   "if [[ $mode == p ]] || ((${#argv[@]} > 0)); then",
-  "  " + SPOOLS + " ||",
-  '    fail "Could not make the folder of stdin spools \\"$spd\\" (mode 0700, owned by this user) on the remote host; check its TMPDIR"',
+  "  " + USER_FOLDER + " ||",
+  '    fail "Could not make the folder \\"$rf\\" (mode 0700, owned by this user) on the remote host; check its TMPDIR"',
   "fi",
   "if [[ $mode == p ]]; then",
-  '  tmp=$(mktemp -d "$spd/XXXXXX") && : >"$tmp/spool" && chmod 600 -- "$tmp/spool" ||',
-  '    fail "Could not make a stdin spool in \\"$spd\\" on the remote host (mktemp -d); check its TMPDIR"',
+  '  tmp=$(mktemp -d "$rf/in-XXXXXX") && : >"$tmp/spool" && chmod 600 -- "$tmp/spool" ||',
+  '    fail "Could not make a stdin spool in \\"$rf\\" on the remote host (mktemp -d); check its TMPDIR"',
   "  # The spooled lengths, on a pipe that no other process can open.",
   "  exec {nfd}<> <(:)",
   "fi",

@@ -29,7 +29,7 @@ import {
 } from "../sandbox/_reusable.ts";
 import { parseView, type ViewKind, viewProbe } from "./_view.ts";
 import type { Preparation } from "./_channel.ts";
-import { SPOOLS } from "./_bootstrap_script.ts";
+import { USER_FOLDER } from "./_bootstrap_script.ts";
 
 /** How the executor runs a command under a policy on the remote host. */
 export interface RemotePlan {
@@ -57,8 +57,12 @@ interface RemoteBwrap {
   filters: BwrapFilters | undefined;
   /** A private folder made on the remote host for this executor, with the commands' TMPDIR. */
   folders: BwrapFolders;
-  /** The remote user's folder of stdin spools (see `SPOOLS`), hidden from every confined command. */
-  spools: string;
+  /**
+   * The remote user's folder of shellseam folders (see `USER_FOLDER`), the
+   * private folder above among them: hidden from every confined command,
+   * which sees its own private folder only.
+   */
+  userFolder: string;
   /**
    * The remote session's environment, as the bootstrap passes it on to an
    * unconfined command: bwrap sets a confined command's whole environment.
@@ -74,16 +78,15 @@ function keptFromSession(name: string): boolean {
 
 /**
  * The probe: bwrap's path, the machine, a private folder (0700, from
- * mktemp) with the commands' TMPDIR, by its canonical path (the writable
- * roots are compared with it: a root that reaches it through a symlink
- * must still see it read-only), the user's folder of stdin spools (made
- * when missing, by its canonical path: bwrap hides it), then the session's
- * environment, NUL-separated.
+ * mktemp) with the commands' TMPDIR, made in the user's folder of shellseam
+ * folders (made when missing), both by their canonical paths (the writable
+ * roots are compared with them: a root that reaches one through a symlink
+ * must still see it read-only, or hidden), then the session's environment,
+ * NUL-separated.
  */
-const PROBE =
-  'command -v bwrap || exit 3; uname -m; d=$(mktemp -d "${TMPDIR:-/tmp}/shellseam-ssh-XXXXXX") && ' +
-  'mkdir "$d/tmp" && d=$(realpath -e -- "$d") && echo "$d" || exit 4; ' +
-  `${SPOOLS} && realpath -e -- "$spd" || exit 4; env -0`;
+const PROBE = `command -v bwrap || exit 3; uname -m; ${USER_FOLDER} && ` +
+  'rf=$(realpath -e -- "$rf") && d=$(mktemp -d "$rf/ssh-XXXXXX") && mkdir "$d/tmp" && ' +
+  'echo "$d" && echo "$rf" || exit 4; env -0';
 
 /** `uname -m` names as `process.arch` names them (the seccomp filters' keys). */
 const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "arm64" };
@@ -156,15 +159,20 @@ export class RemoteSandbox {
           // root that holds it, which it judges by the paths (a symlinked root hid it).
           confined.workspaceRoot = keep[0]!;
           confined.writableRoots = keep.slice(1);
-          // What lies in the hidden folder of spools needs no mask, and a mask there would fail
-          // the launch (its mount point is gone under the hiding tmpfs).
+          // What lies in the hidden user's folder (but not in the private folder bound back)
+          // needs no mask, and a mask there would fail the launch (its mount point is gone
+          // under the hiding tmpfs).
           confined.masks = outermost(
             secretMasks(denyRead, allowRead, view.home, keep, view.fs),
-          ).filter((mask) => !isBeneath(mask.path, facts.spools));
+          ).filter((mask) =>
+            !isBeneath(mask.path, facts.userFolder) ||
+            isBeneath(mask.path, facts.folders.privateDir)
+          );
           confined.maskFile = `${facts.folders.privateDir}/mask`;
-          // Every call's stdin spool, of any executor of this user: hidden, so the command
-          // reads no other call's stdin bytes (its own arrive on its stdin).
-          confined.hiddenParents = [facts.spools];
+          // Every call's stdin spool and every other executor's private folder, of this
+          // remote user: hidden, so the command reads no other call's stdin bytes (its own
+          // arrive on its stdin) and no other executor's files; its own folder is bound back.
+          confined.hiddenParents = [facts.userFolder];
           // Bound read-only only where they exist; a missing one is named in the result.
           missing = confined.mode === "workspace-write"
             ? confined.readOnlyPaths.filter((path) => view.realpath(path) === undefined)
@@ -241,10 +249,11 @@ export class RemoteSandbox {
       );
     const found = await this.#probe([this.#shell, "--norc", "--noprofile", "-c", PROBE]);
     if (found.exitCode === 3) throw unavailable('"bwrap" was not found on the remote PATH');
-    const [bwrap, machine, dir, spools, ...rest] = found.stdout.split("\n");
+    const [bwrap, machine, dir, userFolder, ...rest] = found.stdout.split("\n");
     if (
       found.exitCode !== 0 || bwrap === undefined || !bwrap.startsWith("/") ||
-      dir === undefined || !dir.startsWith("/") || spools === undefined || !spools.startsWith("/")
+      dir === undefined || !dir.startsWith("/") || userFolder === undefined ||
+      !userFolder.startsWith("/")
     ) {
       throw unavailable(`the probe failed: ${found.stderr.trim() || `exit ${found.exitCode}`}`);
     }
@@ -261,7 +270,7 @@ export class RemoteSandbox {
       bwrap,
       filters: bwrapFilters(arch),
       folders: { privateDir: dir, tmpDir: `${dir}/tmp` },
-      spools,
+      userFolder,
       baseEnv,
     };
     const trial = wrapInBwrap(

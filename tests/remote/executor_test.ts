@@ -351,7 +351,7 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
       assert.equal(scratch.exitCode, 0, scratch.stderr.text);
       const [written, tmp, home] = scratch.stdout.text.split("\n");
       assert.equal(written, "t");
-      assert.match(tmp ?? "", /^\/tmp\/shellseam-ssh-\w+\/tmp$/);
+      assert.match(tmp ?? "", /^\/tmp\/shellseam-ssh-u\d+\/ssh-\w+\/tmp$/);
       assert.ok(home !== undefined && home.startsWith("/"), `HOME is ${home}`);
       await executor[Symbol.asyncDispose]();
       assert.equal(existsSync(dirname(tmp!)), false, "the remote private folder was left");

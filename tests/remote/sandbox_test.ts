@@ -189,6 +189,32 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     }
   });
 
+  // Every executor's private folder (its commands' TMPDIR among them) lay in
+  // the remote TMPDIR, read-only but readable to another executor's confined
+  // commands of the same remote user.
+  it("hides another executor's private folder from a confined command, its own shown", async () => {
+    await using first = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    await using second = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const token = `tmp-${randomBytes(12).toString("hex")}`;
+    const wrote = await first.run(first.resolve({
+      command: `echo ${token} >"$TMPDIR/s" && cat "$TMPDIR/s" && echo "$TMPDIR/s"`,
+      sandboxPolicy: policy(),
+    }));
+    const [own, path] = wrote.stdout.text.split("\n");
+    assert.equal(own, token, wrote.stderr.text);
+    // The file is there: unconfined, the second executor reads it.
+    const full = await second.run(second.resolve({
+      command: `cat ${path}`,
+      sandboxPolicy: policy({ mode: "danger-full-access" }),
+    }));
+    assert.equal(full.stdout.text, `${token}\n`, full.stderr.text);
+    const look = await second.run(second.resolve({
+      command: `cat ${path}; grep -rlsF -D skip -- ${token} /tmp ${tmpdir()}; echo looked`,
+      sandboxPolicy: policy(),
+    }));
+    assert.equal(look.stdout.text, "looked\n", "a confined command read another executor's file");
+  });
+
   it("runs nothing, and rejects with BashSpawnError, when it cannot look at the remote filesystem", async () => {
     await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     const confined = { sandboxPolicy: policy({ mode: "read-only" }) };
@@ -325,7 +351,8 @@ describe("the remote sandbox under a symlinked TMPDIR", { skip: sshdMissing }, (
         },
       }));
       const folder = dirname(result.stdout.text.trim());
-      assert.equal(dirname(folder), join(base, "real"));
+      // In the user's folder of shellseam folders there.
+      assert.equal(dirname(dirname(folder)), join(base, "real"));
       assert.match(result.stderr.text, /Read-only file system/);
       assert.ok(!existsSync(join(folder, "planted")), "the command wrote the private folder");
     } finally {
