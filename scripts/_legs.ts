@@ -26,6 +26,12 @@ const NODE_FAIL = /^ℹ fail (\d+)$/;
 // deno-lint-ignore no-control-regex
 const COLOUR = /\x1b\[[0-9;]*m/g;
 
+/** The counts of `deno test`'s closing line (`ok | N passed ... | N failed`), if `line` is it. */
+export function denoCounts(line: string): { passed: number; failed: number } | undefined {
+  const deno = DENO_SUMMARY.exec(line.replace(COLOUR, "").trim());
+  return deno ? { passed: Number(deno[1]), failed: Number(deno[2]) } : undefined;
+}
+
 /** The legs running now (see {@linkcode stopLegs}). */
 const running = new Set<Deno.ChildProcess>();
 
@@ -74,9 +80,8 @@ export async function runLeg(
   let pending = "";
   const decoder = new TextDecoder();
   const scan = (line: string) => {
+    counts = denoCounts(line) ?? counts;
     const plain = line.replace(COLOUR, "").trim();
-    const deno = DENO_SUMMARY.exec(plain);
-    if (deno) counts = { passed: Number(deno[1]), failed: Number(deno[2]) };
     const pass = NODE_PASS.exec(plain);
     if (pass) nodePassed = Number(pass[1]);
     const fail = NODE_FAIL.exec(plain);

@@ -9,7 +9,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { type LegResult, track } from "./_legs.ts";
+import { denoCounts, type LegResult, track } from "./_legs.ts";
 import { ROOT } from "./_tsc.ts";
 
 /**
@@ -47,11 +47,6 @@ export function testFiles(folders: readonly string[]): string[] {
   return found.sort((a, b) => b.size - a.size).map(({ file }) => file);
 }
 
-const DENO_SUMMARY = /^(?:ok|FAILED) \| (\d+) passed(?: \([^)]*\))? \| (\d+) failed/m;
-// deno test colours its summary.
-// deno-lint-ignore no-control-regex
-const COLOUR = /\x1b\[[0-9;]*m/g;
-
 /** What one process did. */
 interface FileRun {
   unit: string;
@@ -85,12 +80,12 @@ async function runUnit(
   ]);
   untrack();
   const seconds = ((performance.now() - start) / 1000).toFixed(1);
-  const summary = DENO_SUMMARY.exec(out.replace(COLOUR, ""));
+  const counts = out.split("\n").map(denoCounts).findLast((found) => found !== undefined);
   const run = {
     unit: unit.join(" "),
     ok: code === 0,
-    passed: Number(summary?.[1] ?? 0),
-    failed: Number(summary?.[2] ?? 0),
+    passed: counts?.passed ?? 0,
+    failed: counts?.failed ?? 0,
   };
   const status = run.ok ? "ok" : `FAILED (exit code ${code})`;
   log(`\n--- ${run.unit}: ${status} in ${seconds} s\n${out}${err}`);
