@@ -19,9 +19,45 @@ import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { missingProtectedGap, REMOTE_SANDBOX_GAPS } from "../../remote/_sandbox.ts";
 import { SshBashExecutor } from "../../remote/mod.ts";
-import { BashConfigError, BashSpawnError, type SandboxPolicy } from "../../seam/mod.ts";
+import {
+  BashConfigError,
+  type BashExecRequest,
+  type BashRunResult,
+  BashSpawnError,
+  type SandboxPolicy,
+} from "../../seam/mod.ts";
 import { processesWith } from "../local/_helpers.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
+
+/**
+ * Runs `request` on `executor` with `await-flag` in its command standing for
+ * a wait until a flag file exists, and resolves once its output includes
+ * `said` (it fails the case if the call ends first): the command is then
+ * running and waiting. `release()` creates the flag (`flag`, a unique path);
+ * `running` is the call.
+ */
+async function runUntilSaid(
+  executor: SshBashExecutor,
+  request: BashExecRequest,
+  said: string,
+  workspace: string,
+): Promise<{ running: Promise<BashRunResult>; release: () => void; flag: string }> {
+  const flag = join(workspace, `go-${randomBytes(6).toString("hex")}`);
+  let heard!: () => void;
+  const saidIt = new Promise<void>((resolve) => (heard = resolve));
+  let text = "";
+  const running = executor.run(executor.resolve({
+    ...request,
+    command: request.command.replace("await-flag", `until [ -e ${flag} ]; do sleep 0.05; done`),
+    onOutput: (chunk) => {
+      text += chunk.text;
+      if (text.includes(said)) heard();
+    },
+  }));
+  await Promise.race([saidIt, running.then((result) => assert.fail(result.stderr.text))]);
+  const release = () => writeFileSync(flag, "");
+  return { running: running.finally(() => rmSync(flag, { force: true })), release, flag };
+}
 
 describe("the remote sandbox", { skip: sshdMissing }, () => {
   let sshd: TestSshd | undefined;
@@ -98,29 +134,23 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     for (const stdin of [undefined, "line\n"]) {
       const secret = `secret-${randomBytes(12).toString("hex")}`;
-      const flag = join(workspace, `go-${randomBytes(6).toString("hex")}`);
-      let said!: () => void;
-      const started = new Promise<void>((resolve) => (said = resolve));
-      let text = "";
-      const running = executor.run(executor.resolve({
-        command: `read -r line; printf 'got:%s:%s\\n' "$SECRET_X" "$line"; ` +
-          `until [ -e ${flag} ]; do sleep 0.05; done`,
-        env: { SECRET_X: secret },
-        ...(stdin === undefined ? {} : { stdin }),
-        sandboxPolicy: policy(),
-        onOutput: (chunk) => {
-          text += chunk.text;
-          if (text.includes("got:")) said();
+      const { running, release, flag } = await runUntilSaid(
+        executor,
+        {
+          command: `read -r line; printf 'got:%s:%s\\n' "$SECRET_X" "$line"; await-flag`,
+          env: { SECRET_X: secret },
+          ...(stdin === undefined ? {} : { stdin }),
+          sandboxPolicy: policy(),
         },
-      }));
+        "got:",
+        workspace,
+      );
       // While it runs (it said so and waits for the flag).
-      await Promise.race([started, running.then((result) => assert.fail(result.stderr.text))]);
       assert.deepEqual(processesWith(secret), [], "a command line shows the environment");
       // The look was not blind: the command's own command line is there.
       assert.notDeepEqual(processesWith(flag), [], "the command was not seen");
-      writeFileSync(flag, "");
+      release();
       const result = await running;
-      rmSync(flag);
       assert.equal(result.exitCode, 0, result.stderr.text);
       assert.equal(result.stdout.text, `got:${secret}:${stdin === undefined ? "" : "line"}\n`);
     }
@@ -133,22 +163,18 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     for (const mode of ["danger-full-access", "workspace-write"] as const) {
       const token = `stdin-${randomBytes(12).toString("hex")}`;
-      const flag = join(workspace, `go-${randomBytes(6).toString("hex")}`);
-      let said!: () => void;
-      const started = new Promise<void>((resolve) => (said = resolve));
-      let text = "";
       // Call A read its stdin (so the spool holds it) and runs on until the flag.
-      const running = executor.run(executor.resolve({
-        command: `read -r line; echo read; until [ -e ${flag} ]; do sleep 0.05; done`,
-        stdin: `${token}\n`,
-        sandboxPolicy: policy({ mode }),
-        onOutput: (chunk) => {
-          text += chunk.text;
-          if (text.includes("read")) said();
+      const { running, release } = await runUntilSaid(
+        executor,
+        {
+          command: "read -r line; echo read; await-flag",
+          stdin: `${token}\n`,
+          sandboxPolicy: policy({ mode }),
         },
-      }));
+        "read",
+        workspace,
+      );
       try {
-        await Promise.race([started, running.then((result) => assert.fail(result.stderr.text))]);
         // Unconfined, on the host (the remote host here): the spool holds the token.
         const grep = (dirs: string[]) =>
           spawnSync("grep", ["-rlsF", "-D", "skip", "--", token, ...dirs], { encoding: "utf8" })
@@ -180,10 +206,9 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
         }));
         assert.equal(masked.stdout.text, "ran\n", masked.stderr.text);
       } finally {
-        writeFileSync(flag, "");
+        release();
       }
       const result = await running;
-      rmSync(flag);
       assert.equal(result.exitCode, 0, result.stderr.text);
       assert.equal(result.stdout.text, "read\n");
     }
