@@ -408,8 +408,9 @@ export function createBwrapBackend(
     runners: (launch: Launch) => [launch.program, bwrap],
     // Its private folder is read-only to every command (see bwrapArgs).
     runnerFolders: () => [],
-    probeLaunch: (launch: Launch, policy: ConfinedPolicy) =>
-      wrapInBwrap(bwrap, filters, launch, policy, folders),
+    // Its options on stdin like a call's: the probe's environment is the
+    // executor's (the agent's, scrubbed), no one else's to read.
+    probeLaunch: (launch: Launch, policy: ConfinedPolicy) => wrap(launch, policy),
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
     enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),

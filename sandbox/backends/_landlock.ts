@@ -372,9 +372,12 @@ export function createLandlockBackend(
     standby,
     runners: () => unshare === undefined ? [setup.deno] : [unshare, setup.deno],
     runnerFolders: () => [{ name: LAUNCHER_FOLDER, path: setup.launcherDir }],
-    // The probe's environment is the executor's, no call's: its arguments may show.
-    probeLaunch: (launch, policy) =>
-      launcherLaunch(launcherArgs(launch, policy, undefined, true), launch.cwd),
+    // On stdin like a call's: the probe's environment is the executor's (the
+    // agent's, scrubbed), which no other user may read on a command line either.
+    probeLaunch: (launch, policy) => ({
+      ...launcherLaunch([LAUNCHER_INPUT_FLAG], launch.cwd),
+      input: launcherInput(launcherArgs(launch, policy, undefined, true), false),
+    }),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));
       if (outcome.exitCode !== 0 || line === undefined) return probeFailureReason(outcome);

@@ -477,3 +477,19 @@ describe("readStrayReport", () => {
     assert.equal(existsSync(unreadable), false, "a report that cannot be read is removed too");
   });
 });
+
+describe("the bwrap backend's probe", () => {
+  const backend = createBwrapBackend(process.env.PATH, FOLDERS);
+  const skip = "reason" in backend ? backend.reason : false;
+
+  it("hands bwrap the executor's environment on stdin, never on a command line", { skip }, () => {
+    assert.ok(!("reason" in backend));
+    const secret = "probe-secret-value";
+    const probe = backend.probeLaunch(
+      { ...launch("/srv/ws"), env: { TOKEN: secret } },
+      policy({}),
+    );
+    assert.equal(probe.args.some((arg) => arg.includes(secret)), false, probe.args.join(" "));
+    assert.ok(new TextDecoder().decode(probe.input).includes(secret));
+  });
+});

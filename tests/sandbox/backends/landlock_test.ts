@@ -304,7 +304,9 @@ describe("the landlock backend", () => {
     // An architecture without a seccomp filter: Landlock alone.
     const { backend, policy } = setup(workspace, "mips");
     const probe = backend.probeLaunch(launch, policy());
-    const sent = JSON.parse(probe.args[LAUNCHER_DENO_FLAGS.length + 1]!) as LandlockLauncherPolicy;
+    const sent = JSON.parse(
+      expanded(probe)[LAUNCHER_DENO_FLAGS.length + 1]!,
+    ) as LandlockLauncherPolicy;
     assert.equal(sent.reportAbi, true);
 
     assert.equal(
@@ -565,5 +567,16 @@ describe("the landlock backend's standby", () => {
     writeFileSync(launcher, "Deno.exit(0);\n");
     standby?.prepare([]);
     assert.equal(readFileSync(launcher, "utf8"), landlockLauncherScript());
+  });
+});
+
+describe("the landlock backend's probe", () => {
+  it("hands the launcher the executor's environment on stdin, never on a command line", () => {
+    using workspace = tempWorkspace();
+    const { backend, policy } = setup(workspace);
+    const secret = "probe-secret-value";
+    const probe = backend.probeLaunch({ ...launch, env: { TOKEN: secret } }, policy());
+    assert.equal(probe.args.some((arg) => arg.includes(secret)), false, probe.args.join(" "));
+    assert.ok(expanded(probe).includes(`TOKEN=${secret}`));
   });
 });
