@@ -511,7 +511,7 @@ const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*(=|$)/;
  * Bash evaluates a subscript in such a name as arithmetic, and arithmetic
  * runs the command substitutions a value holds (`x='a[$(cmd)]'; printf -v
  * 'b[x]' 1` runs `cmd`; see `arithmetic` in `_shell.ts`), so every name must
- * be written plain: `printf -v NAME`, `test -v NAME` (also `[`), `read
+ * be written plain: `printf -v NAME` (or `-vNAME`), `test -v NAME` (also `[`), `unset NAME...`, `read
  * NAME...`, and `declare`/`typeset`/`local`/`readonly`/`export NAME=...`.
  * `let`, and `declare -i`/`-n` (an integer or a reference to a name), always
  * evaluate a value as arithmetic or as a name.
@@ -525,10 +525,20 @@ function evaluatesNames(name: string, args: SimpleCommand): string | undefined {
     );
   if (name === "let") return why;
   if (name === "printf" && afterFlag(/^-v$/)) return why;
+  // `printf -vNAME`: the name attached to the flag.
+  if (
+    name === "printf" && raw.some((word) => /^-v./.test(word) && !PLAIN_NAME.test(word.slice(2)))
+  ) {
+    return why;
+  }
+  if (name === "unset" && raw.some((word) => !word.startsWith("-") && !PLAIN_NAME.test(word))) {
+    return why;
+  }
   if ((name === "test" || name === "[") && afterFlag(/^-[vR]$/)) return why;
   if (name === "read") {
     const names = raw.filter((word, index) =>
-      !word.startsWith("-") && !/^-[^-]*[pdtnNuie]$/.test(raw[index - 1] ?? "")
+      // The options that take a value (-e and -r take none; -a takes a name).
+      !word.startsWith("-") && !/^-[^-]*[dinNptu]$/.test(raw[index - 1] ?? "")
     );
     if (names.some((word) => !PLAIN_NAME.test(word))) return why;
   }

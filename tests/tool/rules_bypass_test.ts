@@ -311,6 +311,22 @@ const TABLE: [keyof typeof SETS, string, CommandDecision][] = [
 
 /** Lines a deny list with everything else allowed must still deny or ask. */
 const DENY_LIST: [string, CommandDecision][] = [
+  // the table's "ask" rows of builtins and runners, where "ask" is not the default
+  ["hash -p /usr/bin/git ls; ls push", "ask"],
+  ["alias ls='git push'", "ask"],
+  ["mapfile -C 'git push' -c 1 a < f", "ask"],
+  ["compgen -C 'git push' x", "ask"],
+  ["{git,push}", "ask"],
+  ["f(){ git push; }; f", "ask"],
+  ["env -S 'git push'", "ask"],
+  ["xargs -a file git", "ask"],
+  // a subscript evaluated as a name runs what it holds
+  ["echo 1 | read -e 'b[$(git push)]'", "ask"],
+  ["echo 1 | read -e -r line", "allow"],
+  ["printf -v'c[$(git push)]' x", "ask"],
+  ["printf -vname x", "allow"],
+  ["unset -v 'a[$(git push)]'", "ask"],
+  ["unset -v name other", "allow"],
   ["trap 'git push' EXIT", "deny"],
   ["git {push,'a b'}", "ask"],
   ["shopt -s expand_aliases\nalias g='git push'\ng", "ask"],
