@@ -46,6 +46,9 @@ export const DOC_EXAMPLES: readonly string[] = [
 /** The folders and files of the Deno suite (tests, doc examples, the README and docs/). */
 export const DENO_SUITE: readonly string[] = ["tests/", ...DOC_EXAMPLES];
 
+/** The file that runs only under the narrow permissions of {@linkcode PERMISSIONS_LEG}. */
+export const PERMISSIONS_FILE = "tests/e2e/permissions_test.ts";
+
 /** The permissions file and the narrow permissions it runs under. */
 export const PERMISSIONS_LEG: readonly string[] = [
   "test",
@@ -55,7 +58,7 @@ export const PERMISSIONS_LEG: readonly string[] = [
   "--allow-read",
   "--allow-write=/tmp",
   "--allow-sys=uid",
-  "tests/e2e/permissions_test.ts",
+  PERMISSIONS_FILE,
 ];
 
 /** The two legs the Node leg's report (see `scripts/test_node.ts`) makes. */
@@ -107,7 +110,7 @@ async function main(): Promise<void> {
     ]),
   );
   const noCheck = ["test", `--lock=${DEV_LOCK}`, "--allow-all", "--no-check"];
-  const units = [["--doc", ...DOC_EXAMPLES], ...testFiles(["tests/"])];
+  const units = [["--doc", ...DOC_EXAMPLES], ...testFiles(["tests/"], [PERMISSIONS_FILE])];
   results.push(await runFiles("Deno: doc examples and test files", units, noCheck, testJobs()));
   results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
   const dir = mkdtempSync(join(tmpdir(), "shellseam-test-all-"));

@@ -18,12 +18,12 @@
  */
 import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
 import { runFiles, testFiles, testJobs } from "./_pool.ts";
-import { PERMISSIONS_LEG } from "./test_all.ts";
+import { PERMISSIONS_FILE, PERMISSIONS_LEG } from "./test_all.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 
 /** The files run under load: every e2e file, and those of the local executor and standbys. */
 export const STRESS_FILES: readonly string[] = [
-  ...testFiles(["tests/e2e/", "tests/local/"]),
+  ...testFiles(["tests/e2e/", "tests/local/"], [PERMISSIONS_FILE]),
   "tests/sandbox/standby_test.ts",
 ];
 

@@ -36,7 +36,8 @@ describe("the test pool (scripts/_pool.ts)", () => {
       assert.equal(leg.note, `failed: ${failing}`);
       // Each file's output is printed whole, after a line naming it and how it ended.
       const failedOutput = printed.find((text) => text.startsWith(`\n--- ${failing}: FAILED`));
-      assert.match(failedOutput ?? printed.join(""), /expected failure/);
+      assert.ok(failedOutput, printed.join(""));
+      assert.match(failedOutput, /expected failure/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -46,6 +47,7 @@ describe("the test pool (scripts/_pool.ts)", () => {
     const files = testFiles(["tests/scripts/"]);
     assert.ok(files.includes("tests/scripts/pool_test.ts"), files.join(", "));
     assert.ok(files.every((file) => /(^|\/|_|\.)test\.ts$/.test(file)), files.join(", "));
+    assert.deepEqual(testFiles(["tests/scripts/"], ["tests/scripts/pool_test.ts"]), []);
   });
 
   it("reads SHELLSEAM_TEST_JOBS, and refuses a value that is not a whole number", () => {
