@@ -644,7 +644,11 @@ export class SandboxBashExecutor extends LocalBashExecutor {
           (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
         const refused = network?.proxy.refused() ?? [];
         // Settled: what it left running (a process that left the session) gets no way out.
-        void network?.proxy.close();
+        // A close that fails (a listener that never listened, a socket file that cannot be
+        // removed) must not reject unhandled and end the agent: the call's token is already
+        // void (no request passes with it), and the file is in the private folder, which
+        // goes with the executor.
+        network?.proxy.close().catch(() => {});
         const failed = outcome.exitCode !== 0;
         const denial = runnerFailed
           ? undefined
