@@ -33,13 +33,9 @@ export function privateParentPath(base: string = tmpdir()): string {
  */
 export function privateParent(base: string = tmpdir()): string {
   const path = privateParentPath(base);
-  try {
-    mkdirSync(path, { mode: 0o700 });
-  } catch (error) {
-    // What went wrong making it (a read-only or full disk, a denied permission)
-    // is the caller's to report, as for the private folder itself.
-    if ((error as { code?: string }).code !== "EEXIST") throw error;
-  }
+  // What went wrong making it (a read-only or full disk, a denied permission)
+  // is the caller's to report, as for the private folder itself.
+  makeFolder(path);
   const stat = lstatSync(path);
   if (!stat.isDirectory() || stat.uid !== (process.getuid?.() ?? 0) || (stat.mode & 0o077) !== 0) {
     throw new BashSpawnError(
@@ -103,5 +99,18 @@ export function isOwnDirectory(path: string): boolean {
     return stat.isDirectory() && stat.uid === (process.getuid?.() ?? stat.uid);
   } catch {
     return false;
+  }
+}
+
+/**
+ * Makes the folder `path` (mode 0700) unless something has the name already;
+ * never its parents, which are someone else's to make (a private folder's
+ * maker checks what it makes). Other failures throw.
+ */
+export function makeFolder(path: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
   }
 }

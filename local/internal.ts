@@ -34,6 +34,7 @@ export { OutputCollector } from "./_output.ts";
 export { throwIfDenied } from "./_permissions.ts";
 export {
   isOwnDirectory,
+  makeFolder,
   makePrivateDir,
   otherPrivateDirs,
   privateParents,

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
+import { makeFolder } from "../local/internal.ts";
 import { join } from "node:path";
 import type { SandboxNetworkAllowList } from "../seam/mod.ts";
 import {
@@ -177,7 +178,8 @@ export class NetworkProxy {
    */
   async open(list: SandboxNetworkAllowList): Promise<ProxyLaunch> {
     if (this.#closed) throw new Error("The network proxy was stopped");
-    mkdirSync(this.socketDir, { recursive: true, mode: 0o700 });
+    // Not recursive: its parent (the executor's private folder) is not the proxy's to make.
+    makeFolder(this.socketDir);
     const id = crypto.randomUUID().replaceAll("-", "");
     const record: LaunchRecord = {
       list,

@@ -32,6 +32,7 @@ import {
   findSetsid,
   isOwnDirectory,
   LOCAL_CONFIG_KEYS,
+  makeFolder,
   mergeLimits,
   otherPrivateDirs,
   privateParents,
@@ -573,12 +574,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     // to one directly (one listed one by one could go before it is masked).
     // Made now, so that a socket a later call makes there is masked too.
     const proxyDir = join(ownReal, "proxy");
-    try {
-      // Not recursive: the private folder itself is privateDir()'s to make again.
-      mkdirSync(proxyDir, { mode: 0o700 });
-    } catch (error) {
-      if ((error as { code?: string }).code !== "EEXIST") throw error;
-    }
+    // Not recursive: the private folder itself is privateDir()'s to make again.
+    makeFolder(proxyDir);
     confined.masks = [
       ...confined.masks.filter((mask) => !hiddenAway(mask.path) && !isBeneath(mask.path, proxyDir)),
       { path: proxyDir, directory: true, kind: "socket" },

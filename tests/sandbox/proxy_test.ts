@@ -51,6 +51,18 @@ function exchange(
 const basic = (token: string) => `Proxy-Authorization: Basic ${btoa(`shellseam:${token}`)}\r\n`;
 
 describe("NetworkProxy", () => {
+  it("makes its socket folder, never the folder above it (the executor's private folder)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "proxy-test-"));
+    try {
+      const proxy = new NetworkProxy(join(dir, "gone", "proxy"), { resolve: fakeResolve });
+      await assert.rejects(proxy.open({ allow: ["allowed.test"] }), /ENOENT/);
+      assert.equal(existsSync(join(dir, "gone")), false);
+      await proxy.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("forwards a plain HTTP request to an allowed name", async () => {
     await using internet = await startInternet();
     await using test = startProxy();
