@@ -1,6 +1,6 @@
-import { ToolCallError } from "./call_error.ts";
 import type { ToolStandardSchema } from "./standard_schema.ts";
 import type { AgentTool } from "./tool.ts";
+import { textOrThrow } from "./_text_or_throw.ts";
 
 /**
  * A tool as the Vercel AI SDK (`ai`) takes it in `generateText({ tools })`
@@ -67,11 +67,7 @@ export function toAiSdkTools(tools: readonly AgentTool[]): Record<string, AiSdkT
     byName[tool.name] = {
       description: tool.description,
       inputSchema: tool.standardSchema,
-      execute: async (input, { abortSignal }) => {
-        const result = await tool.execute(input, abortSignal ? { signal: abortSignal } : {});
-        if (result.isError) throw new ToolCallError(tool.name, result);
-        return result.text;
-      },
+      execute: (input, { abortSignal }) => textOrThrow(tool, input, abortSignal),
     };
   }
   return byName;

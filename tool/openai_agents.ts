@@ -1,8 +1,8 @@
 import { messageOf } from "../seam/_message.ts";
-import { ToolCallError } from "./call_error.ts";
 import type { ToolStandardSchema } from "./standard_schema.ts";
 import type { AgentTool } from "./tool.ts";
 import { isPlainObject } from "./validate.ts";
+import { textOrThrow } from "./_text_or_throw.ts";
 
 /**
  * What {@linkcode toOpenAIAgentsTools} hands the OpenAI Agents SDK's `tool()`
@@ -102,12 +102,7 @@ export function toOpenAIAgentsTools<T>(
       description: agentTool.description,
       parameters: checkedInExecute(agentTool.standardSchema),
       strict: true,
-      execute: async (input, _context, details) => {
-        const signal = details?.signal;
-        const result = await agentTool.execute(input, signal ? { signal } : {});
-        if (result.isError) throw new ToolCallError(agentTool.name, result);
-        return result.text;
-      },
+      execute: (input, _context, details) => textOrThrow(agentTool, input, details?.signal),
       errorFunction: (_context, error) => messageOf(error),
     })
   );
