@@ -365,6 +365,47 @@ describe("command rules against attempts to walk around them", () => {
     assert.deepEqual(wrong, []);
   });
 
+  it("decide as docs/command-rules.md says they do", () => {
+    const decide = (line: string, rules: CommandRule[], unmatched: CommandDecision) =>
+      checkCommandRules(line, rules, unmatched).decision;
+    // A rule naming a path allows it; a copy under an allowed name is no installed program.
+    assert.equal(
+      decide("./scripts/check.sh", [{ decision: "allow", prefix: ["./scripts/check.sh"] }], "ask"),
+      "allow",
+    );
+    const copies: CommandRule[] = [
+      { decision: "allow", program: "ls" },
+      { decision: "allow", program: "cp" },
+    ];
+    assert.equal(decide("cp /bin/sh ./ls; ./ls -c 'git push'", copies, "ask"), "ask");
+    // A prefix is the leading words only.
+    const push: CommandRule[] = [
+      { decision: "deny", prefix: ["git", "push", "--force"] },
+      { decision: "ask", prefix: ["git", "push"] },
+    ];
+    assert.equal(decide("git push origin --force", push, "allow"), "ask");
+    // After npm's subcommand, only these options keep an allow.
+    const npmTest: CommandRule[] = [{ decision: "allow", prefix: ["npm", "test"] }];
+    for (const option of ["--if-present", "--ignore-scripts", "--foreground-scripts"]) {
+      assert.equal(decide(`npm test ${option}`, npmTest, "ask"), "allow", option);
+    }
+    assert.equal(decide("npm test --script-shell=/bin/sh", npmTest, "ask"), "ask");
+    // Arithmetic over names, and builtins that rebind or run what they are handed.
+    for (
+      const line of [
+        "let x=1",
+        "declare -i x",
+        "printf -v 'a[i]' x",
+        "read 'a[i]'",
+        "enable -f ./x.so y",
+        "bind -x '\"\\C-a\":ls'",
+        "complete -C ls x",
+      ]
+    ) {
+      assert.equal(decide(line, [], "allow"), "ask", line);
+    }
+  });
+
   it("say why an allow rule did not apply, and why a run-time word asks", () => {
     assert.deepEqual(checkCommandRules("git --frob status", README, "ask"), {
       decision: "ask",
