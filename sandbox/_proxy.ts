@@ -50,7 +50,7 @@ export const PROXY_USER = "shellseam";
  * have its destination reached (a deadline: bytes that keep coming do not
  * extend it).
  */
-const HANDSHAKE_TIMEOUT_MS = 30_000;
+export const HANDSHAKE_TIMEOUT_MS = 30_000;
 /** How long a connection to a destination may take. */
 const CONNECT_TIMEOUT_MS = 15_000;
 /** At most this many refused destinations are kept per launch. */

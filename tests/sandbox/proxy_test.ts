@@ -1,12 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, createServer, type Server } from "node:net";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { listenUnix } from "../../local/internal.ts";
-import { MAX_LAUNCH_CONNECTIONS, NetworkProxy, type ProxyOptions } from "../../sandbox/_proxy.ts";
+import {
+  HANDSHAKE_TIMEOUT_MS,
+  MAX_LAUNCH_CONNECTIONS,
+  NetworkProxy,
+  type ProxyOptions,
+} from "../../sandbox/_proxy.ts";
 import { parseHttpHead } from "../../sandbox/_proxy_protocol.ts";
 import { fakeResolve, startInternet } from "./_internet.ts";
 
@@ -51,6 +56,15 @@ function exchange(
 const basic = (token: string) => `Proxy-Authorization: Basic ${btoa(`shellseam:${token}`)}\r\n`;
 
 describe("NetworkProxy", () => {
+  it("has the bounds docs/network.md states: 64 connections a command, 30 s to send a request", () => {
+    const page = readFileSync(new URL("../../docs/network.md", import.meta.url), "utf8")
+      .replaceAll("\n", " ");
+    assert.equal(MAX_LAUNCH_CONNECTIONS, 64);
+    assert.match(page, /at most 64 proxy connections/);
+    assert.equal(HANDSHAKE_TIMEOUT_MS, 30_000);
+    assert.match(page, /has 30 seconds from its connection/);
+  });
+
   it("makes its socket folder, never the folder above it (the executor's private folder)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "proxy-test-"));
     try {
