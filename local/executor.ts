@@ -655,13 +655,19 @@ export class LocalBashExecutor extends BashExecutor {
       ...(cgroup === null && plan.namespaceStrays === undefined ? {} : {
         afterSweep: async (): Promise<StrayReport> => {
           let strays: StrayReport = { killed: 0, survivors: [] };
-          if (cgroup !== null) {
-            const { hit, ...left } = await cgroup.close();
-            if (hit !== undefined) hits.hit = hit;
-            strays = left;
+          const namespaceStrays = plan.namespaceStrays;
+          let ended: number | undefined;
+          try {
+            if (cgroup !== null) {
+              const { hit, ...left } = await cgroup.close();
+              if (hit !== undefined) hits.hit = hit;
+              strays = left;
+            }
+          } finally {
+            // Read (and so removed) even when closing the cgroup failed.
+            ended = namespaceStrays?.();
           }
-          const ended = plan.namespaceStrays?.();
-          if (plan.namespaceStrays === undefined) return strays;
+          if (namespaceStrays === undefined) return strays;
           if (ended !== undefined) return { ...strays, killed: strays.killed + ended };
           // Killed by the executor, the namespace went with its kill; otherwise no count is no news.
           return running.cause !== null || strays.censusFailed !== undefined ? strays : {
