@@ -38,6 +38,7 @@ import {
 } from "../sandbox/_fixtures.ts";
 import { fakeResolve, startInternet } from "../sandbox/_internet.ts";
 import { renderRunResult } from "../../tool/mod.ts";
+import { until } from "../local/_helpers.ts";
 
 const statuses = await probeHere();
 const tools = findBridgeTools(process.env.PATH ?? "", process.getuid?.() === 0);
@@ -279,9 +280,7 @@ for (const backend of SANDBOX_BACKENDS) {
         sandboxPolicy: { ...executor.defaultPolicy, network: wide },
       }));
       const url = join(workspace.root, "a.url");
-      while (!existsSync(url) || readFileSync(url, "utf8") === "") {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await until(() => existsSync(url) && readFileSync(url, "utf8") !== "", "a.url");
       const token = new URL(readFileSync(url, "utf8")).password;
       assert.match(token, /^[0-9a-f]{32}$/);
       writeFileSync(join(workspace.root, "needles.txt"), `${token}\n${secret}\n`);
@@ -370,7 +369,7 @@ for (const backend of SANDBOX_BACKENDS) {
           "time.sleep(120)'";
         const observe = async (file: string) => {
           const path = join(workspace.root, file);
-          while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 50));
+          await until(() => existsSync(path), file);
           const state = await executor.networkProxyState();
           const bridges = readdirSync("/proc").filter((pid) => {
             try {

@@ -57,6 +57,34 @@ export function processesWith(token: string): number[] {
   return found;
 }
 
+/**
+ * Polls until `probe` is true, failing with `what` (a text, or a function
+ * that tells what it saw) after `ms`: 60 s unless given, since a start on a
+ * loaded machine is slow, and the wait ends as soon as the probe holds.
+ */
+export async function until(
+  probe: () => boolean,
+  what: string | (() => string),
+  ms = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) {
+      assert.fail(`Timed out waiting for ${typeof what === "string" ? what : what()}`);
+    }
+    await pause(25);
+  }
+}
+
+/** The command line of process `pid` (NULs between its words), or "" once it is gone. */
+export function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1");
+  } catch {
+    return "";
+  }
+}
+
 /** `folder` (a process's or a thread's in /proc) when its task is not a zombie or dead, else null. */
 function liveTask(folder: string): string | null {
   const stat = readFileSync(`${folder}/stat`, "latin1");
@@ -177,7 +205,7 @@ export async function waitForSleep(token: string, count = 1): Promise<number[]> 
   const deadline = Date.now() + 30_000;
   for (;;) {
     const found = processesWith(`sleep\0${token}\0`).filter((pid) =>
-      readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")
+      cmdline(pid).startsWith("sleep\0")
     );
     if (found.length >= count) return found;
     assert.ok(Date.now() < deadline, `fewer than ${count} "sleep ${token}" processes appeared`);

@@ -23,7 +23,7 @@ import { SshBashExecutor, type SshBashExecutorConfig } from "../../remote/mod.ts
 import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { createBashTools } from "../../tool/mod.ts";
-import { loneThreadCommand, marker, pause, processesWith } from "../local/_helpers.ts";
+import { loneThreadCommand, marker, processesWith, until } from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
@@ -34,15 +34,6 @@ const config = (extra: Partial<SshBashExecutorConfig> = {}): SshBashExecutorConf
   cwd: "/tmp",
   ...extra,
 });
-
-/** Polls until `probe` is true (10 s at most). */
-async function until(probe: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await pause(25);
-  }
-}
 
 /** Pid of the executor's master connection, as `ssh -O check` reports it. */
 function masterPid(executor: SshBashExecutor): number {

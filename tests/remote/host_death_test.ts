@@ -18,20 +18,13 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import type { SshBashExecutorConfig } from "../../remote/mod.ts";
-import { marker, pause, processesWith } from "../local/_helpers.ts";
+import { cmdline, marker, processesWith, until } from "../local/_helpers.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
 const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
 const HOST = fileURLToPath(new URL(`./_host${EXT}`, import.meta.url));
 const onDeno = "Deno" in globalThis;
-
-/** Waits up to 60 s for `done()` (the remote side is slow on a loaded machine); then fails with `what`. */
-async function within(done: () => boolean, what: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!done() && Date.now() < deadline) await pause(50);
-  assert.ok(done(), what());
-}
 
 /** A running host: its process, its exit, and what it printed. */
 interface Host {
@@ -67,10 +60,8 @@ async function startHost(
   assert.ok(text.includes("\n"), `the host printed nothing: ${JSON.stringify(text)}`);
   const { controlPath, folder } = JSON.parse(text) as { controlPath: string; folder: string };
   const running = (): number[] =>
-    processesWith(`sleep\0${token}\0`).filter((pid) =>
-      readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0")
-    );
-  await within(
+    processesWith(`sleep\0${token}\0`).filter((pid) => cmdline(pid).startsWith("sleep\0"));
+  await until(
     () => running().length >= sleeps,
     () => `fewer than ${sleeps} "sleep ${token}" processes appeared`,
   );
@@ -89,21 +80,19 @@ describe(`a ${onDeno ? "Deno" : "Node"} host using the SSH executor`, { skip: ss
     const token = marker();
     const host = await startHost(sshd!.config, token);
     // The master also says it is one.
-    const masters = sshOf(host).filter((pid) =>
-      readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("ControlMaster=yes\0")
-    );
+    const masters = sshOf(host).filter((pid) => cmdline(pid).includes("ControlMaster=yes\0"));
     assert.equal(masters.length, 1, "the host runs one ssh master");
     host.child.kill("SIGKILL");
     assert.equal((await host.exited).signal, "SIGKILL");
-    await within(
+    await until(
       () => sshOf(host).length === 0,
       () => `ssh processes outlived their host: ${sshOf(host)}`,
     );
-    await within(
+    await until(
       () => processesWith(token).length === 0,
       () => `remote commands carrying "${token}" outlived the host: ${processesWith(token)}`,
     );
-    await within(() => !existsSync(host.folder), () => `"${host.folder}" was left behind`);
+    await until(() => !existsSync(host.folder), () => `"${host.folder}" was left behind`);
   });
 
   for (const [signal, number] of [["SIGTERM", 15], ["SIGINT", 2], ["SIGHUP", 1]] as const) {
@@ -150,7 +139,7 @@ describe("a host using an sshd started with SIGPIPE ignored", { skip: sshdMissin
       assert.ok(ignored !== null && (BigInt(`0x${ignored[1]}`) & (1n << 12n)) !== 0n);
       host.child.kill("SIGKILL");
       await host.exited;
-      await within(
+      await until(
         () => processesWith(token).length === 0,
         () =>
           `kill ${kill}: remote commands carrying "${token}" outlived the host: ${
@@ -195,16 +184,16 @@ describe("a host SIGKILLed while a remote session is still in its login rc", {
           );
           const token = marker();
           const host = await startHost(sshd!.config, token, undefined, 2);
-          await within(() => existsSync(join(dir, "pid")), () => "the run's session in its rc");
+          await until(() => existsSync(join(dir, "pid")), () => "the run's session in its rc");
           const session = Number(readFileSync(join(dir, "pid"), "utf8"));
           host.child.kill("SIGKILL");
           await host.exited;
           // The connection is gone (its master with it) before the session goes on.
-          await within(() => sshOf(host).length === 0, () => `ssh processes outlived their host`);
+          await until(() => sshOf(host).length === 0, () => `ssh processes outlived their host`);
           writeFileSync(join(dir, "go"), "");
           // The session's shell (the bootstrap, once it execs) has ended.
-          await within(() => !alive(session), () => `the remote session ${session} did not end`);
-          await within(
+          await until(() => !alive(session), () => `the remote session ${session} did not end`);
+          await until(
             () => processesWith(token).length === 0,
             () => `remote commands carrying "${token}" outlived the host: ${processesWith(token)}`,
           );

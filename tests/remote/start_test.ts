@@ -23,19 +23,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SshBashExecutor, type SshBashExecutorConfig } from "../../remote/mod.ts";
-import { marker, pause, processesWith } from "../local/_helpers.ts";
+import { cmdline, marker, processesWith, until } from "../local/_helpers.ts";
 import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 let sshd: TestSshd | undefined;
-
-/** Polls until `probe` is true (60 s at most: the remote side is slow on a loaded machine). */
-async function until(probe: () => boolean, what: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!probe()) {
-    assert.ok(Date.now() < deadline, `Timed out waiting for ${what()}`);
-    await pause(50);
-  }
-}
 
 /** A program of the remote side's start that the test can stop. */
 type Point = "mktemp" | "sleep" | "setsid" | "env";
@@ -106,7 +97,7 @@ function describeProcesses(pids: number[]): string {
 /** The local `ssh` processes that carry channels (not the master) over `controlPath`. */
 function channelClients(controlPath: string): number[] {
   return processesWith(`ControlPath=${controlPath}\0`).filter((pid) =>
-    readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("ControlMaster=no\0")
+    cmdline(pid).includes("ControlMaster=no\0")
   );
 }
 
