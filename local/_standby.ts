@@ -13,34 +13,7 @@ import { disposedError } from "./_spawn_checks.ts";
 import type { Watchdog } from "./_watchdog.ts";
 import type { Launch } from "./launch.ts";
 import type { SpawnedChild } from "./runtime/_types.ts";
-
-/**
- * The byte a standby writes to its stdout right before it runs the launch
- * it was handed (see `LaunchStandby`): until it came, the launch may not
- * have run, and the command is started as usual instead.
- */
-export const STANDBY_READY = 6;
-
-/** The rest of a stream, read by `reader`, with `head` (read already) in front. */
-function prepend(
-  head: Uint8Array,
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-): ReadableStream<Uint8Array> {
-  let first: Uint8Array | undefined = head.length > 0 ? head : undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (first !== undefined) {
-        controller.enqueue(first);
-        first = undefined;
-        return;
-      }
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
-}
+import { LAUNCH_STARTED, prepend } from "./_start.ts";
 
 /** A started standby, waiting for its input. */
 export interface Standby {
@@ -143,7 +116,7 @@ export class Standbys {
   /**
    * Hands a standby its launch (`input` on its stdin, then closed) and
    * returns it as the command's child once it said that it runs the launch:
-   * {@linkcode STANDBY_READY}, the first byte of its stdout, which the
+   * {@linkcode LAUNCH_STARTED}, the first byte of its stdout, which the
    * returned child's stdout no longer has. Undefined when it cannot take the
    * launch: it is gone (killed while it waited, or after it was taken), or it
    * ended before it said so; nothing of the launch ran, and it is dropped
@@ -160,7 +133,7 @@ export class Standbys {
       await writer.close();
       let first = await reader.read();
       while (!first.done && first.value.length === 0) first = await reader.read();
-      if (first.done || first.value[0] !== STANDBY_READY) {
+      if (first.done || first.value[0] !== LAUNCH_STARTED) {
         throw new Error("it ended before it said that it runs the launch");
       }
       head = first.value.subarray(1);

@@ -43,9 +43,13 @@ import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_di
 import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
 import { clocks, type Launched } from "./_launched.ts";
 import { finishRun } from "./_run_result.ts";
+import { awaitStart } from "./_start.ts";
 import { backgroundProcess } from "./_background.ts";
 
 const encoder = new TextEncoder();
+
+/** The launches a call may take when one ends before its command starts (see `LaunchPlan.announcesStart`). */
+const MAX_LAUNCHES = 3;
 
 /**
  * The launch of a cold start: `plan`'s, behind a short bash that applies
@@ -619,9 +623,12 @@ export class LocalBashExecutor extends BashExecutor {
         launch = limitedPlan(plan, rlimits, cgroup, cgroup.procsFiles, bash);
       }
     }
-    if (child === undefined) {
+    // Whether the launch's own input went to its stdin already (see awaitStart).
+    let inputWritten = false;
+    for (let launches = 1; child === undefined; launches++) {
+      let spawned: SpawnedChild;
       try {
-        child = await config.runtime.spawn({
+        spawned = await config.runtime.spawn({
           program: setsid ?? launch.program,
           args: setsid === null ? launch.args : [launch.program, ...launch.args],
           cwd: launch.cwd,
@@ -635,7 +642,39 @@ export class LocalBashExecutor extends BashExecutor {
         await cgroup?.close();
         throw spawnFailure(cause, launch);
       }
-      watchdog?.watch(child.pid);
+      watchdog?.watch(spawned.pid);
+      const announced = plan.announcesStart;
+      if (announced === undefined) {
+        child = spawned;
+        break;
+      }
+      const start = await awaitStart(spawned, launch.input, spec.signal);
+      inputWritten = true;
+      if (start.state !== "ended" || launches >= MAX_LAUNCHES || !announced.retry(start.stderr)) {
+        child = start.child;
+        break;
+      }
+      // The command never ran: the plan is settled unused, and the call planned again.
+      const status = await spawned.exited;
+      watchdog?.release(spawned.pid);
+      plan.namespaceStrays?.();
+      plan.describe?.({
+        exitCode: status.code,
+        signal: status.signal,
+        stderrText: start.stderr,
+        killedByExecutor: false,
+      });
+      try {
+        this.#checkCanSpawn(spec);
+        plan = await this.planLaunch(spec, bashLaunch, {
+          rlimits,
+          cgroupProcs: cgroup?.procsFiles ?? [],
+        });
+        launch = limitedPlan(plan, rlimits, cgroup, [], bash);
+      } catch (error) {
+        await cgroup?.close();
+        throw error;
+      }
     }
     const stdin = typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin;
     const running: RunningCommand = new RunningCommand({
@@ -648,7 +687,9 @@ export class LocalBashExecutor extends BashExecutor {
       killGraceMs: config.killGraceMs,
       drainGraceMs: config.drainGraceMs,
       // What the launch reads first (its own input), then the command's stdin.
-      stdin: launch.input === undefined ? stdin : joined(launch.input, stdin ?? null),
+      stdin: launch.input === undefined || inputWritten
+        ? stdin
+        : joined(launch.input, stdin ?? null),
       keepStdinOpen,
       ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),

@@ -124,6 +124,15 @@ export interface LaunchPlan {
    * whose plan had one.
    */
   standby?: LaunchStandby;
+  /**
+   * Set when the launch writes the byte 6 first on its stdout once the
+   * command itself starts, after the runner's own setup (bwrap's mounts):
+   * the executor takes that byte out. A launch that ends before writing it
+   * never ran the command; when `retry` says so for what the runner wrote
+   * to stderr (a mount point gone since the plan was made), the executor
+   * plans the call again and spawns that, up to three launches in all.
+   */
+  announcesStart?: { retry(stderr: string): boolean };
 }
 
 /**

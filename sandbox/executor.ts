@@ -623,6 +623,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       ...(strayReport === undefined ? {} : {
         pidNamespace: true,
         namespaceStrays: () => readStrayReport(strayReport),
+        // The namespace's reporter says when the command starts (bwrap's setup done).
+        announcesStart: { retry: (stderr) => backend.setupRaced?.(stderr, confined) ?? false },
       }),
       launch: network === undefined ? wrapped : wrapInBridge(
         wrapped,
@@ -875,10 +877,13 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     const backend = prepared;
     let reason: string | undefined;
     try {
+      // No socket masks: a socket that goes while the probe starts would fail
+      // it, and a failed probe rules the backend out for the executor's life.
       const policy = await this.#confine({
         ...this.defaultPolicy,
         mode: "read-only",
         network: "deny",
+        allowUnixSockets: [],
       });
       // The direct path: the backend's probe launch of `bash -c true`, not planLaunch.
       const result = await this.runWrapped(

@@ -2,7 +2,7 @@
  * Runs a leg of the tests (a `deno` subcommand) with its output passed
  * through, and reads the counts its runner prints at the end: `deno test`'s
  * `ok | N passed ... | N failed` line, or node's test runner's `ℹ pass N` and
- * `ℹ fail N` lines.
+ * `ℹ fail N` lines, and the failures it names (see {@linkcode failureExcerpts}).
  *
  * @module
  */
@@ -17,6 +17,8 @@ export interface LegResult {
   counts?: { passed: number; failed: number };
   /** Why it is marked failed when its exit code alone does not say it. */
   note?: string;
+  /** The failures its runner named, each in a few lines (see {@linkcode failureExcerpts}). */
+  failures?: string[];
 }
 
 const DENO_SUMMARY = /^(?:ok|FAILED) \| (\d+) passed(?: \([^)]*\))? \| (\d+) failed/;
@@ -30,6 +32,39 @@ const COLOUR = /\x1b\[[0-9;]*m/g;
 export function denoCounts(line: string): { passed: number; failed: number } | undefined {
   const deno = DENO_SUMMARY.exec(line.replace(COLOUR, "").trim());
   return deno ? { passed: Number(deno[1]), failed: Number(deno[2]) } : undefined;
+}
+
+/** Where `deno test` (`ERRORS`) and node's spec reporter (`✖ failing tests:`) list failures. */
+const FAILURES_START = /^(?:ERRORS|✖ failing tests:)$/;
+/** Where each failure starts: `name => file:line` (deno), `test at file:line` (node). */
+const FAILURE_HEAD = /^(?:\S.* => \S+|test at \S+)$/;
+/** The lines of one failure that the summary shows, and the characters of each. */
+const EXCERPT_LINES = 6;
+const EXCERPT_WIDTH = 200;
+
+/**
+ * The failures that a test runner's output lists at its end (`deno test`'s
+ * `ERRORS` section, node's `✖ failing tests:`), each as its first lines but
+ * stack frames and blank ones: where the test is, its name and its error, so
+ * that the summary at the end of a long log says what failed and why.
+ */
+export function failureExcerpts(output: string): string[] {
+  const excerpts: string[][] = [];
+  let listing = false;
+  for (const raw of output.split("\n")) {
+    const line = raw.replace(COLOUR, "").trimEnd();
+    const plain = line.trim();
+    if (FAILURES_START.test(plain)) listing = true;
+    else if (plain === "FAILURES") listing = false;
+    else if (listing && FAILURE_HEAD.test(plain)) excerpts.push([plain]);
+    else if (listing && plain !== "" && !plain.startsWith("at ")) {
+      const current = excerpts.at(-1);
+      if (current !== undefined && current.length < EXCERPT_LINES) {
+        current.push(line.slice(0, EXCERPT_WIDTH));
+      }
+    }
+  }
+  return excerpts.map((lines) => lines.join("\n"));
 }
 
 /** The legs running now (see {@linkcode stopLegs}). */
@@ -78,9 +113,14 @@ export async function runLeg(
   let counts: LegResult["counts"];
   let nodePassed: number | undefined;
   let pending = "";
+  // The lines from the first list of failures on: the rest passed through only.
+  let listed = "";
   const decoder = new TextDecoder();
   const scan = (line: string) => {
     counts = denoCounts(line) ?? counts;
+    if (listed !== "" || FAILURES_START.test(line.replace(COLOUR, "").trim())) {
+      listed += `${line}\n`;
+    }
     const plain = line.replace(COLOUR, "").trim();
     const pass = NODE_PASS.exec(plain);
     if (pass) nodePassed = Number(pass[1]);
@@ -97,7 +137,14 @@ export async function runLeg(
   const { code } = await child.status;
   untrack();
   const seconds = (performance.now() - start) / 1000;
-  return { name, ok: code === 0, seconds, ...(counts === undefined ? {} : { counts }) };
+  const failures = failureExcerpts(listed);
+  return {
+    name,
+    ok: code === 0,
+    seconds,
+    ...(counts === undefined ? {} : { counts }),
+    ...(failures.length > 0 ? { failures } : {}),
+  };
 }
 
 async function writeAll(chunk: Uint8Array): Promise<void> {
@@ -114,12 +161,26 @@ function duration(seconds: number): string {
   return minutes === 0 ? `${rest}s` : `${minutes}m${String(rest).padStart(2, "0")}s`;
 }
 
+/** The failures of one leg that the summary shows. */
+const SHOWN_FAILURES = 5;
+
 /**
- * Prints one line per leg, then the plain closing line `legs: N passed, N
- * failed`; returns whether every leg passed.
+ * Prints the failures each leg's runner named (a few a leg), then one line
+ * per leg, then the plain closing line `legs: N passed, N failed`; returns
+ * whether every leg passed.
  */
 export function summarize(results: readonly LegResult[], total: number): boolean {
   const width = Math.max(...results.map((result) => result.name.length));
+  const failing = results.filter((result) => (result.failures ?? []).length > 0);
+  if (failing.length > 0) console.log("\n=== Failures");
+  for (const { name, failures = [] } of failing) {
+    const more = failures.length - SHOWN_FAILURES;
+    console.log(`${name}:`);
+    for (const failure of failures.slice(0, SHOWN_FAILURES)) {
+      console.log(failure.replace(/^/gm, "  "));
+    }
+    if (more > 0) console.log(`  (${more} more; see the log above)`);
+  }
   console.log(`\n=== Summary (${duration(total)})`);
   for (const result of results) {
     const counts = result.counts === undefined

@@ -9,7 +9,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { denoCounts, type LegResult, track } from "./_legs.ts";
+import { denoCounts, failureExcerpts, type LegResult, track } from "./_legs.ts";
 import { ROOT } from "./_tsc.ts";
 
 /**
@@ -54,6 +54,8 @@ interface FileRun {
   ok: boolean;
   passed: number;
   failed: number;
+  /** The failures it named (see {@linkcode failureExcerpts}), after its name. */
+  failures: string[];
 }
 
 /**
@@ -82,11 +84,15 @@ async function runUnit(
   untrack();
   const seconds = ((performance.now() - start) / 1000).toFixed(1);
   const counts = out.split("\n").map(denoCounts).findLast((found) => found !== undefined);
+  const name = unit.join(" ");
+  const failures = failureExcerpts(`${out}\n${err}`).map((failure) => `${name}: ${failure}`);
   const run = {
-    unit: unit.join(" "),
+    unit: name,
     ok: code === 0,
     passed: counts?.passed ?? 0,
     failed: counts?.failed ?? 0,
+    // A process that failed with no test named (a file that cannot load) shows its last lines.
+    failures: code === 0 || failures.length > 0 ? failures : [`${name}: ${lastLines(err || out)}`],
   };
   const status = run.ok ? "ok" : `FAILED (exit code ${code})`;
   log(`\n--- ${run.unit}: ${status} in ${seconds} s\n${out}${err}`);
@@ -121,6 +127,7 @@ export async function runFiles(
   };
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
   const failed = runs.filter((run) => !run.ok).map((run) => run.unit);
+  const failures = runs.flatMap((run) => run.failures);
   const counts = {
     passed: runs.reduce((sum, run) => sum + run.passed, 0),
     failed: runs.reduce((sum, run) => sum + run.failed, 0),
@@ -135,5 +142,11 @@ export async function runFiles(
     seconds: (performance.now() - start) / 1000,
     counts,
     ...(failed.length > 0 ? { note: `failed: ${failed.join(", ")}` } : {}),
+    ...(failures.length > 0 ? { failures } : {}),
   };
+}
+
+/** The last few lines of `text` that hold something. */
+function lastLines(text: string): string {
+  return text.split("\n").filter((line) => line.trim() !== "").slice(-4).join("\n");
 }

@@ -87,7 +87,7 @@ function nodeLegs(run: LegResult, report: string): LegResult[] {
     };
   };
   const legs = [
-    part("Node: node --test", "tests", true),
+    { ...part("Node: node --test", "tests", true), ...failuresOf(run) },
     part("Node: README examples and packaging", "package", false),
   ];
   // A leg that failed outside its steps (it crashed after writing them) is not passed.
@@ -95,6 +95,11 @@ function nodeLegs(run: LegResult, report: string): LegResult[] {
     return legs.map((leg) => ({ ...leg, ok: false, note: "the Node leg exited with a failure" }));
   }
   return legs;
+}
+
+/** `run`'s failures, when it has any: those node's test runner named. */
+function failuresOf(run: LegResult): Pick<LegResult, "failures"> {
+  return run.failures === undefined ? {} : { failures: run.failures };
 }
 
 async function main(): Promise<void> {

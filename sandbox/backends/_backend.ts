@@ -114,6 +114,13 @@ export interface SandboxBackend {
   /** True when the backend itself failed before the command ran. */
   runnerFailed(outcome: LaunchOutcome): boolean;
   /**
+   * True when a launch that ended before its command started (see
+   * `LaunchPlan.announcesStart`) failed at a path of the policy that changed
+   * since the launch was planned (a masked socket gone): planned again, it
+   * may start. Absent for a backend whose runner skips such a path itself.
+   */
+  setupRaced?(stderr: string, policy: ConfinedPolicy): boolean;
+  /**
    * Which access a failed command was denied, from the first stderr line that
    * carries this backend's denial signature; undefined when none does.
    */

@@ -7,8 +7,8 @@ import {
   BASH_FLAGS,
   findOnPath,
   JOIN_FAILURE_PREFIX,
+  LAUNCH_STARTED,
   limitArgs,
-  STANDBY_READY,
 } from "../../local/internal.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
@@ -53,7 +53,8 @@ export interface BwrapFolders {
  * `hiddenParents`) an empty read-only tmpfs with the executor's own private
  * folder bound back read-only; mounts go parents first; last, the policy's
  * masks (secrets and hidden Unix sockets) covered by an empty mode-000
- * tmpfs or file. The command's
+ * tmpfs or file (left out with `masks: "apart"`, for the wrapper to add
+ * those whose path is still there: see {@linkcode maskGroups}). The command's
  * environment is set inside (`--clearenv`, then `--setenv` for each
  * variable): bwrap itself runs with none of it.
  */
@@ -62,6 +63,7 @@ export function bwrapArgs(
   policy: ConfinedPolicy,
   { privateDir, tmpDir }: BwrapFolders,
   paths: HostPaths = LOCAL_PATHS,
+  masks: "inline" | "apart" = "inline",
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   // The new /proc leaves the kernel's settings writable by root (the host's
@@ -105,10 +107,7 @@ export function bwrapArgs(
   // "-try": a path gone since the launch was planned is the sweep's to check.
   if (writable) { for (const path of policy.readOnlyPaths) args.push("--ro-bind-try", path, path); }
   // Last, so that no later mount uncovers them.
-  for (const { path, directory } of policy.masks) {
-    if (directory) args.push("--perms", "0000", "--tmpfs", path, "--remount-ro", path);
-    else args.push("--ro-bind", policy.maskFile, path);
-  }
+  if (masks === "inline") args.push(...maskGroups(policy).flat());
   args.push("--clearenv");
   for (const [name, value] of Object.entries({ ...launch.env, TMPDIR: tmpDir })) {
     args.push("--setenv", name, value);
@@ -116,6 +115,23 @@ export function bwrapArgs(
   const cwd = paths.realpath(launch.cwd) ?? launch.cwd;
   args.push("--chdir", cwd, "--", launch.program, ...launch.args);
   return args;
+}
+
+/**
+ * The bwrap options of each of the policy's masks, one group a mask, its
+ * path always last: an empty mode-000 tmpfs, read-only, over a folder; the
+ * mask file over anything else. bwrap fails the whole launch when a mount's
+ * destination is missing (it cannot make one in the read-only root), and a
+ * masked path can go at any moment (a socket whose server quit, a temporary
+ * folder removed), so the wrapper drops each group whose path is gone the
+ * instant before bwrap starts: what is gone needs no mask.
+ */
+export function maskGroups(policy: ConfinedPolicy): string[][] {
+  return policy.masks.map(({ path, directory }) =>
+    directory
+      ? ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
+      : ["--ro-bind", policy.maskFile, path]
+  );
 }
 
 /**
@@ -157,6 +173,8 @@ const REPORTER_NAME = "shellseam-strays";
  * init ends the pid namespace with. The namespace kills every process left
  * in it the moment its first process exits, before the host can look, so
  * this small bash counts them from inside:
+ * 0. It writes `LAUNCH_STARTED` to stdout: bwrap's setup is done, and the
+ *    command starts now (a launch that ended before it never ran the command).
  * 1. It runs the launch (`"$@"`) as its child in the foreground, with the
  *    report descriptor closed for it, and waits for it; TERM, INT and HUP
  *    only wait with it (a trap is reset in the child, an ignored signal would not be).
@@ -171,7 +189,8 @@ const REPORTER_NAME = "shellseam-strays";
  * environment bwrap set (its `SHLVL` one lower first, as the launch would
  * otherwise count this shell).
  */
-const NAMESPACE_REPORTER = "trap : TERM INT HUP; SHLVL=$((SHLVL - 1)); " +
+const NAMESPACE_REPORTER = `printf '\\${LAUNCH_STARTED.toString(8).padStart(3, "0")}'; ` +
+  "trap : TERM INT HUP; SHLVL=$((SHLVL - 1)); " +
   `"$@" ${STRAY_REPORT_FD}>&-; s=$?; n=0; ` +
   'for d in /proc/[1-9]*; do [ "${d#/proc/}" = 1 ] || [ "${d#/proc/}" = $$ ] && continue; ' +
   'for f in "$d/stat" "$d"/task/*/stat; do l=; { read -r l < "$f"; } 2>/dev/null; l=${l##*) }; ' +
@@ -230,6 +249,19 @@ export function readStrayReport(path: string): number | undefined {
 const OPEN_REPORT = `if [ -n "$1" ]; then { exec ${STRAY_REPORT_FD}>>"$1"; } 2>/dev/null; fi; `;
 
 /**
+ * Reads `$m` mask groups (see {@linkcode maskGroups}) from stdin, each its
+ * option count then its options, NUL-terminated, and keeps in `v` those
+ * whose path (the group's last option) is still there, a dangling symlink
+ * included; any other input is the wrapper's failure.
+ */
+const READ_MASKS = 'v=(); while [ "$m" -gt 0 ] && IFS= read -r -d "" x && q=() && ' +
+  'while [ "${#q[@]}" -lt "$x" ] && IFS= read -r -d "" e; do q+=("$e"); done && ' +
+  '[ "${#q[@]}" = "$x" ]; do m=$((m - 1)); ' +
+  'if [ -e "${q[$((x - 1))]}" ] || [ -L "${q[$((x - 1))]}" ]; then v+=("${q[@]}"); fi; done; ' +
+  `[ "$m" = 0 ] || { echo "${WRAPPER_NAME}: no masks on stdin" >&2; ` +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; unset q e; `;
+
+/**
  * Runs outside the sandbox, before bwrap: applies the command's limits
  * (`APPLY_LIMITS`: joins its cgroups and sets its rlimits, which bwrap and
  * everything in the sandbox inherit), closes every descriptor above 2
@@ -241,7 +273,9 @@ const OPEN_REPORT = `if [ -n "$1" ]; then { exec ${STRAY_REPORT_FD}>>"$1"; } 2>/
  * namespace's reporter writes its count to. With `--input` next, it reads
  * bwrap's options (the command's environment among them) from its stdin,
  * exactly those bytes (see `bwrapInput`), and puts them on fd 4 for bwrap's
- * `--args 4`, so that no command line shows them; the command keeps the rest
+ * `--args 4`, so that no command line shows them, and the masks after them
+ * whose path is still there (`READ_MASKS`) on bwrap's command line after
+ * `--args 4`, so they mount last; the command keeps the rest
  * of that stdin, or gets /dev/null. Then it execs bwrap; a bwrap
  * that cannot be run (gone since the probe) is its failure too (`execfail`).
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
@@ -251,27 +285,36 @@ const OPEN_REPORT = `if [ -n "$1" ]; then { exec ${STRAY_REPORT_FD}>>"$1"; } 2>/
 const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
   'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' + OPEN_REPORT + "shift; " +
   // With --input: bwrap's options come on stdin (see bwrapInput), for fd 4 and `--args 4`.
-  'if [ "$1" = --input ]; then shift; IFS=" " read -r k n && o=() && ' +
+  'if [ "$1" = --input ]; then shift; IFS=" " read -r k n m && o=() && ' +
   'while [ "${#o[@]}" -lt "$n" ] && IFS= read -r -d "" e; do o+=("$e"); done; ' +
   `[ "\${#o[@]}" = "$n" ] || { echo "${WRAPPER_NAME}: no options on stdin" >&2; ` +
-  `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
-  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o e; [ "$k" = 1 ] || exec 0</dev/null; ' +
-  'set -- "$1" --args 4 "${@:2}"; fi; ' +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; ` + READ_MASKS +
+  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o; [ "$k" = 1 ] || exec 0</dev/null; ' +
+  'set -- "$1" --args 4 "${v[@]}" "${@:2}"; fi; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
-/** `STANDBY_READY` as the octal escape `printf` takes. */
-const STANDBY_READY_OCTAL = STANDBY_READY.toString(8).padStart(3, "0");
-
 /**
  * What the wrapper reads on its stdin with `--input`: whether the command
- * keeps that stdin after it (`1`, else it gets /dev/null) and how many
- * options follow, on a line, then each option NUL-terminated.
+ * keeps that stdin after it (`1`, else it gets /dev/null), how many options
+ * follow and how many mask groups after them, on a line, then each option
+ * NUL-terminated, then the mask groups (see {@linkcode maskInput}).
  */
-function bwrapInput(options: string[], keepStdin: boolean): Uint8Array {
+function bwrapInput(options: string[], masks: string[][], keepStdin: boolean): Uint8Array {
   return encoder.encode(
-    `${keepStdin ? 1 : 0} ${options.length}\n` + options.map((option) => `${option}\0`).join(""),
+    `${keepStdin ? 1 : 0} ${options.length} ${masks.length}\n` + nulTerminated(options) +
+      maskInput(masks),
   );
+}
+
+/** Each mask group as `READ_MASKS` reads it: its option count, then its options, NUL-terminated. */
+function maskInput(masks: string[][]): string {
+  return masks.map((group) => nulTerminated([String(group.length), ...group])).join("");
+}
+
+/** `items`, each followed by a NUL. */
+function nulTerminated(items: string[]): string {
+  return items.map((item) => `${item}\0`).join("");
 }
 
 /** The filters a standby holds, in the order its input names them by index. */
@@ -283,28 +326,33 @@ const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
  * it inherited as the wrapper does, and puts each of the four seccomp
  * filters on a pipe of its own (fds 5 to 8), all while nothing waits for
  * it. Then it waits for its input: the report file's path (or nothing) and
- * a NUL, a line `<filter index or -> <command bytes> <rlimit entries> --`,
- * the command, then bwrap's options, NUL-separated, to the end. It sets the
+ * a NUL, a line `<filter index or -> <command bytes> <mask groups> <rlimit
+ * entries> --`, the command, the mask groups (it keeps those whose path is
+ * still there, `READ_MASKS`, for bwrap's command line after `--args 4`), then
+ * bwrap's options, NUL-separated, to the end. It sets the
  * rlimits, keeps the filter named (as fd 3), opens the report file as the
  * wrapper does (then the command runs under the namespace's reporter, `$7`),
  * gives the command /dev/null for stdin and the options on fd 4
- * (which bwrap reads to the end with `--args`), and writes
- * `STANDBY_READY` to stdout right before it execs bwrap: the executor takes
- * the launch for started only then. It runs with no
+ * (which bwrap reads to the end with `--args`), and execs bwrap. The
+ * reporter inside writes `LAUNCH_STARTED` once bwrap's setup is done: the
+ * executor takes the launch for started only then (one whose setup failed
+ * is started as usual), so a standby needs a report file. It runs with no
  * environment, so bash reads in the C locale: `read -N` counts bytes, and
  * reads exactly them.
  */
 const STANDBY = APPLY_LIMITS + "b=$5; s=$6; t=$7; " + CLOSE_INHERITED +
   'exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
-  '8< <(printf "$4"); IFS= read -r -d "" p && IFS=" " read -r r n l && ' +
+  '8< <(printf "$4"); IFS= read -r -d "" p && IFS=" " read -r r n m l && ' +
   'IFS= read -r -N "$n" c && ' +
   `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; ` +
-  `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; ` + READ_MASKS +
   "set -f; set -- $l; set +f; " + APPLY_LIMITS +
   'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
   `8<&-; set -- "$p"; ${OPEN_REPORT}set --; [ -z "$p" ] || set -- "$s" ${BASH_FLAGS.join(" ")} ` +
-  `-p -c "$t" ${REPORTER_NAME}; printf '\\${STANDBY_READY_OCTAL}' || exit ${WRAPPER_FAILURE_EXIT}; ` +
-  `shopt -s execfail; exec "$b" --args 4 -- "$@" "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
+  `-p -c "$t" ${REPORTER_NAME}; ` +
+  `shopt -s execfail; exec "$b" --args 4 "\${v[@]}" -- "$@" "$s" ${
+    BASH_FLAGS.join(" ")
+  } -c "$c"; ` +
   `echo "${WRAPPER_NAME}: cannot run $b" >&2; exit ${WRAPPER_FAILURE_EXIT}`;
 
 const encoder = new TextEncoder();
@@ -349,18 +397,21 @@ export function bwrapStandby(
       env: {},
     }),
     input: (rlimits) => {
-      const args = bwrapArgs(launch, policy, folders);
+      const args = bwrapArgs(launch, policy, folders, LOCAL_PATHS, "apart");
       // Everything before the command's own "--", which the standby puts on bwrap's command line.
       const options = args.slice(0, args.length - launch.args.length - 2);
       if (filters !== undefined) options.unshift("--seccomp", "3");
       const rule = filters === undefined ? "-" : STANDBY_RULES.indexOf(socketRule(policy));
       const commandBytes = encoder.encode(command);
-      const head = `${rule} ${commandBytes.length} ${limitArgs(rlimits).join(" ")}\n`;
+      const masks = maskGroups(policy);
+      const head = `${rule} ${commandBytes.length} ${masks.length} ${
+        limitArgs(rlimits).join(" ")
+      }\n`;
       const parts = [
         encoder.encode(`${policy.strayReport ?? ""}\0`),
         encoder.encode(head),
         commandBytes,
-        encoder.encode(options.map((option) => `${option}\0`).join("")),
+        encoder.encode(maskInput(masks) + nulTerminated(options)),
       ];
       const input = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
       let offset = 0;
@@ -415,6 +466,7 @@ export function createBwrapBackend(
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
     enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
     runnerFailed: bwrapRunnerFailed,
+    setupRaced: bwrapSetupRaced,
     denied: bwrapDenied,
   };
 }
@@ -451,8 +503,9 @@ export function bwrapFilters(arch: string): BwrapFilters | undefined {
  * processes the namespace ended (see {@linkcode readStrayReport}). With
  * `handed`, bwrap's options (the command's environment among them) go in the
  * launch's `input`, never on a command line, and the command keeps the stdin
- * after them when `keepStdin`; without (a trial run with no environment of a
- * call), they are arguments.
+ * after them when `keepStdin`, and the wrapper drops each mask whose path is
+ * gone by then; without (a trial run with no environment of a call), they
+ * are arguments.
  */
 export function wrapInBwrap(
   bwrap: string,
@@ -467,7 +520,8 @@ export function wrapInBwrap(
   const filter = filters?.[socketRule(policy)];
   const report = policy.strayReport;
   const inner = report === undefined ? launch : reported(launch);
-  const args = bwrapArgs(inner, policy, folders, paths);
+  // Handed, the masks go apart, for the wrapper to drop those whose path is gone.
+  const args = bwrapArgs(inner, policy, folders, paths, handed === undefined ? "inline" : "apart");
   if (filter !== undefined) args.unshift("--seccomp", "3");
   // Everything before the command's own "--" (the environment among it) goes on stdin.
   const options = handed === undefined ? [] : args.splice(0, args.length - inner.args.length - 2);
@@ -491,7 +545,9 @@ export function wrapInBwrap(
     // none of the command's environment reaches them (LD_PRELOAD or
     // LD_LIBRARY_PATH into a writable root would load a planted library).
     env: {},
-    ...(handed === undefined ? {} : { input: bwrapInput(options, handed.keepStdin) }),
+    ...(handed === undefined
+      ? {}
+      : { input: bwrapInput(options, maskGroups(policy), handed.keepStdin) }),
   };
 }
 
@@ -535,6 +591,16 @@ export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
   return (outcome.exitCode === 1 && line.startsWith("bwrap: ")) ||
     (outcome.exitCode === WRAPPER_FAILURE_EXIT &&
       (line.startsWith(`${WRAPPER_NAME}: `) || line.startsWith(JOIN_FAILURE_PREFIX)));
+}
+
+/**
+ * True when bwrap failed its setup at one of the policy's masks: the path
+ * went (or came) between the wrapper's look and bwrap's mount, so a launch
+ * planned again, with the masks read again, may start.
+ */
+export function bwrapSetupRaced(stderr: string, policy: ConfinedPolicy): boolean {
+  const line = firstLine(stderr);
+  return line.startsWith("bwrap: ") && policy.masks.some(({ path }) => line.includes(path));
 }
 
 /**

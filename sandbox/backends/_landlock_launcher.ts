@@ -133,7 +133,7 @@ interface LauncherDeno {
  * `--standby [cgroup.procs files...]`: it joins those cgroups, then reads
  * `{ "cwd": <path>, "args": [<the arguments above>] }` (JSON) from stdin to
  * its end, gives fd 0 /dev/null, enters `cwd` and goes on as with those
- * arguments; right before the exec it writes the byte 6 (`STANDBY_READY`)
+ * arguments; right before the exec it writes the byte 6 (`LAUNCH_STARTED`)
  * to stdout, which tells the executor that the launch runs here. With
  * {@linkcode LAUNCHER_INPUT_FLAG} alone: it reads {@linkcode launcherInput}'s
  * bytes from stdin (no more), gives fd 0 /dev/null unless the command keeps
@@ -674,7 +674,7 @@ export function landlockLauncherMain(): void {
   const argv = pointerArray([program, ...programArgs]);
   const envp = pointerArray(environment);
   const path = cString(program);
-  // A standby says it runs the launch it was handed (STANDBY_READY on stdout,
+  // A standby says it runs the launch it was handed (LAUNCH_STARTED on stdout,
   // before any byte of the command's): until then the executor may start the
   // command elsewhere.
   if (standby && sys("write", 1, new Uint8Array([6]), 1) !== 1) {

@@ -9,7 +9,7 @@ import { LocalBashExecutor } from "../../local/mod.ts";
 import { cgroupSupport, sweepStaleCgroups } from "../../local/_cgroup.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { assertNoneLeft, marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
+import { assertNoneLeft, marker, processesWith, until, waitForSleep } from "../local/_helpers.ts";
 import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
 import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
 
@@ -18,6 +18,13 @@ const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
 const HOST = fileURLToPath(new URL(`./_host${EXT}`, import.meta.url));
 const onDeno = "Deno" in globalThis;
 const probes = await probeHere();
+
+/**
+ * How long the watchdog may take, from its host's exit, to end what the host
+ * left and remove its folders: a deadline for a failure, not a pace (each
+ * wait ends the moment its condition holds), loose for a loaded machine.
+ */
+const WATCHDOG_MS = 30_000;
 
 type Signal = "SIGKILL" | "SIGTERM" | "SIGINT" | "SIGHUP";
 const NUMBERS: Record<Signal, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
@@ -73,11 +80,9 @@ function watchdogOf(host: number): number {
   throw new Error(`host ${host} has no watchdog`);
 }
 
-/** Waits up to a second for `path` to be gone. */
+/** Waits (see `WATCHDOG_MS`) for `path` to be gone. */
 async function assertRemoved(path: string): Promise<void> {
-  const deadline = Date.now() + 1000;
-  while (existsSync(path) && Date.now() < deadline) await pause(20);
-  assert.ok(!existsSync(path), `"${path}" was left behind`);
+  await until(() => !existsSync(path), `"${path}" to be removed`, WATCHDOG_MS);
 }
 
 const CASES: { signal: Signal; group?: boolean }[] = [
@@ -98,7 +103,7 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
       process.kill(group ? -host.pid : host.pid, signal);
       const exit = await host.exited;
       assert.equal(exit.signal, signal, `the host ended by ${JSON.stringify(exit)}`);
-      await assertNoneLeft(token);
+      await assertNoneLeft(token, WATCHDOG_MS);
       await assertRemoved(host.folder);
     });
   }
@@ -108,7 +113,7 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
     const host = await startHost("local", token, "escape");
     process.kill(host.pid, "SIGKILL");
     await host.exited;
-    await assertNoneLeft(token);
+    await assertNoneLeft(token, WATCHDOG_MS);
     await assertRemoved(host.folder);
   });
 
@@ -125,10 +130,8 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
       assert.equal(mine().length, 1, "the host's commands are in its cgroup folder");
       process.kill(host.pid, "SIGKILL");
       await host.exited;
-      await assertNoneLeft(token);
-      const deadline = Date.now() + 3000;
-      while (mine().length > 0 && Date.now() < deadline) await pause(50);
-      assert.deepEqual(mine(), [], "the watchdog removed the cgroups");
+      await assertNoneLeft(token, WATCHDOG_MS);
+      await until(() => mine().length === 0, () => `the watchdog to remove ${mine()}`, WATCHDOG_MS);
     } finally {
       // Whatever happened: the host is dead, so its folder is stale.
       for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
@@ -143,7 +146,7 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
       const host = await startHost(backend, token);
       process.kill(host.pid, "SIGKILL");
       await host.exited;
-      await assertNoneLeft(token);
+      await assertNoneLeft(token, WATCHDOG_MS);
       await assertRemoved(host.folder);
     });
   }
@@ -179,18 +182,16 @@ function standbysOf(backend: "bwrap" | "landlock", host: number): number[] {
 
 /** Waits until a standby of `host` waits. */
 async function standbyOf(backend: "bwrap" | "landlock", host: number): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (standbysOf(backend, host).length === 0) {
-    assert.ok(Date.now() < deadline, "no standby started");
-    await pause(20);
-  }
+  await until(() => standbysOf(backend, host).length > 0, `a ${backend} standby to start`);
 }
 
-/** Fails unless no standby of `host` is left (a second covers the watchdog's work). */
+/** Fails unless no standby of `host` is left (see `WATCHDOG_MS`). */
 async function assertNoStandby(backend: "bwrap" | "landlock", host: number): Promise<void> {
-  const deadline = Date.now() + 1000;
-  while (standbysOf(backend, host).length > 0 && Date.now() < deadline) await pause(20);
-  assert.deepEqual(standbysOf(backend, host), [], "a standby outlived its host");
+  await until(
+    () => standbysOf(backend, host).length === 0,
+    () => `the standbys ${standbysOf(backend, host)} of host ${host} to end`,
+    WATCHDOG_MS,
+  );
 }
 
 describe(`a ${onDeno ? "Deno" : "Node"} host that called killOnSignals()`, () => {
@@ -234,7 +235,10 @@ describe("a private folder whose host and watchdog both died", () => {
     const watchdog = watchdogOf(host.pid);
     process.kill(watchdog, "SIGKILL");
     // Dead (a zombie until the host, its parent, goes) before the host dies.
-    while (processesWith("shellseam-watchdog").includes(watchdog)) await pause(10);
+    await until(
+      () => !processesWith("shellseam-watchdog").includes(watchdog),
+      `watchdog ${watchdog} to die`,
+    );
     process.kill(host.pid, "SIGKILL");
     await host.exited;
     // No watchdog of the host is left to clean up: its commands are orphans

@@ -92,9 +92,13 @@ function liveTask(folder: string): string | null {
   return state === "Z" || state === "X" ? null : folder;
 }
 
-/** Fails unless no live process carries `token` (a short wait covers /proc catching up). */
-export async function assertNoneLeft(token: string): Promise<void> {
-  const deadline = Date.now() + 1000;
+/**
+ * Fails unless no live process carries `token` within `ms` (a second covers
+ * /proc catching up; work left to another process, such as a watchdog's
+ * after its host died, gets longer).
+ */
+export async function assertNoneLeft(token: string, ms = 1000): Promise<void> {
+  const deadline = Date.now() + ms;
   let left = processesWith(token);
   while (left.length > 0 && Date.now() < deadline) {
     await pause(50);

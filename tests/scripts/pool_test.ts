@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runFiles, testFiles, testJobs } from "../../scripts/_pool.ts";
+import { failureExcerpts } from "../../scripts/_legs.ts";
 
 describe("the test pool (scripts/_pool.ts)", () => {
   it("runs each unit in a process of its own, sums the counts and names what failed", async () => {
@@ -38,9 +39,35 @@ describe("the test pool (scripts/_pool.ts)", () => {
       const failedOutput = printed.find((text) => text.startsWith(`\n--- ${failing}: FAILED`));
       assert.ok(failedOutput, printed.join(""));
       assert.match(failedOutput, /expected failure/);
+      // The summary's excerpt: the file, the test, and its error, without the stack.
+      assert.equal(leg.failures?.length, 1, JSON.stringify(leg.failures));
+      const [excerpt = ""] = leg.failures ?? [];
+      assert.ok(excerpt.startsWith(`${failing}: four => `), excerpt);
+      assert.match(excerpt, /\nerror: Error: expected failure/);
+      assert.doesNotMatch(excerpt, /^\s*at /m);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("reads the failures node's test runner lists at its end", () => {
+    const output = [
+      "✔ passes (1ms)",
+      "ℹ fail 1",
+      "",
+      "\x1b[31m✖ failing tests:\x1b[39m",
+      "",
+      "test at tests/a_test.js:3:25",
+      "\x1b[31m✖ fails here (16ms)\x1b[39m",
+      "  AssertionError [ERR_ASSERTION]: one is not two",
+      "  ",
+      "      at TestContext.<anonymous> (file:///tests/a_test.js:3:57)",
+      "      at Test.run (node:internal/test_runner/test:796:25)",
+    ].join("\n");
+    assert.deepEqual(failureExcerpts(output), [
+      "test at tests/a_test.js:3:25\n✖ fails here (16ms)\n  AssertionError [ERR_ASSERTION]: one is not two",
+    ]);
+    assert.deepEqual(failureExcerpts("✔ passes (1ms)\nℹ fail 0\n"), []);
   });
 
   it("finds the test files below a folder as deno test names them", () => {

@@ -18,7 +18,7 @@ import { findDeno } from "../../../sandbox/_deno.ts";
 import { findOnPath } from "../../../local/_session.ts";
 import { cgroupSupport } from "../../../local/_cgroup.ts";
 import { rlimitsToSet } from "../../../local/_limits.ts";
-import { STANDBY_READY } from "../../../local/_standby.ts";
+import { LAUNCH_STARTED } from "../../../local/_start.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
   landlockLauncherFile,
@@ -571,11 +571,11 @@ describe("the Landlock launcher, run", { skip }, () => {
       env: { GREETING: "leaked" },
     });
     assert.equal(result.exitCode, 0, result.stderr.text);
-    // It says it runs the launch (STANDBY_READY) before the command's first byte. The
+    // It says it runs the launch (LAUNCH_STARTED) before the command's first byte. The
     // command's stdin is /dev/null, not the pipe it was handed its launch on.
     assert.equal(
       result.stdout.text,
-      `${String.fromCharCode(STANDBY_READY)}${dir} hi one\nline\n/dev/null\ndenied\n`,
+      `${String.fromCharCode(LAUNCH_STARTED)}${dir} hi one\nline\n/dev/null\ndenied\n`,
     );
     assert.equal(readFileSync(join(cgroup, "tasks"), "utf8"), "0");
     assert.ok(existsSync(join(dir, "inside.txt")));

@@ -1,0 +1,163 @@
+/**
+ * The start of a launch that says when its command starts (see
+ * `LaunchPlan.announcesStart`): its first stdout byte is
+ * {@linkcode LAUNCH_STARTED}, written once the runner's own setup is done,
+ * so a launch that ends before it never ran the command and may be planned
+ * and spawned again.
+ *
+ * @module
+ */
+import type { SpawnedChild } from "./runtime/_types.ts";
+
+/**
+ * The byte a launch writes first on its stdout once the command itself
+ * starts: a standby's launch, and a cold one whose plan announces its start.
+ */
+export const LAUNCH_STARTED = 6;
+
+/**
+ * How long the executor waits for the byte before it goes on without
+ * knowing (the command's own clocks then run): a runner's setup that hangs
+ * must not hang the call.
+ */
+const START_WAIT_MS = 10_000;
+
+/** How long the executor reads the stderr of a launch that ended before it started. */
+const STDERR_GRACE_MS = 1000;
+
+/** The rest of a stream, read by `reader`, with `head` (read already) in front. */
+export function prepend(
+  head: Uint8Array,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  pending?: Promise<ReadableStreamReadResult<Uint8Array>>,
+): ReadableStream<Uint8Array> {
+  let first: Uint8Array | undefined = head.length > 0 ? head : undefined;
+  let next = pending;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (first !== undefined) {
+        controller.enqueue(first);
+        first = undefined;
+        return;
+      }
+      const read = next ?? reader.read();
+      next = undefined;
+      const { done, value } = await read;
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
+
+/** What {@linkcode awaitStart} saw. */
+export interface LaunchStart {
+  /**
+   * `started`: the byte came (it is gone from `child.stdout`); `ended`: the
+   * launch ended without it, so its command never ran, and `stderr` is what
+   * the runner said; `unknown`: the wait ran out, or the call was aborted.
+   */
+  state: "started" | "ended" | "unknown";
+  /** The child, its streams as they were (what was read put back, the byte taken out). */
+  child: SpawnedChild;
+  /** The runner's stderr when the launch ended before it started. */
+  stderr: string;
+}
+
+/**
+ * Writes `input` (what the launch reads first) to the child's stdin, which
+ * it leaves open, then waits for the first byte of its stdout (see
+ * {@linkcode LAUNCH_STARTED}), at most `START_WAIT_MS` or until `signal`
+ * aborts.
+ */
+export async function awaitStart(
+  child: SpawnedChild,
+  input: Uint8Array | undefined,
+  signal: AbortSignal | undefined,
+): Promise<LaunchStart> {
+  if (input !== undefined && child.stdin !== null) {
+    const writer = child.stdin.getWriter();
+    // A runner that died before it read everything ends its stdout too: that says the rest.
+    await writer.write(input).catch(() => {});
+    writer.releaseLock();
+  }
+  const reader = child.stdout.getReader();
+  let read = reader.read();
+  while (true) {
+    const first = await within(read, START_WAIT_MS, signal);
+    if (first === undefined) {
+      return {
+        state: "unknown",
+        child: { ...child, stdout: prepend(new Uint8Array(), reader, read) },
+        stderr: "",
+      };
+    }
+    if (first.done) break;
+    if (first.value.length === 0) {
+      read = reader.read();
+      continue;
+    }
+    const started = first.value[0] === LAUNCH_STARTED;
+    const head = started ? first.value.subarray(1) : first.value;
+    return { state: "started", child: { ...child, stdout: prepend(head, reader) }, stderr: "" };
+  }
+  const said = await stderrOf(child);
+  return {
+    state: "ended",
+    child: { ...child, stdout: prepend(new Uint8Array(), reader, read), stderr: said.rest },
+    stderr: new TextDecoder().decode(said.bytes),
+  };
+}
+
+/** `promise`'s value, or undefined once `ms` passed or `signal` aborted. */
+async function within<T>(
+  promise: Promise<T>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
+  if (signal?.aborted === true) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<undefined>((done) => {
+    timer = setTimeout(() => done(undefined), ms);
+    onAbort = () => done(undefined);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, stop]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * What the child wrote to stderr, read until it ends (each read at most
+ * `STDERR_GRACE_MS` once the child exited: a process it left could hold the
+ * pipe), and the stream with those bytes put back in front.
+ */
+async function stderrOf(
+  child: SpawnedChild,
+): Promise<{ bytes: Uint8Array; rest: ReadableStream<Uint8Array> }> {
+  await within(child.exited, START_WAIT_MS, undefined);
+  const reader = child.stderr.getReader();
+  const chunks: Uint8Array[] = [];
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined = reader.read();
+  while (pending !== undefined) {
+    const chunk: ReadableStreamReadResult<Uint8Array> | undefined = await within(
+      pending,
+      STDERR_GRACE_MS,
+      undefined,
+    );
+    if (chunk === undefined) break;
+    pending = chunk.done ? undefined : reader.read();
+    if (!chunk.done) chunks.push(chunk.value);
+  }
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, rest: prepend(bytes, reader, pending) };
+}

@@ -1,0 +1,83 @@
+// A plan that announces its command's start (LaunchPlan.announcesStart): the
+// executor takes the start byte out of stdout, and a launch that ended
+// before it is planned and spawned again when the plan's retry says so, up
+// to three launches in all. Its runner here is a bash script that fails its
+// "setup" for the first few launches.
+import { describe } from "node:test";
+import assert from "node:assert/strict";
+import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
+import type { BashExecSpec } from "../../seam/mod.ts";
+import { it } from "./_executor.ts";
+
+/** A runner whose first `failures` launches fail before the command starts. */
+class FlakyRunner extends LocalBashExecutor {
+  plans = 0;
+  readonly #failures: number;
+  readonly #retry: boolean;
+
+  constructor(failures: number, retry = true) {
+    super();
+    this.#failures = failures;
+    this.#retry = retry;
+  }
+
+  protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+    const plan = ++this.plans;
+    const command = launch.args.at(-1) ?? "";
+    const script = plan <= this.#failures
+      ? `echo "runner: mount point ${plan} gone" >&2; exit 1`
+      : `printf '\\006'; ${command}`;
+    return Promise.resolve({
+      launch: { ...launch, args: [...launch.args.slice(0, -1), script] },
+      announcesStart: { retry: (stderr) => this.#retry && stderr.startsWith("runner: ") },
+    });
+  }
+}
+
+describe("a plan that announces its command's start", () => {
+  it("takes the start byte out of stdout", async () => {
+    await using executor = new FlakyRunner(0);
+    const result = await executor.run({ command: "printf x; echo y >&2" });
+    assert.deepEqual([result.stdout.text, result.stderr.text, result.exitCode], ["x", "y\n", 0]);
+    assert.equal(executor.plans, 1);
+  });
+
+  it("plans and launches again after a launch that ended before its command started", async () => {
+    await using executor = new FlakyRunner(2);
+    const result = await executor.run({ command: "cat", stdin: "handed over" });
+    // Neither the runner's lines nor the byte reach the result; the stdin does, once.
+    assert.deepEqual([result.stdout.text, result.stderr.text, result.exitCode], [
+      "handed over",
+      "",
+      0,
+    ]);
+    assert.equal(executor.plans, 3);
+  });
+
+  it("gives up after three launches, with the last runner's failure as the result", async () => {
+    await using executor = new FlakyRunner(5);
+    const result = await executor.run({ command: "echo never" });
+    assert.deepEqual([result.stdout.text, result.stderr.text, result.exitCode], [
+      "",
+      "runner: mount point 3 gone\n",
+      1,
+    ]);
+    assert.equal(executor.plans, 3);
+  });
+
+  it("launches once when the plan's retry says no", async () => {
+    await using executor = new FlakyRunner(1, false);
+    const result = await executor.run({ command: "echo never" });
+    assert.deepEqual([result.stderr.text, result.exitCode], ["runner: mount point 1 gone\n", 1]);
+    assert.equal(executor.plans, 1);
+  });
+
+  it("starts a background command the same way", async () => {
+    await using executor = new FlakyRunner(1);
+    const process = await executor.start({ command: "echo started" });
+    await process.done;
+    const read = process.readOutput();
+    assert.deepEqual([read.stdout.text, read.stderr.text, read.exitCode], ["started\n", "", 0]);
+    assert.equal(executor.plans, 2);
+  });
+});
