@@ -215,8 +215,9 @@ for (const entry of ENTRIES) {
         );
         const longId = /bash-\d+/.exec(long)?.[0];
         assert.ok(longId !== undefined && longId !== id, long);
-        // A later call carries the first task's completion notice.
-        let later = "";
+        // A later call carries the first task's completion notice: the second
+        // start's own, when the first task ended while it ran, or one after it.
+        let later = long;
         for (let i = 0; i < 100 && !later.includes(id); i++) {
           later = textOf(
             await client.callTool({
