@@ -6,7 +6,7 @@ import type {
   BashExecutorCapabilities,
   BashExecutorFactory,
   ConformanceExecutorOptions,
-} from "./cases.ts";
+} from "./executor_options.ts";
 
 /** What every executor of the suite is made with, unless a case says otherwise. */
 export const SUITE_EXECUTOR_OPTIONS: Readonly<ConformanceExecutorOptions> = Object.freeze({

@@ -1,9 +1,6 @@
 import { describe, it } from "node:test";
-import {
-  bashExecutorConformanceCases,
-  type BashExecutorConformanceOptions,
-  type BashExecutorFactory,
-} from "./cases.ts";
+import { bashExecutorConformanceCases, type BashExecutorConformanceOptions } from "./cases.ts";
+import type { BashExecutorFactory } from "./executor_options.ts";
 
 /**
  * Registers the conformance suite of `BashExecutor` with `node:test`, which

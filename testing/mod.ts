@@ -26,11 +26,13 @@
  * @module
  */
 export {
-  type BashExecutorCapabilities,
   bashExecutorConformanceCases,
   type BashExecutorConformanceOptions,
-  type BashExecutorFactory,
   type ConformanceCase,
-  type ConformanceExecutorOptions,
 } from "./cases.ts";
+export type {
+  BashExecutorCapabilities,
+  BashExecutorFactory,
+  ConformanceExecutorOptions,
+} from "./executor_options.ts";
 export { describeBashExecutorConformance } from "./describe.ts";

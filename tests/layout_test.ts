@@ -1,0 +1,149 @@
+// The library's layout as a decision: each folder imports only from the
+// folders below it (no upward import, so no cycle between folders), no file
+// imports itself back through others, and each entry point exports the names
+// pinned in tests/entry_points.json, so that a change to a public surface is
+// made on purpose.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { describe, it } from "node:test";
+import { checkoutSkip, relativeImports, ROOT, sourceFiles } from "./_imports.ts";
+
+/**
+ * Each source folder and the folders it may import from: the layers, lowest
+ * first. `seam/` is the contract everything shares; `local/` holds the
+ * engine; `sandbox/` confines on it; `remote/` runs both over SSH; `tasks/`
+ * and `testing/` know only the contract; `tool/` is what a model sees.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  seam: [],
+  local: ["seam"],
+  tasks: ["seam"],
+  testing: ["seam"],
+  sandbox: ["seam", "local"],
+  remote: ["seam", "local", "sandbox"],
+  tool: ["seam", "tasks", "sandbox"],
+  npm_only: ["seam", "tool"],
+};
+
+/** Every source file of the library's folders, with the files it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const folder of Object.keys(MAY_IMPORT)) {
+    for (const file of sourceFiles(folder)) graph.set(file, relativeImports(file));
+  }
+  return graph;
+}
+
+/** The cycles among `graph`'s files, each as the path that closes it. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (file: string, path: string[]): void => {
+    state.set(file, "open");
+    for (const target of graph.get(file) ?? []) {
+      if (state.get(target) === "open") found.push([...path.slice(path.indexOf(target)), target]);
+      else if (!state.has(target) && graph.has(target)) visit(target, [...path, target]);
+    }
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file, [file]);
+  return found;
+}
+
+describe("the library's layout", { skip: checkoutSkip }, () => {
+  it("has each folder import only from the folders below it", () => {
+    const upward: string[] = [];
+    for (const [file, targets] of importGraph()) {
+      const folder = file.split("/")[0] ?? "";
+      for (const target of targets) {
+        const to = target.split("/")[0] ?? "";
+        if (to !== folder && !(MAY_IMPORT[folder] ?? []).includes(to)) {
+          upward.push(`${file} -> ${target}`);
+        }
+      }
+    }
+    assert.deepEqual(upward, [], "imports against the layers (see MAY_IMPORT)");
+  });
+
+  it("has no file that imports itself back through others", () => {
+    assert.deepEqual(cycles(importGraph()).map((cycle) => cycle.join(" -> ")), []);
+  });
+
+  it("finds a cycle and an upward import where there is one", () => {
+    const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]]]);
+    assert.deepEqual(cycles(graph), [["a.ts", "b.ts", "c.ts", "a.ts"]]);
+    assert.deepEqual(cycles(new Map([["a.ts", ["b.ts"]], ["b.ts", []]])), []);
+  });
+});
+
+/** The entry points: the library's (deno.json) and the CLI's (cli/deno.json), by export name. */
+function entryPoints(): Record<string, string> {
+  const points: Record<string, string> = {};
+  for (
+    const [config, prefix] of [["deno.json", "@shellseam/bash"], [
+      "cli/deno.json",
+      "@shellseam/cli",
+    ]]
+  ) {
+    const { exports } = JSON.parse(readFileSync(join(ROOT, config ?? ""), "utf8")) as {
+      exports: Record<string, string>;
+    };
+    const folder = config === "cli/deno.json" ? "cli" : ".";
+    for (const [key, file] of Object.entries(exports)) {
+      points[`${prefix}${key.slice(1)}`] = join(folder, file);
+    }
+  }
+  return points;
+}
+
+/**
+ * The names `file` exports, types included, as `deno doc` lists them; for a
+ * file it cannot read (`cli/mcp.ts`: it cannot resolve the MCP SDK's
+ * wildcard exports), the names of its own top-level `export` declarations.
+ */
+function exportedNames(file: string): string[] {
+  const doc = spawnSync(process.execPath, ["doc", "--json", file], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (doc.status === 0) {
+    const { nodes } = JSON.parse(doc.stdout) as {
+      nodes: Record<string, { symbols: { name: string }[] }>;
+    };
+    return Object.values(nodes).flatMap((node) => node.symbols.map((symbol) => symbol.name)).sort();
+  }
+  const declared = /^export (?:async )?(?:const|let|function|class|interface|type|enum) (\w+)/gm;
+  return [...readFileSync(join(ROOT, file), "utf8").matchAll(declared)].map((match) =>
+    match[1] ?? ""
+  )
+    .sort();
+}
+
+describe("the entry points", { skip: checkoutSkip }, () => {
+  it("export exactly the names pinned in tests/entry_points.json", () => {
+    const pinned = JSON.parse(
+      readFileSync(join(ROOT, "tests", "entry_points.json"), "utf8"),
+    ) as Record<
+      string,
+      string[]
+    >;
+    const points = entryPoints();
+    assert.deepEqual(Object.keys(points).sort(), Object.keys(pinned).sort(), "the entry points");
+    for (const [name, file] of Object.entries(points)) {
+      const names = exportedNames(file);
+      const was = pinned[name] ?? [];
+      const added = names.filter((exported) => !was.includes(exported));
+      const removed = was.filter((exported) => !names.includes(exported));
+      assert.deepEqual(
+        { added, removed },
+        { added: [], removed: [] },
+        `"${name}" (${file}) exports other names than tests/entry_points.json pins; if that is ` +
+          `meant, pin its list there: ${JSON.stringify(names)}`,
+      );
+    }
+  });
+});
