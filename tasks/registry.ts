@@ -293,7 +293,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     if (this.#maxLifetimeMs !== undefined) {
       const reason = `ran longer than the maximum lifetime of ${this.#maxLifetimeMs} ms`;
       entry.lifetimeTimer = setTimeout(() => {
-        this.#requestStop(entry, reason).catch((error) => this.#report(error, entry));
+        entry.requestStop(reason).catch((error) => this.#report(error, entry));
       }, this.#maxLifetimeMs);
     }
     Promise.resolve(hooks.done).then(
@@ -427,7 +427,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     }
     entry.acknowledged = true;
     try {
-      await this.#requestStop(entry, reason);
+      await entry.requestStop(reason);
     } catch (error) {
       if (!entry.settled) entry.acknowledged = false;
       throw error;
@@ -781,24 +781,6 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     }
   }
 
-  #requestStop(entry: TaskEntry<Output>, reason: string | undefined): Promise<void> {
-    if (entry.stopRequest === undefined) {
-      entry.status = "stopping";
-      entry.killReason = reason;
-      const request = Promise.resolve()
-        .then(() => (entry.settled ? undefined : entry.hooks.cancel(reason)))
-        .catch((error: unknown) => {
-          if (entry.settled) return;
-          entry.stopRequest = undefined;
-          entry.status = "running";
-          entry.killReason = undefined;
-          throw error;
-        });
-      entry.stopRequest = request;
-    }
-    return entry.stopRequest;
-  }
-
   async #disposeWhere(
     matches: (entry: TaskEntry<Output>) => boolean,
     by: Disposed["by"],
@@ -811,7 +793,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
         let cancelFailed = false;
         if (!entry.settled) {
           try {
-            await this.#requestStop(entry, DISPOSE_REASON);
+            await entry.requestStop(DISPOSE_REASON);
             await entry.settledOrDropped();
           } catch (error) {
             cancelFailed = true;
