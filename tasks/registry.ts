@@ -1,11 +1,6 @@
 import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
-import {
-  DisposedTaskError,
-  ExpiredTaskError,
-  TaskLimitError,
-  TaskOwnershipError,
-  UnknownTaskError,
-} from "./errors.ts";
+import { TaskLimitError, TaskOwnershipError } from "./errors.ts";
+import { type Disposed, TaskIds } from "./_ids.ts";
 import { failedSettlement, normalizeSettlement, TaskEntry, type WakeReason } from "./_entry.ts";
 import {
   assertHooks,
@@ -75,19 +70,6 @@ const DEFAULT_MAX_RUNNING = 64;
 const DISPOSE_REASON = "disposed with its owner";
 
 /**
- * How many ids dropped by a disposal are remembered, so they answer
- * `DisposedTaskError`; past it the oldest answer `ExpiredTaskError`.
- */
-const MAX_DISPOSED_IDS = 10_000;
-
-/** Why a disposal dropped a task, kept so its id answers `DisposedTaskError`. */
-interface Disposed {
-  owner: TaskOwner;
-  by: "owner" | "registry";
-  cancelFailed: boolean;
-}
-
-/**
  * Keeps the tasks (background commands, ...) that owners started, fenced by
  * owner: ids are `<kind>-N` with a counter per kind, another owner's id fails
  * with {@linkcode TaskOwnershipError} and an unknown one with
@@ -140,7 +122,7 @@ interface Disposed {
  */
 export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   readonly #tasks = new Map<string, TaskEntry<Output>>();
-  readonly #counters = new Map<string, number>();
+  readonly #ids = new TaskIds();
   readonly #listeners = new Set<
     { listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void }
   >();
@@ -148,8 +130,6 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   readonly #unnoticed = new Set<TaskEntry<Output>>();
   /** Settled tasks whose final state their owner saw, per owner, in the order seen. */
   readonly #seen = new Map<TaskOwner, Set<TaskEntry<Output>>>();
-  /** Ids dropped by a disposal, oldest first, at most `MAX_DISPOSED_IDS`. */
-  readonly #disposed = new Map<string, Disposed>();
   readonly #onListenerError: (error: unknown, snapshot: TaskSnapshot) => void;
   readonly #maxSettled: number;
   readonly #settledTtlMs: number;
@@ -286,9 +266,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     assertHooks(hooks);
     this.#prune();
     this.checkCapacity(owner);
-    const n = (this.#counters.get(kind) ?? 0) + 1;
-    this.#counters.set(kind, n);
-    const entry = new TaskEntry(`${kind}-${n}`, { kind, label, owner, hooks }, Date.now());
+    const entry = new TaskEntry(this.#ids.issue(kind), { kind, label, owner, hooks }, Date.now());
     this.#tasks.set(entry.id, entry);
     if (this.#maxLifetimeMs !== undefined) {
       const reason = `ran longer than the maximum lifetime of ${this.#maxLifetimeMs} ms`;
@@ -489,7 +467,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
         signal?.removeEventListener("abort", onAbort);
         entry.waiters.delete(finish);
         if (reason === "abort") return reject(signal?.reason);
-        if (reason === "dropped") return reject(this.#goneError(id, owner));
+        if (reason === "dropped") return reject(this.#ids.goneError(id, owner));
         // Taken now, not when the caller resumes, so the state returned and the
         // notice bookkeeping agree even when a timeout races the settlement.
         const snapshot = entry.snapshot();
@@ -690,27 +668,9 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     assertOwnerToken(owner, "owner");
     this.#prune();
     const entry = typeof id === "string" ? this.#tasks.get(id) : undefined;
-    if (entry === undefined) throw this.#goneError(id, owner);
+    if (entry === undefined) throw this.#ids.goneError(id, owner);
     if (entry.owner !== owner) throw new TaskOwnershipError(id);
     return entry;
-  }
-
-  /** The error for an id the registry does not keep: why it went, if it was issued. */
-  #goneError(id: unknown, owner: TaskOwner): UnknownTaskError | TaskOwnershipError {
-    const disposed = typeof id === "string" ? this.#disposed.get(id) : undefined;
-    if (disposed !== undefined) {
-      return disposed.owner === owner
-        ? new DisposedTaskError(String(id), disposed.by, disposed.cancelFailed)
-        : new TaskOwnershipError(String(id));
-    }
-    return this.#wasIssued(id) ? new ExpiredTaskError(id) : new UnknownTaskError(String(id));
-  }
-
-  /** True for an id this registry handed out: `<kind>-N` with N at most the kind's counter. */
-  #wasIssued(id: unknown): id is string {
-    const match = typeof id === "string" ? /^(.+)-([1-9][0-9]*)$/.exec(id) : null;
-    if (match === null) return false;
-    return Number(match[2]) <= (this.#counters.get(match[1] ?? "") ?? 0);
   }
 
   #acknowledge(entry: TaskEntry<Output>): void {
@@ -820,13 +780,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   #drop(entry: TaskEntry<Output>, disposed?: Disposed): void {
     if (this.#tasks.get(entry.id) !== entry) return;
     this.#tasks.delete(entry.id);
-    if (disposed !== undefined) {
-      this.#disposed.set(entry.id, disposed);
-      for (const oldest of this.#disposed.keys()) {
-        if (this.#disposed.size <= MAX_DISPOSED_IDS) break;
-        this.#disposed.delete(oldest);
-      }
-    }
+    if (disposed !== undefined) this.#ids.recordDisposed(entry.id, disposed);
     this.#unnoticed.delete(entry);
     clearTimeout(entry.lifetimeTimer);
     const seen = this.#seen.get(entry.owner);
