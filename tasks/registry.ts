@@ -1,6 +1,8 @@
 import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
 import { TaskLimitError, TaskOwnershipError } from "./errors.ts";
 import { type Disposed, TaskIds } from "./_ids.ts";
+import { DoneListeners } from "./_listeners.ts";
+import { SeenTasks } from "./_retention.ts";
 import { failedSettlement, normalizeSettlement, TaskEntry, type WakeReason } from "./_entry.ts";
 import {
   assertHooks,
@@ -123,16 +125,11 @@ const DISPOSE_REASON = "disposed with its owner";
 export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   readonly #tasks = new Map<string, TaskEntry<Output>>();
   readonly #ids = new TaskIds();
-  readonly #listeners = new Set<
-    { listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void }
-  >();
+  readonly #listeners = new DoneListeners();
   /** Settled tasks whose notice is still due, in settlement order. */
   readonly #unnoticed = new Set<TaskEntry<Output>>();
-  /** Settled tasks whose final state their owner saw, per owner, in the order seen. */
-  readonly #seen = new Map<TaskOwner, Set<TaskEntry<Output>>>();
+  readonly #seen: SeenTasks<Output>;
   readonly #onListenerError: (error: unknown, snapshot: TaskSnapshot) => void;
-  readonly #maxSettled: number;
-  readonly #settledTtlMs: number;
   readonly #maxRunning: number;
   readonly #maxLifetimeMs: number | undefined;
   #disposal: Promise<void> | undefined;
@@ -170,17 +167,18 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
           `A TaskRegistry listener or a hook it called on its own failed for task "${snapshot.id}":`,
           error,
         ));
-    this.#maxSettled = wholeOption(
+    const maxSettled = wholeOption(
       "maxSettledTasksPerOwner",
       options.maxSettledTasksPerOwner ?? DEFAULT_MAX_SETTLED,
       1,
       `omit it for ${DEFAULT_MAX_SETTLED}`,
     );
-    this.#settledTtlMs = timerOption(
+    const settledTtlMs = timerOption(
       "settledTaskTtlMs",
       options.settledTaskTtlMs ?? DEFAULT_SETTLED_TTL_MS,
       `omit it for ${DEFAULT_SETTLED_TTL_MS} (30 minutes)`,
     );
+    this.#seen = new SeenTasks(maxSettled, settledTtlMs);
     this.#maxRunning = wholeOption(
       "maxRunningTasksPerOwner",
       options.maxRunningTasksPerOwner ?? DEFAULT_MAX_RUNNING,
@@ -543,11 +541,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
         `"listener" must be a function; got ${describeValue(listener)}; pass a callback`,
       );
     }
-    const registration = { listener };
-    this.#listeners.add(registration);
-    return () => {
-      this.#listeners.delete(registration);
-    };
+    return this.#listeners.add(listener);
   }
 
   /**
@@ -681,26 +675,13 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
 
   /** Starts the retention of a settled task its owner saw; lets the oldest seen go past the cap. */
   #markSeen(entry: TaskEntry<Output>): void {
-    if (entry.seenAt !== undefined || this.#tasks.get(entry.id) !== entry) return;
-    entry.seenAt = Date.now();
-    let seen = this.#seen.get(entry.owner);
-    if (seen === undefined) this.#seen.set(entry.owner, seen = new Set());
-    seen.add(entry);
-    for (const oldest of seen) {
-      if (seen.size <= this.#maxSettled) break;
-      this.#drop(oldest);
-    }
+    if (this.#tasks.get(entry.id) !== entry) return;
+    for (const oldest of this.#seen.add(entry, Date.now())) this.#drop(oldest);
   }
 
   /** Lets go of every seen task older than the time limit. */
   #prune(): void {
-    const cutoff = Date.now() - this.#settledTtlMs;
-    for (const seen of [...this.#seen.values()]) {
-      for (const entry of seen) {
-        if ((entry.seenAt ?? 0) > cutoff) break;
-        this.#drop(entry);
-      }
-    }
+    for (const entry of this.#seen.expired(Date.now())) this.#drop(entry);
   }
 
   /** Reports an error of a call the registry made on its own. */
@@ -728,17 +709,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     if (entry.acknowledged) this.#markSeen(entry);
     if (!registered) this.#release(entry);
     entry.wake("settled");
-    const snapshot = entry.snapshot();
-    const report = (error: unknown): void => this.#report(error, entry);
-    for (const { listener } of [...this.#listeners]) {
-      try {
-        // An async listener's rejection is contained like a throw, not left unhandled.
-        const returned: unknown = listener(snapshot, entry.owner);
-        if (isThenable(returned)) Promise.resolve(returned).catch(report);
-      } catch (error) {
-        report(error);
-      }
-    }
+    this.#listeners.notify(entry.snapshot(), entry.owner, (error) => this.#report(error, entry));
   }
 
   async #disposeWhere(
@@ -783,16 +754,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     if (disposed !== undefined) this.#ids.recordDisposed(entry.id, disposed);
     this.#unnoticed.delete(entry);
     clearTimeout(entry.lifetimeTimer);
-    const seen = this.#seen.get(entry.owner);
-    seen?.delete(entry);
-    if (seen?.size === 0) this.#seen.delete(entry.owner);
+    this.#seen.delete(entry);
     if (entry.settled) this.#release(entry);
     entry.wake("dropped");
   }
-}
-
-/** True for a promise or any object with a `then` method. */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null &&
-    typeof (value as { then?: unknown }).then === "function";
 }
