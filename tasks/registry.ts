@@ -1,9 +1,11 @@
 import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
 import { TaskLimitError, TaskOwnershipError } from "./errors.ts";
+import { disposeEntries } from "./_disposal.ts";
 import { type Disposed, TaskIds } from "./_ids.ts";
 import { DoneListeners } from "./_listeners.ts";
+import { waitFor } from "./_wait.ts";
 import { SeenTasks } from "./_retention.ts";
-import { failedSettlement, normalizeSettlement, TaskEntry, type WakeReason } from "./_entry.ts";
+import { failedSettlement, normalizeSettlement, TaskEntry } from "./_entry.ts";
 import {
   assertHooks,
   assertKind,
@@ -67,9 +69,6 @@ export interface TaskRegistryOptions {
 const DEFAULT_MAX_SETTLED = 100;
 const DEFAULT_SETTLED_TTL_MS = 30 * 60_000;
 const DEFAULT_MAX_RUNNING = 64;
-
-/** The reason recorded as `killReason` when `disposeOwner` or disposal stops a task. */
-const DISPOSE_REASON = "disposed with its owner";
 
 /**
  * Keeps the tasks (background commands, ...) that owners started, fenced by
@@ -449,34 +448,20 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     owner: TaskOwner,
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TaskSnapshot> {
-    return new Promise<TaskSnapshot>((resolve, reject) => {
+    try {
       const entry = this.#entry(id, owner);
       const delay = timerDelay(options?.timeoutMs);
       const signal = options?.signal;
       assertSignal(signal);
-      signal?.throwIfAborted();
-      if (entry.settled) {
-        this.#acknowledge(entry);
-        resolve(entry.snapshot());
-        return;
-      }
-      const finish = (reason: WakeReason | "timeout" | "abort"): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        entry.waiters.delete(finish);
-        if (reason === "abort") return reject(signal?.reason);
-        if (reason === "dropped") return reject(this.#ids.goneError(id, owner));
-        // Taken now, not when the caller resumes, so the state returned and the
-        // notice bookkeeping agree even when a timeout races the settlement.
+      return waitFor(entry, delay, signal, (reason) => {
+        if (reason === "dropped") throw this.#ids.goneError(id, owner);
         const snapshot = entry.snapshot();
         if (entry.settled) this.#acknowledge(entry);
-        resolve(snapshot);
-      };
-      const onAbort = (): void => finish("abort");
-      const timer = delay === undefined ? undefined : setTimeout(() => finish("timeout"), delay);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      entry.waiters.add(finish);
-    });
+        return snapshot;
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -712,36 +697,11 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     this.#listeners.notify(entry.snapshot(), entry.owner, (error) => this.#report(error, entry));
   }
 
-  async #disposeWhere(
-    matches: (entry: TaskEntry<Output>) => boolean,
-    by: Disposed["by"],
-  ): Promise<void> {
-    const failures: { id: string; error: unknown }[] = [];
-    for (;;) {
-      const entries = [...this.#tasks.values()].filter(matches);
-      if (entries.length === 0) break;
-      await Promise.all(entries.map(async (entry) => {
-        let cancelFailed = false;
-        if (!entry.settled) {
-          try {
-            await entry.requestStop(DISPOSE_REASON);
-            await entry.settledOrDropped();
-          } catch (error) {
-            cancelFailed = true;
-            failures.push({ id: entry.id, error });
-          }
-        }
-        this.#drop(entry, { owner: entry.owner, by, cancelFailed });
-      }));
-    }
-    if (failures.length > 0) {
-      throw new AggregateError(
-        failures.map((f) => f.error),
-        `Could not cancel ${failures.length} task(s) (${
-          failures.map((f) => `"${f.id}"`).join(", ")
-        }); they were dropped but may still be running, so stop them by other means`,
-      );
-    }
+  #disposeWhere(matches: (entry: TaskEntry<Output>) => boolean, by: Disposed["by"]): Promise<void> {
+    return disposeEntries(
+      () => [...this.#tasks.values()].filter(matches),
+      (entry, cancelFailed) => this.#drop(entry, { owner: entry.owner, by, cancelFailed }),
+    );
   }
 
   /**
