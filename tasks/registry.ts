@@ -1,74 +1,23 @@
-import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
-import { TaskLimitError, TaskOwnershipError } from "./errors.ts";
-import { disposeEntries } from "./_disposal.ts";
-import { type Disposed, TaskIds } from "./_ids.ts";
-import { DoneListeners } from "./_listeners.ts";
-import { waitFor } from "./_wait.ts";
-import { SeenTasks } from "./_retention.ts";
-import { failedSettlement, normalizeSettlement, TaskEntry } from "./_entry.ts";
+import { BashSpawnError } from "../seam/errors.ts";
+import { TaskBook } from "./_book.ts";
+import type { TaskEntry } from "./_entry.ts";
+import { registrySettings } from "./_options.ts";
 import {
   assertHooks,
   assertKind,
   assertLabel,
+  assertListener,
   assertOwnerToken,
+  assertReason,
   assertSignal,
   timerDelay,
-  timerOption,
-  wholeOption,
 } from "./_validate.ts";
-import { describeValue } from "../seam/_checks.ts";
+import { waitFor } from "./_wait.ts";
+import type { TaskRegistryOptions } from "./options.ts";
 import type { TaskOwner } from "./owner.ts";
-import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task.ts";
+import type { TaskHooks, TaskNotice, TaskSnapshot } from "./task.ts";
 
-/**
- * Options of a {@linkcode TaskRegistry}.
- *
- * @example On Deno and Node 24 (`await using`)
- * ```ts
- * import { TaskRegistry, type TaskRegistryOptions } from "@shellseam/bash/tasks";
- * import assert from "node:assert/strict";
- *
- * const errors: unknown[] = [];
- * const options: TaskRegistryOptions = { onListenerError: (error) => errors.push(error) };
- * await using registry = new TaskRegistry(options);
- * assert.ok(registry instanceof TaskRegistry);
- * ```
- */
-export interface TaskRegistryOptions {
-  /**
-   * Called when an `onTaskDone` listener throws or its returned promise
-   * rejects, and when a call the registry makes on its own fails (the
-   * `release` of a task it let go, the `cancel` at the maximum lifetime). The
-   * error never affects the settlement or the other listeners. Defaults to
-   * logging with `console.error`.
-   */
-  onListenerError?: (error: unknown, snapshot: TaskSnapshot) => void;
-  /**
-   * How many settled tasks whose final state was seen are kept per owner
-   * (default 100, at least 1); past it the oldest seen is let go.
-   */
-  maxSettledTasksPerOwner?: number;
-  /**
-   * How long a settled task is kept after its final state was seen, in
-   * milliseconds (default 1800000, 30 minutes).
-   */
-  settledTaskTtlMs?: number;
-  /**
-   * How many tasks an owner may have running (or stopping) at once (default
-   * 64); `register` refuses more with `TaskLimitError`.
-   */
-  maxRunningTasksPerOwner?: number;
-  /**
-   * When set, a task still running this many milliseconds after it was
-   * registered is stopped, with a `killReason` that says so (default: none).
-   */
-  maxTaskLifetimeMs?: number;
-}
-
-/** The defaults of the retention and limit options. */
-const DEFAULT_MAX_SETTLED = 100;
-const DEFAULT_SETTLED_TTL_MS = 30 * 60_000;
-const DEFAULT_MAX_RUNNING = 64;
+export type { TaskRegistryOptions } from "./options.ts";
 
 /**
  * Keeps the tasks (background commands, ...) that owners started, fenced by
@@ -122,15 +71,7 @@ const DEFAULT_MAX_RUNNING = 64;
  * ```
  */
 export class TaskRegistry<Output = unknown> implements AsyncDisposable {
-  readonly #tasks = new Map<string, TaskEntry<Output>>();
-  readonly #ids = new TaskIds();
-  readonly #listeners = new DoneListeners();
-  /** Settled tasks whose notice is still due, in settlement order. */
-  readonly #unnoticed = new Set<TaskEntry<Output>>();
-  readonly #seen: SeenTasks<Output>;
-  readonly #onListenerError: (error: unknown, snapshot: TaskSnapshot) => void;
-  readonly #maxRunning: number;
-  readonly #maxLifetimeMs: number | undefined;
+  readonly #book: TaskBook<Output>;
   #disposal: Promise<void> | undefined;
 
   /**
@@ -151,42 +92,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * ```
    */
   constructor(options: TaskRegistryOptions = {}) {
-    const valid = typeof options === "object" && options !== null &&
-      (options.onListenerError === undefined || typeof options.onListenerError === "function");
-    if (!valid) {
-      throw new BashConfigError(
-        `"options" must be an object whose optional "onListenerError" is a function; got ${
-          describeValue(options?.onListenerError ?? options)
-        }; pass {} for the defaults`,
-      );
-    }
-    this.#onListenerError = options.onListenerError ??
-      ((error, snapshot) =>
-        console.error(
-          `A TaskRegistry listener or a hook it called on its own failed for task "${snapshot.id}":`,
-          error,
-        ));
-    const maxSettled = wholeOption(
-      "maxSettledTasksPerOwner",
-      options.maxSettledTasksPerOwner ?? DEFAULT_MAX_SETTLED,
-      1,
-      `omit it for ${DEFAULT_MAX_SETTLED}`,
-    );
-    const settledTtlMs = timerOption(
-      "settledTaskTtlMs",
-      options.settledTaskTtlMs ?? DEFAULT_SETTLED_TTL_MS,
-      `omit it for ${DEFAULT_SETTLED_TTL_MS} (30 minutes)`,
-    );
-    this.#seen = new SeenTasks(maxSettled, settledTtlMs);
-    this.#maxRunning = wholeOption(
-      "maxRunningTasksPerOwner",
-      options.maxRunningTasksPerOwner ?? DEFAULT_MAX_RUNNING,
-      1,
-      `omit it for ${DEFAULT_MAX_RUNNING}`,
-    );
-    this.#maxLifetimeMs = options.maxTaskLifetimeMs === undefined
-      ? undefined
-      : timerOption("maxTaskLifetimeMs", options.maxTaskLifetimeMs, "omit it for no limit");
+    this.#book = new TaskBook(registrySettings(options));
   }
 
   /**
@@ -213,11 +119,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   checkCapacity(owner: TaskOwner): void {
     assertOwnerToken(owner, "owner");
-    let running = 0;
-    for (const entry of this.#tasks.values()) {
-      if (entry.owner === owner && !entry.settled) running++;
-    }
-    if (running >= this.#maxRunning) throw new TaskLimitError(this.#maxRunning);
+    this.#book.checkCapacity(owner);
   }
 
   /**
@@ -261,21 +163,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     assertLabel(label);
     assertOwnerToken(owner, "owner");
     assertHooks(hooks);
-    this.#prune();
-    this.checkCapacity(owner);
-    const entry = new TaskEntry(this.#ids.issue(kind), { kind, label, owner, hooks }, Date.now());
-    this.#tasks.set(entry.id, entry);
-    if (this.#maxLifetimeMs !== undefined) {
-      const reason = `ran longer than the maximum lifetime of ${this.#maxLifetimeMs} ms`;
-      entry.lifetimeTimer = setTimeout(() => {
-        entry.requestStop(reason).catch((error) => this.#report(error, entry));
-      }, this.#maxLifetimeMs);
-    }
-    Promise.resolve(hooks.done).then(
-      (value) => this.#settle(entry, normalizeSettlement(value)),
-      (error) => this.#settle(entry, failedSettlement(error)),
-    );
-    return entry.snapshot();
+    return this.#book.add({ kind, label, owner, hooks }).snapshot();
   }
 
   /**
@@ -344,7 +232,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     const entry = this.#entry(id, owner);
     const output = entry.hooks.readOutput?.();
     const snapshot = entry.snapshot();
-    if (entry.settled) this.#acknowledge(entry);
+    if (entry.settled) this.#book.acknowledge(entry);
     return { snapshot, output };
   }
 
@@ -391,23 +279,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     reason?: string,
   ): Promise<"requested" | "already-finished"> {
     const entry = this.#entry(id, owner);
-    if (reason !== undefined && typeof reason !== "string") {
-      throw new BashConfigError(
-        `"reason" must be a string; got ${describeValue(reason)}; pass a short sentence or omit it`,
-      );
-    }
-    if (entry.settled) {
-      this.#acknowledge(entry);
-      return "already-finished";
-    }
-    entry.acknowledged = true;
-    try {
-      await entry.requestStop(reason);
-    } catch (error) {
-      if (!entry.settled) entry.acknowledged = false;
-      throw error;
-    }
-    return "requested";
+    assertReason(reason);
+    return await this.#book.kill(entry, reason);
   }
 
   /**
@@ -454,9 +327,9 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
       const signal = options?.signal;
       assertSignal(signal);
       return waitFor(entry, delay, signal, (reason) => {
-        if (reason === "dropped") throw this.#ids.goneError(id, owner);
+        if (reason === "dropped") throw this.#book.goneError(id, owner);
         const snapshot = entry.snapshot();
-        if (entry.settled) this.#acknowledge(entry);
+        if (entry.settled) this.#book.acknowledge(entry);
         return snapshot;
       });
     } catch (error) {
@@ -482,12 +355,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   list(owner: TaskOwner): TaskSnapshot[] {
     assertOwnerToken(owner, "owner");
-    this.#prune();
-    const snapshots: TaskSnapshot[] = [];
-    for (const entry of this.#tasks.values()) {
-      if (entry.owner === owner) snapshots.push(entry.snapshot());
-    }
-    return snapshots;
+    return this.#book.list(owner);
   }
 
   /**
@@ -521,12 +389,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   onTaskDone(
     listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void,
   ): () => void {
-    if (typeof listener !== "function") {
-      throw new BashConfigError(
-        `"listener" must be a function; got ${describeValue(listener)}; pass a callback`,
-      );
-    }
-    return this.#listeners.add(listener);
+    assertListener(listener);
+    return this.#book.listeners.add(listener);
   }
 
   /**
@@ -551,14 +415,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   takeNotices(owner: TaskOwner): TaskNotice[] {
     assertOwnerToken(owner, "owner");
-    this.#prune();
-    const notices: TaskNotice[] = [];
-    for (const entry of this.#unnoticed) {
-      if (entry.owner !== owner) continue;
-      this.#acknowledge(entry);
-      notices.push({ snapshot: entry.snapshot() });
-    }
-    return notices;
+    return this.#book.takeNotices(owner);
   }
 
   /**
@@ -597,7 +454,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   disposeOwner(owner: TaskOwner): Promise<void> {
     assertOwnerToken(owner, "owner");
-    return this.#disposeWhere((entry) => entry.owner === owner, "owner");
+    return this.#book.dispose((entry) => entry.owner === owner, "owner");
   }
 
   /**
@@ -620,7 +477,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * ```
    */
   [Symbol.asyncDispose](): Promise<void> {
-    this.#disposal ??= this.#disposeWhere(() => true, "registry");
+    this.#disposal ??= this.#book.dispose(() => true, "registry");
     return this.#disposal;
   }
 
@@ -645,77 +502,6 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
 
   #entry(id: string, owner: TaskOwner): TaskEntry<Output> {
     assertOwnerToken(owner, "owner");
-    this.#prune();
-    const entry = typeof id === "string" ? this.#tasks.get(id) : undefined;
-    if (entry === undefined) throw this.#ids.goneError(id, owner);
-    if (entry.owner !== owner) throw new TaskOwnershipError(id);
-    return entry;
-  }
-
-  #acknowledge(entry: TaskEntry<Output>): void {
-    entry.acknowledged = true;
-    this.#unnoticed.delete(entry);
-    if (entry.settled) this.#markSeen(entry);
-  }
-
-  /** Starts the retention of a settled task its owner saw; lets the oldest seen go past the cap. */
-  #markSeen(entry: TaskEntry<Output>): void {
-    if (this.#tasks.get(entry.id) !== entry) return;
-    for (const oldest of this.#seen.add(entry, Date.now())) this.#drop(oldest);
-  }
-
-  /** Lets go of every seen task older than the time limit. */
-  #prune(): void {
-    for (const entry of this.#seen.expired(Date.now())) this.#drop(entry);
-  }
-
-  /** Reports an error of a call the registry made on its own. */
-  #report(error: unknown, entry: TaskEntry<Output>): void {
-    try {
-      this.#onListenerError(error, entry.snapshot());
-    } catch {
-      // A failing error reporter must not break the registry either.
-    }
-  }
-
-  #release(entry: TaskEntry<Output>): void {
-    const release = entry.hooks.release;
-    if (release === undefined) return;
-    Promise.resolve()
-      .then(() => release.call(entry.hooks))
-      .catch((error: unknown) => this.#report(error, entry));
-  }
-
-  #settle(entry: TaskEntry<Output>, settlement: TaskSettlement): void {
-    entry.settle(settlement, Date.now());
-    clearTimeout(entry.lifetimeTimer);
-    const registered = this.#tasks.get(entry.id) === entry;
-    if (!entry.acknowledged && registered) this.#unnoticed.add(entry);
-    if (entry.acknowledged) this.#markSeen(entry);
-    if (!registered) this.#release(entry);
-    entry.wake("settled");
-    this.#listeners.notify(entry.snapshot(), entry.owner, (error) => this.#report(error, entry));
-  }
-
-  #disposeWhere(matches: (entry: TaskEntry<Output>) => boolean, by: Disposed["by"]): Promise<void> {
-    return disposeEntries(
-      () => [...this.#tasks.values()].filter(matches),
-      (entry, cancelFailed) => this.#drop(entry, { owner: entry.owner, by, cancelFailed }),
-    );
-  }
-
-  /**
-   * Forgets a task; a settled one is released now, an unsettled one when it
-   * settles. `disposed` says which disposal dropped it (none: retention let it go).
-   */
-  #drop(entry: TaskEntry<Output>, disposed?: Disposed): void {
-    if (this.#tasks.get(entry.id) !== entry) return;
-    this.#tasks.delete(entry.id);
-    if (disposed !== undefined) this.#ids.recordDisposed(entry.id, disposed);
-    this.#unnoticed.delete(entry);
-    clearTimeout(entry.lifetimeTimer);
-    this.#seen.delete(entry);
-    if (entry.settled) this.#release(entry);
-    entry.wake("dropped");
+    return this.#book.entry(id, owner);
   }
 }
