@@ -17,8 +17,6 @@ import type { TaskRegistryOptions } from "./options.ts";
 import type { TaskOwner } from "./owner.ts";
 import type { TaskHooks, TaskNotice, TaskSnapshot } from "./task.ts";
 
-export type { TaskRegistryOptions } from "./options.ts";
-
 /**
  * Keeps the tasks (background commands, ...) that owners started, fenced by
  * owner: ids are `<kind>-N` with a counter per kind, another owner's id fails
