@@ -65,6 +65,30 @@ export class TaskEntry<Output> {
     for (const waiter of waiters) waiter(reason);
   }
 
+  /**
+   * Asks the task to stop: the status is `stopping` and `killReason` is
+   * `reason` from now on, and the hooks' `cancel` is called unless the task
+   * settled first. Later calls share this request. A cancel that fails before
+   * the task settled puts the task back to `running` and rejects, so the next
+   * call asks again.
+   */
+  requestStop(reason: string | undefined): Promise<void> {
+    if (this.stopRequest === undefined) {
+      this.status = "stopping";
+      this.killReason = reason;
+      this.stopRequest = Promise.resolve()
+        .then(() => (this.settled ? undefined : this.hooks.cancel(reason)))
+        .catch((error: unknown) => {
+          if (this.settled) return;
+          this.stopRequest = undefined;
+          this.status = "running";
+          this.killReason = undefined;
+          throw error;
+        });
+    }
+    return this.stopRequest;
+  }
+
   /** Resolves once the task settled or was dropped. */
   settledOrDropped(): Promise<void> {
     if (this.settled) return Promise.resolve();

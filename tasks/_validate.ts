@@ -34,6 +34,24 @@ export function assertLabel(label: unknown): asserts label is string {
   }
 }
 
+/** Throws unless the reason of a kill is absent or a string. */
+export function assertReason(reason: unknown): asserts reason is string | undefined {
+  if (reason !== undefined && typeof reason !== "string") {
+    throw new BashConfigError(
+      `"reason" must be a string; got ${describeValue(reason)}; pass a short sentence or omit it`,
+    );
+  }
+}
+
+/** Throws unless `listener` is a function. */
+export function assertListener(listener: unknown): asserts listener is (...args: never) => unknown {
+  if (typeof listener !== "function") {
+    throw new BashConfigError(
+      `"listener" must be a function; got ${describeValue(listener)}; pass a callback`,
+    );
+  }
+}
+
 /**
  * Throws unless `hooks` has a `cancel` function, a `done` promise and
  * optional `readOutput` and `release` functions.

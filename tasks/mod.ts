@@ -22,5 +22,6 @@ export {
   UnknownTaskError,
 } from "./errors.ts";
 export { type TaskOwner, taskOwner } from "./owner.ts";
-export { TaskRegistry, type TaskRegistryOptions } from "./registry.ts";
+export { TaskRegistry } from "./registry.ts";
+export type { TaskRegistryOptions } from "./options.ts";
 export type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot, TaskStatus } from "./task.ts";

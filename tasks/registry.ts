@@ -1,91 +1,21 @@
-import { BashConfigError, BashSpawnError } from "../seam/errors.ts";
-import {
-  DisposedTaskError,
-  ExpiredTaskError,
-  TaskLimitError,
-  TaskOwnershipError,
-  UnknownTaskError,
-} from "./errors.ts";
-import { failedSettlement, normalizeSettlement, TaskEntry, type WakeReason } from "./_entry.ts";
+import { BashSpawnError } from "../seam/errors.ts";
+import { TaskBook } from "./_book.ts";
+import type { TaskEntry } from "./_entry.ts";
+import { registrySettings } from "./_options.ts";
 import {
   assertHooks,
   assertKind,
   assertLabel,
+  assertListener,
   assertOwnerToken,
+  assertReason,
   assertSignal,
   timerDelay,
-  timerOption,
-  wholeOption,
 } from "./_validate.ts";
-import { describeValue } from "../seam/_checks.ts";
+import { waitFor } from "./_wait.ts";
+import type { TaskRegistryOptions } from "./options.ts";
 import type { TaskOwner } from "./owner.ts";
-import type { TaskHooks, TaskNotice, TaskSettlement, TaskSnapshot } from "./task.ts";
-
-/**
- * Options of a {@linkcode TaskRegistry}.
- *
- * @example On Deno and Node 24 (`await using`)
- * ```ts
- * import { TaskRegistry, type TaskRegistryOptions } from "@shellseam/bash/tasks";
- * import assert from "node:assert/strict";
- *
- * const errors: unknown[] = [];
- * const options: TaskRegistryOptions = { onListenerError: (error) => errors.push(error) };
- * await using registry = new TaskRegistry(options);
- * assert.ok(registry instanceof TaskRegistry);
- * ```
- */
-export interface TaskRegistryOptions {
-  /**
-   * Called when an `onTaskDone` listener throws or its returned promise
-   * rejects, and when a call the registry makes on its own fails (the
-   * `release` of a task it let go, the `cancel` at the maximum lifetime). The
-   * error never affects the settlement or the other listeners. Defaults to
-   * logging with `console.error`.
-   */
-  onListenerError?: (error: unknown, snapshot: TaskSnapshot) => void;
-  /**
-   * How many settled tasks whose final state was seen are kept per owner
-   * (default 100, at least 1); past it the oldest seen is let go.
-   */
-  maxSettledTasksPerOwner?: number;
-  /**
-   * How long a settled task is kept after its final state was seen, in
-   * milliseconds (default 1800000, 30 minutes).
-   */
-  settledTaskTtlMs?: number;
-  /**
-   * How many tasks an owner may have running (or stopping) at once (default
-   * 64); `register` refuses more with `TaskLimitError`.
-   */
-  maxRunningTasksPerOwner?: number;
-  /**
-   * When set, a task still running this many milliseconds after it was
-   * registered is stopped, with a `killReason` that says so (default: none).
-   */
-  maxTaskLifetimeMs?: number;
-}
-
-/** The defaults of the retention and limit options. */
-const DEFAULT_MAX_SETTLED = 100;
-const DEFAULT_SETTLED_TTL_MS = 30 * 60_000;
-const DEFAULT_MAX_RUNNING = 64;
-
-/** The reason recorded as `killReason` when `disposeOwner` or disposal stops a task. */
-const DISPOSE_REASON = "disposed with its owner";
-
-/**
- * How many ids dropped by a disposal are remembered, so they answer
- * `DisposedTaskError`; past it the oldest answer `ExpiredTaskError`.
- */
-const MAX_DISPOSED_IDS = 10_000;
-
-/** Why a disposal dropped a task, kept so its id answers `DisposedTaskError`. */
-interface Disposed {
-  owner: TaskOwner;
-  by: "owner" | "registry";
-  cancelFailed: boolean;
-}
+import type { TaskHooks, TaskNotice, TaskSnapshot } from "./task.ts";
 
 /**
  * Keeps the tasks (background commands, ...) that owners started, fenced by
@@ -139,22 +69,7 @@ interface Disposed {
  * ```
  */
 export class TaskRegistry<Output = unknown> implements AsyncDisposable {
-  readonly #tasks = new Map<string, TaskEntry<Output>>();
-  readonly #counters = new Map<string, number>();
-  readonly #listeners = new Set<
-    { listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void }
-  >();
-  /** Settled tasks whose notice is still due, in settlement order. */
-  readonly #unnoticed = new Set<TaskEntry<Output>>();
-  /** Settled tasks whose final state their owner saw, per owner, in the order seen. */
-  readonly #seen = new Map<TaskOwner, Set<TaskEntry<Output>>>();
-  /** Ids dropped by a disposal, oldest first, at most `MAX_DISPOSED_IDS`. */
-  readonly #disposed = new Map<string, Disposed>();
-  readonly #onListenerError: (error: unknown, snapshot: TaskSnapshot) => void;
-  readonly #maxSettled: number;
-  readonly #settledTtlMs: number;
-  readonly #maxRunning: number;
-  readonly #maxLifetimeMs: number | undefined;
+  readonly #book: TaskBook<Output>;
   #disposal: Promise<void> | undefined;
 
   /**
@@ -175,41 +90,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * ```
    */
   constructor(options: TaskRegistryOptions = {}) {
-    const valid = typeof options === "object" && options !== null &&
-      (options.onListenerError === undefined || typeof options.onListenerError === "function");
-    if (!valid) {
-      throw new BashConfigError(
-        `"options" must be an object whose optional "onListenerError" is a function; got ${
-          describeValue(options?.onListenerError ?? options)
-        }; pass {} for the defaults`,
-      );
-    }
-    this.#onListenerError = options.onListenerError ??
-      ((error, snapshot) =>
-        console.error(
-          `A TaskRegistry listener or a hook it called on its own failed for task "${snapshot.id}":`,
-          error,
-        ));
-    this.#maxSettled = wholeOption(
-      "maxSettledTasksPerOwner",
-      options.maxSettledTasksPerOwner ?? DEFAULT_MAX_SETTLED,
-      1,
-      `omit it for ${DEFAULT_MAX_SETTLED}`,
-    );
-    this.#settledTtlMs = timerOption(
-      "settledTaskTtlMs",
-      options.settledTaskTtlMs ?? DEFAULT_SETTLED_TTL_MS,
-      `omit it for ${DEFAULT_SETTLED_TTL_MS} (30 minutes)`,
-    );
-    this.#maxRunning = wholeOption(
-      "maxRunningTasksPerOwner",
-      options.maxRunningTasksPerOwner ?? DEFAULT_MAX_RUNNING,
-      1,
-      `omit it for ${DEFAULT_MAX_RUNNING}`,
-    );
-    this.#maxLifetimeMs = options.maxTaskLifetimeMs === undefined
-      ? undefined
-      : timerOption("maxTaskLifetimeMs", options.maxTaskLifetimeMs, "omit it for no limit");
+    this.#book = new TaskBook(registrySettings(options));
   }
 
   /**
@@ -236,11 +117,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   checkCapacity(owner: TaskOwner): void {
     assertOwnerToken(owner, "owner");
-    let running = 0;
-    for (const entry of this.#tasks.values()) {
-      if (entry.owner === owner && !entry.settled) running++;
-    }
-    if (running >= this.#maxRunning) throw new TaskLimitError(this.#maxRunning);
+    this.#book.checkCapacity(owner);
   }
 
   /**
@@ -284,23 +161,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     assertLabel(label);
     assertOwnerToken(owner, "owner");
     assertHooks(hooks);
-    this.#prune();
-    this.checkCapacity(owner);
-    const n = (this.#counters.get(kind) ?? 0) + 1;
-    this.#counters.set(kind, n);
-    const entry = new TaskEntry(`${kind}-${n}`, { kind, label, owner, hooks }, Date.now());
-    this.#tasks.set(entry.id, entry);
-    if (this.#maxLifetimeMs !== undefined) {
-      const reason = `ran longer than the maximum lifetime of ${this.#maxLifetimeMs} ms`;
-      entry.lifetimeTimer = setTimeout(() => {
-        this.#requestStop(entry, reason).catch((error) => this.#report(error, entry));
-      }, this.#maxLifetimeMs);
-    }
-    Promise.resolve(hooks.done).then(
-      (value) => this.#settle(entry, normalizeSettlement(value)),
-      (error) => this.#settle(entry, failedSettlement(error)),
-    );
-    return entry.snapshot();
+    return this.#book.add({ kind, label, owner, hooks }).snapshot();
   }
 
   /**
@@ -369,7 +230,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     const entry = this.#entry(id, owner);
     const output = entry.hooks.readOutput?.();
     const snapshot = entry.snapshot();
-    if (entry.settled) this.#acknowledge(entry);
+    if (entry.settled) this.#book.acknowledge(entry);
     return { snapshot, output };
   }
 
@@ -416,23 +277,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     reason?: string,
   ): Promise<"requested" | "already-finished"> {
     const entry = this.#entry(id, owner);
-    if (reason !== undefined && typeof reason !== "string") {
-      throw new BashConfigError(
-        `"reason" must be a string; got ${describeValue(reason)}; pass a short sentence or omit it`,
-      );
-    }
-    if (entry.settled) {
-      this.#acknowledge(entry);
-      return "already-finished";
-    }
-    entry.acknowledged = true;
-    try {
-      await this.#requestStop(entry, reason);
-    } catch (error) {
-      if (!entry.settled) entry.acknowledged = false;
-      throw error;
-    }
-    return "requested";
+    assertReason(reason);
+    return await this.#book.kill(entry, reason);
   }
 
   /**
@@ -473,34 +319,20 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
     owner: TaskOwner,
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TaskSnapshot> {
-    return new Promise<TaskSnapshot>((resolve, reject) => {
+    try {
       const entry = this.#entry(id, owner);
       const delay = timerDelay(options?.timeoutMs);
       const signal = options?.signal;
       assertSignal(signal);
-      signal?.throwIfAborted();
-      if (entry.settled) {
-        this.#acknowledge(entry);
-        resolve(entry.snapshot());
-        return;
-      }
-      const finish = (reason: WakeReason | "timeout" | "abort"): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        entry.waiters.delete(finish);
-        if (reason === "abort") return reject(signal?.reason);
-        if (reason === "dropped") return reject(this.#goneError(id, owner));
-        // Taken now, not when the caller resumes, so the state returned and the
-        // notice bookkeeping agree even when a timeout races the settlement.
+      return waitFor(entry, delay, signal, (reason) => {
+        if (reason === "dropped") throw this.#book.goneError(id, owner);
         const snapshot = entry.snapshot();
-        if (entry.settled) this.#acknowledge(entry);
-        resolve(snapshot);
-      };
-      const onAbort = (): void => finish("abort");
-      const timer = delay === undefined ? undefined : setTimeout(() => finish("timeout"), delay);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      entry.waiters.add(finish);
-    });
+        if (entry.settled) this.#book.acknowledge(entry);
+        return snapshot;
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -521,12 +353,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   list(owner: TaskOwner): TaskSnapshot[] {
     assertOwnerToken(owner, "owner");
-    this.#prune();
-    const snapshots: TaskSnapshot[] = [];
-    for (const entry of this.#tasks.values()) {
-      if (entry.owner === owner) snapshots.push(entry.snapshot());
-    }
-    return snapshots;
+    return this.#book.list(owner);
   }
 
   /**
@@ -560,16 +387,8 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
   onTaskDone(
     listener: (snapshot: TaskSnapshot, owner: TaskOwner) => void,
   ): () => void {
-    if (typeof listener !== "function") {
-      throw new BashConfigError(
-        `"listener" must be a function; got ${describeValue(listener)}; pass a callback`,
-      );
-    }
-    const registration = { listener };
-    this.#listeners.add(registration);
-    return () => {
-      this.#listeners.delete(registration);
-    };
+    assertListener(listener);
+    return this.#book.listeners.add(listener);
   }
 
   /**
@@ -594,14 +413,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   takeNotices(owner: TaskOwner): TaskNotice[] {
     assertOwnerToken(owner, "owner");
-    this.#prune();
-    const notices: TaskNotice[] = [];
-    for (const entry of this.#unnoticed) {
-      if (entry.owner !== owner) continue;
-      this.#acknowledge(entry);
-      notices.push({ snapshot: entry.snapshot() });
-    }
-    return notices;
+    return this.#book.takeNotices(owner);
   }
 
   /**
@@ -640,7 +452,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    */
   disposeOwner(owner: TaskOwner): Promise<void> {
     assertOwnerToken(owner, "owner");
-    return this.#disposeWhere((entry) => entry.owner === owner, "owner");
+    return this.#book.dispose((entry) => entry.owner === owner, "owner");
   }
 
   /**
@@ -663,7 +475,7 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
    * ```
    */
   [Symbol.asyncDispose](): Promise<void> {
-    this.#disposal ??= this.#disposeWhere(() => true, "registry");
+    this.#disposal ??= this.#book.dispose(() => true, "registry");
     return this.#disposal;
   }
 
@@ -688,175 +500,6 @@ export class TaskRegistry<Output = unknown> implements AsyncDisposable {
 
   #entry(id: string, owner: TaskOwner): TaskEntry<Output> {
     assertOwnerToken(owner, "owner");
-    this.#prune();
-    const entry = typeof id === "string" ? this.#tasks.get(id) : undefined;
-    if (entry === undefined) throw this.#goneError(id, owner);
-    if (entry.owner !== owner) throw new TaskOwnershipError(id);
-    return entry;
+    return this.#book.entry(id, owner);
   }
-
-  /** The error for an id the registry does not keep: why it went, if it was issued. */
-  #goneError(id: unknown, owner: TaskOwner): UnknownTaskError | TaskOwnershipError {
-    const disposed = typeof id === "string" ? this.#disposed.get(id) : undefined;
-    if (disposed !== undefined) {
-      return disposed.owner === owner
-        ? new DisposedTaskError(String(id), disposed.by, disposed.cancelFailed)
-        : new TaskOwnershipError(String(id));
-    }
-    return this.#wasIssued(id) ? new ExpiredTaskError(id) : new UnknownTaskError(String(id));
-  }
-
-  /** True for an id this registry handed out: `<kind>-N` with N at most the kind's counter. */
-  #wasIssued(id: unknown): id is string {
-    const match = typeof id === "string" ? /^(.+)-([1-9][0-9]*)$/.exec(id) : null;
-    if (match === null) return false;
-    return Number(match[2]) <= (this.#counters.get(match[1] ?? "") ?? 0);
-  }
-
-  #acknowledge(entry: TaskEntry<Output>): void {
-    entry.acknowledged = true;
-    this.#unnoticed.delete(entry);
-    if (entry.settled) this.#markSeen(entry);
-  }
-
-  /** Starts the retention of a settled task its owner saw; lets the oldest seen go past the cap. */
-  #markSeen(entry: TaskEntry<Output>): void {
-    if (entry.seenAt !== undefined || this.#tasks.get(entry.id) !== entry) return;
-    entry.seenAt = Date.now();
-    let seen = this.#seen.get(entry.owner);
-    if (seen === undefined) this.#seen.set(entry.owner, seen = new Set());
-    seen.add(entry);
-    for (const oldest of seen) {
-      if (seen.size <= this.#maxSettled) break;
-      this.#drop(oldest);
-    }
-  }
-
-  /** Lets go of every seen task older than the time limit. */
-  #prune(): void {
-    const cutoff = Date.now() - this.#settledTtlMs;
-    for (const seen of [...this.#seen.values()]) {
-      for (const entry of seen) {
-        if ((entry.seenAt ?? 0) > cutoff) break;
-        this.#drop(entry);
-      }
-    }
-  }
-
-  /** Reports an error of a call the registry made on its own. */
-  #report(error: unknown, entry: TaskEntry<Output>): void {
-    try {
-      this.#onListenerError(error, entry.snapshot());
-    } catch {
-      // A failing error reporter must not break the registry either.
-    }
-  }
-
-  #release(entry: TaskEntry<Output>): void {
-    const release = entry.hooks.release;
-    if (release === undefined) return;
-    Promise.resolve()
-      .then(() => release.call(entry.hooks))
-      .catch((error: unknown) => this.#report(error, entry));
-  }
-
-  #settle(entry: TaskEntry<Output>, settlement: TaskSettlement): void {
-    entry.settle(settlement, Date.now());
-    clearTimeout(entry.lifetimeTimer);
-    const registered = this.#tasks.get(entry.id) === entry;
-    if (!entry.acknowledged && registered) this.#unnoticed.add(entry);
-    if (entry.acknowledged) this.#markSeen(entry);
-    if (!registered) this.#release(entry);
-    entry.wake("settled");
-    const snapshot = entry.snapshot();
-    const report = (error: unknown): void => this.#report(error, entry);
-    for (const { listener } of [...this.#listeners]) {
-      try {
-        // An async listener's rejection is contained like a throw, not left unhandled.
-        const returned: unknown = listener(snapshot, entry.owner);
-        if (isThenable(returned)) Promise.resolve(returned).catch(report);
-      } catch (error) {
-        report(error);
-      }
-    }
-  }
-
-  #requestStop(entry: TaskEntry<Output>, reason: string | undefined): Promise<void> {
-    if (entry.stopRequest === undefined) {
-      entry.status = "stopping";
-      entry.killReason = reason;
-      const request = Promise.resolve()
-        .then(() => (entry.settled ? undefined : entry.hooks.cancel(reason)))
-        .catch((error: unknown) => {
-          if (entry.settled) return;
-          entry.stopRequest = undefined;
-          entry.status = "running";
-          entry.killReason = undefined;
-          throw error;
-        });
-      entry.stopRequest = request;
-    }
-    return entry.stopRequest;
-  }
-
-  async #disposeWhere(
-    matches: (entry: TaskEntry<Output>) => boolean,
-    by: Disposed["by"],
-  ): Promise<void> {
-    const failures: { id: string; error: unknown }[] = [];
-    for (;;) {
-      const entries = [...this.#tasks.values()].filter(matches);
-      if (entries.length === 0) break;
-      await Promise.all(entries.map(async (entry) => {
-        let cancelFailed = false;
-        if (!entry.settled) {
-          try {
-            await this.#requestStop(entry, DISPOSE_REASON);
-            await entry.settledOrDropped();
-          } catch (error) {
-            cancelFailed = true;
-            failures.push({ id: entry.id, error });
-          }
-        }
-        this.#drop(entry, { owner: entry.owner, by, cancelFailed });
-      }));
-    }
-    if (failures.length > 0) {
-      throw new AggregateError(
-        failures.map((f) => f.error),
-        `Could not cancel ${failures.length} task(s) (${
-          failures.map((f) => `"${f.id}"`).join(", ")
-        }); they were dropped but may still be running, so stop them by other means`,
-      );
-    }
-  }
-
-  /**
-   * Forgets a task; a settled one is released now, an unsettled one when it
-   * settles. `disposed` says which disposal dropped it (none: retention let it go).
-   */
-  #drop(entry: TaskEntry<Output>, disposed?: Disposed): void {
-    if (this.#tasks.get(entry.id) !== entry) return;
-    this.#tasks.delete(entry.id);
-    if (disposed !== undefined) {
-      this.#disposed.set(entry.id, disposed);
-      for (const oldest of this.#disposed.keys()) {
-        if (this.#disposed.size <= MAX_DISPOSED_IDS) break;
-        this.#disposed.delete(oldest);
-      }
-    }
-    this.#unnoticed.delete(entry);
-    clearTimeout(entry.lifetimeTimer);
-    const seen = this.#seen.get(entry.owner);
-    seen?.delete(entry);
-    if (seen?.size === 0) this.#seen.delete(entry.owner);
-    if (entry.settled) this.#release(entry);
-    entry.wake("dropped");
-  }
-}
-
-/** True for a promise or any object with a `then` method. */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null &&
-    typeof (value as { then?: unknown }).then === "function";
 }
