@@ -25,11 +25,17 @@ const START_WAIT_MS = 10_000;
 /** How long the executor reads the stderr of a launch that ended before it started. */
 const STDERR_GRACE_MS = 1000;
 
+/**
+ * What a read of a byte stream gives (named here: not every consumer's
+ * TypeScript library has the global `ReadableStreamReadResult`).
+ */
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
+
 /** The rest of a stream, read by `reader`, with `head` (read already) in front. */
 export function prepend(
   head: Uint8Array,
   reader: ReadableStreamDefaultReader<Uint8Array>,
-  pending?: Promise<ReadableStreamReadResult<Uint8Array>>,
+  pending?: Promise<ReadResult>,
 ): ReadableStream<Uint8Array> {
   let first: Uint8Array | undefined = head.length > 0 ? head : undefined;
   let next = pending;
@@ -142,9 +148,9 @@ async function stderrOf(
   await within(child.exited, START_WAIT_MS, undefined);
   const reader = child.stderr.getReader();
   const chunks: Uint8Array[] = [];
-  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined = reader.read();
+  let pending: Promise<ReadResult> | undefined = reader.read();
   while (pending !== undefined) {
-    const chunk: ReadableStreamReadResult<Uint8Array> | undefined = await within(
+    const chunk: ReadResult | undefined = await within(
       pending,
       STDERR_GRACE_MS,
       undefined,

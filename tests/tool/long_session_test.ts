@@ -45,7 +45,11 @@ const PRINTED = 270_000;
 const PRINT = `head -c ${PRINTED} /dev/zero | tr '\\0' x`;
 
 describe("a long session stays bounded", () => {
-  it("keeps a bounded number of tasks, spill files and task_list lines over 1,000 tasks", async () => {
+  // 1,000 real tasks take minutes on a loaded machine: its own limit stops a
+  // hang (the Node leg's default of two minutes would stop a slow pass).
+  it("keeps a bounded number of tasks, spill files and task_list lines over 1,000 tasks", {
+    timeout: 900_000,
+  }, async () => {
     const kept = 25;
     await withLongSession({ maxSettledTasksPerOwner: kept }, async (session) => {
       const after: { retained: number; spillFiles: number; listLines: number }[] = [];
