@@ -30,14 +30,17 @@ interface ConfigSetting {
 
 /**
  * What git reads for the repository whose `.git` is `location`, beyond the
- * repository's own files: the user's global and the system config files
- * (see {@linkcode globalGitConfigFiles}), every file those and the
- * repository's `config`/`config.worktree` include (`include.path`,
- * `includeIf.<condition>.path` whatever the condition; includes of includes
- * too, as deep as git goes), and where `core.hooksPath` may send its hooks
- * (every value set in any of them, whichever wins: an `includeIf` condition
- * can change; absolute, relative paths taken from the working tree as git
- * does, `~/` from `HOME`).
+ * repository's own files:
+ *
+ * 1. The user's global and the system config files (see
+ *    {@linkcode globalGitConfigFiles}).
+ * 2. Every file those and the repository's `config`/`config.worktree`
+ *    include (`include.path`, `includeIf.<condition>.path` whatever the
+ *    condition; includes of includes too, as deep as git goes).
+ * 3. Where `core.hooksPath` may send its hooks: every value set in any of
+ *    them, whichever wins (an `includeIf` condition can change). An absolute
+ *    path is taken as it is, a relative one from the working tree as git
+ *    does, and `~/` from `HOME`.
  */
 export interface RepositoryGitConfig {
   /** The folders `core.hooksPath` names. */

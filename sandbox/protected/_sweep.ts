@@ -115,14 +115,17 @@ export class Sweep {
 
   /**
    * Looks, with no bound, below `root`, whose walk stopped at `bound`, for the
-   * protected names past it, and adds to `seen` (so the sweep moves them
-   * away) each one a command may have made during the call: when the
-   * launch's walk of `root` met no bound, one it did not find; else one
-   * whose inode changed since the launch (its ctime, which creating,
-   * renaming or changing an entry sets and no command can set back). The
-   * others, there before the call, are watched from now on. The first time a
-   * sweep meets a bound the launch did not (a command filled or nested the
-   * root past it), that is a violation of its own.
+   * protected names past it. The steps are:
+   *
+   * 1. The first time a sweep meets a bound the launch did not (a command
+   *    filled or nested the root past it), that is a violation of its own.
+   * 2. Each protected location found past the bound that a command may have
+   *    made during the call is added to `seen`, so the sweep moves it away:
+   *    when the launch's walk of `root` met no bound, one it did not find;
+   *    else one whose inode changed since the launch (its ctime, which
+   *    creating, renaming or changing an entry sets and no command can set
+   *    back).
+   * 3. The others, there before the call, are watched from now on.
    */
   #pastBound(root: string, bound: "depth" | "entries", seen: Set<string>): void {
     const atLaunch = this.#launch.plan.unwalked.some((u) =>

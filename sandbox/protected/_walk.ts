@@ -34,10 +34,11 @@ export interface WalkVisitor {
 }
 
 /**
- * Breadth first below `root` (never through a symlink, never into a protected
- * path, a skipped tree nor a `skipped` folder), tells `visitor` each protected location that
- * exists and each directory it listed or could not. Returns the bound it
- * stopped at, if it did; with `bounded` false it has none.
+ * Walks breadth first below `root` and tells `visitor` each protected
+ * location that exists and each directory it listed or could not. It never
+ * goes through a symlink, nor into a protected path, a skipped tree
+ * ({@linkcode PROTECTED_WALK_SKIPS}) or a `skipped` folder. Returns the bound
+ * it stopped at, if it did; with `bounded` false it has none.
  */
 export function walk(
   root: string,
