@@ -41,7 +41,7 @@ import {
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
-import { ProtectedPaths, protectionGaps } from "./_protected.ts";
+import { ProtectedPaths, protectionGaps } from "./protected/mod.ts";
 import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 import { findDeno } from "./_deno.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";

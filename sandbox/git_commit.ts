@@ -13,7 +13,7 @@ import { runtime } from "../local/mod.ts";
 import { findOnPath } from "../local/internal.ts";
 import { canonicalWorkspaceRoot } from "./policy.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
-import { CommitClaim, unprotectedReason } from "./_protected.ts";
+import { CommitClaim, unprotectedReason } from "./protected/mod.ts";
 
 /**
  * The configuration every git run of {@linkcode gitCommit} gets on its

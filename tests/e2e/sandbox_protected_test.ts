@@ -29,7 +29,7 @@ import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
-import { protectionGaps } from "../../sandbox/_protected.ts";
+import { protectionGaps } from "../../sandbox/protected/mod.ts";
 import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import {
   probeHere,

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { PROTECTED_WALK_ENTRIES } from "../../sandbox/_protected.ts";
+import { PROTECTED_WALK_ENTRIES } from "../../sandbox/protected/mod.ts";
 import { renderRunResult } from "../../tool/mod.ts";
 import {
   executorFor,

@@ -16,7 +16,7 @@ import {
   SandboxBashExecutor,
 } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
-import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/_protected.ts";
+import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/protected/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import {
   assertRunnerRefused,

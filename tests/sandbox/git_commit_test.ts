@@ -21,7 +21,7 @@ import {
 import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashSpawnError } from "../../seam/mod.ts";
-import { ProtectedPaths } from "../../sandbox/_protected.ts";
+import { ProtectedPaths } from "../../sandbox/protected/mod.ts";
 import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
 import { createGitCommitTool } from "../../tool/mod.ts";
 import { findOnPath } from "../../local/_session.ts";

@@ -1,0 +1,166 @@
+import { basename, dirname, join, resolve } from "node:path";
+import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
+import {
+  type ExpandedConfig,
+  expandedConfig,
+  globalGitConfigFiles,
+  repositoryGitConfig,
+} from "./_git_config.ts";
+import { located } from "./_located.ts";
+import { readPointer } from "./_read_pointer.ts";
+import { ABSENT, type Shape, shapeOf } from "./_shape.ts";
+import { walk } from "./_walk.ts";
+
+/**
+ * What protecting one call needs: the existing paths to bind read-only, and
+ * every protected location (and pointer target) as it was at launch.
+ */
+export interface ProtectionPlan {
+  /** Existing paths to bind read-only (none beneath another), shallowest first. */
+  readOnly: string[];
+  /**
+   * Where a walk stopped: a writable root whose walk met a bound, or a
+   * directory below one that could not be listed (`unlisted`).
+   */
+  unwalked: { root: string; bound: "depth" | "entries" | "unlisted" }[];
+}
+
+/** What the launch's walk saw: the plan, and what the sweeps compare against. */
+export interface LaunchWalk {
+  /** The writable roots walked (canonical, existing). */
+  roots: readonly string[];
+  /** The protected names looked for. */
+  names: readonly string[];
+  /** The folders the walks never enter. */
+  skipped: ReadonlySet<string>;
+  /** What to bind read-only, and where the walk stopped. */
+  plan: ProtectionPlan;
+  /** Every protected location (and pointer target) as it was at launch. */
+  watched: Map<string, Shape>;
+  /** The protected directories found at launch (`dev:ino`), wherever they are moved. */
+  directories: Set<string>;
+  /** The entry names of every directory the launch's walk listed. */
+  listings: Map<string, Set<string>>;
+  /** When the launch's walk began (ms since the epoch): what changed since, a command may have made. */
+  launchedAt: number;
+}
+
+/**
+ * Walks the writable `roots` (canonical, existing) for the protected
+ * `names`; the walks never enter `skipped` (executors' private folders that
+ * lie in a root: no command writes there).
+ */
+export function walkAtLaunch(
+  roots: readonly string[],
+  names: readonly string[],
+  skipped: ReadonlySet<string>,
+): LaunchWalk {
+  const launchedAt = Date.now();
+  const launch = new Launch(roots);
+  const listings = new Map<string, Set<string>>();
+  const unwalked: ProtectionPlan["unwalked"] = [];
+  for (const root of roots) {
+    // A missing path at a root is watched too: it is the one git finds first.
+    for (const name of names) launch.watched.set(join(root, name), ABSENT);
+    const bound = walk(root, names, skipped, {
+      found: (location) => launch.protect(location),
+      listed: (dir, entries) => listings.set(dir, new Set(entries)),
+      unlisted: (dir) => unwalked.push({ root: dir, bound: "unlisted" }),
+    });
+    if (bound !== undefined) unwalked.push({ root, bound });
+  }
+  // The user's global git config (and what it includes) is obeyed by git in
+  // every repository, wherever it lies: protected with `.gitconfig`.
+  if (names.includes(".gitconfig")) {
+    const global = launch.globalConfig();
+    for (const file of [...global.files, ...global.included]) launch.target(file, 0);
+  }
+  const directories = new Set<string>();
+  for (const shape of launch.watched.values()) {
+    if (shape.kind === "directory") directories.add(`${shape.dev}:${shape.ino}`);
+  }
+  const depth = (path: string): number => path.split("/").length;
+  const sorted = [...launch.readOnly].sort((a, b) => depth(a) - depth(b));
+  const plan = {
+    readOnly: sorted.filter((path) =>
+      !sorted.some((other) => other !== path && isBeneath(path, other))
+    ),
+    unwalked,
+  };
+  const { watched } = launch;
+  return { roots, names, skipped, plan, watched, directories, listings, launchedAt };
+}
+
+/** What the launch's walk gathers as it finds each protected location. */
+class Launch {
+  readonly #roots: readonly string[];
+  /** The global git config files, with what they include: read once, at the first repository. */
+  #global: ExpandedConfig | undefined;
+  /** Every protected location (and pointer target) as it was at launch. */
+  readonly watched = new Map<string, Shape>();
+  /** The existing paths to bind read-only (some may lie beneath others). */
+  readonly readOnly = new Set<string>();
+
+  constructor(roots: readonly string[]) {
+    this.#roots = roots;
+  }
+
+  /** The global git config files, expanded (see `repositoryGitConfig`). */
+  globalConfig(): ExpandedConfig {
+    this.#global ??= expandedConfig(globalGitConfigFiles());
+    return this.#global;
+  }
+
+  /** Records `location` (found by the walk, existing) and what protecting it needs. */
+  protect(found: string): void {
+    const location = located(found, this.#roots);
+    if (location === undefined) return;
+    const shape = shapeOf(location);
+    this.watched.set(location, shape);
+    if (basename(location) === ".git") {
+      const config = repositoryGitConfig(location, this.globalConfig());
+      for (const path of [...config.hooksPaths, ...config.files]) this.target(path, 0);
+    }
+    if (shape.kind === "directory" || shape.kind === "file") {
+      this.readOnly.add(location);
+      this.#follow(location, shape.kind, 0);
+      return;
+    }
+    if (shape.kind !== "symlink") return;
+    // The link itself cannot be bound (a mount follows it): its target can,
+    // and the link is put back if a command replaces it.
+    const target = existingRealpath(location) ??
+      (shape.link === undefined ? undefined : resolve(dirname(location), shape.link));
+    if (target !== undefined) this.target(target, 0);
+  }
+
+  /**
+   * A pointer target: protected like the path itself when it lies in a
+   * writable root; a missing one is watched, so that what a command creates
+   * there (for git to find through the pointer) is moved away.
+   */
+  target(path: string, hops: number): void {
+    const target = canonicalPath(path);
+    if (hops > 4 || !this.#roots.some((root) => isBeneath(target, root))) return;
+    if (this.#roots.includes(target)) return;
+    const shape = shapeOf(target);
+    if (shape.kind === "absent" && !this.watched.has(target)) this.watched.set(target, ABSENT);
+    if (shape.kind !== "directory" && shape.kind !== "file") return;
+    this.watched.set(target, shape);
+    this.readOnly.add(target);
+    this.#follow(target, shape.kind, hops + 1);
+  }
+
+  /**
+   * Follows git's pointers: a `gitdir: <dir>` file names the repository, whose
+   * `commondir` file names the main repository of a linked worktree.
+   */
+  #follow(path: string, kind: "directory" | "file", hops: number): void {
+    const pointer = kind === "file" ? path : join(path, "commondir");
+    const text = readPointer(pointer);
+    if (text === undefined) return;
+    const named = kind === "file" ? /^gitdir:\s*(.+)$/m.exec(text)?.[1] : text.split("\n")[0];
+    if (named === undefined || named.trim() === "") return;
+    this.target(resolve(dirname(pointer), named.trim()), hops);
+  }
+}
