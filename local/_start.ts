@@ -56,6 +56,32 @@ export function prepend(
   }, { highWaterMark: 0 });
 }
 
+/**
+ * The rest of a stream that `reader` reads (`pending` a read already asked
+ * for), its first byte taken out when it is {@linkcode LAUNCH_STARTED}: the
+ * byte of a launch whose start was not waited for to the end.
+ */
+function withoutStartByte(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  pending: Promise<ReadResult>,
+): ReadableStream<Uint8Array> {
+  let next: Promise<ReadResult> | undefined = pending;
+  let first = true;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const { done, value } = await (next ?? reader.read());
+        next = undefined;
+        if (done) return controller.close();
+        const chunk = first && value[0] === LAUNCH_STARTED ? value.subarray(1) : value;
+        first &&= value.length === 0;
+        if (chunk.length > 0) return controller.enqueue(chunk);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
+
 /** What {@linkcode awaitStart} saw. */
 export interface LaunchStart {
   /**
@@ -83,8 +109,11 @@ export async function awaitStart(
 ): Promise<LaunchStart> {
   if (input !== undefined && child.stdin !== null) {
     const writer = child.stdin.getWriter();
-    // A runner that died before it read everything ends its stdout too: that says the rest.
-    await writer.write(input).catch(() => {});
+    // A runner that died before it read everything ends its stdout too: that
+    // says the rest. One that reads nothing must not hang the call: a write
+    // still queued when the writer is let go stays queued, before the
+    // command's own stdin.
+    await within(writer.write(input).catch(() => {}), START_WAIT_MS, signal);
     writer.releaseLock();
   }
   const reader = child.stdout.getReader();
@@ -94,7 +123,7 @@ export async function awaitStart(
     if (first === undefined) {
       return {
         state: "unknown",
-        child: { ...child, stdout: prepend(new Uint8Array(), reader, read) },
+        child: { ...child, stdout: withoutStartByte(reader, read) },
         stderr: "",
       };
     }
