@@ -40,23 +40,28 @@ export interface BwrapFolders {
 }
 
 /**
- * The bubblewrap arguments that confine a command by `policy`: everything
- * read-only (the kernel's settings in /proc/sys and the host's /dev/shm
- * included), a fresh /dev and /proc, pid and IPC namespaces, no
- * capabilities (root included); the private `tmpDir` (the commands'
- * TMPDIR) bound writable in every mode, and under `workspace-write` the
- * workspace and writable roots too, with the policy's read-only paths (the
- * protected paths that exist, such as `<root>/.git`, and their targets) and
- * a private folder inside them re-bound read-only (a command could otherwise
- * replace TMPDIR with a symlink, and the next launch would bind its target
- * writable); every user's folder of private folders (the policy's
- * `hiddenParents`) an empty read-only tmpfs with the executor's own private
- * folder bound back read-only; mounts go parents first; last, the policy's
- * masks (secrets and hidden Unix sockets) covered by an empty mode-000
- * tmpfs or file (left out with `masks: "apart"`, for the wrapper to add
- * those whose path is still there: see {@linkcode maskGroups}). The command's
- * environment is set inside (`--clearenv`, then `--setenv` for each
- * variable): bwrap itself runs with none of it.
+ * The bubblewrap arguments that confine a command by `policy`, in the order
+ * bwrap applies them:
+ * 1. The whole file system read-only, a fresh /dev and /proc, and the host's
+ *    /proc/sys and /dev/shm read-only over the new ones.
+ * 2. Pid and IPC namespaces, the network's too under `deny`, and no
+ *    capabilities, for root as for anyone.
+ * 3. The writable folders, parents first: the commands' private `tmpDir`
+ *    (their TMPDIR) in every mode; under `workspace-write` the workspace and
+ *    the writable roots too. Every user's folder of private folders (the
+ *    policy's `hiddenParents`) becomes an empty read-only tmpfs, and the
+ *    executor's own private folder is bound back read-only, also where it
+ *    lies inside a writable root (a command could otherwise replace TMPDIR
+ *    with a symlink, and the next launch would bind its target writable).
+ * 4. Under `workspace-write`, the policy's read-only paths (the protected
+ *    paths that exist, such as `<root>/.git`, and their targets) bound
+ *    read-only again over the writable roots.
+ * 5. Last, so that no later mount uncovers them, the masks (secrets and
+ *    hidden Unix sockets): an empty mode-000 tmpfs or file over each (left out
+ *    with `masks: "apart"`, for the wrapper to add those whose path is still
+ *    there: see {@linkcode maskGroups}).
+ * 6. The command's environment, set inside (`--clearenv`, then `--setenv`
+ *    for each variable): bwrap itself runs with none of it.
  */
 export function bwrapArgs(
   launch: Launch,
