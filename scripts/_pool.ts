@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { denoCounts, failureExcerpts, type LegResult, track } from "./_legs.ts";
 import { ROOT } from "./_tsc.ts";
@@ -56,7 +57,12 @@ interface FileRun {
   failed: number;
   /** The failures it named (see {@linkcode failureExcerpts}), after its name. */
   failures: string[];
+  /** The CPU time of the process and the children it waited for, when GNU time measured it. */
+  cpuSeconds?: number;
 }
+
+/** GNU time, which measures each process's CPU time when it is installed. */
+const GNU_TIME = "/usr/bin/time";
 
 /**
  * Runs `deno <args> <unit...>` with its output (stdout and stderr) held, then
@@ -68,8 +74,13 @@ async function runUnit(
   log: (text: string) => void,
 ): Promise<FileRun> {
   const start = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...args, ...unit],
+  const timed = existsSync(GNU_TIME) ? mkdtempSync(join(tmpdir(), "shellseam-cpu-")) : undefined;
+  const command = [Deno.execPath(), ...args, ...unit];
+  const [program = "", ...programArgs] = timed === undefined
+    ? command
+    : [GNU_TIME, "-q", "-f", "%U %S", "-o", join(timed, "cpu"), ...command];
+  const child = new Deno.Command(program, {
+    args: programArgs,
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
@@ -83,6 +94,7 @@ async function runUnit(
   ]);
   untrack();
   const seconds = ((performance.now() - start) / 1000).toFixed(1);
+  const cpuSeconds = timed === undefined ? undefined : cpuOf(timed);
   const counts = out.split("\n").map(denoCounts).findLast((found) => found !== undefined);
   const name = unit.join(" ");
   const failures = failureExcerpts(`${out}\n${err}`).map((failure) => `${name}: ${failure}`);
@@ -93,9 +105,11 @@ async function runUnit(
     failed: counts?.failed ?? 0,
     // A process that failed with no test named (a file that cannot load) shows its last lines.
     failures: code === 0 || failures.length > 0 ? failures : [`${name}: ${lastLines(err || out)}`],
+    ...(cpuSeconds === undefined ? {} : { cpuSeconds }),
   };
   const status = run.ok ? "ok" : `FAILED (exit code ${code})`;
-  log(`\n--- ${run.unit}: ${status} in ${seconds} s\n${out}${err}`);
+  const cpu = cpuSeconds === undefined ? "" : ` (CPU ${cpuSeconds.toFixed(1)} s)`;
+  log(`\n--- ${run.unit}: ${status} in ${seconds} s${cpu}\n${out}${err}`);
   return run;
 }
 
@@ -134,7 +148,7 @@ export async function runFiles(
   };
   log(
     `\n=== ${name}: ${counts.passed} passed, ${counts.failed} failed` +
-      (failed.length > 0 ? `; failed: ${failed.join(", ")}` : ""),
+      (failed.length > 0 ? `; failed: ${failed.join(", ")}` : "") + cpuReport(runs),
   );
   return {
     name,
@@ -144,6 +158,33 @@ export async function runFiles(
     ...(failed.length > 0 ? { note: `failed: ${failed.join(", ")}` } : {}),
     ...(failures.length > 0 ? { failures } : {}),
   };
+}
+
+/** The user and system seconds GNU time wrote in `folder`, which goes; undefined when none. */
+function cpuOf(folder: string): number | undefined {
+  try {
+    const [user, system] = readFileSync(join(folder, "cpu"), "utf8").trim().split(" ").map(Number);
+    return user === undefined || system === undefined || Number.isNaN(user + system)
+      ? undefined
+      : user + system;
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** How many of the processes that took the most CPU a leg names at its end. */
+const MOST_CPU = 10;
+
+/** The processes that took the most CPU time, and the total, as one paragraph. */
+function cpuReport(runs: readonly FileRun[]): string {
+  const timed = runs.filter((run) => run.cpuSeconds !== undefined)
+    .sort((a, b) => (b.cpuSeconds ?? 0) - (a.cpuSeconds ?? 0));
+  if (timed.length === 0) return "";
+  const total = timed.reduce((sum, run) => sum + (run.cpuSeconds ?? 0), 0);
+  const most = timed.slice(0, MOST_CPU).map((run) => `${run.cpuSeconds?.toFixed(1)} s ${run.unit}`);
+  return `\nCPU time: ${total.toFixed(0)} s in all; the most:\n  ${most.join("\n  ")}`;
 }
 
 /** The last few lines of `text` that hold something. */

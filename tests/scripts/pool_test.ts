@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runFiles, testFiles, testJobs } from "../../scripts/_pool.ts";
@@ -39,6 +39,11 @@ describe("the test pool (scripts/_pool.ts)", () => {
       const failedOutput = printed.find((text) => text.startsWith(`\n--- ${failing}: FAILED`));
       assert.ok(failedOutput, printed.join(""));
       assert.match(failedOutput, /expected failure/);
+      // With GNU time, each process's CPU time, and the leg's total at its end.
+      if (existsSync("/usr/bin/time")) {
+        assert.match(failedOutput, /FAILED \(exit code 1\) in [\d.]+ s \(CPU [\d.]+ s\)\n/);
+        assert.match(printed.at(-1) ?? "", /\nCPU time: \d+ s in all; the most:\n {2}[\d.]+ s /);
+      }
       // The summary's excerpt: the file, the test, and its error, without the stack.
       assert.equal(leg.failures?.length, 1, JSON.stringify(leg.failures));
       const [excerpt = ""] = leg.failures ?? [];
