@@ -44,6 +44,7 @@ export { HOST_SIGNALS, type HostSignal, SignalHooks } from "./_signals.ts";
 export { commandResult } from "./_run_result.ts";
 export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
 export { findOnPath, findSetsid } from "./_session.ts";
+export { disposedError } from "./_spawn_checks.ts";
 export { LAUNCH_STARTED } from "./_start.ts";
 export {
   connectTcp,

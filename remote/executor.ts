@@ -17,6 +17,7 @@ import {
   checkBackground,
   commandResult,
   CONFINED_DEFAULT_LIMITS,
+  disposedError,
   ENV_OVERRIDES,
   executorLimits,
   fillRequest,
@@ -469,10 +470,6 @@ const NO_REMOTE_CGROUP: CgroupSupport = {
   processes: { unavailable: "the SSH executor makes no cgroup on the remote host" },
   memoryBytes: { unavailable: "the SSH executor makes no cgroup on the remote host" },
 };
-
-function disposedError(): BashSpawnError {
-  return new BashSpawnError("The executor was disposed; create a new executor to run commands");
-}
 
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
