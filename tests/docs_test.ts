@@ -140,7 +140,7 @@ function unlabelledExamples(
 
 describe("API reference", { skip: checkoutSkip }, () => {
   it("each JSDoc example that Node 22 cannot run as written names its runtimes", () => {
-    const folders = ["seam", "local", "tasks", "tool", "sandbox", "remote", "testing", "cli"];
+    const folders = ["seam", "local", "tasks", "tool", "sandbox", "git", "remote", "testing", "cli"];
     const files = [...folders.flatMap(sourceFiles), "mod.ts"];
     assert.deepEqual(files.flatMap((file) => unlabelledExamples(file)), []);
   });

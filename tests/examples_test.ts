@@ -17,7 +17,7 @@ function examples(file: string): { line: number; code: string }[] {
 
 describe("JSDoc examples", { skip: checkoutSkip }, () => {
   it("each assert something, so a wrong answer fails deno test --doc", () => {
-    const folders = ["seam", "local", "tasks", "tool", "sandbox", "remote", "testing", "cli"];
+    const folders = ["seam", "local", "tasks", "tool", "sandbox", "git", "remote", "testing", "cli"];
     const files = [...folders.flatMap(sourceFiles), "mod.ts"];
     const found = files.flatMap((file) => examples(file).map((example) => ({ file, ...example })));
     assert.ok(found.length > 100, `only ${found.length} examples were found`);
