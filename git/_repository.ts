@@ -85,7 +85,7 @@ export function findRepository(cwd: string, workspace: string): Repository {
  * `gitdir:` file names is held by `claim` (it may lie outside the working
  * tree, which the claim already holds).
  */
-export function nestedRepositoryRefusal(
+function nestedRepositoryRefusal(
   dir: string,
   workspace: string,
   claim: CommitClaim,
@@ -115,7 +115,7 @@ export function nestedRepositoryRefusal(
  * would follow: only where `.git` is not kept read-only (Landlock without a
  * user namespace) can a command have planted one.
  */
-export function writtenThroughLink(repo: Repository): string | undefined {
+function writtenThroughLink(repo: Repository): string | undefined {
   const isLink = (path: string) => {
     try {
       return lstatSync(path).isSymbolicLink();
@@ -157,5 +157,51 @@ function configText(path: string): string | undefined {
     return readFileSync(path, "utf8");
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Throws a `GitCommitError` when the repository's `.git` or git folders are
+ * ones a confined command could have planted or written (see
+ * `unprotectedReason`), or when something git writes while committing is a
+ * symlink (see {@linkcode writtenThroughLink}).
+ */
+export function refuseRepository(repo: Repository, workspace: string): void {
+  for (const path of new Set([repo.dotGit, repo.gitDir, repo.commonDir])) {
+    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
+    if (why !== undefined) {
+      throw new GitCommitError(
+        `Nothing was committed: git writes the commit into the repository's git folder, following whatever is planted there, and ${why}`,
+      );
+    }
+  }
+  const linked = writtenThroughLink(repo);
+  if (linked !== undefined) {
+    throw new GitCommitError(
+      `"${linked}" is a symlink, and git writes the commit (message included) through it, wherever it points; nothing was committed: check the repository and commit by hand`,
+    );
+  }
+}
+
+/**
+ * Throws a `GitCommitError` when one of the nested repositories `dirs`
+ * (relative to the working tree) could have been planted or written by a
+ * confined command: `git add` runs `git status` in each, obeying its config.
+ */
+export function refuseNestedRepositories(
+  dirs: readonly string[],
+  repo: Repository,
+  workspace: string,
+  claim: CommitClaim,
+): void {
+  for (const dir of dirs) {
+    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace, claim);
+    if (why !== undefined) {
+      throw new GitCommitError(
+        `Nothing was committed: "${
+          dir.replace(/\/$/, "")
+        }" is a nested repository, in which git add would run git obeying its config, and ${why}`,
+      );
+    }
   }
 }

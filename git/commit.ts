@@ -5,81 +5,21 @@
  *
  * @module
  */
-import { join, resolve } from "node:path";
 import process from "node:process";
-import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
+import { BashSpawnError } from "../seam/mod.ts";
 import { findOnPath } from "../local/internal.ts";
-import { canonicalWorkspaceRoot } from "../sandbox/policy.ts";
 import { existingRealpath, isBeneath } from "../sandbox/_paths.ts";
-import { CommitClaim, unprotectedReason } from "../sandbox/protected/mod.ts";
-import { checkedPath, withRealParents } from "./_checked_path.ts";
-import { includedFile, parseConfigList, REFUSED_KEYS } from "./_config.ts";
+import { CommitClaim } from "../sandbox/protected/mod.ts";
+import { checkedOptions } from "./_checked_options.ts";
+import { checkedPath } from "./_checked_path.ts";
+import { parseConfigList, refuseConfig, refuseFilterAttributes } from "./_config.ts";
 import { globalIdentity, localIdentity } from "./_identity.ts";
-import { findRepository, nestedRepositoryRefusal, writtenThroughLink } from "./_repository.ts";
+import { findRepository, refuseNestedRepositories, refuseRepository } from "./_repository.ts";
 import { runGit } from "./_run.ts";
 import { GitCommitError } from "./error.ts";
 import { GIT_HARDENING_CONFIG } from "./hardening.ts";
+import type { GitCommitOptions, GitCommitResult } from "./options.ts";
 
-/**
- * What {@linkcode gitCommit} commits.
- *
- * @example
- * ```ts
- * import type { GitCommitOptions } from "@shellseam/bash/git";
- * import assert from "node:assert/strict";
- *
- * const options: GitCommitOptions = {
- *   workspaceRoot: "/work/project",
- *   paths: ["src/main.ts"],
- *   message: "Fix the parser",
- * };
- * assert.equal(options.paths.length, 1);
- * ```
- */
-export interface GitCommitOptions {
-  /** The workspace: the repository and every path must lie in it. */
-  workspaceRoot: string;
-  /** Where relative paths start, and where the repository is looked up from (default: the workspace root). */
-  cwd?: string;
-  /** The files (or folders) to commit, as they are now: added, changed or deleted. */
-  paths: string[];
-  /** The commit message. */
-  message: string;
-  /** Who the commit is by; default: `user.name`/`user.email` of the repository, else of the user's global git config. */
-  author?: { name: string; email: string };
-  /** Stops git (killed) when aborted. */
-  signal?: AbortSignal;
-  /** How long git may take in all, in milliseconds (default 60000). */
-  timeoutMs?: number;
-}
-
-/**
- * What {@linkcode gitCommit} made.
- *
- * @example
- * ```ts
- * import type { GitCommitResult } from "@shellseam/bash/git";
- * import assert from "node:assert/strict";
- *
- * const result: GitCommitResult = {
- *   commit: "0123456789abcdef0123456789abcdef01234567",
- *   branch: "main",
- *   repository: "/work/project",
- *   paths: ["src/main.ts"],
- * };
- * assert.equal(result.branch, "main");
- * ```
- */
-export interface GitCommitResult {
-  /** The new commit's id. */
-  commit: string;
-  /** The branch it is on, or null on a detached HEAD. */
-  branch: string | null;
-  /** The repository's working tree. */
-  repository: string;
-  /** The committed paths, relative to the working tree. */
-  paths: string[];
-}
 /**
  * Commits `paths` (as they are in the working tree: added, changed or
  * deleted; other staged changes are left staged and uncommitted) in the git
@@ -151,37 +91,7 @@ export interface GitCommitResult {
  * ```
  */
 export async function gitCommit(options: GitCommitOptions): Promise<GitCommitResult> {
-  const { paths, message, author, signal, timeoutMs = 60_000 } = options ?? {};
-  const workspace = canonicalWorkspaceRoot(options?.workspaceRoot);
-  const cwd = existingRealpath(resolve(workspace, options.cwd ?? "."));
-  if (cwd === undefined || !isBeneath(cwd, workspace)) {
-    throw new BashConfigError(
-      `"cwd" ${
-        JSON.stringify(options.cwd)
-      } is not an existing folder in the workspace "${workspace}"; pass one inside it, or omit it`,
-    );
-  }
-  if (typeof message !== "string" || message.trim() === "" || message.includes("\0")) {
-    throw new BashConfigError(
-      `The commit message must be a non-blank string without NUL; got ${JSON.stringify(message)}`,
-    );
-  }
-  if (
-    author !== undefined &&
-    (typeof author?.name !== "string" || typeof author.email !== "string" ||
-      author.name.trim() === "" || /[\0\n<>]/.test(author.name + author.email))
-  ) {
-    throw new BashConfigError(
-      `"author" must be { name, email } (non-blank, no newline, "<" nor ">"); got ${
-        JSON.stringify(author)
-      }`,
-    );
-  }
-  if (!Array.isArray(paths) || paths.length === 0) {
-    throw new BashConfigError(
-      `"paths" must be a non-empty list of files to commit; got ${JSON.stringify(paths)}`,
-    );
-  }
+  const { workspace, cwd, paths, message, author, signal, timeoutMs } = checkedOptions(options);
   const repo = findRepository(cwd, workspace);
   // Every check below is a snapshot: no confined call of this process that
   // could change what they looked at may run until git is done.
@@ -193,20 +103,7 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
   hold([
     ...new Set([repo.workTree, repo.gitDir, repo.commonDir].map((p) => existingRealpath(p) ?? p)),
   ]);
-  for (const path of new Set([repo.dotGit, repo.gitDir, repo.commonDir])) {
-    const why = unprotectedReason(existingRealpath(path) ?? path, workspace);
-    if (why !== undefined) {
-      throw new GitCommitError(
-        `Nothing was committed: git writes the commit into the repository's git folder, following whatever is planted there, and ${why}`,
-      );
-    }
-  }
-  const linked = writtenThroughLink(repo);
-  if (linked !== undefined) {
-    throw new GitCommitError(
-      `"${linked}" is a symlink, and git writes the commit (message included) through it, wherever it points; nothing was committed: check the repository and commit by hand`,
-    );
-  }
+  refuseRepository(repo, workspace);
   const relativePaths = [...new Set(paths.map((path) => checkedPath(path, cwd, workspace, repo)))];
   const git = findOnPath("git");
   if (git === null) throw new BashSpawnError(`"git" was not found on PATH; install git`);
@@ -253,23 +150,7 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
     (await run(["config", "--list", "--show-origin", "--null"], "read the config")).stdout,
     repo.workTree,
   );
-  for (const { key, value, origin } of config) {
-    const refused = REFUSED_KEYS.find(({ pattern }) => pattern.test(key));
-    if (refused) {
-      throw new GitCommitError(
-        `The repository's config sets "${key}", ${refused.what} git would run while committing; git_commit runs none, so nothing was committed: commit by hand after checking .git/config`,
-      );
-    }
-    const included = includedFile(key, value, origin);
-    if (included === undefined) continue;
-    if (isBeneath(withRealParents(included), workspace)) {
-      throw new GitCommitError(
-        `The repository's config includes "${included}" (${key}), which lies in the workspace, where a command could rewrite it while git runs; nothing was committed: move the include out of the workspace, or commit by hand`,
-      );
-    }
-    // In another writable root: no call that can write it may run meanwhile.
-    hold([withRealParents(included)]);
-  }
+  refuseConfig(config, workspace, hold);
   // `git add` runs `git status` inside every nested repository it meets (a
   // new one, or a submodule already in the index), and that git obeys the
   // nested repository's own config: each must be one no command could plant.
@@ -283,30 +164,12 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
       .filter((entry) => entry.startsWith("160000 "))
       .map((entry) => entry.slice(entry.indexOf("\t") + 1)),
   ];
-  for (const dir of nested) {
-    const why = nestedRepositoryRefusal(join(repo.workTree, dir), workspace, claim);
-    if (why !== undefined) {
-      throw new GitCommitError(
-        `Nothing was committed: "${
-          dir.replace(/\/$/, "")
-        }" is a nested repository, in which git add would run git obeying its config, and ${why}`,
-      );
-    }
-  }
+  refuseNestedRepositories(nested, repo, workspace, claim);
   const attributes = (await run(
     [...hardened, "check-attr", "-z", "filter", "--", ...relativePaths],
     "read the attributes",
   )).stdout.split("\0");
-  for (let i = 0; i + 2 < attributes.length; i += 3) {
-    const value = attributes[i + 2];
-    if (value !== "unspecified" && value !== "unset") {
-      throw new GitCommitError(
-        `"${
-          attributes[i]
-        }" has the filter attribute "${value}" (.gitattributes); git_commit runs no filter driver (git-lfs included), so nothing was committed: commit it by hand`,
-      );
-    }
-  }
+  refuseFilterAttributes(attributes);
   const identity = author ?? localIdentity(config) ??
     await globalIdentity((args, step, runEnv, exits) => run(args, step, runEnv, "/", exits));
   if (identity === undefined) {

@@ -37,6 +37,7 @@
  *
  * @module
  */
-export { gitCommit, type GitCommitOptions, type GitCommitResult } from "./commit.ts";
+export { gitCommit } from "./commit.ts";
+export type { GitCommitOptions, GitCommitResult } from "./options.ts";
 export { GitCommitError } from "./error.ts";
 export { GIT_HARDENING_CONFIG } from "./hardening.ts";
