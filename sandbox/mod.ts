@@ -37,13 +37,6 @@ export { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy }
 export { DEFAULT_DENY_READ } from "./secrets.ts";
 export type { ProxyState } from "./_proxy.ts";
 export {
-  GIT_HARDENING_CONFIG,
-  gitCommit,
-  GitCommitError,
-  type GitCommitOptions,
-  type GitCommitResult,
-} from "./git_commit.ts";
-export {
   SANDBOX_BACKENDS,
   type SandboxBackendName,
   type SandboxBackendStatus,

@@ -34,6 +34,7 @@ export const DOC_EXAMPLES: readonly string[] = [
   "tasks/",
   "tool/",
   "sandbox/",
+  "git/",
   "testing/",
   "remote/",
   "npm_only/",

@@ -10,6 +10,19 @@ export const checkoutSkip: string | false = "Deno" in globalThis
 /** The repository's root folder. */
 export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
+/** The folders of the library's and the CLI's sources (the root's mod.ts aside). */
+export const SOURCE_FOLDERS: readonly string[] = [
+  "seam",
+  "local",
+  "tasks",
+  "tool",
+  "sandbox",
+  "git",
+  "remote",
+  "testing",
+  "cli",
+];
+
 /** The `.ts` source files under `folder` (relative to the root), tests excluded, as root-relative paths. */
 export function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { checkoutSkip, ROOT, sourceFiles } from "./_imports.ts";
+import { checkoutSkip, ROOT, SOURCE_FOLDERS, sourceFiles } from "./_imports.ts";
 
 /** The README's budget: what a reader takes in on first contact. */
 const README_MAX_BYTES = 12 * 1024;
@@ -140,8 +140,7 @@ function unlabelledExamples(
 
 describe("API reference", { skip: checkoutSkip }, () => {
   it("each JSDoc example that Node 22 cannot run as written names its runtimes", () => {
-    const folders = ["seam", "local", "tasks", "tool", "sandbox", "remote", "testing", "cli"];
-    const files = [...folders.flatMap(sourceFiles), "mod.ts"];
+    const files = [...SOURCE_FOLDERS.flatMap(sourceFiles), "mod.ts"];
     assert.deepEqual(files.flatMap((file) => unlabelledExamples(file)), []);
   });
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { checkoutSkip, ROOT, sourceFiles } from "./_imports.ts";
+import { checkoutSkip, ROOT, SOURCE_FOLDERS, sourceFiles } from "./_imports.ts";
 
 /** The `ts` code blocks of `file` that `deno test --doc` runs (not marked `ignore`), with their line. */
 function examples(file: string): { line: number; code: string }[] {
@@ -17,8 +17,7 @@ function examples(file: string): { line: number; code: string }[] {
 
 describe("JSDoc examples", { skip: checkoutSkip }, () => {
   it("each assert something, so a wrong answer fails deno test --doc", () => {
-    const folders = ["seam", "local", "tasks", "tool", "sandbox", "remote", "testing", "cli"];
-    const files = [...folders.flatMap(sourceFiles), "mod.ts"];
+    const files = [...SOURCE_FOLDERS.flatMap(sourceFiles), "mod.ts"];
     const found = files.flatMap((file) => examples(file).map((example) => ({ file, ...example })));
     assert.ok(found.length > 100, `only ${found.length} examples were found`);
     const silent = found.filter(({ code }) => !/\bassert\b/.test(code))

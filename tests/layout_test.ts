@@ -14,8 +14,10 @@ import { checkoutSkip, relativeImports, ROOT, sourceFiles } from "./_imports.ts"
 /**
  * Each source folder and the folders it may import from: the layers, lowest
  * first. `seam/` is the contract everything shares; `local/` holds the
- * engine; `sandbox/` confines on it; `remote/` runs both over SSH; `tasks/`
- * and `testing/` know only the contract; `tool/` is what a model sees.
+ * engine; `sandbox/` confines on it; `git/` commits on the host, holding
+ * what it checked against the sandbox's running calls; `remote/` runs both
+ * over SSH; `tasks/` and `testing/` know only the contract; `tool/` is what
+ * a model sees.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   seam: [],
@@ -23,8 +25,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   tasks: ["seam"],
   testing: ["seam"],
   sandbox: ["seam", "local"],
+  git: ["seam", "local", "sandbox"],
   remote: ["seam", "local", "sandbox"],
-  tool: ["seam", "tasks", "sandbox"],
+  tool: ["seam", "tasks", "sandbox", "git"],
   npm_only: ["seam", "tool"],
 };
 

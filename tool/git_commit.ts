@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { BashConfigError } from "../seam/mod.ts";
 import { canonicalWorkspaceRoot } from "../sandbox/policy.ts";
-import { gitCommit } from "../sandbox/git_commit.ts";
+import { gitCommit } from "../git/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import type { AgentTool } from "./tool.ts";
@@ -69,7 +69,7 @@ export const GIT_COMMIT_SCHEMA: ObjectJsonSchema = {
 
 /**
  * Builds the model-facing `git_commit` tool: commits the named paths with
- * `gitCommit()` of `@shellseam/bash/sandbox` (on the host, git hardened:
+ * `gitCommit()` of `@shellseam/bash/git` (on the host, git hardened:
  * no hooks, fsmonitor, filters, signing nor configured programs run). Offer
  * it beside `bash` when commands run sandboxed: they cannot write `.git`, so
  * `git commit` fails inside the sandbox. The reply names the new commit; a

@@ -22,7 +22,8 @@ import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
-import { DEFAULT_PROTECTED_PATHS, type GitCommitResult } from "../../sandbox/mod.ts";
+import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
+import type { GitCommitResult } from "../../git/mod.ts";
 import { probeHere, SANDBOX_BACKENDS, skipUnless, tempWorkspace } from "../sandbox/_fixtures.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -55,7 +56,8 @@ const FOLDERS = new Set([
 
 /** The executor's side, run as the user under test: one workspace-write call, printed as JSON. */
 const CHILD = `
-import { gitCommit, SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
+import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
+import { gitCommit } from ${JSON.stringify(join(ROOT, "git/mod.ts"))};
 const { backend, root, command } = JSON.parse(Deno.args[0]);
 await using executor = new SandboxBashExecutor({
   workspaceRoot: root,

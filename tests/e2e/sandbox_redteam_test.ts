@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../local/_session.ts";
-import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
+import { gitCommit, GitCommitError } from "../../git/mod.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
 import {
   executorFor,

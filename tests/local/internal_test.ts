@@ -5,7 +5,17 @@ import { checkoutSkip, relativeImports, sourceFiles } from "../_imports.ts";
 
 describe("local/internal.ts, the one door into local/", { skip: checkoutSkip }, () => {
   it("is the only way the other folders reach an internal file of local/", () => {
-    const folders = ["seam", "sandbox", "remote", "tasks", "tool", "cli", "testing", "bench"];
+    const folders = [
+      "seam",
+      "sandbox",
+      "git",
+      "remote",
+      "tasks",
+      "tool",
+      "cli",
+      "testing",
+      "bench",
+    ];
     const crossings = folders.flatMap(sourceFiles).flatMap((file) =>
       relativeImports(file)
         .filter((target) => target.startsWith("local/") && basename(target).startsWith("_"))

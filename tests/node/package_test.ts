@@ -38,6 +38,7 @@ describe("the package", () => {
       "./tasks",
       "./tool",
       "./sandbox",
+      "./git",
       "./testing",
       "./remote",
       ...Object.keys(NPM_ONLY),

@@ -1,8 +1,9 @@
-// gitCommit() and the git_commit tool: a repository in which a command
-// planted everything git could be made to run (hooks, a hooks path, an
-// fsmonitor, includes, aliases, signing, pager and editor programs, a filter
-// driver, a commondir); the commit lands with the right content, and no
-// canary file appears. Bad paths are refused before git runs.
+// gitCommit(): a repository in which a command planted everything git could
+// be made to run (hooks, a hooks path, an fsmonitor, includes, aliases,
+// signing, pager and editor programs, a filter driver, a commondir); the
+// commit lands with the right content, and no canary file appears. Bad paths
+// are refused before git runs. The git_commit tool over it is tested in
+// tests/tool/git_commit_test.ts.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -22,10 +23,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashSpawnError } from "../../seam/mod.ts";
 import { ProtectedPaths } from "../../sandbox/protected/mod.ts";
-import { gitCommit, GitCommitError } from "../../sandbox/mod.ts";
-import { createGitCommitTool } from "../../tool/mod.ts";
+import { gitCommit, GitCommitError } from "../../git/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
-import { tempWorkspace, type Workspace } from "./_fixtures.ts";
+import { tempWorkspace, type Workspace } from "../sandbox/_fixtures.ts";
 
 const noGit = findOnPath("git") === null ? "git is not installed here; install git" : false;
 const AUTHOR = { name: "Agent", email: "agent@example.com" };
@@ -581,31 +581,5 @@ describe("gitCommit", { skip: noGit }, () => {
       if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
       else process.env.GIT_CONFIG_GLOBAL = saved;
     }
-  });
-});
-
-describe("the git_commit tool", { skip: noGit }, () => {
-  it("commits, and answers a refusal or a git error as an error result", async () => {
-    using workspace = tempWorkspace();
-    const { root } = workspace;
-    git(root, "init", "-q", "-b", "main");
-    writeFileSync(join(root, "a.txt"), "a\n");
-    const tool = createGitCommitTool({ workspaceRoot: root, author: AUTHOR });
-    assert.equal(tool.name, "git_commit");
-    const done = await tool.execute(JSON.stringify({ paths: ["a.txt"], message: "Add a" }));
-    assert.equal(done.isError, false, done.text);
-    assert.match(done.text, /^\[committed [0-9a-f]{12} on main: a\.txt\]$/);
-    const nothing = await tool.execute({ paths: ["a.txt"], message: "Again" });
-    assert.equal(nothing.isError, true);
-    assert.match(nothing.text, /nothing to commit/);
-    const bad = await tool.execute({ paths: "a.txt", message: "m" });
-    assert.equal(bad.isError, true);
-    assert.match(bad.text, /paths must be a list of non-blank strings \(at least 1\)/);
-    const outside = await tool.execute({ paths: ["../x"], message: "m" });
-    assert.match(outside.text, /outside the workspace/);
-    assert.throws(
-      () => createGitCommitTool({ workspaceRoot: root, workdir: "rel" }),
-      BashConfigError,
-    );
   });
 });
