@@ -593,11 +593,13 @@ export class CommandCgroup {
    * dropped the marker, or whose census judged them gone: a zombie leader
    * whose other threads run), killed. Every process the cgroups list gets
    * SIGKILL, whatever its state (a zombie leader's tgid takes its whole
-   * thread group down); the live ones count as killed. Only cgroups that
+   * thread group down); the live ones count as killed, but those in `swept`
+   * (the sweep killed and counted them, and they may not have ended yet).
+   * Only cgroups that
    * still exist and list nothing wait for the next command; others are
    * never used again.
    */
-  async close(): Promise<
+  async close(swept: ReadonlySet<number> = new Set()): Promise<
     {
       hit: ResourceLimitHit | undefined;
       killed: number;
@@ -617,9 +619,10 @@ export class CommandCgroup {
       let pause = 5;
       for (;;) {
         const listed = this.#listed();
-        // A process on its way out (inside exit()) is still listed: killed, not counted.
+        // A process on its way out (inside exit()) is still listed: killed, not
+        // counted; so is one the sweep before killed (it counted it).
         for (const pid of listed) {
-          if (!killed.has(pid) && isLive(pid)) killed.add(pid);
+          if (!killed.has(pid) && !swept.has(pid) && isLive(pid)) killed.add(pid);
           this.#kill(pid);
         }
         emptied = listed.length === 0;
@@ -643,7 +646,7 @@ export class CommandCgroup {
     // Removed by someone else (a cleanup script, systemd): made again for the next command.
     const whole = this.#cgroups.every(({ cgroup }) => existsSync(cgroup));
     if (emptied && whole) this.#slot.release(counts);
-    return { hit, killed: killed.size - survivors.length, survivors };
+    return { hit, killed: [...killed].filter((pid) => !survivors.includes(pid)).length, survivors };
   }
 
   /** Every process the cgroups list, in whatever state. */

@@ -44,6 +44,8 @@ export interface Reaper {
   terminate(): void;
   /** Once the program exited: kills what is left and reports it. */
   sweep(pipesOpen: boolean): Promise<StrayReport>;
+  /** The processes the sweep killed, where it knows them (the cleanup after it counts none twice). */
+  readonly killedPids?: ReadonlySet<number>;
   /** Stops any timer. */
   dispose(): void;
 }
@@ -87,7 +89,7 @@ export interface CommandBase {
    * Called once the sweep is done (the command's cgroup: what is left in it
    * is killed and counted with the strays, and it is removed).
    */
-  afterSweep?: () => Promise<StrayReport>;
+  afterSweep?: (swept: ReadonlySet<number>) => Promise<StrayReport>;
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
@@ -342,13 +344,13 @@ export class RunningCommand {
     this.#stopClocks();
     const drained = await within(pumps, drainGraceMs);
     this.strays = await this.#reaper.sweep(!drained);
-    const more = await this.#options.afterSweep?.();
+    const more = await this.#options.afterSweep?.(this.#reaper.killedPids ?? new Set());
     if (more !== undefined) {
       const censusFailed = this.strays.censusFailed ?? more.censusFailed;
       this.strays = {
         ...this.strays,
         killed: this.strays.killed + more.killed,
-        survivors: [...this.strays.survivors, ...more.survivors],
+        survivors: [...new Set([...this.strays.survivors, ...more.survivors])],
         ...(censusFailed === undefined ? {} : { censusFailed }),
       };
     }

@@ -28,6 +28,8 @@ export class GroupReaper {
   #leaderAlive = true;
   #killedAt = -1;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The processes the sweep found and killed (the cgroup cleanup after it counts none twice). */
+  readonly killedPids: Set<number> = new Set();
 
   /**
    * `sid` is the spawned program's pid, which is also its pgid and sid;
@@ -73,7 +75,7 @@ export class GroupReaper {
    */
   async sweep(pipesOpen: boolean): Promise<StrayReport> {
     const quiet = !this.#terminated;
-    const seen = new Set<number>();
+    const seen = this.killedPids;
     let members: number[];
     try {
       members = await this.#census(quiet);

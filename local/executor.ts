@@ -694,13 +694,13 @@ export class LocalBashExecutor extends BashExecutor {
       ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
       ...(cgroup === null && plan.namespaceStrays === undefined ? {} : {
-        afterSweep: async (): Promise<StrayReport> => {
+        afterSweep: async (swept): Promise<StrayReport> => {
           let strays: StrayReport = { killed: 0, survivors: [] };
           const namespaceStrays = plan.namespaceStrays;
           let ended: number | undefined;
           try {
             if (cgroup !== null) {
-              const { hit, ...left } = await cgroup.close();
+              const { hit, ...left } = await cgroup.close(swept);
               if (hit !== undefined) hits.hit = hit;
               strays = left;
             }

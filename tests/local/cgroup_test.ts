@@ -178,6 +178,34 @@ describe("resource limits in a cgroup", () => {
     }
   });
 
+  it("does not count again a process the sweep killed and counted", {
+    skip: skipFor("processes"),
+  }, async () => {
+    const token = marker();
+    const found = support.processes as { version: 1 | 2; dir: string };
+    const cgroups = new ExecutorCgroups(
+      { ...support, processes: found },
+      `shellseam-unowned-${token}`,
+      (pid) => process.kill(pid, "SIGKILL"),
+    );
+    try {
+      const command = await cgroups.create({ processes: 64 }, () => {});
+      const [procs] = command.procsFiles as [string];
+      // Two live processes in the cgroup; the sweep before the cleanup killed
+      // (and counted) the first, which is still on its way out.
+      const swept = spawn("sleep", [token], { stdio: "ignore" });
+      const left = spawn("sleep", [token], { stdio: "ignore" });
+      writeFileSync(procs, String(swept.pid));
+      writeFileSync(procs, String(left.pid));
+      const strays = await command.close(new Set([swept.pid as number]));
+      assert.deepEqual(strays, { hit: undefined, killed: 1, survivors: [] });
+      await assertNoneLeft(token);
+    } finally {
+      for (const pid of processesWith(token)) process.kill(pid, "SIGKILL");
+      await removeTree(join(found.dir, `shellseam-unowned-${token}`), () => {});
+    }
+  });
+
   it(
     "never reuses a cgroup that could not be emptied",
     { skip: skipFor("processes") },
