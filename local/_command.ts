@@ -8,6 +8,7 @@ import { messageOf } from "../seam/_message.ts";
 import type { OutputCollector } from "./_output.ts";
 import { LiveTextDecoder } from "./_stream_text.ts";
 import { GroupReaper } from "./_reaper.ts";
+import { within } from "./_within.ts";
 import type { ProcessControl } from "./_control.ts";
 import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
 
@@ -93,10 +94,8 @@ export interface CommandBase {
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
-function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<boolean>((done) => (timer = setTimeout(done, ms, false)));
-  return Promise.race([promise.then(() => true), expired]).finally(() => clearTimeout(timer));
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return await within(promise.then(() => true), ms) ?? false;
 }
 
 /**
@@ -293,7 +292,7 @@ export class RunningCommand {
     let seen = start;
     let quietMs = 0;
     let lookedAt = performance.now();
-    while (!(await within(pumps, QUIET_LOOK_MS))) {
+    while (!(await settlesWithin(pumps, QUIET_LOOK_MS))) {
       const now = performance.now();
       const elapsed = Math.min(now - lookedAt, QUIET_LOOK_MS);
       lookedAt = now;
@@ -342,7 +341,7 @@ export class RunningCommand {
     }
     this.#reaper.leaderExited();
     this.#stopClocks();
-    const drained = await within(pumps, drainGraceMs);
+    const drained = await settlesWithin(pumps, drainGraceMs);
     this.strays = await this.#reaper.sweep(!drained);
     const more = await this.#options.afterSweep?.(this.#reaper.killedPids ?? new Set());
     if (more !== undefined) {

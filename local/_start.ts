@@ -8,6 +8,7 @@
  * @module
  */
 import type { SpawnedChild } from "./runtime/_types.ts";
+import { within } from "./_within.ts";
 
 /**
  * The byte a launch writes first on its stdout once the command itself
@@ -58,8 +59,7 @@ export function prepend(
 
 /**
  * The rest of a stream that `reader` reads (`pending` a read already asked
- * for), its first byte taken out when it is {@linkcode LAUNCH_STARTED}: the
- * byte of a launch whose start was not waited for to the end.
+ * for), its first byte taken out when it is {@linkcode LAUNCH_STARTED}.
  */
 function withoutStartByte(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -118,52 +118,25 @@ export async function awaitStart(
   }
   const reader = child.stdout.getReader();
   let read = reader.read();
-  while (true) {
+  for (;;) {
     const first = await within(read, START_WAIT_MS, signal);
-    if (first === undefined) {
+    if (first?.done === true) break;
+    if (first === undefined || first.value.length > 0) {
+      // Started, or not waited for to the end: the byte is taken out when it comes first.
       return {
-        state: "unknown",
+        state: first === undefined ? "unknown" : "started",
         child: { ...child, stdout: withoutStartByte(reader, read) },
         stderr: "",
       };
     }
-    if (first.done) break;
-    if (first.value.length === 0) {
-      read = reader.read();
-      continue;
-    }
-    const started = first.value[0] === LAUNCH_STARTED;
-    const head = started ? first.value.subarray(1) : first.value;
-    return { state: "started", child: { ...child, stdout: prepend(head, reader) }, stderr: "" };
+    read = reader.read();
   }
   const said = await stderrOf(child);
   return {
     state: "ended",
-    child: { ...child, stdout: prepend(new Uint8Array(), reader, read), stderr: said.rest },
+    child: { ...child, stdout: withoutStartByte(reader, read), stderr: said.rest },
     stderr: new TextDecoder().decode(said.bytes),
   };
-}
-
-/** `promise`'s value, or undefined once `ms` passed or `signal` aborted. */
-async function within<T>(
-  promise: Promise<T>,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<T | undefined> {
-  if (signal?.aborted === true) return undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<undefined>((done) => {
-    timer = setTimeout(() => done(undefined), ms);
-    onAbort = () => done(undefined);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise, stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
-  }
 }
 
 /**
@@ -174,16 +147,12 @@ async function within<T>(
 async function stderrOf(
   child: SpawnedChild,
 ): Promise<{ bytes: Uint8Array; rest: ReadableStream<Uint8Array> }> {
-  await within(child.exited, START_WAIT_MS, undefined);
+  await within(child.exited, START_WAIT_MS);
   const reader = child.stderr.getReader();
   const chunks: Uint8Array[] = [];
   let pending: Promise<ReadResult> | undefined = reader.read();
   while (pending !== undefined) {
-    const chunk: ReadResult | undefined = await within(
-      pending,
-      STDERR_GRACE_MS,
-      undefined,
-    );
+    const chunk: ReadResult | undefined = await within(pending, STDERR_GRACE_MS);
     if (chunk === undefined) break;
     pending = chunk.done ? undefined : reader.read();
     if (!chunk.done) chunks.push(chunk.value);
