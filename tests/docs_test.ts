@@ -154,6 +154,33 @@ describe("API reference", { skip: checkoutSkip }, () => {
     assert.deepEqual(unlabelledExamples("x.ts", text), ["x.ts:2", "x.ts:8", "x.ts:14"]);
   });
 
+  it("docs/exports.md has a row for each entry point of deno.json, and counts them", () => {
+    const { name, exports } = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
+      name: string;
+      exports: Record<string, string>;
+    };
+    const page = readFileSync(join(ROOT, "docs", "exports.md"), "utf8");
+    const rows = [...page.matchAll(/^\| `(@shellseam\/[^`]+)` /gm)].map((match) => match[1]);
+    assert.deepEqual(
+      rows.sort(),
+      Object.keys(exports).map((key) => `${name}${key.slice(1)}`).sort(),
+    );
+    const words = [
+      "",
+      "One",
+      "Two",
+      "Three",
+      "Four",
+      "Five",
+      "Six",
+      "Seven",
+      "Eight",
+      "Nine",
+      "Ten",
+    ];
+    assert.match(page, new RegExp(`^${words[rows.length] ?? rows.length} entry points,`, "m"));
+  });
+
   it("deno doc --lint passes on every entry point of deno.json", async () => {
     const { exports } = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
       exports: Record<string, string>;
