@@ -14,7 +14,6 @@ import {
   readFileSync,
   writeFileSync,
 } from "node:fs";
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
@@ -25,6 +24,7 @@ import { findDeno } from "../../sandbox/_deno.ts";
 import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import type { GitCommitResult } from "../../git/mod.ts";
 import { probeHere, SANDBOX_BACKENDS, skipUnless, tempWorkspace } from "../sandbox/_fixtures.ts";
+import { testGit } from "../_git.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NOBODY = 65534;
@@ -78,23 +78,7 @@ console.log(JSON.stringify({ exitCode: result.exitCode, stdout: result.stdout.te
 
 /** git as the test runs it (as root, before the workspace is given away): nothing planted runs. */
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    "git",
-    ["-c", "core.hooksPath=/dev/null", "-c", "safe.directory=*", ...args],
-    {
-      cwd,
-      encoding: "utf8",
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_CONFIG_GLOBAL: "/dev/null",
-        GIT_AUTHOR_NAME: "t",
-        GIT_AUTHOR_EMAIL: "t@example.com",
-        GIT_COMMITTER_NAME: "t",
-        GIT_COMMITTER_EMAIL: "t@example.com",
-      },
-    },
-  );
+  return testGit(cwd, ["safe.directory=*"], args);
 }
 
 /** What `path` holds, as the host sees it: a file's text, or a folder's entries and `keep`. */

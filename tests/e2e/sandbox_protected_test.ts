@@ -38,6 +38,7 @@ import {
   tempWorkspace,
   type Workspace,
 } from "../sandbox/_fixtures.ts";
+import { TEST_GIT_ENV } from "../_git.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NOBODY = 65534;
@@ -161,15 +162,9 @@ console.log(JSON.stringify(outcomes));
 
 /** Runs `git` (as `uid`) and fails the test when it cannot start. */
 function git(uid: number, cwd: string, ...args: string[]): { status: number | null; out: string } {
-  const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: cwd,
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_AUTHOR_NAME: "t",
-    GIT_AUTHOR_EMAIL: "t@example.com",
-    GIT_COMMITTER_NAME: "t",
-    GIT_COMMITTER_EMAIL: "t@example.com",
-  };
+  const env: Record<string, string> = { ...TEST_GIT_ENV, HOME: cwd };
+  // Its own home's config (none there), not the other tests' /dev/null.
+  delete env.GIT_CONFIG_GLOBAL;
   const as = uid === 0 ? [] : ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"];
   const [program, ...rest] = [...as, "git", ...args];
   const result = spawnSync(program!, rest, { cwd, env, encoding: "utf8" });

@@ -26,6 +26,7 @@ import { ProtectedPaths } from "../../sandbox/protected/mod.ts";
 import { gitCommit, GitCommitError } from "../../git/mod.ts";
 import { findOnPath } from "../../local/_session.ts";
 import { tempWorkspace, type Workspace } from "../sandbox/_fixtures.ts";
+import { testGit } from "../_git.ts";
 
 const noGit = findOnPath("git") === null ? "git is not installed here; install git" : false;
 const AUTHOR = { name: "Agent", email: "agent@example.com" };
@@ -41,23 +42,7 @@ const HOOKS = [
 
 /** git as the test runs it: nothing of the repository's own programs (hooks, fsmonitor) runs. */
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    "git",
-    ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args],
-    {
-      cwd,
-      encoding: "utf8",
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_CONFIG_GLOBAL: "/dev/null",
-        GIT_AUTHOR_NAME: "t",
-        GIT_AUTHOR_EMAIL: "t@example.com",
-        GIT_COMMITTER_NAME: "t",
-        GIT_COMMITTER_EMAIL: "t@example.com",
-      },
-    },
-  );
+  return testGit(cwd, ["core.fsmonitor=false"], args);
 }
 
 /** A script that leaves `canary-<name>` in the workspace's base when run. */
