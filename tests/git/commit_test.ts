@@ -59,13 +59,18 @@ function canaries(workspace: Workspace): string[] {
   return readdirSync(workspace.base).filter((name) => name.startsWith("canary-"));
 }
 
+/** A repository at `root` whose one commit adds the file `name` holding `text`. */
+function committedRepository(root: string, name: string, text: string): void {
+  git(root, "init", "-q", "-b", "main");
+  writeFileSync(join(root, name), text);
+  git(root, "add", name);
+  git(root, "commit", "-q", "-m", "first");
+}
+
 /** A repository at the workspace root with one commit, then everything a command could plant. */
 function plantedRepository(workspace: Workspace): void {
   const { root } = workspace;
-  git(root, "init", "-q", "-b", "main");
-  writeFileSync(join(root, "kept.txt"), "first\n");
-  git(root, "add", "kept.txt");
-  git(root, "commit", "-q", "-m", "first");
+  committedRepository(root, "kept.txt", "first\n");
   const gitDir = join(root, ".git");
   for (const hook of HOOKS) {
     const script = canaryScript(workspace, `hook-${hook}`);
@@ -253,10 +258,7 @@ describe("gitCommit", { skip: noGit }, () => {
   it("refuses a repository where what git writes is a symlink, writing nothing through it", async () => {
     using workspace = tempWorkspace();
     const { root } = workspace;
-    git(root, "init", "-q", "-b", "main");
-    writeFileSync(join(root, "a.txt"), "a\n");
-    git(root, "add", "a.txt");
-    git(root, "commit", "-q", "-m", "first");
+    committedRepository(root, "a.txt", "a\n");
     writeFileSync(join(root, "b.txt"), "b\n");
     const victim = join(workspace.base, "victim");
     writeFileSync(victim, "kept\n");
@@ -285,10 +287,7 @@ describe("gitCommit", { skip: noGit }, () => {
   it("refuses a nested repository the sandbox does not keep read-only, running nothing in it", async () => {
     using workspace = tempWorkspace();
     const { root } = workspace;
-    git(root, "init", "-q", "-b", "main");
-    writeFileSync(join(root, "a.txt"), "a\n");
-    git(root, "add", "a.txt");
-    git(root, "commit", "-q", "-m", "first");
+    committedRepository(root, "a.txt", "a\n");
     const deep = join(root, "a", "b", "c", "d", "e", "f", "g");
     mkdirSync(deep, { recursive: true });
     git(deep, "init", "-q", "-b", "main");
