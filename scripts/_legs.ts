@@ -67,23 +67,25 @@ export function failureExcerpts(output: string): string[] {
   return excerpts.map((lines) => lines.join("\n"));
 }
 
-/** The legs running now (see {@linkcode stopLegs}). */
-const running = new Set<Deno.ChildProcess>();
+/** The legs running now, each with whether it leads a process group of its own (see {@linkcode stopLegs}). */
+const running = new Map<Deno.ChildProcess, boolean>();
 
 /**
- * Counts `child` among the processes {@linkcode stopLegs} kills, until the
- * function it returns is called.
+ * Counts `child` among the processes {@linkcode stopLegs} kills (with its
+ * whole process group when it leads one: `group`), until the function it
+ * returns is called.
  */
-export function track(child: Deno.ChildProcess): () => void {
-  running.add(child);
+export function track(child: Deno.ChildProcess, group = false): () => void {
+  running.set(child, group);
   return () => running.delete(child);
 }
 
 /** Kills the legs running now (on a signal to the script that runs them). */
 export function stopLegs(): void {
-  for (const child of running) {
+  for (const [child, group] of running) {
     try {
-      child.kill("SIGKILL");
+      if (group) Deno.kill(-child.pid, "SIGKILL");
+      else child.kill("SIGKILL");
     } catch {
       // It has ended already.
     }

@@ -63,6 +63,18 @@ interface FileRun {
 
 /** GNU time, which measures each process's CPU time when it is installed. */
 const GNU_TIME = "/usr/bin/time";
+/** util-linux `setsid`. */
+const SETSID = "/usr/bin/setsid";
+
+/**
+ * How a unit is measured: GNU time, run by util-linux `setsid` as the leader
+ * of a process group of its own (so a stop kills the test process behind it
+ * too, which a kill of GNU time alone would leave running); undefined (not
+ * measured) unless both are installed.
+ */
+const MEASURE: readonly string[] | undefined = existsSync(GNU_TIME) && existsSync(SETSID)
+  ? [SETSID, GNU_TIME, "-q", "-f", "%U %S", "-o"]
+  : undefined;
 
 /**
  * Runs `deno <args> <unit...>` with its output (stdout and stderr) held, then
@@ -74,11 +86,11 @@ async function runUnit(
   log: (text: string) => void,
 ): Promise<FileRun> {
   const start = performance.now();
-  const timed = existsSync(GNU_TIME) ? mkdtempSync(join(tmpdir(), "shellseam-cpu-")) : undefined;
+  const timed = MEASURE === undefined ? undefined : mkdtempSync(join(tmpdir(), "shellseam-cpu-"));
   const command = [Deno.execPath(), ...args, ...unit];
-  const [program = "", ...programArgs] = timed === undefined
+  const [program = "", ...programArgs] = MEASURE === undefined || timed === undefined
     ? command
-    : [GNU_TIME, "-q", "-f", "%U %S", "-o", join(timed, "cpu"), ...command];
+    : [...MEASURE, join(timed, "cpu"), ...command];
   const child = new Deno.Command(program, {
     args: programArgs,
     cwd: ROOT,
@@ -86,7 +98,7 @@ async function runUnit(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const untrack = track(child);
+  const untrack = track(child, timed !== undefined);
   const [out, err, { code }] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

@@ -1,10 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runFiles, testFiles, testJobs } from "../../scripts/_pool.ts";
-import { failureExcerpts } from "../../scripts/_legs.ts";
+import { failureExcerpts, stopLegs } from "../../scripts/_legs.ts";
+import { cmdline, until } from "../local/_helpers.ts";
 
 describe("the test pool (scripts/_pool.ts)", () => {
   it("runs each unit in a process of its own, sums the counts and names what failed", async () => {
@@ -50,6 +51,28 @@ describe("the test pool (scripts/_pool.ts)", () => {
       assert.ok(excerpt.startsWith(`${failing}: four => `), excerpt);
       assert.match(excerpt, /\nerror: Error: expected failure/);
       assert.doesNotMatch(excerpt, /^\s*at /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("stops the test process itself on stopLegs, not only what measures it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-pool-"));
+    const pidFile = join(dir, "pid");
+    try {
+      const waiting = join(dir, "wait_test.ts");
+      writeFileSync(
+        waiting,
+        `Deno.writeTextFileSync(${JSON.stringify(pidFile)}, String(Deno.pid));\n` +
+          'Deno.test("waits", () => new Promise((done) => setTimeout(done, 120_000)));\n',
+      );
+      const leg = runFiles("pool", [waiting], ["test", "--no-check", "-A"], 1, () => {});
+      await until(() => existsSync(pidFile), "the test file to start");
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      stopLegs();
+      // Its test waits two minutes: the deadline (one) fails a stop that missed it.
+      await until(() => cmdline(pid) === "", `test process ${pid} to end`);
+      assert.equal((await leg).ok, false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
