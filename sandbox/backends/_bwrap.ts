@@ -267,6 +267,15 @@ const READ_MASKS = 'v=(); while [ "$m" -gt 0 ] && IFS= read -r -d "" x && q=() &
   `exit ${WRAPPER_FAILURE_EXIT}; }; unset q e; `;
 
 /**
+ * Puts the masks kept in `v` (see `READ_MASKS`) on fd 5 for bwrap's
+ * `--args 5`, which goes after `--args 4`, so they mount last, and no
+ * command line shows them (they name the user's secrets); `v` becomes those
+ * two words, or nothing when no mask is left.
+ */
+const MASKS_ON_FD5 = 'if [ "${#v[@]}" -gt 0 ]; then exec 5< <(printf "%s\\0" "${v[@]}"); ' +
+  "v=(--args 5); fi; ";
+
+/**
  * Runs outside the sandbox, before bwrap: applies the command's limits
  * (`APPLY_LIMITS`: joins its cgroups and sets its rlimits, which bwrap and
  * everything in the sandbox inherit), closes every descriptor above 2
@@ -278,9 +287,8 @@ const READ_MASKS = 'v=(); while [ "$m" -gt 0 ] && IFS= read -r -d "" x && q=() &
  * namespace's reporter writes its count to. With `--input` next, it reads
  * bwrap's options (the command's environment among them) from its stdin,
  * exactly those bytes (see `bwrapInput`), and puts them on fd 4 for bwrap's
- * `--args 4`, so that no command line shows them, and the masks after them
- * whose path is still there (`READ_MASKS`) on bwrap's command line after
- * `--args 4`, so they mount last; the command keeps the rest
+ * `--args 4`, so that no command line shows them, and the masks whose path
+ * is still there (`READ_MASKS`) on fd 5 (`MASKS_ON_FD5`); the command keeps the rest
  * of that stdin, or gets /dev/null. Then it execs bwrap; a bwrap
  * that cannot be run (gone since the probe) is its failure too (`execfail`).
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
@@ -295,7 +303,7 @@ const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
   `[ "\${#o[@]}" = "$n" ] || { echo "${WRAPPER_NAME}: no options on stdin" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}; }; ` + READ_MASKS +
   'exec 4< <(printf "%s\\0" "${o[@]}"); unset o; [ "$k" = 1 ] || exec 0</dev/null; ' +
-  'set -- "$1" --args 4 "${v[@]}" "${@:2}"; fi; ' +
+  MASKS_ON_FD5 + 'set -- "$1" --args 4 "${v[@]}" "${@:2}"; fi; ' +
   `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
   `exit ${WRAPPER_FAILURE_EXIT}`;
 
@@ -333,7 +341,7 @@ const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
  * it. Then it waits for its input: the report file's path (or nothing) and
  * a NUL, a line `<filter index or -> <command bytes> <mask groups> <rlimit
  * entries> --`, the command, the mask groups (it keeps those whose path is
- * still there, `READ_MASKS`, for bwrap's command line after `--args 4`), then
+ * still there, `READ_MASKS`, for fd 5: `MASKS_ON_FD5`), then
  * bwrap's options, NUL-separated, to the end. It sets the
  * rlimits, keeps the filter named (as fd 3), opens the report file as the
  * wrapper does (then the command runs under the namespace's reporter, `$7`),
@@ -353,7 +361,9 @@ const STANDBY = APPLY_LIMITS + "b=$5; s=$6; t=$7; " + CLOSE_INHERITED +
   `exit ${WRAPPER_FAILURE_EXIT}; }; ` + READ_MASKS +
   "set -f; set -- $l; set +f; " + APPLY_LIMITS +
   'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
-  `8<&-; set -- "$p"; ${OPEN_REPORT}set --; [ -z "$p" ] || set -- "$s" ${BASH_FLAGS.join(" ")} ` +
+  `8<&-; ${MASKS_ON_FD5}set -- "$p"; ${OPEN_REPORT}set --; [ -z "$p" ] || set -- "$s" ${
+    BASH_FLAGS.join(" ")
+  } ` +
   `-p -c "$t" ${REPORTER_NAME}; ` +
   `shopt -s execfail; exec "$b" --args 4 "\${v[@]}" -- "$@" "$s" ${
     BASH_FLAGS.join(" ")

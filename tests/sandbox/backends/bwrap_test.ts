@@ -418,7 +418,10 @@ describe("the bwrap backend", () => {
     mkdirSync(folders.tmpDir);
     const local = createBwrapBackend(process.env.PATH, folders);
     assert.ok(!("reason" in local));
-    const command = `cat "${secret}"; echo ran`;
+    // By a relative path (the workdir is the workspace beside it), so that only
+    // a mask could put the secret's path on bwrap's command line, which the
+    // namespace's pid 1 (a copy of bwrap) shows every command.
+    const command = 'cat ../secret; tr "\\0" " " </proc/1/cmdline; echo; echo ran';
     const bashLaunch = {
       ...launch(workspace.root),
       args: ["--norc", "--noprofile", "-c", command],
@@ -442,6 +445,8 @@ describe("the bwrap backend", () => {
       assert.ok(result.stdout.endsWith("ran\n"), `${how}: ${result.stdout}`);
       assert.match(result.stderr, /secret: Permission denied/, how);
       assert.doesNotMatch(result.stdout, /SECRET/, how);
+      assert.match(result.stdout, /bwrap/, how);
+      assert.ok(!result.stdout.includes(secret), `${how}: ${result.stdout}`);
     }
   });
 
