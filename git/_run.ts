@@ -5,7 +5,7 @@
  * @module
  */
 import { BashSpawnError } from "../seam/mod.ts";
-import { runtime } from "../local/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 import { GitCommitError } from "./error.ts";
 
 /** What a git run printed, and its exit code. */

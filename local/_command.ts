@@ -10,7 +10,7 @@ import { LiveTextDecoder } from "./_stream_text.ts";
 import { GroupReaper } from "./_reaper.ts";
 import { within } from "./_within.ts";
 import type { ProcessControl } from "./_control.ts";
-import type { ExitStatus, SpawnedChild } from "./runtime/_types.ts";
+import type { ExitStatus, SpawnedChild } from "../runtime/mod.ts";
 
 /** Why the executor ended a command ("lost": a remote executor lost its connection). */
 export type KillCause = "timeout" | "idle" | "abort" | "kill" | "dispose" | "lost";

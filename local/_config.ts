@@ -13,8 +13,8 @@ import {
 } from "../seam/_checks.ts";
 import { findSetsid } from "./_session.ts";
 import { checkLimits } from "./_limits.ts";
-import type { Runtime, SessionStrategy } from "./runtime/_types.ts";
-import { runtime } from "./runtime/mod.ts";
+import type { Runtime, SessionStrategy } from "../runtime/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 
 /**
  * Options of a {@linkcode LocalBashExecutor}; every field is optional.

@@ -6,7 +6,7 @@ import {
   recentSessionMembers,
 } from "./_census.ts";
 import { type Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
-import type { Runtime } from "./runtime/_types.ts";
+import type { Runtime } from "../runtime/mod.ts";
 
 /** A signal the executor sends to a command's processes. */
 export type KillSignal = "SIGTERM" | "SIGKILL";

@@ -10,7 +10,7 @@ import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts"
 import { messageOf } from "../seam/_message.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./launch.ts";
-import { runtime } from "./runtime/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 
 /**
  * The kernel's limit on one argument or one `NAME=value` environment string,

@@ -6,7 +6,7 @@
  * @module
  */
 import { statSync } from "node:fs";
-import { runtime } from "./runtime/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 
 /**
  * How long a folder must have stayed unchanged (both times) before its

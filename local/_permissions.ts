@@ -1,6 +1,6 @@
 import { BashConfigError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
-import { runtime } from "./runtime/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 
 /**
  * Throws `BashConfigError` when `error` is the runtime refusing a permission

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { SpawnedChild } from "./runtime/_types.ts";
+import type { SpawnedChild } from "../runtime/mod.ts";
 import { within } from "./_within.ts";
 
 /**

@@ -2,7 +2,7 @@ import process from "node:process";
 import { clearTimeout as clearUnrefTimeout, setTimeout as setUnrefTimeout } from "node:timers";
 import { BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
-import type { Runtime, SessionStrategy, SpawnedChild } from "./runtime/_types.ts";
+import type { Runtime, SessionStrategy, SpawnedChild } from "../runtime/mod.ts";
 import { WATCHDOG_SCRIPT } from "./_watchdog_script.ts";
 
 /** How long the watchdog may take to answer a census or a signal request. */

@@ -38,7 +38,7 @@ import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { HOST_SIGNALS, type HostSignal, SignalHooks } from "./_signals.ts";
 import type { Launch, LaunchLimits, LaunchPlan } from "./launch.ts";
 import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
-import type { SpawnedChild } from "./runtime/_types.ts";
+import type { SpawnedChild } from "../runtime/mod.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
 import { clocks, type Launched } from "./_launched.ts";

@@ -53,5 +53,5 @@ export {
   type NetSocket,
   resolveHost,
   splice,
-} from "./runtime/_net.ts";
+} from "../runtime/mod.ts";
 export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";

@@ -20,7 +20,7 @@ export { ENV_OVERRIDES } from "./_env.ts";
 export { LocalBashExecutor } from "./executor.ts";
 export type { HostSignal } from "./_signals.ts";
 export type { Launch, LaunchLimits, LaunchOutcome, LaunchPlan, LaunchStandby } from "./launch.ts";
-export { runtime } from "./runtime/mod.ts";
+export { runtime } from "../runtime/mod.ts";
 export type {
   DirectoryEntry,
   ExitStatus,
@@ -28,4 +28,4 @@ export type {
   SessionStrategy,
   SpawnedChild,
   SpawnRequest,
-} from "./runtime/mod.ts";
+} from "../runtime/mod.ts";

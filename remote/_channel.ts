@@ -5,7 +5,7 @@ import {
   shellQuote,
   type StrayReport,
 } from "../seam/mod.ts";
-import { type ExitStatus, runtime, type SpawnedChild } from "../local/mod.ts";
+import { type ExitStatus, runtime, type SpawnedChild } from "../runtime/mod.ts";
 import type { Reaper } from "../local/internal.ts";
 import { printfEscaped } from "../sandbox/_reusable.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";

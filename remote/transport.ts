@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
-import { runtime, type SpawnedChild } from "../local/mod.ts";
+import { runtime, type SpawnedChild } from "../runtime/mod.ts";
 import { findOnPath, Watchdog, WATCHDOG_VARIABLE } from "../local/internal.ts";
 
 /**

@@ -2,7 +2,7 @@ import { statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
 import { type AppliedResourceLimits, SandboxUnavailableError } from "../seam/mod.ts";
-import { runtime } from "../local/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 import {
   type SandboxBackendName,
   type SandboxBackendStatus,

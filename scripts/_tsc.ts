@@ -37,7 +37,7 @@ export const COMPILER_OPTIONS: Record<string, unknown> = {
   noUncheckedIndexedAccess: true,
   // `deno check` type-checks every source against Deno's and Node's types;
   // tsc only emits, so it needs neither @types/node nor a `Deno` declaration
-  // (local/runtime/deno.ts is emitted like any other file).
+  // (runtime/deno.ts is emitted like any other file).
   noCheck: true,
   types: [],
   // esnext as in Deno; without the disposable lib, tsc 7 emits a bogus

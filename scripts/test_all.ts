@@ -30,6 +30,7 @@ import type { NodeStepResult } from "./test_node.ts";
 /** The folders and files whose doc examples the Deno suite runs (no test file is among them). */
 export const DOC_EXAMPLES: readonly string[] = [
   "seam/",
+  "runtime/",
   "local/",
   "tasks/",
   "tool/",

@@ -13,6 +13,7 @@ export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..
 /** The folders of the library's and the CLI's sources (the root's mod.ts aside). */
 export const SOURCE_FOLDERS: readonly string[] = [
   "seam",
+  "runtime",
   "local",
   "tasks",
   "tool",

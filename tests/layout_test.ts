@@ -21,12 +21,13 @@ import { checkoutSkip, relativeImports, ROOT, sourceFiles } from "./_imports.ts"
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   seam: [],
-  local: ["seam"],
+  runtime: ["seam"],
+  local: ["seam", "runtime"],
   tasks: ["seam"],
   testing: ["seam"],
-  sandbox: ["seam", "local"],
-  git: ["seam", "local", "sandbox"],
-  remote: ["seam", "local", "sandbox"],
+  sandbox: ["seam", "runtime", "local"],
+  git: ["seam", "runtime", "local", "sandbox"],
+  remote: ["seam", "runtime", "local", "sandbox"],
   tool: ["seam", "tasks", "sandbox", "git"],
   npm_only: ["seam", "tool"],
 };

@@ -1,5 +1,5 @@
 import { SshBashExecutor } from "../../remote/mod.ts";
-import { runtime } from "../../local/mod.ts";
+import { runtime } from "../../runtime/mod.ts";
 import { type BenchCase, row, type RowHeader, skippedRow } from "../_case.ts";
 import { interleave } from "../_interleave.ts";
 import { sshdMissing, startSshd } from "../../tests/remote/_sshd.ts";

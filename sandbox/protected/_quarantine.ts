@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, renameSync } from "node:fs";
 import { basename, join } from "node:path";
-import { runtime } from "../../local/mod.ts";
+import { runtime } from "../../runtime/mod.ts";
 import { shapeOf } from "./_shape.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { runtime } from "../../local/mod.ts";
+import { runtime } from "../../runtime/mod.ts";
 import { shapeOf } from "./_shape.ts";
 import { join } from "node:path";
 

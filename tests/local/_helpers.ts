@@ -4,7 +4,7 @@ import { join } from "node:path";
 import process from "node:process";
 import assert from "node:assert/strict";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
-import type { SpawnedChild } from "../../local/runtime/_types.ts";
+import type { SpawnedChild } from "../../runtime/mod.ts";
 import { cgroupSupport } from "../../local/_cgroup.ts";
 import { shellQuote } from "../../seam/shell_quote.ts";
 

@@ -4,7 +4,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { awaitStart, LAUNCH_STARTED } from "../../local/_start.ts";
-import type { ExitStatus, SpawnedChild } from "../../local/runtime/_types.ts";
+import type { ExitStatus, SpawnedChild } from "../../runtime/mod.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,18 +1,18 @@
 // Node-only: the named pipes node.ts gives children for their output
-// (local/runtime/_fifo.ts). Deno's own pipes are real pipes already.
+// (runtime/_fifo.ts). Deno's own pipes are real pipes already.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { runtime } from "../../local/runtime/mod.ts";
+import { runtime } from "../../runtime/mod.ts";
 
 const skip = "Deno" in globalThis ? "Node-only: named pipes stand in for Node's sockets" : false;
 
 // The runtime module as this test file sees it: .ts from sources, .js once compiled.
 const RUNTIME_URL = new URL(
-  `../../local/runtime/mod${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`,
+  `../../runtime/mod${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`,
   import.meta.url,
 ).href;
 

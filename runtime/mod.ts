@@ -1,6 +1,11 @@
 /**
- * The one place that picks the runtime: Deno when `globalThis.Deno` exists,
- * Node otherwise. Everything else in shellseam goes through {@linkcode runtime}.
+ * The only runtime-specific code, and the surface the folders above it
+ * (`engine/`, `local/`, `sandbox/`, `remote/`, `git/`) import: the one place
+ * that picks the runtime (Deno when `globalThis.Deno` exists, Node
+ * otherwise), and the sockets the sandbox's network proxy uses, which one
+ * implementation serves on both. Everything else in shellseam spawns, lists
+ * folders and signals through {@linkcode runtime}. Not an entry point of the
+ * package: `@shellseam/bash/local` re-exports {@linkcode runtime} and its types.
  *
  * @example
  * ```ts
@@ -13,6 +18,14 @@
  * @module
  */
 import type { Runtime } from "./_types.ts";
+export {
+  connectTcp,
+  listenUnix,
+  type NetListener,
+  type NetSocket,
+  resolveHost,
+  splice,
+} from "./_net.ts";
 import { denoRuntime } from "./deno.ts";
 import { nodeRuntime } from "./node.ts";
 

@@ -1,4 +1,4 @@
-// The runtime contract, asserted against whichever runtime local/runtime/
+// The runtime contract, asserted against whichever runtime runtime/
 // selects: deno.ts under `deno test`, node.ts under `node --test` (the Node leg).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { runtime, type SpawnedChild, type SpawnRequest } from "../../local/runtime/mod.ts";
+import { runtime, type SpawnedChild, type SpawnRequest } from "../../runtime/mod.ts";
 import { assertNoneLeft, marker, waitForSleep } from "../local/_helpers.ts";
 
 const BASH = "/usr/bin/bash";
