@@ -15,11 +15,18 @@
  *
  * @module
  */
-export type { LocalBashExecutorConfig, ResolvedLocalBashExecutorConfig } from "./_config.ts";
-export { ENV_OVERRIDES } from "./_env.ts";
+export {
+  ENV_OVERRIDES,
+  type HostSignal,
+  type Launch,
+  type LaunchLimits,
+  type LaunchOutcome,
+  type LaunchPlan,
+  type LaunchStandby,
+  type LocalBashExecutorConfig,
+  type ResolvedLocalBashExecutorConfig,
+} from "../engine/mod.ts";
 export { LocalBashExecutor } from "./executor.ts";
-export type { HostSignal } from "./_signals.ts";
-export type { Launch, LaunchLimits, LaunchOutcome, LaunchPlan, LaunchStandby } from "./launch.ts";
 export { runtime } from "../runtime/mod.ts";
 export type {
   DirectoryEntry,

@@ -6,7 +6,7 @@ import {
   type StrayReport,
 } from "../seam/mod.ts";
 import { type ExitStatus, runtime, type SpawnedChild } from "../runtime/mod.ts";
-import type { Reaper } from "../local/internal.ts";
+import type { Reaper } from "../engine/mod.ts";
 import { printfEscaped } from "../sandbox/_reusable.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";
 import { frame, MessageSplitter } from "./_frames.ts";

@@ -1,8 +1,7 @@
 import { isAbsolute } from "node:path";
 import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
 import { checkKnownKeys, kindOf, wholeNumber } from "../seam/_checks.ts";
-import type { LocalBashExecutorConfig } from "../local/mod.ts";
-import { findOnPath, resolveConfig } from "../local/internal.ts";
+import { findOnPath, type LocalBashExecutorConfig, resolveConfig } from "../engine/mod.ts";
 
 /**
  * Options of an {@linkcode SshBashExecutor}: where to connect and how, and

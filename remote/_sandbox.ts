@@ -8,8 +8,7 @@ import {
   SandboxUnavailableError,
   type SandboxViolation,
 } from "../seam/mod.ts";
-import type { Launch, LaunchOutcome } from "../local/mod.ts";
-import type { RunningCommand } from "../local/internal.ts";
+import type { Launch, LaunchOutcome, RunningCommand } from "../engine/mod.ts";
 import { DEFAULT_DENY_READ, DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
 import {
   bwrapDenied,

@@ -33,7 +33,7 @@ import {
   RunningCommand,
   SignalHooks,
   throwIfDenied,
-} from "../local/internal.ts";
+} from "../engine/mod.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
 import { type ProbeResult, type RemotePlan, RemoteSandbox } from "./_sandbox.ts";
 import {

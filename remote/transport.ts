@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
 import { runtime, type SpawnedChild } from "../runtime/mod.ts";
-import { findOnPath, Watchdog, WATCHDOG_VARIABLE } from "../local/internal.ts";
+import { findOnPath, Watchdog, WATCHDOG_VARIABLE } from "../engine/mod.ts";
 
 /**
  * How the remote executor reaches a shell on the other side: the program

@@ -16,7 +16,7 @@ import { basename, dirname, isAbsolute, join, normalize, resolve } from "node:pa
 import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { existingRealpath, isBeneath } from "./_paths.ts";
-import { folderNames } from "../local/internal.ts";
+import { folderNames } from "../engine/mod.ts";
 
 /**
  * A policy's list of paths (`denyRead`, `allowRead`, `allowUnixSockets`),

@@ -15,7 +15,7 @@
  * @module
  */
 import { rmSync } from "node:fs";
-import { makeFolder } from "../local/internal.ts";
+import { makeFolder } from "../engine/mod.ts";
 import { join } from "node:path";
 import type { SandboxNetworkAllowList } from "../seam/mod.ts";
 import {
@@ -25,7 +25,7 @@ import {
   type NetSocket,
   resolveHost,
   splice,
-} from "../local/internal.ts";
+} from "../runtime/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { addressRefusal, normalHost, refusal } from "./_network.ts";
 import {

@@ -16,14 +16,8 @@ import {
   SandboxUnavailableError,
 } from "../seam/mod.ts";
 import { checkKnownKeys, positiveFinite } from "../seam/_checks.ts";
-import {
-  type Launch,
-  type LaunchLimits,
-  type LaunchPlan,
-  LocalBashExecutor,
-  type LocalBashExecutorConfig,
-  runtime,
-} from "../local/mod.ts";
+import { LocalBashExecutor } from "../local/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 import {
   appliedLimits,
   cgroupSupportFor,
@@ -31,13 +25,17 @@ import {
   findOnPath,
   findSetsid,
   isOwnDirectory,
+  type Launch,
+  type LaunchLimits,
+  type LaunchPlan,
   LOCAL_CONFIG_KEYS,
+  type LocalBashExecutorConfig,
   makeFolder,
   mergeLimits,
   otherPrivateDirs,
   privateParents,
   throwIfDenied,
-} from "../local/internal.ts";
+} from "../engine/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";

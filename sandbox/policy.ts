@@ -4,7 +4,7 @@ import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalPath, isBeneath } from "./_paths.ts";
 import { checkedPolicyPaths } from "./_masks.ts";
-import { throwIfDenied } from "../local/internal.ts";
+import { throwIfDenied } from "../engine/mod.ts";
 import { checkedNetwork } from "./_network.ts";
 
 /**

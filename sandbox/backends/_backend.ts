@@ -1,5 +1,5 @@
 import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../engine/mod.ts";
 import { resolve } from "node:path";
 import type { Mask } from "../_masks.ts";
 import type { SocketRule } from "./_seccomp.ts";

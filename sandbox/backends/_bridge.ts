@@ -13,8 +13,7 @@
  *
  * @module
  */
-import type { Launch } from "../../local/launch.ts";
-import { BASH_FLAGS, findOnPath, limitedLaunch } from "../../local/internal.ts";
+import { BASH_FLAGS, findOnPath, type Launch, limitedLaunch } from "../../engine/mod.ts";
 import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "../_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */

@@ -1,15 +1,18 @@
 import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
 import {
   APPLY_LIMITS,
   BASH_FLAGS,
   findOnPath,
   JOIN_FAILURE_PREFIX,
+  type Launch,
   LAUNCH_STARTED,
+  type LaunchLimits,
+  type LaunchOutcome,
+  type LaunchStandby,
   limitArgs,
-} from "../../local/internal.ts";
+} from "../../engine/mod.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
 import {
   type ConfinedPolicy,

@@ -2,9 +2,15 @@ import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
 import { existingRealpath, isBeneath } from "../_paths.ts";
-import { rlimitsToSet, throwIfDenied } from "../../local/internal.ts";
+import {
+  type Launch,
+  type LaunchLimits,
+  type LaunchOutcome,
+  type LaunchStandby,
+  rlimitsToSet,
+  throwIfDenied,
+} from "../../engine/mod.ts";
 import {
   type ConfinedPolicy,
   DENIED,

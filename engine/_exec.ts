@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { BASH_FLAGS } from "./_env.ts";
-import type { Launch } from "./launch.ts";
+import type { Launch } from "./_launch.ts";
 import { runtime } from "../runtime/mod.ts";
 
 /**

@@ -15,7 +15,7 @@ import {
 } from "../seam/mod.ts";
 import { kindOf } from "../seam/_checks.ts";
 import { BASH_FLAGS } from "./_env.ts";
-import type { Launch } from "./launch.ts";
+import type { Launch } from "./_launch.ts";
 import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup.ts";
 
 /** The fields of {@linkcode ResourceLimits}, in the order they are applied. */

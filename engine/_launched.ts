@@ -6,7 +6,7 @@ import type {
   ResourceLimits,
 } from "../seam/mod.ts";
 import type { RunningCommand } from "./_command.ts";
-import type { LaunchOutcome, LaunchPlan } from "./launch.ts";
+import type { LaunchOutcome, LaunchPlan } from "./_launch.ts";
 
 /** A spawned command with what it was launched under. */
 export interface Launched {

@@ -11,7 +11,7 @@ import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
 import type { ProcessControl } from "./_control.ts";
 import { disposedError } from "./_spawn_checks.ts";
 import type { Watchdog } from "./_watchdog.ts";
-import type { Launch } from "./launch.ts";
+import type { Launch } from "./_launch.ts";
 import type { SpawnedChild } from "../runtime/mod.ts";
 import { LAUNCH_STARTED, prepend } from "./_start.ts";
 

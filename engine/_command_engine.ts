@@ -1,0 +1,514 @@
+/**
+ * The engine of an executor that runs commands on this host: what
+ * `LocalBashExecutor` (and the sandbox on it) holds once per executor. It
+ * spawns each call's launch in a session of its own, applies the call's
+ * resource limits (cgroups, rlimits, a standby ready in its cgroup), runs
+ * the command's lifecycle (clocks, output and spill, the sweep of strays),
+ * and keeps the executor's bookkeeping: the commands running and launching,
+ * the watchdog, the private folder, the spill budget, the signal hooks, and
+ * disposal.
+ *
+ * What the executor decides stays with it, behind {@linkcode EngineHooks}:
+ * what a call's launch becomes (the sandbox wraps it), the limits a call
+ * gets by default, and whether the executor confines.
+ *
+ * @module
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import type {
+  BashExecSpec,
+  BashProcess,
+  BashRunResult,
+  ResourceLimitHit,
+  ResourceLimits,
+  SandboxMode,
+  StrayReport,
+} from "../seam/mod.ts";
+import type { SpawnedChild } from "../runtime/mod.ts";
+import { RunningCommand } from "./_command.ts";
+import {
+  type LocalBashExecutorConfig,
+  resolveConfig,
+  type ResolvedLocalBashExecutorConfig,
+} from "./_config.ts";
+import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
+import { bashArgs, spawnFailure } from "./_exec.ts";
+import { joined, OutputCollector } from "./_output.ts";
+import { appliedLimits, hasLimits, limitedLaunch, mergeLimits, rlimitsOf } from "./_limits.ts";
+import {
+  cgroupLimits,
+  type CgroupSupport,
+  cgroupSupportFor,
+  type CommandCgroup,
+  ExecutorCgroups,
+} from "./_cgroup.ts";
+import { checkBackground } from "./_request.ts";
+import { SpillBudget } from "./_spill_budget.ts";
+import { findOnPath } from "./_session.ts";
+import { throwIfDenied } from "./_permissions.ts";
+import { ProcessControl } from "./_control.ts";
+import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
+import { type HostSignal, SignalHooks } from "./_signals.ts";
+import type { Launch, LaunchLimits, LaunchPlan } from "./_launch.ts";
+import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
+import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
+import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
+import { clocks, type Launched } from "./_launched.ts";
+import { finishRun } from "./_run_result.ts";
+import { awaitStart } from "./_start.ts";
+import { backgroundProcess } from "./_background.ts";
+
+const encoder = new TextEncoder();
+
+/** The launches a call may take when one ends before its command starts (see `LaunchPlan.announcesStart`). */
+const MAX_LAUNCHES = 3;
+
+/**
+ * The launch of a cold start: `plan`'s, behind a short bash that applies
+ * what it does not apply itself (all limits, or only the cgroups of
+ * `unjoined`, left out of the plan for a standby that was not used).
+ */
+function limitedPlan(
+  plan: LaunchPlan,
+  rlimits: ResourceLimits,
+  cgroup: CommandCgroup | null,
+  unjoined: readonly string[],
+  bash: string,
+): Launch {
+  const applied = plan.limitsApplied === true;
+  const sets = applied ? {} : rlimits;
+  const joins = applied ? unjoined : cgroup?.procsFiles ?? [];
+  return hasLimits(sets) || joins.length > 0
+    ? limitedLaunch(plan.launch, sets, joins, bash)
+    : plan.launch;
+}
+
+/**
+ * What the engine asks of the executor it runs for, at each call (so that a
+ * subclass's override is the one asked).
+ */
+export interface EngineHooks {
+  /** What a call's bare bash launch becomes, and what the run learns from it (`planLaunch`). */
+  planLaunch(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan>;
+  /** The resource limits a call gets before its own go over them (`defaultLimits`). */
+  defaultLimits(spec: BashExecSpec): ResourceLimits;
+  /** The executor's default sandbox mode; `undefined` when it does not sandbox. */
+  sandboxMode(): SandboxMode | undefined;
+  /** Disposes the executor (a host signal does, see {@linkcode CommandEngine.killOnSignals}). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * One executor's engine: the validated config, bash resolved once, the
+ * watchdog, and every command running or launching, until
+ * {@linkcode CommandEngine.dispose}.
+ */
+export class CommandEngine {
+  /** The validated config, defaults filled in. */
+  readonly config: ResolvedLocalBashExecutorConfig;
+  readonly #hooks: EngineHooks;
+  readonly #bash: string | null;
+  readonly #env: BaseEnv;
+  readonly #running = new Set<RunningCommand>();
+  readonly #launching = new Set<Promise<unknown>>();
+  readonly #spillBudget: SpillBudget;
+  readonly #watchdog: Watchdog | null;
+  readonly #control: ProcessControl;
+  readonly #signalHooks: SignalHooks;
+  #disposed = false;
+  readonly #standbys: Standbys = new Standbys(localStandbyHost({
+    config: () => this.config,
+    watchdog: () => this.#watchdog,
+    control: () => this.#control,
+    disposed: () => this.#disposed,
+  }));
+  #dir: string | null = null;
+  /** Commands started so far, which numbers each command's marker. */
+  #commands = 0;
+  #cgroups: ExecutorCgroups | null = null;
+
+  /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
+  constructor(config: LocalBashExecutorConfig, hooks: EngineHooks) {
+    this.#hooks = hooks;
+    this.#signalHooks = new SignalHooks(() => hooks.dispose());
+    try {
+      this.config = resolveConfig(config);
+      this.#bash = findOnPath("bash");
+      this.#env = baseEnv();
+      this.#watchdog = this.#bash === null ? null : new Watchdog({
+        runtime: this.config.runtime,
+        bash: this.#bash,
+        setsidPath: this.config.setsidPath,
+        session: this.config.sessionStrategy,
+        tempRoot: privateParentPath(this.config.spillDir),
+      });
+    } catch (error) {
+      // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
+      throwIfDenied(error, "read the environment and find bash");
+      throw error;
+    }
+    this.#control = new ProcessControl(this.config.runtime, this.#watchdog);
+    this.#spillBudget = new SpillBudget(this.config.maxSpillTotalBytes, () => this.#dir);
+  }
+
+  /**
+   * Runs `spec` in the foreground and resolves with its result. Its launch
+   * is made by `wrap` from the bare bash launch, without the default
+   * resource limits, when `wrap` is given; by the hooks' `planLaunch` otherwise.
+   */
+  async run(
+    spec: BashExecSpec,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<BashRunResult> {
+    return await finishRun(spec, await this.#launch(spec, false, wrap), this.#env.scrubbed);
+  }
+
+  /** Starts `spec` in the background and resolves once it is spawned. */
+  async start(spec: BashExecSpec): Promise<BashProcess> {
+    checkBackground(spec);
+    return backgroundProcess(spec, await this.#launch(spec, true, undefined));
+  }
+
+  /**
+   * The private 0700 directory (see `LocalBashExecutor.privateDir`); rejects
+   * with `BashSpawnError` once disposed.
+   */
+  async privateDir(): Promise<string> {
+    if (this.#disposed) throw disposedError();
+    // Started first, so the folder's name can carry its owner (see #privateDir).
+    await this.#watchdog?.ready();
+    if (this.#disposed) throw disposedError();
+    return this.#privateDir();
+  }
+
+  /** Makes `signals` dispose the executor (see `LocalBashExecutor.killOnSignals`). */
+  killOnSignals(signals: readonly HostSignal[]): Disposable {
+    return this.#signalHooks.add(signals);
+  }
+
+  /**
+   * Kills every running command, awaits every exit, and removes the private
+   * directory unless `keepSpillFiles`; `run()` and `start()` reject afterwards.
+   */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    const standbys = this.#standbys.dispose();
+    this.#signalHooks.clear();
+    await Promise.allSettled(this.#launching);
+    for (const running of this.#running) running.kill("dispose");
+    await Promise.all([...this.#running].map((running) => running.settled));
+    await standbys;
+    await this.#cgroups?.dispose();
+    if (this.#dir !== null && !this.config.keepSpillFiles) {
+      rmSync(this.#dir, { recursive: true, force: true });
+      this.#dir = null;
+    }
+    await this.#watchdog?.close();
+  }
+
+  /**
+   * The private directory, made again when a command removed it: under its
+   * old name when that is free, else under a new one (another user may have
+   * taken the name in the shared temporary folder meanwhile). Named
+   * `shellseam-exec-<pid>-<start>-XXXXXX` after the host's pid and start time (as
+   * the watchdog read them), so that a later executor's watchdog removes it
+   * once this process is gone; a kept folder carries no owner.
+   */
+  #privateDir(): string {
+    const dir = this.#dir;
+    if (dir !== null) {
+      if (isOwnDirectory(dir)) return dir;
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+        return dir;
+      } catch {
+        // The name is taken or unusable: a fresh one below.
+      }
+    }
+    const owner = this.config.keepSpillFiles ? null : this.#watchdog?.owner ?? null;
+    this.#dir = makePrivateDir(this.config.spillDir, owner);
+    // A kept directory outlives the executor, so no one may remove it as a dead host's.
+    if (!this.config.keepSpillFiles) this.#watchdog?.guard(this.#dir);
+    return this.#dir;
+  }
+
+  #spillDir = (): string => this.#privateDir();
+
+  #launch(
+    spec: BashExecSpec,
+    background: boolean,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<Launched> {
+    const launching = this.#spawn(spec, background, wrap);
+    this.#launching.add(launching);
+    return launching.finally(() => this.#launching.delete(launching));
+  }
+
+  async #spawn(
+    spec: BashExecSpec,
+    background: boolean,
+    wrap: ((launch: Launch) => Launch) | undefined,
+  ): Promise<Launched> {
+    this.#checkCanSpawn(spec);
+    const bash = this.#bash;
+    checkBash(bash);
+    checkWorkdir(spec.workdir);
+    const env = commandEnv(this.#env, spec.env, spec.managedEnv);
+    // Last, so no caller displaces it: a kill finds the command's processes in
+    // other sessions by it, and on the host's death the watchdog kills what carries it.
+    const number = ++this.#commands;
+    const marker = `${this.#watchdog?.token ?? "none"}.${number}`;
+    env[WATCHDOG_VARIABLE] = marker;
+    const limits = wrap === undefined
+      ? mergeLimits(this.#hooks.defaultLimits(spec), spec.limits)
+      : {};
+    const support = cgroupSupportFor(this.config.useCgroups, limits);
+    const held = cgroupLimits(limits, support);
+    const bashLaunch: Launch = {
+      program: bash,
+      args: bashArgs(bash, spec.command),
+      cwd: spec.workdir,
+      env,
+    };
+    const { config } = this;
+    const setsid = config.setsidPath;
+    const keepStdinOpen = background && spec.keepStdinOpen === true;
+    const watchdog = this.#watchdog;
+    const cgroupKey = held.join(",");
+    let cgroup: CommandCgroup | null = null;
+    let standby: Standby | undefined;
+    if (held.length > 0) {
+      // Named after the watchdog's owner, which it tells when it starts.
+      await watchdog?.ready();
+      this.#checkCanSpawn(spec);
+      const stdinNull = spec.stdin === undefined && !keepStdinOpen;
+      standby = stdinNull && wrap === undefined ? this.#standbys.take(cgroupKey) : undefined;
+      try {
+        standby?.cgroup.setLimits(limits);
+      } catch {
+        this.#standbys.discard(standby as Standby);
+        standby = undefined;
+      }
+      cgroup = standby?.cgroup ?? await this.#commandCgroup(limits, support);
+    }
+    const rlimits = rlimitsOf(limits, held);
+    let launch: Launch;
+    let plan: LaunchPlan;
+    try {
+      // A standby joined the cgroups already: the plan does not.
+      plan = wrap !== undefined ? { launch: wrap(bashLaunch) } : await this.#hooks.planLaunch(
+        spec,
+        bashLaunch,
+        { rlimits, cgroupProcs: standby === undefined ? cgroup?.procsFiles ?? [] : [] },
+      );
+      let unjoined: readonly string[] = [];
+      if (standby !== undefined && plan.standby?.key !== standby.launchKey) {
+        // Not a launch it can run: it waits for the next one.
+        this.#standbys.putBack(standby);
+        standby = undefined;
+        cgroup = await this.#commandCgroup(limits, support);
+        unjoined = cgroup.procsFiles;
+      }
+      launch = limitedPlan(plan, rlimits, cgroup, unjoined, bash);
+      this.#checkCanSpawn(spec);
+      await watchdog?.ready();
+      this.#checkCanSpawn(spec);
+      this.#checkPrivateDir();
+    } catch (error) {
+      if (standby !== undefined) this.#standbys.discard(standby);
+      else await cgroup?.close();
+      throw error;
+    }
+    const hits: { hit?: ResourceLimitHit } = {};
+    let child: SpawnedChild | undefined;
+    let forksAtSpawn: number | null | undefined;
+    if (standby !== undefined && plan.standby !== undefined) {
+      child = await this.#standbys.hand(standby, plan.standby.input(rlimits));
+      forksAtSpawn = standby.forksAtSpawn;
+      if (child === undefined) {
+        // It could not take the launch, which did not run: started as usual.
+        forksAtSpawn = undefined;
+        this.#checkCanSpawn(spec);
+        cgroup = await this.#commandCgroup(limits, support);
+        launch = limitedPlan(plan, rlimits, cgroup, cgroup.procsFiles, bash);
+      }
+    }
+    // Whether the launch's own input went to its stdin already (see awaitStart).
+    let inputWritten = false;
+    for (let launches = 1; child === undefined; launches++) {
+      let spawned: SpawnedChild;
+      try {
+        spawned = await config.runtime.spawn({
+          program: setsid ?? launch.program,
+          args: setsid === null ? launch.args : [launch.program, ...launch.args],
+          cwd: launch.cwd,
+          env: launch.env,
+          stdin: spec.stdin !== undefined || keepStdinOpen || launch.input !== undefined
+            ? "piped"
+            : "null",
+          session: config.sessionStrategy,
+        });
+      } catch (cause) {
+        await cgroup?.close();
+        throw spawnFailure(cause, launch);
+      }
+      watchdog?.watch(spawned.pid);
+      const announced = plan.announcesStart;
+      if (announced === undefined) {
+        child = spawned;
+        break;
+      }
+      const start = await awaitStart(spawned, launch.input, spec.signal);
+      inputWritten = true;
+      if (start.state !== "ended" || launches >= MAX_LAUNCHES || !announced.retry(start.stderr)) {
+        child = start.child;
+        break;
+      }
+      // The command never ran: the plan is settled unused, and the call planned again.
+      const status = await spawned.exited;
+      watchdog?.release(spawned.pid);
+      plan.namespaceStrays?.();
+      plan.describe?.({
+        exitCode: status.code,
+        signal: status.signal,
+        stderrText: start.stderr,
+        killedByExecutor: false,
+      });
+      try {
+        this.#checkCanSpawn(spec);
+        plan = await this.#hooks.planLaunch(spec, bashLaunch, {
+          rlimits,
+          cgroupProcs: cgroup?.procsFiles ?? [],
+        });
+        launch = limitedPlan(plan, rlimits, cgroup, [], bash);
+      } catch (error) {
+        await cgroup?.close();
+        throw error;
+      }
+    }
+    const stdin = typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin;
+    const running: RunningCommand = new RunningCommand({
+      control: this.#control,
+      ...(plan.pidNamespace === true ? {} : { marker }),
+      ...(forksAtSpawn === undefined ? {} : { forksAtSpawn }),
+      child,
+      stdout: this.#collector(spec.stdoutMaxBytes),
+      stderr: this.#collector(config.maxOutputBytes),
+      killGraceMs: config.killGraceMs,
+      drainGraceMs: config.drainGraceMs,
+      // What the launch reads first (its own input), then the command's stdin.
+      stdin: launch.input === undefined || inputWritten
+        ? stdin
+        : joined(launch.input, stdin ?? null),
+      keepStdinOpen,
+      ...clocks(spec, background),
+      ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
+      ...(cgroup === null && plan.namespaceStrays === undefined ? {} : {
+        afterSweep: async (swept): Promise<StrayReport> => {
+          let strays: StrayReport = { killed: 0, survivors: [] };
+          const namespaceStrays = plan.namespaceStrays;
+          let ended: number | undefined;
+          try {
+            if (cgroup !== null) {
+              const { hit, ...left } = await cgroup.close(swept);
+              if (hit !== undefined) hits.hit = hit;
+              strays = left;
+            }
+          } finally {
+            // Read (and so removed) even when closing the cgroup failed.
+            ended = namespaceStrays?.();
+          }
+          if (namespaceStrays === undefined) return strays;
+          if (ended !== undefined) return { ...strays, killed: strays.killed + ended };
+          // Killed by the executor, the namespace went with its kill; otherwise no count is no news.
+          return running.cause !== null || strays.censusFailed !== undefined ? strays : {
+            ...strays,
+            censusFailed:
+              "the sandbox's pid namespace ended without saying how many processes it ended",
+          };
+        },
+      }),
+    });
+    this.#running.add(running);
+    running.settled.then(() => {
+      this.#running.delete(running);
+      watchdog?.release(child.pid);
+      const ahead = plan.standby;
+      if (ahead !== undefined && held.length > 0) {
+        // After the caller has its result: the standby is for the next command.
+        setTimeout(() =>
+          this.#standbys.prepare(
+            cgroupKey,
+            ahead.key,
+            () => this.#commandCgroup(limits, support),
+            (procs) => ahead.prepare(procs),
+          ), 0);
+      }
+    });
+    const mode = this.#hooks.sandboxMode();
+    const confined = mode !== undefined &&
+      (spec.sandboxPolicy?.mode ?? mode) !== "danger-full-access";
+    return {
+      running,
+      plan,
+      limits,
+      applied: appliedLimits(limits, confined, support),
+      cgroup: cgroup === null ? null : hits,
+    };
+  }
+
+  /** Command n's cgroup with `limits`, in this executor's folder (made on first use). */
+  #commandCgroup(
+    limits: ResourceLimits,
+    support: CgroupSupport,
+  ): Promise<CommandCgroup> {
+    const owner = this.#watchdog?.owner ?? null;
+    this.#cgroups ??= new ExecutorCgroups(
+      support,
+      // Without an owner, no later executor may take the folder for a dead host's.
+      `${owner === null ? "shellseam-unowned-" : `shellseam-exec-${owner}-`}${
+        this.#watchdog?.token ?? crypto.randomUUID()
+      }`,
+      (pid) => {
+        try {
+          this.config.runtime.kill(pid, "SIGKILL");
+        } catch {
+          // Counted as a survivor when it stays in the cgroup.
+        }
+      },
+    );
+    return this.#cgroups.create(
+      limits,
+      (folder) => this.#watchdog?.guardCgroups(folder),
+    );
+  }
+
+  /**
+   * Makes the private folder before the first command, so that a refused
+   * permission is an error now and not a spill that silently never happens.
+   */
+  #checkPrivateDir(): void {
+    if (this.#dir !== null) return;
+    try {
+      this.#privateDir();
+    } catch (error) {
+      throwIfDenied(error, "make the private folder for spill files");
+      // Any other failure leaves the command without spill files, as when it overflows.
+    }
+  }
+
+  #collector(maxBytes: number): OutputCollector {
+    const { headBytes, maxSpillBytes } = this.config;
+    return new OutputCollector({
+      maxBytes,
+      headBytes,
+      maxSpillBytes,
+      spillDir: this.#spillDir,
+      spillBudget: this.#spillBudget,
+    });
+  }
+
+  #checkCanSpawn(spec: BashExecSpec): void {
+    checkCanSpawn(this.#disposed, spec);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The command engine every executor is built on, as the folders above it
+ * (`local/`, `sandbox/`, `remote/`, `git/`) see it. Not an entry point of
+ * the package: `@shellseam/bash/local` re-exports the few public names
+ * (the config's types, `ENV_OVERRIDES`, `HostSignal`, the launch plan's
+ * types).
+ *
+ * The list, by concern:
+ * 1. The engine of an executor on this host ({@linkcode CommandEngine}, its
+ *    {@linkcode EngineHooks}), its config, and the launch plan a hook returns.
+ * 2. Requests: filling, checking and the executor's limits.
+ * 3. A command's lifecycle, for an executor that spawns its own (the SSH
+ *    executor): {@linkcode RunningCommand} and its {@linkcode Reaper}, the
+ *    output collector, the background handle, the result.
+ * 4. Resource limits: merging, the confined defaults, cgroups, rlimits and the
+ *    short bash that applies them.
+ * 5. The host: finding programs, the environment's overrides and bash's
+ *    flags, the private folders, the watchdog, the signal hooks, a refused
+ *    Deno permission as a typed error, the disposed executor's error, the
+ *    start byte of a launch.
+ *
+ * @module
+ */
+export { CommandEngine, type EngineHooks } from "./_command_engine.ts";
+export {
+  LOCAL_CONFIG_KEYS,
+  type LocalBashExecutorConfig,
+  resolveConfig,
+  type ResolvedLocalBashExecutorConfig,
+} from "./_config.ts";
+export type { Launch, LaunchLimits, LaunchOutcome, LaunchPlan, LaunchStandby } from "./_launch.ts";
+
+export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
+
+export { type Reaper, RunningCommand } from "./_command.ts";
+export { OutputCollector } from "./_output.ts";
+export { LocalBashProcess } from "./_process.ts";
+export { commandResult } from "./_run_result.ts";
+
+export {
+  appliedLimits,
+  APPLY_LIMITS,
+  CONFINED_DEFAULT_LIMITS,
+  hasLimits,
+  JOIN_FAILURE_PREFIX,
+  limitArgs,
+  limitedLaunch,
+  limitHit,
+  mergeLimits,
+  type Rlimit,
+  rlimitsToSet,
+} from "./_limits.ts";
+export { type CgroupSupport, cgroupSupportFor } from "./_cgroup.ts";
+
+export { findOnPath, findSetsid } from "./_session.ts";
+export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
+export { folderNames } from "./_listing.ts";
+export {
+  isOwnDirectory,
+  makeFolder,
+  makePrivateDir,
+  otherPrivateDirs,
+  privateParents,
+} from "./_private_dir.ts";
+export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
+export { HOST_SIGNALS, type HostSignal, SignalHooks } from "./_signals.ts";
+export { throwIfDenied } from "./_permissions.ts";
+export { disposedError } from "./_spawn_checks.ts";
+export { LAUNCH_STARTED } from "./_start.ts";
