@@ -31,6 +31,7 @@ import type { NodeStepResult } from "./test_node.ts";
 export const DOC_EXAMPLES: readonly string[] = [
   "seam/",
   "runtime/",
+  "engine/",
   "local/",
   "tasks/",
   "tool/",

@@ -1,6 +1,6 @@
 /**
  * `deno task test:stress`: the files that run real processes against the
- * clock (the e2e files, the local executor's and the standby's) while two
+ * clock (the e2e files, the engine's, the local executor's and the standby's) while two
  * busy loops keep both cores of a 2-core machine busy, as other work on a
  * shared machine does, with the files themselves running a few at a time as
  * in `deno task test` (`SHELLSEAM_TEST_JOBS`, 3 unless set). A case that
@@ -21,9 +21,9 @@ import { runFiles, testFiles, testJobs } from "./_pool.ts";
 import { PERMISSIONS_FILE, PERMISSIONS_LEG } from "./test_all.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 
-/** The files run under load: every e2e file, and those of the local executor and standbys. */
+/** The files run under load: every e2e file, and those of the engine, the local executor and standbys. */
 export const STRESS_FILES: readonly string[] = [
-  ...testFiles(["tests/e2e/", "tests/local/"], [PERMISSIONS_FILE]),
+  ...testFiles(["tests/e2e/", "tests/engine/", "tests/local/"], [PERMISSIONS_FILE]),
   "tests/sandbox/standby_test.ts",
 ];
 

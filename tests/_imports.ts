@@ -14,6 +14,7 @@ export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..
 export const SOURCE_FOLDERS: readonly string[] = [
   "seam",
   "runtime",
+  "engine",
   "local",
   "tasks",
   "tool",

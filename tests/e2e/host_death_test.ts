@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { cgroupSupport, sweepStaleCgroups } from "../../local/_cgroup.ts";
+import { cgroupSupport, sweepStaleCgroups } from "../../engine/_cgroup.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { assertNoneLeft, marker, processesWith, until, waitForSleep } from "../local/_helpers.ts";

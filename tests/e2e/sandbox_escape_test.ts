@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { randomUUID } from "node:crypto";
 import { BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { METADATA_GAP } from "../../sandbox/backends/_landlock.ts";

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import type { SandboxBackendName } from "../../sandbox/mod.ts";
 import {

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { METADATA_GAP, protectedPathsGap } from "../../sandbox/backends/_landlock.ts";
 import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";

@@ -23,10 +23,10 @@ import { findDeno } from "../../sandbox/_deno.ts";
 import { connect } from "node:net";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import type { SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
 import { MAX_LAUNCH_CONNECTIONS, PROXY_OPTIONS } from "../../sandbox/_proxy.ts";
-import { cgroupSupport } from "../../local/_cgroup.ts";
+import { cgroupSupport } from "../../engine/_cgroup.ts";
 import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 import {
   executorFor,

@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { gitCommit, GitCommitError } from "../../git/mod.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
 import {

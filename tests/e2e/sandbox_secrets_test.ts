@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { DEFAULT_DENY_READ } from "../../sandbox/mod.ts";

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import type { BashRunResult } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import {
   executorFor,

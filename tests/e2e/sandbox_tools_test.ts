@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { type ApproveEscalation, createBashTools, type EscalationRequest } from "../../tool/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {

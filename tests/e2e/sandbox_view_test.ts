@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { randomUUID } from "node:crypto";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { HIDDEN_DIRS_GAP } from "../../sandbox/backends/_landlock.ts";
 import type { SandboxBackendName } from "../../sandbox/mod.ts";

@@ -7,7 +7,7 @@ import { describe } from "node:test";
 import assert from "node:assert/strict";
 import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
 import type { BashExecSpec } from "../../seam/mod.ts";
-import { it } from "./_executor.ts";
+import { it } from "../local/_executor.ts";
 
 /** A runner whose first `failures` launches fail before the command starts. */
 class FlakyRunner extends LocalBashExecutor {

@@ -4,7 +4,7 @@ import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
 import type { BashExecSpec, BashProcess, BashProcessRead } from "../../seam/mod.ts";
-import { pause, seqText, STRATEGIES } from "./_helpers.ts";
+import { pause, seqText, STRATEGIES } from "../local/_helpers.ts";
 
 /** What consecutive stdout reads delivered: text pieces and gaps of dropped bytes, in order. */
 class ReadLog {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { seqText } from "./_helpers.ts";
+import { seqText } from "../local/_helpers.ts";
 
 describe("background reads and a spill file", () => {
   it("are lossy when only stderr fell behind, and name only its spill file", async () => {

@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { classifyStream, guessMediaType, SNIFF_BYTES } from "../../local/_binary.ts";
-import { OutputCollector } from "../../local/_output.ts";
+import { classifyStream, guessMediaType, SNIFF_BYTES } from "../../engine/_binary.ts";
+import { OutputCollector } from "../../engine/_output.ts";
 
 const encoder = new TextEncoder();
 

@@ -17,8 +17,14 @@ import {
   recentSessionMembers,
   sessionMembers,
   sessionMembersBetween,
-} from "../../local/_census.ts";
-import { assertNoneLeft, marker, processesWith, spawnLoneThread, spawnSleep } from "./_helpers.ts";
+} from "../../engine/_census.ts";
+import {
+  assertNoneLeft,
+  marker,
+  processesWith,
+  spawnLoneThread,
+  spawnSleep,
+} from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 /** A stat line as the kernel writes it, with a command name that holds spaces and parentheses. */

@@ -24,8 +24,8 @@ import {
   ExecutorCgroups,
   removeTree,
   sweepStaleCgroups,
-} from "../../local/_cgroup.ts";
-import { assertNoneLeft, marker, processesWith, removeIdleCgroups } from "./_helpers.ts";
+} from "../../engine/_cgroup.ts";
+import { assertNoneLeft, marker, processesWith, removeIdleCgroups } from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 const support = cgroupSupport();

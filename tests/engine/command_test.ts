@@ -1,13 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type CommandOptions, RunningCommand } from "../../local/_command.ts";
-import { ProcessControl } from "../../local/_control.ts";
-import { OutputCollector } from "../../local/_output.ts";
+import { type CommandOptions, RunningCommand } from "../../engine/_command.ts";
+import { ProcessControl } from "../../engine/_control.ts";
+import { OutputCollector } from "../../engine/_output.ts";
 import { runtime } from "../../local/mod.ts";
-import { LocalBashProcess } from "../../local/_process.ts";
+import { LocalBashProcess } from "../../engine/_process.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
 import { bashTaskHooks } from "../../tool/mod.ts";
-import { assertNoneLeft, marker } from "./_helpers.ts";
+import { assertNoneLeft, marker } from "../local/_helpers.ts";
 
 /** A collector whose memory runs out after `pushes` chunks, as a huge budget's would. */
 class FailingCollector extends OutputCollector {

@@ -15,8 +15,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { BashConfigError, type BashExecRequest } from "../../seam/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
-import { APPLY_LIMITS, limitArgs } from "../../local/_limits.ts";
+import { findOnPath } from "../../engine/_session.ts";
+import { APPLY_LIMITS, limitArgs } from "../../engine/_limits.ts";
 import { renderRunResult } from "../../tool/mod.ts";
 
 const root = process.getuid?.() === 0;

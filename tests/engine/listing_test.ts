@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { folderNames } from "../../local/_listing.ts";
+import { folderNames } from "../../engine/_listing.ts";
 
 /** Waits until the folders changed so far count as settled (a second unchanged). */
 const settle = (): Promise<void> => new Promise((done) => setTimeout(done, 1100));

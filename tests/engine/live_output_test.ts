@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { BashConfigError, type BashOutputEvent, type BashOutputGap } from "../../seam/mod.ts";
-import { pause, sha256 } from "./_helpers.ts";
+import { pause, sha256 } from "../local/_helpers.ts";
 
 /** A line of 1-, 2- and 4-byte characters, so pipe chunks cut characters. */
 const LINE = "é𝄞ab\n";

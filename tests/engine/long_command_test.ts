@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { BashConfigError } from "../../seam/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
-import { checkEnvSizes, pageSizeFromSmaps } from "../../local/_exec.ts";
-import { largeHeredoc, STRATEGIES } from "./_helpers.ts";
+import { findOnPath } from "../../engine/_session.ts";
+import { checkEnvSizes, pageSizeFromSmaps } from "../../engine/_exec.ts";
+import { largeHeredoc, STRATEGIES } from "../local/_helpers.ts";
 
 for (const sessionStrategy of STRATEGIES) {
   describe(`a command longer than the kernel's argument limit (${sessionStrategy})`, () => {

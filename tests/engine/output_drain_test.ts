@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { type Runtime, runtime, type SpawnRequest } from "../../local/mod.ts";
-import { WATCHDOG_NAME } from "../../local/_watchdog.ts";
-import { assertNoneLeft, marker, pause, processesWith } from "./_helpers.ts";
+import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
+import { assertNoneLeft, marker, pause, processesWith } from "../local/_helpers.ts";
 import { spawn } from "node:child_process";
 import { describe } from "node:test";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { forEachStrategy, it } from "./_executor.ts";
+import { forEachStrategy, it } from "../local/_executor.ts";
 
 // After the command exits, its pipes are read to their end: a reader that is
 // slow (a loaded machine) loses nothing, and a read that is cut short says so.

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OutputCollector } from "../../local/_output.ts";
-import { completePrefixLength, countInvalidUtf8 } from "../../local/_utf8.ts";
+import { OutputCollector } from "../../engine/_output.ts";
+import { completePrefixLength, countInvalidUtf8 } from "../../engine/_utf8.ts";
 
 function bytes(length: number, seed: number): Uint8Array {
   const out = new Uint8Array(length);

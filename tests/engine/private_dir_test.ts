@@ -20,7 +20,7 @@ import {
   PRIVATE_DIR_PREFIX,
   privateParent,
   privateParents,
-} from "../../local/_private_dir.ts";
+} from "../../engine/_private_dir.ts";
 
 describe("private folders", () => {
   it("are made 0700 in the user's own 0700 folder in the temporary directory, with the prefix", () => {

@@ -23,7 +23,7 @@ import {
   sha256,
   STRATEGIES,
   waitForSleep,
-} from "./_helpers.ts";
+} from "../local/_helpers.ts";
 
 /** Reads until the process has settled, returning every read. */
 async function drain(

@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Runtime, runtime } from "../../local/mod.ts";
-import { GroupReaper } from "../../local/_reaper.ts";
-import { ProcessControl } from "../../local/_control.ts";
-import { assertNoneLeft, marker, spawnSleep } from "./_helpers.ts";
+import { GroupReaper } from "../../engine/_reaper.ts";
+import { ProcessControl } from "../../engine/_control.ts";
+import { assertNoneLeft, marker, spawnSleep } from "../local/_helpers.ts";
 
 describe("GroupReaper", () => {
   it("reports processes that would not die as survivors", async () => {

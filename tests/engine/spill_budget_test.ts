@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { BashConfigError, type BashProcess, type BashRunResult } from "../../seam/mod.ts";
 import { truncationMarkers } from "../../tool/render_run.ts";
-import { PeekExecutor } from "./_helpers.ts";
+import { PeekExecutor } from "../local/_helpers.ts";
 
 const MiB = 1024 * 1024;
 

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { renderRunResult } from "../../tool/mod.ts";
-import { seqText } from "./_helpers.ts";
+import { seqText } from "../local/_helpers.ts";
 
 /** Why a test that mounts file systems cannot run here, or undefined when it can. */
 function cannotMount(): string | undefined {

@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SpillFile } from "../../local/_spill.ts";
+import { SpillFile } from "../../engine/_spill.ts";
 
 function withDir(body: (dir: string) => void): void {
   const dir = mkdtempSync(join(tmpdir(), "shellseam-spill-"));

@@ -3,7 +3,7 @@
 // still taken out when it comes later).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { awaitStart, LAUNCH_STARTED } from "../../local/_start.ts";
+import { awaitStart, LAUNCH_STARTED } from "../../engine/_start.ts";
 import type { ExitStatus, SpawnedChild } from "../../runtime/mod.ts";
 
 const encoder = new TextEncoder();

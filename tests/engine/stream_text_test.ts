@@ -1,8 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { classifyStream, utf16Mark } from "../../local/_binary.ts";
-import { OutputCollector } from "../../local/_output.ts";
-import { cutCharacterBytes, LiveTextDecoder, wholePrefixLength } from "../../local/_stream_text.ts";
+import { classifyStream, utf16Mark } from "../../engine/_binary.ts";
+import { OutputCollector } from "../../engine/_output.ts";
+import {
+  cutCharacterBytes,
+  LiveTextDecoder,
+  wholePrefixLength,
+} from "../../engine/_stream_text.ts";
 
 /** `text` in UTF-16 (little or big endian) after its byte-order mark. */
 function utf16(text: string, encoding: "utf-16le" | "utf-16be"): Uint8Array {

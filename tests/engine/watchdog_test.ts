@@ -14,10 +14,10 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
-import { findOnPath, findSetsid } from "../../local/_session.ts";
-import { Watchdog } from "../../local/_watchdog.ts";
-import { PRIVATE_DIR_PREFIX } from "../../local/_private_dir.ts";
-import { ProcessControl } from "../../local/_control.ts";
+import { findOnPath, findSetsid } from "../../engine/_session.ts";
+import { Watchdog } from "../../engine/_watchdog.ts";
+import { PRIVATE_DIR_PREFIX } from "../../engine/_private_dir.ts";
+import { ProcessControl } from "../../engine/_control.ts";
 import {
   assertNoneLeft,
   marker,
@@ -26,7 +26,7 @@ import {
   spawnSleep,
   STRATEGIES,
   waitForSleep,
-} from "./_helpers.ts";
+} from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */

@@ -24,7 +24,7 @@ import process from "node:process";
 import { BashConfigError, BashSpawnError } from "../../seam/mod.ts";
 import { ProtectedPaths } from "../../sandbox/protected/mod.ts";
 import { gitCommit, GitCommitError } from "../../git/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { tempWorkspace, type Workspace } from "../sandbox/_fixtures.ts";
 import { testGit } from "../_git.ts";
 

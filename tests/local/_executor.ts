@@ -11,7 +11,7 @@ import {
   type SessionStrategy,
   type SpawnRequest,
 } from "../../local/mod.ts";
-import { WATCHDOG_NAME } from "../../local/_watchdog.ts";
+import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
 import { STRATEGIES } from "./_helpers.ts";
 
 // Shared by the executor_*_test.ts files: the leak-checking `it`, and the

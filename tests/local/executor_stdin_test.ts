@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { forEachStrategy, it } from "./_executor.ts";
 
 forEachStrategy("LocalBashExecutor: stdin and the terminal", (make, sessionStrategy) => {

@@ -5,7 +5,7 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { formatDoctorReport, shellseamDoctor } from "../../sandbox/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 

@@ -17,7 +17,7 @@ import {
 } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/_deno.ts";
 import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/protected/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import {
   assertRunnerRefused,
   executorFor,

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
-import { listenUnix } from "../../local/internal.ts";
+import { listenUnix } from "../../runtime/mod.ts";
 import {
   HANDSHAKE_TIMEOUT_MS,
   MAX_LAUNCH_CONNECTIONS,

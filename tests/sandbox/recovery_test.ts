@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import type { BashExecSpec } from "../../seam/mod.ts";
 import type { Launch, LaunchLimits, LaunchPlan } from "../../local/mod.ts";
-import { cgroupSupport } from "../../local/_cgroup.ts";
+import { cgroupSupport } from "../../engine/_cgroup.ts";
 import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { removeIdleCgroups } from "../local/_helpers.ts";
 import { executorFor, oneStandby, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";

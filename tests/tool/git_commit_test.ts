@@ -9,7 +9,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError } from "../../seam/mod.ts";
 import { createGitCommitTool } from "../../tool/mod.ts";
-import { findOnPath } from "../../local/_session.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { tempWorkspace } from "../sandbox/_fixtures.ts";
 
 const noGit = findOnPath("git") === null ? "git is not installed here; install git" : false;

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { SandboxUnavailableError } from "../../../seam/mod.ts";
-import { findOnPath } from "../../../local/_session.ts";
+import { findOnPath } from "../../../engine/_session.ts";
 import {
   BRIDGE_PORT,
   bridgeFailed,

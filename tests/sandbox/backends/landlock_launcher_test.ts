@@ -15,10 +15,10 @@ import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
 import { findDeno } from "../../../sandbox/_deno.ts";
-import { findOnPath } from "../../../local/_session.ts";
-import { cgroupSupport } from "../../../local/_cgroup.ts";
-import { rlimitsToSet } from "../../../local/_limits.ts";
-import { LAUNCH_STARTED } from "../../../local/_start.ts";
+import { findOnPath } from "../../../engine/_session.ts";
+import { cgroupSupport } from "../../../engine/_cgroup.ts";
+import { rlimitsToSet } from "../../../engine/_limits.ts";
+import { LAUNCH_STARTED } from "../../../engine/_start.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
 import {
   landlockLauncherFile,

@@ -24,8 +24,8 @@ import {
   LAUNCHER_STANDBY_FLAG,
 } from "../../../sandbox/backends/_landlock_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { rlimitsToSet } from "../../../local/_limits.ts";
-import type { Launch } from "../../../local/launch.ts";
+import { rlimitsToSet } from "../../../engine/_limits.ts";
+import type { Launch } from "../../../engine/_launch.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 function setup(
