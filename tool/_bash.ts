@@ -22,8 +22,7 @@ import { toolStandardSchema } from "./standard_schema.ts";
 import { type ValidateOptions, validateToolArguments } from "./validate.ts";
 import { MODE_MEANINGS } from "./_modes.ts";
 import type { EscalationRequest } from "./escalation.ts";
-import { checkCommandRules, type CommandRuleVerdict } from "./rules.ts";
-import { interactiveEditor } from "./_editors.ts";
+import { checkCommandRules, type CommandRuleVerdict, interactiveEditor } from "./rules/mod.ts";
 
 interface BashArgs {
   command: string;

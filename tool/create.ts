@@ -5,7 +5,7 @@ import type { BashToolsOptions } from "./options.ts";
 import { createTaskTools } from "./_task_tools.ts";
 import { widerSandboxModes } from "../seam/sandbox.ts";
 import { renderTaskNotice } from "./render_task.ts";
-import { checkRuleSet } from "./rules.ts";
+import { checkRuleSet } from "./rules/mod.ts";
 import type { AgentTool } from "./tool.ts";
 
 export type { BashToolsOptions } from "./options.ts";

@@ -49,7 +49,7 @@ export {
   type CommandDecision,
   type CommandRule,
   type CommandRuleVerdict,
-} from "./rules.ts";
+} from "./rules/mod.ts";
 export {
   type AnthropicTool,
   type McpTool,
