@@ -29,14 +29,15 @@
 export { type BashTools, type BashToolsOptions, createBashTools } from "./create.ts";
 export { createGitCommitTool, type GitCommitToolOptions } from "./git_commit.ts";
 export type { AgentTool, ToolCallContext, ToolResult, ToolUpdate } from "./tool.ts";
-export type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 export {
+  type JsonSchemaProperty,
+  type ObjectJsonSchema,
   TOOL_SCHEMA_TARGETS,
   type ToolSchemaResult,
   type ToolStandardSchema,
   toolStandardSchema,
-} from "./standard_schema.ts";
-export type { ValidateOptions } from "./validate.ts";
+  type ValidateOptions,
+} from "./schemas/mod.ts";
 // One-line adapters for the agent frameworks (no dependency on them).
 export { type AiSdkTool, toAiSdkTools } from "./ai_sdk.ts";
 export { type OpenAIAgentsToolOptions, toOpenAIAgentsTools } from "./openai_agents.ts";

@@ -1,5 +1,4 @@
-import type { ObjectJsonSchema } from "./json_schema.ts";
-import type { ToolStandardSchema } from "./standard_schema.ts";
+import type { ObjectJsonSchema, ToolStandardSchema } from "./schemas/mod.ts";
 import type { CommandRuleVerdict } from "./rules/mod.ts";
 
 /**
