@@ -7,14 +7,17 @@ import {
   type BashProcess,
   type SandboxMode,
 } from "../seam/mod.ts";
-import { renderBackgroundStart } from "./render_task.ts";
-import { type RenderRunOptions, renderRunResult } from "./render_run.ts";
+import {
+  LiveUpdates,
+  renderBackgroundStart,
+  type RenderRunOptions,
+  renderRunResult,
+  scrubbedSecrets,
+} from "./render/mod.ts";
 import { bashTaskHooks } from "./task_hooks.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import { taskFailure } from "./_task_tools.ts";
-import { LiveUpdates } from "./_progress.ts";
-import { scrubbedSecrets } from "./redact.ts";
 import type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./options.ts";
 import {

@@ -15,7 +15,7 @@ import {
   renderTaskList,
   renderTaskOutput,
   type RenderTaskOutputOptions,
-} from "./render_task.ts";
+} from "./render/mod.ts";
 import {
   DEFAULT_TASK_WAIT_MS,
   TASK_KILL_SCHEMA,

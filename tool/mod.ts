@@ -62,9 +62,15 @@ export {
   toOpenAITool,
 } from "./formats.ts";
 // For a harness that runs commands itself: the model's view of a result, and
-// a background process as a task of the registry (read by `task_output`).
-export { type RenderRunOptions, renderRunResult } from "./render_run.ts";
+// a background process as a task of the registry (read by `task_output`);
+// and the secrets the environment scrub keeps from commands, redacted in
+// what the model reads.
+export {
+  type BashTaskOutput,
+  MIN_REDACTED_LENGTH,
+  redactSecrets,
+  type RenderRunOptions,
+  renderRunResult,
+  scrubbedSecrets,
+} from "./render/mod.ts";
 export { bashTaskHooks } from "./task_hooks.ts";
-export type { BashTaskOutput } from "./render_task.ts";
-// Secrets the environment scrub keeps from commands, redacted in what the model reads.
-export { MIN_REDACTED_LENGTH, redactSecrets, scrubbedSecrets } from "./redact.ts";
