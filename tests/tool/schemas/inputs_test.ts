@@ -1,13 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { ObjectJsonSchema } from "../../tool/mod.ts";
-import { widerSandboxModes } from "../../seam/mod.ts";
+import type { ObjectJsonSchema } from "../../../tool/mod.ts";
+import { widerSandboxModes } from "../../../seam/mod.ts";
 import {
   bashInputSchema,
   TASK_KILL_SCHEMA,
   TASK_LIST_SCHEMA,
   TASK_OUTPUT_SCHEMA,
-} from "../../tool/schemas.ts";
+} from "../../../tool/schemas/mod.ts";
 
 function assertClosedObject(schema: ObjectJsonSchema): void {
   assert.equal(schema.type, "object");

@@ -1,6 +1,6 @@
-import { messageOf } from "../seam/_message.ts";
-import { describeValue } from "../seam/_checks.ts";
-import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
+import { messageOf } from "../../seam/_message.ts";
+import { describeValue } from "../../seam/_checks.ts";
+import type { JsonSchemaProperty, ObjectJsonSchema } from "./_json_schema.ts";
 
 /**
  * The outcome of {@linkcode validateToolArguments}: the checked arguments
@@ -8,7 +8,7 @@ import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
  *
  * @example
  * ```ts
- * import type { ArgumentCheck } from "./validate.ts";
+ * import type { ArgumentCheck } from "./_validate.ts";
  * import assert from "node:assert/strict";
  *
  * const report = (check: ArgumentCheck): string =>
@@ -26,7 +26,7 @@ export type ArgumentCheck =
  *
  * @example
  * ```ts
- * import type { ValidateOptions } from "./validate.ts";
+ * import type { ValidateOptions } from "./_validate.ts";
  * import assert from "node:assert/strict";
  *
  * const options: ValidateOptions = {
@@ -53,7 +53,7 @@ export interface ValidateOptions {
  *
  * @example
  * ```ts
- * import { validateToolArguments } from "./validate.ts";
+ * import { validateToolArguments } from "./_validate.ts";
  * import assert from "node:assert/strict";
  *
  * const schema = {
@@ -178,7 +178,7 @@ function matches(property: JsonSchemaProperty, field: unknown): boolean {
  *
  * @example
  * ```ts
- * import { NON_BLANK_PATTERN } from "./validate.ts";
+ * import { NON_BLANK_PATTERN } from "./_validate.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(new RegExp(NON_BLANK_PATTERN, "u").test("  "), false);

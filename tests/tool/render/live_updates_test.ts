@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
-import { LocalBashExecutor } from "../../local/mod.ts";
-import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
-import { createBashTools, type ToolUpdate } from "../../tool/mod.ts";
+import { LocalBashExecutor } from "../../../local/mod.ts";
+import { taskOwner, TaskRegistry } from "../../../tasks/mod.ts";
+import { createBashTools, type ToolUpdate } from "../../../tool/mod.ts";
 
 describe("bash tool onUpdate", () => {
   it("sends the cleaned-up output so far, at most every 250 ms, and everything at the end", async () => {

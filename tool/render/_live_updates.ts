@@ -1,6 +1,6 @@
-import type { BashOutputChunk } from "../seam/mod.ts";
+import type { BashOutputChunk } from "../../seam/mod.ts";
 import { outputLines } from "./_markers.ts";
-import type { ToolUpdate } from "./tool.ts";
+import type { ToolUpdate } from "../tool.ts";
 
 /** The least time between two updates, in milliseconds. */
 export const UPDATE_INTERVAL_MS = 250;

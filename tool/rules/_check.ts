@@ -1,75 +1,13 @@
-import { BashConfigError } from "../seam/mod.ts";
 import { variableRunsCode } from "./_code_variables.ts";
 import { npmConfigNotAllowable, optionReadings, type Reading } from "./_global_options.ts";
+import {
+  type CommandDecision,
+  type CommandRule,
+  type CommandRuleVerdict,
+  describeRule,
+} from "./_rule.ts";
 import { readCommandLine } from "./_shell.ts";
 import { commandsRun, programName, type RunCommand } from "./_wrappers.ts";
-
-/** What a rule says about a command: run it, ask a person first, or never run it. */
-export type CommandDecision = "allow" | "ask" | "deny";
-
-/**
- * One command rule. It matches a simple command by exactly one of: the
- * leading words (`prefix: ["git", "push"]`; the first word also matches by
- * its program name, so `/usr/bin/git push` matches (an allow rule so only in
- * a folder of installed programs, never `./git`), and the words also match
- * after the global options of programs whose grammar is known, so
- * `git -C . push` matches), the program name (`program: "rm"`), or a regular
- * expression over the command's words joined by single spaces (`pattern`; a
- * word known only at run time, such as `$X` or a glob, is matched as
- * written, so a `deny` that must hold whatever expands should be a `prefix`
- * or `program` rule). An `allow` of a program that runs code it is handed
- * (`python3`, `awk`, `git` as a whole) allows anything.
- *
- * @example
- * ```ts
- * import type { CommandRule } from "@shellseam/bash/tool";
- * import assert from "node:assert/strict";
- *
- * const rules: CommandRule[] = [
- *   { decision: "allow", prefix: ["npm", "test"] },
- *   { decision: "ask", prefix: ["git", "push"], reason: "publishes commits" },
- *   { decision: "deny", pattern: /^rm -rf \/( |$)/ },
- * ];
- * assert.equal(rules.length, 3);
- * ```
- */
-export interface CommandRule {
-  /** What to do with a matching command. */
-  decision: CommandDecision;
-  /** The leading words a matching command starts with. */
-  prefix?: readonly string[];
-  /** The program name (the last path component of the first word). */
-  program?: string;
-  /** Tested against the command's words joined by single spaces. */
-  pattern?: RegExp;
-  /** Why the rule exists, shown to the model and the person asked. */
-  reason?: string;
-}
-
-/**
- * How a command line fared against the rules: `deny` when any command in it
- * is denied, else `ask` when any asks (or the line cannot be fully read),
- * else `allow`.
- *
- * @example
- * ```ts
- * import { checkCommandRules, type CommandRuleVerdict } from "@shellseam/bash/tool";
- * import assert from "node:assert/strict";
- *
- * const verdict: CommandRuleVerdict = checkCommandRules("ls", [], "allow");
- * assert.equal(verdict.decision, "allow");
- * ```
- */
-export interface CommandRuleVerdict {
-  /** The decision for the whole command line. */
-  decision: CommandDecision;
-  /** The simple command that decided it, as written; absent for an unreadable line. */
-  command?: string;
-  /** The rule that decided it; absent when no rule matched or the line was unreadable. */
-  rule?: CommandRule;
-  /** Why, in words: the rule's reason, "no rule matched", or what could not be read. */
-  reason: string;
-}
 
 type Match = "yes" | "no" | "maybe";
 
@@ -326,73 +264,4 @@ function npmAbbreviates(
 ): boolean {
   return typeof program === "string" && programName(program) === "npm" && word.length > 0 &&
     expected.startsWith(word);
-}
-
-/** A rule in words, for messages: `"git push"`, `program "rm"`, `pattern /.../`. */
-export function describeRule(rule: CommandRule): string {
-  if (rule.prefix !== undefined) return `the ${rule.decision} rule for "${rule.prefix.join(" ")}"`;
-  if (rule.program !== undefined) return `the ${rule.decision} rule for program "${rule.program}"`;
-  return `the ${rule.decision} rule matching ${String(rule.pattern)}`;
-}
-
-/**
- * Throws `BashConfigError` unless `rules` is a list of rules, each with a
- * known decision and exactly one of a non-empty `prefix`, a `program` or a
- * `pattern`, and `unmatched` is a decision.
- *
- * @example
- * ```ts
- * import { checkRuleSet } from "@shellseam/bash/tool";
- * import { BashConfigError } from "@shellseam/bash/seam";
- * import assert from "node:assert/strict";
- *
- * checkRuleSet([{ decision: "deny", program: "rm" }], "allow");
- * assert.throws(() => checkRuleSet([{ decision: "deny" }], "allow"), BashConfigError);
- * ```
- */
-export function checkRuleSet(rules: unknown, unmatched: unknown): void {
-  if (!Array.isArray(rules)) {
-    throw new BashConfigError(
-      `"rules" must be a list of command rules; got ${JSON.stringify(rules)}; pass an array such ` +
-        `as [{ decision: "ask", prefix: ["git", "push"] }]`,
-    );
-  }
-  const decisions = ["allow", "ask", "deny"];
-  if (!decisions.includes(unmatched as string)) {
-    throw new BashConfigError(
-      `"unmatchedCommands" must be "allow", "ask" or "deny"; got ${JSON.stringify(unmatched)}`,
-    );
-  }
-  rules.forEach((rule: Partial<CommandRule> | null, index) => {
-    const where = `Command rule ${index}`;
-    if (typeof rule !== "object" || rule === null) {
-      throw new BashConfigError(`${where} must be an object; got ${JSON.stringify(rule)}`);
-    }
-    if (!decisions.includes(rule.decision as string)) {
-      throw new BashConfigError(
-        `${where} has decision ${JSON.stringify(rule.decision)}; use "allow", "ask" or "deny"`,
-      );
-    }
-    const kinds = [rule.prefix, rule.program, rule.pattern].filter((kind) => kind !== undefined);
-    if (kinds.length !== 1) {
-      throw new BashConfigError(
-        `${where} must match by exactly one of prefix, program or pattern; got ${kinds.length}`,
-      );
-    }
-    if (
-      rule.prefix !== undefined &&
-      (!Array.isArray(rule.prefix) || rule.prefix.length === 0 ||
-        !rule.prefix.every((word) => typeof word === "string" && word !== ""))
-    ) {
-      throw new BashConfigError(
-        `${where} needs a prefix of non-empty words, such as ["git", "push"]`,
-      );
-    }
-    if (rule.program !== undefined && (typeof rule.program !== "string" || rule.program === "")) {
-      throw new BashConfigError(`${where} needs a program name, such as "rm"`);
-    }
-    if (rule.pattern !== undefined && !(rule.pattern instanceof RegExp)) {
-      throw new BashConfigError(`${where} needs a RegExp pattern, such as /^rm -rf \\//`);
-    }
-  });
 }

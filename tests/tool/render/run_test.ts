@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { renderRunResult } from "../../tool/mod.ts";
-import { truncationMarkers } from "../../tool/render_run.ts";
-import { runResult, stream } from "./_fakes.ts";
+import { renderRunResult } from "../../../tool/mod.ts";
+import { truncationMarkers } from "../../../tool/render/mod.ts";
+import { runResult, stream } from "../_fakes.ts";
 
 /** Runs `body` with the path of an existing file, removed afterwards. */
 function withSpillFile(body: (path: string) => void): void {

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { MIN_REDACTED_LENGTH, redactSecrets, scrubbedSecrets } from "../../tool/mod.ts";
+import { MIN_REDACTED_LENGTH, redactSecrets, scrubbedSecrets } from "../../../tool/mod.ts";
 
 describe("scrubbedSecrets", () => {
   it("takes the credentials the scrub drops, long enough to redact, managed names aside", () => {

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { BashConfigError } from "../../seam/mod.ts";
-import { checkCommandRules, checkRuleSet, type CommandRule } from "../../tool/mod.ts";
+import { BashConfigError } from "../../../seam/mod.ts";
+import { checkCommandRules, checkRuleSet, type CommandRule } from "../../../tool/mod.ts";
 
 const allow = (program: string): CommandRule => ({ decision: "allow", program });
 

@@ -16,7 +16,7 @@ const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
  *
  * @example
  * ```ts
- * import { stripTerminalControls } from "./terminal.ts";
+ * import { stripTerminalControls } from "./_terminal.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(stripTerminalControls("\x1b[31mred\x1b[0m\n"), "red\n");

@@ -1,7 +1,7 @@
-import type { SandboxMode } from "../seam/mod.ts";
+import type { SandboxMode } from "../../seam/mod.ts";
 import { describeMode } from "./_modes.ts";
-import type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
-import { NON_BLANK_PATTERN } from "./validate.ts";
+import type { JsonSchemaProperty, ObjectJsonSchema } from "./_json_schema.ts";
+import { NON_BLANK_PATTERN, type ValidateOptions } from "./_validate.ts";
 
 /**
  * What shapes the `bash` input schema: the executor's default sandbox mode
@@ -10,7 +10,7 @@ import { NON_BLANK_PATTERN } from "./validate.ts";
  *
  * @example
  * ```ts
- * import type { BashSchemaOptions } from "./schemas.ts";
+ * import type { BashSchemaOptions } from "./_bash_input.ts";
  *
  * import assert from "node:assert/strict";
  *
@@ -49,7 +49,7 @@ export interface BashSchemaOptions {
  *
  * @example
  * ```ts
- * import { bashInputSchema } from "./schemas.ts";
+ * import { bashInputSchema } from "./_bash_input.ts";
  * import assert from "node:assert/strict";
  *
  * const plain = bashInputSchema({ escalationModes: [], runInBackground: true });
@@ -143,112 +143,44 @@ function timeoutProperty(options: BashSchemaOptions): JsonSchemaProperty {
   return property;
 }
 
-const TASK_ID: JsonSchemaProperty = {
-  type: "string",
-  pattern: NON_BLANK_PATTERN,
-  description: 'The task id from "started background task <id>" or task_list, such as bash-1.',
+/** Fields the `bash` tool never takes, each with what to do instead. */
+const NEVER_ACCEPTED: Readonly<Record<string, string>> = {
+  env: "set variables inside the command instead (FOO=bar cmd, or export FOO=bar && cmd)",
+  stdin: "feed input inside the command instead (a heredoc, or printf '...' | cmd)",
+  stdoutMaxBytes: "long output is truncated and saved to a file named in the result",
+  cwd: "use workdir",
+  timeout: "use timeout_ms, in milliseconds",
 };
 
 /**
- * The longest `task_output` wait a model may ask for, in milliseconds.
+ * What `bash` refuses beyond its schema: fields it never takes (each with a
+ * hint saying what to do instead), and pairs that do not go together.
  *
  * @example
  * ```ts
- * import { MAX_TASK_WAIT_MS } from "./schemas.ts";
+ * import { BASH_CHECKS, bashInputSchema, validateToolArguments } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
- * assert.equal(MAX_TASK_WAIT_MS, 10 * 60 * 1000);
+ * const schema = bashInputSchema({ escalationModes: [], runInBackground: true });
+ * const check = validateToolArguments("bash", schema, { command: "ls", description: "List", cwd: "/" }, BASH_CHECKS);
+ * assert.equal(check.ok, false);
+ * assert.match(check.ok ? "" : check.message, /cwd.*use workdir/);
  * ```
  */
-export const MAX_TASK_WAIT_MS = 600_000;
-
-/**
- * How long a `task_output` call with `wait: true` and no `timeout_ms` waits,
- * in milliseconds.
- *
- * @example
- * ```ts
- * import { DEFAULT_TASK_WAIT_MS } from "./schemas.ts";
- * import assert from "node:assert/strict";
- *
- * assert.equal(DEFAULT_TASK_WAIT_MS, 30_000);
- * ```
- */
-export const DEFAULT_TASK_WAIT_MS = 30_000;
-
-/**
- * The `task_output` tool's input schema: `task_id`, and optionally `wait`
- * with a `timeout_ms` of at most {@linkcode MAX_TASK_WAIT_MS}.
- *
- * @example
- * ```ts
- * import { TASK_OUTPUT_SCHEMA } from "./schemas.ts";
- * import assert from "node:assert/strict";
- *
- * assert.deepEqual(TASK_OUTPUT_SCHEMA.required, ["task_id"]);
- * assert.equal(TASK_OUTPUT_SCHEMA.properties.timeout_ms?.maximum, 600_000);
- * ```
- */
-export const TASK_OUTPUT_SCHEMA: ObjectJsonSchema = {
-  type: "object",
-  properties: {
-    task_id: TASK_ID,
-    wait: {
-      type: "boolean",
-      description:
-        "Block until the task finishes or timeout_ms passes, then read. Use it instead of calling task_output again and again.",
-    },
-    timeout_ms: {
-      type: "integer",
-      minimum: 1,
-      maximum: MAX_TASK_WAIT_MS,
-      description:
-        `With wait: true, the longest to wait, in milliseconds (at most ${MAX_TASK_WAIT_MS}). Defaults to ${DEFAULT_TASK_WAIT_MS}.`,
-    },
+export const BASH_CHECKS: ValidateOptions = {
+  hints: NEVER_ACCEPTED,
+  refine: (value) => {
+    const problems: string[] = [];
+    if (value.run_in_background === true && value.timeout_ms !== undefined) {
+      problems.push(
+        "timeout_ms does not apply with run_in_background: a background command runs until it exits or task_kill stops it; drop one of the two",
+      );
+    }
+    if ((value.sandbox_permissions === undefined) !== (value.justification === undefined)) {
+      problems.push(
+        "sandbox_permissions and justification go together: give both to ask for wider access, or neither",
+      );
+    }
+    return problems;
   },
-  required: ["task_id"],
-  additionalProperties: false,
-};
-
-/**
- * The `task_list` tool's input schema: no fields.
- *
- * @example
- * ```ts
- * import { TASK_LIST_SCHEMA } from "./schemas.ts";
- * import assert from "node:assert/strict";
- *
- * assert.deepEqual(TASK_LIST_SCHEMA.properties, {});
- * ```
- */
-export const TASK_LIST_SCHEMA: ObjectJsonSchema = {
-  type: "object",
-  properties: {},
-  required: [],
-  additionalProperties: false,
-};
-
-/**
- * The `task_kill` tool's input schema: `task_id` and an optional `reason`.
- *
- * @example
- * ```ts
- * import { TASK_KILL_SCHEMA } from "./schemas.ts";
- * import assert from "node:assert/strict";
- *
- * assert.deepEqual(Object.keys(TASK_KILL_SCHEMA.properties), ["task_id", "reason"]);
- * ```
- */
-export const TASK_KILL_SCHEMA: ObjectJsonSchema = {
-  type: "object",
-  properties: {
-    task_id: TASK_ID,
-    reason: {
-      type: "string",
-      description:
-        "Why you are stopping it, in a few words; shown as the kill reason in the task's [status: ...].",
-    },
-  },
-  required: ["task_id"],
-  additionalProperties: false,
 };

@@ -1,4 +1,4 @@
-import type { SandboxMode } from "../seam/mod.ts";
+import type { SandboxMode } from "../../seam/mod.ts";
 
 /** What each sandbox mode lets a command do, in words for the model. */
 export const MODE_MEANINGS: Readonly<Record<SandboxMode, string>> = {

@@ -1,4 +1,4 @@
-import type { BashRunResult, CollectedOutput, SandboxMode } from "../seam/mod.ts";
+import type { BashRunResult, CollectedOutput, SandboxMode } from "../../seam/mod.ts";
 import {
   binaryLine,
   CONNECTION_LOST_MARKER,
@@ -10,8 +10,8 @@ import {
   sandboxLines,
   strayTroubleLines,
 } from "./_markers.ts";
-import { scrubbedSecrets } from "./redact.ts";
-import type { ToolResult } from "./tool.ts";
+import { scrubbedSecrets } from "./_redact.ts";
+import type { ToolResult } from "../tool.ts";
 
 /**
  * Options of {@linkcode renderRunResult}.
@@ -67,7 +67,7 @@ export interface RenderRunOptions {
  *
  * @example
  * ```ts
- * import { truncationMarkers } from "./render_run.ts";
+ * import { truncationMarkers } from "./_run.ts";
  * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { stripTerminalControls } from "../../tool/terminal.ts";
+import { stripTerminalControls } from "../../../tool/render/mod.ts";
 
 describe("stripTerminalControls", () => {
   const table: [string, string, string][] = [

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TaskSnapshot } from "../../tasks/mod.ts";
-import type { BashTaskOutput } from "../../tool/mod.ts";
+import type { TaskSnapshot } from "../../../tasks/mod.ts";
+import type { BashTaskOutput } from "../../../tool/mod.ts";
 import {
   renderBackgroundStart,
   renderTaskKill,
@@ -12,7 +12,7 @@ import {
   renderTaskNotice,
   renderTaskOutput,
   renderTaskStatus,
-} from "../../tool/render_task.ts";
+} from "../../../tool/render/mod.ts";
 
 function snapshot(extra: Partial<TaskSnapshot> = {}): TaskSnapshot {
   return {

@@ -1,6 +1,6 @@
-import type { ObjectJsonSchema } from "./json_schema.ts";
-import { describeValue } from "../seam/_checks.ts";
-import { isPlainObject, type ValidateOptions, validateToolArguments } from "./validate.ts";
+import type { ObjectJsonSchema } from "./_json_schema.ts";
+import { describeValue } from "../../seam/_checks.ts";
+import { isPlainObject, type ValidateOptions, validateToolArguments } from "./_validate.ts";
 
 // The shapes of Standard Schema v1 and Standard JSON Schema v1 (standardschema.dev,
 // `@standard-schema/spec` 1.1.0), written out so the library needs no dependency:

@@ -1,5 +1,5 @@
 import process from "node:process";
-import { MANAGED_ENV_PREFIX, scrubbedParentEnv } from "../seam/mod.ts";
+import { MANAGED_ENV_PREFIX, scrubbedParentEnv } from "../../seam/mod.ts";
 
 /**
  * Values shorter than this are never redacted: a short value (`1`, `true`,

@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { LocalBashExecutor } from "../../local/mod.ts";
-import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
-import { type BashTools, createBashTools } from "../../tool/mod.ts";
+import { LocalBashExecutor } from "../../../local/mod.ts";
+import { taskOwner, TaskRegistry } from "../../../tasks/mod.ts";
+import { type BashTools, createBashTools } from "../../../tool/mod.ts";
 
 /** A real 1x1 PNG, 70 bytes. */
 const PNG_BASE64 =

@@ -1,9 +1,12 @@
 import { describe, it, test } from "node:test";
 import assert from "node:assert/strict";
-import type { ObjectJsonSchema } from "../../tool/mod.ts";
-import { widerSandboxModes } from "../../seam/mod.ts";
-import { bashInputSchema, TASK_OUTPUT_SCHEMA } from "../../tool/schemas.ts";
-import { validateToolArguments } from "../../tool/validate.ts";
+import type { ObjectJsonSchema } from "../../../tool/mod.ts";
+import { widerSandboxModes } from "../../../seam/mod.ts";
+import {
+  bashInputSchema,
+  TASK_OUTPUT_SCHEMA,
+  validateToolArguments,
+} from "../../../tool/schemas/mod.ts";
 
 const bash = bashInputSchema({
   escalationModes: widerSandboxModes("read-only"),

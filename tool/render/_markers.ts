@@ -6,10 +6,10 @@ import type {
   SandboxMode,
   SandboxViolation,
   StrayReport,
-} from "../seam/mod.ts";
-import { widerSandboxModes } from "../seam/sandbox.ts";
-import { stripTerminalControls } from "./terminal.ts";
-import { redactSecrets } from "./redact.ts";
+} from "../../seam/mod.ts";
+import { widerSandboxModes } from "../../seam/sandbox.ts";
+import { stripTerminalControls } from "./_terminal.ts";
+import { redactSecrets } from "./_redact.ts";
 
 /** The line for a command that the executor's disposal stopped before it finished. */
 export const DISPOSED_MARKER =

@@ -3,7 +3,7 @@
 // interpreter: each row is a command line and the decision it must get.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { checkCommandRules, type CommandDecision, type CommandRule } from "../../tool/mod.ts";
+import { checkCommandRules, type CommandDecision, type CommandRule } from "../../../tool/mod.ts";
 
 const allow = (program: string): CommandRule => ({ decision: "allow", program });
 
