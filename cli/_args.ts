@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { isSandboxMode } from "@shellseam/bash/sandbox";
-import type { SandboxMode, SandboxNetwork } from "@shellseam/bash";
+import type { SandboxMode, SandboxNetwork } from "@shellseam/bash/seam";
 
 /**
  * A command line that does not fit a command's usage: `main()` prints the

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import process from "node:process";
-import type { SandboxMode, SandboxNetwork } from "@shellseam/bash";
+import type { SandboxMode, SandboxNetwork } from "@shellseam/bash/seam";
 import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
 
 /** Where and how the CLI's commands run. */

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import type { BashLiveOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash";
+import type { BashLiveOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash/seam";
 import { shellQuote } from "@shellseam/bash/seam";
 import { renderRunResult } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS, UsageError } from "./_args.ts";

@@ -1,72 +1,35 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
 import {
   BashConfigError,
   type BashExecSpec,
-  type BashSandboxInfo,
-  BashSpawnError,
   type ResourceLimits,
-  type SandboxEnforcement,
   type SandboxMode,
   type SandboxNetwork,
-  type SandboxNetworkAllowList,
   type SandboxPolicy,
-  SandboxUnavailableError,
 } from "../seam/mod.ts";
 import { checkKnownKeys, positiveFinite } from "../seam/_checks.ts";
 import { LocalBashExecutor } from "../local/mod.ts";
-import { runtime } from "../runtime/mod.ts";
 import {
-  appliedLimits,
-  cgroupSupportFor,
-  CONFINED_DEFAULT_LIMITS,
-  findOnPath,
   findSetsid,
-  isOwnDirectory,
   type Launch,
   type LaunchLimits,
   type LaunchPlan,
   LOCAL_CONFIG_KEYS,
   type LocalBashExecutorConfig,
-  makeFolder,
-  mergeLimits,
-  otherPrivateDirs,
-  privateParents,
   throwIfDenied,
 } from "../engine/mod.ts";
-import { messageOf } from "../seam/_message.ts";
 import { isSandboxMode } from "./mode.ts";
-import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
-import { ProtectedPaths, protectionGaps } from "./protected/mod.ts";
-import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
-import { findDeno } from "./_deno.ts";
-import { DEFAULT_DENY_READ } from "./secrets.ts";
-import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
-import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import { createBwrapBackend, readStrayReport } from "./backends/_bwrap.ts";
-import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
-import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
-import { firstLine } from "./backends/_backend.ts";
-import {
-  bridgeFailed,
-  bridgeNamespaceArgs,
-  bridgeRunners,
-  type BridgeTools,
-  findBridgeTools,
-  proxyEnv,
-  wrapInBridge,
-} from "./backends/_bridge.ts";
-import {
-  NetworkProxy,
-  PROXY_OPTIONS,
-  type ProxyLaunch,
-  type ProxyOptions,
-  type ProxyState,
-} from "./_proxy.ts";
+import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
+import { existingRealpath } from "./_paths.ts";
+import type { SandboxBackendName } from "./backends/_backend.ts";
+import { PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./_proxy.ts";
+import type { SandboxBackendStatus } from "./_backend_probes.ts";
+import { SandboxConfiner } from "./_confiner.ts";
 
 export type { SandboxBackendName } from "./backends/_backend.ts";
+export type { SandboxBackendStatus } from "./_backend_probes.ts";
 
 /**
  * Every sandbox backend, in the default order of preference.
@@ -168,43 +131,6 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   searchPath?: string;
   /** How long one backend probe may take, in milliseconds. */
   probeTimeoutMs?: number;
-}
-
-/**
- * What probing one backend found on this machine.
- *
- * @example
- * ```ts
- * import type { SandboxBackendStatus } from "@shellseam/bash/sandbox";
- * import assert from "node:assert/strict";
- *
- * const status: SandboxBackendStatus = {
- *   backend: "bwrap",
- *   works: false,
- *   reason: '"bwrap" was not found on PATH; install bubblewrap',
- * };
- * assert.equal(status.works, false);
- * ```
- */
-export interface SandboxBackendStatus {
-  /** Which backend. */
-  backend: SandboxBackendName;
-  /** True when a trivial command ran confined by it. */
-  works: boolean;
-  /** Why it does not work. */
-  reason?: string;
-  /** The kernel's Landlock ABI, as the Landlock launcher found it. */
-  landlockAbi?: number;
-  /**
-   * What it would enforce for the executor's default policy (for
-   * `workspace-write` when the default mode is `danger-full-access`).
-   */
-  enforcement?: SandboxEnforcement;
-}
-
-interface Probe {
-  status: SandboxBackendStatus;
-  backend?: SandboxBackend;
 }
 
 /**
@@ -314,24 +240,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   readonly defaultPolicy: Readonly<SandboxPolicy>;
   /** The backends tried, in order. */
   readonly backends: readonly SandboxBackendName[];
-  readonly #searchPath: string | undefined;
-  readonly #probeTimeoutMs: number;
-  readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
-  /** The canonical `spillDir` the caller chose, which no writable root may hold. */
-  readonly #chosenSpillDir: string | undefined;
-  readonly #home: string;
-  #maskFile: string | undefined;
-  /** The backends' folders in the private folder, once made (canonical). */
-  readonly #folders = new Set<string>();
-  /** Where the Landlock launcher is written (deno's HOME), once that backend is prepared. */
-  #launcherDir: string | undefined;
-  /** The network proxy, made on the first launch with an allow-list. */
-  #proxy: NetworkProxy | undefined;
-  /** Proxies whose socket an unconfined command removed: closed at disposal. */
-  readonly #retiredProxies: NetworkProxy[] = [];
-  /** The bridge's programs once probed, or why it cannot run here. */
-  #bridgeProbe: Promise<BridgeTools | { reason: string }> | undefined;
-  readonly #proxyOptions: ProxyOptions;
+  /** What turns each call into a confined launch plan (see `sandbox/_confiner.ts`). */
+  readonly #confiner: SandboxConfiner;
 
   /** Validates the config; throws `BashConfigError` naming what is wrong. */
   constructor(config: SandboxBashExecutorConfig) {
@@ -388,7 +298,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         }; omit it for the home of the user running the agent`,
       );
     }
-    this.#home = homeDir;
     if (
       !Array.isArray(backends) || backends.length === 0 ||
       backends.some((name) => !SANDBOX_BACKENDS.includes(name)) ||
@@ -408,13 +317,21 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         }; omit it to use PATH`,
       );
     }
-    this.#searchPath = searchPath;
-    this.#probeTimeoutMs = positiveFinite("probeTimeoutMs", probeTimeoutMs);
-    this.#proxyOptions = proxyOptions;
-    this.#chosenSpillDir = local.spillDir === undefined
-      ? undefined
-      : existingRealpath(this.config.spillDir) ?? this.config.spillDir;
-    this.#checkSpillDir(this.defaultPolicy);
+    this.#confiner = new SandboxConfiner({
+      defaultPolicy: this.defaultPolicy,
+      backends: this.backends,
+      home: homeDir,
+      searchPath,
+      probeTimeoutMs: positiveFinite("probeTimeoutMs", probeTimeoutMs),
+      proxyOptions,
+      chosenSpillDir: local.spillDir === undefined
+        ? undefined
+        : existingRealpath(this.config.spillDir) ?? this.config.spillDir,
+    }, {
+      privateDir: () => this.privateDir(),
+      runDirect: (request, wrap) => this.runWrapped(request, wrap),
+      config: this.config,
+    });
   }
 
   /**
@@ -477,30 +394,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * ```
    */
   protected override resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy {
-    // resolve() copies and freezes what it gets.
-    if (policy === undefined || policy === null) return this.defaultPolicy;
-    const resolved = resolveSandboxPolicy(policy);
-    // What to hide is the executor's unless the request says otherwise.
-    for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
-      const list = this.defaultPolicy[field];
-      if (resolved[field] === undefined && list !== undefined) resolved[field] = [...list];
-    }
-    this.#checkSpillDir(resolved);
-    return resolved;
-  }
-
-  /** Throws `BashConfigError` when a root the policy may make writable holds the chosen spillDir. */
-  #checkSpillDir(policy: Readonly<SandboxPolicy>): void {
-    const spillDir = this.#chosenSpillDir;
-    if (spillDir === undefined) return;
-    const root = [policy.workspaceRoot, ...(policy.writableRoots ?? [])].find((root) =>
-      isBeneath(spillDir, root)
-    );
-    if (root !== undefined) {
-      throw new BashConfigError(
-        `"spillDir" "${spillDir}" lies in "${root}", which confined commands may write to; put the spill folder outside the workspace and every writable root`,
-      );
-    }
+    return this.#confiner.resolvePolicy(policy);
   }
 
   /**
@@ -521,8 +415,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * ```
    */
   async probeBackends(): Promise<SandboxBackendStatus[]> {
-    const probes = await Promise.all(this.backends.map((name) => this.#probe(name)));
-    return probes.map((probe) => ({ ...probe.status }));
+    return await this.#confiner.probeBackends();
   }
 
   /**
@@ -531,145 +424,16 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * an unconfined (`danger-full-access`) call gets the config's alone.
    */
   protected override defaultLimits(spec: BashExecSpec): ResourceLimits {
-    const mode = (spec.sandboxPolicy ?? this.defaultPolicy).mode;
-    return mode === "danger-full-access" ? this.config.limits : this.#confinedLimits();
-  }
-
-  #confinedLimits(): ResourceLimits {
-    return mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits);
+    return this.#confiner.defaultLimits(spec);
   }
 
   /** Wraps the launch in the selected backend (see the class documentation). */
-  protected override async planLaunch(
+  protected override planLaunch(
     spec: BashExecSpec,
     launch: Launch,
     limits?: LaunchLimits,
   ): Promise<LaunchPlan> {
-    // A spec without a policy gets the default: never unconfined by accident.
-    const policy = spec.sandboxPolicy ?? this.defaultPolicy;
-    const { mode } = policy;
-    if (mode === "danger-full-access") {
-      return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
-    }
-    const confined = await this.#confine(policy);
-    const own = await this.privateDir();
-    const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
-    const ownReal = existingRealpath(own) ?? own;
-    const parents = privateParents(dirname(dirname(ownReal)));
-    const holdsNoRoot = (dir: string) => !roots.some((root) => isBeneath(canonicalPath(root), dir));
-    confined.hiddenDirs = [
-      ...otherPrivateDirs(ownReal),
-      ...parents.filter((parent) => parent !== dirname(ownReal)),
-    ].filter(holdsNoRoot);
-    confined.hiddenParents = parents.filter(holdsNoRoot);
-    // What lies in a hidden folder needs no mask of its own, and a mask there
-    // would fail the launch (its mount point is gone under the hiding tmpfs).
-    const hiddenAway = (path: string) =>
-      (confined.hiddenDirs ?? []).some((dir) => isBeneath(path, dir)) ||
-      ((confined.hiddenParents ?? []).some((dir) => isBeneath(path, dir)) &&
-        !isBeneath(path, ownReal));
-    // Each command's proxy socket is its bridge's alone: no command connects
-    // to one directly (one listed one by one could go before it is masked).
-    // Made now, so that a socket a later call makes there is masked too.
-    const proxyDir = join(ownReal, "proxy");
-    // Not recursive: the private folder itself is privateDir()'s to make again.
-    makeFolder(proxyDir);
-    confined.masks = [
-      ...confined.masks.filter((mask) => !hiddenAway(mask.path) && !isBeneath(mask.path, proxyDir)),
-      { path: proxyDir, directory: true, kind: "socket" },
-    ];
-    const allowList = typeof policy.network === "object" ? policy.network : undefined;
-    const tools = allowList === undefined ? undefined : await this.#bridge();
-    const bash = launch.program;
-    const backend = await this.#select(
-      confined,
-      launch,
-      tools === undefined ? [] : bridgeRunners(tools, bash),
-    );
-    await this.#restoreFolders();
-    if (backend.name === "landlock") this.#restoreLauncher();
-    const guard = await this.#guard(confined, [
-      existingRealpath(own) ?? own,
-      ...(confined.hiddenDirs ?? []),
-    ]);
-    confined.readOnlyPaths = guard?.plan.readOnly ?? [];
-    guard?.watch();
-    const enforcement = enforcementOf(backend, confined, guard);
-    // The launch's own proxy socket and credentials, dropped when it settles (see describe).
-    const network = tools === undefined || allowList === undefined
-      ? undefined
-      : { tools, proxy: await this.#openProxy(allowList) };
-    // bwrap's pid namespace ends what the shell left running, before the host
-    // can look: what it ended is reported from inside, to a file of this call.
-    const strayReport = backend.name === "bwrap" && network === undefined
-      ? join(own, `strays-${crypto.randomUUID()}`)
-      : undefined;
-    if (strayReport !== undefined) confined.strayReport = strayReport;
-    const wrapped = backend.wrap(
-      network === undefined
-        ? launch
-        : { ...launch, env: { ...launch.env, ...proxyEnv(network.proxy.token) } },
-      confined,
-      limits,
-      spec.stdin !== undefined || spec.keepStdinOpen === true,
-    );
-    const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
-    return {
-      // Planned without them (a subclass's planLaunch that does not pass them on), the executor applies them.
-      limitsApplied: limits !== undefined,
-      ...(standby === undefined ? {} : { standby }),
-      ...(strayReport === undefined ? {} : {
-        pidNamespace: true,
-        namespaceStrays: () => readStrayReport(strayReport),
-        // The namespace's reporter says when the command starts (bwrap's setup done).
-        announcesStart: { retry: (stderr) => backend.setupRaced?.(stderr, confined) ?? false },
-      }),
-      launch: network === undefined ? wrapped : wrapInBridge(
-        wrapped,
-        network.tools,
-        bash,
-        network.proxy.socketPath,
-        limits?.cgroupProcs ?? [],
-      ),
-      describe: (outcome): BashSandboxInfo => {
-        const violations = guard?.settle() ?? [];
-        // The sweeps may have met a bound that the launch did not.
-        const { gaps } = guard === undefined
-          ? enforcement
-          : enforcementOf(backend, confined, guard);
-        const runnerFailed = backend.runnerFailed(outcome) ||
-          (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
-        const refused = network?.proxy.refused() ?? [];
-        // Settled: what it left running (a process that left the session) gets no way out.
-        // A close that fails (a listener that never listened, a socket file that cannot be
-        // removed) must not reject unhandled and end the agent: the call's token is already
-        // void (no request passes with it), and the file is in the private folder, which
-        // goes with the executor.
-        network?.proxy.close().catch(() => {});
-        const failed = outcome.exitCode !== 0;
-        const denial = runnerFailed
-          ? undefined
-          : refused.length > 0 && failed
-          ? "network"
-          : backend.denied(outcome, confined, launch.cwd);
-        return {
-          mode,
-          backend: backend.name,
-          denied: denial !== undefined,
-          ...(denial === undefined ? {} : { denial }),
-          ...(refused.length === 0 ? {} : { refusedDestinations: refused }),
-          enforcement: { ...enforcement, gaps: [...gaps] },
-          runnerFailed,
-          ...(violations.length === 0 ? {} : { violations }),
-        };
-      },
-      ...(guard === undefined ? {} : {
-        beforeRead: () => {
-          const before = guard.violationCount;
-          return guard.sweep().slice(before);
-        },
-      }),
-    };
+    return this.#confiner.plan(spec, launch, limits);
   }
 
   /**
@@ -687,7 +451,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * ```
    */
   async networkProxyState(): Promise<ProxyState | undefined> {
-    return await this.#proxy?.state();
+    return await this.#confiner.networkProxyState();
   }
 
   /** Stops the network proxy after what `LocalBashExecutor` disposes of. */
@@ -695,383 +459,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     try {
       await super[Symbol.asyncDispose]();
     } finally {
-      await Promise.all([this.#proxy, ...this.#retiredProxies].map((proxy) => proxy?.close()));
-    }
-  }
-
-  /**
-   * The bridge's programs, probed once (a network namespace with its
-   * loopback up); `SandboxUnavailableError` naming why not (fail closed).
-   */
-  async #bridge(): Promise<BridgeTools> {
-    this.#bridgeProbe ??= this.#probeBridge();
-    const tools = await this.#bridgeProbe;
-    if ("reason" in tools) {
-      throw new SandboxUnavailableError(
-        "A network allow-list needs a bridge from the command's own network namespace to the " +
-          "executor's proxy, and it cannot run here, so the command was not run; install what " +
-          'is named, or use network "deny" or "allow"',
-        this.backends.map((backend) => ({ backend, reason: tools.reason })),
-      );
-    }
-    return tools;
-  }
-
-  async #probeBridge(): Promise<BridgeTools | { reason: string }> {
-    const tools = findBridgeTools(this.#searchPath ?? "", process.getuid?.() === 0);
-    if ("reason" in tools) return tools;
-    const args = [...bridgeNamespaceArgs(tools), "--", tools.ip, "link", "set", "lo", "up"];
-    try {
-      // The direct path, unconfined like every program before the sandbox:
-      // with none of the command's environment.
-      const result = await this.runWrapped(
-        { command: "true", timeoutMs: this.#probeTimeoutMs },
-        (launch) => ({ ...launch, program: tools.unshare, args, env: {} }),
-      );
-      if (result.exitCode === 0) return tools;
-      const said = result.stderr.text.trim().split("\n", 1)[0];
-      return {
-        reason: `a network namespace for the bridge cannot be made here: "${tools.unshare} ${
-          args.join(" ")
-        }" failed: ${said || `exit ${result.exitCode}`}`,
-      };
-    } catch (error) {
-      return { reason: `"${tools.unshare}" could not start: ${messageOf(error)}` };
-    }
-  }
-
-  /**
-   * A launch's own socket and token from the proxy, whose sockets live in
-   * the private folder (made on first use; a new one when the private
-   * folder was made again under another name).
-   */
-  async #openProxy(list: SandboxNetworkAllowList): Promise<ProxyLaunch> {
-    const dir = join(await this.privateDir(), "proxy");
-    const current = this.#proxy;
-    if (current !== undefined && current.socketDir !== dir) {
-      // Running launches keep their sockets until they settle.
-      this.#retiredProxies.push(current);
-      this.#proxy = undefined;
-    }
-    this.#proxy ??= new NetworkProxy(dir, this.#proxyOptions);
-    try {
-      return await this.#proxy.open(list);
-    } catch (error) {
-      throwIfDenied(error, "listen on the network proxy's Unix socket");
-      throw new BashSpawnError(
-        `The network proxy cannot listen in "${dir}" (${
-          messageOf(error)
-        }), so the command was not run; check that the private folder is writable`,
-        { cause: error },
-      );
-    }
-  }
-
-  /**
-   * The protected paths of a `workspace-write` call, walked for at launch
-   * (read-only calls write nowhere, so nothing can appear); what a command
-   * plants goes to the quarantine in the executor's private directory, which
-   * no confined command may write.
-   */
-  async #guard(
-    policy: ConfinedPolicy,
-    privateDirs: readonly string[],
-  ): Promise<ProtectedPaths | undefined> {
-    if (policy.mode !== "workspace-write" || policy.protectedPaths.length === 0) return undefined;
-    const roots = [policy.workspaceRoot, ...policy.writableRoots];
-    const refused = roots.find((root) => !runtime.mayWrite(root));
-    if (refused !== undefined) {
-      throw new BashSpawnError(
-        `What a command plants at a protected path in "${refused}" is moved away by a rename, ` +
-          `which needs write permission there, so the "workspace-write" command was not run; ` +
-          `grant it (Deno: --allow-write for "${refused}"), or pass protectedPaths: [] to give up ` +
-          "that protection",
-      );
-    }
-    const quarantine = join(await this.privateDir(), "quarantine");
-    return new ProtectedPaths(roots, policy.protectedPaths, () => quarantine, privateDirs);
-  }
-
-  /**
-   * The first backend that works here and whose programs, run before the
-   * confinement applies, the policy's writable roots cannot replace (a
-   * command could otherwise swap one, and the next launch would run it
-   * unconfined).
-   */
-  async #select(
-    policy: ConfinedPolicy,
-    launch: Launch,
-    bridge: string[],
-  ): Promise<SandboxBackend> {
-    const attempts: { backend: string; reason: string }[] = [];
-    const writable = policy.mode === "workspace-write"
-      ? [policy.workspaceRoot, ...policy.writableRoots]
-      : [];
-    const setsid = this.config.setsidPath;
-    for (const name of this.backends) {
-      const { backend, status } = await this.#probe(name);
-      if (backend === undefined) {
-        attempts.push({ backend: name, reason: status.reason ?? "unknown" });
-        continue;
-      }
-      // Read-only calls write nowhere, so no runner can be replaced by one.
-      if (writable.length === 0) return backend;
-      const exposedAt = (path: string): string | undefined =>
-        resolutionLocations(path).find((location) =>
-          writable.some((root) => isBeneath(location, root))
-        );
-      const runners = [
-        ...(setsid === null ? [] : [setsid]),
-        ...bridge,
-        ...backend.runners(launch),
-      ];
-      const program = runners.flatMap((runner) => {
-        const location = exposedAt(runner);
-        return location === undefined ? [] : [{ runner, location }];
-      })[0];
-      if (program !== undefined) {
-        attempts.push({
-          backend: name,
-          reason:
-            `"${program.runner}" runs before the sandbox applies, and "${program.location}" ` +
-            "lies in a writable root, where a confined command could replace it; install it " +
-            "elsewhere or narrow the writable roots",
-        });
-        continue;
-      }
-      const folder = backend.runnerFolders().flatMap((folder) => {
-        const location = exposedAt(folder.path);
-        return location === undefined ? [] : [{ ...folder, location }];
-      })[0];
-      if (folder === undefined) return backend;
-      attempts.push({
-        backend: name,
-        reason: `${folder.name} "${folder.path}" is read before the sandbox applies, and ` +
-          `"${folder.location}" lies in a writable root, where a confined command could plant ` +
-          "what is read there; set TMPDIR of this process to a folder outside the writable " +
-          "roots (the executor's private folder is made there) or narrow the writable roots",
-      });
-    }
-    throw new SandboxUnavailableError(
-      `No sandbox backend can confine this command here, so the "${policy.mode}" command was ` +
-        `not run; install bubblewrap or Deno (with a Landlock kernel), or run it as ` +
-        `"danger-full-access"`,
-      attempts,
-    );
-  }
-
-  #probe(name: SandboxBackendName): Promise<Probe> {
-    let probe = this.#probes.get(name);
-    if (probe === undefined) {
-      probe = this.#runProbe(name);
-      this.#probes.set(name, probe);
-    }
-    return probe;
-  }
-
-  async #runProbe(name: SandboxBackendName): Promise<Probe> {
-    const prepared = name === "bwrap" ? await this.#prepareBwrap() : await this.#prepareLandlock();
-    if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
-    const backend = prepared;
-    let reason: string | undefined;
-    try {
-      // No socket masks: a socket that goes while the probe starts would fail
-      // it, and a failed probe rules the backend out for the executor's life.
-      const policy = await this.#confine({
-        ...this.defaultPolicy,
-        mode: "read-only",
-        network: "deny",
-        allowUnixSockets: [],
-      });
-      // The direct path: the backend's probe launch of `bash -c true`, not planLaunch.
-      const result = await this.runWrapped(
-        { command: "true", workdir: policy.workspaceRoot, timeoutMs: this.#probeTimeoutMs },
-        (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
-      );
-      reason = result.timedOut
-        ? `probe timed out after ${this.#probeTimeoutMs} ms`
-        : backend.probeFailure({
-          exitCode: result.exitCode,
-          stdout: result.stdout.text,
-          stderr: result.stderr.text,
-        });
-    } catch (error) {
-      reason = `probe could not start: ${messageOf(error)}`;
-    }
-    const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
-    if (reason !== undefined) return { status: { ...status, reason } };
-    const factsPolicy = this.defaultPolicy.mode === "danger-full-access"
-      ? { ...this.defaultPolicy, mode: "workspace-write" as const }
-      : this.defaultPolicy;
-    // As a command reports it: with what the default limits cannot enforce.
-    const enforcement = enforcementOf(backend, await this.#confine(factsPolicy), undefined);
-    const confinedLimits = this.#confinedLimits();
-    const limits = appliedLimits(
-      confinedLimits,
-      true,
-      cgroupSupportFor(this.config.useCgroups, confinedLimits),
-    );
-    status.enforcement = {
-      ...enforcement,
-      gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],
-    };
-    if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
-    return { status, backend };
-  }
-
-  async #prepareBwrap(): Promise<SandboxBackend | { reason: string }> {
-    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
-    if (typeof tmpDir !== "string") return tmpDir;
-    return createBwrapBackend(this.#searchPath, { privateDir: dirname(tmpDir), tmpDir });
-  }
-
-  /**
-   * `policy` ready to enforce: its paths canonical and existing (see
-   * {@linkcode confinedRoots}), and what it hides: the `denyRead` paths
-   * (less `allowRead`, the workspace and the writable roots) and, under
-   * network `deny` with an `allowUnixSockets` list, every other Unix socket.
-   */
-  async #confine(policy: SandboxPolicy): Promise<ConfinedPolicy> {
-    const roots = confinedRoots(policy);
-    const network = roots.network;
-    const allowSockets = policy.allowUnixSockets ?? [];
-    const secrets = secretMasks(
-      policy.denyRead ?? DEFAULT_DENY_READ,
-      policy.allowRead ?? [],
-      this.#home,
-      [roots.workspaceRoot, ...roots.writableRoots],
-    );
-    const sockets = network === "deny" && allowSockets.length > 0
-      ? socketMasks(allowSockets, this.#home)
-      : [];
-    // Made again when an unconfined command removed the private folder.
-    const maskFile = this.#maskFile !== undefined && existsSync(this.#maskFile)
-      ? this.#maskFile
-      : makeMaskFile(await this.privateDir());
-    this.#maskFile = maskFile;
-    return {
-      ...roots,
-      // Under an allow-list, Unix sockets stay closed as under deny.
-      unixSockets: network === "allow" || (network === "deny" && allowSockets.length > 0),
-      masks: outermost([...secrets, ...sockets]),
-      maskFile,
-    };
-  }
-
-  /**
-   * Makes the backends' private folders (TMPDIR, the launcher's folder)
-   * again when an unconfined command removed them (with the private folder
-   * around them): only under the private folder's own name, never in a folder
-   * that now belongs to someone else.
-   */
-  async #restoreFolders(): Promise<void> {
-    const missing = [...this.#folders].filter((path) => !existsSync(path));
-    if (missing.length === 0) return;
-    const dir = await this.privateDir();
-    for (const path of missing) {
-      if ((existingRealpath(dir) ?? dir) !== dirname(path)) {
-        throw new BashSpawnError(
-          `The private folder "${dirname(path)}" was removed and its name is taken, so the ` +
-            "sandbox has no TMPDIR and nothing was run; create a new executor",
-        );
-      }
-      try {
-        mkdirSync(path, { mode: 0o700 });
-      } catch (error) {
-        // Made meanwhile (the private folder's own restoring, or another launch's).
-        if ((error as { code?: string }).code !== "EEXIST" || !isOwnDirectory(path)) throw error;
-      }
-    }
-  }
-
-  /** Writes the Landlock launcher again when an unconfined command removed or changed it. */
-  #restoreLauncher(): void {
-    const dir = this.#launcherDir;
-    if (dir === undefined) return;
-    try {
-      landlockLauncherFile(dir);
-    } catch (error) {
-      throw new BashSpawnError(
-        `Cannot write the Landlock launcher into "${dir}" (${
-          messageOf(error)
-        }), so nothing was run; create a new executor`,
-        { cause: error },
-      );
-    }
-  }
-
-  async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
-    const deno = findDeno(this.#searchPath);
-    if ("reason" in deno) return deno;
-    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
-    if (typeof tmpDir !== "string") return tmpDir;
-    const launcherDir = await this.#privateFolder("deno", "launcher folder");
-    if (typeof launcherDir !== "string") return launcherDir;
-    let launcher: string;
-    try {
-      launcher = landlockLauncherFile(launcherDir);
-    } catch (error) {
-      return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
-    }
-    this.#launcherDir = launcherDir;
-    const root = process.getuid?.() === 0;
-    return createLandlockBackend({
-      deno: deno.path,
-      launcher,
-      tmpDir,
-      launcherDir,
-      root,
-      ...(root ? {} : { userNamespace: await this.#userNamespace() }),
-    });
-  }
-
-  /**
-   * A folder `name` in the executor's private folder (made once, 0700), by
-   * its canonical path, or why it cannot be made: the commands' TMPDIR (both
-   * backends probe at once, so it may exist already) and the Landlock launcher's folder.
-   */
-  async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
-    try {
-      const path = join(await this.privateDir(), name);
-      mkdirSync(path, { mode: 0o700, recursive: true });
-      const real = existingRealpath(path) ?? path;
-      this.#folders.add(real);
-      return real;
-    } catch (error) {
-      return { reason: `cannot make its private ${purpose}: ${messageOf(error)}` };
-    }
-  }
-
-  /**
-   * Whether util-linux `unshare` gives a user and mount namespace here (for
-   * the Landlock launcher of a user who is not root), or why not.
-   */
-  async #userNamespace(): Promise<{ unshare: string } | { reason: string }> {
-    const unshare = findOnPath("unshare", this.#searchPath ?? "");
-    if (unshare === null) {
-      return { reason: '"unshare" was not found on PATH; install util-linux' };
-    }
-    try {
-      // The direct path, unconfined like every program before the sandbox:
-      // with none of the command's environment (LD_PRELOAD into a workspace would load there).
-      const result = await this.runWrapped(
-        { command: "true", timeoutMs: this.#probeTimeoutMs },
-        (launch) => ({
-          ...launch,
-          program: unshare,
-          args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
-          env: {},
-        }),
-      );
-      if (result.exitCode === 0) return { unshare };
-      const said = result.stderr.text.trim().split("\n", 1)[0];
-      return {
-        reason: `"${unshare} ${USER_NAMESPACE_ARGS.join(" ")}" failed: ${
-          said || `exit ${result.exitCode}`
-        }`,
-      };
-    } catch (error) {
-      return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
+      await this.#confiner.dispose();
     }
   }
 }
@@ -1090,56 +478,4 @@ function agentHome(): string {
     throwIfDenied(error, "find the home folder, since HOME is not set");
     throw error;
   }
-}
-
-/**
- * A confined mode's policy but what it hides, every path canonical and
- * existing, checked again at each launch. Each path must still resolve to itself: a path that
- * now leads elsewhere got a symlink since it was resolved (a confined command
- * may plant one where a writable root will appear), and following it would
- * make its target writable. A workspace root that vanished or moved so is a
- * spawn error; such writable roots, and those that do not exist, are skipped.
- */
-function confinedRoots(
-  policy: SandboxPolicy,
-): Omit<ConfinedPolicy, "unixSockets" | "masks" | "maskFile"> {
-  let workspaceRoot: string;
-  try {
-    workspaceRoot = canonicalWorkspaceRoot(policy.workspaceRoot);
-  } catch (error) {
-    throw new BashSpawnError((error as Error).message, { cause: error });
-  }
-  if (workspaceRoot !== policy.workspaceRoot) {
-    throw new BashSpawnError(
-      `Workspace root "${policy.workspaceRoot}" now resolves to "${workspaceRoot}", so nothing ` +
-        "was run; remove the symlink in its path, or resolve the request again to confine it there",
-    );
-  }
-  const writableRoots = (policy.writableRoots ?? []).filter((root) =>
-    existingRealpath(root) === root
-  );
-  return {
-    mode: policy.mode === "workspace-write" ? "workspace-write" : "read-only",
-    workspaceRoot,
-    writableRoots,
-    network: policy.network === "allow"
-      ? "allow"
-      : typeof policy.network === "object"
-      ? "proxy"
-      : "deny",
-    protectedPaths: [...(policy.protectedPaths ?? DEFAULT_PROTECTED_PATHS)],
-    readOnlyPaths: [],
-  };
-}
-
-/** What `backend` enforces for `policy`, with what protecting its paths leaves open. */
-function enforcementOf(
-  backend: SandboxBackend,
-  policy: ConfinedPolicy,
-  guard: ProtectedPaths | undefined,
-): SandboxEnforcement {
-  const enforcement = backend.enforcement(policy);
-  if (policy.mode !== "workspace-write") return enforcement;
-  const gaps = protectionGaps(policy.protectedPaths, guard?.unwalked);
-  return { ...enforcement, gaps: [...enforcement.gaps, ...gaps] };
 }

@@ -199,4 +199,9 @@ describe("the entry points", { skip: checkoutSkip }, () => {
       );
     }
   });
+
+  it("keep the root to what a newcomer starts with: at most 30 names", () => {
+    const root = exportedNames("mod.ts");
+    assert.ok(root.length <= 30, `the root exports ${root.length} names: ${root.join(", ")}`);
+  });
 });

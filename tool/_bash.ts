@@ -7,23 +7,28 @@ import {
   type BashProcess,
   type SandboxMode,
 } from "../seam/mod.ts";
-import { renderBackgroundStart } from "./render_task.ts";
-import { type RenderRunOptions, renderRunResult } from "./render_run.ts";
-import { bashInputSchema } from "./schemas.ts";
+import {
+  LiveUpdates,
+  renderBackgroundStart,
+  type RenderRunOptions,
+  renderRunResult,
+  scrubbedSecrets,
+} from "./render/mod.ts";
 import { bashTaskHooks } from "./task_hooks.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import { taskFailure } from "./_task_tools.ts";
-import { LiveUpdates } from "./_progress.ts";
-import { scrubbedSecrets } from "./redact.ts";
 import type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./options.ts";
-import { toolStandardSchema } from "./standard_schema.ts";
-import { type ValidateOptions, validateToolArguments } from "./validate.ts";
-import { MODE_MEANINGS } from "./_modes.ts";
+import {
+  BASH_CHECKS,
+  bashInputSchema,
+  MODE_MEANINGS,
+  toolStandardSchema,
+  validateToolArguments,
+} from "./schemas/mod.ts";
 import type { EscalationRequest } from "./escalation.ts";
-import { checkCommandRules, type CommandRuleVerdict } from "./rules.ts";
-import { interactiveEditor } from "./_editors.ts";
+import { checkCommandRules, type CommandRuleVerdict, interactiveEditor } from "./rules/mod.ts";
 
 interface BashArgs {
   command: string;
@@ -34,33 +39,6 @@ interface BashArgs {
   sandbox_permissions?: SandboxMode;
   justification?: string;
 }
-
-const NEVER_ACCEPTED: Readonly<Record<string, string>> = {
-  env: "set variables inside the command instead (FOO=bar cmd, or export FOO=bar && cmd)",
-  stdin: "feed input inside the command instead (a heredoc, or printf '...' | cmd)",
-  stdoutMaxBytes: "long output is truncated and saved to a file named in the result",
-  cwd: "use workdir",
-  timeout: "use timeout_ms, in milliseconds",
-};
-
-/** What `bash` refuses beyond its schema: fields it never takes, and pairs that do not go together. */
-const BASH_CHECKS: ValidateOptions = {
-  hints: NEVER_ACCEPTED,
-  refine: (value) => {
-    const problems: string[] = [];
-    if (value.run_in_background === true && value.timeout_ms !== undefined) {
-      problems.push(
-        "timeout_ms does not apply with run_in_background: a background command runs until it exits or task_kill stops it; drop one of the two",
-      );
-    }
-    if ((value.sandbox_permissions === undefined) !== (value.justification === undefined)) {
-      problems.push(
-        "sandbox_permissions and justification go together: give both to ask for wider access, or neither",
-      );
-    }
-    return problems;
-  },
-};
 
 const CANCELLED = "The tool call was cancelled, so the command was not run";
 

@@ -15,16 +15,17 @@ import {
   renderTaskList,
   renderTaskOutput,
   type RenderTaskOutputOptions,
-} from "./render_task.ts";
+} from "./render/mod.ts";
 import {
   DEFAULT_TASK_WAIT_MS,
   TASK_KILL_SCHEMA,
   TASK_LIST_SCHEMA,
+  TASK_OUTPUT_CHECKS,
   TASK_OUTPUT_SCHEMA,
-} from "./schemas.ts";
+  toolStandardSchema,
+  validateToolArguments,
+} from "./schemas/mod.ts";
 import type { AgentTool } from "./tool.ts";
-import { toolStandardSchema } from "./standard_schema.ts";
-import { type ValidateOptions, validateToolArguments } from "./validate.ts";
 
 /** How long `task_kill` waits for a stopped task to exit (past the executor's kill grace). */
 const KILL_SETTLE_MS = 10_000;
@@ -34,16 +35,6 @@ interface TaskToolConfig {
   owner: TaskOwner;
   escalationModes: readonly SandboxMode[];
 }
-
-/** `task_output`'s check across fields: a `timeout_ms` only with `wait: true`. */
-const TASK_OUTPUT_CHECKS: ValidateOptions = {
-  refine: (value) =>
-    value.timeout_ms !== undefined && value.wait !== true
-      ? [
-        "timeout_ms applies only with wait: true; add wait: true to block until the task finishes, or drop timeout_ms",
-      ]
-      : [],
-};
 
 /** Builds `task_output`, `task_list` and `task_kill` over a registry, for one owner. */
 export function createTaskTools(

@@ -1,4 +1,4 @@
-import type { ToolStandardSchema } from "./standard_schema.ts";
+import type { ToolStandardSchema } from "./schemas/mod.ts";
 import type { AgentTool } from "./tool.ts";
 import { textOrThrow } from "./_text_or_throw.ts";
 

@@ -4,8 +4,8 @@ import { createBashTool } from "./_bash.ts";
 import type { BashToolsOptions } from "./options.ts";
 import { createTaskTools } from "./_task_tools.ts";
 import { widerSandboxModes } from "../seam/sandbox.ts";
-import { renderTaskNotice } from "./render_task.ts";
-import { checkRuleSet } from "./rules.ts";
+import { renderTaskNotice } from "./render/mod.ts";
+import { checkRuleSet } from "./rules/mod.ts";
 import type { AgentTool } from "./tool.ts";
 
 export type { BashToolsOptions } from "./options.ts";

@@ -1,5 +1,5 @@
 import type { SandboxMode } from "../seam/mod.ts";
-import type { CommandRuleVerdict } from "./rules.ts";
+import type { CommandRuleVerdict } from "./rules/mod.ts";
 
 /**
  * What the harness is asked to approve: one command, and why it needs a

@@ -1,4 +1,4 @@
-import type { ObjectJsonSchema } from "./json_schema.ts";
+import type { ObjectJsonSchema } from "./schemas/mod.ts";
 import type { AgentTool } from "./tool.ts";
 
 // The format types are type aliases, not interfaces, so a value of them is

@@ -5,9 +5,7 @@ import { gitCommit } from "../git/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { failure } from "./_result.ts";
 import type { AgentTool } from "./tool.ts";
-import type { ObjectJsonSchema } from "./json_schema.ts";
-import { toolStandardSchema } from "./standard_schema.ts";
-import { NON_BLANK_PATTERN, validateToolArguments } from "./validate.ts";
+import { GIT_COMMIT_SCHEMA, toolStandardSchema, validateToolArguments } from "./schemas/mod.ts";
 
 /**
  * What {@linkcode createGitCommitTool} commits in.
@@ -29,43 +27,6 @@ export interface GitCommitToolOptions {
   /** Who commits are by; default: the repository's `user.name`/`user.email`, else the user's global git config. */
   author?: { name: string; email: string };
 }
-
-/**
- * The `git_commit` tool's input schema: `paths` and `message` are required,
- * `workdir` is optional.
- *
- * @example
- * ```ts
- * import { GIT_COMMIT_SCHEMA } from "./git_commit.ts";
- * import assert from "node:assert/strict";
- *
- * assert.deepEqual(GIT_COMMIT_SCHEMA.required, ["paths", "message"]);
- * ```
- */
-export const GIT_COMMIT_SCHEMA: ObjectJsonSchema = {
-  type: "object",
-  properties: {
-    paths: {
-      type: "array",
-      items: { type: "string", pattern: NON_BLANK_PATTERN },
-      minItems: 1,
-      description:
-        "The files (or folders) to commit as they are now, added, changed or deleted; relative to workdir.",
-    },
-    message: {
-      type: "string",
-      pattern: NON_BLANK_PATTERN,
-      description: "The commit message: a summary line, then a blank line and details if needed.",
-    },
-    workdir: {
-      type: "string",
-      description:
-        "Where relative paths start and the repository is found from (default: the session's working directory).",
-    },
-  },
-  required: ["paths", "message"],
-  additionalProperties: false,
-};
 
 /**
  * Builds the model-facing `git_commit` tool: commits the named paths with

@@ -29,14 +29,15 @@
 export { type BashTools, type BashToolsOptions, createBashTools } from "./create.ts";
 export { createGitCommitTool, type GitCommitToolOptions } from "./git_commit.ts";
 export type { AgentTool, ToolCallContext, ToolResult, ToolUpdate } from "./tool.ts";
-export type { JsonSchemaProperty, ObjectJsonSchema } from "./json_schema.ts";
 export {
+  type JsonSchemaProperty,
+  type ObjectJsonSchema,
   TOOL_SCHEMA_TARGETS,
   type ToolSchemaResult,
   type ToolStandardSchema,
   toolStandardSchema,
-} from "./standard_schema.ts";
-export type { ValidateOptions } from "./validate.ts";
+  type ValidateOptions,
+} from "./schemas/mod.ts";
 // One-line adapters for the agent frameworks (no dependency on them).
 export { type AiSdkTool, toAiSdkTools } from "./ai_sdk.ts";
 export { type OpenAIAgentsToolOptions, toOpenAIAgentsTools } from "./openai_agents.ts";
@@ -49,7 +50,7 @@ export {
   type CommandDecision,
   type CommandRule,
   type CommandRuleVerdict,
-} from "./rules.ts";
+} from "./rules/mod.ts";
 export {
   type AnthropicTool,
   type McpTool,
@@ -61,9 +62,15 @@ export {
   toOpenAITool,
 } from "./formats.ts";
 // For a harness that runs commands itself: the model's view of a result, and
-// a background process as a task of the registry (read by `task_output`).
-export { type RenderRunOptions, renderRunResult } from "./render_run.ts";
+// a background process as a task of the registry (read by `task_output`);
+// and the secrets the environment scrub keeps from commands, redacted in
+// what the model reads.
+export {
+  type BashTaskOutput,
+  MIN_REDACTED_LENGTH,
+  redactSecrets,
+  type RenderRunOptions,
+  renderRunResult,
+  scrubbedSecrets,
+} from "./render/mod.ts";
 export { bashTaskHooks } from "./task_hooks.ts";
-export type { BashTaskOutput } from "./render_task.ts";
-// Secrets the environment scrub keeps from commands, redacted in what the model reads.
-export { MIN_REDACTED_LENGTH, redactSecrets, scrubbedSecrets } from "./redact.ts";

@@ -1,7 +1,6 @@
 import { messageOf } from "../seam/_message.ts";
-import type { ToolStandardSchema } from "./standard_schema.ts";
 import type { AgentTool } from "./tool.ts";
-import { isPlainObject } from "./validate.ts";
+import { isPlainObject, type ToolStandardSchema } from "./schemas/mod.ts";
 import { textOrThrow } from "./_text_or_throw.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { BashExecutor, SandboxMode } from "../seam/mod.ts";
 import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
 import type { ApproveEscalation } from "./escalation.ts";
-import type { CommandDecision, CommandRule } from "./rules.ts";
+import type { CommandDecision, CommandRule } from "./rules/mod.ts";
 
 /**
  * What `createBashTools` builds the tools over.

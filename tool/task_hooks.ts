@@ -1,6 +1,6 @@
 import type { BashProcess } from "../seam/mod.ts";
 import type { TaskHooks, TaskSettlement } from "../tasks/mod.ts";
-import type { BashTaskOutput } from "./render_task.ts";
+import type { BashTaskOutput } from "./render/mod.ts";
 
 /**
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`

@@ -1,6 +1,5 @@
-import type { ObjectJsonSchema } from "./json_schema.ts";
-import type { ToolStandardSchema } from "./standard_schema.ts";
-import type { CommandRuleVerdict } from "./rules.ts";
+import type { ObjectJsonSchema, ToolStandardSchema } from "./schemas/mod.ts";
+import type { CommandRuleVerdict } from "./rules/mod.ts";
 
 /**
  * What a tool call returns: the text the model reads, and whether the call

@@ -90,7 +90,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
 import { renderRunResult } from ${JSON.stringify(join(ROOT, "tool/mod.ts"))};
-import { renderTaskOutput } from ${JSON.stringify(join(ROOT, "tool/render_task.ts"))};
+import { renderTaskOutput } from ${JSON.stringify(join(ROOT, "tool/render/mod.ts"))};
 const { backend, base, attacks } = JSON.parse(Deno.args[0]);
 await using executor = new SandboxBashExecutor({
   workspaceRoot: base,

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
 import { BashConfigError, type BashProcess, type BashRunResult } from "../../seam/mod.ts";
-import { truncationMarkers } from "../../tool/render_run.ts";
+import { truncationMarkers } from "../../tool/render/mod.ts";
 import { PeekExecutor } from "../local/_helpers.ts";
 
 const MiB = 1024 * 1024;

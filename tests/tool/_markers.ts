@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { renderRunResult } from "../../tool/mod.ts";
-import { renderTaskOutput } from "../../tool/render_task.ts";
+import { renderTaskOutput } from "../../tool/render/mod.ts";
 import { runResult, stream } from "./_fakes.ts";
 
 /** Any file that exists: a truncation marker names a spill file only while it exists. */

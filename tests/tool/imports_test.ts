@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { checkoutSkip, relativeImports, sourceFiles } from "../_imports.ts";
+import { dirname } from "node:path";
+import { checkoutSkip, relativeImports, SOURCE_FOLDERS, sourceFiles } from "../_imports.ts";
 
 /** The first import cycle among `files` (as a path that starts and ends at one file), or null. */
 function findCycle(files: string[]): string[] | null {
@@ -27,8 +28,49 @@ function findCycle(files: string[]): string[] | null {
   return null;
 }
 
+/**
+ * The imports among `imports` (file -> the files it imports) that reach an
+ * internal (`_`-prefixed) file of a folder under `tool/` from outside that
+ * folder: each folder of tool/ (rules/, render/, schemas/) is reached
+ * through its mod.ts.
+ */
+function intoToolInternals(imports: Map<string, string[]>): string[] {
+  const reaching: string[] = [];
+  for (const [file, targets] of imports) {
+    for (const target of targets) {
+      const folder = dirname(target);
+      const internal = target.split("/").at(-1)?.startsWith("_") === true;
+      if (folder.startsWith("tool/") && internal && dirname(file) !== folder) {
+        reaching.push(`${file} -> ${target}`);
+      }
+    }
+  }
+  return reaching;
+}
+
 describe("tool/ imports", { skip: checkoutSkip }, () => {
   it("have no cycle", () => {
     assert.equal(findCycle(sourceFiles("tool"))?.join(" -> ") ?? null, null);
+  });
+
+  it("reach each folder of tool/ through its mod.ts, never its internal files", () => {
+    const imports = new Map<string, string[]>();
+    for (const file of [...SOURCE_FOLDERS, "npm_only"].flatMap(sourceFiles)) {
+      imports.set(file, relativeImports(file));
+    }
+    imports.set("mod.ts", relativeImports("mod.ts"));
+    assert.deepEqual(intoToolInternals(imports), []);
+  });
+
+  it("finds an import of a tool/ folder's internal file from outside it", () => {
+    const imports = new Map([
+      ["tool/create.ts", ["tool/rules/mod.ts", "tool/rules/_check.ts", "tool/_bash.ts"]],
+      ["tool/rules/_check.ts", ["tool/rules/_shell.ts"]],
+      ["cli/mcp.ts", ["tool/render/_run.ts"]],
+    ]);
+    assert.deepEqual(intoToolInternals(imports), [
+      "tool/create.ts -> tool/rules/_check.ts",
+      "cli/mcp.ts -> tool/render/_run.ts",
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { bashTaskHooks } from "../../tool/mod.ts";
-import { renderTaskOutput } from "../../tool/render_task.ts";
+import { renderTaskOutput } from "../../tool/render/mod.ts";
 import { fakeProcess } from "./_fakes.ts";
 import { marker } from "../local/_helpers.ts";
 

@@ -1,0 +1,286 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import {
+  BashSpawnError,
+  type ResourceLimits,
+  type SandboxEnforcement,
+  type SandboxPolicy,
+} from "../seam/mod.ts";
+import { messageOf } from "../seam/_message.ts";
+import { appliedLimits, cgroupSupportFor, findOnPath, isOwnDirectory } from "../engine/mod.ts";
+import { existingRealpath } from "./_paths.ts";
+import { findDeno } from "./_deno.ts";
+import type { SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
+import { createBwrapBackend } from "./backends/_bwrap.ts";
+import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
+import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
+import { type Confinement, enforcementOf } from "./_confinement.ts";
+import type { ConfinerHost } from "./_confiner_host.ts";
+
+/**
+ * What probing one backend found on this machine.
+ *
+ * @example
+ * ```ts
+ * import type { SandboxBackendStatus } from "@shellseam/bash/sandbox";
+ * import assert from "node:assert/strict";
+ *
+ * const status: SandboxBackendStatus = {
+ *   backend: "bwrap",
+ *   works: false,
+ *   reason: '"bwrap" was not found on PATH; install bubblewrap',
+ * };
+ * assert.equal(status.works, false);
+ * ```
+ */
+export interface SandboxBackendStatus {
+  /** Which backend. */
+  backend: SandboxBackendName;
+  /** True when a trivial command ran confined by it. */
+  works: boolean;
+  /** Why it does not work. */
+  reason?: string;
+  /** The kernel's Landlock ABI, as the Landlock launcher found it. */
+  landlockAbi?: number;
+  /**
+   * What it would enforce for the executor's default policy (for
+   * `workspace-write` when the default mode is `danger-full-access`).
+   */
+  enforcement?: SandboxEnforcement;
+}
+
+/** A backend's probe: what it found, and the backend when it works. */
+export interface Probe {
+  /** What the probe found. */
+  status: SandboxBackendStatus;
+  /** The backend, when it works here. */
+  backend?: SandboxBackend;
+}
+
+/** What {@linkcode BackendProbes} needs to know. */
+export interface BackendProbeOptions {
+  /** Where `bwrap`, `deno` and `unshare` are looked up. */
+  searchPath: string | undefined;
+  /** How long one probe may take. */
+  probeTimeoutMs: number;
+  /** The executor's default policy, whose enforcement a status reports. */
+  defaultPolicy: Readonly<SandboxPolicy>;
+  /** A confined call's default limits, whose gaps a status reports. */
+  confinedLimits: ResourceLimits;
+}
+
+/**
+ * Each backend prepared and probed once per executor (a trivial command
+ * confined by it), with the private folders the backends use (the
+ * commands' TMPDIR, the Landlock launcher's folder), which it makes again
+ * when an unconfined command removed them.
+ */
+export class BackendProbes {
+  readonly #options: BackendProbeOptions;
+  readonly #host: ConfinerHost;
+  readonly #confinement: Confinement;
+  readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
+  /** The backends' folders in the private folder, once made (canonical). */
+  readonly #folders = new Set<string>();
+  /** Where the Landlock launcher is written (deno's HOME), once that backend is prepared. */
+  #launcherDir: string | undefined;
+
+  /** Holds `options`; runs the probes through `host`. */
+  constructor(options: BackendProbeOptions, host: ConfinerHost, confinement: Confinement) {
+    this.#options = options;
+    this.#host = host;
+    this.#confinement = confinement;
+  }
+
+  /** Backend `name`'s probe, run on the first call. */
+  probe(name: SandboxBackendName): Promise<Probe> {
+    let probe = this.#probes.get(name);
+    if (probe === undefined) {
+      probe = this.#run(name);
+      this.#probes.set(name, probe);
+    }
+    return probe;
+  }
+
+  /**
+   * Makes the backends' private folders (TMPDIR, the launcher's folder)
+   * again when an unconfined command removed them (with the private folder
+   * around them): only under the private folder's own name, never in a folder
+   * that now belongs to someone else. The Landlock launcher is written again
+   * too when `backend` is Landlock.
+   */
+  async restore(backend: SandboxBackendName): Promise<void> {
+    const missing = [...this.#folders].filter((path) => !existsSync(path));
+    if (missing.length > 0) {
+      const dir = await this.#host.privateDir();
+      for (const path of missing) {
+        if ((existingRealpath(dir) ?? dir) !== dirname(path)) {
+          throw new BashSpawnError(
+            `The private folder "${dirname(path)}" was removed and its name is taken, so the ` +
+              "sandbox has no TMPDIR and nothing was run; create a new executor",
+          );
+        }
+        try {
+          mkdirSync(path, { mode: 0o700 });
+        } catch (error) {
+          // Made meanwhile (the private folder's own restoring, or another launch's).
+          if ((error as { code?: string }).code !== "EEXIST" || !isOwnDirectory(path)) throw error;
+        }
+      }
+    }
+    if (backend === "landlock") this.#restoreLauncher();
+  }
+
+  async #run(name: SandboxBackendName): Promise<Probe> {
+    const prepared = name === "bwrap" ? await this.#prepareBwrap() : await this.#prepareLandlock();
+    if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
+    const backend = prepared;
+    const { defaultPolicy, probeTimeoutMs } = this.#options;
+    let reason: string | undefined;
+    try {
+      // No socket masks: a socket that goes while the probe starts would fail
+      // it, and a failed probe rules the backend out for the executor's life.
+      const policy = await this.#confinement.confine({
+        ...defaultPolicy,
+        mode: "read-only",
+        network: "deny",
+        allowUnixSockets: [],
+      });
+      // The direct path: the backend's probe launch of `bash -c true`, not a plan.
+      const result = await this.#host.runDirect(
+        { command: "true", workdir: policy.workspaceRoot, timeoutMs: probeTimeoutMs },
+        (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
+      );
+      reason = result.timedOut
+        ? `probe timed out after ${probeTimeoutMs} ms`
+        : backend.probeFailure({
+          exitCode: result.exitCode,
+          stdout: result.stdout.text,
+          stderr: result.stderr.text,
+        });
+    } catch (error) {
+      reason = `probe could not start: ${messageOf(error)}`;
+    }
+    const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
+    if (reason !== undefined) return { status: { ...status, reason } };
+    const factsPolicy = defaultPolicy.mode === "danger-full-access"
+      ? { ...defaultPolicy, mode: "workspace-write" as const }
+      : defaultPolicy;
+    // As a command reports it: with what the default limits cannot enforce.
+    const enforcement = enforcementOf(
+      backend,
+      await this.#confinement.confine(factsPolicy),
+      undefined,
+    );
+    const { confinedLimits } = this.#options;
+    const limits = appliedLimits(
+      confinedLimits,
+      true,
+      cgroupSupportFor(this.#host.config.useCgroups, confinedLimits),
+    );
+    status.enforcement = {
+      ...enforcement,
+      gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],
+    };
+    if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
+    return { status, backend };
+  }
+
+  async #prepareBwrap(): Promise<SandboxBackend | { reason: string }> {
+    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    return createBwrapBackend(this.#options.searchPath, { privateDir: dirname(tmpDir), tmpDir });
+  }
+
+  async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
+    const deno = findDeno(this.#options.searchPath);
+    if ("reason" in deno) return deno;
+    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    const launcherDir = await this.#privateFolder("deno", "launcher folder");
+    if (typeof launcherDir !== "string") return launcherDir;
+    let launcher: string;
+    try {
+      launcher = landlockLauncherFile(launcherDir);
+    } catch (error) {
+      return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
+    }
+    this.#launcherDir = launcherDir;
+    const root = process.getuid?.() === 0;
+    return createLandlockBackend({
+      deno: deno.path,
+      launcher,
+      tmpDir,
+      launcherDir,
+      root,
+      ...(root ? {} : { userNamespace: await this.#userNamespace() }),
+    });
+  }
+
+  /** Writes the Landlock launcher again when an unconfined command removed or changed it. */
+  #restoreLauncher(): void {
+    const dir = this.#launcherDir;
+    if (dir === undefined) return;
+    try {
+      landlockLauncherFile(dir);
+    } catch (error) {
+      throw new BashSpawnError(
+        `Cannot write the Landlock launcher into "${dir}" (${
+          messageOf(error)
+        }), so nothing was run; create a new executor`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * A folder `name` in the executor's private folder (made once, 0700), by
+   * its canonical path, or why it cannot be made: the commands' TMPDIR (both
+   * backends probe at once, so it may exist already) and the Landlock launcher's folder.
+   */
+  async #privateFolder(name: string, purpose: string): Promise<string | { reason: string }> {
+    try {
+      const path = join(await this.#host.privateDir(), name);
+      mkdirSync(path, { mode: 0o700, recursive: true });
+      const real = existingRealpath(path) ?? path;
+      this.#folders.add(real);
+      return real;
+    } catch (error) {
+      return { reason: `cannot make its private ${purpose}: ${messageOf(error)}` };
+    }
+  }
+
+  /**
+   * Whether util-linux `unshare` gives a user and mount namespace here (for
+   * the Landlock launcher of a user who is not root), or why not.
+   */
+  async #userNamespace(): Promise<{ unshare: string } | { reason: string }> {
+    const unshare = findOnPath("unshare", this.#options.searchPath ?? "");
+    if (unshare === null) {
+      return { reason: '"unshare" was not found on PATH; install util-linux' };
+    }
+    try {
+      // The direct path, unconfined like every program before the sandbox:
+      // with none of the command's environment (LD_PRELOAD into a workspace would load there).
+      const result = await this.#host.runDirect(
+        { command: "true", timeoutMs: this.#options.probeTimeoutMs },
+        (launch) => ({
+          ...launch,
+          program: unshare,
+          args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
+          env: {},
+        }),
+      );
+      if (result.exitCode === 0) return { unshare };
+      const said = result.stderr.text.trim().split("\n", 1)[0];
+      return {
+        reason: `"${unshare} ${USER_NAMESPACE_ARGS.join(" ")}" failed: ${
+          said || `exit ${result.exitCode}`
+        }`,
+      };
+    } catch (error) {
+      return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
+    }
+  }
+}

@@ -1,0 +1,314 @@
+import { dirname, join } from "node:path";
+import {
+  BashConfigError,
+  type BashExecSpec,
+  type BashSandboxInfo,
+  BashSpawnError,
+  type ResourceLimits,
+  type SandboxPolicy,
+} from "../seam/mod.ts";
+import { runtime } from "../runtime/mod.ts";
+import {
+  CONFINED_DEFAULT_LIMITS,
+  type Launch,
+  type LaunchLimits,
+  type LaunchPlan,
+  makeFolder,
+  mergeLimits,
+  otherPrivateDirs,
+  privateParents,
+} from "../engine/mod.ts";
+import { resolveSandboxPolicy } from "./policy.ts";
+import { ProtectedPaths } from "./protected/mod.ts";
+import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
+import type { ConfinedPolicy, SandboxBackendName } from "./backends/_backend.ts";
+import { firstLine } from "./backends/_backend.ts";
+import { readStrayReport } from "./backends/_bwrap.ts";
+import { bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from "./backends/_bridge.ts";
+import type { ProxyOptions, ProxyState } from "./_proxy.ts";
+import { Confinement, enforcementOf } from "./_confinement.ts";
+import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
+import { NetworkLaunches } from "./_network_launch.ts";
+import { selectBackend } from "./_select_backend.ts";
+import type { ConfinerHost } from "./_confiner_host.ts";
+
+/** The sandbox executor's config, validated: what its confiner works from. */
+export interface ConfinerOptions {
+  /** The default policy of a call without its own (workspace root canonical). */
+  defaultPolicy: Readonly<SandboxPolicy>;
+  /** The backends tried, in order. */
+  backends: readonly SandboxBackendName[];
+  /** What `~/` stands for. */
+  home: string;
+  /** Where `bwrap`, `deno` and the bridge's programs are looked up. */
+  searchPath: string | undefined;
+  /** How long one probe may take. */
+  probeTimeoutMs: number;
+  /** The proxy's options (tests shorten its timeouts). */
+  proxyOptions: ProxyOptions;
+  /** The canonical `spillDir` the caller chose, which no writable root may hold. */
+  chosenSpillDir: string | undefined;
+}
+
+/**
+ * The sandbox's confiner: it turns a call's spec and policy into a launch
+ * plan (the backend's command line, what to check after, what the result
+ * says), and owns what confined calls share (the probes, the proxy).
+ */
+export class SandboxConfiner {
+  /** The default policy of a call without its own. */
+  readonly defaultPolicy: Readonly<SandboxPolicy>;
+  /** The backends tried, in order. */
+  readonly backends: readonly SandboxBackendName[];
+  readonly #options: ConfinerOptions;
+  readonly #host: ConfinerHost;
+  readonly #confinement: Confinement;
+  readonly #probes: BackendProbes;
+  readonly #network: NetworkLaunches;
+
+  /** Checks the default policy against the spill folder; throws `BashConfigError` if a root holds it. */
+  constructor(options: ConfinerOptions, host: ConfinerHost) {
+    this.#options = options;
+    this.#host = host;
+    this.defaultPolicy = options.defaultPolicy;
+    this.backends = options.backends;
+    this.#confinement = new Confinement(options.home, () => host.privateDir());
+    this.#probes = new BackendProbes(
+      {
+        searchPath: options.searchPath,
+        probeTimeoutMs: options.probeTimeoutMs,
+        defaultPolicy: options.defaultPolicy,
+        confinedLimits: this.#confinedLimits(),
+      },
+      host,
+      this.#confinement,
+    );
+    this.#network = new NetworkLaunches(
+      {
+        searchPath: options.searchPath,
+        probeTimeoutMs: options.probeTimeoutMs,
+        backends: options.backends,
+        proxyOptions: options.proxyOptions,
+      },
+      host,
+    );
+    this.#checkSpillDir(this.defaultPolicy);
+  }
+
+  /**
+   * The default policy for a request without one (absent or `null`), or the
+   * request's policy checked, its paths canonical; a request policy without
+   * `denyRead`, `allowRead` or `allowUnixSockets` takes the executor's.
+   * Throws `BashConfigError` for an invalid policy.
+   */
+  resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy {
+    // resolve() copies and freezes what it gets.
+    if (policy === undefined || policy === null) return this.defaultPolicy;
+    const resolved = resolveSandboxPolicy(policy);
+    // What to hide is the executor's unless the request says otherwise.
+    for (const field of ["denyRead", "allowRead", "allowUnixSockets"] as const) {
+      const list = this.defaultPolicy[field];
+      if (resolved[field] === undefined && list !== undefined) resolved[field] = [...list];
+    }
+    this.#checkSpillDir(resolved);
+    return resolved;
+  }
+
+  /**
+   * A call's default resource limits: the confined defaults with the
+   * config's `limits` over them; the config's alone for `danger-full-access`.
+   */
+  defaultLimits(spec: BashExecSpec): ResourceLimits {
+    const mode = (spec.sandboxPolicy ?? this.defaultPolicy).mode;
+    return mode === "danger-full-access" ? this.#host.config.limits : this.#confinedLimits();
+  }
+
+  /** Every backend's probe, each run once per executor. */
+  async probeBackends(): Promise<SandboxBackendStatus[]> {
+    const probes = await Promise.all(this.backends.map((name) => this.#probes.probe(name)));
+    return probes.map((probe) => ({ ...probe.status }));
+  }
+
+  /** The network proxy's state: `undefined` until a command with an allow-list first ran. */
+  async networkProxyState(): Promise<ProxyState | undefined> {
+    return await this.#network.state();
+  }
+
+  /** Stops the network proxy; the executor calls it after its commands are gone. */
+  async dispose(): Promise<void> {
+    await this.#network.close();
+  }
+
+  /**
+   * The launch plan of a call: `launch` wrapped in the selected backend (and
+   * the bridge, under an allow-list), or unwrapped for `danger-full-access`.
+   */
+  async plan(spec: BashExecSpec, launch: Launch, limits?: LaunchLimits): Promise<LaunchPlan> {
+    // A spec without a policy gets the default: never unconfined by accident.
+    const policy = spec.sandboxPolicy ?? this.defaultPolicy;
+    const { mode } = policy;
+    if (mode === "danger-full-access") {
+      return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
+    }
+    const confined = await this.#confinement.confine(policy);
+    const own = await this.#host.privateDir();
+    const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
+    const ownReal = existingRealpath(own) ?? own;
+    const parents = privateParents(dirname(dirname(ownReal)));
+    const holdsNoRoot = (dir: string) => !roots.some((root) => isBeneath(canonicalPath(root), dir));
+    confined.hiddenDirs = [
+      ...otherPrivateDirs(ownReal),
+      ...parents.filter((parent) => parent !== dirname(ownReal)),
+    ].filter(holdsNoRoot);
+    confined.hiddenParents = parents.filter(holdsNoRoot);
+    // What lies in a hidden folder needs no mask of its own, and a mask there
+    // would fail the launch (its mount point is gone under the hiding tmpfs).
+    const hiddenAway = (path: string) =>
+      (confined.hiddenDirs ?? []).some((dir) => isBeneath(path, dir)) ||
+      ((confined.hiddenParents ?? []).some((dir) => isBeneath(path, dir)) &&
+        !isBeneath(path, ownReal));
+    // Each command's proxy socket is its bridge's alone: no command connects
+    // to one directly (one listed one by one could go before it is masked).
+    // Made now, so that a socket a later call makes there is masked too.
+    const proxyDir = join(ownReal, "proxy");
+    // Not recursive: the private folder itself is privateDir()'s to make again.
+    makeFolder(proxyDir);
+    confined.masks = [
+      ...confined.masks.filter((mask) => !hiddenAway(mask.path) && !isBeneath(mask.path, proxyDir)),
+      { path: proxyDir, directory: true, kind: "socket" },
+    ];
+    const allowList = typeof policy.network === "object" ? policy.network : undefined;
+    const tools = allowList === undefined ? undefined : await this.#network.bridge();
+    const bash = launch.program;
+    const backend = await selectBackend(this.#probes, this.backends, confined, launch, {
+      setsid: this.#host.config.setsidPath,
+      bridge: tools === undefined ? [] : bridgeRunners(tools, bash),
+    });
+    await this.#probes.restore(backend.name);
+    const guard = await this.#guard(confined, [
+      existingRealpath(own) ?? own,
+      ...(confined.hiddenDirs ?? []),
+    ]);
+    confined.readOnlyPaths = guard?.plan.readOnly ?? [];
+    guard?.watch();
+    const enforcement = enforcementOf(backend, confined, guard);
+    // The launch's own proxy socket and credentials, dropped when it settles (see describe).
+    const network = tools === undefined || allowList === undefined
+      ? undefined
+      : { tools, proxy: await this.#network.open(allowList) };
+    // bwrap's pid namespace ends what the shell left running, before the host
+    // can look: what it ended is reported from inside, to a file of this call.
+    const strayReport = backend.name === "bwrap" && network === undefined
+      ? join(own, `strays-${crypto.randomUUID()}`)
+      : undefined;
+    if (strayReport !== undefined) confined.strayReport = strayReport;
+    const wrapped = backend.wrap(
+      network === undefined
+        ? launch
+        : { ...launch, env: { ...launch.env, ...proxyEnv(network.proxy.token) } },
+      confined,
+      limits,
+      spec.stdin !== undefined || spec.keepStdinOpen === true,
+    );
+    const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
+    return {
+      // Planned without them (a subclass's planLaunch that does not pass them on), the executor applies them.
+      limitsApplied: limits !== undefined,
+      ...(standby === undefined ? {} : { standby }),
+      ...(strayReport === undefined ? {} : {
+        pidNamespace: true,
+        namespaceStrays: () => readStrayReport(strayReport),
+        // The namespace's reporter says when the command starts (bwrap's setup done).
+        announcesStart: { retry: (stderr) => backend.setupRaced?.(stderr, confined) ?? false },
+      }),
+      launch: network === undefined ? wrapped : wrapInBridge(
+        wrapped,
+        network.tools,
+        bash,
+        network.proxy.socketPath,
+        limits?.cgroupProcs ?? [],
+      ),
+      describe: (outcome): BashSandboxInfo => {
+        const violations = guard?.settle() ?? [];
+        // The sweeps may have met a bound that the launch did not.
+        const { gaps } = guard === undefined
+          ? enforcement
+          : enforcementOf(backend, confined, guard);
+        const runnerFailed = backend.runnerFailed(outcome) ||
+          (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
+        const refused = network?.proxy.refused() ?? [];
+        // Settled: what it left running (a process that left the session) gets no way out.
+        // A close that fails (a listener that never listened, a socket file that cannot be
+        // removed) must not reject unhandled and end the agent: the call's token is already
+        // void (no request passes with it), and the file is in the private folder, which
+        // goes with the executor.
+        network?.proxy.close().catch(() => {});
+        const failed = outcome.exitCode !== 0;
+        const denial = runnerFailed
+          ? undefined
+          : refused.length > 0 && failed
+          ? "network"
+          : backend.denied(outcome, confined, launch.cwd);
+        return {
+          mode,
+          backend: backend.name,
+          denied: denial !== undefined,
+          ...(denial === undefined ? {} : { denial }),
+          ...(refused.length === 0 ? {} : { refusedDestinations: refused }),
+          enforcement: { ...enforcement, gaps: [...gaps] },
+          runnerFailed,
+          ...(violations.length === 0 ? {} : { violations }),
+        };
+      },
+      ...(guard === undefined ? {} : {
+        beforeRead: () => {
+          const before = guard.violationCount;
+          return guard.sweep().slice(before);
+        },
+      }),
+    };
+  }
+
+  #confinedLimits(): ResourceLimits {
+    return mergeLimits(CONFINED_DEFAULT_LIMITS, this.#host.config.limits);
+  }
+
+  /** Throws `BashConfigError` when a root the policy may make writable holds the chosen spillDir. */
+  #checkSpillDir(policy: Readonly<SandboxPolicy>): void {
+    const spillDir = this.#options.chosenSpillDir;
+    if (spillDir === undefined) return;
+    const root = [policy.workspaceRoot, ...(policy.writableRoots ?? [])].find((root) =>
+      isBeneath(spillDir, root)
+    );
+    if (root !== undefined) {
+      throw new BashConfigError(
+        `"spillDir" "${spillDir}" lies in "${root}", which confined commands may write to; put the spill folder outside the workspace and every writable root`,
+      );
+    }
+  }
+
+  /**
+   * The protected paths of a `workspace-write` call, walked for at launch
+   * (read-only calls write nowhere, so nothing can appear); what a command
+   * plants goes to the quarantine in the executor's private directory, which
+   * no confined command may write.
+   */
+  async #guard(
+    policy: ConfinedPolicy,
+    privateDirs: readonly string[],
+  ): Promise<ProtectedPaths | undefined> {
+    if (policy.mode !== "workspace-write" || policy.protectedPaths.length === 0) return undefined;
+    const roots = [policy.workspaceRoot, ...policy.writableRoots];
+    const refused = roots.find((root) => !runtime.mayWrite(root));
+    if (refused !== undefined) {
+      throw new BashSpawnError(
+        `What a command plants at a protected path in "${refused}" is moved away by a rename, ` +
+          `which needs write permission there, so the "workspace-write" command was not run; ` +
+          `grant it (Deno: --allow-write for "${refused}"), or pass protectedPaths: [] to give up ` +
+          "that protection",
+      );
+    }
+    const quarantine = join(await this.#host.privateDir(), "quarantine");
+    return new ProtectedPaths(roots, policy.protectedPaths, () => quarantine, privateDirs);
+  }
+}

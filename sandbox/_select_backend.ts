@@ -1,0 +1,81 @@
+import { SandboxUnavailableError } from "../seam/mod.ts";
+import type { Launch } from "../engine/mod.ts";
+import { isBeneath, resolutionLocations } from "./_paths.ts";
+import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
+import type { BackendProbes } from "./_backend_probes.ts";
+
+/** What {@linkcode selectBackend} runs before the backend: the setsid binary and the bridge. */
+export interface Runners {
+  /** The setsid binary in front of the launch, if any. */
+  setsid: string | null;
+  /** The bridge's programs, when the call has a network allow-list. */
+  bridge: readonly string[];
+}
+
+/**
+ * The first of `names` that works here and whose programs, run before the
+ * confinement applies, the policy's writable roots cannot replace (a
+ * command could otherwise swap one, and the next launch would run it
+ * unconfined). Throws `SandboxUnavailableError` naming why each was passed over.
+ */
+export async function selectBackend(
+  probes: BackendProbes,
+  names: readonly SandboxBackendName[],
+  policy: ConfinedPolicy,
+  launch: Launch,
+  { setsid, bridge }: Runners,
+): Promise<SandboxBackend> {
+  const attempts: { backend: string; reason: string }[] = [];
+  const writable = policy.mode === "workspace-write"
+    ? [policy.workspaceRoot, ...policy.writableRoots]
+    : [];
+  for (const name of names) {
+    const { backend, status } = await probes.probe(name);
+    if (backend === undefined) {
+      attempts.push({ backend: name, reason: status.reason ?? "unknown" });
+      continue;
+    }
+    // Read-only calls write nowhere, so no runner can be replaced by one.
+    if (writable.length === 0) return backend;
+    const exposedAt = (path: string): string | undefined =>
+      resolutionLocations(path).find((location) =>
+        writable.some((root) => isBeneath(location, root))
+      );
+    const runners = [
+      ...(setsid === null ? [] : [setsid]),
+      ...bridge,
+      ...backend.runners(launch),
+    ];
+    const program = runners.flatMap((runner) => {
+      const location = exposedAt(runner);
+      return location === undefined ? [] : [{ runner, location }];
+    })[0];
+    if (program !== undefined) {
+      attempts.push({
+        backend: name,
+        reason: `"${program.runner}" runs before the sandbox applies, and "${program.location}" ` +
+          "lies in a writable root, where a confined command could replace it; install it " +
+          "elsewhere or narrow the writable roots",
+      });
+      continue;
+    }
+    const folder = backend.runnerFolders().flatMap((folder) => {
+      const location = exposedAt(folder.path);
+      return location === undefined ? [] : [{ ...folder, location }];
+    })[0];
+    if (folder === undefined) return backend;
+    attempts.push({
+      backend: name,
+      reason: `${folder.name} "${folder.path}" is read before the sandbox applies, and ` +
+        `"${folder.location}" lies in a writable root, where a confined command could plant ` +
+        "what is read there; set TMPDIR of this process to a folder outside the writable " +
+        "roots (the executor's private folder is made there) or narrow the writable roots",
+    });
+  }
+  throw new SandboxUnavailableError(
+    `No sandbox backend can confine this command here, so the "${policy.mode}" command was ` +
+      `not run; install bubblewrap or Deno (with a Landlock kernel), or run it as ` +
+      `"danger-full-access"`,
+    attempts,
+  );
+}
