@@ -8,14 +8,16 @@
  * the watchdog, the private folder, the spill budget, the signal hooks, and
  * disposal.
  *
- * What the executor decides stays with it, behind {@linkcode EngineHooks}:
- * what a call's launch becomes (the sandbox wraps it), the limits a call
- * gets by default, and whether the executor confines.
+ * What a call's launch becomes (the sandbox wraps it), the policy it
+ * carries and the limits it gets by default are its
+ * {@linkcode Confiner}'s to decide: the executor hands the engine one, made
+ * over the engine's {@linkcode ConfinerHost}.
  *
  * @module
  */
 import { mkdirSync, rmSync } from "node:fs";
 import type {
+  BashExecRequest,
   BashExecSpec,
   BashProcess,
   BashRunResult,
@@ -42,14 +44,21 @@ import {
   type CommandCgroup,
   ExecutorCgroups,
 } from "./_cgroup.ts";
-import { checkBackground } from "./_request.ts";
+import { checkBackground, fillRequest } from "./_request.ts";
+import {
+  type Confiner,
+  type ConfinerHost,
+  type MakeConfiner,
+  type WithConfinerWrap,
+  WRAP_CONFINER,
+} from "./_confiner.ts";
 import { SpillBudget } from "./_spill_budget.ts";
 import { findOnPath } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import { type HostSignal, SignalHooks } from "./_signals.ts";
-import type { Launch, LaunchLimits, LaunchPlan } from "./_launch.ts";
+import type { Launch, LaunchPlan } from "./_launch.ts";
 import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
@@ -83,15 +92,8 @@ function limitedPlan(
     : plan.launch;
 }
 
-/**
- * What the engine asks of the executor it runs for, at each call (so that a
- * subclass's override is the one asked).
- */
+/** What the engine asks of the executor it runs for. */
 export interface EngineHooks {
-  /** What a call's bare bash launch becomes, and what the run learns from it (`planLaunch`). */
-  planLaunch(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan>;
-  /** The resource limits a call gets before its own go over them (`defaultLimits`). */
-  defaultLimits(spec: BashExecSpec): ResourceLimits;
   /** The executor's default sandbox mode; `undefined` when it does not sandbox. */
   sandboxMode(): SandboxMode | undefined;
   /** Disposes the executor (a host signal does, see {@linkcode CommandEngine.killOnSignals}). */
@@ -107,6 +109,7 @@ export class CommandEngine {
   /** The validated config, defaults filled in. */
   readonly config: ResolvedLocalBashExecutorConfig;
   readonly #hooks: EngineHooks;
+  readonly #confiner: Confiner;
   readonly #bash: string | null;
   readonly #env: BaseEnv;
   readonly #running = new Set<RunningCommand>();
@@ -127,8 +130,11 @@ export class CommandEngine {
   #commands = 0;
   #cgroups: ExecutorCgroups | null = null;
 
-  /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
-  constructor(config: LocalBashExecutorConfig, hooks: EngineHooks) {
+  /**
+   * Validates the config (throws `BashConfigError` naming the field),
+   * resolves bash once, and makes the executor's confiner by `confiner`.
+   */
+  constructor(config: LocalBashExecutorConfig, confiner: MakeConfiner, hooks: EngineHooks) {
     this.#hooks = hooks;
     this.#signalHooks = new SignalHooks(() => hooks.dispose());
     try {
@@ -149,12 +155,23 @@ export class CommandEngine {
     }
     this.#control = new ProcessControl(this.config.runtime, this.#watchdog);
     this.#spillBudget = new SpillBudget(this.config.maxSpillTotalBytes, () => this.#dir);
+    const made = confiner(this.#host());
+    const wrap = (config as WithConfinerWrap)[WRAP_CONFINER];
+    this.#confiner = wrap === undefined ? made : wrap(made);
+  }
+
+  /**
+   * Fills a request from the config's defaults, its policy by the
+   * confiner's rule (see `LocalBashExecutor.resolve`); the executor marks it.
+   */
+  resolve(request: BashExecRequest): BashExecSpec {
+    return fillRequest(request, this.config, (policy) => this.#confiner.resolvePolicy(policy));
   }
 
   /**
    * Runs `spec` in the foreground and resolves with its result. Its launch
    * is made by `wrap` from the bare bash launch, without the default
-   * resource limits, when `wrap` is given; by the hooks' `planLaunch` otherwise.
+   * resource limits, when `wrap` is given; by the confiner's plan otherwise.
    */
   async run(
     spec: BashExecSpec,
@@ -191,19 +208,33 @@ export class CommandEngine {
    * directory unless `keepSpillFiles`; `run()` and `start()` reject afterwards.
    */
   async dispose(): Promise<void> {
-    this.#disposed = true;
-    const standbys = this.#standbys.dispose();
-    this.#signalHooks.clear();
-    await Promise.allSettled(this.#launching);
-    for (const running of this.#running) running.kill("dispose");
-    await Promise.all([...this.#running].map((running) => running.settled));
-    await standbys;
-    await this.#cgroups?.dispose();
-    if (this.#dir !== null && !this.config.keepSpillFiles) {
-      rmSync(this.#dir, { recursive: true, force: true });
-      this.#dir = null;
+    try {
+      this.#disposed = true;
+      const standbys = this.#standbys.dispose();
+      this.#signalHooks.clear();
+      await Promise.allSettled(this.#launching);
+      for (const running of this.#running) running.kill("dispose");
+      await Promise.all([...this.#running].map((running) => running.settled));
+      await standbys;
+      await this.#cgroups?.dispose();
+      if (this.#dir !== null && !this.config.keepSpillFiles) {
+        rmSync(this.#dir, { recursive: true, force: true });
+        this.#dir = null;
+      }
+      await this.#watchdog?.close();
+    } finally {
+      // The sandbox's proxy, once what could still use it is gone.
+      await this.#confiner.dispose();
     }
-    await this.#watchdog?.close();
+  }
+
+  /** What the confiner may use of the engine. */
+  #host(): ConfinerHost {
+    return {
+      privateDir: () => this.privateDir(),
+      runDirect: (request, wrap) => this.run(this.resolve(request), wrap),
+      config: this.config,
+    };
   }
 
   /**
@@ -260,7 +291,7 @@ export class CommandEngine {
     const marker = `${this.#watchdog?.token ?? "none"}.${number}`;
     env[WATCHDOG_VARIABLE] = marker;
     const limits = wrap === undefined
-      ? mergeLimits(this.#hooks.defaultLimits(spec), spec.limits)
+      ? mergeLimits(this.#confiner.defaultLimits(spec), spec.limits)
       : {};
     const support = cgroupSupportFor(this.config.useCgroups, limits);
     const held = cgroupLimits(limits, support);
@@ -296,7 +327,7 @@ export class CommandEngine {
     let plan: LaunchPlan;
     try {
       // A standby joined the cgroups already: the plan does not.
-      plan = wrap !== undefined ? { launch: wrap(bashLaunch) } : await this.#hooks.planLaunch(
+      plan = wrap !== undefined ? { launch: wrap(bashLaunch) } : await this.#confiner.plan(
         spec,
         bashLaunch,
         { rlimits, cgroupProcs: standby === undefined ? cgroup?.procsFiles ?? [] : [] },
@@ -376,7 +407,7 @@ export class CommandEngine {
       });
       try {
         this.#checkCanSpawn(spec);
-        plan = await this.#hooks.planLaunch(spec, bashLaunch, {
+        plan = await this.#confiner.plan(spec, bashLaunch, {
           rlimits,
           cgroupProcs: cgroup?.procsFiles ?? [],
         });

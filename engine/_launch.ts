@@ -2,12 +2,12 @@ import type { BashSandboxInfo, ResourceLimits, SandboxViolation } from "../seam/
 
 /**
  * The program a command runs as, before the executor gives it a session of
- * its own: by default `bash -c <command>`. A subclass of
- * `LocalBashExecutor` rewrites it in `planLaunch()` (a sandbox wraps it).
+ * its own: by default `bash -c <command>`. The executor's confiner
+ * rewrites it in its plan (the sandbox's wraps it in a backend).
  *
  * @example
  * ```ts
- * import type { Launch } from "@shellseam/bash/local";
+ * import type { Launch } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const launch: Launch = {
@@ -42,7 +42,7 @@ export interface Launch {
  *
  * @example
  * ```ts
- * import type { LaunchOutcome } from "@shellseam/bash/local";
+ * import type { LaunchOutcome } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const outcome: LaunchOutcome = {
@@ -67,13 +67,13 @@ export interface LaunchOutcome {
 }
 
 /**
- * What `planLaunch()` returns: the launch to spawn, and optionally how to
+ * What a confiner's `plan()` returns (see `Confiner`): the launch to spawn, and optionally how to
  * describe the settled command's sandbox facts (stamped on the run result and
  * on the settled background process).
  *
  * @example
  * ```ts
- * import type { LaunchPlan } from "@shellseam/bash/local";
+ * import type { LaunchPlan } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const plan: LaunchPlan = {
@@ -145,7 +145,7 @@ export interface LaunchPlan {
  *
  * @example
  * ```ts
- * import type { LaunchStandby } from "@shellseam/bash/local";
+ * import type { LaunchStandby } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const standby: LaunchStandby = {
@@ -175,11 +175,11 @@ export interface LaunchStandby {
  * The resource limits a launch must apply before the command's own program
  * runs: the cgroups to join (by writing its pid to each `cgroup.procs`
  * file, refusing to run when that fails) and the rest as rlimits. See
- * `LocalBashExecutor.planLaunch`.
+ * `Confiner.plan`.
  *
  * @example
  * ```ts
- * import type { LaunchLimits } from "@shellseam/bash/local";
+ * import type { LaunchLimits } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const limits: LaunchLimits = { rlimits: { fileSizeBytes: 1024 ** 3 }, cgroupProcs: [] };

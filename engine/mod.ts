@@ -23,6 +23,13 @@
  */
 export { CommandEngine, type EngineHooks } from "./_command_engine.ts";
 export {
+  type Confiner,
+  type ConfinerHost,
+  type MakeConfiner,
+  type WithConfinerWrap,
+  WRAP_CONFINER,
+} from "./_confiner.ts";
+export {
   LOCAL_CONFIG_KEYS,
   type LocalBashExecutorConfig,
   resolveConfig,

@@ -1,26 +1,20 @@
 import {
-  BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
   type BashExecutorLimits,
   type BashProcess,
   type BashRunResult,
-  type ResourceLimits,
-  type SandboxPolicy,
 } from "../seam/mod.ts";
 import {
   CommandEngine,
   executorLimits,
-  fillRequest,
   HOST_SIGNALS,
   type HostSignal,
-  type Launch,
-  type LaunchLimits,
-  type LaunchPlan,
   type LocalBashExecutorConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "../engine/mod.ts";
+import { unconfined } from "./_unconfined.ts";
 
 /**
  * Runs bash commands on this machine: `bash -c <command>`, non-login, one
@@ -32,7 +26,9 @@ import {
  * watchdog process per executor kills every command, and removes the
  * private folder, when this process dies, however it dies.
  *
- * Subclasses (the sandbox) rewrite what is spawned in {@linkcode planLaunch}.
+ * It is the engine with a confiner that confines nothing (see
+ * `engine/_confiner.ts`); `SandboxBashExecutor` is the same engine with the
+ * sandbox's.
  *
  * @example Run a command, on Deno and Node 24 (`await using`)
  * ```ts
@@ -68,10 +64,7 @@ export class LocalBashExecutor extends BashExecutor {
   /** Validates the config (throws `BashConfigError` naming the field) and resolves bash once. */
   constructor(config: LocalBashExecutorConfig = {}) {
     super();
-    // Asked at each call, so a subclass's overrides are the ones the engine uses.
-    this.#engine = new CommandEngine(config, {
-      planLaunch: (spec, launch, limits) => this.planLaunch(spec, launch, limits),
-      defaultLimits: (spec) => this.defaultLimits(spec),
+    this.#engine = new CommandEngine(config, unconfined, {
       sandboxMode: () => this.sandboxMode,
       dispose: () => this[Symbol.asyncDispose](),
     });
@@ -106,11 +99,20 @@ export class LocalBashExecutor extends BashExecutor {
    * assert.equal(spec.sandboxPolicy, null);
    * assert.throws(() => executor.resolve({ command: "ls", timeoutMs: 0 }), BashConfigError);
    * ```
+   *
+   * @example A confined policy is refused, on Deno and Node 24 (`await using`)
+   * ```ts
+   * import { LocalBashExecutor } from "@shellseam/bash/local";
+   * import { BashConfigError } from "@shellseam/bash/seam";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new LocalBashExecutor();
+   * const confined = { mode: "read-only", workspaceRoot: "/tmp", network: "deny" } as const;
+   * assert.throws(() => executor.resolve({ command: "ls", sandboxPolicy: confined }), BashConfigError);
+   * ```
    */
   resolve(request: BashExecRequest): BashExecSpec {
-    return this.markResolved(
-      fillRequest(request, this.config, (policy) => this.resolvePolicy(policy)),
-    );
+    return this.markResolved(this.#engine.resolve(request));
   }
 
   /**
@@ -128,35 +130,6 @@ export class LocalBashExecutor extends BashExecutor {
    */
   get limits(): BashExecutorLimits {
     return executorLimits(this.config);
-  }
-
-  /**
-   * The policy a spec carries for a request's `sandboxPolicy` (absent or
-   * `null` alike). This executor does not sandbox: it keeps `null` or a
-   * `danger-full-access` policy and refuses a confined one (running it would
-   * be a silently unconfined run). A sandboxing subclass stamps its default
-   * and checks the policy.
-   *
-   * @example On Deno and Node 24 (`await using`)
-   * ```ts
-   * import { LocalBashExecutor } from "@shellseam/bash/local";
-   * import { BashConfigError } from "@shellseam/bash/seam";
-   * import assert from "node:assert/strict";
-   *
-   * await using executor = new LocalBashExecutor();
-   * const confined = { mode: "read-only", workspaceRoot: "/tmp", network: "deny" } as const;
-   * assert.throws(() => executor.resolve({ command: "ls", sandboxPolicy: confined }), BashConfigError);
-   * ```
-   */
-  protected resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy | null {
-    if (policy === undefined || policy === null) return null;
-    const mode = typeof policy === "object" ? (policy as { mode?: unknown }).mode : undefined;
-    if (mode === "danger-full-access") return policy;
-    throw new BashConfigError(
-      `This executor does not sandbox, so a "sandboxPolicy" with mode ${
-        JSON.stringify(mode) ?? "undefined"
-      } would run unconfined; use a SandboxBashExecutor, or pass no policy (or "danger-full-access") to run unconfined`,
-    );
   }
 
   /**
@@ -203,37 +176,6 @@ export class LocalBashExecutor extends BashExecutor {
   }
 
   /**
-   * Runs a request in the foreground with its launch made by `wrap` from the
-   * bare bash launch, instead of by {@linkcode planLaunch} and without the
-   * default resource limits: the direct path of a subclass's own checks (the
-   * sandbox probes a backend with it). Otherwise as {@linkcode run}.
-   *
-   * @example On Deno and Node 24 (`await using`)
-   * ```ts
-   * import { type Launch, LocalBashExecutor } from "@shellseam/bash/local";
-   * import type { BashRunResult } from "@shellseam/bash/seam";
-   * import assert from "node:assert/strict";
-   *
-   * class Checked extends LocalBashExecutor {
-   *   check(): Promise<BashRunResult> {
-   *     return this.runWrapped({ command: "true" }, (launch: Launch) => ({
-   *       ...launch,
-   *       args: [...launch.args.slice(0, -1), "echo checked"],
-   *     }));
-   *   }
-   * }
-   * await using executor = new Checked();
-   * assert.equal((await executor.check()).stdout.text, "checked\n");
-   * ```
-   */
-  protected async runWrapped(
-    request: BashExecRequest,
-    wrap: (launch: Launch) => Launch,
-  ): Promise<BashRunResult> {
-    return await this.#engine.run(this.specOf(request), wrap);
-  }
-
-  /**
    * Starts a command in the background and resolves once it is spawned; no
    * timeout applies (aborting `signal` kills it). Takes a request or a spec
    * like {@linkcode run}, and rejects like it when it cannot start; refuses
@@ -254,75 +196,6 @@ export class LocalBashExecutor extends BashExecutor {
    */
   async start(request: BashExecRequest): Promise<BashProcess> {
     return await this.#engine.start(this.specOf(request));
-  }
-
-  /**
-   * The hook a subclass uses to change what is spawned (a sandbox wraps the
-   * launch). Called by `run()` and `start()` after validation and before
-   * spawning, with `{ program: <absolute bash>, args: ["--norc", "--noprofile", "-c", command], cwd, env }`
-   * (a command of 128 KiB or more, over the kernel's limit for one argument,
-   * comes instead as a short `-c` script that joins and evals the pieces that
-   * follow it: `[..., "-c", script, <bash>, piece1, piece2, ...]`).
-   * The session strategy is applied to the returned launch. `limits` are the
-   * call's resource limits, still to apply: a plan that applies them itself
-   * (a sandbox's wrapper joins the cgroups and sets the rlimits before it
-   * starts the sandbox) says so with `limitsApplied: true`; otherwise the
-   * executor puts a short bash in front of the returned launch that does.
-   * Rejecting makes the call reject with that error, and nothing is spawned.
-   *
-   * @example Prefix every command, on Deno and Node 24 (`await using`)
-   * ```ts
-   * import { type Launch, LocalBashExecutor, type LaunchPlan } from "@shellseam/bash/local";
-   * import type { BashExecSpec } from "@shellseam/bash/seam";
-   * import assert from "node:assert/strict";
-   *
-   * class Traced extends LocalBashExecutor {
-   *   protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-   *     const command = `echo traced; ${launch.args.at(-1)}`;
-   *     return Promise.resolve({
-   *       launch: { ...launch, args: [...launch.args.slice(0, -1), command] },
-   *       describe: () => ({ mode: "danger-full-access", backend: "none", denied: false }),
-   *     });
-   *   }
-   * }
-   * await using executor = new Traced();
-   * const result = await executor.run({ command: "echo hi" });
-   * assert.equal(result.stdout.text, "traced\nhi\n");
-   * assert.equal(result.sandbox?.backend, "none");
-   * ```
-   */
-  protected planLaunch(
-    _spec: BashExecSpec,
-    launch: Launch,
-    _limits?: LaunchLimits,
-  ): Promise<LaunchPlan> {
-    return Promise.resolve({ launch });
-  }
-
-  /**
-   * The resource limits a call gets before its own `limits` go over them:
-   * the config's `limits`. A subclass may add defaults (the sandbox limits
-   * confined calls).
-   *
-   * @example On Deno and Node 24 (`await using`)
-   * ```ts
-   * import { LocalBashExecutor } from "@shellseam/bash/local";
-   * import type { BashExecSpec, ResourceLimits } from "@shellseam/bash/seam";
-   * import assert from "node:assert/strict";
-   *
-   * class Careful extends LocalBashExecutor {
-   *   protected override defaultLimits(_spec: BashExecSpec): ResourceLimits {
-   *     return { cpuSeconds: 1 };
-   *   }
-   * }
-   * await using executor = new Careful();
-   * const result = await executor.run({ command: "while :; do :; done" });
-   * assert.equal(result.limitHit?.limit, "cpu");
-   * assert.equal(result.signal, "SIGXCPU");
-   * ```
-   */
-  protected defaultLimits(_spec: BashExecSpec): ResourceLimits {
-    return this.config.limits;
   }
 
   /**

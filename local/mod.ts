@@ -18,11 +18,6 @@
 export {
   ENV_OVERRIDES,
   type HostSignal,
-  type Launch,
-  type LaunchLimits,
-  type LaunchOutcome,
-  type LaunchPlan,
-  type LaunchStandby,
   type LocalBashExecutorConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "../engine/mod.ts";

@@ -16,7 +16,7 @@ import { createBwrapBackend } from "./backends/_bwrap.ts";
 import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
 import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
 import { type Confinement, enforcementOf } from "./_confinement.ts";
-import type { ConfinerHost } from "./_confiner_host.ts";
+import type { ConfinerHost } from "../engine/mod.ts";
 
 /**
  * What probing one backend found on this machine.

@@ -10,6 +10,8 @@ import {
 import { runtime } from "../runtime/mod.ts";
 import {
   CONFINED_DEFAULT_LIMITS,
+  type Confiner,
+  type ConfinerHost,
   type Launch,
   type LaunchLimits,
   type LaunchPlan,
@@ -30,7 +32,6 @@ import { Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
 import { selectBackend } from "./_select_backend.ts";
-import type { ConfinerHost } from "./_confiner_host.ts";
 
 /** The sandbox executor's config, validated: what its confiner works from. */
 export interface ConfinerOptions {
@@ -46,8 +47,8 @@ export interface ConfinerOptions {
   probeTimeoutMs: number;
   /** The proxy's options (tests shorten its timeouts). */
   proxyOptions: ProxyOptions;
-  /** The canonical `spillDir` the caller chose, which no writable root may hold. */
-  chosenSpillDir: string | undefined;
+  /** Whether the caller chose the `spillDir`, which no writable root may then hold. */
+  spillDirChosen: boolean;
 }
 
 /**
@@ -55,21 +56,25 @@ export interface ConfinerOptions {
  * plan (the backend's command line, what to check after, what the result
  * says), and owns what confined calls share (the probes, the proxy).
  */
-export class SandboxConfiner {
+export class SandboxConfiner implements Confiner {
   /** The default policy of a call without its own. */
   readonly defaultPolicy: Readonly<SandboxPolicy>;
   /** The backends tried, in order. */
   readonly backends: readonly SandboxBackendName[];
-  readonly #options: ConfinerOptions;
   readonly #host: ConfinerHost;
+  /** The canonical `spillDir` the caller chose, which no writable root may hold. */
+  readonly #chosenSpillDir: string | undefined;
   readonly #confinement: Confinement;
   readonly #probes: BackendProbes;
   readonly #network: NetworkLaunches;
 
   /** Checks the default policy against the spill folder; throws `BashConfigError` if a root holds it. */
   constructor(options: ConfinerOptions, host: ConfinerHost) {
-    this.#options = options;
     this.#host = host;
+    const { spillDir } = host.config;
+    this.#chosenSpillDir = options.spillDirChosen
+      ? existingRealpath(spillDir) ?? spillDir
+      : undefined;
     this.defaultPolicy = options.defaultPolicy;
     this.backends = options.backends;
     this.#confinement = new Confinement(options.home, () => host.privateDir());
@@ -143,7 +148,7 @@ export class SandboxConfiner {
    * The launch plan of a call: `launch` wrapped in the selected backend (and
    * the bridge, under an allow-list), or unwrapped for `danger-full-access`.
    */
-  async plan(spec: BashExecSpec, launch: Launch, limits?: LaunchLimits): Promise<LaunchPlan> {
+  async plan(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan> {
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
@@ -212,8 +217,8 @@ export class SandboxConfiner {
     );
     const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
     return {
-      // Planned without them (a subclass's planLaunch that does not pass them on), the executor applies them.
-      limitsApplied: limits !== undefined,
+      // The backend's launch applies the call's rlimits and joins its cgroups.
+      limitsApplied: true,
       ...(standby === undefined ? {} : { standby }),
       ...(strayReport === undefined ? {} : {
         pidNamespace: true,
@@ -275,7 +280,7 @@ export class SandboxConfiner {
 
   /** Throws `BashConfigError` when a root the policy may make writable holds the chosen spillDir. */
   #checkSpillDir(policy: Readonly<SandboxPolicy>): void {
-    const spillDir = this.#options.chosenSpillDir;
+    const spillDir = this.#chosenSpillDir;
     if (spillDir === undefined) return;
     const root = [policy.workspaceRoot, ...(policy.writableRoots ?? [])].find((root) =>
       isBeneath(spillDir, root)

@@ -10,7 +10,7 @@ import { throwIfDenied } from "../engine/mod.ts";
 import type { SandboxBackendName } from "./backends/_backend.ts";
 import { bridgeNamespaceArgs, type BridgeTools, findBridgeTools } from "./backends/_bridge.ts";
 import { NetworkProxy, type ProxyLaunch, type ProxyOptions, type ProxyState } from "./_proxy.ts";
-import type { ConfinerHost } from "./_confiner_host.ts";
+import type { ConfinerHost } from "../engine/mod.ts";
 
 /** What {@linkcode NetworkLaunches} needs to know. */
 export interface NetworkLaunchOptions {

@@ -3,26 +3,30 @@ import { homedir } from "node:os";
 import process from "node:process";
 import {
   BashConfigError,
+  type BashExecRequest,
   type BashExecSpec,
-  type ResourceLimits,
+  BashExecutor,
+  type BashExecutorLimits,
+  type BashProcess,
+  type BashRunResult,
   type SandboxMode,
   type SandboxNetwork,
   type SandboxPolicy,
 } from "../seam/mod.ts";
 import { checkKnownKeys, positiveFinite } from "../seam/_checks.ts";
-import { LocalBashExecutor } from "../local/mod.ts";
 import {
+  CommandEngine,
+  executorLimits,
   findSetsid,
-  type Launch,
-  type LaunchLimits,
-  type LaunchPlan,
+  HOST_SIGNALS,
+  type HostSignal,
   LOCAL_CONFIG_KEYS,
   type LocalBashExecutorConfig,
+  type ResolvedLocalBashExecutorConfig,
   throwIfDenied,
 } from "../engine/mod.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
-import { existingRealpath } from "./_paths.ts";
 import type { SandboxBackendName } from "./backends/_backend.ts";
 import { PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./_proxy.ts";
 import type { SandboxBackendStatus } from "./_backend_probes.ts";
@@ -235,11 +239,15 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
  * }
  * ```
  */
-export class SandboxBashExecutor extends LocalBashExecutor {
+export class SandboxBashExecutor extends BashExecutor {
+  /** The validated config, defaults filled in (`LocalBashExecutorConfig`'s fields). */
+  readonly config: ResolvedLocalBashExecutorConfig;
   /** The default policy of a call without its own (workspace root canonical). */
   readonly defaultPolicy: Readonly<SandboxPolicy>;
   /** The backends tried, in order. */
   readonly backends: readonly SandboxBackendName[];
+  /** The command engine, which runs what the confiner plans. */
+  readonly #engine: CommandEngine;
   /** What turns each call into a confined launch plan (see `sandbox/_confiner.ts`). */
   readonly #confiner: SandboxConfiner;
 
@@ -268,12 +276,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
       throw new BashConfigError(`"workspaceRoot" is required; pass the workspace directory`);
     }
     const root = canonicalWorkspaceRoot(workspaceRoot);
-    // A runner gone since its probe must be a runner failure in the result on
-    // every runtime: the setsid binary in front reports it (exit 127) where
-    // the runtime's own spawn would throw. So "auto" takes the setsid binary
-    // here under Node too, where a local executor takes "detached".
-    const auto = (local.sessionStrategy ?? "auto") === "auto" && findSetsid() !== null;
-    super({ cwd: root, ...local, ...(auto ? { sessionStrategy: "setsid-binary" } : {}) });
     if (!isSandboxMode(defaultMode)) {
       throw new BashConfigError(
         `"defaultMode" must be "read-only", "workspace-write" or "danger-full-access"; got ${
@@ -281,7 +283,7 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         }; pass one of them, or omit it for "read-only"`,
       );
     }
-    this.defaultPolicy = Object.freeze(resolveSandboxPolicy({
+    const defaultPolicy = Object.freeze(resolveSandboxPolicy({
       mode: defaultMode,
       workspaceRoot: root,
       network,
@@ -309,7 +311,6 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         }; omit it to try both, bwrap first`,
       );
     }
-    this.backends = Object.freeze([...backends]);
     if (searchPath !== undefined && typeof searchPath !== "string") {
       throw new BashConfigError(
         `"searchPath" must be a PATH-style string of directories; got ${
@@ -317,21 +318,31 @@ export class SandboxBashExecutor extends LocalBashExecutor {
         }; omit it to use PATH`,
       );
     }
-    this.#confiner = new SandboxConfiner({
-      defaultPolicy: this.defaultPolicy,
-      backends: this.backends,
+    const options = {
+      defaultPolicy,
+      backends: Object.freeze([...backends]),
       home: homeDir,
       searchPath,
       probeTimeoutMs: positiveFinite("probeTimeoutMs", probeTimeoutMs),
       proxyOptions,
-      chosenSpillDir: local.spillDir === undefined
-        ? undefined
-        : existingRealpath(this.config.spillDir) ?? this.config.spillDir,
-    }, {
-      privateDir: () => this.privateDir(),
-      runDirect: (request, wrap) => this.runWrapped(request, wrap),
-      config: this.config,
-    });
+      spillDirChosen: local.spillDir !== undefined,
+    };
+    super();
+    this.defaultPolicy = defaultPolicy;
+    this.backends = options.backends;
+    // A runner gone since its probe must be a runner failure in the result on
+    // every runtime: the setsid binary in front reports it (exit 127) where
+    // the runtime's own spawn would throw. So "auto" takes the setsid binary
+    // here under Node too, where a local executor takes "detached".
+    const auto = (local.sessionStrategy ?? "auto") === "auto" && findSetsid() !== null;
+    let confiner: SandboxConfiner | undefined;
+    this.#engine = new CommandEngine(
+      { cwd: root, ...local, ...(auto ? { sessionStrategy: "setsid-binary" } : {}) },
+      (host) => (confiner = new SandboxConfiner(options, host)),
+      { sandboxMode: () => this.sandboxMode, dispose: () => this[Symbol.asyncDispose]() },
+    );
+    this.config = this.#engine.config;
+    this.#confiner = confiner as SandboxConfiner;
   }
 
   /**
@@ -371,9 +382,10 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   /**
-   * Stamps the default policy on a request without one (absent or `null`),
-   * or checks the request's policy and canonicalises its paths, so
-   * `resolve()` returns a spec with a policy; a request policy without
+   * Fills a request as `LocalBashExecutor.resolve` does, and stamps the
+   * default policy on a request without one (absent or `null`), or checks
+   * the request's policy and canonicalises its paths, so the spec carries a
+   * policy; a request policy without
    * `denyRead`, `allowRead` or `allowUnixSockets` takes the executor's.
    * Throws `BashConfigError` for an invalid policy.
    *
@@ -393,8 +405,8 @@ export class SandboxBashExecutor extends LocalBashExecutor {
    * });
    * ```
    */
-  protected override resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy {
-    return this.#confiner.resolvePolicy(policy);
+  resolve(request: BashExecRequest): BashExecSpec {
+    return this.markResolved(this.#engine.resolve(request));
   }
 
   /**
@@ -419,21 +431,88 @@ export class SandboxBashExecutor extends LocalBashExecutor {
   }
 
   /**
-   * A confined call's default resource limits: 4096 processes, 8 GiB of
-   * memory and 16 GiB per file written, with the config's `limits` over them;
-   * an unconfined (`danger-full-access`) call gets the config's alone.
+   * The time and output limits of this executor, from its config. A
+   * confined call's default resource limits are 4096 processes, 8 GiB of
+   * memory and 16 GiB per file written, with the config's `limits` over
+   * them; an unconfined (`danger-full-access`) call gets the config's alone.
+   *
+   * @example On Deno and Node 24 (`await using`)
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir(), timeoutMs: 5_000 });
+   * assert.equal(executor.limits.defaultTimeoutMs, 5_000);
+   * ```
    */
-  protected override defaultLimits(spec: BashExecSpec): ResourceLimits {
-    return this.#confiner.defaultLimits(spec);
+  get limits(): BashExecutorLimits {
+    return executorLimits(this.config);
   }
 
-  /** Wraps the launch in the selected backend (see the class documentation). */
-  protected override planLaunch(
-    spec: BashExecSpec,
-    launch: Launch,
-    limits?: LaunchLimits,
-  ): Promise<LaunchPlan> {
-    return this.#confiner.plan(spec, launch, limits);
+  /**
+   * Runs a command in the foreground, confined by its policy (the default
+   * when it has none), as `LocalBashExecutor.run` does; the result's
+   * `sandbox` says what was enforced (see the class documentation).
+   */
+  async run(request: BashExecRequest): Promise<BashRunResult> {
+    return await this.#engine.run(this.specOf(request), undefined);
+  }
+
+  /**
+   * Starts a confined command in the background, as `LocalBashExecutor.start`
+   * does; its process's `sandbox` facts come when it settles.
+   *
+   * @example On Deno and Node 24 (`await using`)
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { SandboxUnavailableError } from "@shellseam/bash/seam";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * try {
+   *   const process = await executor.start({ command: "echo hi" });
+   *   await process.done;
+   *   assert.equal(process.readOutput().stdout.text, "hi\n");
+   *   assert.equal(process.sandbox?.mode, "read-only");
+   * } catch (error) {
+   *   // A machine with neither bubblewrap nor Landlock fails closed.
+   *   assert.ok(error instanceof SandboxUnavailableError);
+   * }
+   * ```
+   */
+  async start(request: BashExecRequest): Promise<BashProcess> {
+    return await this.#engine.start(this.specOf(request));
+  }
+
+  /**
+   * The executor's private 0700 directory, as `LocalBashExecutor`'s: the
+   * spill files, the backends' folders and the proxy's sockets live there.
+   */
+  protected async privateDir(): Promise<string> {
+    return await this.#engine.privateDir();
+  }
+
+  /**
+   * Makes this process dispose this executor on SIGTERM, SIGINT or SIGHUP
+   * (or the `signals` given), then exit, as `LocalBashExecutor.killOnSignals`.
+   *
+   * @example On Deno and Node 24 (`await using` and `using`)
+   * ```ts
+   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
+   * import { tmpdir } from "node:os";
+   * import assert from "node:assert/strict";
+   * import process from "node:process";
+   *
+   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
+   * const before = process.listenerCount("SIGTERM");
+   * using _hook = executor.killOnSignals();
+   * assert.equal(process.listenerCount("SIGTERM"), before + 1);
+   * ```
+   */
+  killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
+    return this.#engine.killOnSignals(signals);
   }
 
   /**
@@ -454,13 +533,12 @@ export class SandboxBashExecutor extends LocalBashExecutor {
     return await this.#confiner.networkProxyState();
   }
 
-  /** Stops the network proxy after what `LocalBashExecutor` disposes of. */
-  override async [Symbol.asyncDispose](): Promise<void> {
-    try {
-      await super[Symbol.asyncDispose]();
-    } finally {
-      await this.#confiner.dispose();
-    }
+  /**
+   * Kills every running command and awaits every exit, as
+   * `LocalBashExecutor`'s disposal does, then stops the network proxy.
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#engine.dispose();
   }
 }
 

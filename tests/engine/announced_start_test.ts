@@ -5,32 +5,35 @@
 // "setup" for the first few launches.
 import { describe } from "node:test";
 import assert from "node:assert/strict";
-import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
-import type { BashExecSpec } from "../../seam/mod.ts";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { withPlan } from "./_plan.ts";
 import { it } from "../local/_executor.ts";
 
 /** A runner whose first `failures` launches fail before the command starts. */
 class FlakyRunner extends LocalBashExecutor {
-  plans = 0;
-  readonly #failures: number;
-  readonly #retry: boolean;
+  readonly #count: { plans: number };
 
   constructor(failures: number, retry = true) {
-    super();
-    this.#failures = failures;
-    this.#retry = retry;
+    const count = { plans: 0 };
+    super({
+      ...withPlan((_spec, launch) => {
+        const plan = ++count.plans;
+        const command = launch.args.at(-1) ?? "";
+        const script = plan <= failures
+          ? `echo "runner: mount point ${plan} gone" >&2; exit 1`
+          : `printf '\\006'; ${command}`;
+        return Promise.resolve({
+          launch: { ...launch, args: [...launch.args.slice(0, -1), script] },
+          announcesStart: { retry: (stderr) => retry && stderr.startsWith("runner: ") },
+        });
+      }),
+    });
+    this.#count = count;
   }
 
-  protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-    const plan = ++this.plans;
-    const command = launch.args.at(-1) ?? "";
-    const script = plan <= this.#failures
-      ? `echo "runner: mount point ${plan} gone" >&2; exit 1`
-      : `printf '\\006'; ${command}`;
-    return Promise.resolve({
-      launch: { ...launch, args: [...launch.args.slice(0, -1), script] },
-      announcesStart: { retry: (stderr) => this.#retry && stderr.startsWith("runner: ") },
-    });
+  /** The launches planned so far. */
+  get plans(): number {
+    return this.#count.plans;
   }
 }
 

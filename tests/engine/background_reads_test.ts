@@ -2,8 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
-import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
-import type { BashExecSpec, BashProcess, BashProcessRead } from "../../seam/mod.ts";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import type { BashProcess, BashProcessRead } from "../../seam/mod.ts";
+import { withPlan } from "./_plan.ts";
 import { pause, seqText, STRATEGIES } from "../local/_helpers.ts";
 
 /** What consecutive stdout reads delivered: text pieces and gaps of dropped bytes, in order. */
@@ -301,18 +302,17 @@ for (const sessionStrategy of STRATEGIES) {
 describe("a plan's beforeRead hook", () => {
   it("runs before each read of a running process, and what it returns is the read's violations", async () => {
     let calls = 0;
-    class Checked extends LocalBashExecutor {
-      protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-        return Promise.resolve({
+    await using executor = new LocalBashExecutor({
+      ...withPlan((_spec, launch) =>
+        Promise.resolve({
           launch,
           beforeRead: () => {
             calls++;
             return calls === 1 ? [{ path: "/ws/.git", quarantinedTo: "/q/1-.git" }] : [];
           },
-        });
-      }
-    }
-    await using executor = new Checked();
+        })
+      ),
+    });
     const process = await executor.start(executor.resolve({ command: "sleep 30" }));
     try {
       assert.deepEqual(process.readOutput().violations, [

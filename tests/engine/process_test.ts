@@ -2,18 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import {
-  type Launch,
-  type LaunchPlan,
-  LocalBashExecutor,
-  type LocalBashExecutorConfig,
-} from "../../local/mod.ts";
-import {
-  BashConfigError,
-  type BashExecSpec,
-  type BashProcess,
-  BashSpawnError,
-} from "../../seam/mod.ts";
+import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
+import { BashConfigError, type BashProcess, BashSpawnError } from "../../seam/mod.ts";
+import { withPlan } from "./_plan.ts";
 import {
   assertNoneLeft,
   marker,
@@ -431,22 +422,21 @@ describe("LocalBashExecutor.start failures", () => {
   it(
     "kills a process whose signal aborts while it is being spawned",
     async () => {
-      /** Aborts its signal after `depth` microtasks, counted from the end of planning. */
-      class AbortingLate extends LocalBashExecutor {
-        abort: () => void = () => {};
-        protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-          this.abort();
+      // Aborts its signal after `depth` microtasks, counted from the end of planning.
+      let abort: () => void = () => {};
+      await using executor = new LocalBashExecutor({
+        ...withPlan((_spec, launch) => {
+          abort();
           return Promise.resolve({ launch });
-        }
-      }
-      await using executor = new AbortingLate();
+        }),
+      });
       // Each depth lands the abort at another step between planning and the listener.
       for (let depth = 0; depth < 8; depth++) {
         const token = marker();
         const controller = new AbortController();
         const later = (n: number): void =>
           queueMicrotask(() => n === 0 ? controller.abort() : later(n - 1));
-        executor.abort = () => later(depth);
+        abort = () => later(depth);
         const spec = executor.resolve({ command: `sleep ${token}`, signal: controller.signal });
         const process = await executor.start(spec).catch((error: unknown) => {
           assert.ok(error instanceof BashSpawnError, `depth ${depth}: ${error}`);
@@ -466,17 +456,16 @@ describe("LocalBashExecutor.start failures", () => {
 
 describe("LocalBashProcess.done", () => {
   it("resolves even when the launch plan's describe hook throws", async () => {
-    class Broken extends LocalBashExecutor {
-      protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-        return Promise.resolve({
+    await using executor = new LocalBashExecutor({
+      ...withPlan((_spec, launch) =>
+        Promise.resolve({
           launch,
           describe: () => {
             throw new Error("describe bug");
           },
-        });
-      }
-    }
-    await using executor = new Broken();
+        })
+      ),
+    });
     const process = await executor.start(executor.resolve({ command: "echo ok" }));
     await process.done;
     assert.equal(process.status, "completed");

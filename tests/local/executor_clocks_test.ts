@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { type Launch, type LaunchPlan, LocalBashExecutor } from "../../local/mod.ts";
-import { type BashExecSpec, BashSpawnError } from "../../seam/mod.ts";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { BashSpawnError } from "../../seam/mod.ts";
+import { withPlan } from "../engine/_plan.ts";
 import {
   abortAfterMicrotasks,
   assertNoneLeft,
@@ -92,13 +93,13 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
 
   it("kills a command whose signal aborts while it is being spawned", async () => {
     let onPlanned = (): void => {};
-    class Hooked extends LocalBashExecutor {
-      protected override planLaunch(_spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+    await using executor = new LocalBashExecutor({
+      sessionStrategy,
+      ...withPlan((_spec, launch) => {
         onPlanned();
         return Promise.resolve({ launch });
-      }
-    }
-    await using executor = new Hooked({ sessionStrategy });
+      }),
+    });
     // Each depth lands the abort at another step between planning and the abort listener.
     for (let depth = 0; depth < 8; depth++) {
       const controller = new AbortController();

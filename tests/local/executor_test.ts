@@ -4,13 +4,10 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import {
-  type Launch,
-  type LaunchOutcome,
-  type LaunchPlan,
-  LocalBashExecutor,
-} from "../../local/mod.ts";
-import { type BashExecSpec, BashSpawnError } from "../../seam/mod.ts";
+import { LocalBashExecutor, type LocalBashExecutorConfig } from "../../local/mod.ts";
+import type { Launch, LaunchOutcome } from "../../engine/mod.ts";
+import { withPlan } from "../engine/_plan.ts";
+import { BashSpawnError } from "../../seam/mod.ts";
 import { renderRunResult } from "../../tool/mod.ts";
 import { marker, processesWith, waitForSleep } from "./_helpers.ts";
 import { it } from "./_executor.ts";
@@ -104,21 +101,44 @@ describe("LocalBashExecutor disposal", () => {
   });
 });
 
-describe("LocalBashExecutor.planLaunch", () => {
+describe("LocalBashExecutor's launch plan", () => {
+  /** What a planning test sees and sets: the launches, their outcomes, a failure to plan. */
+  interface Seen {
+    launches: Launch[];
+    outcomes: LaunchOutcome[];
+    fail: Error | null;
+  }
+
+  /** An executor whose confiner's plan `seen` watches. */
   class Planned extends LocalBashExecutor {
-    launches: Launch[] = [];
-    outcomes: LaunchOutcome[] = [];
-    fail: Error | null = null;
-    protected override planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-      this.launches.push(launch);
-      if (this.fail) return Promise.reject(this.fail);
-      return Promise.resolve({
-        launch: { ...launch, args: ["-c", `echo planned; ${spec.command}`] },
-        describe: (outcome) => {
-          this.outcomes.push(outcome);
-          return { mode: "read-only", backend: "none", denied: outcome.exitCode === 3 };
-        },
+    readonly #seen: Seen;
+
+    constructor(config: LocalBashExecutorConfig = {}) {
+      const seen: Seen = { launches: [], outcomes: [], fail: null };
+      super({
+        ...config,
+        ...withPlan((spec, launch) => {
+          seen.launches.push(launch);
+          if (seen.fail) return Promise.reject(seen.fail);
+          return Promise.resolve({
+            launch: { ...launch, args: ["-c", `echo planned; ${spec.command}`] },
+            describe: (outcome) => {
+              seen.outcomes.push(outcome);
+              return { mode: "read-only", backend: "none", denied: outcome.exitCode === 3 };
+            },
+          });
+        }),
       });
+      this.#seen = seen;
+    }
+    get launches(): Launch[] {
+      return this.#seen.launches;
+    }
+    get outcomes(): LaunchOutcome[] {
+      return this.#seen.outcomes;
+    }
+    set fail(error: Error | null) {
+      this.#seen.fail = error;
     }
     dir(): Promise<string> {
       return this.privateDir();
@@ -145,13 +165,12 @@ describe("LocalBashExecutor.planLaunch", () => {
   });
 
   it("gives each launch its own env object", async () => {
-    class Mutating extends LocalBashExecutor {
-      protected override planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
+    await using executor = new LocalBashExecutor({
+      ...withPlan((spec, launch) => {
         if (spec.command === "true") launch.env.LEAKED = "yes";
         return Promise.resolve({ launch });
-      }
-    }
-    await using executor = new Mutating();
+      }),
+    });
     await executor.run(executor.resolve({ command: "true" }));
     const result = await executor.run(executor.resolve({ command: 'echo "${LEAKED-unset}"' }));
     assert.equal(result.stdout.text, "unset\n");

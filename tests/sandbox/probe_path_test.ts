@@ -1,37 +1,49 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { BashExecSpec } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchPlan } from "../../local/mod.ts";
-import { SandboxBashExecutor } from "../../sandbox/mod.ts";
+import type { LaunchPlan } from "../../engine/mod.ts";
+import { SandboxBashExecutor, type SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
+import { withPlan } from "../engine/_plan.ts";
 import { probeHere, tempWorkspace } from "./_fixtures.ts";
 
 const statuses = await probeHere();
 
-/** Counts the launches planned through planLaunch. */
+/** Counts the launches its confiner plans (the probes take their own path). */
 class Counting extends SandboxBashExecutor {
-  planned: string[] = [];
-  protected override planLaunch(spec: BashExecSpec, launch: Launch): Promise<LaunchPlan> {
-    this.planned.push(spec.command);
-    return super.planLaunch(spec, launch);
+  readonly planned: string[];
+
+  constructor(config: SandboxBashExecutorConfig) {
+    const planned: string[] = [];
+    super({
+      ...config,
+      ...withPlan((spec, launch, limits, inner) => {
+        planned.push(spec.command);
+        return inner.plan(spec, launch, limits);
+      }),
+    });
+    this.planned = planned;
   }
 }
 
-/** Keeps the plans it makes. */
+/** Keeps the plans its confiner makes. */
 class Recording extends SandboxBashExecutor {
-  plans: LaunchPlan[] = [];
-  protected override async planLaunch(
-    spec: BashExecSpec,
-    launch: Launch,
-    limits?: LaunchLimits,
-  ): Promise<LaunchPlan> {
-    const plan = await super.planLaunch(spec, launch, limits);
-    this.plans.push(plan);
-    return plan;
+  readonly plans: LaunchPlan[];
+
+  constructor(config: SandboxBashExecutorConfig) {
+    const plans: LaunchPlan[] = [];
+    super({
+      ...config,
+      ...withPlan(async (spec, launch, limits, inner) => {
+        const plan = await inner.plan(spec, launch, limits);
+        plans.push(plan);
+        return plan;
+      }),
+    });
+    this.plans = plans;
   }
 }
 
 describe("the sandbox's launch plan", () => {
-  it("applies the limits it is given, and leaves them to the executor when not given", {
+  it("applies the limits it is given", {
     skip: statuses.bwrap.works ? false : "bwrap does not work here",
   }, async () => {
     using workspace = tempWorkspace();
@@ -41,7 +53,7 @@ describe("the sandbox's launch plan", () => {
       limits: { fileSizeBytes: 4096 },
     });
     const result = await counting.run({ command: "ulimit -f" });
-    assert.equal(result.stdout.text, "4\n", "an override that drops them still gets them");
+    assert.equal(result.stdout.text, "4\n");
   });
 
   for (const backend of ["bwrap", "landlock"] as const) {
@@ -67,7 +79,7 @@ describe("the sandbox's launch plan", () => {
 
 describe("the sandbox's backend probe", () => {
   for (const backend of ["bwrap", "landlock"] as const) {
-    it(`takes its own path, not planLaunch (${backend})`, {
+    it(`takes its own path, not the confiner's plan (${backend})`, {
       skip: statuses[backend].works ? false : `${backend} does not work here`,
     }, async () => {
       using workspace = tempWorkspace();

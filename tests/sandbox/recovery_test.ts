@@ -5,10 +5,13 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import process from "node:process";
-import type { BashExecSpec } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchPlan } from "../../local/mod.ts";
 import { cgroupSupport } from "../../engine/_cgroup.ts";
-import { SANDBOX_BACKENDS, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import {
+  SANDBOX_BACKENDS,
+  SandboxBashExecutor,
+  type SandboxBashExecutorConfig,
+} from "../../sandbox/mod.ts";
+import { withPlan } from "../engine/_plan.ts";
 import { removeIdleCgroups } from "../local/_helpers.ts";
 import { executorFor, oneStandby, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
@@ -30,14 +33,15 @@ async function joined(pid: number): Promise<void> {
 
 /** Plans every launch with a cgroup that does not exist, so that joining it fails. */
 class UnjoinableCgroup extends SandboxBashExecutor {
-  protected override planLaunch(
-    spec: BashExecSpec,
-    launch: Launch,
-    limits?: LaunchLimits,
-  ): Promise<LaunchPlan> {
-    return super.planLaunch(spec, launch, {
-      rlimits: limits?.rlimits ?? {},
-      cgroupProcs: ["/nonexistent-shellseam/cgroup.procs"],
+  constructor(config: SandboxBashExecutorConfig) {
+    super({
+      ...config,
+      ...withPlan((spec, launch, limits, inner) =>
+        inner.plan(spec, launch, {
+          rlimits: limits.rlimits,
+          cgroupProcs: ["/nonexistent-shellseam/cgroup.procs"],
+        })
+      ),
     });
   }
 }

@@ -1,0 +1,64 @@
+/**
+ * What an executor hands the engine to turn each call into a launch: the
+ * local executor's confiner runs bash as it is; the sandbox's wraps it in a
+ * backend. The engine runs the plan a confiner returns, and asks nothing
+ * else of it in the middle of a run (what to check after the command is in
+ * the plan, as data and functions).
+ *
+ * @module
+ */
+import type {
+  BashExecRequest,
+  BashExecSpec,
+  BashRunResult,
+  ResourceLimits,
+  SandboxPolicy,
+} from "../seam/mod.ts";
+import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
+import type { Launch, LaunchLimits, LaunchPlan } from "./_launch.ts";
+
+/** Turns a call into a launch plan; one per executor, made by it over a {@linkcode ConfinerHost}. */
+export interface Confiner {
+  /**
+   * The policy a spec carries for a request's `sandboxPolicy` (absent or
+   * `null` alike): `null` runs unconfined. Throws `BashConfigError` for a
+   * policy this executor cannot honour.
+   */
+  resolvePolicy(policy: SandboxPolicy | null | undefined): SandboxPolicy | null;
+  /** The resource limits a call gets before its own go over them. */
+  defaultLimits(spec: BashExecSpec): ResourceLimits;
+  /**
+   * The plan of a call from its bare bash launch; `limits` are the
+   * rlimits and cgroups the plan applies (`limitsApplied`), or the engine
+   * applies them in front of the plan's launch.
+   */
+  plan(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan>;
+  /** Releases what the confiner holds; called once the executor's commands are gone. */
+  dispose(): Promise<void>;
+}
+
+/** What the engine lends the confiner it runs for. */
+export interface ConfinerHost {
+  /** The executor's private folder, made again when an unconfined command removed it. */
+  privateDir(): Promise<string>;
+  /**
+   * Runs `request` on the direct path: its bare launch changed by `wrap`,
+   * never planned, without the default limits (the confiner's probes).
+   */
+  runDirect(request: BashExecRequest, wrap: (launch: Launch) => Launch): Promise<BashRunResult>;
+  /** The executor's validated config. */
+  readonly config: ResolvedLocalBashExecutorConfig;
+}
+
+/** Makes an executor's confiner over the engine's host. */
+export type MakeConfiner = (host: ConfinerHost) => Confiner;
+
+/**
+ * A config key (a symbol, so no caller's config can name it by accident)
+ * whose function wraps the confiner an executor makes: the tests' way to
+ * watch or change what the engine is told, on any executor.
+ */
+export const WRAP_CONFINER: unique symbol = Symbol("shellseam.wrapConfiner");
+
+/** A config that may carry {@linkcode WRAP_CONFINER}. */
+export type WithConfinerWrap = { [WRAP_CONFINER]?: (confiner: Confiner) => Confiner };
