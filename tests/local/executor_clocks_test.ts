@@ -39,12 +39,14 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
     assert.equal(idle.timedOut, false);
     assert.equal(idle.stdout.text, "start\n");
     await assertNoneLeft(token);
+    // A line every 100 ms for 3 s against an idle time of 2 s: a loaded machine may stall a
+    // line for a while (600 ms was seen at a load of 11 on 2 cores), not for 20 lines' time.
     const chatty = await executor.run(executor.resolve({
-      command: "for i in $(seq 1 12); do echo $i; sleep 0.1; done",
-      idleTimeoutMs: 600,
+      command: "for i in $(seq 1 30); do echo $i; sleep 0.1; done",
+      idleTimeoutMs: 2000,
     }));
     // It ran for longer than the idle time, but never went quiet for that long.
-    assert.ok(chatty.durationMs > 600, `${chatty.durationMs} ms`);
+    assert.ok(chatty.durationMs > 2000, `${chatty.durationMs} ms`);
     assert.equal(chatty.idledOut, false);
     assert.equal(chatty.exitCode, 0);
   });
