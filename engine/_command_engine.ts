@@ -4,9 +4,10 @@
  * spawns each call's launch in a session of its own, applies the call's
  * resource limits (cgroups, rlimits, a standby ready in its cgroup), runs
  * the command's lifecycle (clocks, output and spill, the sweep of strays),
- * and keeps the executor's bookkeeping: the commands running and launching,
- * the watchdog, the private folder, the spill budget, the signal hooks, and
- * disposal.
+ * and keeps what the executor holds on this host: the watchdog, the private
+ * folder, the spill budget, the standbys and cgroups. The bookkeeping every
+ * executor shares (the commands running and launching, the signal hooks,
+ * disposal) is its {@linkcode ExecutorLifecycle}'s.
  *
  * What a call's launch becomes (the sandbox wraps it), the policy it
  * carries and the limits it gets by default are its
@@ -57,12 +58,14 @@ import { findOnPath } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
-import { type HostSignal, SignalHooks } from "./_signals.ts";
+import type { HostSignal } from "./_signals.ts";
 import type { Launch, LaunchPlan } from "./_launch.ts";
 import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
-import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
-import { clocks, type Launched } from "./_launched.ts";
+import { checkBash, checkWorkdir } from "./_spawn_checks.ts";
+import { ExecutorLifecycle } from "./_lifecycle.ts";
+import { clocks } from "./_clocks.ts";
+import type { Launched } from "./_launched.ts";
 import { finishRun } from "./_run_result.ts";
 import { awaitStart } from "./_start.ts";
 import { backgroundProcess } from "./_background.ts";
@@ -112,18 +115,15 @@ export class CommandEngine {
   readonly #confiner: Confiner;
   readonly #bash: string | null;
   readonly #env: BaseEnv;
-  readonly #running = new Set<RunningCommand>();
-  readonly #launching = new Set<Promise<unknown>>();
   readonly #spillBudget: SpillBudget;
   readonly #watchdog: Watchdog | null;
   readonly #control: ProcessControl;
-  readonly #signalHooks: SignalHooks;
-  #disposed = false;
+  readonly #lifecycle: ExecutorLifecycle;
   readonly #standbys: Standbys = new Standbys(localStandbyHost({
     config: () => this.config,
     watchdog: () => this.#watchdog,
     control: () => this.#control,
-    disposed: () => this.#disposed,
+    disposed: () => this.#lifecycle.disposed,
   }));
   #dir: string | null = null;
   /** Commands started so far, which numbers each command's marker. */
@@ -136,7 +136,7 @@ export class CommandEngine {
    */
   constructor(config: LocalBashExecutorConfig, confiner: MakeConfiner, hooks: EngineHooks) {
     this.#hooks = hooks;
-    this.#signalHooks = new SignalHooks(() => hooks.dispose());
+    this.#lifecycle = new ExecutorLifecycle(() => hooks.dispose());
     try {
       this.config = resolveConfig(config);
       this.#bash = findOnPath("bash");
@@ -191,16 +191,16 @@ export class CommandEngine {
    * with `BashSpawnError` once disposed.
    */
   async privateDir(): Promise<string> {
-    if (this.#disposed) throw disposedError();
+    this.#lifecycle.checkOpen();
     // Started first, so the folder's name can carry its owner (see #privateDir).
     await this.#watchdog?.ready();
-    if (this.#disposed) throw disposedError();
+    this.#lifecycle.checkOpen();
     return this.#privateDir();
   }
 
   /** Makes `signals` dispose the executor (see `LocalBashExecutor.killOnSignals`). */
   killOnSignals(signals: readonly HostSignal[]): Disposable {
-    return this.#signalHooks.add(signals);
+    return this.#lifecycle.killOnSignals(signals);
   }
 
   /**
@@ -209,19 +209,17 @@ export class CommandEngine {
    */
   async dispose(): Promise<void> {
     try {
-      this.#disposed = true;
-      const standbys = this.#standbys.dispose();
-      this.#signalHooks.clear();
-      await Promise.allSettled(this.#launching);
-      for (const running of this.#running) running.kill("dispose");
-      await Promise.all([...this.#running].map((running) => running.settled));
-      await standbys;
-      await this.#cgroups?.dispose();
-      if (this.#dir !== null && !this.config.keepSpillFiles) {
-        rmSync(this.#dir, { recursive: true, force: true });
-        this.#dir = null;
-      }
-      await this.#watchdog?.close();
+      await this.#lifecycle.dispose({
+        stop: () => this.#standbys.dispose(),
+        close: async () => {
+          await this.#cgroups?.dispose();
+          if (this.#dir !== null && !this.config.keepSpillFiles) {
+            rmSync(this.#dir, { recursive: true, force: true });
+            this.#dir = null;
+          }
+          await this.#watchdog?.close();
+        },
+      });
     } finally {
       // The sandbox's proxy, once what could still use it is gone.
       await this.#confiner.dispose();
@@ -270,9 +268,7 @@ export class CommandEngine {
     background: boolean,
     wrap: ((launch: Launch) => Launch) | undefined,
   ): Promise<Launched> {
-    const launching = this.#spawn(spec, background, wrap);
-    this.#launching.add(launching);
-    return launching.finally(() => this.#launching.delete(launching));
+    return this.#lifecycle.launch(this.#spawn(spec, background, wrap));
   }
 
   async #spawn(
@@ -460,9 +456,8 @@ export class CommandEngine {
         },
       }),
     });
-    this.#running.add(running);
+    this.#lifecycle.track(running);
     running.settled.then(() => {
-      this.#running.delete(running);
       watchdog?.release(child.pid);
       const ahead = plan.standby;
       if (ahead !== undefined && held.length > 0) {
@@ -540,6 +535,6 @@ export class CommandEngine {
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {
-    checkCanSpawn(this.#disposed, spec);
+    this.#lifecycle.checkCanSpawn(spec);
   }
 }

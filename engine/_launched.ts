@@ -1,6 +1,5 @@
 import type {
   AppliedResourceLimits,
-  BashExecSpec,
   BashSandboxInfo,
   ResourceLimitHit,
   ResourceLimits,
@@ -18,18 +17,6 @@ export interface Launched {
   applied: AppliedResourceLimits | undefined;
   /** The limit the command's cgroup counted (set once it settled), or null without a cgroup. */
   cgroup: { hit?: ResourceLimitHit } | null;
-}
-
-/** The wall and idle clocks apply to foreground runs only; the abort signal to both. */
-export function clocks(
-  spec: BashExecSpec,
-  background: boolean,
-): { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } {
-  const clocks: { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } = {};
-  if (!background) clocks.timeoutMs = spec.timeoutMs;
-  if (!background && spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
-  if (spec.signal !== undefined) clocks.signal = spec.signal;
-  return clocks;
 }
 
 /** The plan's sandbox facts, with what the resource limits could not enforce among the gaps. */

@@ -9,7 +9,7 @@ import type { CommandCgroup } from "./_cgroup.ts";
 import { forkCount } from "./_census.ts";
 import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
 import type { ProcessControl } from "./_control.ts";
-import { disposedError } from "./_spawn_checks.ts";
+import { disposedError } from "./_lifecycle.ts";
 import type { Watchdog } from "./_watchdog.ts";
 import type { Launch } from "./_launch.ts";
 import type { SpawnedChild } from "../runtime/mod.ts";

@@ -7,7 +7,10 @@
  *
  * The list, by concern:
  * 1. The engine of an executor on this host ({@linkcode CommandEngine}, its
- *    {@linkcode EngineHooks}), its config, and the launch plan a hook returns.
+ *    {@linkcode EngineHooks}), its config, and the launch plan a hook returns;
+ *    the bookkeeping every executor shares ({@linkcode ExecutorLifecycle}:
+ *    launches, running commands, signal hooks, disposal and its error), and
+ *    the one rule of a command's clocks ({@linkcode clocks}).
  * 2. Requests: filling, checking and the executor's limits.
  * 3. A command's lifecycle, for an executor that spawns its own (the SSH
  *    executor): {@linkcode RunningCommand} and its {@linkcode Reaper}, the
@@ -15,13 +18,14 @@
  * 4. Resource limits: merging, the confined defaults, cgroups, rlimits and the
  *    short bash that applies them.
  * 5. The host: finding programs, the environment's overrides and bash's
- *    flags, the private folders, the watchdog, the signal hooks, a refused
- *    Deno permission as a typed error, the disposed executor's error, the
- *    start byte of a launch.
+ *    flags, the private folders, the watchdog, the host signals, a refused
+ *    Deno permission as a typed error, the start byte of a launch.
  *
  * @module
  */
 export { CommandEngine, type EngineHooks } from "./_command_engine.ts";
+export { disposedError, ExecutorLifecycle, type Teardown } from "./_lifecycle.ts";
+export { clocks } from "./_clocks.ts";
 export {
   type Confiner,
   type ConfinerHost,
@@ -70,7 +74,6 @@ export {
   privateParents,
 } from "./_private_dir.ts";
 export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
-export { HOST_SIGNALS, type HostSignal, SignalHooks } from "./_signals.ts";
+export { HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 export { throwIfDenied } from "./_permissions.ts";
-export { disposedError } from "./_spawn_checks.ts";
 export { LAUNCH_STARTED } from "./_start.ts";

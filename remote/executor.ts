@@ -15,10 +15,12 @@ import {
   BASH_FLAGS,
   type CgroupSupport,
   checkBackground,
+  clocks,
   commandResult,
   CONFINED_DEFAULT_LIMITS,
   disposedError,
   ENV_OVERRIDES,
+  ExecutorLifecycle,
   executorLimits,
   fillRequest,
   hasLimits,
@@ -31,7 +33,6 @@ import {
   mergeLimits,
   OutputCollector,
   RunningCommand,
-  SignalHooks,
   throwIfDenied,
 } from "../engine/mod.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
@@ -68,9 +69,13 @@ const encoder = new TextEncoder();
  * connection was lost says `connectionLost: true`; a connection that cannot
  * be opened rejects with `BashSpawnError`.
  *
- * Differences from the local executor: the wall clock includes the wait for
- * a channel and its opening; the drain grace waits
- * for the session's processes rather than for the pipes; `scrubbedEnv` is
+ * The wall and idle clocks count, as the local executor's do, from the
+ * moment the command started: here when the remote side says so, after the
+ * wait for a channel and its opening, so a command queued behind others
+ * runs for its whole `timeoutMs`.
+ *
+ * Differences from the local executor: the drain grace waits for the
+ * session's processes rather than for the pipes; `scrubbedEnv` is
  * empty (the remote session's own environment, from sshd, is the base:
  * ambient `SHELLSEAM_*`, `BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS` and
  * exported functions are dropped there). Confined sandbox modes fail closed
@@ -107,12 +112,9 @@ export class SshBashExecutor extends BashExecutor {
   /** The validated config, defaults filled in. */
   readonly config: ResolvedSshBashExecutorConfig;
   readonly #slots: ChannelSlots;
-  readonly #running = new Set<RunningCommand>();
-  readonly #launching = new Set<Promise<unknown>>();
-  readonly #signalHooks = new SignalHooks(() => this[Symbol.asyncDispose]());
+  readonly #lifecycle = new ExecutorLifecycle(() => this[Symbol.asyncDispose]());
   #transport: RemoteTransport | null = null;
   #sandbox: RemoteSandbox | null = null;
-  #disposed = false;
   #dir: string | null = null;
 
   /** Validates the config (throws `BashConfigError` naming the field); connects on first use. */
@@ -237,7 +239,7 @@ export class SshBashExecutor extends BashExecutor {
    * ```
    */
   killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
-    return this.#signalHooks.add(signals);
+    return this.#lifecycle.killOnSignals(signals);
   }
 
   /**
@@ -246,22 +248,21 @@ export class SshBashExecutor extends BashExecutor {
    * the private folder (control socket, spill files) unless `keepSpillFiles`.
    */
   async [Symbol.asyncDispose](): Promise<void> {
-    this.#disposed = true;
-    this.#signalHooks.clear();
-    this.#slots.close(disposedError);
-    await Promise.allSettled(this.#launching);
-    for (const running of this.#running) running.kill("dispose");
-    await Promise.all([...this.#running].map((running) => running.settled));
-    const folder = this.#sandbox?.folder ?? null;
-    if (folder !== null) {
-      // The remote private folder of confined commands; a lost connection leaves it behind.
-      await this.#probe(["rm", "-rf", "--", folder], false).catch(() => {});
-    }
-    await this.#transport?.close();
-    if (this.#dir !== null && !this.config.keepSpillFiles) {
-      rmSync(this.#dir, { recursive: true, force: true });
-      this.#dir = null;
-    }
+    await this.#lifecycle.dispose({
+      stop: () => this.#slots.close(disposedError),
+      close: async () => {
+        const folder = this.#sandbox?.folder ?? null;
+        if (folder !== null) {
+          // The remote private folder of confined commands; a lost connection leaves it behind.
+          await this.#probe(["rm", "-rf", "--", folder], false).catch(() => {});
+        }
+        await this.#transport?.close();
+        if (this.#dir !== null && !this.config.keepSpillFiles) {
+          rmSync(this.#dir, { recursive: true, force: true });
+          this.#dir = null;
+        }
+      },
+    });
   }
 
   #privateDir(): string {
@@ -282,14 +283,11 @@ export class SshBashExecutor extends BashExecutor {
     spec: BashExecSpec,
     background: boolean,
   ): Promise<Launched> {
-    const launching = this.#spawn(spec, background);
-    this.#launching.add(launching);
-    return launching.finally(() => this.#launching.delete(launching));
+    return this.#lifecycle.launch(this.#spawn(spec, background));
   }
 
   async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
-    this.#checkCanSpawn(spec);
-    const calledAt = performance.now();
+    this.#lifecycle.checkCanSpawn(spec);
     const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
     const keepStdinOpen = background && spec.keepStdinOpen === true;
     const pipedStdin = spec.stdin !== undefined || keepStdinOpen;
@@ -318,10 +316,6 @@ export class SshBashExecutor extends BashExecutor {
     }
     // A background process may not take the channel kept for foreground runs (see ChannelSlots).
     const place = background ? this.#backgroundPlace() : undefined;
-    // When the caller aborts while the channel opens, the clocks learn when (the first cause wins).
-    let abortedAt: number | undefined;
-    const onAbort = (): void => void (abortedAt ??= performance.now());
-    spec.signal?.addEventListener("abort", onAbort, { once: true });
     const opening = this.#open(spec, {
       command: spec.command,
       workdir: spec.workdir,
@@ -340,9 +334,8 @@ export class SshBashExecutor extends BashExecutor {
     });
     let channel: RemoteChannel, release: () => void;
     try {
-      ({ channel, release } = await opening.finally(() =>
-        spec.signal?.removeEventListener("abort", onAbort)
-      ));
+      // Resolved when the remote side said the command started: its clocks start now.
+      ({ channel, release } = await opening);
     } catch (error) {
       place?.();
       throw error;
@@ -357,17 +350,16 @@ export class SshBashExecutor extends BashExecutor {
       drainGraceMs: config.drainGraceMs,
       stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
       keepStdinOpen,
-      ...clocks(spec, background, calledAt, abortedAt),
+      ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
     });
     channel.onLost = () => running.kill("lost");
-    this.#running.add(running);
+    this.#lifecycle.track(running);
     running.settled.then(async () => {
       // Its place goes back at once, so a start() right after its kill() is not refused.
       place?.();
       await channel.release();
       release();
-      this.#running.delete(running);
     });
     return { running, channel, describe: confined?.describe, limits, confined: confining };
   }
@@ -381,9 +373,9 @@ export class SshBashExecutor extends BashExecutor {
     // Only the clean-up at disposal goes past the closed queue (nothing else runs by then).
     const release = spec === false ? () => {} : await this.#slots.acquire();
     try {
-      if (typeof spec === "object") this.#checkCanSpawn(spec);
+      if (typeof spec === "object") this.#lifecycle.checkCanSpawn(spec);
       await transport.connect();
-      if (typeof spec === "object") this.#checkCanSpawn(spec);
+      if (typeof spec === "object") this.#lifecycle.checkCanSpawn(spec);
       return { channel: await RemoteChannel.open(transport, request), release };
     } catch (error) {
       release();
@@ -412,7 +404,7 @@ export class SshBashExecutor extends BashExecutor {
    * resolves with its exit code and output once it ended.
    */
   async #probe(argv: string[], queued = true): Promise<ProbeResult> {
-    if (queued && this.#disposed) throw disposedError();
+    if (queued) this.#lifecycle.checkOpen();
     const { channel, release } = await this.#open(queued, {
       command: "",
       workdir: "/",
@@ -442,16 +434,6 @@ export class SshBashExecutor extends BashExecutor {
     const { headBytes, maxSpillBytes } = this.config;
     return new OutputCollector({ maxBytes, headBytes, maxSpillBytes, spillDir: this.#spillDir });
   }
-
-  #checkCanSpawn(spec: BashExecSpec): void {
-    if (this.#disposed) throw disposedError();
-    if (spec.signal?.aborted) {
-      throw new BashSpawnError(
-        "The signal was aborted before the command started, so nothing was run; pass a signal that is not aborted yet",
-        { cause: spec.signal.reason },
-      );
-    }
-  }
 }
 
 /** A launched command, and how to describe its sandbox once it settled. */
@@ -473,27 +455,4 @@ const NO_REMOTE_CGROUP: CgroupSupport = {
 
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
-}
-
-/**
- * The wall and idle clocks apply to foreground runs only; the abort signal to
- * both. The wall clock counts from the call (`calledAt`): waiting for a
- * channel and opening it are part of the run. A wall clock that ran out
- * before the caller aborted (`abortedAt`, while the channel opened) is the
- * first cause, so the signal is not passed on.
- */
-function clocks(
-  spec: BashExecSpec,
-  background: boolean,
-  calledAt: number,
-  abortedAt: number | undefined,
-): { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } {
-  const clocks: { timeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal } = {};
-  const spentMs = performance.now() - calledAt;
-  if (!background) clocks.timeoutMs = Math.max(1, spec.timeoutMs - spentMs);
-  if (!background && spec.idleTimeoutMs !== undefined) clocks.idleTimeoutMs = spec.idleTimeoutMs;
-  const timedOutFirst = !background && abortedAt !== undefined &&
-    abortedAt - calledAt >= spec.timeoutMs;
-  if (spec.signal !== undefined && !timedOutFirst) clocks.signal = spec.signal;
-  return clocks;
 }
