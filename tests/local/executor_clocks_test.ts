@@ -76,6 +76,29 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
     await assertNoneLeft(token);
   });
 
+  it("starts the wall clock when the command starts, after its launch's setup", async () => {
+    const timeoutMs = 2000;
+    await using executor = new LocalBashExecutor({
+      sessionStrategy,
+      ...withPlan((_spec, launch) => {
+        // A runner whose setup outlasts the wall clock before it says the command started
+        // (the start byte, see LaunchPlan.announcesStart), then runs it.
+        const setup = `sleep ${(timeoutMs + 500) / 1000}; printf '\\006'`;
+        return Promise.resolve({
+          launch: {
+            ...launch,
+            args: [...launch.args.slice(0, -1), `${setup}; ${launch.args.at(-1)}`],
+          },
+          announcesStart: { retry: () => false },
+        });
+      }),
+    });
+    const result = await executor.run(executor.resolve({ command: "echo ran", timeoutMs }));
+    assert.deepEqual([result.timedOut, result.exitCode, result.stdout.text], [false, 0, "ran\n"]);
+    // The run's duration is measured over the same span: from the start, without the setup.
+    assert.ok(result.durationMs < timeoutMs + 500, `took ${result.durationMs} ms`);
+  });
+
   it("aborts mid-run", async () => {
     await using executor = make();
     const token = marker();

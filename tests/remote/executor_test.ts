@@ -145,6 +145,40 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     );
   });
 
+  it("starts a queued command's wall clock when the remote side says it started; an abort while it waits runs nothing", async () => {
+    await using executor = new SshBashExecutor(config({ maxChannels: 1 }));
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-queue-"));
+    try {
+      // The first command holds the one channel until the test lets it go.
+      const holder = executor.run(executor.resolve({
+        command: `: > ${dir}/begun; until [ -e ${dir}/go ]; do sleep 0.05; done; echo held`,
+      }));
+      await until(() => existsSync(join(dir, "begun")), "the first command to start");
+      const timeoutMs = 2000;
+      let settled = false;
+      const queued = executor.run(executor.resolve({ command: "echo ran", timeoutMs }))
+        .finally(() => void (settled = true));
+      const controller = new AbortController();
+      const aborted = executor.run(executor.resolve({
+        command: `: > ${dir}/aborted`,
+        signal: controller.signal,
+      })).then(() => null, (error: unknown) => error);
+      controller.abort();
+      // Longer than its wall clock: a clock counted from the call would have run out by now.
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs + 500));
+      assert.equal(settled, false, "the queued command ran while the channel was held");
+      writeFileSync(join(dir, "go"), "");
+      const result = await queued;
+      assert.deepEqual([result.timedOut, result.exitCode, result.stdout.text], [false, 0, "ran\n"]);
+      assert.equal((await holder).stdout.text, "held\n");
+      // Aborted before it started: refused, and nothing ran.
+      assert.ok((await aborted) instanceof BashSpawnError, String(await aborted));
+      assert.equal(existsSync(join(dir, "aborted")), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("applies resource limits on the remote host as rlimits, and reports them", async () => {
     await using executor = new SshBashExecutor(config({ limits: { cpuSeconds: 9 } }));
     const limits = { fileSizeBytes: 1024 * 1024, processes: 2000 };
