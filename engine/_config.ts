@@ -22,7 +22,7 @@ import { runtime } from "../runtime/mod.ts";
  * | field | default | meaning |
  * |---|---|---|
  * | `cwd` | the process's cwd | where commands run, and what relative workdirs resolve against |
- * | `timeoutMs` | 120000 | wall clock of a foreground run |
+ * | `timeoutMs` | 120000 | wall clock of a foreground run, from its start |
  * | `maxTimeoutMs` | 600000 | cap on any per-call `timeoutMs` |
  * | `maxOutputBytes` | 64000 | bytes kept in memory per stream (head + tail), at most 256 MiB |
  * | `headBytes` | `min(8000, floor(maxOutputBytes / 8))` | bytes of the head |

@@ -23,7 +23,7 @@ export interface BashExecRequest {
   command: string;
   /** Directory to run in; a relative path resolves against the executor's cwd. */
   workdir?: string;
-  /** Wall-clock limit for a foreground run, in milliseconds. */
+  /** Wall-clock limit for a foreground run, in milliseconds, from the moment the command starts. */
   timeoutMs?: number;
   /** Kill a foreground run after this long without any output, in milliseconds. */
   idleTimeoutMs?: number;
@@ -85,7 +85,7 @@ export interface BashExecRequest {
 export interface BashExecSpec extends BashExecRequest {
   /** Absolute directory to run in. */
   workdir: string;
-  /** Wall-clock limit for a foreground run, in milliseconds. */
+  /** Wall-clock limit for a foreground run, in milliseconds, from the moment the command starts. */
   timeoutMs: number;
   /** Stdout memory budget, in bytes. */
   stdoutMaxBytes: number;
