@@ -63,6 +63,7 @@ import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkCanSpawn, checkWorkdir, disposedError } from "./_spawn_checks.ts";
 import { clocks, type Launched } from "./_launched.ts";
+import { confines } from "./_confined.ts";
 import { finishRun } from "./_run_result.ts";
 import { awaitStart } from "./_start.ts";
 import { backgroundProcess } from "./_background.ts";
@@ -477,8 +478,7 @@ export class CommandEngine {
       }
     });
     const mode = this.#hooks.sandboxMode();
-    const confined = mode !== undefined &&
-      (spec.sandboxPolicy?.mode ?? mode) !== "danger-full-access";
+    const confined = mode !== undefined && confines(spec.sandboxPolicy?.mode ?? mode);
     return {
       running,
       plan,

@@ -22,6 +22,7 @@
  * @module
  */
 export { CommandEngine, type EngineHooks } from "./_command_engine.ts";
+export { callDefaultLimits, confines } from "./_confined.ts";
 export {
   type Confiner,
   type ConfinerHost,
