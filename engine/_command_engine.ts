@@ -37,13 +37,8 @@ import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
 import { joined, OutputCollector } from "./_output.ts";
 import { appliedLimits, hasLimits, limitedLaunch, mergeLimits, rlimitsOf } from "./_limits.ts";
-import {
-  cgroupLimits,
-  type CgroupSupport,
-  cgroupSupportFor,
-  type CommandCgroup,
-  ExecutorCgroups,
-} from "./_cgroup.ts";
+import { type CommandCgroup, ExecutorCgroups } from "./_cgroup.ts";
+import { cgroupLimits, type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
 import { checkBackground, fillRequest } from "./_request.ts";
 import {
   type Confiner,

@@ -58,7 +58,7 @@ export {
   type Rlimit,
   rlimitsToSet,
 } from "./_limits.ts";
-export { type CgroupSupport, cgroupSupportFor } from "./_cgroup.ts";
+export { type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
 
 export { findOnPath, findSetsid } from "./_session.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
