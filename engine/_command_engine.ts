@@ -38,13 +38,8 @@ import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
 import { joined, OutputCollector } from "./_output.ts";
 import { appliedLimits, hasLimits, limitedLaunch, mergeLimits, rlimitsOf } from "./_limits.ts";
-import {
-  cgroupLimits,
-  type CgroupSupport,
-  cgroupSupportFor,
-  type CommandCgroup,
-  ExecutorCgroups,
-} from "./_cgroup.ts";
+import { type CommandCgroup, ExecutorCgroups } from "./_cgroup.ts";
+import { cgroupLimits, type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
 import { checkBackground, fillRequest } from "./_request.ts";
 import {
   type Confiner,
@@ -66,6 +61,7 @@ import { checkBash, checkWorkdir } from "./_spawn_checks.ts";
 import { ExecutorLifecycle } from "./_lifecycle.ts";
 import { clocks } from "./_clocks.ts";
 import type { Launched } from "./_launched.ts";
+import { confines } from "./_confined.ts";
 import { finishRun } from "./_run_result.ts";
 import { awaitStart } from "./_start.ts";
 import { backgroundProcess } from "./_background.ts";
@@ -472,8 +468,7 @@ export class CommandEngine {
       }
     });
     const mode = this.#hooks.sandboxMode();
-    const confined = mode !== undefined &&
-      (spec.sandboxPolicy?.mode ?? mode) !== "danger-full-access";
+    const confined = mode !== undefined && confines(spec.sandboxPolicy?.mode ?? mode);
     return {
       running,
       plan,

@@ -16,7 +16,7 @@ import {
 import { kindOf } from "../seam/_checks.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./_launch.ts";
-import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup.ts";
+import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup_support.ts";
 
 /** The fields of {@linkcode ResourceLimits}, in the order they are applied. */
 const FIELDS = ["processes", "memoryBytes", "cpuSeconds", "fileSizeBytes"] as const;

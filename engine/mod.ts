@@ -26,6 +26,7 @@
 export { CommandEngine, type EngineHooks } from "./_command_engine.ts";
 export { disposedError, ExecutorLifecycle, type Teardown } from "./_lifecycle.ts";
 export { clocks } from "./_clocks.ts";
+export { callDefaultLimits, confines } from "./_confined.ts";
 export {
   type Confiner,
   type ConfinerHost,
@@ -61,7 +62,7 @@ export {
   type Rlimit,
   rlimitsToSet,
 } from "./_limits.ts";
-export { type CgroupSupport, cgroupSupportFor } from "./_cgroup.ts";
+export { type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
 
 export { findOnPath, findSetsid } from "./_session.ts";
 export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";

@@ -8,7 +8,7 @@ import {
   SandboxUnavailableError,
   type SandboxViolation,
 } from "../seam/mod.ts";
-import type { Launch, LaunchOutcome, RunningCommand } from "../engine/mod.ts";
+import { confines, type Launch, type LaunchOutcome, type RunningCommand } from "../engine/mod.ts";
 import { DEFAULT_DENY_READ, DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
 import {
   bwrapDenied,
@@ -121,7 +121,7 @@ export class RemoteSandbox {
    */
   async confine(policy: SandboxPolicy, launch: Launch, keepStdin: boolean): Promise<RemotePlan> {
     const mode = policy?.mode;
-    if (mode === "danger-full-access") {
+    if (!confines(mode)) {
       return { env: launch.env, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = confinedPolicy(policy);

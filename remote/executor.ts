@@ -13,11 +13,12 @@ import {
 import {
   appliedLimits,
   BASH_FLAGS,
+  callDefaultLimits,
   type CgroupSupport,
   checkBackground,
   clocks,
   commandResult,
-  CONFINED_DEFAULT_LIMITS,
+  confines,
   disposedError,
   ENV_OVERRIDES,
   ExecutorLifecycle,
@@ -291,11 +292,10 @@ export class SshBashExecutor extends BashExecutor {
     const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
     const keepStdinOpen = background && spec.keepStdinOpen === true;
     const pipedStdin = spec.stdin !== undefined || keepStdinOpen;
-    const confining = spec.sandboxPolicy !== null &&
-      spec.sandboxPolicy.mode !== "danger-full-access";
+    const confining = confines(spec.sandboxPolicy?.mode);
     // As locally: confined commands get the sandbox's default limits; the call's go over them.
     const limits = mergeLimits(
-      confining ? mergeLimits(CONFINED_DEFAULT_LIMITS, this.config.limits) : this.config.limits,
+      callDefaultLimits(confining, this.config.limits),
       spec.limits,
     );
     const bashLaunch = {

@@ -9,14 +9,14 @@ import {
 } from "../seam/mod.ts";
 import { runtime } from "../runtime/mod.ts";
 import {
-  CONFINED_DEFAULT_LIMITS,
+  callDefaultLimits,
   type Confiner,
   type ConfinerHost,
+  confines,
   type Launch,
   type LaunchLimits,
   type LaunchPlan,
   makeFolder,
-  mergeLimits,
   otherPrivateDirs,
   privateParents,
 } from "../engine/mod.ts";
@@ -83,7 +83,7 @@ export class SandboxConfiner implements Confiner {
         searchPath: options.searchPath,
         probeTimeoutMs: options.probeTimeoutMs,
         defaultPolicy: options.defaultPolicy,
-        confinedLimits: this.#confinedLimits(),
+        confinedLimits: callDefaultLimits(true, host.config.limits),
       },
       host,
       this.#confinement,
@@ -124,8 +124,8 @@ export class SandboxConfiner implements Confiner {
    * config's `limits` over them; the config's alone for `danger-full-access`.
    */
   defaultLimits(spec: BashExecSpec): ResourceLimits {
-    const mode = (spec.sandboxPolicy ?? this.defaultPolicy).mode;
-    return mode === "danger-full-access" ? this.#host.config.limits : this.#confinedLimits();
+    const { mode } = spec.sandboxPolicy ?? this.defaultPolicy;
+    return callDefaultLimits(confines(mode), this.#host.config.limits);
   }
 
   /** Every backend's probe, each run once per executor. */
@@ -152,7 +152,7 @@ export class SandboxConfiner implements Confiner {
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
-    if (mode === "danger-full-access") {
+    if (!confines(mode)) {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = await this.#confinement.confine(policy);
@@ -272,10 +272,6 @@ export class SandboxConfiner implements Confiner {
         },
       }),
     };
-  }
-
-  #confinedLimits(): ResourceLimits {
-    return mergeLimits(CONFINED_DEFAULT_LIMITS, this.#host.config.limits);
   }
 
   /** Throws `BashConfigError` when a root the policy may make writable holds the chosen spillDir. */

@@ -16,8 +16,8 @@ import { checkoutSkip, relativeImports, ROOT, sourceFiles } from "./_imports.ts"
  * Each source folder and the folders it may import from: the layers, lowest
  * first. `seam/` is the contract everything shares; `runtime/` is the only
  * runtime-specific code; `engine/` is the command engine every executor is
- * built on; `local/` is the engine with no confinement; `sandbox/` confines
- * on it (still by extending the local executor, which is to go); `git/`
+ * built on; `local/` is the engine with a confiner that confines nothing;
+ * `sandbox/` is the engine with a confiner of its own, beside `local/`; `git/`
  * commits on the host, holding what it checked against the sandbox's
  * running calls; `remote/` runs the engine's pieces over SSH, confined as
  * the sandbox confines; `tasks/` and `testing/` know only the contract;
@@ -30,7 +30,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   local: ["seam", "runtime", "engine"],
   tasks: ["seam"],
   testing: ["seam"],
-  sandbox: ["seam", "runtime", "engine", "local"],
+  sandbox: ["seam", "runtime", "engine"],
   git: ["seam", "runtime", "engine", "sandbox"],
   remote: ["seam", "runtime", "engine", "sandbox"],
   tool: ["seam", "tasks", "sandbox", "git"],

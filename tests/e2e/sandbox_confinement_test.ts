@@ -1,7 +1,7 @@
 // Real bash, real bubblewrap, the real Landlock launcher, as whoever runs the
 // tests (root on our machines, which must be confined too). One body, run
 // once per backend.
-import { cgroupSupport } from "../../engine/_cgroup.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

@@ -26,7 +26,7 @@ import process from "node:process";
 import { findOnPath } from "../../engine/_session.ts";
 import type { SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
 import { MAX_LAUNCH_CONNECTIONS, PROXY_OPTIONS } from "../../sandbox/_proxy.ts";
-import { cgroupSupport } from "../../engine/_cgroup.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
 import {
   executorFor,

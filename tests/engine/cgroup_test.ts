@@ -17,14 +17,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import {
-  cgroupFolders,
-  cgroupSupport,
-  CommandCgroup,
-  ExecutorCgroups,
-  removeTree,
-  sweepStaleCgroups,
-} from "../../engine/_cgroup.ts";
+import { CommandCgroup, ExecutorCgroups } from "../../engine/_cgroup.ts";
+import { cgroupFolders, cgroupSupport } from "../../engine/_cgroup_support.ts";
+import { removeTree, sweepStaleCgroups } from "../../engine/_cgroup_sweep.ts";
 import { assertNoneLeft, marker, processesWith, removeIdleCgroups } from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 

@@ -5,7 +5,7 @@ import process from "node:process";
 import assert from "node:assert/strict";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import type { SpawnedChild } from "../../runtime/mod.ts";
-import { cgroupSupport } from "../../engine/_cgroup.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { shellQuote } from "../../seam/shell_quote.ts";
 
 /** An executor that shows its private directory (where the spill files are). */

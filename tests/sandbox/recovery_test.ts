@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import process from "node:process";
-import { cgroupSupport } from "../../engine/_cgroup.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import {
   SANDBOX_BACKENDS,
   SandboxBashExecutor,

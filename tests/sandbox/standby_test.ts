@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { cgroupSupport } from "../../engine/_cgroup.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { pause } from "../local/_helpers.ts";
 import {
   executorFor,

@@ -16,7 +16,7 @@ import process from "node:process";
 import { LocalBashExecutor } from "../../../local/mod.ts";
 import { findDeno } from "../../../sandbox/_deno.ts";
 import { findOnPath } from "../../../engine/_session.ts";
-import { cgroupSupport } from "../../../engine/_cgroup.ts";
+import { cgroupSupport } from "../../../engine/_cgroup_support.ts";
 import { rlimitsToSet } from "../../../engine/_limits.ts";
 import { LAUNCH_STARTED } from "../../../engine/_start.ts";
 import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
