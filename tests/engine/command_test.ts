@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type CommandOptions, RunningCommand } from "../../engine/_command.ts";
+import { RunningCommand } from "../../engine/_command.ts";
 import { ProcessControl } from "../../engine/_control.ts";
 import { OutputCollector } from "../../engine/_output.ts";
 import { runtime } from "../../local/mod.ts";
@@ -8,6 +8,7 @@ import { LocalBashProcess } from "../../engine/_process.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
 import { bashTaskHooks } from "../../tool/mod.ts";
 import { assertNoneLeft, marker } from "../local/_helpers.ts";
+import { command } from "./_running.ts";
 
 /** A collector whose memory runs out after `pushes` chunks, as a huge budget's would. */
 class FailingCollector extends OutputCollector {
@@ -44,43 +45,6 @@ async function failingRun(token: string): Promise<RunningCommand> {
     keepStdinOpen: false,
     // Without the stop, `yes` blocks on a full pipe until this clock.
     timeoutMs: 20_000,
-  });
-}
-
-/** A plain collector, as the executor makes one. */
-function collector(): OutputCollector {
-  return new OutputCollector({
-    maxBytes: 64_000,
-    headBytes: 8_000,
-    maxSpillBytes: 0,
-    spillDir: () => "/nonexistent",
-  });
-}
-
-/** `bash -c script` watched by a RunningCommand with the given clocks and callbacks. */
-async function command(
-  script: string,
-  extra: Partial<CommandOptions> = {},
-): Promise<RunningCommand> {
-  const child = await runtime.spawn({
-    program: "/bin/bash",
-    args: ["-c", script],
-    cwd: "/",
-    env: {},
-    stdin: extra.stdin === undefined ? "null" : "piped",
-    session: "detached",
-  });
-  return new RunningCommand({
-    control: new ProcessControl(runtime, null),
-    marker: `none.${marker()}`,
-    child,
-    stdout: collector(),
-    stderr: collector(),
-    killGraceMs: 1000,
-    drainGraceMs: 100,
-    stdin: undefined,
-    keepStdinOpen: false,
-    ...extra,
   });
 }
 

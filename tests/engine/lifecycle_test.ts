@@ -3,44 +3,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
-import { ExecutorLifecycle, OutputCollector, RunningCommand } from "../../engine/mod.ts";
-import { ProcessControl } from "../../engine/_control.ts";
-import { runtime } from "../../runtime/mod.ts";
+import { ExecutorLifecycle, type RunningCommand } from "../../engine/mod.ts";
 import { type BashExecSpec, BashSpawnError } from "../../seam/mod.ts";
 import { assertNoneLeft, marker } from "../local/_helpers.ts";
+import { command } from "./_running.ts";
 
 /** A moment in which nothing should happen. */
 const quiet = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100));
-
-/** `bash -c script` in a session of its own, watched by a RunningCommand. */
-async function sleeper(script: string): Promise<RunningCommand> {
-  const child = await runtime.spawn({
-    program: "/bin/bash",
-    args: ["-c", script],
-    cwd: "/",
-    env: {},
-    stdin: "null",
-    session: "detached",
-  });
-  const collector = (): OutputCollector =>
-    new OutputCollector({
-      maxBytes: 1000,
-      headBytes: 100,
-      maxSpillBytes: 0,
-      spillDir: () => "/nonexistent",
-    });
-  return new RunningCommand({
-    control: new ProcessControl(runtime, null),
-    marker: `none.${marker()}`,
-    child,
-    stdout: collector(),
-    stderr: collector(),
-    killGraceMs: 1000,
-    drainGraceMs: 100,
-    stdin: undefined,
-    keepStdinOpen: false,
-  });
-}
 
 const spec = (signal?: AbortSignal): BashExecSpec => ({
   command: "true",
@@ -62,7 +31,7 @@ describe("ExecutorLifecycle", () => {
     // command that ignores SIGTERM, so it ends only at the SIGKILL a second later.
     lifecycle.launch(
       new Promise<void>((resolve) => (go = resolve)).then(async () => {
-        running = await sleeper(`trap '' TERM; sleep ${token}`);
+        running = await command(`trap '' TERM; sleep ${token}`);
         lifecycle.track(running);
         steps.push("launched");
       }),
