@@ -43,32 +43,37 @@ import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 import { ProtectedPaths, protectionGaps } from "./protected/mod.ts";
 import { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
-import { findDeno } from "./_deno.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
-import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import { createBwrapBackend, readStrayReport } from "./backends/_bwrap.ts";
-import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
-import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
-import { firstLine } from "./backends/_backend.ts";
+import {
+  type ConfinedPolicy,
+  firstLine,
+  type SandboxBackend,
+  type SandboxBackendName,
+} from "./backends/mod.ts";
+import { createBwrapBackend, readStrayReport } from "./backends/bwrap/mod.ts";
+import {
+  createLandlockBackend,
+  findDeno,
+  landlockLauncherFile,
+  USER_NAMESPACE_ARGS,
+} from "./backends/landlock/mod.ts";
 import {
   bridgeFailed,
   bridgeNamespaceArgs,
   bridgeRunners,
   type BridgeTools,
   findBridgeTools,
-  proxyEnv,
-  wrapInBridge,
-} from "./backends/_bridge.ts";
-import {
   NetworkProxy,
   PROXY_OPTIONS,
+  proxyEnv,
   type ProxyLaunch,
   type ProxyOptions,
   type ProxyState,
-} from "./_proxy.ts";
+  wrapInBridge,
+} from "./network/mod.ts";
 
-export type { SandboxBackendName } from "./backends/_backend.ts";
+export type { SandboxBackendName } from "./backends/mod.ts";
 
 /**
  * Every sandbox backend, in the default order of preference.

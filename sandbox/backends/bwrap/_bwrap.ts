@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
 import process from "node:process";
-import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
+import type { SandboxEnforcement } from "../../../seam/mod.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../../local/launch.ts";
 import {
   APPLY_LIMITS,
   BASH_FLAGS,
@@ -9,8 +9,8 @@ import {
   JOIN_FAILURE_PREFIX,
   LAUNCH_STARTED,
   limitArgs,
-} from "../../local/internal.ts";
-import { existingRealpath, isBeneath } from "../_paths.ts";
+} from "../../../local/internal.ts";
+import { existingRealpath, isBeneath } from "../../_paths.ts";
 import {
   type ConfinedPolicy,
   DENIED,
@@ -25,8 +25,8 @@ import {
   type SandboxBackend,
   type SandboxDenial,
   socketRule,
-} from "./_backend.ts";
-import { commandFilter, type SocketRule } from "./_seccomp.ts";
+} from "../_backend.ts";
+import { commandFilter, type SocketRule } from "../_seccomp.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";

@@ -1,11 +1,12 @@
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
-import type { SandboxEnforcement } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../local/launch.ts";
-import { existingRealpath, isBeneath } from "../_paths.ts";
-import { rlimitsToSet, throwIfDenied } from "../../local/internal.ts";
+import type { SandboxEnforcement } from "../../../seam/mod.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../../local/launch.ts";
+import { existingRealpath, isBeneath } from "../../_paths.ts";
+import { rlimitsToSet, throwIfDenied } from "../../../local/internal.ts";
 import {
+  commandFilter,
   type ConfinedPolicy,
   DENIED,
   deniedPaths,
@@ -17,9 +18,9 @@ import {
   type ProbeOutcome,
   PROXY_PORTS_GAP,
   type SandboxBackend,
+  type SocketRule,
   socketRule,
-} from "./_backend.ts";
-import { commandFilter, type SocketRule } from "./_seccomp.ts";
+} from "../mod.ts";
 import {
   landlockLauncherFile,
   type LandlockLauncherPolicy,
@@ -29,7 +30,7 @@ import {
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
   launcherInput,
-} from "./_landlock_launcher.ts";
+} from "./_launcher.ts";
 
 /**
  * How Deno runs the launcher: no config or lock file to look for, no V8 code

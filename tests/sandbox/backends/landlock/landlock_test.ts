@@ -14,19 +14,19 @@ import {
   protectedPathsGap,
   SETSID_GAP,
   USER_NAMESPACE_ARGS,
-} from "../../../sandbox/backends/_landlock.ts";
-import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
+} from "../../../../sandbox/backends/landlock/_landlock.ts";
+import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
 import {
   landlockLauncherFile,
   type LandlockLauncherPolicy,
   landlockLauncherScript,
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
-} from "../../../sandbox/backends/_landlock_launcher.ts";
-import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { rlimitsToSet } from "../../../local/_limits.ts";
-import type { Launch } from "../../../local/launch.ts";
-import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
+} from "../../../../sandbox/backends/landlock/_launcher.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
+import { rlimitsToSet } from "../../../../local/_limits.ts";
+import type { Launch } from "../../../../local/launch.ts";
+import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../../_fixtures.ts";
 
 function setup(
   workspace: Workspace,

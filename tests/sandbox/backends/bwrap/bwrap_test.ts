@@ -9,12 +9,12 @@ import {
   bwrapSetupRaced,
   createBwrapBackend,
   readStrayReport,
-} from "../../../sandbox/backends/_bwrap.ts";
-import { findOnPath } from "../../../local/_session.ts";
-import { APPLY_LIMITS, limitArgs } from "../../../local/_limits.ts";
-import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
-import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../_fixtures.ts";
+} from "../../../../sandbox/backends/bwrap/_bwrap.ts";
+import { findOnPath } from "../../../../local/_session.ts";
+import { APPLY_LIMITS, limitArgs } from "../../../../local/_limits.ts";
+import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
+import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../../_fixtures.ts";
 
 // deno-fmt-ignore
 const COMMON = [

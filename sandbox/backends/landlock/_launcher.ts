@@ -10,7 +10,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Rlimit } from "../../local/internal.ts";
+import type { Rlimit } from "../../../local/internal.ts";
 
 /** What the launcher is told to enforce; passed as JSON in its first argument. */
 export interface LandlockLauncherPolicy {

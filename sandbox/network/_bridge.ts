@@ -15,7 +15,7 @@
  */
 import type { Launch } from "../../local/launch.ts";
 import { BASH_FLAGS, findOnPath, limitedLaunch } from "../../local/internal.ts";
-import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "../_proxy.ts";
+import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "./_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */
 export const BRIDGE_PORT = 3128;

@@ -13,13 +13,13 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { LocalBashExecutor } from "../../../local/mod.ts";
-import { findDeno } from "../../../sandbox/_deno.ts";
-import { findOnPath } from "../../../local/_session.ts";
-import { cgroupSupport } from "../../../local/_cgroup.ts";
-import { rlimitsToSet } from "../../../local/_limits.ts";
-import { LAUNCH_STARTED } from "../../../local/_start.ts";
-import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
+import { LocalBashExecutor } from "../../../../local/mod.ts";
+import { findDeno } from "../../../../sandbox/backends/landlock/_deno.ts";
+import { findOnPath } from "../../../../local/_session.ts";
+import { cgroupSupport } from "../../../../local/_cgroup.ts";
+import { rlimitsToSet } from "../../../../local/_limits.ts";
+import { LAUNCH_STARTED } from "../../../../local/_start.ts";
+import { LAUNCHER_DENO_FLAGS } from "../../../../sandbox/backends/landlock/_landlock.ts";
 import {
   landlockLauncherFile,
   landlockLauncherScript,
@@ -29,8 +29,8 @@ import {
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
   launcherInput,
-} from "../../../sandbox/backends/_landlock_launcher.ts";
-import { AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
+} from "../../../../sandbox/backends/landlock/_launcher.ts";
+import { AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
 import {
   closeServer,
   listener,
@@ -38,7 +38,7 @@ import {
   skipUnless,
   tempWorkspace,
   type Workspace,
-} from "../_fixtures.ts";
+} from "../../_fixtures.ts";
 
 const deno = findDeno(process.env.PATH);
 const statuses = await probeHere();
