@@ -4,12 +4,9 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import {
-  bwrapArgs,
-  bwrapSetupRaced,
-  createBwrapBackend,
-  readStrayReport,
-} from "../../../../sandbox/backends/bwrap/_bwrap.ts";
+import { bwrapArgs } from "../../../../sandbox/backends/bwrap/_args.ts";
+import { bwrapSetupRaced, createBwrapBackend } from "../../../../sandbox/backends/bwrap/_bwrap.ts";
+import { readStrayReport } from "../../../../sandbox/backends/bwrap/_reporter.ts";
 import { findOnPath } from "../../../../local/_session.ts";
 import { APPLY_LIMITS, limitArgs } from "../../../../local/_limits.ts";
 import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
