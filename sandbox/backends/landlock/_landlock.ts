@@ -21,8 +21,8 @@ import {
   type SocketRule,
   socketRule,
 } from "../mod.ts";
+import { landlockLauncherFile } from "./_launcher_file.ts";
 import {
-  landlockLauncherFile,
   type LandlockLauncherPolicy,
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
@@ -30,7 +30,7 @@ import {
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
   launcherInput,
-} from "./_launcher.ts";
+} from "./_launcher_protocol.ts";
 
 /**
  * How Deno runs the launcher: no config or lock file to look for, no V8 code

@@ -6,8 +6,10 @@
  *
  * - `_landlock.ts`: the backend (how a launch is wrapped, probed, and what
  *   it enforces and denied).
- * - `_launcher.ts`: the launcher itself, written to a file in the
- *   executor's private launcher folder.
+ * - `_launcher.ts`: the launcher itself, a numbered sequence of steps;
+ *   `_launcher_protocol.ts`: what it is told and how it answers;
+ *   `_launcher_file.ts`: the file in the executor's private launcher folder
+ *   that `deno run` is given.
  * - `_deno.ts`: where the `deno` that runs the launcher is found.
  *
  * This folder's surface for the rest of `sandbox/`; nothing here is public.
@@ -16,4 +18,4 @@
  */
 export { findDeno } from "./_deno.ts";
 export { createLandlockBackend, USER_NAMESPACE_ARGS } from "./_landlock.ts";
-export { landlockLauncherFile } from "./_launcher.ts";
+export { landlockLauncherFile } from "./_launcher_file.ts";

@@ -18,11 +18,13 @@ import {
 import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
 import {
   landlockLauncherFile,
-  type LandlockLauncherPolicy,
   landlockLauncherScript,
+} from "../../../../sandbox/backends/landlock/_launcher_file.ts";
+import {
+  type LandlockLauncherPolicy,
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
-} from "../../../../sandbox/backends/landlock/_launcher.ts";
+} from "../../../../sandbox/backends/landlock/_launcher_protocol.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
 import { rlimitsToSet } from "../../../../local/_limits.ts";
 import type { Launch } from "../../../../local/launch.ts";

@@ -23,13 +23,15 @@ import { LAUNCHER_DENO_FLAGS } from "../../../../sandbox/backends/landlock/_land
 import {
   landlockLauncherFile,
   landlockLauncherScript,
+} from "../../../../sandbox/backends/landlock/_launcher_file.ts";
+import {
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
   LAUNCHER_FAILURE_PREFIX,
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
   launcherInput,
-} from "../../../../sandbox/backends/landlock/_launcher.ts";
+} from "../../../../sandbox/backends/landlock/_launcher_protocol.ts";
 import { AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
 import {
   closeServer,
