@@ -26,24 +26,29 @@ import type { BwrapFilters } from "./_wrapper.ts";
 const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
 
 /**
- * A bwrap wrapper started ahead (see `LaunchStandby`): it joins the
- * cgroups named in its arguments (`APPLY_LIMITS`), closes the descriptors
- * it inherited as the wrapper does, and puts each of the four seccomp
- * filters on a pipe of its own (fds 5 to 8), all while nothing waits for
- * it. Then it waits for its input: the report file's path (or nothing) and
- * a NUL, a line `<filter index or -> <command bytes> <mask groups> <rlimit
- * entries> --`, the command, the mask groups (it keeps those whose path is
- * still there, `READ_MASKS`, for fd 5: `MASKS_ON_FD5`), then
- * bwrap's options, NUL-separated, to the end. It sets the
- * rlimits, keeps the filter named (as fd 3), opens the report file as the
- * wrapper does (then the command runs under the namespace's reporter, `$7`),
- * gives the command /dev/null for stdin and the options on fd 4
- * (which bwrap reads to the end with `--args`), and execs bwrap. The
- * reporter inside writes `LAUNCH_STARTED` once bwrap's setup is done: the
- * executor takes the launch for started only then (one whose setup failed
- * is started as usual), so a standby needs a report file. It runs with no
- * environment, so bash reads in the C locale: `read -N` counts bytes, and
- * reads exactly them.
+ * A bwrap wrapper started ahead (see `LaunchStandby`). In order:
+ * 1. While nothing waits for it, it joins the cgroups named in its
+ *    arguments (`APPLY_LIMITS`), closes the descriptors it inherited as the
+ *    wrapper does (`CLOSE_INHERITED`), and puts each of the four seccomp
+ *    filters on a pipe of its own (fds 5 to 8).
+ * 2. It waits for its input: the report file's path (or nothing) and a NUL;
+ *    a line `<filter index or -> <command bytes> <mask groups> <rlimit
+ *    entries> --`; the command; the mask groups (it keeps those whose path
+ *    is still there, `READ_MASKS`); then bwrap's options, NUL-separated, to
+ *    the end.
+ * 3. It sets the rlimits and keeps the filter named (as fd 3).
+ * 4. It gives the command /dev/null for stdin, bwrap's options on fd 4
+ *    (which bwrap reads to the end with `--args`) and the masks kept on fd 5
+ *    (`MASKS_ON_FD5`).
+ * 5. It opens the report file as the wrapper does (`OPEN_REPORT`), and the
+ *    command then runs under the namespace's reporter (`$7`).
+ * 6. It execs bwrap.
+ *
+ * The reporter inside writes `LAUNCH_STARTED` once bwrap's setup is done:
+ * the executor takes the launch for started only then (one whose setup
+ * failed is started as usual), so a standby needs a report file. It runs
+ * with no environment, so bash reads in the C locale: `read -N` counts
+ * bytes, and reads exactly them.
  */
 const STANDBY = APPLY_LIMITS + "b=$5; s=$6; t=$7; " + CLOSE_INHERITED +
   'exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +

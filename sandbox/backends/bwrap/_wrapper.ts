@@ -22,21 +22,25 @@ import {
 } from "./_shell.ts";
 
 /**
- * Runs outside the sandbox, before bwrap: applies the command's limits
- * (`APPLY_LIMITS`: joins its cgroups and sets its rlimits, which bwrap and
- * everything in the sandbox inherit), closes every descriptor above 2
- * (ones the runtime inherited without close-on-exec would reach into the
- * sandbox), then puts the seccomp filter (`$1`, `printf` escapes, when not
- * empty) on fd 3 for bwrap's `--seccomp 3` through a pipe: from memory, never
- * from a file a confined command could rewrite. When `$2` is a path, it
- * opens that file for appending on the report descriptor, which the
- * namespace's reporter writes its count to. With `--input` next, it reads
- * bwrap's options (the command's environment among them) from its stdin,
- * exactly those bytes (see `bwrapInput`), and puts them on fd 4 for bwrap's
- * `--args 4`, so that no command line shows them, and the masks whose path
- * is still there (`READ_MASKS`) on fd 5 (`MASKS_ON_FD5`); the command keeps the rest
- * of that stdin, or gets /dev/null. Then it execs bwrap; a bwrap
- * that cannot be run (gone since the probe) is its failure too (`execfail`).
+ * The wrapper's shell, run outside the sandbox right before bwrap. In order:
+ * 1. It applies the command's limits (`APPLY_LIMITS`: joins its cgroups and
+ *    sets its rlimits, which bwrap and everything in the sandbox inherit).
+ * 2. It closes every descriptor above 2 (`CLOSE_INHERITED`): one the runtime
+ *    inherited without close-on-exec would reach into the sandbox.
+ * 3. It puts the seccomp filter (`$1`, `printf` escapes, when not empty) on
+ *    fd 3 for bwrap's `--seccomp 3`, through a pipe: from memory, never from
+ *    a file a confined command could rewrite.
+ * 4. When `$2` is a path, it opens that file for appending on the report
+ *    descriptor (`OPEN_REPORT`), which the namespace's reporter writes its count to.
+ * 5. With `--input` next, it reads bwrap's options (the command's
+ *    environment among them) from its stdin, exactly those bytes (see
+ *    `bwrapInput`), and puts them on fd 4 for bwrap's `--args 4`, so that no
+ *    command line shows them; then it reads the mask groups and puts those
+ *    whose path is still there (`READ_MASKS`) on fd 5 (`MASKS_ON_FD5`). The
+ *    command keeps the rest of that stdin, or gets /dev/null.
+ * 6. It execs bwrap; a bwrap that cannot be run (gone since the probe) is
+ *    its failure too (`execfail`).
+ *
  * It runs unconfined, so it reads no `BASH_ENV` and imports no function from
  * the environment (`-p`), and no rc file (`--norc --noprofile`: a bash
  * whose stdin is a socket, as Node gives a piped stdin, reads `~/.bashrc`).
