@@ -1,8 +1,6 @@
 // What the bwrap tests share: a launch, the executor's folders and a policy.
 import type { Launch } from "../../../../local/launch.ts";
 import type { BwrapFolders } from "../../../../sandbox/backends/bwrap/_args.ts";
-import type { ConfinedPolicy } from "../../../../sandbox/backends/_backend.ts";
-import { MASK_FILE } from "../../_fixtures.ts";
 
 export const TMP = "/run/private/tmp";
 export const FOLDERS: BwrapFolders = { privateDir: "/run/private", tmpDir: TMP };
@@ -15,18 +13,4 @@ export const launch = (cwd: string): Launch => ({
   env: { PATH: "/usr/bin", TMPDIR: "/var/tmp/x" },
 });
 
-/** A confined read-only policy with `overrides`. */
-export function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
-  return {
-    mode: "read-only",
-    workspaceRoot: "/srv/ws",
-    writableRoots: [],
-    network: "deny",
-    protectedPaths: [".git"],
-    readOnlyPaths: [],
-    unixSockets: false,
-    masks: [],
-    maskFile: MASK_FILE,
-    ...overrides,
-  };
-}
+export { confinedPolicy as policy } from "../_policy.ts";

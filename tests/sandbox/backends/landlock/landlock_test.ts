@@ -26,6 +26,7 @@ import {
   LAUNCHER_STANDBY_FLAG,
 } from "../../../../sandbox/backends/landlock/_launcher_protocol.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
+import { confinedPolicy } from "../_policy.ts";
 import { rlimitsToSet } from "../../../../local/_limits.ts";
 import type { Launch } from "../../../../local/launch.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../../_fixtures.ts";
@@ -47,18 +48,8 @@ function setup(
     ...(arch === undefined ? {} : { arch }),
     ...(userNamespace === undefined ? {} : { userNamespace }),
   });
-  const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy => ({
-    mode: "read-only",
-    workspaceRoot: workspace.root,
-    writableRoots: [],
-    network: "deny",
-    protectedPaths: [".git"],
-    readOnlyPaths: [],
-    unixSockets: false,
-    masks: [],
-    maskFile: MASK_FILE,
-    ...overrides,
-  });
+  const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy =>
+    confinedPolicy({ workspaceRoot: workspace.root, ...overrides });
   return { backend, policy, tmpDir };
 }
 
