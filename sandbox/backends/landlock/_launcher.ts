@@ -83,10 +83,10 @@ export function landlockLauncherMain(): void {
   const launch = checkedLaunch(readArguments());
   const { policy, unreadable } = launch;
   joinCgroups(launch.cgroupProcs);
-  if (policy.writableMounts !== undefined) mountView(policy.writableMounts, launch);
+  if (policy.writableMounts !== undefined) mountView(policy.writableMounts, policy);
   const abi = restrictWithLandlock(policy, unreadable);
   dropCapabilities();
-  resetForExec(abi);
+  resetForExec(abi, policy.reportAbi === true);
   if (launch.filter !== undefined) installSeccompFilter(launch.filter);
   execCommand(launch);
 
@@ -415,7 +415,7 @@ export function landlockLauncherMain(): void {
    * Step 5. The read-only mount view, in a private mount namespace: once
    * restricted by Landlock, the process may not mount.
    */
-  function mountView(mounts: string[], { policy }: { policy: LandlockLauncherPolicy }): void {
+  function mountView(mounts: string[], policy: LandlockLauncherPolicy): void {
     const readOnlyMounts = policy.readOnlyMounts ?? [];
     const hiddenMounts = policy.hiddenMounts ?? [];
     const masks = policy.masks ?? [];
@@ -641,8 +641,8 @@ export function landlockLauncherMain(): void {
    * (from whatever started the executor) would hand the command files it may
    * not open, so every one above 2 becomes close-on-exec.
    */
-  function resetForExec(abi: number): void {
-    if (policy.reportAbi) {
+  function resetForExec(abi: number, reportAbi: boolean): void {
+    if (reportAbi) {
       deno.stdout.writeSync(encoder.encode(`shellseam-landlock-abi: ${abi}\n`));
     }
     // struct sigaction all zero: SIG_DFL, no flags, an empty mask; 8 bytes of signal set.
