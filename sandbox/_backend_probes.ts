@@ -10,11 +10,11 @@ import {
 import { messageOf } from "../seam/_message.ts";
 import { appliedLimits, cgroupSupportFor, findOnPath, isOwnDirectory } from "../engine/mod.ts";
 import { existingRealpath } from "./_paths.ts";
-import { findDeno } from "./_deno.ts";
-import type { SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
-import { createBwrapBackend } from "./backends/_bwrap.ts";
-import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/_landlock.ts";
-import { landlockLauncherFile } from "./backends/_landlock_launcher.ts";
+import { findDeno } from "./backends/landlock/mod.ts";
+import type { SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
+import { createBwrapBackend } from "./backends/bwrap/mod.ts";
+import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/landlock/mod.ts";
+import { landlockLauncherFile } from "./backends/landlock/mod.ts";
 import { type Confinement, enforcementOf } from "./_confinement.ts";
 import type { ConfinerHost } from "../engine/mod.ts";
 

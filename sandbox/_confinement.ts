@@ -5,7 +5,7 @@ import { type ProtectedPaths, protectionGaps } from "./protected/mod.ts";
 import { existingRealpath } from "./_paths.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
 import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
-import type { ConfinedPolicy, SandboxBackend } from "./backends/_backend.ts";
+import type { ConfinedPolicy, SandboxBackend } from "./backends/mod.ts";
 
 /**
  * Turns a policy into what a backend enforces ({@linkcode ConfinedPolicy}),

@@ -23,11 +23,11 @@ import {
 import { resolveSandboxPolicy } from "./policy.ts";
 import { ProtectedPaths } from "./protected/mod.ts";
 import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
-import type { ConfinedPolicy, SandboxBackendName } from "./backends/_backend.ts";
-import { firstLine } from "./backends/_backend.ts";
-import { readStrayReport } from "./backends/_bwrap.ts";
-import { bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from "./backends/_bridge.ts";
-import type { ProxyOptions, ProxyState } from "./_proxy.ts";
+import type { ConfinedPolicy, SandboxBackendName } from "./backends/mod.ts";
+import { firstLine } from "./backends/mod.ts";
+import { readStrayReport } from "./backends/bwrap/mod.ts";
+import { bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from "./network/mod.ts";
+import type { ProxyOptions, ProxyState } from "./network/mod.ts";
 import { Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
 import { NetworkLaunches } from "./_network_launch.ts";

@@ -7,9 +7,14 @@ import {
 } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
 import { throwIfDenied } from "../engine/mod.ts";
-import type { SandboxBackendName } from "./backends/_backend.ts";
-import { bridgeNamespaceArgs, type BridgeTools, findBridgeTools } from "./backends/_bridge.ts";
-import { NetworkProxy, type ProxyLaunch, type ProxyOptions, type ProxyState } from "./_proxy.ts";
+import type { SandboxBackendName } from "./backends/mod.ts";
+import { bridgeNamespaceArgs, type BridgeTools, findBridgeTools } from "./network/mod.ts";
+import {
+  NetworkProxy,
+  type ProxyLaunch,
+  type ProxyOptions,
+  type ProxyState,
+} from "./network/mod.ts";
 import type { ConfinerHost } from "../engine/mod.ts";
 
 /** What {@linkcode NetworkLaunches} needs to know. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-export type { ConfinedPolicy } from "./backends/_backend.ts";
+export type { ConfinedPolicy } from "./backends/mod.ts";
 export { protectedPathList } from "./policy.ts";
 export { isBeneath } from "./_paths.ts";
 export { checkedPolicyPaths, expandHome, type MaskFs, outermost, secretMasks } from "./_masks.ts";
@@ -20,4 +20,4 @@ export {
   printfEscaped,
   REMOTE_PATHS,
   wrapInBwrap,
-} from "./backends/_bwrap.ts";
+} from "./backends/bwrap/mod.ts";

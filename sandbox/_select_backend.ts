@@ -1,7 +1,7 @@
 import { SandboxUnavailableError } from "../seam/mod.ts";
 import type { Launch } from "../engine/mod.ts";
 import { isBeneath, resolutionLocations } from "./_paths.ts";
-import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/_backend.ts";
+import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
 import type { BackendProbes } from "./_backend_probes.ts";
 
 /** What {@linkcode selectBackend} runs before the backend: the setsid binary and the bridge. */

@@ -10,8 +10,8 @@ import {
   type SandboxBashExecutorConfig,
 } from "./executor.ts";
 import { messageOf } from "../seam/_message.ts";
-import { BRIDGE_PORT, findBridgeTools } from "./backends/_bridge.ts";
-import type { ProxyState } from "./_proxy.ts";
+import { BRIDGE_PORT, findBridgeTools } from "./network/mod.ts";
+import type { ProxyState } from "./network/mod.ts";
 
 /**
  * What {@linkcode shellseamDoctor} checks against: the policy whose

@@ -27,12 +27,12 @@ import {
 } from "../engine/mod.ts";
 import { isSandboxMode } from "./mode.ts";
 import { canonicalWorkspaceRoot, resolveSandboxPolicy } from "./policy.ts";
-import type { SandboxBackendName } from "./backends/_backend.ts";
-import { PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./_proxy.ts";
+import type { SandboxBackendName } from "./backends/mod.ts";
+import { PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./network/mod.ts";
 import type { SandboxBackendStatus } from "./_backend_probes.ts";
 import { SandboxConfiner } from "./_confiner.ts";
 
-export type { SandboxBackendName } from "./backends/_backend.ts";
+export type { SandboxBackendName } from "./backends/mod.ts";
 export type { SandboxBackendStatus } from "./_backend_probes.ts";
 
 /**

@@ -35,7 +35,7 @@ export {
 } from "./mode.ts";
 export { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS, resolveSandboxPolicy } from "./policy.ts";
 export { DEFAULT_DENY_READ } from "./secrets.ts";
-export type { ProxyState } from "./_proxy.ts";
+export type { ProxyState } from "./network/mod.ts";
 export {
   SANDBOX_BACKENDS,
   type SandboxBackendName,

@@ -5,7 +5,7 @@ import { isSandboxMode } from "./mode.ts";
 import { canonicalPath, isBeneath } from "./_paths.ts";
 import { checkedPolicyPaths } from "./_masks.ts";
 import { throwIfDenied } from "../engine/mod.ts";
-import { checkedNetwork } from "./_network.ts";
+import { checkedNetwork } from "./network/mod.ts";
 
 /**
  * The protected paths of a policy without its own `protectedPaths`: names

@@ -4,8 +4,9 @@
  * 1. the Deno suite, as two legs: a type-check of every test file, source
  *    file and doc example (`deno test --no-run --doc`); then, with the
  *    type-check done, the doc examples (of the sources, the README and
- *    docs/, in one process) and each test file in a process of its own, a
- *    few at a time (see `scripts/_pool.ts`);
+ *    docs/: one test file that imports each, see `scripts/_doc_examples.ts`)
+ *    and each test file in a process of its own, a few at a time (see
+ *    `scripts/_pool.ts`);
  * 2. the permissions file, under the narrow permissions it is about;
  * 3. the Node leg (`scripts/test_node.ts`), reported as two legs: its
  *    `node --test` over the compiled tests, and its checks of the package
@@ -24,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LegResult, runLeg, summarize } from "./_legs.ts";
 import { runFiles, testFiles, testJobs } from "./_pool.ts";
+import { EXAMPLES_DIR, writeExamples } from "./_doc_examples.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 import type { NodeStepResult } from "./test_node.ts";
 
@@ -118,8 +120,13 @@ async function main(): Promise<void> {
     ]),
   );
   const noCheck = ["test", `--lock=${DEV_LOCK}`, "--allow-all", "--no-check"];
-  const units = [["--doc", ...DOC_EXAMPLES], ...testFiles(["tests/"], [PERMISSIONS_FILE])];
-  results.push(await runFiles("Deno: doc examples and test files", units, noCheck, testJobs()));
+  const examples = writeExamples(DOC_EXAMPLES);
+  try {
+    const units = [examples.file, ...testFiles(["tests/"], [PERMISSIONS_FILE])];
+    results.push(await runFiles("Deno: doc examples and test files", units, noCheck, testJobs()));
+  } finally {
+    rmSync(EXAMPLES_DIR, { recursive: true, force: true });
+  }
   results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
   const dir = mkdtempSync(join(tmpdir(), "shellseam-test-all-"));
   try {

@@ -1,13 +1,14 @@
 // The library's layout as a decision: each folder imports only from the
 // folders below it (no upward import, so no cycle between folders) and only
-// through their mod.ts (never another folder's `_` file), no file imports
-// itself back through others, and each entry point exports the names
+// through their mod.ts (never another folder's `_` file, nor a `_` file of a
+// folder inside sandbox/ from outside it), no file imports itself back
+// through others, and each entry point exports the names
 // pinned in tests/entry_points.json, so that a change to a public surface is
 // made on purpose.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
 import { checkoutSkip, relativeImports, ROOT, sourceFiles } from "./_imports.ts";
@@ -92,6 +93,25 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The imports in `graph` of a `_` file of a folder below `under` (such as
+ * `sandbox/backends/bwrap/_args.ts`) from a file outside that folder: a
+ * folder inside another is reached through its `mod.ts` alone.
+ */
+function reachedInside(graph: Map<string, string[]>, under: string): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const folder = dirname(target);
+      const nested = target.startsWith(under) && `${folder}/` !== under;
+      if (nested && basename(target).startsWith("_") && !file.startsWith(`${folder}/`)) {
+        found.push(`${file} -> ${target}`);
+      }
+    }
+  }
+  return found;
+}
+
 describe("the library's layout", { skip: checkoutSkip }, () => {
   it("has each folder import only from the folders below it", () => {
     const upward: string[] = [];
@@ -113,6 +133,27 @@ describe("the library's layout", { skip: checkoutSkip }, () => {
 
   it("has no file that imports itself back through others", () => {
     assert.deepEqual(cycles(importGraph()).map((cycle) => cycle.join(" -> ")), []);
+  });
+
+  it("has each folder inside sandbox/ reached from outside it only through its mod.ts", () => {
+    assert.deepEqual(
+      reachedInside(importGraph(), "sandbox/"),
+      [],
+      "imports of another folder's _ files",
+    );
+  });
+
+  it("finds an import of a nested folder's _ file from outside that folder", () => {
+    const graph = new Map([
+      ["sandbox/executor.ts", ["sandbox/backends/bwrap/_args.ts", "sandbox/backends/mod.ts"]],
+      ["sandbox/backends/bwrap/_bwrap.ts", [
+        "sandbox/backends/bwrap/_args.ts",
+        "sandbox/_paths.ts",
+      ]],
+    ]);
+    assert.deepEqual(reachedInside(graph, "sandbox/"), [
+      "sandbox/executor.ts -> sandbox/backends/bwrap/_args.ts",
+    ]);
   });
 
   it("finds a cycle and a reach into another folder's internals where there is one", () => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { shellQuote } from "../../seam/mod.ts";
 import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
-import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
+import { findBridgeTools } from "../../sandbox/network/_bridge.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 /** The CLI package's version, read when a test needs it (the Node leg's copy has no cli/deno.json). */

@@ -12,7 +12,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { assertNoneLeft, marker, processesWith, until, waitForSleep } from "../local/_helpers.ts";
 import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
-import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
+import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/landlock/_launcher_protocol.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
 const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));

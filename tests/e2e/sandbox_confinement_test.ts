@@ -28,7 +28,7 @@ import {
   processesWith,
   waitForProcess,
 } from "../local/_helpers.ts";
-import { SETSID_GAP } from "../../sandbox/backends/_landlock.ts";
+import { SETSID_GAP } from "../../sandbox/backends/landlock/_landlock.ts";
 
 const statuses = await probeHere();
 

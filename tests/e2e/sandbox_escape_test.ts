@@ -25,8 +25,8 @@ import { randomUUID } from "node:crypto";
 import { BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
-import { METADATA_GAP } from "../../sandbox/backends/_landlock.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
+import { METADATA_GAP } from "../../sandbox/backends/landlock/_landlock.ts";
 import {
   assertRunnerRefused,
   executorFor,

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import type { SandboxBackendName } from "../../sandbox/mod.ts";
 import {
   probeHere,

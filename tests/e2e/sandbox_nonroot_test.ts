@@ -21,8 +21,8 @@ import process from "node:process";
 import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
-import { METADATA_GAP, protectedPathsGap } from "../../sandbox/backends/_landlock.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
+import { METADATA_GAP, protectedPathsGap } from "../../sandbox/backends/landlock/_landlock.ts";
 import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import {
   closeServer,

@@ -20,7 +20,7 @@ import process from "node:process";
 import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { DEFAULT_PROTECTED_PATHS } from "../../sandbox/mod.ts";
 import type { GitCommitResult } from "../../git/mod.ts";
 import { probeHere, SANDBOX_BACKENDS, skipUnless, tempWorkspace } from "../sandbox/_fixtures.ts";

@@ -19,15 +19,15 @@ import {
 import { fileURLToPath } from "node:url";
 import type { BashSandboxInfo } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { connect } from "node:net";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { findOnPath } from "../../engine/_session.ts";
 import type { SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
-import { MAX_LAUNCH_CONNECTIONS, PROXY_OPTIONS } from "../../sandbox/_proxy.ts";
+import { MAX_LAUNCH_CONNECTIONS, PROXY_OPTIONS } from "../../sandbox/network/_proxy.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
-import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
+import { findBridgeTools } from "../../sandbox/network/_bridge.ts";
 import {
   executorFor,
   probeHere,
@@ -36,7 +36,7 @@ import {
   tempWorkspace,
   type Workspace,
 } from "../sandbox/_fixtures.ts";
-import { fakeResolve, startInternet } from "../sandbox/_internet.ts";
+import { fakeResolve, startInternet } from "../sandbox/network/_internet.ts";
 import { renderRunResult } from "../../tool/mod.ts";
 import { until } from "../local/_helpers.ts";
 
@@ -499,8 +499,8 @@ describe("network allow-list for a user who is not root", { skip: nobodySkip }, 
     writeFileSync(
       script,
       `import { SandboxBashExecutor } from ${JSON.stringify(join(ROOT, "sandbox/mod.ts"))};
-import { PROXY_OPTIONS } from ${JSON.stringify(join(ROOT, "sandbox/_proxy.ts"))};
-import { fakeResolve } from ${JSON.stringify(join(ROOT, "tests/sandbox/_internet.ts"))};
+import { PROXY_OPTIONS } from ${JSON.stringify(join(ROOT, "sandbox/network/_proxy.ts"))};
+import { fakeResolve } from ${JSON.stringify(join(ROOT, "tests/sandbox/network/_internet.ts"))};
 const facts: Record<string, unknown> = {};
 for (const backend of ["bwrap", "landlock"] as const) {
   await using executor = new SandboxBashExecutor({

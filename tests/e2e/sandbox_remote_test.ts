@@ -10,7 +10,7 @@ import { join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { probeHere, skipUnless, tempWorkspace } from "../sandbox/_fixtures.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

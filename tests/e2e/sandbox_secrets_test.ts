@@ -13,10 +13,10 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { findOnPath } from "../../engine/_session.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { DEFAULT_DENY_READ } from "../../sandbox/mod.ts";
 import { LATE_SOCKETS_GAP } from "../../sandbox/backends/_backend.ts";
-import { LISTED_SECRETS_GAP } from "../../sandbox/backends/_landlock.ts";
+import { LISTED_SECRETS_GAP } from "../../sandbox/backends/landlock/_landlock.ts";
 import { createBashTools } from "../../tool/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import {

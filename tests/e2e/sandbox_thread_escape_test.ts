@@ -18,7 +18,7 @@ import process from "node:process";
 import type { BashRunResult } from "../../seam/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import {
   executorFor,
   probeHere,

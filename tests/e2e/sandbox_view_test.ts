@@ -11,8 +11,8 @@ import process from "node:process";
 import { randomUUID } from "node:crypto";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
-import { HIDDEN_DIRS_GAP } from "../../sandbox/backends/_landlock.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
+import { HIDDEN_DIRS_GAP } from "../../sandbox/backends/landlock/_landlock.ts";
 import type { SandboxBackendName } from "../../sandbox/mod.ts";
 import {
   closeServer,

@@ -13,7 +13,7 @@ import {
   SandboxBashExecutor,
   type SandboxBashExecutorConfig,
 } from "../../sandbox/mod.ts";
-import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/_landlock_launcher.ts";
+import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/landlock/_launcher_protocol.ts";
 import { pause, processesWith } from "../local/_helpers.ts";
 
 /**

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { formatDoctorReport, shellseamDoctor } from "../../sandbox/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
-import { findBridgeTools } from "../../sandbox/backends/_bridge.ts";
+import { findBridgeTools } from "../../sandbox/network/_bridge.ts";
 import { executorFor, fakeProgram, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
 
 const onDeno = "Deno" in globalThis;

@@ -15,7 +15,7 @@ import {
   SANDBOX_BACKENDS,
   SandboxBashExecutor,
 } from "../../sandbox/mod.ts";
-import { findDeno } from "../../sandbox/_deno.ts";
+import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/protected/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
 import {

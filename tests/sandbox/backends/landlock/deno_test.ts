@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { findDeno } from "../../sandbox/_deno.ts";
-import { fakeProgram, tempWorkspace } from "./_fixtures.ts";
+import { findDeno } from "../../../../sandbox/backends/landlock/_deno.ts";
+import { fakeProgram, tempWorkspace } from "../../_fixtures.ts";
 
 describe("findDeno", () => {
   it("takes the first deno on the search path", () => {

@@ -5,14 +5,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
-import { listenUnix } from "../../runtime/mod.ts";
+import { listenUnix } from "../../../runtime/mod.ts";
 import {
   HANDSHAKE_TIMEOUT_MS,
   MAX_LAUNCH_CONNECTIONS,
   NetworkProxy,
   type ProxyOptions,
-} from "../../sandbox/_proxy.ts";
-import { parseHttpHead } from "../../sandbox/_proxy_protocol.ts";
+} from "../../../sandbox/network/_proxy.ts";
+import { parseHttpHead } from "../../../sandbox/network/_proxy_protocol.ts";
 import { fakeResolve, startInternet } from "./_internet.ts";
 
 interface TestProxy extends AsyncDisposable {
@@ -60,7 +60,7 @@ describe("NetworkProxy", () => {
     assert.equal(MAX_LAUNCH_CONNECTIONS, 64);
     assert.equal(HANDSHAKE_TIMEOUT_MS, 30_000);
     // The page is beside the sources (a compiled copy of the tests may have none).
-    const path = new URL("../../docs/network.md", import.meta.url);
+    const path = new URL("../../../docs/network.md", import.meta.url);
     if (!existsSync(path)) return;
     const page = readFileSync(path, "utf8").replaceAll("\n", " ");
     assert.match(page, /at most 64 proxy connections/);

@@ -13,8 +13,9 @@
  *
  * @module
  */
-import { BASH_FLAGS, findOnPath, type Launch, limitedLaunch } from "../../engine/mod.ts";
-import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "../_proxy.ts";
+import type { Launch } from "../../engine/mod.ts";
+import { BASH_FLAGS, findOnPath, limitedLaunch } from "../../engine/mod.ts";
+import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "./_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */
 export const BRIDGE_PORT = 3128;

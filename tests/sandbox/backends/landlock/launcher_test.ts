@@ -13,24 +13,26 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { LocalBashExecutor } from "../../../local/mod.ts";
-import { findDeno } from "../../../sandbox/_deno.ts";
-import { findOnPath } from "../../../engine/_session.ts";
-import { cgroupSupport } from "../../../engine/_cgroup_support.ts";
-import { rlimitsToSet } from "../../../engine/_limits.ts";
-import { LAUNCH_STARTED } from "../../../engine/_start.ts";
-import { LAUNCHER_DENO_FLAGS } from "../../../sandbox/backends/_landlock.ts";
+import { LocalBashExecutor } from "../../../../local/mod.ts";
+import { findDeno } from "../../../../sandbox/backends/landlock/_deno.ts";
+import { findOnPath } from "../../../../engine/_session.ts";
+import { cgroupSupport } from "../../../../engine/_cgroup_support.ts";
+import { rlimitsToSet } from "../../../../engine/_limits.ts";
+import { LAUNCH_STARTED } from "../../../../engine/_start.ts";
+import { LAUNCHER_DENO_FLAGS } from "../../../../sandbox/backends/landlock/_landlock.ts";
 import {
   landlockLauncherFile,
   landlockLauncherScript,
+} from "../../../../sandbox/backends/landlock/_launcher_file.ts";
+import {
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
   LAUNCHER_FAILURE_PREFIX,
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
   launcherInput,
-} from "../../../sandbox/backends/_landlock_launcher.ts";
-import { AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
+} from "../../../../sandbox/backends/landlock/_launcher_protocol.ts";
+import { AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
 import {
   closeServer,
   listener,
@@ -38,7 +40,7 @@ import {
   skipUnless,
   tempWorkspace,
   type Workspace,
-} from "../_fixtures.ts";
+} from "../../_fixtures.ts";
 
 const deno = findDeno(process.env.PATH);
 const statuses = await probeHere();

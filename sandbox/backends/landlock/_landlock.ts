@@ -1,17 +1,12 @@
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
-import type { SandboxEnforcement } from "../../seam/mod.ts";
-import { existingRealpath, isBeneath } from "../_paths.ts";
+import type { SandboxEnforcement } from "../../../seam/mod.ts";
+import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../../engine/mod.ts";
+import { existingRealpath, isBeneath } from "../../_paths.ts";
+import { rlimitsToSet, throwIfDenied } from "../../../engine/mod.ts";
 import {
-  type Launch,
-  type LaunchLimits,
-  type LaunchOutcome,
-  type LaunchStandby,
-  rlimitsToSet,
-  throwIfDenied,
-} from "../../engine/mod.ts";
-import {
+  commandFilter,
   type ConfinedPolicy,
   DENIED,
   deniedPaths,
@@ -23,11 +18,11 @@ import {
   type ProbeOutcome,
   PROXY_PORTS_GAP,
   type SandboxBackend,
+  type SocketRule,
   socketRule,
-} from "./_backend.ts";
-import { commandFilter, type SocketRule } from "./_seccomp.ts";
+} from "../mod.ts";
+import { landlockLauncherFile } from "./_launcher_file.ts";
 import {
-  landlockLauncherFile,
   type LandlockLauncherPolicy,
   LAUNCHER_ABI_PREFIX,
   LAUNCHER_FAILURE_EXIT,
@@ -35,7 +30,7 @@ import {
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
   launcherInput,
-} from "./_landlock_launcher.ts";
+} from "./_launcher_protocol.ts";
 
 /**
  * How Deno runs the launcher: no config or lock file to look for, no V8 code

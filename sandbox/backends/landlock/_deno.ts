@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import process from "node:process";
-import { findOnPath, throwIfDenied } from "../engine/mod.ts";
+import { findOnPath, throwIfDenied } from "../../../engine/mod.ts";
 
 /** Where a `deno` binary for the Landlock launcher was found, or why none was. */
 export type DenoLocation = { path: string } | { reason: string };

@@ -1,191 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import {
-  bwrapArgs,
-  bwrapSetupRaced,
-  createBwrapBackend,
-  readStrayReport,
-} from "../../../sandbox/backends/_bwrap.ts";
-import { findOnPath } from "../../../engine/_session.ts";
-import { APPLY_LIMITS, limitArgs } from "../../../engine/_limits.ts";
-import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
-import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../_fixtures.ts";
-
-// deno-fmt-ignore
-const COMMON = [
-  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-  "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/dev/shm", "/dev/shm",
-  "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL",
-];
-
-const TMP = "/run/private/tmp";
-const FOLDERS = { privateDir: "/run/private", tmpDir: TMP };
-
-const launch = (cwd: string) => ({
-  program: "/usr/bin/bash",
-  args: ["-c", "true"],
-  cwd,
-  env: { PATH: "/usr/bin", TMPDIR: "/var/tmp/x" },
-});
-
-/** The environment arguments for `launch`: the command's, with the private TMPDIR. */
-// deno-fmt-ignore
-const ENV = ["--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "TMPDIR", TMP];
-
-function policy(overrides: Partial<ConfinedPolicy>): ConfinedPolicy {
-  return {
-    mode: "read-only",
-    workspaceRoot: "/srv/ws",
-    writableRoots: [],
-    network: "deny",
-    protectedPaths: [".git"],
-    readOnlyPaths: [],
-    unixSockets: false,
-    masks: [],
-    maskFile: MASK_FILE,
-    ...overrides,
-  };
-}
-
-describe("bwrapArgs", () => {
-  it("read-only, network deny: everything read-only but TMPDIR, no network, no capabilities", () => {
-    assert.deepEqual(bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS), [
-      ...COMMON,
-      "--unshare-net",
-      "--bind",
-      TMP,
-      TMP,
-      ...ENV,
-      "--chdir",
-      "/srv/ws",
-      "--",
-      "/usr/bin/bash",
-      "-c",
-      "true",
-    ]);
-  });
-
-  it("network allow keeps the network namespace", () => {
-    const args = bwrapArgs(launch("/srv/ws"), policy({ network: "allow" }), FOLDERS);
-    assert.equal(args.includes("--unshare-net"), false);
-  });
-
-  it("workspace-write binds the workspace, writable roots and TMPDIR parents first, then the read-only paths", () => {
-    using workspace = tempWorkspace();
-    const git = join(workspace.root, ".git");
-    const args = bwrapArgs(
-      launch(workspace.root),
-      policy({
-        mode: "workspace-write",
-        workspaceRoot: workspace.root,
-        writableRoots: ["/srv/cache"],
-        readOnlyPaths: [git],
-      }),
-      FOLDERS,
-    );
-    assert.deepEqual(args.slice(COMMON.length), [
-      "--unshare-net",
-      "--bind",
-      "/srv/cache",
-      "/srv/cache",
-      "--bind",
-      TMP,
-      TMP,
-      "--bind",
-      workspace.root,
-      workspace.root,
-      "--ro-bind-try",
-      git,
-      git,
-      ...ENV,
-      "--chdir",
-      workspace.root,
-      "--",
-      "/usr/bin/bash",
-      "-c",
-      "true",
-    ]);
-  });
-
-  it("masks come last: a folder gets a read-only mode-000 tmpfs, a file the mask file", () => {
-    const masks = [
-      { path: "/home/u/.ssh", directory: true, kind: "secret" as const },
-      { path: "/run/app.sock", directory: false, kind: "socket" as const },
-    ];
-    const args = bwrapArgs(launch("/srv/ws"), policy({ masks }), FOLDERS);
-    // After every other mount, before the environment.
-    assert.deepEqual(args.slice(args.indexOf("--perms") - 3, args.indexOf("--clearenv")), [
-      "--bind",
-      TMP,
-      TMP,
-      "--perms",
-      "0000",
-      "--tmpfs",
-      "/home/u/.ssh",
-      "--remount-ro",
-      "/home/u/.ssh",
-      "--ro-bind",
-      MASK_FILE,
-      "/run/app.sock",
-    ]);
-  });
-
-  it("no read-only rebind in read-only mode (everything is read-only)", () => {
-    using workspace = tempWorkspace();
-    const git = join(workspace.root, ".git");
-    mkdirSync(git);
-    const args = bwrapArgs(
-      launch(workspace.root),
-      policy({ workspaceRoot: workspace.root, readOnlyPaths: [git] }),
-      FOLDERS,
-    );
-    assert.equal(args.includes(git), false);
-  });
-
-  it("leaves the host's /tmp in view (read-only, like the rest)", () => {
-    const args = bwrapArgs(launch("/tmp"), policy({ workspaceRoot: "/tmp" }), FOLDERS);
-    assert.equal(args.includes("--tmpfs"), false);
-  });
-
-  it("hides every user's folder of private folders under a read-only tmpfs, its own bound back", () => {
-    const own = { privateDir: "/run/shellseam-u0/own", tmpDir: "/run/shellseam-u0/own/tmp" };
-    const args = bwrapArgs(
-      launch("/srv/ws"),
-      policy({ hiddenParents: ["/run/shellseam-u0", "/run/shellseam-u1000"] }),
-      own,
-    );
-    const binds = args.slice(COMMON.length + 1, args.indexOf("--clearenv"));
-    // deno-fmt-ignore
-    assert.deepEqual(binds, [
-      "--tmpfs", "/run/shellseam-u0",
-      "--tmpfs", "/run/shellseam-u1000",
-      "--ro-bind", own.privateDir, own.privateDir,
-      "--bind", own.tmpDir, own.tmpDir,
-      "--remount-ro", "/run/shellseam-u0",
-      "--remount-ro", "/run/shellseam-u1000",
-    ]);
-  });
-
-  it("binds the private folder back read-only inside a writable root, its TMPDIR writable", () => {
-    const args = bwrapArgs(
-      launch("/run"),
-      policy({ mode: "workspace-write", workspaceRoot: "/run" }),
-      FOLDERS,
-    );
-    const binds = args.slice(COMMON.length + 1, args.indexOf("--clearenv"));
-    // deno-fmt-ignore
-    assert.deepEqual(binds, [
-      "--bind", "/run", "/run",
-      "--ro-bind", "/run/private", "/run/private",
-      "--bind", TMP, TMP,
-    ]);
-  });
-});
+import { bwrapArgs } from "../../../../sandbox/backends/bwrap/_args.ts";
+import { bwrapSetupRaced, createBwrapBackend } from "../../../../sandbox/backends/bwrap/_bwrap.ts";
+import { findOnPath } from "../../../../engine/_session.ts";
+import { APPLY_LIMITS, limitArgs } from "../../../../engine/_limits.ts";
+import { LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
+import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../../_fixtures.ts";
+import { FOLDERS, launch, policy, TMP } from "./_policy.ts";
 
 describe("the bwrap backend", () => {
   it("is unavailable without bwrap on the search path, saying what to install", () => {
@@ -554,29 +380,6 @@ describe("bwrapSetupRaced", () => {
       bwrapSetupRaced("bwrap: Can't create file at /tmp/app/peer.sock", policy({})),
       false,
     );
-  });
-});
-
-describe("readStrayReport", () => {
-  it("reads the last count the reporter wrote and removes the file", () => {
-    using workspace = tempWorkspace();
-    const file = join(workspace.root, "report");
-    writeFileSync(file, "0\n3\n");
-    assert.equal(readStrayReport(file), 3);
-    assert.equal(existsSync(file), false);
-  });
-
-  it("reads no count (an unknown one) from a missing file or one the reporter did not finish", () => {
-    using workspace = tempWorkspace();
-    assert.equal(readStrayReport(join(workspace.root, "missing")), undefined);
-    const cut = join(workspace.root, "cut");
-    writeFileSync(cut, "0\n3");
-    assert.equal(readStrayReport(cut), undefined);
-    assert.equal(existsSync(cut), false, "a report read as unknown is removed too");
-    const unreadable = join(workspace.root, "folder");
-    mkdirSync(unreadable);
-    assert.equal(readStrayReport(unreadable), undefined);
-    assert.equal(existsSync(unreadable), false, "a report that cannot be read is removed too");
   });
 });
 

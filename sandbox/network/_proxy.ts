@@ -15,9 +15,9 @@
  * @module
  */
 import { rmSync } from "node:fs";
-import { makeFolder } from "../engine/mod.ts";
+import { makeFolder } from "../../engine/mod.ts";
 import { join } from "node:path";
-import type { SandboxNetworkAllowList } from "../seam/mod.ts";
+import type { SandboxNetworkAllowList } from "../../seam/mod.ts";
 import {
   connectTcp,
   listenUnix,
@@ -25,9 +25,9 @@ import {
   type NetSocket,
   resolveHost,
   splice,
-} from "../runtime/mod.ts";
-import { messageOf } from "../seam/_message.ts";
-import { addressRefusal, normalHost, refusal } from "./_network.ts";
+} from "../../runtime/mod.ts";
+import { messageOf } from "../../seam/_message.ts";
+import { addressRefusal, normalHost, refusal } from "./_allow_list.ts";
 import {
   type BodyFraming,
   ChunkedBody,

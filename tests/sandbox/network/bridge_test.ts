@@ -11,7 +11,7 @@ import {
   findBridgeTools,
   proxyEnv,
   wrapInBridge,
-} from "../../../sandbox/backends/_bridge.ts";
+} from "../../../sandbox/network/_bridge.ts";
 import { commandFilter } from "../../../sandbox/backends/_seccomp.ts";
 import { executorFor, probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
 

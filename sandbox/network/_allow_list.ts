@@ -6,7 +6,11 @@
  * @module
  */
 import { isIP } from "node:net";
-import { BashConfigError, type SandboxNetwork, type SandboxNetworkAllowList } from "../seam/mod.ts";
+import {
+  BashConfigError,
+  type SandboxNetwork,
+  type SandboxNetworkAllowList,
+} from "../../seam/mod.ts";
 
 /** At most this many entries in one list: it is checked for every connection. */
 const MAX_ENTRIES = 1000;

@@ -1,14 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { BashConfigError } from "../../seam/mod.ts";
-import { resolveSandboxPolicy } from "../../sandbox/mod.ts";
+import { BashConfigError } from "../../../seam/mod.ts";
+import { resolveSandboxPolicy } from "../../../sandbox/mod.ts";
 import {
   addressRefusal,
   checkedNetwork,
   isSpecialAddress,
   refusal,
-} from "../../sandbox/_network.ts";
-import { tempWorkspace } from "./_fixtures.ts";
+} from "../../../sandbox/network/_allow_list.ts";
+import { tempWorkspace } from "../_fixtures.ts";
 
 describe("checkedNetwork", () => {
   it("keeps deny and allow, and normalises an allow-list", () => {

@@ -14,19 +14,22 @@ import {
   protectedPathsGap,
   SETSID_GAP,
   USER_NAMESPACE_ARGS,
-} from "../../../sandbox/backends/_landlock.ts";
-import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../sandbox/backends/_backend.ts";
+} from "../../../../sandbox/backends/landlock/_landlock.ts";
+import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
 import {
   landlockLauncherFile,
-  type LandlockLauncherPolicy,
   landlockLauncherScript,
+} from "../../../../sandbox/backends/landlock/_launcher_file.ts";
+import {
+  type LandlockLauncherPolicy,
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
-} from "../../../sandbox/backends/_landlock_launcher.ts";
-import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { rlimitsToSet } from "../../../engine/_limits.ts";
-import type { Launch } from "../../../engine/_launch.ts";
-import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../_fixtures.ts";
+} from "../../../../sandbox/backends/landlock/_launcher_protocol.ts";
+import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
+import { confinedPolicy } from "../_policy.ts";
+import { rlimitsToSet } from "../../../../engine/_limits.ts";
+import type { Launch } from "../../../../engine/mod.ts";
+import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace, type Workspace } from "../../_fixtures.ts";
 
 function setup(
   workspace: Workspace,
@@ -45,18 +48,8 @@ function setup(
     ...(arch === undefined ? {} : { arch }),
     ...(userNamespace === undefined ? {} : { userNamespace }),
   });
-  const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy => ({
-    mode: "read-only",
-    workspaceRoot: workspace.root,
-    writableRoots: [],
-    network: "deny",
-    protectedPaths: [".git"],
-    readOnlyPaths: [],
-    unixSockets: false,
-    masks: [],
-    maskFile: MASK_FILE,
-    ...overrides,
-  });
+  const policy = (overrides: Partial<ConfinedPolicy> = {}): ConfinedPolicy =>
+    confinedPolicy({ workspaceRoot: workspace.root, ...overrides });
   return { backend, policy, tmpDir };
 }
 

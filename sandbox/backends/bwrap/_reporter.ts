@@ -1,0 +1,99 @@
+/**
+ * The namespace's reporter: the first process of a bwrap launch inside the
+ * sandbox, which counts what the pid namespace still holds when the command's
+ * shell ends, and what the host reads of its count.
+ *
+ * @module
+ */
+import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
+import type { Launch } from "../../../engine/mod.ts";
+import { BASH_FLAGS, LAUNCH_STARTED } from "../../../engine/mod.ts";
+
+/** The descriptor on which the namespace's reporter writes its count. */
+const STRAY_REPORT_FD = 9;
+
+/** The reporter's `$0`. */
+export const REPORTER_NAME = "shellseam-strays";
+
+/**
+ * The first process of a bwrap launch inside the sandbox (after the
+ * seccomp filter, the namespaces and the capability drop), which bwrap's
+ * init ends the pid namespace with. The namespace kills every process left
+ * in it the moment its first process exits, before the host can look, so
+ * this small bash counts them from inside:
+ * 0. It writes `LAUNCH_STARTED` to stdout: bwrap's setup is done, and the
+ *    command starts now (a launch that ended before it never ran the command).
+ * 1. It runs the launch (`"$@"`) as its child in the foreground, with the
+ *    report descriptor closed for it, and waits for it; TERM, INT and HUP
+ *    only wait with it (a trap is reset in the child, an ignored signal would not be).
+ * 2. It counts the live processes of the namespace but itself and pid 1: a
+ *    process whose leader is a zombie counts when one of its threads is live.
+ * 3. It SIGKILLs them (`kill -9 -1`), so none writes after it, then writes
+ *    the count on its own line to the report descriptor.
+ * 4. It exits with the launch's status: bwrap turns a death by signal into
+ *    128 + its number anyway, so the result is what it was without it.
+ * It runs with `-p`: no `BASH_ENV`, no function from the environment (one
+ * named `read` or `kill` would run in its place), and the launch gets the
+ * environment bwrap set (its `SHLVL` one lower first, as the launch would
+ * otherwise count this shell).
+ */
+export const NAMESPACE_REPORTER: string =
+  `printf '\\${LAUNCH_STARTED.toString(8).padStart(3, "0")}'; ` +
+  "trap : TERM INT HUP; SHLVL=$((SHLVL - 1)); " +
+  `"$@" ${STRAY_REPORT_FD}>&-; s=$?; n=0; ` +
+  'for d in /proc/[1-9]*; do [ "${d#/proc/}" = 1 ] || [ "${d#/proc/}" = $$ ] && continue; ' +
+  'for f in "$d/stat" "$d"/task/*/stat; do l=; { read -r l < "$f"; } 2>/dev/null; l=${l##*) }; ' +
+  'case ${l%% *} in ""|Z|X|x) ;; *) n=$((n + 1)); break ;; esac; done; done; ' +
+  `kill -9 -1 2>/dev/null; printf '\\n%s\\n' "$n" >&${STRAY_REPORT_FD}; exit "$s"`;
+
+/** `launch` run by the namespace's reporter (see `NAMESPACE_REPORTER`). */
+export function reported(launch: Launch): Launch {
+  return {
+    ...launch,
+    args: [
+      ...BASH_FLAGS,
+      "-p",
+      "-c",
+      NAMESPACE_REPORTER,
+      REPORTER_NAME,
+      launch.program,
+      ...launch.args,
+    ],
+  };
+}
+
+/**
+ * What the namespace's reporter wrote in the file at `path`: the count of
+ * processes the pid namespace ended, or undefined when it wrote none (it
+ * was killed, or the file could not be opened or read), which the result
+ * reports as an unknown count, never as none. Only the last line counts,
+ * read from the file's last bytes. The file is removed, read or not.
+ */
+export function readStrayReport(path: string): number | undefined {
+  let text = "";
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      const bytes = new Uint8Array(Math.min(size, 32));
+      readSync(fd, bytes, 0, bytes.length, size - bytes.length);
+      text = new TextDecoder().decode(bytes);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // No file (the wrapper never opened it) or none to read: no report.
+  } finally {
+    // Recursive: whatever took the name is gone too (the path is the executor's own).
+    rmSync(path, { force: true, recursive: true });
+  }
+  const count = /\n(\d{1,9})\n$/.exec(text)?.[1];
+  return count === undefined ? undefined : Number(count);
+}
+
+/**
+ * Opens the file named by `$1` (when not empty) for appending on the report
+ * descriptor; one that cannot be opened means no report, which the host reads as unknown.
+ */
+export const OPEN_REPORT: string =
+  `if [ -n "$1" ]; then { exec ${STRAY_REPORT_FD}>>"$1"; } 2>/dev/null; fi; `;

@@ -1,0 +1,16 @@
+// What the bwrap tests share: a launch, the executor's folders and a policy.
+import type { Launch } from "../../../../engine/mod.ts";
+import type { BwrapFolders } from "../../../../sandbox/backends/bwrap/_args.ts";
+
+export const TMP = "/run/private/tmp";
+export const FOLDERS: BwrapFolders = { privateDir: "/run/private", tmpDir: TMP };
+
+/** A launch of `bash -c true` in `cwd`. */
+export const launch = (cwd: string): Launch => ({
+  program: "/usr/bin/bash",
+  args: ["-c", "true"],
+  cwd,
+  env: { PATH: "/usr/bin", TMPDIR: "/var/tmp/x" },
+});
+
+export { confinedPolicy as policy } from "../_policy.ts";
