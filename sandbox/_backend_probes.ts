@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import process from "node:process";
 import {
   BashSpawnError,
   type ResourceLimits,
@@ -8,15 +7,16 @@ import {
   type SandboxPolicy,
 } from "../seam/mod.ts";
 import { messageOf } from "../seam/_message.ts";
-import { appliedLimits, cgroupSupportFor, findOnPath, isOwnDirectory } from "../engine/mod.ts";
+import {
+  appliedLimits,
+  cgroupSupportFor,
+  type ConfinerHost,
+  isOwnDirectory,
+} from "../engine/mod.ts";
 import { existingRealpath } from "./_paths.ts";
-import { findDeno } from "./backends/landlock/mod.ts";
 import type { SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
-import { createBwrapBackend } from "./backends/bwrap/mod.ts";
-import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./backends/landlock/mod.ts";
-import { landlockLauncherFile } from "./backends/landlock/mod.ts";
+import { BACKEND_KINDS } from "./_backend_kinds.ts";
 import { type Confinement, enforcementOf } from "./_confinement.ts";
-import type { ConfinerHost } from "../engine/mod.ts";
 
 /**
  * What probing one backend found on this machine.
@@ -83,8 +83,6 @@ export class BackendProbes {
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
-  /** Where the Landlock launcher is written (deno's HOME), once that backend is prepared. */
-  #launcherDir: string | undefined;
 
   /** Holds `options`; runs the probes through `host`. */
   constructor(options: BackendProbeOptions, host: ConfinerHost, confinement: Confinement) {
@@ -107,10 +105,10 @@ export class BackendProbes {
    * Makes the backends' private folders (TMPDIR, the launcher's folder)
    * again when an unconfined command removed them (with the private folder
    * around them): only under the private folder's own name, never in a folder
-   * that now belongs to someone else. The Landlock launcher is written again
-   * too when `backend` is Landlock.
+   * that now belongs to someone else; then what `backend` wrote at its
+   * preparation (see `SandboxBackend.restore`).
    */
-  async restore(backend: SandboxBackendName): Promise<void> {
+  async restore(backend: SandboxBackend): Promise<void> {
     const missing = [...this.#folders].filter((path) => !existsSync(path));
     if (missing.length > 0) {
       const dir = await this.#host.privateDir();
@@ -129,11 +127,16 @@ export class BackendProbes {
         }
       }
     }
-    if (backend === "landlock") this.#restoreLauncher();
+    backend.restore?.();
   }
 
   async #run(name: SandboxBackendName): Promise<Probe> {
-    const prepared = name === "bwrap" ? await this.#prepareBwrap() : await this.#prepareLandlock();
+    const prepared = await BACKEND_KINDS[name].prepare({
+      searchPath: this.#options.searchPath,
+      probeTimeoutMs: this.#options.probeTimeoutMs,
+      privateFolder: (folder, purpose) => this.#privateFolder(folder, purpose),
+      runDirect: (request, wrap) => this.#host.runDirect(request, wrap),
+    });
     if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
     const backend = prepared;
     const { defaultPolicy, probeTimeoutMs } = this.#options;
@@ -187,53 +190,6 @@ export class BackendProbes {
     return { status, backend };
   }
 
-  async #prepareBwrap(): Promise<SandboxBackend | { reason: string }> {
-    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
-    if (typeof tmpDir !== "string") return tmpDir;
-    return createBwrapBackend(this.#options.searchPath, { privateDir: dirname(tmpDir), tmpDir });
-  }
-
-  async #prepareLandlock(): Promise<SandboxBackend | { reason: string }> {
-    const deno = findDeno(this.#options.searchPath);
-    if ("reason" in deno) return deno;
-    const tmpDir = await this.#privateFolder("tmp", "TMPDIR");
-    if (typeof tmpDir !== "string") return tmpDir;
-    const launcherDir = await this.#privateFolder("deno", "launcher folder");
-    if (typeof launcherDir !== "string") return launcherDir;
-    let launcher: string;
-    try {
-      launcher = landlockLauncherFile(launcherDir);
-    } catch (error) {
-      return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
-    }
-    this.#launcherDir = launcherDir;
-    const root = process.getuid?.() === 0;
-    return createLandlockBackend({
-      deno: deno.path,
-      launcher,
-      tmpDir,
-      launcherDir,
-      root,
-      ...(root ? {} : { userNamespace: await this.#userNamespace() }),
-    });
-  }
-
-  /** Writes the Landlock launcher again when an unconfined command removed or changed it. */
-  #restoreLauncher(): void {
-    const dir = this.#launcherDir;
-    if (dir === undefined) return;
-    try {
-      landlockLauncherFile(dir);
-    } catch (error) {
-      throw new BashSpawnError(
-        `Cannot write the Landlock launcher into "${dir}" (${
-          messageOf(error)
-        }), so nothing was run; create a new executor`,
-        { cause: error },
-      );
-    }
-  }
-
   /**
    * A folder `name` in the executor's private folder (made once, 0700), by
    * its canonical path, or why it cannot be made: the commands' TMPDIR (both
@@ -248,39 +204,6 @@ export class BackendProbes {
       return real;
     } catch (error) {
       return { reason: `cannot make its private ${purpose}: ${messageOf(error)}` };
-    }
-  }
-
-  /**
-   * Whether util-linux `unshare` gives a user and mount namespace here (for
-   * the Landlock launcher of a user who is not root), or why not.
-   */
-  async #userNamespace(): Promise<{ unshare: string } | { reason: string }> {
-    const unshare = findOnPath("unshare", this.#options.searchPath ?? "");
-    if (unshare === null) {
-      return { reason: '"unshare" was not found on PATH; install util-linux' };
-    }
-    try {
-      // The direct path, unconfined like every program before the sandbox:
-      // with none of the command's environment (LD_PRELOAD into a workspace would load there).
-      const result = await this.#host.runDirect(
-        { command: "true", timeoutMs: this.#options.probeTimeoutMs },
-        (launch) => ({
-          ...launch,
-          program: unshare,
-          args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
-          env: {},
-        }),
-      );
-      if (result.exitCode === 0) return { unshare };
-      const said = result.stderr.text.trim().split("\n", 1)[0];
-      return {
-        reason: `"${unshare} ${USER_NAMESPACE_ARGS.join(" ")}" failed: ${
-          said || `exit ${result.exitCode}`
-        }`,
-      };
-    } catch (error) {
-      return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
     }
   }
 }

@@ -189,7 +189,7 @@ export class SandboxConfiner implements Confiner {
       setsid: this.#host.config.setsidPath,
       bridge: tools === undefined ? [] : bridgeRunners(tools, bash),
     });
-    await this.#probes.restore(backend.name);
+    await this.#probes.restore(backend);
     const guard = await this.#guard(confined, [
       existingRealpath(own) ?? own,
       ...(confined.hiddenDirs ?? []),

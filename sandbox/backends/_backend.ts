@@ -1,4 +1,9 @@
-import type { BashSandboxInfo, SandboxEnforcement } from "../../seam/mod.ts";
+import type {
+  BashExecRequest,
+  BashRunResult,
+  BashSandboxInfo,
+  SandboxEnforcement,
+} from "../../seam/mod.ts";
 import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../engine/mod.ts";
 import { resolve } from "node:path";
 import type { Mask } from "../_masks.ts";
@@ -129,6 +134,40 @@ export interface SandboxBackend {
     policy: ConfinedPolicy,
     cwd: string,
   ): SandboxDenial | undefined;
+  /**
+   * Puts back, before a launch, what the backend wrote at its preparation
+   * and an unconfined command may have removed or changed (the Landlock
+   * launcher's file); throws `BashSpawnError` when it cannot.
+   */
+  restore?(): void;
+}
+
+/** What preparing a backend may use of the executor (see {@linkcode BackendKind}). */
+export interface PrepareContext {
+  /** Where the backend's programs are looked up (PATH-style). */
+  searchPath: string | undefined;
+  /** How long one of its probes may take. */
+  probeTimeoutMs: number;
+  /**
+   * A folder `name` of the executor's private folder (0700, made again when
+   * an unconfined command removed it), by its canonical path, or why it
+   * cannot be made (`purpose` names it in that reason).
+   */
+  privateFolder(name: string, purpose: string): Promise<string | { reason: string }>;
+  /** Runs `request` unconfined, its bare launch changed by `wrap` (a probe of what the backend needs). */
+  runDirect(request: BashExecRequest, wrap: (launch: Launch) => Launch): Promise<BashRunResult>;
+}
+
+/**
+ * A kind of backend, as the sandbox finds it: its name, and how it is made
+ * ready on this machine, or why it cannot be. Each backend's folder exports
+ * one; `sandbox/_backend_kinds.ts` lists them in the order of preference.
+ */
+export interface BackendKind {
+  /** The backend's name. */
+  readonly name: SandboxBackendName;
+  /** The backend ready to probe, or why it cannot run here. */
+  prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }>;
 }
 
 /**

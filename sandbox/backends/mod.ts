@@ -12,6 +12,7 @@
  * @module
  */
 export {
+  type BackendKind,
   type ConfinedPolicy,
   DENIED,
   deniedPaths,
@@ -19,6 +20,7 @@ export {
   LATE_SOCKETS_GAP,
   networkDenial,
   policyDenial,
+  type PrepareContext,
   probeFailureReason,
   type ProbeOutcome,
   PROXY_PORTS_GAP,

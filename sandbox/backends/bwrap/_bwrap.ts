@@ -6,11 +6,13 @@
  *
  * @module
  */
+import { dirname } from "node:path";
 import process from "node:process";
 import type { SandboxEnforcement } from "../../../seam/mod.ts";
 import type { Launch, LaunchLimits, LaunchOutcome } from "../../../engine/mod.ts";
 import { findOnPath, JOIN_FAILURE_PREFIX } from "../../../engine/mod.ts";
 import {
+  type BackendKind,
   type ConfinedPolicy,
   DENIED,
   deniedPaths,
@@ -18,6 +20,7 @@ import {
   LATE_SOCKETS_GAP,
   networkDenial,
   policyDenial,
+  type PrepareContext,
   probeFailureReason,
   type ProbeOutcome,
   PROXY_PORTS_GAP,
@@ -148,3 +151,16 @@ export function bwrapDenied(
   }
   return undefined;
 }
+
+/**
+ * The bwrap backend as the sandbox finds it: it needs `bwrap` on the search
+ * path and the commands' TMPDIR in the executor's private folder.
+ */
+export const BWRAP_KIND: BackendKind = {
+  name: "bwrap",
+  async prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }> {
+    const tmpDir = await context.privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    return createBwrapBackend(context.searchPath, { privateDir: dirname(tmpDir), tmpDir });
+  },
+};

@@ -17,6 +17,12 @@
  * @module
  */
 export { type BwrapFolders, REMOTE_PATHS } from "./_args.ts";
-export { bwrapDenied, bwrapEnforcement, bwrapRunnerFailed, createBwrapBackend } from "./_bwrap.ts";
+export {
+  BWRAP_KIND,
+  bwrapDenied,
+  bwrapEnforcement,
+  bwrapRunnerFailed,
+  createBwrapBackend,
+} from "./_bwrap.ts";
 export { readStrayReport } from "./_reporter.ts";
 export { type BwrapFilters, bwrapFilters, printfEscaped, wrapInBwrap } from "./_wrapper.ts";

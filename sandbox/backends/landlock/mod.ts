@@ -19,3 +19,4 @@
 export { findDeno } from "./_deno.ts";
 export { createLandlockBackend, USER_NAMESPACE_ARGS } from "./_landlock.ts";
 export { landlockLauncherFile } from "./_launcher_file.ts";
+export { LANDLOCK_KIND } from "./_kind.ts";

@@ -1,0 +1,92 @@
+import process from "node:process";
+import { BashSpawnError } from "../../../seam/mod.ts";
+import { messageOf } from "../../../seam/_message.ts";
+import { findOnPath } from "../../../engine/mod.ts";
+import type { BackendKind, PrepareContext, SandboxBackend } from "../mod.ts";
+import { findDeno } from "./_deno.ts";
+import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./_landlock.ts";
+import { landlockLauncherFile } from "./_launcher_file.ts";
+
+/**
+ * The Landlock backend as the sandbox finds it: `deno` on the search path
+ * runs the launcher, written into a folder of the executor's private
+ * folder (written again before each launch when an unconfined command
+ * removed or changed it); a user who is not root needs util-linux `unshare`
+ * for the read-only view, probed here.
+ */
+export const LANDLOCK_KIND: BackendKind = {
+  name: "landlock",
+  async prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }> {
+    const deno = findDeno(context.searchPath);
+    if ("reason" in deno) return deno;
+    const tmpDir = await context.privateFolder("tmp", "TMPDIR");
+    if (typeof tmpDir !== "string") return tmpDir;
+    const launcherDir = await context.privateFolder("deno", "launcher folder");
+    if (typeof launcherDir !== "string") return launcherDir;
+    let launcher: string;
+    try {
+      launcher = landlockLauncherFile(launcherDir);
+    } catch (error) {
+      return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
+    }
+    const root = process.getuid?.() === 0;
+    const backend = createLandlockBackend({
+      deno: deno.path,
+      launcher,
+      tmpDir,
+      launcherDir,
+      root,
+      ...(root ? {} : { userNamespace: await userNamespace(context) }),
+    });
+    return { ...backend, restore: () => restoreLauncher(launcherDir) };
+  },
+};
+
+/** Writes the Landlock launcher again when an unconfined command removed or changed it. */
+function restoreLauncher(dir: string): void {
+  try {
+    landlockLauncherFile(dir);
+  } catch (error) {
+    throw new BashSpawnError(
+      `Cannot write the Landlock launcher into "${dir}" (${
+        messageOf(error)
+      }), so nothing was run; create a new executor`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Whether util-linux `unshare` gives a user and mount namespace here (for
+ * the Landlock launcher of a user who is not root), or why not.
+ */
+async function userNamespace(
+  context: PrepareContext,
+): Promise<{ unshare: string } | { reason: string }> {
+  const unshare = findOnPath("unshare", context.searchPath ?? "");
+  if (unshare === null) {
+    return { reason: '"unshare" was not found on PATH; install util-linux' };
+  }
+  try {
+    // The direct path, unconfined like every program before the sandbox:
+    // with none of the command's environment (LD_PRELOAD into a workspace would load there).
+    const result = await context.runDirect(
+      { command: "true", timeoutMs: context.probeTimeoutMs },
+      (launch) => ({
+        ...launch,
+        program: unshare,
+        args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
+        env: {},
+      }),
+    );
+    if (result.exitCode === 0) return { unshare };
+    const said = result.stderr.text.trim().split("\n", 1)[0];
+    return {
+      reason: `"${unshare} ${USER_NAMESPACE_ARGS.join(" ")}" failed: ${
+        said || `exit ${result.exitCode}`
+      }`,
+    };
+  } catch (error) {
+    return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
+  }
+}
