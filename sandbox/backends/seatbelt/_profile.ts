@@ -1,0 +1,270 @@
+/**
+ * What Seatbelt is told: a confined policy turned into the text of a
+ * `sandbox-exec -p PROFILE` profile and its `-D NAME=VALUE` parameters, a
+ * pure transform with its rule order as a numbered list (see
+ * {@linkcode seatbeltProfile}).
+ *
+ * @module
+ */
+import { BashConfigError } from "../../../seam/mod.ts";
+import type { ConfinedPolicy } from "../mod.ts";
+import { protectedNameRegex } from "./_regex.ts";
+
+/**
+ * The longest string literal (and parameter value) the builder emits, in
+ * UTF-8 bytes between the quotes. `sandbox-exec` rejects a string literal
+ * over about 1,025 bytes ("Error reading string", as sandbox-runtime
+ * documents), and one such string invalidates the whole profile; 1,000
+ * leaves a margin. Whether a `-D` value has the same limit is not
+ * documented, so a value is held to it too: a path that long is refused,
+ * never cut.
+ */
+export const SEATBELT_LITERAL_MAX_BYTES = 1000;
+
+/** The executor's private folders that a Seatbelt profile lets a command use. */
+export interface SeatbeltFolders {
+  /** The executor's private folder (its spill files): readable, never writable. */
+  privateDir: string;
+  /** The commands' TMPDIR, inside `privateDir`: writable in every mode. */
+  tmpDir: string;
+}
+
+/** A profile for `sandbox-exec -p`, and the parameters it reads (`-D NAME=VALUE` each). */
+export interface SeatbeltProfile {
+  profile: string;
+  params: Record<string, string>;
+}
+
+/**
+ * The Mach services every confined command may look up: the user and group
+ * database (`id`, `whoami`, git, ssh) and the system log.
+ */
+const BASE_SERVICES = [
+  "com.apple.system.opendirectoryd.libinfo",
+  "com.apple.system.opendirectoryd.membership",
+  "com.apple.system.logger",
+  "com.apple.logd",
+];
+
+/**
+ * The Mach services a command with network may look up besides: the
+ * certificate trust daemon (TLS clients built on Security.framework, Go's
+ * among them) and the system's DNS and proxy configuration.
+ */
+const NETWORK_SERVICES = [
+  "com.apple.trustd.agent",
+  "com.apple.SystemConfiguration.DNSConfiguration",
+  "com.apple.SystemConfiguration.configd",
+];
+
+/** The devices whose ioctls common programs make at start (dyld's dtrace helper among them). */
+const IOCTL_DEVICES = [
+  "/dev/null",
+  "/dev/zero",
+  "/dev/random",
+  "/dev/urandom",
+  "/dev/dtracehelper",
+];
+
+/**
+ * The Seatbelt profile that confines a command by `policy`, and its
+ * parameters. Seatbelt takes the last rule that matches an operation, so
+ * the order is the meaning:
+ * 1. `(deny default)`: whatever no rule below allows is refused.
+ * 2. Processes: exec and fork (a child inherits the profile), and signals
+ *    and process information only within the same sandbox.
+ * 3. The system: sysctl reads, preference reads, POSIX semaphores, the Mach
+ *    host calls (Node's `os.cpus()`), and a short list of Mach services
+ *    (`BASE_SERVICES`; with network, `NETWORK_SERVICES` too).
+ * 4. Devices: writes to `/dev/null` and the ioctls of `IOCTL_DEVICES`.
+ * 5. The network: under `allow`, all of it. Under `proxy`, only outgoing
+ *    connections to the proxy's port on loopback (`remote ip
+ *    "localhost:PORT"`, which matches 127.0.0.1 and ::1 but not
+ *    ::ffff:127.0.0.1, so the proxy listens on 127.0.0.1 and the command is
+ *    pointed at that address). Under `deny` and `proxy`, Unix sockets only
+ *    when `policy.unixSockets` (creation, bind and connect by path; the
+ *    masked sockets are refused again at step 11), else none.
+ * 6. Reads: the whole file system.
+ * 7. Writes, under `workspace-write` only: the workspace and the writable
+ *    roots.
+ * 8. Under `workspace-write`, refused again: writes to the policy's
+ *    read-only paths, and writes to a protected name anywhere below each
+ *    root (`(require-all (subpath ROOT) (regex "/NAME(/.*)?$"))`), which
+ *    covers a `.git` made after launch or in a nested repository. A root
+ *    that itself lies beneath a protected name is thus read-only whole.
+ * 9. Hidden: the policy's hidden folders (other executors' private
+ *    folders, and every user's folder of them), neither read nor written.
+ * 10. The executor's private folder readable again and never writable, and
+ *    the commands' TMPDIR inside it readable and writable, in every mode.
+ * 11. Last, so that no rule above reopens them, the masks: no read or write
+ *    beneath a masked secret, and no connection to a masked Unix socket.
+ *
+ * Every path of the policy and of `folders` enters a filter only as a
+ * parameter, resolved first by `realpath` (Seatbelt matches resolved paths:
+ * on macOS `/tmp` is `/private/tmp`), so no path, whatever it holds, can
+ * change the profile's text. A protected name enters its regex only through
+ * `escapeRegex` (`_regex.ts`). Throws `BashConfigError` for what a profile
+ * cannot say: a protected name with a control character, a literal or a
+ * parameter over `SEATBELT_LITERAL_MAX_BYTES`, a path that is not absolute
+ * once resolved, a `proxy` network without a valid `proxyPort`.
+ */
+export function seatbeltProfile(
+  policy: ConfinedPolicy,
+  folders: SeatbeltFolders,
+  realpath: (path: string) => string,
+  proxyPort?: number,
+): SeatbeltProfile {
+  const params = new Params(realpath);
+  const rules = ["(version 1)", "(deny default)"];
+  rules.push(
+    "(allow process-exec)",
+    "(allow process-fork)",
+    "(allow signal (target same-sandbox))",
+    "(allow process-info* (target same-sandbox))",
+  );
+  const network = policy.network !== "deny";
+  const services = [...BASE_SERVICES, ...(network ? NETWORK_SERVICES : [])];
+  rules.push(
+    "(allow sysctl-read)",
+    "(allow user-preference-read)",
+    "(allow ipc-posix-sem)",
+    "(allow mach-host*)",
+    rule("allow mach-lookup", services.map((name) => `(global-name ${literal(name)})`)),
+  );
+  rules.push(
+    '(allow file-write-data (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))',
+    rule("allow file-ioctl", IOCTL_DEVICES.map((path) => `(literal ${literal(path)})`)),
+  );
+  rules.push(...networkRules(policy, proxyPort));
+  rules.push("(allow file-read*)");
+  if (policy.mode === "workspace-write") {
+    const roots = [policy.workspaceRoot, ...policy.writableRoots].map((root) =>
+      params.path("ROOT", root)
+    );
+    rules.push(rule("allow file-write*", roots.map((root) => `(subpath ${root})`)));
+    const readOnly = policy.readOnlyPaths.map((path) => `(subpath ${params.path("RO", path)})`);
+    rules.push(rule("deny file-write*", readOnly));
+    const names = policy.protectedPaths.map((name) => literal(protectedNameRegex(name)));
+    const protectedFilters = roots.flatMap((root) =>
+      names.map((name) => `(require-all (subpath ${root}) (regex ${name}))`)
+    );
+    rules.push(rule("deny file-write*", protectedFilters));
+  }
+  const hidden = [...(policy.hiddenParents ?? []), ...(policy.hiddenDirs ?? [])];
+  const hiddenFilters = hidden.map((dir) => `(subpath ${params.path("HIDDEN", dir)})`);
+  rules.push(rule("deny file-read* file-write*", hiddenFilters));
+  const privateDir = `(subpath ${params.path("PRIVATE", folders.privateDir)})`;
+  rules.push(`(allow file-read* ${privateDir})`, `(deny file-write* ${privateDir})`);
+  rules.push(`(allow file-read* file-write* (subpath ${params.path("TMP", folders.tmpDir)}))`);
+  const masks = policy.masks.map((mask) => ({
+    ...mask,
+    param: params.path("MASK", mask.path),
+  }));
+  const maskFilters = masks.map(({ directory, param }) =>
+    directory ? `(subpath ${param})` : `(literal ${param})`
+  );
+  rules.push(rule("deny file-read* file-write*", maskFilters));
+  const sockets = masks.filter((mask) => mask.kind === "socket");
+  const socketFilters = sockets.map(({ param }) => `(remote unix-socket (subpath ${param}))`);
+  rules.push(rule("deny network-outbound", socketFilters));
+  return { profile: rules.filter((line) => line !== "").join("\n") + "\n", params: params.values };
+}
+
+/** The network rules of step 5 (see {@linkcode seatbeltProfile}). */
+function networkRules(policy: ConfinedPolicy, proxyPort: number | undefined): string[] {
+  if (policy.network === "allow") return ["(allow network*)", "(allow system-socket)"];
+  const rules: string[] = [];
+  if (policy.network === "proxy") {
+    if (
+      proxyPort === undefined || !Number.isInteger(proxyPort) || proxyPort < 1 || proxyPort > 65535
+    ) {
+      throw new BashConfigError(
+        `A Seatbelt profile for network "proxy" needs the proxy's port on 127.0.0.1 (1 to 65535); got ${
+          JSON.stringify(proxyPort)
+        }; start the proxy first and pass its port`,
+      );
+    }
+    rules.push(`(allow network-outbound (remote ip ${literal(`localhost:${proxyPort}`)}))`);
+  }
+  if (policy.unixSockets) {
+    rules.push(
+      "(allow system-socket (socket-domain AF_UNIX))",
+      '(allow network-bind (local unix-socket (path-regex "^/")))',
+      '(allow network-outbound (remote unix-socket (path-regex "^/")))',
+    );
+  }
+  return rules;
+}
+
+/** `(action FILTER...)`, or nothing (an empty line, dropped) when there is no filter. */
+function rule(action: string, filters: string[]): string {
+  return filters.length === 0 ? "" : `(${action}\n  ${filters.join("\n  ")})`;
+}
+
+/** Characters no literal or parameter may hold: Seatbelt's reader has no documented escape for them. */
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/**
+ * `text` as an SBPL string literal: quoted, its backslashes and quotes
+ * escaped. Throws `BashConfigError` when it holds a control character or is
+ * longer than `SEATBELT_LITERAL_MAX_BYTES`.
+ */
+export function literal(text: string): string {
+  if (CONTROL.test(text)) {
+    throw new BashConfigError(
+      `Cannot put ${
+        JSON.stringify(text)
+      } in a Seatbelt profile: it holds a control character (a newline, a tab, ...); rename it or drop it from the policy`,
+    );
+  }
+  const body = text.replace(/[\\"]/g, "\\$&");
+  checkLength(body, "string literal");
+  return `"${body}"`;
+}
+
+/** Throws `BashConfigError` when `text` is longer than `SEATBELT_LITERAL_MAX_BYTES` in UTF-8. */
+function checkLength(text: string, what: string): void {
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > SEATBELT_LITERAL_MAX_BYTES) {
+    throw new BashConfigError(
+      `Cannot put a ${what} of ${bytes} bytes in a Seatbelt profile (starting ${
+        JSON.stringify(text.slice(0, 60))
+      }): sandbox-exec rejects strings over about 1,025 bytes and this builder stops at ${SEATBELT_LITERAL_MAX_BYTES}; use a shorter path or name`,
+    );
+  }
+}
+
+/** The parameters of one profile: each path resolved once, under a name of its kind and number. */
+class Params {
+  readonly values: Record<string, string> = {};
+  readonly #byKey = new Map<string, string>();
+  readonly #counts = new Map<string, number>();
+  readonly #realpath: (path: string) => string;
+
+  constructor(realpath: (path: string) => string) {
+    this.#realpath = realpath;
+  }
+
+  /** `(param "KIND_n")` for `path` resolved (the same parameter for the same kind and path). */
+  path(kind: string, path: string): string {
+    const value = this.#realpath(path);
+    if (!value.startsWith("/")) {
+      throw new BashConfigError(
+        `Cannot confine with Seatbelt: ${JSON.stringify(path)} resolved to ${
+          JSON.stringify(value)
+        }, which is not an absolute path; pass absolute paths`,
+      );
+    }
+    checkLength(value, "path");
+    const key = `${kind}\0${value}`;
+    let name = this.#byKey.get(key);
+    if (name === undefined) {
+      const count = this.#counts.get(kind) ?? 0;
+      this.#counts.set(kind, count + 1);
+      name = kind === "PRIVATE" || kind === "TMP" ? kind : `${kind}_${count}`;
+      this.#byKey.set(key, name);
+      this.values[name] = value;
+    }
+    return `(param ${literal(name)})`;
+  }
+}
