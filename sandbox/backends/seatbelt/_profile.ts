@@ -138,9 +138,12 @@ export function seatbeltProfile(
   rules.push(...networkRules(policy, proxyPort));
   rules.push("(allow file-read*)");
   if (policy.mode === "workspace-write") {
-    const roots = [policy.workspaceRoot, ...policy.writableRoots].map((root) =>
-      params.path("ROOT", root)
-    );
+    // A root listed twice (the workspace is often a writable root too) is one parameter.
+    const roots = [
+      ...new Set(
+        [policy.workspaceRoot, ...policy.writableRoots].map((root) => params.path("ROOT", root)),
+      ),
+    ];
     rules.push(rule("allow file-write*", roots.map((root) => `(subpath ${root})`)));
     const readOnly = policy.readOnlyPaths.map((path) => `(subpath ${params.path("RO", path)})`);
     rules.push(rule("deny file-write*", readOnly));
@@ -202,6 +205,7 @@ function rule(action: string, filters: string[]): string {
 }
 
 /** Characters no literal or parameter may hold: Seatbelt's reader has no documented escape for them. */
+// deno-lint-ignore no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
