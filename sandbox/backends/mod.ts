@@ -5,6 +5,8 @@
  * seccomp filters both Linux backends install (`_seccomp.ts`). Each backend
  * is a folder beside this file (`bwrap/`, `landlock/`) with a `mod.ts` of
  * its own, which builds on this one and never on another backend.
+ * `seatbelt/`, for macOS, holds the profile and launch of a backend that is
+ * not a backend kind yet (its name is not a `SandboxBackendName`).
  *
  * This folder's surface for the rest of `sandbox/`; nothing here is public
  * but `SandboxBackendName`, which `sandbox/mod.ts` exports.
