@@ -65,6 +65,10 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_view_test.ts",
   "tests/e2e/sandbox_walk_bound_test.ts",
   "tests/remote/sandbox_test.ts",
+  // The Seatbelt backend's profile builder and launch: plain TypeScript that no entry point
+  // reaches yet (it is not a backend kind), so the package does not ship it.
+  "tests/sandbox/backends/seatbelt/launch_test.ts",
+  "tests/sandbox/backends/seatbelt/profile_test.ts",
 ];
 
 /** @types/node for the consumer type-check, matching the oldest of `engines.node`. */
