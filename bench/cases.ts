@@ -14,6 +14,10 @@ import { longSession } from "./cases/long_session.ts";
 import { proxyRequest, sandboxAllowList } from "./cases/proxy.ts";
 import { sandboxBwrap, sandboxLandlock, sandboxVsCodex, sandboxVsSrt } from "./cases/sandbox.ts";
 import { sshRunTrue } from "./cases/ssh.ts";
+import { sandboxStandby } from "./cases/standby.ts";
+import { sandboxBwrap20k, sandboxFirstCall } from "./cases/sandbox_walk.ts";
+import { agentSession } from "./cases/agent_session.ts";
+import { terminalEcho } from "./cases/terminal.ts";
 import { memory, throughputDeno, throughputNode } from "./cases/throughput.ts";
 
 /** The cases of `deno task bench`, in order. */
@@ -26,6 +30,10 @@ export const CASES: readonly BenchCase[] = [
   background200,
   sandboxBwrap,
   sandboxLandlock,
+  sandboxStandby,
+  sandboxBwrap20k,
+  sandboxFirstCall,
+  agentSession,
   sandboxVsSrt,
   sandboxVsCodex,
   proxyRequest,
@@ -33,4 +41,5 @@ export const CASES: readonly BenchCase[] = [
   growthSlope,
   longSession,
   sshRunTrue,
+  terminalEcho,
 ];

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import process from "node:process";
 import type { SandboxMode, SandboxNetwork } from "@shellseam/bash/seam";
 import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
 
@@ -9,14 +8,17 @@ export interface CliSandboxOptions {
   mode: SandboxMode;
   /** The network policy. */
   network: SandboxNetwork;
-  /** The workspace folder, relative to the current directory (default: the current directory). */
+  /** The workspace folder, relative to the folder `cliExecutor` is given (default: that folder). */
   workspace?: string | undefined;
 }
 
-/** A sandboxing executor over the workspace; throws `BashConfigError` for a bad workspace. */
-export function cliExecutor(options: CliSandboxOptions): SandboxBashExecutor {
+/**
+ * A sandboxing executor over the workspace (a relative one starts from
+ * `cwd`); throws `BashConfigError` for a bad workspace.
+ */
+export function cliExecutor(options: CliSandboxOptions, cwd: string): SandboxBashExecutor {
   return new SandboxBashExecutor({
-    workspaceRoot: resolve(process.cwd(), options.workspace ?? "."),
+    workspaceRoot: resolve(cwd, options.workspace ?? "."),
     defaultMode: options.mode,
     network: options.network,
   });

@@ -1,5 +1,5 @@
-import process from "node:process";
-import type { Style, StyledStream } from "./_style.ts";
+import type { CliStream } from "./_io.ts";
+import type { Style } from "./_style.ts";
 import { styleFor } from "./_style.ts";
 
 /** How often the status line is redrawn: well within the 2 s a person waits without a sign. */
@@ -14,17 +14,23 @@ const REDRAW_MS = 1000;
  * erased.
  */
 export class StatusLine implements Disposable {
+  readonly #stderr: CliStream;
   readonly #text: (elapsedSeconds: number) => string;
   readonly #startedAt: number = performance.now();
   readonly #timer: ReturnType<typeof setInterval> | undefined;
-  readonly #style: Style = styleFor(process.stderr);
+  readonly #style: Style;
   #shown = false;
   #atLineStart = true;
 
-  /** Starts the redraws of `text` (given the whole seconds since now), the first after one second. */
-  constructor(text: (elapsedSeconds: number) => string) {
+  /**
+   * Starts the redraws of `text` (given the whole seconds since now) on
+   * `stderr`, the first after one second.
+   */
+  constructor(stderr: CliStream, text: (elapsedSeconds: number) => string) {
+    this.#stderr = stderr;
+    this.#style = styleFor(stderr);
     this.#text = text;
-    if (process.stderr.isTTY !== true) return;
+    if (stderr.isTTY !== true) return;
     this.#timer = setInterval(() => this.#draw(), REDRAW_MS);
     // The status line alone never keeps the program alive.
     this.#timer.unref?.();
@@ -35,10 +41,7 @@ export class StatusLine implements Disposable {
    * stderr) below the status line: the line is cleared first when it is
    * shown on the same terminal.
    */
-  write(
-    stream: StyledStream & { write(text: string | Uint8Array): unknown },
-    text: string | Uint8Array,
-  ): void {
+  write(stream: CliStream, text: string | Uint8Array): void {
     if (text.length === 0) return;
     if (stream.isTTY === true) {
       this.#clear();
@@ -62,16 +65,16 @@ export class StatusLine implements Disposable {
     if (!this.#atLineStart) return;
     const seconds = Math.floor((performance.now() - this.#startedAt) / 1000);
     // One row: a line longer than the terminal would wrap, and "\r" would clear only its last row.
-    const width = Math.max((process.stderr.columns || 80) - 1, 10);
+    const width = Math.max((this.#stderr.columns || 80) - 1, 10);
     const text = this.#text(seconds);
     const fitted = text.length > width ? `${text.slice(0, width - 3)}...` : text;
-    process.stderr.write(`\r\x1b[2K${this.#style.dim(fitted)}`);
+    this.#stderr.write(`\r\x1b[2K${this.#style.dim(fitted)}`);
     this.#shown = true;
   }
 
   #clear(): void {
     if (!this.#shown) return;
-    process.stderr.write("\r\x1b[2K");
+    this.#stderr.write("\r\x1b[2K");
     this.#shown = false;
   }
 }

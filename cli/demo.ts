@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { type BashRunResult, BashSpawnError } from "@shellseam/bash";
 import { LocalBashExecutor } from "@shellseam/bash/local";
 import { taskOwner, TaskRegistry } from "@shellseam/bash/tasks";
 import { createBashTools, renderRunResult } from "@shellseam/bash/tool";
 import { parseFlags } from "./_args.ts";
+import type { CliIo, CliStream } from "./_io.ts";
 import { StatusLine } from "./_status_line.ts";
 import { styleFor } from "./_style.ts";
 import { formatDoctorReport, SandboxBashExecutor, shellseamDoctor } from "@shellseam/bash/sandbox";
@@ -23,19 +23,27 @@ import { formatDoctorReport, SandboxBashExecutor, shellseamDoctor } from "@shell
  */
 class Tour implements Disposable {
   #title = "starting";
-  readonly #status: StatusLine = new StatusLine((seconds) =>
-    `shellseam demo: ${this.#title} (${seconds} s)`
-  );
+  readonly #stdout: CliStream;
+  readonly #status: StatusLine;
+
+  /** A tour printing to `io`'s streams. */
+  constructor(io: CliIo) {
+    this.#stdout = io.stdout;
+    this.#status = new StatusLine(
+      io.stderr,
+      (seconds) => `shellseam demo: ${this.#title} (${seconds} s)`,
+    );
+  }
 
   /** Prints `text` and a newline on stdout, below the status line. */
   say(text: string): void {
-    this.#status.write(process.stdout, `${text}\n`);
+    this.#status.write(this.#stdout, `${text}\n`);
   }
 
   /** Starts a section: its title, bold on a terminal. */
   section(title: string): void {
     this.#title = title;
-    this.say(`\n${styleFor(process.stdout).bold(`== ${title}`)}`);
+    this.say(`\n${styleFor(this.#stdout).bold(`== ${title}`)}`);
   }
 
   /** What the model would see of `result`, then its facts. */
@@ -66,14 +74,17 @@ Runs a short tour: real commands through the local executor, the model-facing
 tools and the sandbox, printing what each returned.
 `;
 
-/** `shellseam demo`: runs the tour in a temporary workspace, removed afterwards. */
-export async function demoCommand(args: string[] = []): Promise<number> {
+/**
+ * `shellseam demo`: runs the tour in a temporary workspace, removed
+ * afterwards, printing to `io`.
+ */
+export async function demoCommand(args: string[], io: CliIo): Promise<number> {
   if (parseFlags(args, {}, DEMO_USAGE).values.help) {
-    process.stdout.write(DEMO_USAGE);
+    io.stdout.write(DEMO_USAGE);
     return 0;
   }
   const workspace = mkdtempSync(join(tmpdir(), "shellseam-demo-"));
-  using tour = new Tour();
+  using tour = new Tour(io);
   try {
     await using local = new LocalBashExecutor({ cwd: workspace });
     const run = (command: string, extra: { timeoutMs?: number; signal?: AbortSignal } = {}) =>

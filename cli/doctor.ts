@@ -1,16 +1,17 @@
 import { resolve } from "node:path";
-import process from "node:process";
 import { formatDoctorReport, shellseamDoctor } from "@shellseam/bash/sandbox";
 import { modeFlag, networkFlag, parseFlags, UsageError } from "./_args.ts";
+import type { CliIo } from "./_io.ts";
 
 /** The usage of `shellseam doctor`. */
 export const DOCTOR_USAGE: string = `Usage: shellseam doctor [options]
 
 Answers "is my sandbox real?": the platform, each sandbox backend (works or
-not, and why), the Landlock ABI, and what the backend that would confine a
-command over the workspace enforces and leaves open; the runtime's permissions
-in effect (Deno's, scope by scope); then where spill files live (the
-filesystem, RAM-backed or not, and the free space).
+not, and why), the Landlock ABI, what Seatbelt's self-probe saw refused
+(macOS), and what the backend that would confine a command over the
+workspace enforces and leaves open; the runtime's permissions in effect
+(Deno's, scope by scope); then where spill files live (the filesystem,
+RAM-backed or not, and the free space).
 
 Options:
   --workspace DIR    the workspace the facts are about (default: the current directory)
@@ -21,8 +22,11 @@ Options:
   -h, --help         show this help
 `;
 
-/** `shellseam doctor`: returns the exit code (0 when a backend confines commands here, else 1). */
-export async function doctorCommand(args: string[]): Promise<number> {
+/**
+ * `shellseam doctor`, writing to `io`: returns the exit code (0 when a
+ * backend confines commands here, else 1).
+ */
+export async function doctorCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(args, {
     workspace: { type: "string" },
     mode: { type: "string" },
@@ -31,7 +35,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
     json: { type: "boolean" },
   }, DOCTOR_USAGE);
   if (values.help) {
-    process.stdout.write(DOCTOR_USAGE);
+    io.stdout.write(DOCTOR_USAGE);
     return 0;
   }
   const mode = modeFlag(values.mode, "workspace-write", DOCTOR_USAGE);
@@ -49,14 +53,14 @@ export async function doctorCommand(args: string[]): Promise<number> {
     );
   }
   const report = await shellseamDoctor({
-    workspaceRoot: resolve(process.cwd(), values.workspace ?? "."),
+    workspaceRoot: resolve(io.cwd, values.workspace ?? "."),
     mode,
     network,
     ...(values["spill-dir"] === undefined
       ? {}
-      : { spillDir: resolve(process.cwd(), values["spill-dir"]) }),
+      : { spillDir: resolve(io.cwd, values["spill-dir"]) }),
   });
-  process.stdout.write(
+  io.stdout.write(
     values.json ? JSON.stringify(report, null, 2) + "\n" : formatDoctorReport(report),
   );
   return report.selected === null ? 1 : 0;

@@ -19,10 +19,13 @@ import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { BashError } from "@shellseam/bash";
 import { UsageError } from "./_args.ts";
+import { type CliIo, processIo } from "./_io.ts";
 import { DEMO_USAGE, demoCommand } from "./demo.ts";
 import { DOCTOR_USAGE, doctorCommand } from "./doctor.ts";
 import { MCP_USAGE, mcpCommand, SHELLSEAM_CLI_VERSION } from "./mcp.ts";
 import { RUN_USAGE, runCommand } from "./run.ts";
+
+export type { CliIo, CliStream } from "./_io.ts";
 
 /** The usage of `shellseam`. */
 export const USAGE: string = `Usage: shellseam COMMAND [options]
@@ -37,10 +40,13 @@ Run "shellseam COMMAND --help" for a command's options, "shellseam --version"
 for the version.
 `;
 
-const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {
+const COMMANDS: Record<
+  string,
+  { usage: string; run: (args: string[], io: CliIo) => Promise<number> }
+> = {
   run: { usage: RUN_USAGE, run: runCommand },
   doctor: { usage: DOCTOR_USAGE, run: doctorCommand },
-  mcp: { usage: MCP_USAGE, run: (args) => mcpCommand(args) },
+  mcp: { usage: MCP_USAGE, run: (args, io) => mcpCommand(args, undefined, io) },
   demo: { usage: DEMO_USAGE, run: demoCommand },
 };
 
@@ -48,17 +54,19 @@ const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise
  * Runs the command line `args` (without the program name) and returns its
  * exit code: a usage error prints one line and the usage on stderr and
  * returns 2; a `BashError` (a bad workspace, no sandbox) prints its message
- * and returns 2 for bad configuration, 1 otherwise.
+ * and returns 2 for bad configuration, 1 otherwise. It writes to `io`'s
+ * streams and resolves relative paths from `io.cwd` (the process's own by
+ * default).
  */
-export async function main(args: string[]): Promise<number> {
+export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = args;
   try {
     if (name === "--help" || name === "-h" || name === "help") {
-      process.stdout.write(USAGE);
+      io.stdout.write(USAGE);
       return 0;
     }
     if (name === "--version" || name === "-V") {
-      process.stdout.write(`shellseam ${SHELLSEAM_CLI_VERSION}\n`);
+      io.stdout.write(`shellseam ${SHELLSEAM_CLI_VERSION}\n`);
       return 0;
     }
     const command = name === undefined ? undefined : COMMANDS[name];
@@ -68,14 +76,14 @@ export async function main(args: string[]): Promise<number> {
         USAGE,
       );
     }
-    return await command.run(rest);
+    return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`shellseam: ${error.message}\n\n${error.usage}`);
+      io.stderr.write(`shellseam: ${error.message}\n\n${error.usage}`);
       return 2;
     }
     if (error instanceof BashError) {
-      process.stderr.write(`shellseam: ${error.message}\n`);
+      io.stderr.write(`shellseam: ${error.message}\n`);
       return error.code === "config" ? 2 : 1;
     }
     throw error;

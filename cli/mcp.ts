@@ -33,6 +33,7 @@ import {
 } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
+import { type CliIo, processIo } from "./_io.ts";
 import { readRulesFile } from "./_rules.ts";
 
 /**
@@ -64,6 +65,11 @@ export interface McpServerOptions {
   tasks: TaskRegistry<unknown>;
   /** Offer `run_in_background` and the task tools (default true). */
   enableRunInBackground?: boolean;
+  /**
+   * Offer `terminal` on `bash` and the `task_input` tool, which types into a
+   * command's terminal and reads its screen (default false; see `createBashTools`).
+   */
+  enableTerminal?: boolean;
   /** Command rules (see `createBashTools`); `ask` is answered through elicitation. */
   rules?: CommandRule[];
   /** The decision for commands no rule matches (default `"ask"` with rules). */
@@ -146,6 +152,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       tasks: options.tasks,
       owner: taskOwner("mcp-client"),
       enableRunInBackground: options.enableRunInBackground ?? true,
+      ...(options.enableTerminal === undefined ? {} : { enableTerminal: options.enableTerminal }),
       ...(server.getClientCapabilities()?.elicitation === undefined ? {} : { approve }),
       ...(options.rules === undefined ? {} : { rules: options.rules }),
       ...(options.unmatchedCommands === undefined
@@ -227,6 +234,8 @@ Options:
                      reached through the executor's proxy; *.domain wildcards)
   --workspace DIR    the workspace (default: the current directory)
   --no-background    offer no run_in_background and no task tools
+  --terminal         offer terminal: true on bash and the task_input tool, for
+                     programs that need a terminal (REPLs, prompts, vi, top)
   --rules FILE       command rules (JSON: { "rules": [...], "unmatched": "ask" }); a
                      rule's "ask" is put to the user through elicitation
   -h, --help         show this help
@@ -235,29 +244,38 @@ Options:
 /**
  * `shellseam mcp`: serves one client over `transport` (stdio by default)
  * until it closes (or stdin ends, or SIGTERM or SIGINT), then kills and
- * awaits every command. Returns the exit code.
+ * awaits every command. Returns the exit code. Its help goes to `io`'s
+ * stdout, and relative paths start from `io.cwd` (the process's own by
+ * default); the stdio transport always speaks on the process's stdin and
+ * stdout.
  */
-export async function mcpCommand(args: string[], transport?: Transport): Promise<number> {
+export async function mcpCommand(
+  args: string[],
+  transport?: Transport,
+  io: CliIo = processIo(),
+): Promise<number> {
   const { values } = parseFlags(args, {
     ...SANDBOX_FLAGS,
     "no-background": { type: "boolean" },
+    terminal: { type: "boolean" },
     rules: { type: "string" },
   }, MCP_USAGE);
   if (values.help) {
-    process.stdout.write(MCP_USAGE);
+    io.stdout.write(MCP_USAGE);
     return 0;
   }
   const mode = modeFlag(values.mode, "workspace-write", MCP_USAGE);
   const network = networkFlag(values.network, MCP_USAGE);
   const rules = values.rules === undefined
     ? {}
-    : readRulesFile(resolve(values.rules), resolve(process.cwd(), values.workspace ?? "."));
-  await using executor = cliExecutor({ mode, network, workspace: values.workspace });
+    : readRulesFile(resolve(io.cwd, values.rules), resolve(io.cwd, values.workspace ?? "."));
+  await using executor = cliExecutor({ mode, network, workspace: values.workspace }, io.cwd);
   await using tasks = new TaskRegistry();
   const server = createMcpServer({
     executor,
     tasks,
     enableRunInBackground: values["no-background"] !== true,
+    enableTerminal: values.terminal === true,
     ...rules,
   });
   let stop = () => {};

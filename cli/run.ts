@@ -1,12 +1,12 @@
 import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import process from "node:process";
 import type { BashLiveOutputChunk, BashRunResult, CollectedOutput } from "@shellseam/bash/seam";
 import { shellQuote } from "@shellseam/bash/seam";
 import { renderRunResult } from "@shellseam/bash/tool";
 import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS, UsageError } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
+import type { CliIo } from "./_io.ts";
 import { endsLine, StatusLine } from "./_status_line.ts";
 import { styleFor } from "./_style.ts";
 
@@ -81,8 +81,8 @@ function commandLineOf(command: string | undefined, words: string[]): string {
   return words.length === 1 ? words[0]! : shellQuote(words);
 }
 
-/** `shellseam run`: returns the exit code. */
-export async function runCommand(args: string[]): Promise<number> {
+/** `shellseam run`, writing to `io`: returns the exit code. */
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     args,
     {
@@ -96,7 +96,7 @@ export async function runCommand(args: string[]): Promise<number> {
     true,
   );
   if (values.help) {
-    process.stdout.write(RUN_USAGE);
+    io.stdout.write(RUN_USAGE);
     return 0;
   }
   const command = commandLineOf(values.command, positionals);
@@ -109,38 +109,41 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   const mode = modeFlag(values.mode, "workspace-write", RUN_USAGE);
   const network = networkFlag(values.network, RUN_USAGE);
-  await using executor = cliExecutor({ mode, network, workspace: values.workspace });
-  using status = new StatusLine((seconds) => `shellseam: running for ${seconds} s: ${command}`);
+  await using executor = cliExecutor({ mode, network, workspace: values.workspace }, io.cwd);
+  using status = new StatusLine(
+    io.stderr,
+    (seconds) => `shellseam: running for ${seconds} s: ${command}`,
+  );
   // Whether the last text on stderr ended its line, so that the markers start on one of their own.
   let stderrEndsLine = true;
   const result = await executor.run({
     command,
-    ...(values.workdir === undefined ? {} : { workdir: resolve(process.cwd(), values.workdir) }),
+    ...(values.workdir === undefined ? {} : { workdir: resolve(io.cwd, values.workdir) }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(values.json ? {} : {
       // The bytes as the command wrote them, so that binary output is copied exactly.
       onOutput: (chunk: BashLiveOutputChunk) => {
         if (chunk.bytes.length === 0) return;
-        status.write(process[chunk.stream], chunk.bytes);
+        status.write(io[chunk.stream], chunk.bytes);
         if (chunk.stream === "stderr") stderrEndsLine = endsLine(chunk.bytes);
       },
     }),
   });
   const code = exitCodeOf(result);
   if (values.json) {
-    status.write(process.stdout, JSON.stringify(keepSpillFiles(result), null, 2) + "\n");
+    status.write(io.stdout, JSON.stringify(keepSpillFiles(result, io), null, 2) + "\n");
   } else {
-    const style = styleFor(process.stderr);
+    const style = styleFor(io.stderr);
     const failed = code !== 0;
     const markers = markerLines(result).split("\n").map((line) =>
       failed ? style.red(line) : style.dim(line)
     ).join("\n");
     // On a terminal, stdout's last line may be unfinished too, and the markers would join it.
     const newline = stderrEndsLine && status.atLineStart ? "" : "\n";
-    status.write(process.stderr, newline + markers + "\n");
+    status.write(io.stderr, newline + markers + "\n");
   }
   if (code === undefined) {
-    process.stderr.write(
+    io.stderr.write(
       `shellseam: the command was ended by signal "${result.signal}", which has no number on this platform; exiting 128\n`,
     );
     return 128;
@@ -178,10 +181,10 @@ const NO_OUTPUT = "(no output)";
 /**
  * `result` with its spill files copied out of the executor's folder (which
  * is deleted when `run` exits) into a new private folder that stays, and
- * their paths changed to the copies; stderr says where the folder is. A
- * result with no spill file comes back as it is.
+ * their paths changed to the copies; `io`'s stderr says where the folder is.
+ * A result with no spill file comes back as it is.
  */
-function keepSpillFiles(result: BashRunResult): BashRunResult {
+function keepSpillFiles(result: BashRunResult, io: CliIo): BashRunResult {
   const streams = (["stdout", "stderr"] as const).filter((name) => {
     const path = result[name].spillPath;
     return path !== undefined && existsSync(path);
@@ -194,7 +197,7 @@ function keepSpillFiles(result: BashRunResult): BashRunResult {
     copyFileSync(result[name].spillPath!, copy);
     kept[name] = { ...result[name], spillPath: copy };
   }
-  process.stderr.write(
+  io.stderr.write(
     `shellseam: the whole output is kept in ${folder} (${
       streams.map((name) => `${name}.out`).join(", ")
     }); remove the folder when done\n`,

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import process from "node:process";
+import { hostPlatform } from "../runtime/mod.ts";
 
-const isLinux = process.platform === "linux";
+const isLinux = hostPlatform.proc;
 
 /** The kernel's PF_EXITING task flag: set when do_exit() starts, before open files are closed. */
 const PF_EXITING = 0x4;
@@ -40,7 +40,7 @@ type Among = ((pid: number) => boolean) | { first: number; last: number };
  * only thread group leaders count. Throws when /proc cannot be read.
  */
 function censusOf(test: (pid: number) => boolean, among?: Among): number[] {
-  if (!isLinux) throw new Error(`there is no /proc on ${process.platform}`);
+  if (!isLinux) throw new Error(`there is no /proc on ${hostPlatform.os}`);
   const found: number[] = [];
   if (among !== undefined && typeof among !== "function") {
     for (let pid = among.first; pid <= among.last; pid++) {
@@ -359,6 +359,32 @@ function sinceSpawn(sid: number, forksAtSpawn: number | null): Among | undefined
  */
 export function recentSessionMembers(sid: number, forksAtSpawn: number | null): number[] {
   return censusOf((pid) => inSession(pid, sid), sinceSpawn(sid, forksAtSpawn));
+}
+
+/**
+ * The first look of a sweep after a command that ended by itself, in one
+ * read of the pids handed out since its leader `sid` was spawned: the live
+ * members of its session, and the live processes outside it that carry the
+ * environment entry `entry` (its descendants that left the session). It is
+ * {@linkcode recentSessionMembers} and {@linkcode recentProcessesWithEnv}
+ * at once, with the pids since the spawn found once instead of twice.
+ */
+export function recentMembersAndMarked(
+  sid: number,
+  forksAtSpawn: number | null,
+  entry: string,
+): { members: number[]; marked: number[] } {
+  const needle = `\0${entry}\0`;
+  const members = new Set<number>();
+  const found = censusOf((pid) => {
+    if (!inSession(pid, sid)) return carries(pid, needle);
+    members.add(pid);
+    return true;
+  }, sinceSpawn(sid, forksAtSpawn));
+  return {
+    members: found.filter((pid) => members.has(pid)),
+    marked: found.filter((pid) => !members.has(pid)),
+  };
 }
 
 /**

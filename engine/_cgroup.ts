@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BashSpawnError, type ResourceLimitHit, type ResourceLimits } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import {
   type CgroupController,
   type CgroupLimit,
@@ -276,7 +276,7 @@ export class CommandCgroup {
 
   /**
    * Writes the limits of another command, which takes these cgroups over
-   * from a standby that joined them; throws when they cannot be written.
+   * from a process started ahead that joined them; throws when they cannot be written.
    */
   setLimits(limits: ResourceLimits): void {
     this.#slot.write(limits);

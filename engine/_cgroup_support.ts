@@ -9,8 +9,9 @@
 import { mkdirSync, readFileSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { hostPlatform } from "../runtime/mod.ts";
 import type { ResourceLimits } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 
 /** The limits a cgroup can hold for a whole command. */
 export type CgroupLimit = "processes" | "memoryBytes";
@@ -175,10 +176,19 @@ export function cgroupSupport(): CgroupSupport {
 /**
  * What cgroups offer a command with `limits`: {@linkcode cgroupSupport},
  * looked for only when a processes or memory limit is set, or nothing when
- * the executor's config turned them off (`useCgroups: false`).
+ * the executor's config turned them off (`useCgroups: false`) or the
+ * operating system `os` has none (only Linux has).
  */
-export function cgroupSupportFor(useCgroups: boolean, limits: ResourceLimits): CgroupSupport {
+export function cgroupSupportFor(
+  useCgroups: boolean,
+  limits: ResourceLimits,
+  os: string = hostPlatform.os,
+): CgroupSupport {
   const wanted = typeof limits.processes === "number" || typeof limits.memoryBytes === "number";
+  if (useCgroups && wanted && os !== "linux") {
+    const unavailable = `there are no cgroups on ${os === "darwin" ? "macOS" : os}`;
+    return { processes: { unavailable }, memoryBytes: { unavailable } };
+  }
   if (useCgroups && wanted) return cgroupSupport();
   const unavailable = useCgroups
     ? "no limit a cgroup holds is set"

@@ -5,7 +5,7 @@
  *    is killed.
  * 2. Both count from the moment the command started: on this host when it
  *    was spawned, or when its launch said it started (the sandbox's start
- *    byte, a standby taking it); over SSH when the remote side said it
+ *    byte, a process started ahead taking it); over SSH when the remote side said it
  *    started (its "S" message). What comes before is not on the clock:
  *    waiting for a channel or a connection, a cgroup, the sandbox's setup.
  *    So a command queued behind others runs for its whole time, and

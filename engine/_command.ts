@@ -4,7 +4,7 @@ import {
   BashSpawnError,
   type StrayReport,
 } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import type { OutputCollector } from "./_output.ts";
 import { LiveTextDecoder } from "./_stream_text.ts";
 import { GroupReaper } from "./_reaper.ts";
@@ -60,7 +60,7 @@ export type CommandReaping =
      * the sweep finds its processes outside its session; absent where none can be.
      */
     marker?: string;
-    /** `forkCount()` just after the program was spawned, when that was before now (a standby). */
+    /** `forkCount()` just after the program was spawned, when that was before now (a process started ahead). */
     forksAtSpawn?: number | null;
   }
   | {
@@ -91,6 +91,10 @@ export interface CommandBase {
    * is killed and counted with the strays, and it is removed).
    */
   afterSweep?: (swept: ReadonlySet<number>) => Promise<StrayReport>;
+  /** Whether the launch said its command started (see `LaunchOutcome.started`). */
+  started?: boolean;
+  /** What the sweep cannot find on this platform, for its report (`StrayReport.gaps`). */
+  strayGaps?: readonly string[];
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
@@ -122,6 +126,8 @@ export class RunningCommand {
   readonly settled: Promise<void>;
   /** What the `onOutput` callback threw, after which it was not called again. */
   onOutputError: string | undefined = undefined;
+  /** Whether the launch said its command started (see `LaunchOutcome.started`). */
+  readonly started: boolean | undefined;
 
   readonly #options: CommandOptions;
   readonly #reaper: Reaper;
@@ -145,6 +151,7 @@ export class RunningCommand {
     this.pid = child.pid;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
+    this.started = options.started;
     this.#reaper = "reaper" in options ? options.reaper : new GroupReaper(
       options.control,
       child.pid,
@@ -353,6 +360,8 @@ export class RunningCommand {
         ...(censusFailed === undefined ? {} : { censusFailed }),
       };
     }
+    const gaps = this.#options.strayGaps ?? [];
+    if (gaps.length > 0) this.strays = { ...this.strays, gaps: [...gaps] };
     const cut = drained ? null : await this.#readToEnd(pumps);
     if (cut !== null) {
       const unended = (["stdout", "stderr"] as const).filter((name) => !this.#ended.has(name));

@@ -2,12 +2,12 @@
  * The engine of an executor that runs commands on this host: what
  * `LocalBashExecutor` (and the sandbox on it) holds once per executor. It
  * spawns each call's launch in a session of its own, applies the call's
- * resource limits (cgroups, rlimits, a standby ready in its cgroup), runs
- * the command's lifecycle (clocks, output and spill, the sweep of strays),
- * and keeps what the executor holds on this host: the watchdog, the private
- * folder, the spill budget, the standbys and cgroups. The bookkeeping every
- * executor shares (the commands running and launching, the signal hooks,
- * disposal) is its {@linkcode ExecutorLifecycle}'s.
+ * resource limits (cgroups, rlimits), runs the command's lifecycle
+ * (clocks, output and spill, the sweep of strays), and keeps what the
+ * executor holds on this host: the watchdog, the private folder, the spill
+ * budget and the cgroups. The bookkeeping every executor shares (the
+ * commands running and launching, the signal hooks, disposal) is its
+ * {@linkcode ExecutorLifecycle}'s.
  *
  * What a call's launch becomes (the sandbox wraps it), the policy it
  * carries and the limits it gets by default are its
@@ -27,7 +27,7 @@ import type {
   SandboxMode,
   StrayReport,
 } from "../seam/mod.ts";
-import type { SpawnedChild } from "../runtime/mod.ts";
+import { platformOf, type SpawnedChild } from "../runtime/mod.ts";
 import { RunningCommand } from "./_command.ts";
 import {
   type LocalBashExecutorConfig,
@@ -37,10 +37,17 @@ import {
 import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
 import { joined, OutputCollector } from "./_output.ts";
-import { appliedLimits, hasLimits, limitedLaunch, mergeLimits, rlimitsOf } from "./_limits.ts";
+import {
+  appliedLimits,
+  hasLimits,
+  limitedLaunch,
+  mergeLimits,
+  platformGaps,
+  rlimitsOf,
+} from "./_limits.ts";
 import { type CommandCgroup, ExecutorCgroups } from "./_cgroup.ts";
 import { cgroupLimits, type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
-import { checkBackground, fillRequest } from "./_request.ts";
+import { checkBackground, checkForeground, fillRequest } from "./_request.ts";
 import {
   type Confiner,
   type ConfinerHost,
@@ -54,8 +61,8 @@ import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import type { HostSignal } from "./_signals.ts";
-import type { Launch, LaunchPlan } from "./_launch.ts";
-import { localStandbyHost, type Standby, Standbys } from "./_standby.ts";
+import type { Launch, LaunchLimits, LaunchPlan, StartedAhead } from "./_launch.ts";
+import { type AheadParts, endAhead, startAhead } from "./_ahead.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkWorkdir } from "./_spawn_checks.ts";
 import { ExecutorLifecycle } from "./_lifecycle.ts";
@@ -65,6 +72,7 @@ import { confines } from "./_confined.ts";
 import { finishRun } from "./_run_result.ts";
 import { awaitStart } from "./_start.ts";
 import { backgroundProcess } from "./_background.ts";
+import { findScript, localTerminal, terminalCommand } from "./_terminal.ts";
 
 const encoder = new TextEncoder();
 
@@ -72,22 +80,19 @@ const encoder = new TextEncoder();
 const MAX_LAUNCHES = 3;
 
 /**
- * The launch of a cold start: `plan`'s, behind a short bash that applies
- * what it does not apply itself (all limits, or only the cgroups of
- * `unjoined`, left out of the plan for a standby that was not used).
+ * The launch to spawn: `plan`'s, behind a short bash that applies the
+ * limits when the plan does not apply them itself.
  */
 function limitedPlan(
   plan: LaunchPlan,
   rlimits: ResourceLimits,
   cgroup: CommandCgroup | null,
-  unjoined: readonly string[],
   bash: string,
 ): Launch {
-  const applied = plan.limitsApplied === true;
-  const sets = applied ? {} : rlimits;
-  const joins = applied ? unjoined : cgroup?.procsFiles ?? [];
-  return hasLimits(sets) || joins.length > 0
-    ? limitedLaunch(plan.launch, sets, joins, bash)
+  if (plan.limitsApplied === true) return plan.launch;
+  const joins = cgroup?.procsFiles ?? [];
+  return hasLimits(rlimits) || joins.length > 0
+    ? limitedLaunch(plan.launch, rlimits, joins, bash)
     : plan.launch;
 }
 
@@ -115,16 +120,19 @@ export class CommandEngine {
   readonly #watchdog: Watchdog | null;
   readonly #control: ProcessControl;
   readonly #lifecycle: ExecutorLifecycle;
-  readonly #standbys: Standbys = new Standbys(localStandbyHost({
+  /** What the processes a confiner starts ahead get of the engine (see ConfinerHost.startAhead). */
+  readonly #ahead: AheadParts = {
     config: () => this.config,
     watchdog: () => this.#watchdog,
     control: () => this.#control,
     disposed: () => this.#lifecycle.disposed,
-  }));
+  };
   #dir: string | null = null;
   /** Commands started so far, which numbers each command's marker. */
   #commands = 0;
   #cgroups: ExecutorCgroups | null = null;
+  /** Whether a command's strays have said this platform's gaps (see #onceGaps). */
+  #toldGaps = false;
 
   /**
    * Validates the config (throws `BashConfigError` naming the field),
@@ -143,6 +151,7 @@ export class CommandEngine {
         setsidPath: this.config.setsidPath,
         session: this.config.sessionStrategy,
         tempRoot: privateParentPath(this.config.spillDir),
+        platform: platformOf(this.config.runtime),
       });
     } catch (error) {
       // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
@@ -173,13 +182,20 @@ export class CommandEngine {
     spec: BashExecSpec,
     wrap: ((launch: Launch) => Launch) | undefined,
   ): Promise<BashRunResult> {
+    checkForeground(spec);
     return await finishRun(spec, await this.#launch(spec, false, wrap), this.#env.scrubbed);
   }
 
   /** Starts `spec` in the background and resolves once it is spawned. */
   async start(spec: BashExecSpec): Promise<BashProcess> {
     checkBackground(spec);
-    return backgroundProcess(spec, await this.#launch(spec, true, undefined));
+    const launched = await this.#launch(spec, true, undefined);
+    const { pid } = launched.running;
+    return backgroundProcess(
+      spec,
+      launched,
+      spec.terminal === undefined ? undefined : localTerminal(this.config.runtime, () => pid),
+    );
   }
 
   /**
@@ -206,7 +222,7 @@ export class CommandEngine {
   async dispose(): Promise<void> {
     try {
       await this.#lifecycle.dispose({
-        stop: () => this.#standbys.dispose(),
+        stop: () => this.#confiner.stop(),
         close: async () => {
           await this.#cgroups?.dispose();
           if (this.#dir !== null && !this.config.keepSpillFiles) {
@@ -227,6 +243,8 @@ export class CommandEngine {
     return {
       privateDir: () => this.privateDir(),
       runDirect: (request, wrap) => this.run(this.resolve(request), wrap),
+      startAhead: (launch) => startAhead(this.#ahead, launch),
+      endAhead: (child) => endAhead(this.#ahead, child),
       config: this.config,
     };
   }
@@ -276,7 +294,8 @@ export class CommandEngine {
     const bash = this.#bash;
     checkBash(bash);
     checkWorkdir(spec.workdir);
-    const env = commandEnv(this.#env, spec.env, spec.managedEnv);
+    const terminal = spec.terminal;
+    const env = commandEnv(this.#env, spec.env, spec.managedEnv, terminal !== undefined);
     // Last, so no caller displaces it: a kill finds the command's processes in
     // other sessions by it, and on the host's death the watchdog kills what carries it.
     const number = ++this.#commands;
@@ -285,79 +304,81 @@ export class CommandEngine {
     const limits = wrap === undefined
       ? mergeLimits(this.#confiner.defaultLimits(spec), spec.limits)
       : {};
-    const support = cgroupSupportFor(this.config.useCgroups, limits);
+    const platform = platformOf(this.config.runtime);
+    const enforcesData = platform.enforcesDataLimit;
+    const support = cgroupSupportFor(this.config.useCgroups, limits, platform.os);
     const held = cgroupLimits(limits, support);
+    // In a terminal, bash runs `script`, which runs the command (see _terminal.ts).
+    let command = spec.command;
+    if (terminal !== undefined) {
+      const script = findScript(this.config.runtime);
+      command = terminalCommand(spec.command, terminal, script.path, script.flavour);
+    }
     const bashLaunch: Launch = {
       program: bash,
-      args: bashArgs(bash, spec.command),
+      args: bashArgs(bash, command),
       cwd: spec.workdir,
       env,
     };
     const { config } = this;
     const setsid = config.setsidPath;
-    const keepStdinOpen = background && spec.keepStdinOpen === true;
+    const keepStdinOpen = background && (spec.keepStdinOpen === true || terminal !== undefined);
     const watchdog = this.#watchdog;
-    const cgroupKey = held.join(",");
     let cgroup: CommandCgroup | null = null;
-    let standby: Standby | undefined;
     if (held.length > 0) {
       // Named after the watchdog's owner, which it tells when it starts.
       await watchdog?.ready();
       this.#checkCanSpawn(spec);
-      const stdinNull = spec.stdin === undefined && !keepStdinOpen;
-      standby = stdinNull && wrap === undefined ? this.#standbys.take(cgroupKey) : undefined;
-      try {
-        standby?.cgroup.setLimits(limits);
-      } catch {
-        this.#standbys.discard(standby as Standby);
-        standby = undefined;
-      }
-      cgroup = standby?.cgroup ?? await this.#commandCgroup(limits, support);
+      cgroup = await this.#commandCgroup(limits, support);
     }
     const rlimits = rlimitsOf(limits, held);
+    const launchLimits: LaunchLimits = {
+      rlimits,
+      cgroupProcs: cgroup?.procsFiles ?? [],
+      ...(cgroup === null ? {} : {
+        cgroups: {
+          key: held.join(","),
+          limits,
+          make: () => this.#commandCgroup(limits, support),
+        },
+      }),
+    };
     let launch: Launch;
     let plan: LaunchPlan;
     try {
-      // A standby joined the cgroups already: the plan does not.
-      plan = wrap !== undefined ? { launch: wrap(bashLaunch) } : await this.#confiner.plan(
-        spec,
-        bashLaunch,
-        { rlimits, cgroupProcs: standby === undefined ? cgroup?.procsFiles ?? [] : [] },
-      );
-      let unjoined: readonly string[] = [];
-      if (standby !== undefined && plan.standby?.key !== standby.launchKey) {
-        // Not a launch it can run: it waits for the next one.
-        this.#standbys.putBack(standby);
-        standby = undefined;
-        cgroup = await this.#commandCgroup(limits, support);
-        unjoined = cgroup.procsFiles;
-      }
-      launch = limitedPlan(plan, rlimits, cgroup, unjoined, bash);
+      plan = wrap !== undefined
+        ? { launch: wrap(bashLaunch) }
+        : await this.#confiner.plan(spec, bashLaunch, launchLimits);
+      launch = limitedPlan(plan, rlimits, cgroup, bash);
       this.#checkCanSpawn(spec);
       await watchdog?.ready();
       this.#checkCanSpawn(spec);
       this.#checkPrivateDir();
     } catch (error) {
-      if (standby !== undefined) this.#standbys.discard(standby);
-      else await cgroup?.close();
+      await cgroup?.close();
       throw error;
     }
     const hits: { hit?: ResourceLimitHit } = {};
     let child: SpawnedChild | undefined;
     let forksAtSpawn: number | null | undefined;
-    if (standby !== undefined && plan.standby !== undefined) {
-      child = await this.#standbys.hand(standby, plan.standby.input(rlimits));
-      forksAtSpawn = standby.forksAtSpawn;
-      if (child === undefined) {
-        // It could not take the launch, which did not run: started as usual.
-        forksAtSpawn = undefined;
-        this.#checkCanSpawn(spec);
-        cgroup = await this.#commandCgroup(limits, support);
-        launch = limitedPlan(plan, rlimits, cgroup, cgroup.procsFiles, bash);
-      }
+    // A process started ahead runs the launch, in cgroups of its own; else it is spawned below.
+    let ahead: StartedAhead | undefined;
+    try {
+      ahead = await plan.takeAhead?.();
+      // None took it, and nothing of it ran: spawned below, unless the call ended meanwhile.
+      if (ahead === undefined && plan.takeAhead !== undefined) this.#checkCanSpawn(spec);
+    } catch (error) {
+      await cgroup?.close();
+      throw error;
+    }
+    if (ahead !== undefined) {
+      await cgroup?.close();
+      ({ child, cgroup, forksAtSpawn } = ahead);
     }
     // Whether the launch's own input went to its stdin already (see awaitStart).
     let inputWritten = false;
+    // Whether a launch that announces its start said so (see LaunchOutcome.started).
+    let started: boolean | undefined;
     for (let launches = 1; child === undefined; launches++) {
       let spawned: SpawnedChild;
       try {
@@ -383,6 +404,7 @@ export class CommandEngine {
       }
       const start = await awaitStart(spawned, launch.input, spec.signal);
       inputWritten = true;
+      started = start.state === "unknown" ? undefined : start.state === "started";
       if (start.state !== "ended" || launches >= MAX_LAUNCHES || !announced.retry(start.stderr)) {
         child = start.child;
         break;
@@ -396,14 +418,12 @@ export class CommandEngine {
         signal: status.signal,
         stderrText: start.stderr,
         killedByExecutor: false,
+        started: false,
       });
       try {
         this.#checkCanSpawn(spec);
-        plan = await this.#confiner.plan(spec, bashLaunch, {
-          rlimits,
-          cgroupProcs: cgroup?.procsFiles ?? [],
-        });
-        launch = limitedPlan(plan, rlimits, cgroup, [], bash);
+        plan = await this.#confiner.plan(spec, bashLaunch, launchLimits);
+        launch = limitedPlan(plan, rlimits, cgroup, bash);
       } catch (error) {
         await cgroup?.close();
         throw error;
@@ -424,6 +444,8 @@ export class CommandEngine {
         ? stdin
         : joined(launch.input, stdin ?? null),
       keepStdinOpen,
+      ...(started === undefined ? {} : { started }),
+      strayGaps: this.#onceGaps(),
       ...clocks(spec, background),
       ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }),
       ...(cgroup === null && plan.namespaceStrays === undefined ? {} : {
@@ -455,17 +477,9 @@ export class CommandEngine {
     this.#lifecycle.track(running);
     running.settled.then(() => {
       watchdog?.release(child.pid);
-      const ahead = plan.standby;
-      if (ahead !== undefined && held.length > 0) {
-        // After the caller has its result: the standby is for the next command.
-        setTimeout(() =>
-          this.#standbys.prepare(
-            cgroupKey,
-            ahead.key,
-            () => this.#commandCgroup(limits, support),
-            (procs) => ahead.prepare(procs),
-          ), 0);
-      }
+      const { afterSettle } = plan;
+      // After the caller has its result.
+      if (afterSettle !== undefined) setTimeout(afterSettle, 0);
     });
     const mode = this.#hooks.sandboxMode();
     const confined = mode !== undefined && confines(spec.sandboxPolicy?.mode ?? mode);
@@ -473,9 +487,20 @@ export class CommandEngine {
       running,
       plan,
       limits,
-      applied: appliedLimits(limits, confined, support),
+      applied: appliedLimits(limits, confined, support, undefined, enforcesData),
       cgroup: cgroup === null ? null : hits,
     };
+  }
+
+  /**
+   * The gaps this platform has for every command (see {@linkcode platformGaps}),
+   * the first time it is asked, and none after: said on the executor's
+   * first command's `strays`, whatever its limits, once per executor.
+   */
+  #onceGaps(): string[] {
+    if (this.#toldGaps) return [];
+    this.#toldGaps = true;
+    return platformGaps(platformOf(this.config.runtime));
   }
 
   /** Command n's cgroup with `limits`, in this executor's folder (made on first use). */

@@ -3,18 +3,18 @@ import process from "node:process";
 import { tmpdir } from "node:os";
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import {
   checkKnownKeys,
   describeValue,
   fitsTimer,
   positiveFinite,
   wholeNumber,
-} from "../seam/_checks.ts";
+} from "../seam/checks.ts";
 import { findSetsid } from "./_session.ts";
 import { checkLimits } from "./_limits.ts";
 import type { Runtime, SessionStrategy } from "../runtime/mod.ts";
-import { runtime } from "../runtime/mod.ts";
+import { platformOf, runtime } from "../runtime/mod.ts";
 
 /**
  * Options of a {@linkcode LocalBashExecutor}; every field is optional.
@@ -291,6 +291,12 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     );
   }
   const chosenRuntime = checkRuntime(config.runtime ?? runtime);
+  const { os } = platformOf(chosenRuntime);
+  if (os === "win32") {
+    throw new BashConfigError(
+      "shellseam does not run on native Windows; run it under WSL2 (a Linux distribution, where it works as it is)",
+    );
+  }
   const wanted = strategy === "auto" ? chosenRuntime.autoSession ?? "setsid-binary" : strategy;
   const setsidPath = wanted === "detached" ? null : findSetsid();
   if (strategy === "setsid-binary" && setsidPath === null) {

@@ -14,6 +14,7 @@ import type {
   ResourceLimits,
   SandboxPolicy,
 } from "../seam/mod.ts";
+import type { SpawnedChild } from "../runtime/mod.ts";
 import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
 import type { Launch, LaunchLimits, LaunchPlan } from "./_launch.ts";
 
@@ -33,6 +34,12 @@ export interface Confiner {
    * applies them in front of the plan's launch.
    */
   plan(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan>;
+  /**
+   * Ends what the confiner started ahead of later calls (see
+   * {@linkcode ConfinerHost.startAhead}) and starts nothing more; called
+   * as disposal starts, before the engine closes its watchdog and cgroups.
+   */
+  stop(): Promise<void>;
   /** Releases what the confiner holds; called once the executor's commands are gone. */
   dispose(): Promise<void>;
 }
@@ -46,6 +53,17 @@ export interface ConfinerHost {
    * never planned, without the default limits (the confiner's probes).
    */
   runDirect(request: BashExecRequest, wrap: (launch: Launch) => Launch): Promise<BashRunResult>;
+  /**
+   * Spawns `launch` ahead of a call, in a session of its own with stdin
+   * piped, known to the watchdog (which ends it with the host), and unref'd;
+   * `forksAtSpawn` is `forkCount()` just after the spawn. Rejects with
+   * `BashSpawnError` once the executor is disposed. A plan hands it to the
+   * engine by `LaunchPlan.takeAhead`; one no call takes goes by
+   * {@linkcode ConfinerHost.endAhead}.
+   */
+  startAhead(launch: Launch): Promise<{ child: SpawnedChild; forksAtSpawn: number | null }>;
+  /** Kills a process started ahead that no call took (its session), once it is gone. */
+  endAhead(child: SpawnedChild): Promise<void>;
   /** The executor's validated config. */
   readonly config: ResolvedLocalBashExecutorConfig;
 }

@@ -1,12 +1,15 @@
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import {
+  forkCount,
   membersOfSessions,
+  outsideGroup,
   processesWithEnvs,
+  recentMembersAndMarked,
   recentProcessesWithEnv,
   recentSessionMembers,
 } from "./_census.ts";
 import { type Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
-import type { Runtime } from "../runtime/mod.ts";
+import { platformOf, type Runtime } from "../runtime/mod.ts";
 
 /** A signal the executor sends to a command's processes. */
 export type KillSignal = "SIGTERM" | "SIGKILL";
@@ -22,15 +25,41 @@ export type KillSignal = "SIGTERM" | "SIGKILL";
 export class ProcessControl {
   readonly #runtime: Runtime;
   readonly #watchdog: Watchdog | null;
+  /** Whether this process reads /proc itself (false: every census is the watchdog's). */
+  readonly #proc: boolean;
   #procRefused: string | null = null;
   #killRefused = false;
   readonly #sessions = new CensusBatch(membersOfSessions);
   readonly #marks = new CensusBatch(processesWithEnvs);
+  /** Where there is no /proc: the portable watchdog's censuses, one `ps` for those asked together. */
+  readonly #portableSessions = new CensusBatch<number>((sids) =>
+    this.#guard().censusOfAll([...sids])
+  );
+  readonly #portableMarks = new CensusBatch<string>((entries) =>
+    this.#guard().markedAll([...entries])
+  );
 
   /** `watchdog` is null where no bash was found, so no command can run either. */
   constructor(runtime: Runtime, watchdog: Watchdog | null) {
     this.#runtime = runtime;
     this.#watchdog = watchdog;
+    this.#proc = platformOf(runtime).proc;
+    if (!this.#proc) this.#procRefused = `there is no /proc on ${platformOf(runtime).os}`;
+  }
+
+  /** How many tasks the kernel has created since boot, where /proc says; else null. */
+  forkCount(): number | null {
+    return this.#proc ? forkCount() : null;
+  }
+
+  /**
+   * `pids` without the members of process group `pgid` (a signal to the
+   * group reaches those already): by /proc, or by what the portable
+   * watchdog's census said of each; a pid whose group is not known is kept.
+   */
+  outsideGroup(pids: readonly number[], pgid: number): number[] {
+    if (this.#proc) return outsideGroup(pids, pgid);
+    return pids.filter((pid) => this.#watchdog?.groupOf(pid) !== pgid);
   }
 
   /**
@@ -39,6 +68,10 @@ export class ProcessControl {
    * out since the spawn. Rejects, saying why, when no census could be taken.
    */
   async members(sid: number, forksAtSpawn?: number | null): Promise<number[]> {
+    // Without /proc a census is a run of `ps`: none is needed once the group is
+    // gone (its members' descendants outside it were reparented when their
+    // parents died, and only the marker finds them).
+    if (!this.#proc && !this.exists(-sid)) return [];
     let reason = this.#procRefused;
     if (reason === null) {
       try {
@@ -51,10 +84,32 @@ export class ProcessControl {
       }
     }
     try {
-      if (this.#watchdog === null) throw new Error("there is no watchdog without bash");
-      return await this.#watchdog.census(sid);
+      return this.#proc ? await this.#guard().census(sid) : await this.#portableSessions.ask(sid);
     } catch (error) {
       throw new Error(`${reason}; ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  /**
+   * The first look of a sweep after a command that ended by itself: the
+   * live members of session `sid` and the processes outside it carrying
+   * `SHELLSEAM_WATCHDOG=<marker>`, in one census of the pids handed out since
+   * the spawn (see `recentMembersAndMarked`). Undefined when this process
+   * does not read /proc itself or that census failed: the caller then asks
+   * {@linkcode members} and {@linkcode marked}, which fall back on the
+   * watchdog and say why no census could be taken.
+   */
+  recentMembersAndMarked(
+    sid: number,
+    forksAtSpawn: number | null,
+    marker: string,
+  ): { members: number[]; marked: number[] } | undefined {
+    if (this.#procRefused !== null) return undefined;
+    try {
+      return recentMembersAndMarked(sid, forksAtSpawn, `${WATCHDOG_VARIABLE}=${marker}`);
+    } catch (error) {
+      if (this.#runtime.deniedPermission(error)) this.#procRefused = messageOf(error);
+      return undefined;
     }
   }
 
@@ -82,8 +137,7 @@ export class ProcessControl {
       }
     }
     try {
-      if (this.#watchdog === null) throw new Error("there is no watchdog without bash");
-      return await this.#watchdog.marked(entry);
+      return this.#proc ? await this.#guard().marked(entry) : await this.#portableMarks.ask(entry);
     } catch (error) {
       throw new Error(`${reason}; ${messageOf(error)}`, { cause: error });
     }
@@ -115,6 +169,12 @@ export class ProcessControl {
     }
   }
 
+  /** The watchdog; throws where there is none (no bash was found). */
+  #guard(): Watchdog {
+    if (this.#watchdog === null) throw new Error("there is no watchdog without bash");
+    return this.#watchdog;
+  }
+
   /** Sends one signal; false when the runtime refused it (gone targets count as sent). */
   #trySend(target: number, signal: KillSignal): boolean {
     try {
@@ -128,41 +188,54 @@ export class ProcessControl {
 }
 
 /**
- * Censuses of the whole of /proc asked for at about the same time, taken
- * once: each key asked for before the census starts gets its answer from
- * it (a census started after the question, never an older one). Each costs
- * a read of every process (about 20 ms for 120 processes on a loaded
+ * Censuses of every process asked for at about the same time, taken once:
+ * each key asked for before the census starts gets its answer from it (a
+ * census started after the question, never an older one). On /proc each
+ * costs a read of every process (about 20 ms for 120 processes on a loaded
  * machine); disposing of 200 commands asked for about 1,000 of them one by
- * one, which held the event loop for minutes.
+ * one, which held the event loop for minutes. Without /proc each is a run
+ * of `ps` and `awk` by the watchdog, for each command that settles.
  */
 class CensusBatch<Key> {
-  readonly #take: (keys: ReadonlySet<Key>) => Map<Key, number[]>;
+  readonly #take: (keys: ReadonlySet<Key>) => Map<Key, number[]> | Promise<Map<Key, number[]>>;
   #waiting = new Map<Key, PromiseWithResolvers<number[]>[]>();
+  /** Whether a census is being taken. */
+  #running = false;
 
   /** `take`: one census answering every key, each key's pids (none: left out). */
-  constructor(take: (keys: ReadonlySet<Key>) => Map<Key, number[]>) {
+  constructor(
+    take: (keys: ReadonlySet<Key>) => Map<Key, number[]> | Promise<Map<Key, number[]>>,
+  ) {
     this.#take = take;
   }
 
-  /** The pids of `key` in the next census; rejects when it could not be taken. */
+  /**
+   * The pids of `key` in the next census; rejects when it could not be
+   * taken. A census runs one at a time: what is asked while one runs waits
+   * for the next, which then answers it all at once.
+   */
   ask(key: Key): Promise<number[]> {
     const answer = Promise.withResolvers<number[]>();
-    if (this.#waiting.size === 0) setTimeout(() => this.#census(), 0);
+    if (this.#waiting.size === 0 && !this.#running) setTimeout(() => void this.#census(), 0);
     const asked = this.#waiting.get(key);
     if (asked === undefined) this.#waiting.set(key, [answer]);
     else asked.push(answer);
     return answer.promise;
   }
 
-  #census(): void {
+  async #census(): Promise<void> {
     const waiting = this.#waiting;
     this.#waiting = new Map();
+    this.#running = true;
     let found: Map<Key, number[]>;
     try {
-      found = this.#take(new Set(waiting.keys()));
+      found = await this.#take(new Set(waiting.keys()));
     } catch (error) {
       for (const answers of waiting.values()) for (const { reject } of answers) reject(error);
       return;
+    } finally {
+      this.#running = false;
+      if (this.#waiting.size > 0) setTimeout(() => void this.#census(), 0);
     }
     for (const [key, answers] of waiting) {
       for (const { resolve } of answers) resolve([...(found.get(key) ?? [])]);

@@ -4,7 +4,7 @@ import {
   type ManagedEnv,
   scrubbedParentEnv,
 } from "../seam/mod.ts";
-import { kindOf } from "../seam/_checks.ts";
+import { kindOf } from "../seam/checks.ts";
 
 /**
  * Set for every command so that nothing pages, colours, prompts or opens an
@@ -38,6 +38,46 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
+ * The overrides a command in a terminal keeps: those that keep programs from
+ * asking for credentials. The rest (`NO_COLOR`, `TERM`, the pagers and
+ * editors) are for commands without a terminal, so a terminal's command
+ * gets the host's own values of them (and `TERM=xterm-256color`), unless its
+ * call's `env` sets them. `DEBIAN_FRONTEND` stays noninteractive: a
+ * package's configuration dialog is no place for a model.
+ */
+const TERMINAL_KEEPS: readonly string[] = [
+  "GIT_TERMINAL_PROMPT",
+  "DEBIAN_FRONTEND",
+  "GH_PROMPT_DISABLED",
+  "GCM_INTERACTIVE",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "GIT_SSH_COMMAND",
+];
+
+/**
+ * What a command in a terminal gets over the environment it inherits: the
+ * credential overrides of {@linkcode ENV_OVERRIDES} that stay in a terminal,
+ * and `TERM=xterm-256color`.
+ *
+ * @example
+ * ```ts
+ * import { TERMINAL_ENV_OVERRIDES } from "./_env.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(TERMINAL_ENV_OVERRIDES.TERM, "xterm-256color");
+ * assert.equal(TERMINAL_ENV_OVERRIDES.GIT_TERMINAL_PROMPT, "0");
+ * assert.equal("PAGER" in TERMINAL_ENV_OVERRIDES, false);
+ * ```
+ */
+export const TERMINAL_ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
+  ...Object.fromEntries(
+    Object.entries(ENV_OVERRIDES).filter(([name]) => TERMINAL_KEEPS.includes(name)),
+  ),
+  TERM: "xterm-256color",
+});
+
+/**
  * What a non-interactive bash acts on at start: files it would source
  * (`BASH_ENV`, `ENV`), options it would turn on (`SHELLOPTS`, `BASHOPTS`,
  * `xtrace` say) and exported functions (`BASH_FUNC_<name>%%`, which can
@@ -59,6 +99,8 @@ export const BASH_FLAGS: readonly string[] = ["--norc", "--noprofile"];
 /** The part of every command's environment that does not depend on the call. */
 export interface BaseEnv {
   env: Readonly<Record<string, string>>;
+  /** The environment of a command in a terminal (see `TERMINAL_KEEPS`). */
+  terminalEnv: Readonly<Record<string, string>>;
   scrubbed: readonly string[];
 }
 
@@ -71,7 +113,11 @@ export function baseEnv(): BaseEnv {
       scrubbed.push(name);
     }
   }
-  return { env: { ...env, ...ENV_OVERRIDES }, scrubbed: scrubbed.sort() };
+  return {
+    env: { ...env, ...ENV_OVERRIDES },
+    terminalEnv: { ...env, ...TERMINAL_ENV_OVERRIDES },
+    scrubbed: scrubbed.sort(),
+  };
 }
 
 /**
@@ -130,11 +176,15 @@ function checkedEntries(field: string, value: unknown): Record<string, unknown> 
   return entries;
 }
 
-/** base -> env -> managedEnv (last, so a caller's env cannot displace a managed fact). */
+/**
+ * base (a terminal's when `terminal`) -> env -> managedEnv (last, so a
+ * caller's env cannot displace a managed fact).
+ */
 export function commandEnv(
   base: BaseEnv,
   env: Record<string, string> | undefined,
   managedEnv: ManagedEnv | undefined,
+  terminal = false,
 ): Record<string, string> {
-  return { ...base.env, ...env, ...managedEnv };
+  return { ...(terminal ? base.terminalEnv : base.env), ...env, ...managedEnv };
 }

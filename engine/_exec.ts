@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./_launch.ts";
 import { runtime } from "../runtime/mod.ts";
@@ -70,7 +70,7 @@ const PIECE_UNITS = 32 * 1024;
  * parameters, and evals the command, which unsets the variable first. `$0`
  * stays what it is under `-c`; LINENO counts from 1 as under `-c`.
  */
-const JOIN_AND_EVAL = 'printf -v __shellseam_command %s "$@"; set --; ' +
+export const JOIN_AND_EVAL: string = 'printf -v __shellseam_command %s "$@"; set --; ' +
   'eval "unset -v __shellseam_command; $__shellseam_command"';
 
 /**

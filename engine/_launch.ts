@@ -1,4 +1,6 @@
 import type { BashSandboxInfo, ResourceLimits, SandboxViolation } from "../seam/mod.ts";
+import type { SpawnedChild } from "../runtime/mod.ts";
+import type { CommandCgroup } from "./_cgroup.ts";
 
 /**
  * The program a command runs as, before the executor gives it a session of
@@ -64,6 +66,14 @@ export interface LaunchOutcome {
   stderrText: string;
   /** True when the executor killed it (timeout, idle, abort, kill, disposal). */
   killedByExecutor: boolean;
+  /**
+   * For a launch whose plan announces its start (`LaunchPlan.announcesStart`):
+   * true when the start byte came, false when the launch ended without it
+   * (its command never ran: whatever failed was the runner). Absent when the
+   * launch does not announce it, or the executor stopped waiting for it.
+   * Unlike stderr and the exit code, the command cannot forge it.
+   */
+  started?: boolean;
 }
 
 /**
@@ -119,11 +129,19 @@ export interface LaunchPlan {
    */
   namespaceStrays?: () => number | undefined;
   /**
-   * How this launch can run in a process started ahead of it (see
-   * {@linkcode LaunchStandby}); the executor keeps one ready after a command
-   * whose plan had one.
+   * A process started ahead of the call that can run this launch (a
+   * confiner may keep one ready, in cgroups made by
+   * `LaunchLimits.cgroups`): the engine calls it, after its last checks,
+   * in place of spawning `launch`. It resolves with the process that runs
+   * the launch, or undefined when none can take it (nothing of the launch
+   * ran), and the engine then spawns `launch` as usual.
    */
-  standby?: LaunchStandby;
+  takeAhead?: () => Promise<StartedAhead | undefined>;
+  /**
+   * Called once the command has settled and its caller has the result (a
+   * confiner starts a process ahead of the next call then).
+   */
+  afterSettle?: () => void;
   /**
    * Set when the launch writes the byte 6 first on its stdout once the
    * command itself starts, after the runner's own setup (bwrap's mounts):
@@ -136,39 +154,46 @@ export interface LaunchPlan {
 }
 
 /**
- * A launch that can run in a process started before it is needed: the
- * executor starts `prepare()` once a command settles, and hands the next
- * launch with the same `key` (and no stdin) to it as `input` on its stdin,
- * then closes that. The slow part of a start (the session, a shell, joining
- * the cgroups, which waits for the kernel) is then done while nothing
- * waits for it. Only for limits held by cgroups.
+ * A process started ahead of a call that runs its launch (see
+ * `LaunchPlan.takeAhead`): it joined `cgroup` while nothing waited for it,
+ * and the engine takes it over as the command's child, its cgroups as the
+ * command's.
+ */
+export interface StartedAhead {
+  /** The process, which said that it runs the launch (its stdout goes on after that byte). */
+  child: SpawnedChild;
+  /** The cgroups it joined, with the call's limits written to them. */
+  cgroup: CommandCgroup;
+  /** `forkCount()` just after it was spawned: every process of its command is younger. */
+  forksAtSpawn: number | null;
+}
+
+/**
+ * The cgroups of a call's kind (see `LaunchLimits.cgroups`): calls whose
+ * cgroups hold the same limits have the same `key`, and `make()` makes
+ * cgroups like the call's, with its `limits`, in the executor's folder,
+ * for a process started ahead of a later call to join.
  *
  * @example
  * ```ts
- * import type { LaunchStandby } from "./mod.ts";
+ * import type { CgroupSlot } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
- * const standby: LaunchStandby = {
- *   key: "cat",
- *   prepare: () => ({ program: "/usr/bin/cat", args: [], cwd: "/", env: {} }),
- *   input: () => new TextEncoder().encode("hi\n"),
+ * const slot: CgroupSlot = {
+ *   key: "processes",
+ *   limits: { processes: 256 },
+ *   make: () => Promise.reject(new Error("no cgroups in this example")),
  * };
- * assert.equal(standby.prepare([]).program, "/usr/bin/cat");
+ * assert.equal(slot.key, "processes");
  * ```
  */
-export interface LaunchStandby {
-  /** Launches whose standbys are interchangeable have the same key. */
+export interface CgroupSlot {
+  /** Which limits the cgroups hold (`processes`, `memoryBytes`). */
   key: string;
-  /**
-   * The process to start ahead: it joins the cgroups of `cgroupProcs` first
-   * (refusing to go on when it cannot), then reads its stdin, and right
-   * before it runs the launch it writes the byte 6 to its stdout, ahead of
-   * the command's output. One that ends before that byte has not run the
-   * launch, which then starts as usual.
-   */
-  prepare(cgroupProcs: readonly string[]): Launch;
-  /** What a standby is told to run this launch with `rlimits` (read to the end of its stdin). */
-  input(rlimits: ResourceLimits): Uint8Array;
+  /** The call's limits, which a process started ahead writes to its cgroups when it takes the call. */
+  limits: ResourceLimits;
+  /** New cgroups with `limits`, closed by whoever holds them. */
+  make(): Promise<CommandCgroup>;
 }
 
 /**
@@ -191,4 +216,6 @@ export interface LaunchLimits {
   rlimits: ResourceLimits;
   /** The `cgroup.procs` files of the command's cgroups. */
   cgroupProcs: readonly string[];
+  /** When cgroups hold some of the limits: how to make more like the command's. */
+  cgroups?: CgroupSlot;
 }

@@ -33,13 +33,12 @@ export function describe(
     signal: exit.signal,
     stderrText,
     killedByExecutor: running.cause !== null,
+    ...(running.started === undefined ? {} : { started: running.started }),
   };
   const info = plan.describe(outcome);
-  if (info.enforcement !== undefined && applied !== undefined) {
-    info.enforcement = {
-      ...info.enforcement,
-      gaps: [...info.enforcement.gaps, ...applied.gaps],
-    };
+  const more = [...(running.strays.gaps ?? []), ...(applied?.gaps ?? [])];
+  if (info.enforcement !== undefined && more.length > 0) {
+    info.enforcement = { ...info.enforcement, gaps: [...info.enforcement.gaps, ...more] };
   }
   return info;
 }

@@ -20,8 +20,9 @@ export function disposedError(): BashSpawnError {
 export interface Teardown {
   /**
    * Called at once, before the launches under way settle: stops what would
-   * start more work (a queue of channels that refuses its waiters, standbys
-   * that begin to go). Its promise is awaited once every command ended.
+   * start more work (a queue of channels that refuses its waiters, processes
+   * started ahead that begin to go). Its promise is awaited once every
+   * command ended.
    */
   stop?(): Promise<void> | void;
   /**

@@ -13,7 +13,8 @@ import {
   type ResourceLimitHit,
   type ResourceLimits,
 } from "../seam/mod.ts";
-import { kindOf } from "../seam/_checks.ts";
+import { kindOf } from "../seam/checks.ts";
+import type { PlatformFacts } from "../runtime/mod.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./_launch.ts";
 import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup_support.ts";
@@ -34,6 +35,33 @@ const ULIMIT: Record<
   cpuSeconds: { flag: "-t", unit: (value) => value, resource: 0 },
   fileSizeBytes: { flag: "-f", unit: (value) => Math.ceil(value / 1024), resource: 1 },
 };
+
+/**
+ * The gap of a memory limit on macOS, whose kernel accepts `RLIMIT_DATA` and
+ * ignores it (and there is no cgroup to hold it): said once per executor.
+ */
+export const MACOS_MEMORY_GAP =
+  "memoryBytes: not enforced on macOS (its kernel accepts RLIMIT_DATA and ignores it, and there are no cgroups)";
+
+/**
+ * What this platform cannot do for any command, to be said once per
+ * executor: where there is no /proc, a process that left its command's
+ * process group and cleared its environment cannot be found (there is no
+ * session id to find it by, nor a cgroup or pid namespace to hold it). A
+ * memory limit macOS does not enforce is not among them: each call that asks
+ * for one is told (see `limitGaps`).
+ */
+export function platformGaps(platform: PlatformFacts): string[] {
+  const gaps: string[] = [];
+  if (!platform.proc) {
+    gaps.push(
+      `strays: a process that leaves its command's process group and clears its environment cannot be found on ${
+        platform.os === "darwin" ? "macOS" : platform.os
+      } (no /proc session id, cgroup or pid namespace), so it may outlive the command`,
+    );
+  }
+  return gaps;
+}
 
 /** The limits a confined command gets unless the config or the call says otherwise. */
 export const CONFINED_DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
@@ -204,7 +232,8 @@ export function rlimitsOf(limits: ResourceLimits, held: readonly CgroupLimit[]):
 /**
  * What the limits that are set cannot enforce here, given those a cgroup
  * holds, for a command that runs as root (`root`; by default: this
- * process's user) or not.
+ * process's user) or not, where the kernel enforces `RLIMIT_DATA`
+ * (`enforcesDataLimit`; macOS's does not) or not.
  */
 export function limitGaps(
   limits: ResourceLimits,
@@ -212,6 +241,7 @@ export function limitGaps(
   support: CgroupSupport,
   held: readonly CgroupLimit[],
   root: boolean = process.getuid?.() === 0,
+  enforcesDataLimit: boolean = true,
 ): string[] {
   const gaps: string[] = [];
   const perProcess = FIELDS.filter((field) =>
@@ -237,7 +267,11 @@ export function limitGaps(
     );
   }
   if (perProcess.includes("memoryBytes")) {
-    gaps.push("memory: RLIMIT_DATA bounds private writable memory, not shared memory or files");
+    gaps.push(
+      enforcesDataLimit
+        ? "memory: RLIMIT_DATA bounds private writable memory, not shared memory or files"
+        : MACOS_MEMORY_GAP,
+    );
   }
   if (root && !confined) {
     gaps.push(
@@ -257,6 +291,7 @@ export function appliedLimits(
   confined: boolean,
   support: CgroupSupport,
   root: boolean = process.getuid?.() === 0,
+  enforcesDataLimit: boolean = true,
 ): AppliedResourceLimits | undefined {
   if (!hasLimits(limits)) return undefined;
   const held = cgroupLimits(limits, support);
@@ -274,7 +309,7 @@ export function appliedLimits(
     limits: { ...limits },
     mechanism,
     mechanisms,
-    gaps: limitGaps(limits, confined, support, held, root),
+    gaps: limitGaps(limits, confined, support, held, root, enforcesDataLimit),
   };
 }
 

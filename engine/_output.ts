@@ -47,6 +47,17 @@ export type StreamLocation =
   | { kind: "lost"; end: number; reason: string }
   | { kind: "end" };
 
+/** `parts` one after another, in a new array. */
+export function joinedBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
 /** `first` followed by `second`, copied only when both hold bytes. */
 export function joined(first: Uint8Array, second: Uint8Array | null): Uint8Array {
   if (second === null || second.length === 0) return first;

@@ -1,5 +1,5 @@
 import { BashConfigError } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import { runtime } from "../runtime/mod.ts";
 
 /**

@@ -10,9 +10,10 @@ import {
   type SandboxViolation,
   type StrayReport,
 } from "../seam/mod.ts";
-import { kindOf } from "../seam/_checks.ts";
-import { messageOf } from "../seam/_message.ts";
+import { kindOf } from "../seam/checks.ts";
+import { messageOf } from "../seam/message.ts";
 import type { RunningCommand } from "./_command.ts";
+import type { TerminalControl } from "./_terminal.ts";
 import { joined, type OutputCollector } from "./_output.ts";
 import { StreamReader } from "./_output_reader.ts";
 import { omissionMarker } from "./_utf8.ts";
@@ -102,6 +103,7 @@ export class LocalBashProcess implements BashProcess {
   readonly #stdout = new StreamCursor();
   readonly #stderr = new StreamCursor();
   readonly #beforeRead: (() => SandboxViolation[]) | undefined;
+  readonly #terminal: TerminalControl | undefined;
   #released = false;
 
   constructor(
@@ -113,8 +115,10 @@ export class LocalBashProcess implements BashProcess {
       limitHit: ResourceLimitHit | undefined;
     },
     beforeRead?: () => SandboxViolation[],
+    terminal?: TerminalControl,
   ) {
     this.command = command;
+    this.#terminal = terminal;
     this.#beforeRead = beforeRead;
     this.pid = running.pid;
     this.#command = running;
@@ -222,6 +226,21 @@ export class LocalBashProcess implements BashProcess {
   async closeStdin(): Promise<void> {
     if (!this.#keepStdinOpen) this.#openStdin("close");
     await this.#command.closeStdin();
+  }
+
+  async resize(rows: number, cols: number): Promise<void> {
+    const terminal = this.#terminal;
+    if (terminal === undefined) {
+      throw new BashConfigError(
+        `Process ${this.pid} has no terminal to resize; start it with start({ command, terminal: { rows, cols } })`,
+      );
+    }
+    if (this.#command.exit !== null || this.#command.isSettled) {
+      throw new BashConfigError(
+        `Process ${this.pid} is no longer running, so its terminal cannot be resized; start a new one`,
+      );
+    }
+    await terminal.resize(rows, cols);
   }
 
   async kill(): Promise<boolean> {

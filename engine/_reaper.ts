@@ -1,6 +1,5 @@
 import type { StrayReport } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
-import { forkCount, outsideGroup } from "./_census.ts";
+import { messageOf } from "../seam/message.ts";
 import type { KillSignal, ProcessControl } from "./_control.ts";
 
 /** How long processes that got SIGKILL may take to disappear before they count as survivors. */
@@ -41,7 +40,7 @@ export class GroupReaper {
     sid: number,
     graceMs: number,
     marker?: string,
-    forksAtSpawn: number | null = forkCount(),
+    forksAtSpawn: number | null = control.forkCount(),
   ) {
     this.#control = control;
     this.#sid = sid;
@@ -77,8 +76,13 @@ export class GroupReaper {
     const quiet = !this.#terminated;
     const seen = this.killedPids;
     let members: number[];
+    // After a command that ended by itself, the first census looks for its marker
+    // outside the session too: those found are what the marker's census would find.
+    const first = quiet && this.#marker !== undefined
+      ? this.#control.recentMembersAndMarked(this.#sid, this.#forksAtSpawn, this.#marker)
+      : undefined;
     try {
-      members = await this.#census(quiet);
+      members = first?.members ?? await this.#census(quiet);
       if (members.length > 0 && !pipesOpen && !this.#terminated) {
         // Closed pipes can mean the last children are on their way out: look again
         // so that a process that ended by itself is not counted as killed.
@@ -108,7 +112,12 @@ export class GroupReaper {
         const since = this.#terminated
           ? undefined
           : { sid: this.#sid, forksAtSpawn: this.#forksAtSpawn };
-        const outside = await this.#killMarked(this.#marker, seen, since);
+        // The first census's, when it found no member and no kill came since: it read
+        // the pids the marker's census would read.
+        const marked = first !== undefined && first.members.length === 0 && !this.#terminated
+          ? first.marked
+          : undefined;
+        const outside = await this.#killMarked(this.#marker, seen, since, marked);
         members = [...members, ...outside];
       }
     } catch (error) {
@@ -126,8 +135,11 @@ export class GroupReaper {
     marker: string,
     seen: Set<number>,
     since: { sid: number; forksAtSpawn: number | null } | undefined,
+    found?: readonly number[],
   ): Promise<number[]> {
-    let marked = (await this.#control.marked(marker, since)).filter((pid) => !seen.has(pid));
+    let marked = (found ?? await this.#control.marked(marker, since)).filter((pid) =>
+      !seen.has(pid)
+    );
     if (marked.length === 0) return [];
     for (const pid of marked) seen.add(pid);
     this.#control.signal("SIGKILL", marked).catch(() => {});
@@ -194,7 +206,7 @@ export class GroupReaper {
     // the group alone, with the members that left it: a process signalled
     // twice may run its trap twice.
     const head = this.#leaderAlive && !this.#control.exists(-this.#sid) ? this.#sid : -this.#sid;
-    const targets = [head, ...outsideGroup(members, this.#sid)];
+    const targets = [head, ...this.#control.outsideGroup(members, this.#sid)];
     // A signal that could not be sent leaves its target alive, and the census
     // that follows every signal reports it as a survivor.
     this.#control.signal(signal, targets).catch(() => {});

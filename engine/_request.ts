@@ -10,7 +10,13 @@ import { MAX_OUTPUT_BYTES, outputBudget } from "./_config.ts";
 import { checkEnv } from "./_env.ts";
 import { checkEnvSizes } from "./_exec.ts";
 import { checkLimits } from "./_limits.ts";
-import { checkKnownKeys, fitsTimer, kindOf, positiveFinite } from "../seam/_checks.ts";
+import {
+  checkKnownKeys,
+  checkTerminalSize,
+  fitsTimer,
+  kindOf,
+  positiveFinite,
+} from "../seam/checks.ts";
 
 /** Throws `BashConfigError` unless `value` is a string that an argument or path can carry. */
 export function checkText(field: string, value: unknown, what: string): string {
@@ -35,6 +41,7 @@ export const REQUEST_KEYS: readonly string[] = [
   "signal",
   "stdin",
   "keepStdinOpen",
+  "terminal",
   "env",
   "managedEnv",
   "sandboxPolicy",
@@ -45,13 +52,14 @@ export const REQUEST_KEYS: readonly string[] = [
 /**
  * Checks the values a request and a spec share, before anything is spawned:
  * no unknown key, the command, the idle clock, stdin, `keepStdinOpen`, the
- * abort signal and both env maps. Throws `BashConfigError` naming the field.
+ * terminal's size, the abort signal and both env maps. Throws `BashConfigError` naming the field.
  */
 export function checkCallValues(call: {
   command: unknown;
   idleTimeoutMs?: unknown;
   stdin?: unknown;
   keepStdinOpen?: unknown;
+  terminal?: unknown;
   limits?: unknown;
   signal?: unknown;
   env?: unknown;
@@ -81,6 +89,7 @@ export function checkCallValues(call: {
       `"keepStdinOpen" must be true or false; got ${kindOf(call.keepStdinOpen)}; pass a boolean`,
     );
   }
+  if (call.terminal !== undefined) checkTerminalSize("terminal", call.terminal);
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new BashConfigError(
       `"signal" must be an AbortSignal; got ${kindOf(signal)}; pass an AbortController's signal`,
@@ -131,8 +140,15 @@ export function fillRequest(
     request.stdoutMaxBytes ?? defaults.maxOutputBytes,
   );
   const workdir = checkText("workdir", request.workdir ?? ".", "a directory path");
+  if (request.terminal !== undefined && request.keepStdinOpen === false) {
+    throw new BashConfigError(
+      `"keepStdinOpen: false" cannot go with a "terminal", whose input stays open for write(); leave "keepStdinOpen" out`,
+    );
+  }
   return {
     ...request,
+    // A terminal's input stays open, for the executor and its confiner alike.
+    ...(request.terminal === undefined ? {} : { keepStdinOpen: true }),
     workdir: posix.resolve(defaults.cwd, workdir),
     timeoutMs,
     stdoutMaxBytes,
@@ -156,6 +172,15 @@ export function checkBackground(spec: BashExecSpec): void {
   if (spec.onOutput !== undefined) {
     throw new BashConfigError(
       `"onOutput" applies to run() only; read a background process's output with process.output()`,
+    );
+  }
+}
+
+/** Throws `BashConfigError` for what only a background call can take (`terminal`). */
+export function checkForeground(spec: BashExecSpec): void {
+  if (spec.terminal !== undefined) {
+    throw new BashConfigError(
+      `"terminal" applies to start() only (a terminal waits for input, which run() cannot give); start the command with start({ command, terminal }) and write to it`,
     );
   }
 }

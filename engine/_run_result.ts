@@ -4,9 +4,10 @@ import { limitHit } from "./_limits.ts";
 import { describe, type Launched } from "./_launched.ts";
 
 /**
- * The end of a foreground run: awaits the command's settling and builds its
- * result (rejects with the spawn failure when it had one). `scrubbed` names
- * the variables removed from the environment.
+ * The end of a foreground run, for every executor (the engine's and the SSH
+ * executor's): awaits the command's settling and builds its result (rejects
+ * with the spawn failure when it had one). `scrubbed` names the variables
+ * removed from the environment.
  */
 export async function finishRun(
   spec: BashExecSpec,
@@ -33,7 +34,7 @@ export async function finishRun(
  * why it was stopped, both streams, the strays, and whether disposal or an
  * `onOutput` callback's error ended it; `scrubbedEnv` is left empty.
  */
-export function commandResult(spec: BashExecSpec, running: RunningCommand): BashRunResult {
+function commandResult(spec: BashExecSpec, running: RunningCommand): BashRunResult {
   const exit = running.exit ?? { code: null, signal: null };
   const result: BashRunResult = {
     exitCode: exit.code,

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import type { BudgetedSpill, SpillBudget } from "./_spill_budget.ts";
 
 /**

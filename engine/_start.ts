@@ -12,7 +12,8 @@ import { within } from "./_within.ts";
 
 /**
  * The byte a launch writes first on its stdout once the command itself
- * starts: a standby's launch, and a cold one whose plan announces its start.
+ * starts: one run by a process started ahead, and a cold one whose plan
+ * announces its start.
  */
 export const LAUNCH_STARTED = 6;
 

@@ -1,9 +1,16 @@
 import process from "node:process";
 import { clearTimeout as clearUnrefTimeout, setTimeout as setUnrefTimeout } from "node:timers";
 import { BashSpawnError } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
-import type { Runtime, SessionStrategy, SpawnedChild } from "../runtime/mod.ts";
+import { messageOf } from "../seam/message.ts";
+import {
+  type PlatformFacts,
+  platformOf,
+  type Runtime,
+  type SessionStrategy,
+  type SpawnedChild,
+} from "../runtime/mod.ts";
 import { WATCHDOG_SCRIPT } from "./_watchdog_script.ts";
+import { PORTABLE_WATCHDOG_SCRIPT } from "./_watchdog_portable_script.ts";
 
 /** How long the watchdog may take to answer a census or a signal request. */
 const ANSWER_WAIT_MS = 10_000;
@@ -21,6 +28,9 @@ export const WATCHDOG_NAME = "shellseam-watchdog";
  */
 export const WATCHDOG_VARIABLE = "SHELLSEAM_WATCHDOG";
 
+/** How many pids' process groups the watchdog's answers are remembered for. */
+const MAX_GROUPS = 4096;
+
 const SCRIPT_VARIABLE = "SHELLSEAM_WATCHDOG_SCRIPT";
 
 const encoder = new TextEncoder();
@@ -33,6 +43,15 @@ export interface WatchdogOptions {
   session: SessionStrategy;
   /** Where private directories are made; the watchdog removes those of dead hosts there. */
   tempRoot: string;
+  /**
+   * Where there is no `/proc` (`platform.proc` false) the portable watchdog
+   * runs instead, a POSIX `sh` script (see `_watchdog_portable_script.ts`)
+   * finding processes through `ps` of `platform.ps`'s flavour. By default
+   * the runtime's (see `platformOf`).
+   */
+  platform?: PlatformFacts;
+  /** The POSIX shell that runs the portable watchdog; `/bin/sh` by default. */
+  sh?: string;
 }
 
 interface Live {
@@ -55,7 +74,10 @@ interface Pending {
  * SIGKILLs every command session it was told about and removes the private
  * directory. It also takes censuses of /proc and sends signals for a host
  * that may not (Deno without `--allow-all`, a scoped `--allow-run`, EMFILE).
- * Telling it about a command costs one line written to a pipe.
+ * Telling it about a command costs one line written to a pipe. Where there
+ * is no /proc (macOS) it is a POSIX `sh` process instead (see
+ * `_watchdog_portable_script.ts`), which finds processes through `ps` and
+ * takes every census.
  */
 export class Watchdog {
   readonly #options: WatchdogOptions;
@@ -67,6 +89,8 @@ export class Watchdog {
   #releaseTimer: ReturnType<typeof setUnrefTimeout> | undefined;
   #dir: string | null = null;
   readonly #cgroupFolders: string[] = [];
+  /** Each pid's process group as the portable watchdog last named it. */
+  readonly #groups = new Map<number, number>();
   #live: Live | null = null;
   #starting: Promise<Live> | null = null;
   /** The last write to the watchdog, until it completes. */
@@ -147,16 +171,78 @@ export class Watchdog {
     this.#send(`g ${folder}`);
   }
 
-  /** Live members of session `sid`, by the watchdog's census of /proc; rejects with why none was taken. */
+  /**
+   * Live members of session `sid`, by the watchdog's census of /proc; where
+   * there is none, of process group `sid` and their descendants, through
+   * `ps`. Rejects with why none was taken.
+   */
   async census(sid: number): Promise<number[]> {
-    const words = await this.#ask("c", String(sid));
-    return words.map(Number);
+    return this.#pids(await this.#ask("c", String(sid)));
   }
 
   /** Live processes whose environment holds exactly `entry` (`NAME=value`), by the watchdog. */
   async marked(entry: string): Promise<number[]> {
-    const words = await this.#ask("m", entry);
-    return words.map(Number);
+    return this.#pids(await this.#ask("m", entry));
+  }
+
+  /**
+   * {@linkcode census} of each of `sids` by one listing of `ps`, and
+   * {@linkcode marked} of each of `entries` (none holding a space): the
+   * portable watchdog's only, where each census is a run of `ps`. A key
+   * nothing was found for is left out.
+   */
+  async censusOfAll(sids: readonly number[]): Promise<Map<number, number[]>> {
+    return this.#byKey(sids, await this.#ask("C", this.#keys(sids)));
+  }
+
+  /** See {@linkcode censusOfAll}. */
+  async markedAll(entries: readonly string[]): Promise<Map<string, number[]>> {
+    return this.#byKey(entries, await this.#ask("M", this.#keys(entries)));
+  }
+
+  /** `keys` as one request's words; throws where the portable watchdog does not run. */
+  #keys(keys: readonly (string | number)[]): string {
+    const platform = this.#options.platform ?? platformOf(this.#options.runtime);
+    if (platform.proc) throw new Error("only the portable watchdog answers several keys at once");
+    const words = keys.map(String);
+    if (words.some((word) => word === "" || /\s/.test(word))) {
+      throw new Error(`a census key is empty or holds a space: ${JSON.stringify(words)}`);
+    }
+    return words.join(" ");
+  }
+
+  /** An answer's words `<k>:<pid>/<pgid>` as the pids of each of `keys` (the k-th). */
+  #byKey<Key>(keys: readonly Key[], words: readonly string[]): Map<Key, number[]> {
+    const found = new Map<Key, number[]>();
+    for (const word of words) {
+      const colon = word.indexOf(":");
+      const key = keys[Number(word.slice(0, colon))];
+      if (colon < 0 || key === undefined) throw new Error(`the watchdog said "${word}"`);
+      found.set(key, [...(found.get(key) ?? []), ...this.#pids([word.slice(colon + 1)])]);
+    }
+    return found;
+  }
+
+  /**
+   * The process group of `pid` as the portable watchdog's last answer that
+   * named it said, else undefined (the Linux watchdog answers pids alone).
+   */
+  groupOf(pid: number): number | undefined {
+    return this.#groups.get(pid);
+  }
+
+  /** The pids of an answer's words: `<pid>`, or `<pid>/<pgid>` from the portable watchdog. */
+  #pids(words: readonly string[]): number[] {
+    return words.map((word) => {
+      const [pid, pgid] = word.split("/").map(Number);
+      if (pgid !== undefined) {
+        this.#groups.delete(pid!);
+        this.#groups.set(pid!, pgid);
+        // The oldest first: only the last answers matter.
+        if (this.#groups.size > MAX_GROUPS) this.#groups.delete(this.#groups.keys().next().value!);
+      }
+      return pid!;
+    });
   }
 
   /**
@@ -197,26 +283,32 @@ export class Watchdog {
 
   async #start(): Promise<Live> {
     const { runtime, bash, setsidPath, session, tempRoot } = this.#options;
+    const platform = this.#options.platform ?? platformOf(runtime);
+    const portable = !platform.proc;
+    const shell = portable ? [this.#options.sh ?? "/bin/sh"] : [bash, "--norc", "--noprofile"];
     let child: SpawnedChild;
     try {
       child = await runtime.spawn({
-        program: setsidPath ?? bash,
+        program: setsidPath ?? shell[0]!,
         args: [
-          ...(setsidPath === null ? [] : [bash]),
-          "--norc",
-          "--noprofile",
+          ...(setsidPath === null ? shell.slice(1) : shell),
           "-c",
           `eval "$${SCRIPT_VARIABLE}"`,
           WATCHDOG_NAME,
           tempRoot,
           this.token,
+          ...(portable ? [platform.ps] : []),
         ],
         cwd: "/",
         // The script travels in the environment, so its command line stays short.
         env: {
           PATH: process.env.PATH ?? "/usr/bin:/bin",
           LC_ALL: "C",
-          [SCRIPT_VARIABLE]: WATCHDOG_SCRIPT,
+          // The portable watchdog names an owner by its start as `ps` prints it, in local
+          // time: in UTC every watchdog renders a start alike, whatever the time zone or
+          // daylight saving did since (else a live folder would read as another's, and go).
+          TZ: "UTC0",
+          [SCRIPT_VARIABLE]: portable ? PORTABLE_WATCHDOG_SCRIPT : WATCHDOG_SCRIPT,
         },
         stdin: "piped",
         session,
@@ -241,7 +333,8 @@ export class Watchdog {
     child.exited.then(() => this.#died(live));
     this.#live = live;
     const [pid, start] = await this.#expect(live, 0);
-    this.owner = /^\d+$/.test(pid ?? "") && /^\d+$/.test(start ?? "") ? `${pid}-${start}` : null;
+    // Clock ticks since boot from /proc; `p` and the date and time from `ps` (see the portable script).
+    this.owner = /^\d+$/.test(pid ?? "") && /^p?\d+$/.test(start ?? "") ? `${pid}-${start}` : null;
     const lines = [...this.#sessions].map((sid) => `+ ${sid}`);
     if (this.#dir !== null) lines.push(`d ${this.#dir}`);
     for (const folder of this.#cgroupFolders) lines.push(`g ${folder}`);

@@ -94,6 +94,8 @@ sweep_stale() {
   local d owner_re='/shellseam-exec-([0-9]+)-([0-9]+)-[^/]+$'
   for d in "$1"/shellseam-exec-*-*-*; do
     [[ $d =~ $owner_re && -d $d && ! -L $d && -O $d ]] || continue
+    # A start of 14 digits is the portable watchdog's (a date): not ours to judge.
+    (( \${#BASH_REMATCH[2]} < 14 )) || continue
     start_time "\${BASH_REMATCH[1]}" && [[ $REPLY == "\${BASH_REMATCH[2]}" ]] && continue
     rm -rf -- "$d"
   done

@@ -7,23 +7,28 @@
  *
  * The list, by concern:
  * 1. The engine of an executor on this host ({@linkcode CommandEngine}, its
- *    {@linkcode EngineHooks}), its config, and the launch plan a hook returns;
+ *    {@linkcode EngineHooks}), the executor class built on it
+ *    ({@linkcode EngineBashExecutor}, public through `local/`), its config, and the launch plan a hook returns;
  *    the bookkeeping every executor shares ({@linkcode ExecutorLifecycle}:
  *    launches, running commands, signal hooks, disposal and its error), and
  *    the one rule of a command's clocks ({@linkcode clocks}).
  * 2. Requests: filling, checking and the executor's limits.
  * 3. A command's lifecycle, for an executor that spawns its own (the SSH
  *    executor): {@linkcode RunningCommand} and its {@linkcode Reaper}, the
- *    output collector, the background handle, the result.
+ *    output collector, and what every executor's launched command becomes:
+ *    its result ({@linkcode finishRun}) or its background handle
+ *    ({@linkcode backgroundProcess}).
  * 4. Resource limits: merging, the confined defaults, cgroups, rlimits and the
  *    short bash that applies them.
  * 5. The host: finding programs, the environment's overrides and bash's
- *    flags, the private folders, the watchdog, the host signals, a refused
+ *    flags, canonical paths (the sandbox's and the host-side git commit's),
+ *    the private folders, the watchdog, the host signals, a refused
  *    Deno permission as a typed error, the start byte of a launch.
  *
  * @module
  */
 export { CommandEngine, type EngineHooks } from "./_command_engine.ts";
+export { buildEngine, EngineBashExecutor } from "./_engine_executor.ts";
 export { disposedError, ExecutorLifecycle, type Teardown } from "./_lifecycle.ts";
 export { clocks } from "./_clocks.ts";
 export { callDefaultLimits, confines } from "./_confined.ts";
@@ -40,14 +45,22 @@ export {
   resolveConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "./_config.ts";
-export type { Launch, LaunchLimits, LaunchOutcome, LaunchPlan, LaunchStandby } from "./_launch.ts";
+export type {
+  CgroupSlot,
+  Launch,
+  LaunchLimits,
+  LaunchOutcome,
+  LaunchPlan,
+  StartedAhead,
+} from "./_launch.ts";
 
-export { checkBackground, executorLimits, fillRequest } from "./_request.ts";
+export { checkBackground, checkForeground, executorLimits, fillRequest } from "./_request.ts";
 
 export { type Reaper, RunningCommand } from "./_command.ts";
-export { OutputCollector } from "./_output.ts";
-export { LocalBashProcess } from "./_process.ts";
-export { commandResult } from "./_run_result.ts";
+export { joinedBytes, OutputCollector } from "./_output.ts";
+export type { Launched } from "./_launched.ts";
+export { finishRun } from "./_run_result.ts";
+export { backgroundProcess } from "./_background.ts";
 
 export {
   appliedLimits,
@@ -57,15 +70,17 @@ export {
   JOIN_FAILURE_PREFIX,
   limitArgs,
   limitedLaunch,
-  limitHit,
   mergeLimits,
   type Rlimit,
   rlimitsToSet,
 } from "./_limits.ts";
 export { type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
+export type { CommandCgroup } from "./_cgroup.ts";
 
 export { findOnPath, findSetsid } from "./_session.ts";
-export { BASH_FLAGS, ENV_OVERRIDES } from "./_env.ts";
+export { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
+export { BASH_FLAGS, ENV_OVERRIDES, TERMINAL_ENV_OVERRIDES } from "./_env.ts";
+export { terminalCommand } from "./_terminal.ts";
 export { folderNames } from "./_listing.ts";
 export {
   isOwnDirectory,
@@ -77,4 +92,4 @@ export {
 export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 export { HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 export { throwIfDenied } from "./_permissions.ts";
-export { LAUNCH_STARTED } from "./_start.ts";
+export { LAUNCH_STARTED, prepend } from "./_start.ts";

@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import { BashConfigError } from "../seam/mod.ts";
 import { canonicalWorkspaceRoot } from "../sandbox/policy.ts";
-import { existingRealpath, isBeneath } from "../sandbox/_paths.ts";
+import { existingRealpath, isBeneath } from "../engine/mod.ts";
 import type { GitCommitOptions } from "./options.ts";
 
 /** {@linkcode GitCommitOptions} checked: the workspace and `cwd` canonical, the default timeout filled in. */

@@ -6,7 +6,7 @@
  */
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { BashConfigError } from "../seam/mod.ts";
-import { existingRealpath, isBeneath } from "../sandbox/_paths.ts";
+import { existingRealpath, isBeneath } from "../engine/mod.ts";
 import type { Repository } from "./_repository.ts";
 
 /** `path` checked (in the workspace and the working tree, no option, magic nor .git) and made relative to the working tree. */

@@ -6,7 +6,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
-import { isBeneath } from "../sandbox/_paths.ts";
+import { isBeneath } from "../engine/mod.ts";
 import { withRealParents } from "./_checked_path.ts";
 import { GitCommitError } from "./error.ts";
 

@@ -8,7 +8,7 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { runtime } from "../runtime/mod.ts";
-import { existingRealpath } from "../sandbox/_paths.ts";
+import { existingRealpath } from "../engine/mod.ts";
 import { type CommitClaim, unprotectedReason } from "../sandbox/protected/mod.ts";
 import { GitCommitError } from "./error.ts";
 

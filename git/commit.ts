@@ -7,8 +7,7 @@
  */
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
-import { findOnPath } from "../engine/mod.ts";
-import { existingRealpath, isBeneath } from "../sandbox/_paths.ts";
+import { existingRealpath, findOnPath, isBeneath } from "../engine/mod.ts";
 import { CommitClaim } from "../sandbox/protected/mod.ts";
 import { checkedOptions } from "./_checked_options.ts";
 import { checkedPath } from "./_checked_path.ts";

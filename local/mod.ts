@@ -16,16 +16,19 @@
  * @module
  */
 export {
+  EngineBashExecutor,
   ENV_OVERRIDES,
   type HostSignal,
   type LocalBashExecutorConfig,
   type ResolvedLocalBashExecutorConfig,
 } from "../engine/mod.ts";
 export { LocalBashExecutor } from "./executor.ts";
-export { runtime } from "../runtime/mod.ts";
+export { platformFacts, runtime } from "../runtime/mod.ts";
 export type {
   DirectoryEntry,
   ExitStatus,
+  PlatformFacts,
+  PsFlavour,
   Runtime,
   SessionStrategy,
   SpawnedChild,

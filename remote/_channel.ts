@@ -7,7 +7,7 @@ import {
 } from "../seam/mod.ts";
 import { type ExitStatus, runtime, type SpawnedChild } from "../runtime/mod.ts";
 import type { Reaper } from "../engine/mod.ts";
-import { printfEscaped } from "../sandbox/_reusable.ts";
+import { printfEscaped } from "../sandbox/backends/bwrap/mod.ts";
 import { BOOTSTRAP } from "./_bootstrap_script.ts";
 import { frame, MessageSplitter } from "./_frames.ts";
 import type { RemoteTransport } from "./transport.ts";
@@ -311,7 +311,14 @@ export class RemoteChannel {
         state.lost = true;
         state.onLost();
         exit({ code: null, signal: null });
-        report({ killed: 0, survivors: [] });
+        // No census came: that is never "nothing left" (the remote side kills the
+        // command's session when its channel closes, but nothing here saw it).
+        report({
+          killed: 0,
+          survivors: [],
+          censusFailed:
+            `the connection to ${transport.name} was lost before the remote side reported what the command left running`,
+        });
       }
     });
     try {

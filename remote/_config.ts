@@ -1,6 +1,6 @@
 import { isAbsolute } from "node:path";
 import { BashConfigError, type ResourceLimits } from "../seam/mod.ts";
-import { checkKnownKeys, kindOf, wholeNumber } from "../seam/_checks.ts";
+import { checkKnownKeys, kindOf, wholeNumber } from "../seam/checks.ts";
 import { findOnPath, type LocalBashExecutorConfig, resolveConfig } from "../engine/mod.ts";
 
 /**

@@ -8,8 +8,15 @@ import {
   SandboxUnavailableError,
   type SandboxViolation,
 } from "../seam/mod.ts";
-import { confines, type Launch, type LaunchOutcome, type RunningCommand } from "../engine/mod.ts";
+import { confines, isBeneath, type Launch, type LaunchOutcome } from "../engine/mod.ts";
 import { DEFAULT_DENY_READ, DEFAULT_PROTECTED_PATHS } from "../sandbox/mod.ts";
+import { protectedPathList } from "../sandbox/policy.ts";
+import {
+  checkedPolicyPaths,
+  type ConfinedPolicy,
+  outermost,
+  secretMasks,
+} from "../sandbox/backends/mod.ts";
 import {
   bwrapDenied,
   bwrapEnforcement,
@@ -17,15 +24,9 @@ import {
   bwrapFilters,
   type BwrapFolders,
   bwrapRunnerFailed,
-  checkedPolicyPaths,
-  type ConfinedPolicy,
-  isBeneath,
-  outermost,
-  protectedPathList,
   REMOTE_PATHS,
-  secretMasks,
   wrapInBwrap,
-} from "../sandbox/_reusable.ts";
+} from "../sandbox/backends/bwrap/mod.ts";
 import { parseView, type ViewKind, viewProbe } from "./_view.ts";
 import type { Preparation } from "./_channel.ts";
 import { USER_FOLDER } from "./_bootstrap_script.ts";
@@ -40,7 +41,7 @@ export interface RemotePlan {
   /** For a confined command: the probe to run first in its channel, and the wrapper it plans. */
   prepare?: Preparation;
   /** The command's sandbox facts, once it settled, with the protected paths it made (moved away). */
-  describe: (running: RunningCommand, violations: readonly SandboxViolation[]) => BashSandboxInfo;
+  describe: (outcome: LaunchOutcome, violations: readonly SandboxViolation[]) => BashSandboxInfo;
 }
 
 /** How a probe of the remote host ended. */
@@ -198,14 +199,7 @@ export class RemoteSandbox {
           };
         },
       },
-      describe: (running, violations) => {
-        const exit = running.exit ?? { code: null, signal: null };
-        const outcome: LaunchOutcome = {
-          exitCode: exit.code,
-          signal: exit.signal,
-          stderrText: running.stderr.collect().text,
-          killedByExecutor: running.cause !== null,
-        };
+      describe: (outcome, violations) => {
         const info: BashSandboxInfo = {
           mode: confined.mode,
           backend: "bwrap",

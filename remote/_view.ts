@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { BashSpawnError } from "../seam/mod.ts";
-import { expandHome, type MaskFs } from "../sandbox/_reusable.ts";
+import { expandHome, type MaskFs } from "../sandbox/backends/mod.ts";
 
 /**
  * What a confined command will see of the remote filesystem, taken by a
@@ -49,7 +49,9 @@ while (($# >= 2)); do
   k=$1 p=$2
   shift 2
   case $p in "~") e=$home ;; "~/"*) e=$home/\${p#"~/"} ;; *) e=$p ;; esac
-  r=$(realpath -e -- "$e" 2>/dev/null) || r=
+  # Only a path that exists costs a realpath process (most of the default ones do not exist).
+  r=
+  [[ -e $e ]] && { r=$(realpath -e -- "$e" 2>/dev/null) || r=; }
   kind "$r"
   [[ -z $r ]] && t=-
   printf 'F\\0%s\\0%s\\0%s\\0' "$p" "$r" "$t"

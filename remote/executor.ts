@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import {
+  BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
   BashExecutor,
@@ -8,32 +9,35 @@ import {
   type BashProcess,
   type BashRunResult,
   BashSpawnError,
-  type ResourceLimits,
 } from "../seam/mod.ts";
+import { checkTerminalSize } from "../seam/checks.ts";
 import {
   appliedLimits,
+  backgroundProcess,
   BASH_FLAGS,
   callDefaultLimits,
   type CgroupSupport,
   checkBackground,
+  checkForeground,
   clocks,
-  commandResult,
   confines,
   disposedError,
   ENV_OVERRIDES,
   ExecutorLifecycle,
   executorLimits,
   fillRequest,
+  finishRun,
   hasLimits,
   HOST_SIGNALS,
   type HostSignal,
+  type Launched,
   limitedLaunch,
-  limitHit,
-  LocalBashProcess,
   makePrivateDir,
   mergeLimits,
   OutputCollector,
   RunningCommand,
+  TERMINAL_ENV_OVERRIDES,
+  terminalCommand,
   throwIfDenied,
 } from "../engine/mod.ts";
 import { type ChannelRequest, RemoteChannel } from "./_channel.ts";
@@ -45,6 +49,18 @@ import {
 } from "./_config.ts";
 import { ChannelSlots } from "./_slots.ts";
 import { type RemoteTransport, SshTransport } from "./transport.ts";
+
+/**
+ * The remote side of a resize, for `bash -c` with the remote shell's pid,
+ * the rows and the columns: the first process below it (breadth first)
+ * whose stdin is a terminal gets the size by `stty -F`, as locally (see
+ * engine/_terminal.ts).
+ */
+const REMOTE_RESIZE = 'q=("$1"); while [ "${#q[@]}" -gt 0 ]; do p=${q[0]}; q=("${q[@]:1}"); ' +
+  'if [ "$p" != "$1" ]; then case $(readlink "/proc/$p/fd/0" 2>/dev/null) in /dev/pts/*) ' +
+  'exec stty -F "/proc/$p/fd/0" rows "$2" cols "$3" ;; esac; fi; ' +
+  'for t in /proc/"$p"/task/*/children; do c=(); { read -r -a c < "$t"; } 2>/dev/null; ' +
+  'q+=("${c[@]}"); done; done; echo "no process of the command holds a terminal" >&2; exit 3';
 
 const encoder = new TextEncoder();
 
@@ -117,6 +133,8 @@ export class SshBashExecutor extends BashExecutor {
   #transport: RemoteTransport | null = null;
   #sandbox: RemoteSandbox | null = null;
   #dir: string | null = null;
+  /** Whether the remote host has util-linux script (see #checkScript). */
+  #scriptCheck: Promise<void> | undefined;
 
   /** Validates the config (throws `BashConfigError` naming the field); connects on first use. */
   constructor(config: SshBashExecutorConfig) {
@@ -180,21 +198,11 @@ export class SshBashExecutor extends BashExecutor {
    */
   async run(request: BashExecRequest): Promise<BashRunResult> {
     const spec = this.specOf(request);
-    const { running, channel, describe, limits, confined } = await this.#launch(spec, false);
-    await running.settled;
-    if (running.failure !== undefined) throw running.failure;
-    const exit = running.exit ?? { code: null, signal: null };
-    const sandbox = describe?.(running, channel.violations);
-    const result = commandResult(spec, running);
-    const applied = appliedLimits(limits, confined, NO_REMOTE_CGROUP, channel.uid === 0);
-    const hit = limitHit(limits, exit, result.stderr.text);
-    return {
-      ...result,
-      connectionLost: channel.lost,
-      ...(sandbox === undefined ? {} : { sandbox }),
-      ...(applied === undefined ? {} : { limits: applied }),
-      ...(hit === undefined ? {} : { limitHit: hit }),
-    };
+    checkForeground(spec);
+    const launched = await this.#launch(spec, false);
+    // The remote session's environment is the base: nothing is scrubbed here.
+    const result = await finishRun(spec, launched, []);
+    return { ...result, connectionLost: launched.channel.lost };
   }
 
   /**
@@ -205,15 +213,15 @@ export class SshBashExecutor extends BashExecutor {
   async start(request: BashExecRequest): Promise<BashProcess> {
     const spec = this.specOf(request);
     checkBackground(spec);
-    const { running, channel, describe, limits } = await this.#launch(spec, true);
-    return new LocalBashProcess(spec.command, running, spec.keepStdinOpen === true, () => ({
-      sandbox: describe?.(running, channel.violations),
-      limitHit: limitHit(
-        limits,
-        running.exit ?? { code: null, signal: null },
-        running.stderr.collect().text,
-      ),
-    }));
+    if (spec.terminal !== undefined) await this.#checkScript();
+    const launched = await this.#launch(spec, true);
+    return backgroundProcess(
+      spec,
+      launched,
+      spec.terminal === undefined ? undefined : {
+        resize: (rows, cols) => this.#resize(launched.channel.pid, rows, cols),
+      },
+    );
   }
 
   /**
@@ -283,13 +291,19 @@ export class SshBashExecutor extends BashExecutor {
   #launch(
     spec: BashExecSpec,
     background: boolean,
-  ): Promise<Launched> {
+  ): Promise<RemoteLaunched> {
     return this.#lifecycle.launch(this.#spawn(spec, background));
   }
 
-  async #spawn(spec: BashExecSpec, background: boolean): Promise<Launched> {
+  async #spawn(spec: BashExecSpec, background: boolean): Promise<RemoteLaunched> {
     this.#lifecycle.checkCanSpawn(spec);
-    const env: Record<string, string> = { ...ENV_OVERRIDES, ...spec.env, ...spec.managedEnv };
+    const terminal = spec.terminal;
+    const overrides = terminal === undefined ? ENV_OVERRIDES : TERMINAL_ENV_OVERRIDES;
+    const env: Record<string, string> = { ...overrides, ...spec.env, ...spec.managedEnv };
+    // In a terminal, the remote bash runs util-linux script (see engine/_terminal.ts).
+    const command = terminal === undefined
+      ? spec.command
+      : terminalCommand(spec.command, terminal, "script");
     const keepStdinOpen = background && spec.keepStdinOpen === true;
     const pipedStdin = spec.stdin !== undefined || keepStdinOpen;
     const confining = confines(spec.sandboxPolicy?.mode);
@@ -300,7 +314,7 @@ export class SshBashExecutor extends BashExecutor {
     );
     const bashLaunch = {
       program: this.config.shell,
-      args: [...BASH_FLAGS, "-c", spec.command],
+      args: [...BASH_FLAGS, "-c", command],
       cwd: spec.workdir,
       env,
     };
@@ -317,7 +331,7 @@ export class SshBashExecutor extends BashExecutor {
     // A background process may not take the channel kept for foreground runs (see ChannelSlots).
     const place = background ? this.#backgroundPlace() : undefined;
     const opening = this.#open(spec, {
-      command: spec.command,
+      command,
       workdir: spec.workdir,
       env: Object.entries(confined?.env ?? env).map(([name, value]) => `${name}=${value}`),
       // The sandbox wrapper (planned in the channel), or the limits' script; else the
@@ -361,7 +375,20 @@ export class SshBashExecutor extends BashExecutor {
       await channel.release();
       release();
     });
-    return { running, channel, describe: confined?.describe, limits, confined: confining };
+    const describe = confined?.describe;
+    return {
+      running,
+      channel,
+      plan: {
+        launch,
+        ...(describe === undefined
+          ? {}
+          : { describe: (outcome) => describe(outcome, channel.violations) }),
+      },
+      limits,
+      applied: appliedLimits(limits, confining, NO_REMOTE_CGROUP, channel.uid === 0),
+      cgroup: null,
+    };
   }
 
   /** Waits for a channel, opens the connection if needed, and starts the command over it. */
@@ -397,6 +424,48 @@ export class SshBashExecutor extends BashExecutor {
         ? `With "maxChannels" 1, the one channel to ${name} is kept for foreground commands, so no background process can start; run it in the foreground, or raise "maxChannels" if the server's MaxSessions allows`
         : `${limit} background processes already hold ${limit} of the ${this.config.maxChannels} channels to ${name}, and one is kept for foreground commands, so nothing was started; end a background process first (task_kill), run this one in the foreground, or raise "maxChannels" if the server's MaxSessions allows`,
     );
+  }
+
+  /**
+   * Sets the size of the terminal below the remote shell `pid` (see
+   * {@linkcode REMOTE_RESIZE}); rejects with `BashConfigError` when it cannot.
+   */
+  async #resize(pid: number, rows: number, cols: number): Promise<void> {
+    const size = checkTerminalSize("size", { rows, cols });
+    const probe = await this.#probe([
+      this.config.shell,
+      ...BASH_FLAGS,
+      "-c",
+      REMOTE_RESIZE,
+      "shellseam-resize",
+      `${pid}`,
+      `${size.rows}`,
+      `${size.cols}`,
+    ]);
+    if (probe.exitCode !== 0) {
+      throw new BashConfigError(
+        `Could not resize the terminal of remote process ${pid} (${
+          probe.stderr.trim() || `exit ${probe.exitCode}`
+        }); it may have just ended`,
+      );
+    }
+  }
+
+  /**
+   * Rejects with `BashSpawnError` when the remote host has no util-linux
+   * `script` on its PATH, which a terminal needs; asked once per executor.
+   */
+  #checkScript(): Promise<void> {
+    this.#scriptCheck ??= this.#probe(["sh", "-c", "command -v script"]).then((probe) => {
+      if (probe.exitCode !== 0) {
+        throw new BashSpawnError(
+          `A terminal needs util-linux "script" on the remote host ${this.config.host}, which has none on its PATH; install util-linux there (Debian: bsdutils), or start the command without "terminal"`,
+        );
+      }
+    });
+    // A rejection is not kept: the next call asks again (script installed since, a lost connection).
+    this.#scriptCheck.catch(() => this.#scriptCheck = undefined);
+    return this.#scriptCheck;
   }
 
   /**
@@ -436,15 +505,13 @@ export class SshBashExecutor extends BashExecutor {
   }
 }
 
-/** A launched command, and how to describe its sandbox once it settled. */
-interface Launched {
-  running: RunningCommand;
+/**
+ * A launched command as the engine builds every executor's result from it
+ * (its plan's `describe` adds the protected paths the channel moved away),
+ * with the channel it runs over.
+ */
+interface RemoteLaunched extends Launched {
   channel: RemoteChannel;
-  describe: RemotePlan["describe"] | undefined;
-  /** The resource limits in effect (merged; unset fields are no limit). */
-  limits: ResourceLimits;
-  /** True when a sandbox confines the command. */
-  confined: boolean;
 }
 
 /** No cgroup is made on the remote host: every limit is an rlimit there. */

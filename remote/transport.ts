@@ -1,9 +1,9 @@
-import { rmSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
 import { runtime, type SpawnedChild } from "../runtime/mod.ts";
-import { findOnPath, Watchdog, WATCHDOG_VARIABLE } from "../engine/mod.ts";
+import { findOnPath, throwIfDenied, Watchdog, WATCHDOG_VARIABLE } from "../engine/mod.ts";
 
 /**
  * How the remote executor reaches a shell on the other side: the program
@@ -268,11 +268,34 @@ export class SshTransport implements RemoteTransport {
     return this.#watchdog;
   }
 
+  /** True once something is at the control socket's path. */
+  /**
+   * Whether the control socket's path exists; a look that fails otherwise
+   * than with ENOENT (a permission: `BashConfigError`; a private folder that
+   * is not a folder, ...: `BashSpawnError`) is never taken for "not there".
+   */
+  #socketExists(): boolean {
+    try {
+      lstatSync(this.#controlPath);
+      return true;
+    } catch (error) {
+      throwIfDenied(error, "look for the ssh master's control socket in the private folder");
+      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return false;
+      throw new BashSpawnError(
+        `Could not look for the ssh master's control socket "${this.#controlPath}" (${
+          (error as Error).message
+        }); check that the executor's private folder is a folder this process may use`,
+        { cause: error },
+      );
+    }
+  }
+
   async #startMaster(): Promise<SpawnedChild> {
     const o = this.#options;
     const watchdog = await this.#guard();
-    // A master that was killed leaves its socket behind, and ssh would not listen on it.
-    rmSync(this.#controlPath, { force: true });
+    // A master that was killed leaves its socket behind, and ssh would not listen on it. A look
+    // that fails is refused before the master starts, not while it runs.
+    if (this.#socketExists()) rmSync(this.#controlPath, { force: true });
     let child: SpawnedChild;
     try {
       child = await runtime.spawn({
@@ -306,10 +329,23 @@ export class SshTransport implements RemoteTransport {
     const deadline = performance.now() + o.connectTimeoutSeconds * 1000 + READY_SLACK_MS;
     let exited = false;
     child.exited.then(() => (exited = true));
-    for (let pause = 5; performance.now() < deadline; pause = Math.min(pause * 2, 100)) {
+    for (let pause = 5; performance.now() < deadline; pause = Math.min(pause * 2, 50)) {
       if (exited) break;
-      const check = await quiet(o.ssh, [...this.#common(), "-O", "check", o.host]);
-      if (check === 0) return child;
+      // The master puts its control socket in place, listening, only once the connection is
+      // authenticated: a look at the path costs no process, and one `ssh -O check` then
+      // confirms that it answers (each check is an ssh process, tens of milliseconds of CPU).
+      let socket: boolean;
+      try {
+        socket = this.#socketExists();
+      } catch (error) {
+        if (!exited) await this.kill(child.pid, "SIGKILL");
+        await child.exited;
+        throw error;
+      }
+      if (socket) {
+        const check = await quiet(o.ssh, [...this.#common(), "-O", "check", o.host]);
+        if (check === 0) return child;
+      }
       await new Promise((done) => setTimeout(done, pause));
     }
     if (!exited) await this.kill(child.pid, "SIGKILL");

@@ -1,5 +1,5 @@
 /**
- * Sockets for the sandbox's network proxy: a Unix socket server, TCP
+ * Sockets for the sandbox's network proxy: a Unix socket or loopback TCP server, TCP
  * connections out and name resolution. `node:net` and `node:dns` behave
  * the same under Deno and Node for these calls, so one implementation
  * serves both runtimes, and it lives here alone.
@@ -20,6 +20,12 @@ export interface NetListener {
   readonly connections: number;
 }
 
+/** What a listener hands its connections and its later errors to (see {@linkcode listenUnix}). */
+export interface ListenHandlers {
+  onConnection: (socket: NetSocket) => void;
+  onError: (error: Error) => void;
+}
+
 /**
  * Listens on the Unix socket `path` (which must not exist) and hands every
  * connection to `onConnection`. Rejects when it cannot listen. An error of
@@ -28,10 +34,50 @@ export interface NetListener {
  * accepted stay open), and is handed to `onError`. `server` is the server to
  * use (tests give one whose errors they raise).
  */
-export function listenUnix(
+export async function listenUnix(
   path: string,
-  handlers: { onConnection: (socket: NetSocket) => void; onError: (error: Error) => void },
+  handlers: ListenHandlers,
   server: Server = createServer(),
+): Promise<NetListener> {
+  return await listenOn(server, { path }, handlers);
+}
+
+/** A listener on a TCP port of 127.0.0.1. */
+export interface LoopbackListener extends NetListener {
+  /** The port it listens on. */
+  readonly port: number;
+}
+
+/**
+ * Listens on a free TCP port of 127.0.0.1 (never `localhost`, which may
+ * resolve to `::1`), as {@linkcode listenUnix} does on a socket: its port,
+ * known once it resolves.
+ */
+export async function listenLoopback(
+  handlers: ListenHandlers,
+  server: Server = createServer(),
+): Promise<LoopbackListener> {
+  const listener = await listenOn(server, { port: 0, host: "127.0.0.1" }, handlers);
+  const address = server.address();
+  if (address === null || typeof address !== "object") {
+    await listener.close();
+    throw new Error("the loopback listener has no port");
+  }
+  const { port } = address;
+  return {
+    port,
+    get connections() {
+      return listener.connections;
+    },
+    close: () => listener.close(),
+  };
+}
+
+/** `server` listening at `where` (see {@linkcode listenUnix}). */
+function listenOn(
+  server: Server,
+  where: { path: string } | { port: number; host: string },
+  handlers: ListenHandlers,
 ): Promise<NetListener> {
   const open = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
@@ -41,7 +87,7 @@ export function listenUnix(
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(path, () => {
+    server.listen(where, () => {
       server.off("error", reject);
       server.on("error", (error) => {
         server.close();

@@ -1,3 +1,5 @@
+import type { PlatformFacts } from "./_platform.ts";
+
 /**
  * How a child is put into a new session and process group of its own.
  *
@@ -136,6 +138,11 @@ export interface Runtime {
    * Absent: `"setsid-binary"`.
    */
   readonly autoSession?: SessionStrategy;
+  /**
+   * The operating system's facts the engine acts on (see `PlatformFacts`);
+   * absent: this process's. A test says "macOS" on Linux here.
+   */
+  readonly platform?: PlatformFacts;
   /** Spawns a child; rejects when the program cannot be started. */
   spawn(request: SpawnRequest): Promise<SpawnedChild>;
   /**

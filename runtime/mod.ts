@@ -18,9 +18,13 @@
  * @module
  */
 import type { Runtime } from "./_types.ts";
+export { type FolderState, folderState } from "./_folder_state.ts";
 export {
   connectTcp,
+  type ListenHandlers,
+  listenLoopback,
   listenUnix,
+  type LoopbackListener,
   type NetListener,
   type NetSocket,
   resolveHost,
@@ -28,6 +32,8 @@ export {
 } from "./_net.ts";
 import { denoRuntime } from "./deno.ts";
 import { nodeRuntime } from "./node.ts";
+import { hostPlatform, type PlatformFacts } from "./_platform.ts";
+export { hostPlatform, type PlatformFacts, platformFacts, type PsFlavour } from "./_platform.ts";
 
 export type {
   DirectoryEntry,
@@ -53,3 +59,11 @@ export type {
  * ```
  */
 export const runtime: Runtime = "Deno" in globalThis ? denoRuntime : nodeRuntime;
+
+/**
+ * The platform facts of `chosen` (a runtime a test injected may say "macOS"
+ * on Linux), else of this process.
+ */
+export function platformOf(chosen: Runtime): PlatformFacts {
+  return chosen.platform ?? hostPlatform;
+}

@@ -1,22 +1,27 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import {
+  type BashRunResult,
   BashSpawnError,
   type ResourceLimits,
   type SandboxEnforcement,
   type SandboxPolicy,
 } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import {
   appliedLimits,
   cgroupSupportFor,
   type ConfinerHost,
+  existingRealpath,
   isOwnDirectory,
 } from "../engine/mod.ts";
-import { existingRealpath } from "./_paths.ts";
 import type { SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
-import { BACKEND_KINDS } from "./_backend_kinds.ts";
+import { BACKEND_KINDS, platformRefusal } from "./_backend_kinds.ts";
+import { platformOf } from "../runtime/mod.ts";
 import { type Confinement, enforcementOf } from "./_confinement.ts";
+
+/** The probe's launches at most, as a call's (the engine's `MAX_LAUNCHES`). */
+const PROBE_LAUNCHES = 3;
 
 /**
  * What probing one backend found on this machine.
@@ -43,6 +48,12 @@ export interface SandboxBackendStatus {
   reason?: string;
   /** The kernel's Landlock ABI, as the Landlock launcher found it. */
   landlockAbi?: number;
+  /**
+   * What a command confined by it tried and whether each was refused (the
+   * Seatbelt backend proves itself so before its first command; one not
+   * refused makes it fail closed, and `reason` names it).
+   */
+  selfProbe?: { probe: string; refused: boolean }[];
   /**
    * What it would enforce for the executor's default policy (for
    * `workspace-write` when the default mode is `danger-full-access`).
@@ -91,6 +102,11 @@ export class BackendProbes {
     this.#confinement = confinement;
   }
 
+  /** The platform (as `process.platform` names it) the executor's runtime runs on. */
+  get platform(): string {
+    return platformOf(this.#host.config.runtime).os;
+  }
+
   /** Backend `name`'s probe, run on the first call. */
   probe(name: SandboxBackendName): Promise<Probe> {
     let probe = this.#probes.get(name);
@@ -131,6 +147,8 @@ export class BackendProbes {
   }
 
   async #run(name: SandboxBackendName): Promise<Probe> {
+    const refusal = platformRefusal(name, this.platform);
+    if (refusal !== undefined) return { status: { backend: name, works: false, reason: refusal } };
     const prepared = await BACKEND_KINDS[name].prepare({
       searchPath: this.#options.searchPath,
       probeTimeoutMs: this.#options.probeTimeoutMs,
@@ -150,10 +168,20 @@ export class BackendProbes {
         network: "deny",
         allowUnixSockets: [],
       });
-      // The direct path: the backend's probe launch of `bash -c true`, not a plan.
-      const result = await this.#host.runDirect(
-        { command: "true", workdir: policy.workspaceRoot, timeoutMs: probeTimeoutMs },
-        (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
+      // The direct path: the backend's probe launch of `bash -c true`, not a
+      // plan; again while its setup met a path that changed under it (the
+      // host's mount table, see `setupRaced`), as a call's launch would be.
+      let result: BashRunResult;
+      let launches = 0;
+      do {
+        launches++;
+        result = await this.#host.runDirect(
+          { command: "true", workdir: policy.workspaceRoot, timeoutMs: probeTimeoutMs },
+          (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
+        );
+      } while (
+        launches < PROBE_LAUNCHES && result.exitCode !== 0 &&
+        backend.setupRaced?.(result.stderr.text, policy) === true
       );
       reason = result.timedOut
         ? `probe timed out after ${probeTimeoutMs} ms`
@@ -187,6 +215,7 @@ export class BackendProbes {
       gaps: [...enforcement.gaps, ...(limits?.gaps ?? [])],
     };
     if (backend.landlockAbi) status.landlockAbi = backend.landlockAbi();
+    if (backend.selfProbe) status.selfProbe = backend.selfProbe();
     return { status, backend };
   }
 

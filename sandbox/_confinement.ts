@@ -2,10 +2,16 @@ import { existsSync } from "node:fs";
 import { BashSpawnError, type SandboxEnforcement, type SandboxPolicy } from "../seam/mod.ts";
 import { canonicalWorkspaceRoot, DEFAULT_PROTECTED_PATHS } from "./policy.ts";
 import { type ProtectedPaths, protectionGaps } from "./protected/mod.ts";
-import { existingRealpath } from "./_paths.ts";
+import { existingRealpath } from "../engine/mod.ts";
 import { DEFAULT_DENY_READ } from "./secrets.ts";
-import { makeMaskFile, outermost, secretMasks, socketMasks } from "./_masks.ts";
-import type { ConfinedPolicy, SandboxBackend } from "./backends/mod.ts";
+import {
+  type ConfinedPolicy,
+  makeMaskFile,
+  outermost,
+  type SandboxBackend,
+  secretMasks,
+  socketMasks,
+} from "./backends/mod.ts";
 
 /**
  * Turns a policy into what a backend enforces ({@linkcode ConfinedPolicy}),

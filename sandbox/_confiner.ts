@@ -10,9 +10,12 @@ import {
 import { runtime } from "../runtime/mod.ts";
 import {
   callDefaultLimits,
+  canonicalPath,
   type Confiner,
   type ConfinerHost,
   confines,
+  existingRealpath,
+  isBeneath,
   type Launch,
   type LaunchLimits,
   type LaunchPlan,
@@ -21,17 +24,22 @@ import {
   privateParents,
 } from "../engine/mod.ts";
 import { resolveSandboxPolicy } from "./policy.ts";
-import { ProtectedPaths } from "./protected/mod.ts";
-import { canonicalPath, existingRealpath, isBeneath } from "./_paths.ts";
-import type { ConfinedPolicy, SandboxBackendName } from "./backends/mod.ts";
+import { ProtectedPaths, WalkMemory } from "./protected/mod.ts";
+import type {
+  ConfinedPolicy,
+  LaunchStandby,
+  SandboxBackend,
+  SandboxBackendName,
+} from "./backends/mod.ts";
 import { firstLine } from "./backends/mod.ts";
 import { readStrayReport } from "./backends/bwrap/mod.ts";
-import { bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from "./network/mod.ts";
+import { BRIDGE_PORT, bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from "./network/mod.ts";
 import type { ProxyOptions, ProxyState } from "./network/mod.ts";
 import { Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
 import { selectBackend } from "./_select_backend.ts";
+import { Standbys } from "./_standby.ts";
 
 /** The sandbox executor's config, validated: what its confiner works from. */
 export interface ConfinerOptions {
@@ -67,10 +75,27 @@ export class SandboxConfiner implements Confiner {
   readonly #confinement: Confinement;
   readonly #probes: BackendProbes;
   readonly #network: NetworkLaunches;
+  /** Confined launches started ahead of the calls that will run in them. */
+  readonly #standbys: Standbys;
+  /** What the protected-path walks keep from call to call (listings, git configs). */
+  readonly #walkMemory = new WalkMemory();
+  /**
+   * Started at construction, off the first call's path: the first
+   * backend's probe, then under `workspace-write`, unless a call came
+   * first, a walk that fills the listings the first call's walk reuses.
+   * The first call awaits the same probe (and gets its error); disposal
+   * awaits this.
+   */
+  readonly #ahead: Promise<void> | undefined;
+  /** Set once disposal began: nothing more is started ahead. */
+  #stopped = false;
+  /** Set once a call was planned: its own walk lists what a walk ahead would. */
+  #planned = false;
 
   /** Checks the default policy against the spill folder; throws `BashConfigError` if a root holds it. */
   constructor(options: ConfinerOptions, host: ConfinerHost) {
     this.#host = host;
+    this.#standbys = new Standbys(host);
     const { spillDir } = host.config;
     this.#chosenSpillDir = options.spillDirChosen
       ? existingRealpath(spillDir) ?? spillDir
@@ -98,6 +123,28 @@ export class SandboxConfiner implements Confiner {
       host,
     );
     this.#checkSpillDir(this.defaultPolicy);
+    if (confines(this.defaultPolicy.mode)) this.#ahead = this.#runAhead();
+  }
+
+  /** See `#ahead`. */
+  async #runAhead(): Promise<void> {
+    // Once the constructor returned and the code that called it ran on.
+    await new Promise((done) => setTimeout(done, 0));
+    const first = this.backends[0];
+    if (first === undefined || this.#stopped) return;
+    try {
+      await this.#probes.probe(first);
+      if (this.defaultPolicy.mode !== "workspace-write" || this.#stopped || this.#planned) return;
+      const policy = await this.#confinement.confine(this.defaultPolicy);
+      if (this.#stopped || this.#planned) return;
+      this.#walkMemory.prime(
+        [policy.workspaceRoot, ...policy.writableRoots],
+        policy.protectedPaths,
+      );
+    } catch {
+      // Nothing is lost: the first call awaits the same probe and gets its
+      // error, and its own walk reports what the walk met.
+    }
   }
 
   /**
@@ -139,8 +186,19 @@ export class SandboxConfiner implements Confiner {
     return await this.#network.state();
   }
 
-  /** Stops the network proxy; the executor calls it after its commands are gone. */
+  /** Kills the standbys and starts none afterwards; the executor calls it as its disposal starts. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#standbys.dispose();
+  }
+
+  /**
+   * Stops the network proxy, and awaits what was started ahead; the
+   * executor calls it after its commands are gone.
+   */
   async dispose(): Promise<void> {
+    this.#stopped = true;
+    await this.#ahead;
     await this.#network.close();
   }
 
@@ -149,6 +207,7 @@ export class SandboxConfiner implements Confiner {
    * the bridge, under an allow-list), or unwrapped for `danger-full-access`.
    */
   async plan(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan> {
+    this.#planned = true;
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
@@ -183,12 +242,17 @@ export class SandboxConfiner implements Confiner {
       { path: proxyDir, directory: true, kind: "socket" },
     ];
     const allowList = typeof policy.network === "object" ? policy.network : undefined;
-    const tools = allowList === undefined ? undefined : await this.#network.bridge();
     const bash = launch.program;
+    // A backend that limits the network to the proxy's port itself needs no bridge.
+    const bridged = (backend: SandboxBackend) =>
+      allowList !== undefined && backend.limitsNetworkToProxyPort !== true;
     const backend = await selectBackend(this.#probes, this.backends, confined, launch, {
       setsid: this.#host.config.setsidPath,
-      bridge: tools === undefined ? [] : bridgeRunners(tools, bash),
+      bridge: async (backend) =>
+        bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
     });
+    const tools = bridged(backend) ? await this.#network.bridge() : undefined;
+    if (spec.terminal !== undefined) confined.terminal = true;
     await this.#probes.restore(backend);
     const guard = await this.#guard(confined, [
       existingRealpath(own) ?? own,
@@ -197,10 +261,14 @@ export class SandboxConfiner implements Confiner {
     confined.readOnlyPaths = guard?.plan.readOnly ?? [];
     guard?.watch();
     const enforcement = enforcementOf(backend, confined, guard);
-    // The launch's own proxy socket and credentials, dropped when it settles (see describe).
-    const network = tools === undefined || allowList === undefined
+    // The launch's own proxy socket (or port) and credentials, dropped when it settles (see
+    // describe); the port goes into the backend's policy.
+    const network = allowList === undefined
       ? undefined
+      : tools === undefined
+      ? { proxy: await this.#network.openLoopback(allowList) }
       : { tools, proxy: await this.#network.open(allowList) };
+    if (network !== undefined && "port" in network.proxy) confined.proxyPort = network.proxy.port;
     // bwrap's pid namespace ends what the shell left running, before the host
     // can look: what it ended is reported from inside, to a file of this call.
     const strayReport = backend.name === "bwrap" && network === undefined
@@ -208,25 +276,38 @@ export class SandboxConfiner implements Confiner {
       : undefined;
     if (strayReport !== undefined) confined.strayReport = strayReport;
     const wrapped = backend.wrap(
-      network === undefined
-        ? launch
-        : { ...launch, env: { ...launch.env, ...proxyEnv(network.proxy.token) } },
+      network === undefined ? launch : {
+        ...launch,
+        env: {
+          ...launch.env,
+          ...proxyEnv(
+            network.proxy.token,
+            "port" in network.proxy ? network.proxy.port : BRIDGE_PORT,
+          ),
+        },
+      },
       confined,
       limits,
       spec.stdin !== undefined || spec.keepStdinOpen === true,
     );
-    const standby = network === undefined ? backend.standby?.(launch, confined) : undefined;
     return {
       // The backend's launch applies the call's rlimits and joins its cgroups.
       limitsApplied: true,
-      ...(standby === undefined ? {} : { standby }),
+      ...this.#standby(
+        spec,
+        network === undefined ? backend.standby?.(launch, confined) : undefined,
+        limits,
+      ),
       ...(strayReport === undefined ? {} : {
         pidNamespace: true,
         namespaceStrays: () => readStrayReport(strayReport),
-        // The namespace's reporter says when the command starts (bwrap's setup done).
+      }),
+      // The namespace's reporter (bwrap's setup done), or the backend's launch, says when the
+      // command starts.
+      ...(strayReport === undefined && backend.announcesStart !== true ? {} : {
         announcesStart: { retry: (stderr) => backend.setupRaced?.(stderr, confined) ?? false },
       }),
-      launch: network === undefined ? wrapped : wrapInBridge(
+      launch: network?.tools === undefined ? wrapped : wrapInBridge(
         wrapped,
         network.tools,
         bash,
@@ -240,7 +321,8 @@ export class SandboxConfiner implements Confiner {
           ? enforcement
           : enforcementOf(backend, confined, guard);
         const runnerFailed = backend.runnerFailed(outcome) ||
-          (network !== undefined && bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
+          (network?.tools !== undefined &&
+            bridgeFailed(outcome.exitCode, firstLine(outcome.stderrText)));
         const refused = network?.proxy.refused() ?? [];
         // Settled: what it left running (a process that left the session) gets no way out.
         // A close that fails (a listener that never listened, a socket file that cannot be
@@ -271,6 +353,26 @@ export class SandboxConfiner implements Confiner {
           return guard.sweep().slice(before);
         },
       }),
+    };
+  }
+
+  /**
+   * What a plan says of the call's standby (see `sandbox/_standby.ts`), when
+   * its launch can run in one and cgroups hold its limits: it takes the
+   * standby waiting when it has no stdin, and a new one starts once it
+   * settled.
+   */
+  #standby(
+    spec: BashExecSpec,
+    standby: LaunchStandby | undefined,
+    limits: LaunchLimits,
+  ): Pick<LaunchPlan, "takeAhead" | "afterSettle"> {
+    const slot = limits.cgroups;
+    if (standby === undefined || slot === undefined) return {};
+    const stdinNull = spec.stdin === undefined && spec.keepStdinOpen !== true;
+    return {
+      ...(stdinNull ? { takeAhead: () => this.#standbys.take(slot, standby, limits.rlimits) } : {}),
+      afterSettle: () => void this.#standbys.prepare(slot, standby),
     };
   }
 
@@ -310,6 +412,12 @@ export class SandboxConfiner implements Confiner {
       );
     }
     const quarantine = join(await this.#host.privateDir(), "quarantine");
-    return new ProtectedPaths(roots, policy.protectedPaths, () => quarantine, privateDirs);
+    return new ProtectedPaths(
+      roots,
+      policy.protectedPaths,
+      () => quarantine,
+      privateDirs,
+      this.#walkMemory,
+    );
   }
 }

@@ -5,11 +5,12 @@ import {
   type SandboxNetworkAllowList,
   SandboxUnavailableError,
 } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import { throwIfDenied } from "../engine/mod.ts";
 import type { SandboxBackendName } from "./backends/mod.ts";
 import { bridgeNamespaceArgs, type BridgeTools, findBridgeTools } from "./network/mod.ts";
 import {
+  type LoopbackProxyLaunch,
   NetworkProxy,
   type ProxyLaunch,
   type ProxyOptions,
@@ -73,22 +74,35 @@ export class NetworkLaunches {
    * folder was made again under another name).
    */
   async open(list: SandboxNetworkAllowList): Promise<ProxyLaunch> {
-    const dir = join(await this.#host.privateDir(), "proxy");
-    const current = this.#proxy;
-    if (current !== undefined && current.socketDir !== dir) {
-      // Running launches keep their sockets until they settle.
-      this.#retiredProxies.push(current);
-      this.#proxy = undefined;
-    }
-    this.#proxy ??= new NetworkProxy(dir, this.#options.proxyOptions);
+    const proxy = await this.#current();
+    const dir = proxy.socketDir;
     try {
-      return await this.#proxy.open(list);
+      return await proxy.open(list);
     } catch (error) {
       throwIfDenied(error, "listen on the network proxy's Unix socket");
       throw new BashSpawnError(
         `The network proxy cannot listen in "${dir}" (${
           messageOf(error)
         }), so the command was not run; check that the private folder is writable`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * A launch's own loopback port and token from the proxy (made on first
+   * use), for a backend that limits the network to that port itself.
+   */
+  async openLoopback(list: SandboxNetworkAllowList): Promise<LoopbackProxyLaunch> {
+    const proxy = await this.#current();
+    try {
+      return await proxy.openLoopback(list);
+    } catch (error) {
+      throwIfDenied(error, "listen on a port of 127.0.0.1 for the network proxy");
+      throw new BashSpawnError(
+        `The network proxy cannot listen on a port of 127.0.0.1 (${
+          messageOf(error)
+        }), so the command was not run; check that this process may listen on loopback`,
         { cause: error },
       );
     }
@@ -102,6 +116,21 @@ export class NetworkLaunches {
   /** Stops the proxy and the retired ones. */
   async close(): Promise<void> {
     await Promise.all([this.#proxy, ...this.#retiredProxies].map((proxy) => proxy?.close()));
+  }
+
+  /**
+   * The proxy, made on first use, whose sockets live in the private folder
+   * (a new one when the private folder was made again under another name).
+   */
+  async #current(): Promise<NetworkProxy> {
+    const dir = join(await this.#host.privateDir(), "proxy");
+    const current = this.#proxy;
+    if (current !== undefined && current.socketDir !== dir) {
+      // Running launches keep their sockets until they settle.
+      this.#retiredProxies.push(current);
+      this.#proxy = undefined;
+    }
+    return this.#proxy ??= new NetworkProxy(dir, this.#options.proxyOptions);
   }
 
   async #probeBridge(): Promise<BridgeTools | { reason: string }> {

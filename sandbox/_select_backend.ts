@@ -1,15 +1,21 @@
 import { SandboxUnavailableError } from "../seam/mod.ts";
 import type { Launch } from "../engine/mod.ts";
-import { isBeneath, resolutionLocations } from "./_paths.ts";
+import { isBeneath, resolutionLocations } from "../engine/mod.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
 import type { BackendProbes } from "./_backend_probes.ts";
+import { noBackendRemedy } from "./_backend_kinds.ts";
 
 /** What {@linkcode selectBackend} runs before the backend: the setsid binary and the bridge. */
 export interface Runners {
   /** The setsid binary in front of the launch, if any. */
   setsid: string | null;
-  /** The bridge's programs, when the call has a network allow-list. */
-  bridge: readonly string[];
+  /**
+   * The bridge's programs in front of `backend`'s launch: none without a
+   * network allow-list, nor for a backend that limits the network to the
+   * proxy's port itself. Rejects (`SandboxUnavailableError`) when the
+   * bridge, needed, cannot run here.
+   */
+  bridge: (backend: SandboxBackend) => Promise<readonly string[]>;
 }
 
 /**
@@ -35,15 +41,19 @@ export async function selectBackend(
       attempts.push({ backend: name, reason: status.reason ?? "unknown" });
       continue;
     }
-    // Read-only calls write nowhere, so no runner can be replaced by one.
-    if (writable.length === 0) return backend;
+    // Read-only calls write nowhere, so no runner can be replaced by one;
+    // the bridge, when it cannot run, fails the call all the same.
+    if (writable.length === 0) {
+      await bridge(backend);
+      return backend;
+    }
     const exposedAt = (path: string): string | undefined =>
       resolutionLocations(path).find((location) =>
         writable.some((root) => isBeneath(location, root))
       );
     const runners = [
       ...(setsid === null ? [] : [setsid]),
-      ...bridge,
+      ...await bridge(backend),
       ...backend.runners(launch),
     ];
     const program = runners.flatMap((runner) => {
@@ -74,8 +84,7 @@ export async function selectBackend(
   }
   throw new SandboxUnavailableError(
     `No sandbox backend can confine this command here, so the "${policy.mode}" command was ` +
-      `not run; install bubblewrap or Deno (with a Landlock kernel), or run it as ` +
-      `"danger-full-access"`,
+      `not run; ${noBackendRemedy(probes.platform)}, or run it as "danger-full-access"`,
     attempts,
   );
 }

@@ -2,15 +2,16 @@ import { statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
 import { type AppliedResourceLimits, SandboxUnavailableError } from "../seam/mod.ts";
-import { runtime } from "../runtime/mod.ts";
+import { platformOf, type Runtime, runtime } from "../runtime/mod.ts";
+import { noBackendRemedy } from "./_backend_kinds.ts";
 import {
   type SandboxBackendName,
   type SandboxBackendStatus,
   SandboxBashExecutor,
   type SandboxBashExecutorConfig,
 } from "./executor.ts";
-import { messageOf } from "../seam/_message.ts";
-import { BRIDGE_PORT, findBridgeTools } from "./network/mod.ts";
+import { messageOf } from "../seam/message.ts";
+import { findBridgeTools } from "./network/mod.ts";
 import type { ProxyState } from "./network/mod.ts";
 
 /**
@@ -43,6 +44,12 @@ export interface ShellseamDoctorOptions {
   spillDir?: string;
   /** The executors' `maxSpillTotalBytes` (default 1 GiB). */
   maxSpillTotalBytes?: number;
+  /**
+   * What the probing executors spawn processes with, and whose platform the
+   * backends are chosen for (default: this process's runtime; a test injects
+   * one that reports macOS).
+   */
+  runtime?: Runtime;
 }
 
 /**
@@ -107,7 +114,7 @@ export interface SpillLocation {
  * ```
  */
 export interface ShellseamDoctorReport {
-  /** `process.platform`. */
+  /** The platform the backends were chosen for (`process.platform`). */
   platform: string;
   /** The mode the enforcement facts are for. */
   mode: "read-only" | "workspace-write";
@@ -147,9 +154,9 @@ export interface ShellseamDoctorReport {
   permissions: Record<string, "granted" | "prompt" | "denied"> | null;
   /**
    * Whether a network allow-list works with the selected backend: a command
-   * under `{ allow: [] }` reached the executor's proxy through the bridge
-   * (and was refused by it); the bridge's programs; the proxy's state after
-   * it. Absent when no backend was selected.
+   * under `{ allow: [] }` reached the executor's proxy (through the bridge,
+   * but under Seatbelt) and was refused by it; the bridge's programs; the
+   * proxy's state after it. Absent when no backend was selected.
    */
   networkProxy?: NetworkProxyReport;
 }
@@ -170,11 +177,11 @@ export interface ShellseamDoctorReport {
  * ```
  */
 export interface NetworkProxyReport {
-  /** True when a confined command reached the proxy through the bridge. */
+  /** True when a confined command reached the proxy (through the bridge, but under Seatbelt). */
   works: boolean;
   /** Why not. */
   reason?: string;
-  /** The bridge's programs, as found. */
+  /** The bridge's programs, as found (absent under Seatbelt, which needs none). */
   bridge?: Record<string, string>;
   /** The proxy's state after the check (listening, launches, connections). */
   state?: ProxyState;
@@ -182,7 +189,8 @@ export interface NetworkProxyReport {
 
 /**
  * Probes the sandbox backends on this machine and reports what works, the
- * Landlock ABI and the enforcement each backend would report, then runs a
+ * Landlock ABI, what the Seatbelt backend's self-probe saw refused, and the
+ * enforcement each backend would report, then runs a
  * trivial confined command in `mode` over the workspace with each working
  * backend to find the one such commands use; nothing is left behind. It also
  * reports where spill files would live (`spillDir`): the filesystem (a
@@ -211,6 +219,7 @@ export async function shellseamDoctor(
     defaultMode: mode,
     network,
     ...(backends === undefined ? {} : { backends }),
+    ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
     ...(options.searchPath === undefined ? {} : { searchPath: options.searchPath }),
     ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
     ...(options.spillDir === undefined ? {} : { spillDir: options.spillDir }),
@@ -245,7 +254,7 @@ export async function shellseamDoctor(
     }
   }
   return {
-    platform: process.platform,
+    platform: platformOf(options.runtime ?? runtime).os,
     mode,
     network,
     landlockAbi: backends.find((b) => b.landlockAbi !== undefined)?.landlockAbi ?? null,
@@ -254,10 +263,14 @@ export async function shellseamDoctor(
     unusable,
     spill,
     ...(limits === undefined ? {} : { limits }),
-    runtime: runtime.name,
-    permissions: runtime.permissions(),
+    runtime: (options.runtime ?? runtime).name,
+    permissions: (options.runtime ?? runtime).permissions(),
     ...(selected === null ? {} : {
-      networkProxy: await networkProxyReport({ ...config([selected]), network: { allow: [] } }),
+      networkProxy: await networkProxyReport(
+        { ...config([selected]), network: { allow: [] } },
+        // Seatbelt limits the network to the proxy's port itself: there is no bridge.
+        selected !== "seatbelt",
+      ),
     }),
   };
 }
@@ -272,20 +285,24 @@ function permissionsLine(report: ShellseamDoctorReport): string {
 }
 
 /**
- * Runs a command under an empty allow-list that asks the proxy, through the
- * bridge, for a tunnel without credentials: the proxy answers 407 when the
- * whole way works.
+ * Runs a command under an empty allow-list that asks the proxy, at the port
+ * its `HTTP_PROXY` names (through the bridge when `bridged`), for a tunnel
+ * without credentials: the proxy answers 407 when the whole way works.
  */
-async function networkProxyReport(config: SandboxBashExecutorConfig): Promise<NetworkProxyReport> {
-  const tools = findBridgeTools(
-    config.searchPath ?? process.env.PATH ?? "",
-    process.getuid?.() === 0,
-  );
-  const bridge = "reason" in tools ? undefined : { ...tools } as Record<string, string>;
+async function networkProxyReport(
+  config: SandboxBashExecutorConfig,
+  bridged: boolean,
+): Promise<NetworkProxyReport> {
+  const tools = bridged
+    ? findBridgeTools(config.searchPath ?? process.env.PATH ?? "", process.getuid?.() === 0)
+    : undefined;
+  const bridge = tools === undefined || "reason" in tools
+    ? undefined
+    : { ...tools } as Record<string, string>;
   await using executor = new SandboxBashExecutor(config);
   try {
     const result = await executor.run(executor.resolve({
-      command: `exec 3<>/dev/tcp/127.0.0.1/${BRIDGE_PORT} && ` +
+      command: 'exec 3<>"/dev/tcp/127.0.0.1/${HTTP_PROXY##*:}" && ' +
         "printf 'CONNECT doctor.invalid:1 HTTP/1.1\r\n\r\n' >&3 && head -c 12 <&3",
     }));
     const state = await executor.networkProxyState();
@@ -421,6 +438,9 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       `  ${status.backend}: works${abi}` +
         (facts ? `; filesystem ${facts.filesystem}, network ${facts.network}` : ""),
     );
+    const refused = (status.selfProbe ?? []).filter((check) => check.refused)
+      .map((check) => check.probe);
+    if (refused.length > 0) lines.push(`    self-probe refused: ${refused.join(", ")}`);
     for (const gap of facts?.gaps ?? []) lines.push(`    gap: ${gap}`);
     const refusal = report.unusable.find((u) => u.backend === status.backend);
     if (refusal !== undefined) lines.push(`    not usable for this workspace: ${refusal.reason}`);
@@ -430,7 +450,7 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       ? `confined commands use: ${report.selected}`
       : report.unusable.length > 0
       ? "confined commands fail closed: every working backend is unusable for this workspace (see above)"
-      : "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
+      : `confined commands fail closed: no backend works (${noBackendRemedy(report.platform)})`,
   );
   if (report.limits !== undefined) {
     const how = Object.entries(report.limits.mechanisms).map(([name, mechanism]) =>
@@ -447,7 +467,11 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
           proxy.state?.listening ? "listening" : "stopped"
         } in ${proxy.state?.socketDir}${
           proxy.state?.error === undefined ? "" : `: ${proxy.state.error}`
-        }; bridge: ${bridge.join(", ")})`
+        }; ${
+          bridge.length === 0
+            ? "no bridge: the sandbox lets commands reach the proxy's loopback port alone"
+            : `bridge: ${bridge.join(", ")}`
+        })`
         : `network allow-lists: do not work, so commands with one fail closed: ${proxy.reason}`,
     );
   }

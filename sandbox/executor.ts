@@ -5,24 +5,17 @@ import {
   BashConfigError,
   type BashExecRequest,
   type BashExecSpec,
-  BashExecutor,
-  type BashExecutorLimits,
-  type BashProcess,
-  type BashRunResult,
   type SandboxMode,
   type SandboxNetwork,
   type SandboxPolicy,
 } from "../seam/mod.ts";
-import { checkKnownKeys, positiveFinite } from "../seam/_checks.ts";
+import { checkKnownKeys, positiveFinite } from "../seam/checks.ts";
 import {
-  CommandEngine,
-  executorLimits,
+  buildEngine,
+  EngineBashExecutor,
   findSetsid,
-  HOST_SIGNALS,
-  type HostSignal,
   LOCAL_CONFIG_KEYS,
   type LocalBashExecutorConfig,
-  type ResolvedLocalBashExecutorConfig,
   throwIfDenied,
 } from "../engine/mod.ts";
 import { isSandboxMode } from "./mode.ts";
@@ -31,25 +24,29 @@ import type { SandboxBackendName } from "./backends/mod.ts";
 import { PROXY_OPTIONS, type ProxyOptions, type ProxyState } from "./network/mod.ts";
 import type { SandboxBackendStatus } from "./_backend_probes.ts";
 import { SandboxConfiner } from "./_confiner.ts";
+import { BACKEND_KINDS, defaultBackends } from "./_backend_kinds.ts";
+import { platformOf, runtime } from "../runtime/mod.ts";
 
 export type { SandboxBackendName } from "./backends/mod.ts";
 export type { SandboxBackendStatus } from "./_backend_probes.ts";
 
 /**
- * Every sandbox backend, in the default order of preference.
+ * Every sandbox backend, in the order of preference on its platform: on
+ * Linux `bwrap`, then `landlock`; on macOS `seatbelt`. An executor tries
+ * its platform's by default; one asked for on another platform is refused
+ * with a reason that names the platform, and its commands fail closed.
  *
  * @example
  * ```ts
  * import { SANDBOX_BACKENDS } from "@shellseam/bash/sandbox";
  * import assert from "node:assert/strict";
  *
- * assert.deepEqual(SANDBOX_BACKENDS, ["bwrap", "landlock"]);
+ * assert.deepEqual(SANDBOX_BACKENDS, ["bwrap", "landlock", "seatbelt"]);
  * ```
  */
-export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze([
-  "bwrap",
-  "landlock",
-]);
+export const SANDBOX_BACKENDS: readonly SandboxBackendName[] = Object.freeze(
+  Object.keys(BACKEND_KINDS) as SandboxBackendName[],
+);
 
 /** The keys of a {@linkcode SandboxBashExecutorConfig}: the local ones and the sandbox's own. */
 const SANDBOX_CONFIG_KEYS: readonly string[] = [
@@ -84,8 +81,8 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `allowRead` | `[]` | paths beneath a `denyRead` folder that stay readable |
  * | `allowUnixSockets` | `[]` | Unix sockets, or folders of them (every socket below), reachable under network `deny` (none: no Unix socket at all) |
  * | `homeDir` | the home of this process's user | what `~/` means in those lists |
- * | `backends` | `["bwrap", "landlock"]` | which backends to try, in order |
- * | `searchPath` | `PATH` of this process | where `bwrap` and `deno` are looked up |
+ * | `backends` | Linux: `["bwrap", "landlock"]`; macOS: `["seatbelt"]` | which backends to try, in order |
+ * | `searchPath` | `PATH` of this process | where `bwrap`, `deno` and `sandbox-exec` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
  * | `sessionStrategy` | `"auto"` | as for the local executor, but `"auto"` takes the `setsid` binary under Node too: a runner gone since its probe is then a runner failure in the result |
  *
@@ -131,7 +128,7 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   homeDir?: string;
   /** Backends to try, in order; the first whose probe works is used. */
   backends?: SandboxBackendName[];
-  /** A PATH-style list of directories where `bwrap` and `deno` are looked up. */
+  /** A PATH-style list of directories where `bwrap`, `deno` and `sandbox-exec` are looked up. */
   searchPath?: string;
   /** How long one backend probe may take, in milliseconds. */
   probeTimeoutMs?: number;
@@ -139,8 +136,12 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
 
 /**
  * A {@linkcode LocalBashExecutor} that confines every command (foreground
- * and background) by its `sandboxPolicy`: bubblewrap where it works, else a
- * Landlock launcher run by Deno. `resolve()` stamps the default policy on a
+ * and background) by its `sandboxPolicy`: on Linux bubblewrap where it
+ * works, else a Landlock launcher run by Deno; on macOS Seatbelt
+ * (`sandbox-exec`), which proves itself before its first command (a write
+ * outside the roots, a read of a denied path, a write to a protected name
+ * and a connection out must each be refused, or every confined command
+ * fails closed naming the one that was not). `resolve()` stamps the default policy on a
  * request without one; `danger-full-access` runs unwrapped. Backends are
  * probed once per executor; when none works, a confined call rejects with
  * `SandboxUnavailableError` and nothing runs. A backend is passed over for a
@@ -204,6 +205,12 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
  * Where the bridge cannot run, such a call fails closed with
  * `SandboxUnavailableError`.
  *
+ * A confined call's default resource limits are 4096 processes, 8 GiB of
+ * memory and 16 GiB per file written, with the config's `limits` over them;
+ * an unconfined (`danger-full-access`) call gets the config's alone. Its
+ * methods are {@linkcode EngineBashExecutor}'s, as `LocalBashExecutor`'s
+ * are; a background process's `sandbox` facts come when it settles.
+ *
  * A writable root that does not exist when a command starts is skipped for
  * that command (nothing is created), and so is one that now resolves
  * elsewhere (a symlink appeared in its path); a workspace root that does is
@@ -239,15 +246,11 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
  * }
  * ```
  */
-export class SandboxBashExecutor extends BashExecutor {
-  /** The validated config, defaults filled in (`LocalBashExecutorConfig`'s fields). */
-  readonly config: ResolvedLocalBashExecutorConfig;
+export class SandboxBashExecutor extends EngineBashExecutor {
   /** The default policy of a call without its own (workspace root canonical). */
   readonly defaultPolicy: Readonly<SandboxPolicy>;
   /** The backends tried, in order. */
   readonly backends: readonly SandboxBackendName[];
-  /** The command engine, which runs what the confiner plans. */
-  readonly #engine: CommandEngine;
   /** What turns each call into a confined launch plan (see `sandbox/_confiner.ts`). */
   readonly #confiner: SandboxConfiner;
 
@@ -266,7 +269,7 @@ export class SandboxBashExecutor extends BashExecutor {
       allowRead,
       allowUnixSockets,
       homeDir = agentHome(),
-      backends = [...SANDBOX_BACKENDS],
+      backends = defaultBackends(platformOf(config?.runtime ?? runtime).os),
       searchPath = process.env.PATH,
       probeTimeoutMs = 15_000,
       [PROXY_OPTIONS]: proxyOptions = {},
@@ -306,9 +309,9 @@ export class SandboxBashExecutor extends BashExecutor {
       new Set(backends).size !== backends.length
     ) {
       throw new BashConfigError(
-        `"backends" must list "bwrap" and/or "landlock" once each; got ${
+        `"backends" must list some of "bwrap", "landlock" and "seatbelt", once each; got ${
           JSON.stringify(backends)
-        }; omit it to try both, bwrap first`,
+        }; omit it to try this platform's (bwrap, then landlock on Linux; seatbelt on macOS)`,
       );
     }
     if (searchPath !== undefined && typeof searchPath !== "string") {
@@ -336,12 +339,11 @@ export class SandboxBashExecutor extends BashExecutor {
     // here under Node too, where a local executor takes "detached".
     const auto = (local.sessionStrategy ?? "auto") === "auto" && findSetsid() !== null;
     let confiner: SandboxConfiner | undefined;
-    this.#engine = new CommandEngine(
+    buildEngine(
+      this,
       { cwd: root, ...local, ...(auto ? { sessionStrategy: "setsid-binary" } : {}) },
       (host) => (confiner = new SandboxConfiner(options, host)),
-      { sandboxMode: () => this.sandboxMode, dispose: () => this[Symbol.asyncDispose]() },
     );
-    this.config = this.#engine.config;
     this.#confiner = confiner as SandboxConfiner;
   }
 
@@ -405,8 +407,8 @@ export class SandboxBashExecutor extends BashExecutor {
    * });
    * ```
    */
-  resolve(request: BashExecRequest): BashExecSpec {
-    return this.markResolved(this.#engine.resolve(request));
+  override resolve(request: BashExecRequest): BashExecSpec {
+    return super.resolve(request);
   }
 
   /**
@@ -431,91 +433,6 @@ export class SandboxBashExecutor extends BashExecutor {
   }
 
   /**
-   * The time and output limits of this executor, from its config. A
-   * confined call's default resource limits are 4096 processes, 8 GiB of
-   * memory and 16 GiB per file written, with the config's `limits` over
-   * them; an unconfined (`danger-full-access`) call gets the config's alone.
-   *
-   * @example On Deno and Node 24 (`await using`)
-   * ```ts
-   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
-   * import { tmpdir } from "node:os";
-   * import assert from "node:assert/strict";
-   *
-   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir(), timeoutMs: 5_000 });
-   * assert.equal(executor.limits.defaultTimeoutMs, 5_000);
-   * ```
-   */
-  get limits(): BashExecutorLimits {
-    return executorLimits(this.config);
-  }
-
-  /**
-   * Runs a command in the foreground, confined by its policy (the default
-   * when it has none), as `LocalBashExecutor.run` does; the result's
-   * `sandbox` says what was enforced (see the class documentation).
-   */
-  async run(request: BashExecRequest): Promise<BashRunResult> {
-    return await this.#engine.run(this.specOf(request), undefined);
-  }
-
-  /**
-   * Starts a confined command in the background, as `LocalBashExecutor.start`
-   * does; its process's `sandbox` facts come when it settles.
-   *
-   * @example On Deno and Node 24 (`await using`)
-   * ```ts
-   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
-   * import { SandboxUnavailableError } from "@shellseam/bash/seam";
-   * import { tmpdir } from "node:os";
-   * import assert from "node:assert/strict";
-   *
-   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
-   * try {
-   *   const process = await executor.start({ command: "echo hi" });
-   *   await process.done;
-   *   assert.equal(process.readOutput().stdout.text, "hi\n");
-   *   assert.equal(process.sandbox?.mode, "read-only");
-   * } catch (error) {
-   *   // A machine with neither bubblewrap nor Landlock fails closed.
-   *   assert.ok(error instanceof SandboxUnavailableError);
-   * }
-   * ```
-   */
-  async start(request: BashExecRequest): Promise<BashProcess> {
-    return await this.#engine.start(this.specOf(request));
-  }
-
-  /**
-   * The executor's private 0700 directory, as `LocalBashExecutor`'s: the
-   * spill files, the backends' folders and the proxy's sockets live there.
-   */
-  protected async privateDir(): Promise<string> {
-    return await this.#engine.privateDir();
-  }
-
-  /**
-   * Makes this process dispose this executor on SIGTERM, SIGINT or SIGHUP
-   * (or the `signals` given), then exit, as `LocalBashExecutor.killOnSignals`.
-   *
-   * @example On Deno and Node 24 (`await using` and `using`)
-   * ```ts
-   * import { SandboxBashExecutor } from "@shellseam/bash/sandbox";
-   * import { tmpdir } from "node:os";
-   * import assert from "node:assert/strict";
-   * import process from "node:process";
-   *
-   * await using executor = new SandboxBashExecutor({ workspaceRoot: tmpdir() });
-   * const before = process.listenerCount("SIGTERM");
-   * using _hook = executor.killOnSignals();
-   * assert.equal(process.listenerCount("SIGTERM"), before + 1);
-   * ```
-   */
-  killOnSignals(signals: readonly HostSignal[] = HOST_SIGNALS): Disposable {
-    return this.#engine.killOnSignals(signals);
-  }
-
-  /**
    * The network proxy's state: `undefined` until a command with a network
    * allow-list first ran (it starts then, and stops at disposal).
    *
@@ -531,14 +448,6 @@ export class SandboxBashExecutor extends BashExecutor {
    */
   async networkProxyState(): Promise<ProxyState | undefined> {
     return await this.#confiner.networkProxyState();
-  }
-
-  /**
-   * Kills every running command and awaits every exit, as
-   * `LocalBashExecutor`'s disposal does, then stops the network proxy.
-   */
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.#engine.dispose();
   }
 }
 

@@ -2,9 +2,8 @@ import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, normalize, resolve } from "node:path";
 import { BashConfigError, type SandboxPolicy } from "../seam/mod.ts";
 import { isSandboxMode } from "./mode.ts";
-import { canonicalPath, isBeneath } from "./_paths.ts";
-import { checkedPolicyPaths } from "./_masks.ts";
-import { throwIfDenied } from "../engine/mod.ts";
+import { checkedPolicyPaths } from "./backends/mod.ts";
+import { canonicalPath, isBeneath, throwIfDenied } from "../engine/mod.ts";
 import { checkedNetwork } from "./network/mod.ts";
 
 /**

@@ -92,16 +92,31 @@ export function stopLegs(): void {
   }
 }
 
+/** How {@linkcode runLeg} runs a leg. */
+export interface LegOptions {
+  /** Variables added to the leg's environment. */
+  env?: Record<string, string>;
+  /**
+   * Holds the leg's output (its header and stdout) back and prints it whole
+   * when the leg ends, so that a leg running beside another does not
+   * interleave its lines with theirs. Its stderr still passes through.
+   */
+  held?: boolean;
+}
+
 /**
- * Runs `deno <args>` in the repository root with `env` added, passing its
- * output through, and returns how it went (`ok` when it exits 0).
+ * Runs `deno <args>` in the repository root, passing its output through (or
+ * holding it: see {@linkcode LegOptions.held}), and returns how it went (`ok`
+ * when it exits 0).
  */
 export async function runLeg(
   name: string,
   args: string[],
-  env: Record<string, string> = {},
+  { env = {}, held = false }: LegOptions = {},
 ): Promise<LegResult> {
-  console.log(`\n=== ${name}: deno ${args.join(" ")}`);
+  const heldChunks: Uint8Array[] = [];
+  const write = held ? (chunk: Uint8Array) => heldChunks.push(chunk) : writeAll;
+  await write(new TextEncoder().encode(`\n=== ${name}: deno ${args.join(" ")}\n`));
   const start = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args,
@@ -130,7 +145,7 @@ export async function runLeg(
     if (fail && nodePassed !== undefined) counts = { passed: nodePassed, failed: Number(fail[1]) };
   };
   for await (const chunk of child.stdout) {
-    await writeAll(chunk);
+    await write(chunk);
     const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n");
     pending = lines.pop() ?? "";
     lines.forEach(scan);
@@ -138,6 +153,7 @@ export async function runLeg(
   scan(pending);
   const { code } = await child.status;
   untrack();
+  for (const chunk of heldChunks) await writeAll(chunk);
   const seconds = (performance.now() - start) / 1000;
   const failures = failureExcerpts(listed);
   return {

@@ -40,13 +40,14 @@ const js = (path: string): string => "./" + path.replace(/^\.\//, "").replace(/\
 const dts = (path: string): string => js(path).replace(/\.js$/, ".d.ts");
 
 /**
- * The entry points on npm only, each with a framework adapter that imports the
- * framework: it is an optional peer dependency of the package (the
- * application brings its own copy), and JSR has no peer dependencies, so they
- * are not in deno.json's exports. Their sources live in {@linkcode NPM_ONLY_DIR}.
+ * The entry points on npm only, each with an adapter that imports a framework
+ * (LangChain) or an emulator (`@xterm/headless`): it is an optional peer
+ * dependency of the package (the application brings its own copy), and JSR
+ * has no peer dependencies, so they are not in deno.json's exports. Their sources live in {@linkcode NPM_ONLY_DIR}.
  */
 export const NPM_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   "./langchain": "./npm_only/langchain.ts",
+  "./xterm": "./npm_only/xterm.ts",
 };
 
 /** The folder of the npm-only sources, left out of the JSR package (deno.json `publish.exclude`). */

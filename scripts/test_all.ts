@@ -1,32 +1,36 @@
 /**
- * `deno task test`: every leg of the tests, one after another, each run to
- * its end whatever the legs before it did:
+ * `deno task test`: every leg of the tests, each run to its end whatever the
+ * others did, the Deno legs and the Node leg side by side (on two cores,
+ * neither fills both alone):
  * 1. the Deno suite, as two legs: a type-check of every test file, source
  *    file and doc example (`deno test --no-run --doc`); then, with the
  *    type-check done, the doc examples (of the sources, the README and
  *    docs/: one test file that imports each, see `scripts/_doc_examples.ts`)
  *    and each test file in a process of its own, a few at a time (see
  *    `scripts/_pool.ts`);
- * 2. the permissions file, under the narrow permissions it is about;
- * 3. the Node leg (`scripts/test_node.ts`), reported as two legs: its
+ * 2. after them, the permissions file, under the narrow permissions it is
+ *    about;
+ * 3. from the start, beside them, the Node leg (`scripts/test_node.ts`), reported as two legs: its
  *    `node --test` over the compiled tests, and its checks of the package
  *    (build, pack, install, the README examples on Node, `require()`, the bin,
  *    the consumer type-check), which run even when `node --test` failed.
  *
- * The Deno legs run under `tests/deno.lock` (see `DEV_LOCK`). It ends with
+ * The Deno legs run under `tests/deno.lock` (see `DEV_LOCK`), with the
+ * interpreter a `python3` shim would run first on PATH (see `scripts/_python.ts`). It ends with
  * one line per leg and `legs: N passed, N failed`, and exits 1 when a leg
- * failed. `SHELLSEAM_TEST_JOBS` sets how many test files run at once, in the
- * Deno legs and under `node --test` (3 unless set).
+ * failed. `SHELLSEAM_TEST_JOBS` sets how many test files the Deno legs run at
+ * once (4 unless set); `node --test` runs one fewer.
  *
  * @module
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type LegResult, runLeg, summarize } from "./_legs.ts";
+import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
 import { runFiles, testFiles, testJobs } from "./_pool.ts";
 import { EXAMPLES_DIR, writeExamples } from "./_doc_examples.ts";
 import { DEV_LOCK } from "./_tsc.ts";
+import { pythonWithoutShim } from "./_python.ts";
 import type { NodeStepResult } from "./test_node.ts";
 
 /** The folders and files whose doc examples the Deno suite runs (no test file is among them). */
@@ -107,10 +111,12 @@ function failuresOf(run: LegResult): Pick<LegResult, "failures"> {
   return run.failures === undefined ? {} : { failures: run.failures };
 }
 
-async function main(): Promise<void> {
-  const start = performance.now();
-  const results: LegResult[] = [];
-  results.push(
+/**
+ * The Deno legs, one after another: the type-check, then the doc examples
+ * and test files, then the permissions file.
+ */
+async function denoLegs(): Promise<LegResult[]> {
+  const results = [
     await runLeg("Deno: type-check", [
       "test",
       `--lock=${DEV_LOCK}`,
@@ -118,7 +124,7 @@ async function main(): Promise<void> {
       "--doc",
       ...DENO_SUITE,
     ]),
-  );
+  ];
   const noCheck = ["test", `--lock=${DEV_LOCK}`, "--allow-all", "--no-check"];
   const examples = writeExamples(DOC_EXAMPLES);
   try {
@@ -128,21 +134,42 @@ async function main(): Promise<void> {
     rmSync(EXAMPLES_DIR, { recursive: true, force: true });
   }
   results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
+  return results;
+}
+
+/**
+ * The Node leg (`scripts/test_node.ts`), its output held and printed whole
+ * when it ends: it runs beside the Deno legs, with one file fewer at once
+ * than they run (at least one), so that the two fill both cores without
+ * crowding them.
+ */
+async function nodeLeg(dir: string): Promise<LegResult[]> {
+  const report = join(dir, "node.json");
+  const jobs = String(Math.max(1, testJobs() - 1));
+  const node = await runLeg(
+    "Node leg",
+    ["run", "--allow-all", "scripts/test_node.ts", `--report=${report}`],
+    { env: { SHELLSEAM_TEST_JOBS: jobs }, held: true },
+  );
+  return nodeLegs(node, report);
+}
+
+async function main(): Promise<void> {
+  const start = performance.now();
   const dir = mkdtempSync(join(tmpdir(), "shellseam-test-all-"));
   try {
-    const report = join(dir, "node.json");
-    const node = await runLeg("Node leg", [
-      "run",
-      "--allow-all",
-      "scripts/test_node.ts",
-      `--report=${report}`,
-    ]);
-    results.push(...nodeLegs(node, report));
+    const python = pythonWithoutShim(dir);
+    if (python !== undefined) console.log(`python3 on PATH is a shim; the tests run ${python}`);
+    // A leg that throws (rather than fails) stops the other before its folder goes.
+    const [deno, node] = await Promise.all([denoLegs(), nodeLeg(dir)]).catch((error) => {
+      stopLegs();
+      throw error;
+    });
+    const passed = summarize([...deno, ...node], (performance.now() - start) / 1000);
+    Deno.exitCode = passed ? 0 : 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const passed = summarize(results, (performance.now() - start) / 1000);
-  Deno.exit(passed ? 0 : 1);
 }
 
 if (import.meta.main) await main();

@@ -3,8 +3,10 @@
  * clock (the e2e files, the engine's, the local executor's and the standby's) while two
  * busy loops keep both cores of a 2-core machine busy, as other work on a
  * shared machine does, with the files themselves running a few at a time as
- * in `deno task test` (`SHELLSEAM_TEST_JOBS`, 3 unless set). A case that
- * starts its clock at the call, not at an event, fails here first.
+ * in `deno task test` (`SHELLSEAM_TEST_JOBS`, 4 unless set). A case that
+ * starts its clock at the call, not at an event, fails here first. The files
+ * run with `SHELLSEAM_STRESS=1`, so a stress-sized case runs at its full size
+ * (see `stressSized` in `tests/_stress.ts`; elsewhere it runs small).
  *
  * The busy loops are this script's children and stop with it: it kills them
  * when the legs end (passed or not) and on SIGINT, SIGTERM or SIGHUP (the
@@ -21,10 +23,16 @@ import { runFiles, testFiles, testJobs } from "./_pool.ts";
 import { PERMISSIONS_FILE, PERMISSIONS_LEG } from "./test_all.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 
-/** The files run under load: every e2e file, and those of the engine, the local executor and standbys. */
+/**
+ * The files run under load: every e2e file, those of the engine, the local
+ * executor and standbys, and those with stress-sized cases.
+ */
 export const STRESS_FILES: readonly string[] = [
   ...testFiles(["tests/e2e/", "tests/engine/", "tests/local/"], [PERMISSIONS_FILE]),
   "tests/sandbox/standby_test.ts",
+  "tests/tool/long_session_test.ts",
+  "tests/remote/executor_test.ts",
+  "tests/remote/start_test.ts",
 ];
 
 /** How many busy loops run: one per core of the 2-core machine the suite must pass on. */
@@ -60,6 +68,8 @@ async function stopBusyLoops(loops: readonly Deno.ChildProcess[]): Promise<void>
 
 async function main(): Promise<void> {
   const start = performance.now();
+  // Read by stressSized() in the files' processes, which inherit this environment.
+  Deno.env.set("SHELLSEAM_STRESS", "1");
   const loops = startBusyLoops();
   console.log(`Busy loops running: pids ${loops.map((loop) => loop.pid).join(", ")}`);
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];

@@ -51,6 +51,7 @@ export {
   scrubbedParentEnv,
 } from "./env.ts";
 export { shellQuote } from "./shell_quote.ts";
+export { type BashTerminalSize, MAX_TERMINAL_CELLS } from "./terminal.ts";
 export {
   BashConfigError,
   BashError,

@@ -165,8 +165,19 @@ export interface BashProcess {
    * command, and does not move `readOutput()`'s position.
    */
   output(): AsyncIterableIterator<BashOutputEvent>;
-  /** Writes to stdin; needs `keepStdinOpen: true` and a running process. */
+  /**
+   * Writes to stdin; needs `keepStdinOpen: true` (or a `terminal`) and a
+   * running process. In a terminal the bytes are typed: control keys pass
+   * through (`"\x03"` is Ctrl-C, `"\x1b"` Escape, `"\x1b[A"` the up arrow).
+   */
   write(data: string | Uint8Array): Promise<void>;
+  /**
+   * Changes the size of the process's terminal (see `BashExecRequest.terminal`),
+   * which tells its foreground programs (SIGWINCH). Rejects with
+   * `BashConfigError` for a bad size, a process started without a terminal,
+   * or one that is no longer running.
+   */
+  resize(rows: number, cols: number): Promise<void>;
   /** Closes stdin, so the command sees end of file. */
   closeStdin(): Promise<void>;
   /** Kills the process group: true the first time, false after that or after a natural exit. */

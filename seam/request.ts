@@ -2,6 +2,7 @@ import type { ManagedEnv } from "./env.ts";
 import type { ResourceLimits } from "./limits.ts";
 import type { BashLiveOutputChunk } from "./output.ts";
 import type { SandboxPolicy } from "./sandbox.ts";
+import type { BashTerminalSize } from "./terminal.ts";
 
 /**
  * What a caller asks an executor to run. Everything but `command` is optional
@@ -35,6 +36,15 @@ export interface BashExecRequest {
   stdin?: string | Uint8Array;
   /** Background only: leave stdin a pipe for `BashProcess.write()`. */
   keepStdinOpen?: boolean;
+  /**
+   * Background only: run the command in a pseudo-terminal of this size, as
+   * its controlling terminal and its stdin, stdout and stderr (stdout and
+   * stderr merge into the process's stdout, as on a screen). Its input is
+   * `BashProcess.write()` (stdin stays open), its size `BashProcess.resize()`;
+   * it gets `TERM=xterm-256color` and none of the overrides that keep a
+   * command from paging, colouring or opening an editor, unless `env` sets them.
+   */
+  terminal?: BashTerminalSize;
   /** Extra environment; keys may not carry the managed prefix. */
   env?: Record<string, string>;
   /** Managed facts, merged last; every key carries the managed prefix. */

@@ -118,6 +118,15 @@ export interface StrayReport {
   survivors: number[];
   /** Why no census could be taken (it is absent when one was). */
   censusFailed?: string;
+  /**
+   * What the census cannot find on this platform, whatever the command did:
+   * on macOS (no `/proc`), a process that left the command's process group
+   * and cleared its environment. Said once per executor, on its first
+   * command's report (with limits or without, confined or not; a sandbox's
+   * `enforcement.gaps` says it too), and absent on every later one and
+   * where there is no such gap (Linux).
+   */
+  gaps?: string[];
 }
 
 /**

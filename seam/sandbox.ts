@@ -208,7 +208,7 @@ export interface BashSandboxInfo {
   /** The mode the command ran under. */
   mode: SandboxMode;
   /** The backend that confined it (`none` for `danger-full-access`). */
-  backend: "bwrap" | "landlock" | "none";
+  backend: "bwrap" | "landlock" | "seatbelt" | "none";
   /** True only when the command failed and its stderr carries the backend's denial signature. */
   denied: boolean;
   /**

@@ -1,4 +1,4 @@
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import type { TaskOwner } from "./owner.ts";
 import type { TaskHooks, TaskSettlement, TaskSnapshot, TaskStatus } from "./task.ts";
 

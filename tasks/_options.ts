@@ -1,5 +1,5 @@
 import { BashConfigError } from "../seam/errors.ts";
-import { describeValue } from "../seam/_checks.ts";
+import { describeValue } from "../seam/checks.ts";
 import type { TaskRegistryOptions } from "./options.ts";
 import type { TaskSnapshot } from "./task.ts";
 import { timerOption, wholeOption } from "./_validate.ts";

@@ -1,5 +1,5 @@
 import { BashConfigError } from "../seam/errors.ts";
-import { describeValue, MAX_TIMER_MS } from "../seam/_checks.ts";
+import { describeValue, MAX_TIMER_MS } from "../seam/checks.ts";
 
 const KIND_PATTERN = /^[a-z][a-z0-9_-]*$/;
 

@@ -6,6 +6,7 @@ import type { CaseDefinition } from "./_harness.ts";
 export const disposalCases: readonly CaseDefinition[] = [
   {
     name: "kills every running command, foreground and background, and awaits their ends",
+    fresh: true,
     async body(h) {
       const executor = await h.executor();
       const [foreground, background, stubborn] = [h.marker(), h.marker(), h.marker()];
@@ -27,6 +28,7 @@ export const disposalCases: readonly CaseDefinition[] = [
   },
   {
     name: "rejects run() and start() with BashSpawnError once disposed, and runs nothing",
+    fresh: true,
     async body(h) {
       const executor = await h.executor();
       await h.dispose(executor);

@@ -37,38 +37,106 @@ export interface CaseDefinition {
   name: string;
   /** A capability the case needs: where the executor declares it false, the case is skipped. */
   needs?: "termGrace" | "drainGrace";
+  /**
+   * True when the case needs executors of its own even where the suite's
+   * options are shared (see {@linkcode SharedExecutor}): it disposes them, or
+   * sets what the executor reads when it is made.
+   */
+  fresh?: true;
   /** The check itself. */
   body(harness: Harness): Promise<void>;
 }
 
 /**
+ * One executor with the suite's options that the cases of a run share, as
+ * the commands of an agent's session share one: made through the factory on
+ * first use, and disposed when the run ends or a case that used it failed
+ * (the next case then makes another). A case's background processes are
+ * killed when it ends, so each case still leaves nothing running.
+ */
+export class SharedExecutor {
+  readonly #factory: BashExecutorFactory;
+  #executor: Promise<BashExecutor> | undefined;
+
+  constructor(factory: BashExecutorFactory) {
+    this.#factory = factory;
+  }
+
+  /** The shared executor, made now when there is none. */
+  get(): Promise<BashExecutor> {
+    if (this.#executor === undefined) {
+      const made = Promise.resolve(this.#factory({ ...SUITE_EXECUTOR_OPTIONS }));
+      // One that could not be made is not kept: the next case tries again.
+      made.catch(() => {
+        if (this.#executor === made) this.#executor = undefined;
+      });
+      this.#executor = made;
+    }
+    return this.#executor;
+  }
+
+  /** Disposes the executor, if one was made (through `dispose`); the next `get()` makes another. */
+  async close(dispose: (executor: BashExecutor) => Promise<void>): Promise<void> {
+    const made = this.#executor;
+    this.#executor = undefined;
+    if (made === undefined) return;
+    let executor: BashExecutor;
+    try {
+      executor = await made;
+    } catch {
+      return;
+    }
+    await dispose(executor);
+  }
+}
+
+/**
  * What a case works with: executors made through the factory, unique markers
  * for its processes, the two call sites, and the process census. Closing it
- * disposes every executor it made and then fails if a process carrying one
- * of its markers is still alive.
+ * kills the background processes it started on the shared executor, disposes
+ * every executor it made, and then fails if a process carrying one of its
+ * markers is still alive.
  */
 export class Harness {
   readonly capabilities: Required<BashExecutorCapabilities>;
   readonly #factory: BashExecutorFactory;
   readonly #find: (text: string) => Promise<number[]>;
   readonly #killLeftovers: ((pids: number[]) => void) | undefined;
+  readonly #shared: SharedExecutor | undefined;
   readonly #executors: BashExecutor[] = [];
   readonly #markers: string[] = [];
+  /** The shared executor, once this case took it. */
+  #sharedTaken: BashExecutor | undefined;
+  /** What this case started on the shared executor. */
+  readonly #started: BashProcess[] = [];
 
+  /**
+   * With `shared`, the case's executors with the suite's options are that
+   * one executor (unless the case is `fresh`); without, each is its own.
+   */
   constructor(
     factory: BashExecutorFactory,
     capabilities: Required<BashExecutorCapabilities>,
     find: (text: string) => Promise<number[]>,
     killLeftovers?: (pids: number[]) => void,
+    shared?: SharedExecutor,
   ) {
     this.#factory = factory;
     this.capabilities = capabilities;
     this.#find = find;
     this.#killLeftovers = killLeftovers;
+    this.#shared = shared;
   }
 
-  /** A new executor from the factory, with the suite's options and `overrides`. */
+  /**
+   * An executor with the suite's options and `overrides`: the shared one
+   * when there is one and nothing is overridden, else a new one from the factory.
+   */
   async executor(overrides: Partial<ConformanceExecutorOptions> = {}): Promise<BashExecutor> {
+    if (this.#shared !== undefined && Object.keys(overrides).length === 0) {
+      this.#sharedTaken = await this.#shared.get();
+      return this.#sharedTaken;
+    }
     const executor = await this.#factory({ ...SUITE_EXECUTOR_OPTIONS, ...overrides });
     this.#executors.push(executor);
     return executor;
@@ -92,8 +160,10 @@ export class Harness {
   }
 
   /** Starts a request in the background. */
-  start(executor: BashExecutor, request: BashExecRequest): Promise<BashProcess> {
-    return startOn(executor, request);
+  async start(executor: BashExecutor, request: BashExecRequest): Promise<BashProcess> {
+    const process = await startOn(executor, request);
+    if (executor === this.#sharedTaken) this.#started.push(process);
+    return process;
   }
 
   /** Live processes running the sleep of `marker`. */
@@ -130,30 +200,20 @@ export class Harness {
     assert.deepEqual(left, [], `processes running "sleep ${text}" were left behind`);
   }
 
-  /**
-   * Disposes `executor`, failing when that does not finish within the
-   * suite's wait beyond the kill grace (a disposal that never ends would
-   * hang the run).
-   */
-  async dispose(executor: BashExecutor): Promise<void> {
-    const limit = SUITE_EXECUTOR_OPTIONS.killGraceMs + WAIT_MS;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, fail) => {
-      timer = setTimeout(
-        () =>
-          fail(new assert.AssertionError({ message: `disposal did not end within ${limit} ms` })),
-        limit,
-      );
-    });
-    try {
-      await Promise.race([executor[Symbol.asyncDispose](), expired]);
-    } finally {
-      clearTimeout(timer);
-    }
+  /** Disposes `executor` (see {@linkcode disposeWithin}). */
+  dispose(executor: BashExecutor): Promise<void> {
+    return disposeWithin(executor);
   }
 
-  /** Disposes every executor made (even when one disposal fails), then checks every marker. */
+  /**
+   * Kills what the case left running on the shared executor, disposes every
+   * executor it made (even when one disposal fails), then checks every marker.
+   */
   async close(): Promise<void> {
+    await Promise.all(this.#started.map(async (process) => {
+      if (process.status === "running") await process.kill();
+      await process.done;
+    }));
     const disposals = await Promise.allSettled(
       this.#executors.map((executor) => this.dispose(executor)),
     );
@@ -164,18 +224,50 @@ export class Harness {
   }
 }
 
-/** Runs `check` on a fresh harness and closes it; a failed check wins over a failed close. */
+/**
+ * Disposes `executor`, failing when that does not finish within the suite's
+ * wait beyond the kill grace (a disposal that never ends would hang the run).
+ */
+export async function disposeWithin(executor: BashExecutor): Promise<void> {
+  const limit = SUITE_EXECUTOR_OPTIONS.killGraceMs + WAIT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, fail) => {
+    timer = setTimeout(
+      () => fail(new assert.AssertionError({ message: `disposal did not end within ${limit} ms` })),
+      limit,
+    );
+  });
+  try {
+    await Promise.race([executor[Symbol.asyncDispose](), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs `check` on a fresh harness and closes it; a failed check wins over a
+ * failed close. When either fails, the shared executor is disposed, so no
+ * later case meets what this one left in it.
+ */
 export async function withHarness(
   harness: Harness,
   check: (harness: Harness) => Promise<void>,
+  shared?: SharedExecutor,
 ): Promise<void> {
+  const abandon = () => shared?.close(disposeWithin);
   try {
     await check(harness);
   } catch (error) {
     await harness.close().catch(() => {});
+    await abandon()?.catch(() => {});
     throw error;
   }
-  await harness.close();
+  try {
+    await harness.close();
+  } catch (error) {
+    await abandon()?.catch(() => {});
+    throw error;
+  }
 }
 
 /** Polls `read` until `done` holds for what it returns, failing after the suite's wait. */

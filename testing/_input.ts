@@ -74,6 +74,8 @@ export const inputCases: readonly CaseDefinition[] = [
   {
     name:
       "keeps ambient credentials and managed names from the command, and sets no-prompt defaults",
+    // The executor may read the environment when it is made.
+    fresh: true,
     async body(h) {
       const saved = Object.keys(AMBIENT).map((name) => [name, process.env[name]] as const);
       const names = [...Object.keys(AMBIENT), ...Object.keys(NON_INTERACTIVE)];

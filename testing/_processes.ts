@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 
 /**
  * Live (not zombie) pids on this machine whose command line (its arguments

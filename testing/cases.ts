@@ -1,5 +1,5 @@
 import type { BashExecutorCapabilities, BashExecutorFactory } from "./executor_options.ts";
-import { type CaseDefinition, Harness, withHarness } from "./_harness.ts";
+import { type CaseDefinition, Harness, type SharedExecutor, withHarness } from "./_harness.ts";
 import { killHere, processesHere } from "./_processes.ts";
 import { backgroundCases } from "./_background.ts";
 import { clockCases } from "./_clocks.ts";
@@ -111,6 +111,18 @@ export function bashExecutorConformanceCases(
   factory: BashExecutorFactory,
   options: BashExecutorConformanceOptions = {},
 ): ConformanceCase[] {
+  return conformanceCases(factory, options);
+}
+
+/**
+ * The cases of {@linkcode bashExecutorConformanceCases}; with `shared`, those
+ * that take the suite's options run on that one executor (see `SharedExecutor`).
+ */
+export function conformanceCases(
+  factory: BashExecutorFactory,
+  options: BashExecutorConformanceOptions,
+  shared?: SharedExecutor,
+): ConformanceCase[] {
   const capabilities: Required<BashExecutorCapabilities> = {
     termGrace: true,
     drainGrace: true,
@@ -123,7 +135,8 @@ export function bashExecutorConformanceCases(
   const cases: ConformanceCase[] = [];
   for (const [group, definitions] of GROUPS) {
     for (const definition of definitions) {
-      const { name, needs, body } = definition;
+      const { name, needs, fresh, body } = definition;
+      const sharing = fresh === true ? undefined : shared;
       if (options.select !== undefined && !options.select({ group, name })) continue;
       const skip = options.skip ||
         (needs !== undefined && !capabilities[needs] &&
@@ -132,7 +145,12 @@ export function bashExecutorConformanceCases(
         group,
         name,
         skip,
-        run: () => withHarness(new Harness(factory, capabilities, find, killLeftovers), body),
+        run: () =>
+          withHarness(
+            new Harness(factory, capabilities, find, killLeftovers, sharing),
+            body,
+            sharing,
+          ),
       });
     }
   }

@@ -1,5 +1,6 @@
-import { describe, it } from "node:test";
-import { bashExecutorConformanceCases, type BashExecutorConformanceOptions } from "./cases.ts";
+import { after, describe, it } from "node:test";
+import { type BashExecutorConformanceOptions, conformanceCases } from "./cases.ts";
+import { disposeWithin, SharedExecutor } from "./_harness.ts";
 import type { BashExecutorFactory } from "./executor_options.ts";
 
 /**
@@ -7,10 +8,15 @@ import type { BashExecutorFactory } from "./executor_options.ts";
  * both `deno test` and `node --test` run: one `describe` named `name`, one
  * nested `describe` per behaviour, one `it` per case (see
  * {@linkcode bashExecutorConformanceCases} for what they check). Call it at
- * the top level of a test file. Each case makes its own executors through
- * `factory`, with the limits it passes, and disposes them; a case fails when
- * a process of its commands is left behind. Under Deno, run it with
- * `--allow-all` (the suite reads /proc), or pass `findProcesses`.
+ * the top level of a test file. The cases that take the suite's limits run
+ * on one executor they share, as the commands of an agent's session do: made
+ * through `factory` on first use, disposed after the last case (and after a
+ * case that failed, so the next one gets a new executor). A case that needs
+ * other limits, disposes its executor or sets what an executor reads when it
+ * is made gets executors of its own, disposed when it ends. Each case kills
+ * the background processes it left, and fails when a process of its commands
+ * is still running then. Under Deno, run it with `--allow-all` (the suite
+ * reads /proc), or pass `findProcesses`.
  *
  * @example Run the suite against an executor, here from a generated test file
  * ```ts
@@ -47,9 +53,11 @@ export function describeBashExecutorConformance(
   factory: BashExecutorFactory,
   options: BashExecutorConformanceOptions = {},
 ): void {
-  const cases = bashExecutorConformanceCases(factory, options);
+  const shared = new SharedExecutor(factory);
+  const cases = conformanceCases(factory, options, shared);
   const groups = [...new Set(cases.map((test) => test.group))];
   describe(name, () => {
+    after(() => shared.close(disposeWithin));
     for (const group of groups) {
       describe(group, () => {
         for (const test of cases.filter((test) => test.group === group)) {

@@ -17,7 +17,12 @@ function pages(): string[] {
 
 /** `text` without its fenced code blocks and inline code, where a `[x](y)` is no link. */
 function prose(text: string): string {
-  return text.replace(/^```[\s\S]*?^```$/gm, "").replace(/`[^`\n]*`/g, "");
+  return withoutFences(text).replace(/`[^`\n]*`/g, "");
+}
+
+/** `text` without its fenced code blocks. */
+function withoutFences(text: string): string {
+  return text.replace(/^```[\s\S]*?^```$/gm, "");
 }
 
 /** The targets of the Markdown links and images in `text`. */
@@ -27,7 +32,10 @@ function linkTargets(text: string): string[] {
 
 /** The anchors of `text`'s headings, as GitHub makes them. */
 function headingAnchors(text: string): Set<string> {
-  const headings = [...prose(text).matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1] ?? "");
+  // A code span's text counts, as on GitHub: "`@x/y`" makes "xy".
+  const headings = [...withoutFences(text).matchAll(/^#{1,6} (.+)$/gm)].map((match) =>
+    match[1] ?? ""
+  );
   return new Set(
     headings.map((heading) =>
       heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-")
@@ -87,7 +95,8 @@ describe("README and docs/", { skip: checkoutSkip }, () => {
 
   it("finds a missing file, a missing heading and a link to a folder, not a link in code", () => {
     const text = "[a](no-such-page.md) [b](sandbox.md#no-such-heading) [c](../tests)\n" +
-      "[d](tools.md#escalation) [e](#own-heading) [f](#gone) `[g](in-code.md)`\n\n## Own heading\n";
+      "[d](tools.md#escalation) [e](#own-heading) [f](#gone) `[g](in-code.md)`\n" +
+      "[h](#with-shellseambashxterm)\n\n## Own heading\n\n## With `@shellseam/bash/xterm`\n";
     assert.deepEqual(brokenLinks("docs/page.md", text).map((line) => line.split(" (")[0]), [
       "docs/page.md: no-such-page.md",
       "docs/page.md: sandbox.md#no-such-heading",

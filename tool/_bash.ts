@@ -12,11 +12,14 @@ import {
   renderBackgroundStart,
   type RenderRunOptions,
   renderRunResult,
+  renderTaskOutput,
   scrubbedSecrets,
 } from "./render/mod.ts";
-import { bashTaskHooks } from "./task_hooks.ts";
-import { messageOf } from "../seam/_message.ts";
+import { screenTaskHooks } from "./task_hooks.ts";
+import { ScreenFeed } from "./_screen_feed.ts";
+import { messageOf } from "../seam/message.ts";
 import { failure } from "./_result.ts";
+import { readTask } from "./_task_read.ts";
 import { taskFailure } from "./_task_tools.ts";
 import type { AgentTool, ToolCallContext, ToolResult } from "./tool.ts";
 import type { BashToolsOptions } from "./options.ts";
@@ -29,6 +32,9 @@ import {
 } from "./schemas/mod.ts";
 import type { EscalationRequest } from "./escalation.ts";
 import { checkCommandRules, type CommandRuleVerdict, interactiveEditor } from "./rules/mod.ts";
+import { type TerminalTasks, TOOL_SCROLLBACK_ROWS, TOOL_TERMINAL_SIZE } from "./_task_input.ts";
+import { TextScreen } from "./screen.ts";
+import { DEFAULT_INPUT_WAIT_MS } from "./schemas/mod.ts";
 
 interface BashArgs {
   command: string;
@@ -38,6 +44,9 @@ interface BashArgs {
   run_in_background?: boolean;
   sandbox_permissions?: SandboxMode;
   justification?: string;
+  terminal?: boolean;
+  rows?: number;
+  cols?: number;
 }
 
 const CANCELLED = "The tool call was cancelled, so the command was not run";
@@ -47,6 +56,7 @@ export function createBashTool(
   options: BashToolsOptions,
   runInBackground: boolean,
   escalationModes: readonly SandboxMode[],
+  terminals?: TerminalTasks,
 ): AgentTool {
   const defaultMode = options.executor.sandboxMode;
   const timeouts = timeoutLimits(options.executor);
@@ -54,6 +64,7 @@ export function createBashTool(
     escalationModes,
     runInBackground,
     timeouts,
+    terminal: terminals !== undefined,
   });
   const render: RenderRunOptions = { escalationModes, runInBackground };
   const lines = [
@@ -66,6 +77,11 @@ export function createBashTool(
   if (runInBackground) {
     lines.push(
       "- For servers, watchers and other commands that do not exit on their own, set run_in_background: true. The reply is at once: started background task <id>. Read the task's output with task_output and stop it with task_kill.",
+    );
+  }
+  if (terminals !== undefined) {
+    lines.push(
+      "- For a program that needs a terminal or asks questions (a REPL, a debugger, a y/N prompt, vi, less, top), set terminal: true: it starts in the background in a terminal (24x80, or rows and cols) with TERM=xterm-256color, colours, pagers and editors as a person has them (git and gh still never ask for credentials), and the reply shows its first screen. Type into it and resize it with task_input, and make it exit (or stop it with task_kill) when done. Prefer plain commands when they do the job (a non-interactive flag, a heredoc, sed for edits).",
     );
   }
   if (defaultMode !== undefined) {
@@ -89,7 +105,13 @@ export function createBashTool(
     execute: async (args, context) => {
       const check = validateToolArguments("bash", inputSchema, args, BASH_CHECKS);
       if (!check.ok) return failure(check.message);
-      return await runBash(options, check.value as unknown as BashArgs, render, context);
+      return await runBash(
+        options,
+        check.value as unknown as BashArgs,
+        render,
+        context,
+        terminals,
+      );
     },
   };
 }
@@ -195,13 +217,15 @@ async function runBash(
   args: BashArgs,
   render: RenderRunOptions,
   context: ToolCallContext | undefined,
+  terminals: TerminalTasks | undefined,
 ): Promise<ToolResult> {
   const signal = context?.signal;
   if (signal?.aborted) return failure(CANCELLED);
-  const editor = interactiveEditor(args.command);
+  // An editor waits on a person: in a terminal, the model is that person.
+  const editor = args.terminal === true ? undefined : interactiveEditor(args.command);
   if (editor !== undefined) return failure(editor);
   if (options.rules === undefined && options.unmatchedCommands === undefined) {
-    return await runApproved(options, args, undefined, render, context);
+    return await runApproved(options, args, undefined, render, context, terminals);
   }
   const rule = checkCommandRules(
     args.command,
@@ -214,7 +238,7 @@ async function runBash(
         policyLine(rule, "is not allowed here")
       }; not run]\nDo not retry it or work around it; continue without it, or ask the user`,
     )
-    : await runApproved(options, args, rule, render, context);
+    : await runApproved(options, args, rule, render, context, terminals);
   return { ...result, rules: rule };
 }
 
@@ -232,6 +256,7 @@ async function runApproved(
   rule: CommandRuleVerdict | undefined,
   render: RenderRunOptions,
   context: ToolCallContext | undefined,
+  terminals: TerminalTasks | undefined,
 ): Promise<ToolResult> {
   const { executor, tasks, owner } = options;
   const signal = context?.signal;
@@ -241,8 +266,14 @@ async function runApproved(
   if (signal?.aborted) return failure(CANCELLED);
   const { mode } = choice;
 
-  const background = args.run_in_background === true;
+  const terminal = args.terminal === true && terminals !== undefined;
+  const background = args.run_in_background === true || terminal;
   const request: BashExecRequest = { command: args.command };
+  const size = {
+    rows: args.rows ?? TOOL_TERMINAL_SIZE.rows,
+    cols: args.cols ?? TOOL_TERMINAL_SIZE.cols,
+  };
+  if (terminal) request.terminal = size;
   const workdir = args.workdir === undefined
     ? options.workdir
     : options.workdir === undefined
@@ -282,13 +313,26 @@ async function runApproved(
     return failure(`${notRun(error, "started")}: ${messageOf(error)}`);
   }
   try {
-    const { id } = tasks.register({
-      kind: "bash",
-      label: args.command,
-      owner,
-      hooks: bashTaskHooks(process),
-    });
-    return { text: renderBackgroundStart(id), isError: false };
+    const feed = !terminal ? undefined : new ScreenFeed(
+      process,
+      options.screen !== undefined
+        ? options.screen({ ...size })
+        : new TextScreen(size.rows, size.cols, TOOL_SCROLLBACK_ROWS),
+    );
+    const hooks = screenTaskHooks(process, feed);
+    const { id } = tasks.register({ kind: "bash", label: args.command, owner, hooks });
+    if (feed === undefined) return { text: renderBackgroundStart(id), isError: false };
+    terminals?.add(id, { process, feed, size }, hooks.done);
+    // The first screen, as task_input shows it after typing.
+    await feed.awaitAnswer("", DEFAULT_INPUT_WAIT_MS, signal);
+    return {
+      text: `${
+        renderBackgroundStart(id)
+      } in a ${size.rows}x${size.cols} terminal; type into it with task_input\n${
+        renderTaskOutput(await readTask(tasks, id, owner), render)
+      }`,
+      isError: false,
+    };
   } catch (error) {
     await process.kill();
     await process.done;

@@ -8,8 +8,9 @@ import {
   type TaskRegistry,
   UnknownTaskError,
 } from "../tasks/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import { failure } from "./_result.ts";
+import { readTask } from "./_task_read.ts";
 import {
   renderTaskKill,
   renderTaskList,
@@ -64,7 +65,10 @@ export function createTaskTools(
           await tasks.wait(id, owner, signal ? { timeoutMs, signal } : { timeoutMs });
           options.waitedMs = timeoutMs;
         }
-        return { text: renderTaskOutput(tasks.read(id, owner), options), isError: false };
+        return {
+          text: renderTaskOutput(await readTask(tasks, id, owner), options),
+          isError: false,
+        };
       } catch (error) {
         if (signal?.aborted) {
           return failure(`Stopped waiting for task ${id}: the tool call was cancelled`);

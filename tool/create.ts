@@ -3,6 +3,7 @@ import { BashConfigError } from "../seam/mod.ts";
 import { createBashTool } from "./_bash.ts";
 import type { BashToolsOptions } from "./options.ts";
 import { createTaskTools } from "./_task_tools.ts";
+import { createTaskInput, TerminalTasks } from "./_task_input.ts";
 import { widerSandboxModes } from "../seam/sandbox.ts";
 import { renderTaskNotice } from "./render/mod.ts";
 import { checkRuleSet } from "./rules/mod.ts";
@@ -42,6 +43,11 @@ export interface BashTools {
   taskList: AgentTool;
   /** The `task_kill` tool. */
   taskKill: AgentTool;
+  /**
+   * The `task_input` tool (types into a task started with `terminal: true`),
+   * when `enableTerminal` is set.
+   */
+  taskInput?: AgentTool;
   /**
    * The completion notices due to this owner, each once, as texts to inject
    * into the next model turn. A task whose final state the model already saw
@@ -91,18 +97,34 @@ export function createBashTools(options: BashToolsOptions): BashTools {
   const runInBackground = options.enableRunInBackground ?? true;
   const mode = options.executor.sandboxMode;
   const escalationModes = options.approve && mode !== undefined ? widerSandboxModes(mode) : [];
-  const bash = createBashTool(options, runInBackground, escalationModes);
+  const terminals = runInBackground && options.enableTerminal === true
+    ? new TerminalTasks()
+    : undefined;
+  const bash = createBashTool(options, runInBackground, escalationModes, terminals);
   const { taskOutput, taskList, taskKill } = createTaskTools({
     tasks: options.tasks,
     owner: options.owner,
     escalationModes,
   });
+  const taskInput = terminals === undefined ? undefined : createTaskInput({
+    tasks: options.tasks,
+    owner: options.owner,
+    terminals,
+    escalationModes,
+  });
+  const taskTools = [
+    taskOutput,
+    taskList,
+    taskKill,
+    ...(taskInput === undefined ? [] : [taskInput]),
+  ];
   return {
-    tools: runInBackground ? [bash, taskOutput, taskList, taskKill] : [bash],
+    tools: runInBackground ? [bash, ...taskTools] : [bash],
     bash,
     taskOutput,
     taskList,
     taskKill,
+    ...(taskInput === undefined ? {} : { taskInput }),
     takeNotices: () =>
       options.tasks.takeNotices(options.owner).map((notice) => renderTaskNotice(notice.snapshot)),
   };
@@ -147,6 +169,12 @@ function checkOptions(options: BashToolsOptions): void {
   }
   if (enableRunInBackground !== undefined && typeof enableRunInBackground !== "boolean") {
     throw problem("enableRunInBackground", "true or false", "a boolean, or omit it for true");
+  }
+  if (options.enableTerminal !== undefined && typeof options.enableTerminal !== "boolean") {
+    throw problem("enableTerminal", "true or false", "a boolean, or omit it for false");
+  }
+  if (options.screen !== undefined && typeof options.screen !== "function") {
+    throw problem("screen", "a function", "(size) => a ScreenRenderer, or omit it for TextScreen");
   }
   if (sessionMode !== undefined && typeof sessionMode !== "function") {
     throw problem(

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { BashConfigError } from "../seam/mod.ts";
 import { canonicalWorkspaceRoot } from "../sandbox/policy.ts";
 import { gitCommit } from "../git/mod.ts";
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import { failure } from "./_result.ts";
 import type { AgentTool } from "./tool.ts";
 import { GIT_COMMIT_SCHEMA, toolStandardSchema, validateToolArguments } from "./schemas/mod.ts";

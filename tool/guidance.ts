@@ -1,7 +1,7 @@
 /**
  * System-prompt guidance for a model that has the bash and task tools: check
  * the exit marker, do not busy-poll, collect background tasks before
- * answering.
+ * answering, and when to use a terminal and how to leave its programs.
  *
  * @example
  * ```ts
@@ -18,4 +18,5 @@ export const BASH_TOOL_GUIDANCE: string = `# Running shell commands
 - Commands that do not exit on their own (servers, watchers, long builds) need run_in_background: true. A foreground command's leftover processes are stopped when it ends.
 - Do not busy-poll a background task. Call task_output with wait: true (and a timeout_ms) to block until it finishes, or do other work meanwhile: when a task you have not looked at finishes, you get a notice.
 - Before you give your final answer, collect every background task you started: read its output with task_output, or stop it with task_kill if you no longer need it. task_list shows them all.
+- When the bash tool offers terminal, use terminal: true only for programs that need one or wait for input (REPLs, debuggers, y/N prompts, vi, less, top); otherwise prefer a non-interactive flag or a heredoc. Type into it with task_input ("\\r" is Enter) and resize it with task_input's rows and cols. Quit what you started: q for less, top and man; "\\u001b:q!\\r" for vi (or :wq to save); exit() or "\\u0004" (Ctrl-D) for a REPL; "\\u0003" (Ctrl-C) to stop a command; task_kill if nothing else works. In a terminal, colours, pagers and editors are on, but git and gh still never ask for credentials (GIT_TERMINAL_PROMPT=0, git's ssh in batch mode: they fail instead) and apt stays non-interactive.
 - If a bash command was blocked by the sandbox ([sandbox: ...]) and truly needs more access, you may run it again once with sandbox_permissions and a justification, when the bash tool offers them; a person approves or rejects that call.`;

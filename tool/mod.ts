@@ -74,3 +74,5 @@ export {
   scrubbedSecrets,
 } from "./render/mod.ts";
 export { bashTaskHooks } from "./task_hooks.ts";
+// A terminal task's screen as a person would see it (see `task_input`).
+export { type ScreenRenderer, type ScreenSnapshot, TextScreen } from "./screen.ts";

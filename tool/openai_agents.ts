@@ -1,4 +1,4 @@
-import { messageOf } from "../seam/_message.ts";
+import { messageOf } from "../seam/message.ts";
 import type { AgentTool } from "./tool.ts";
 import { isPlainObject, type ToolStandardSchema } from "./schemas/mod.ts";
 import { textOrThrow } from "./_text_or_throw.ts";

@@ -1,4 +1,5 @@
-import type { BashExecutor, SandboxMode } from "../seam/mod.ts";
+import type { BashExecutor, BashTerminalSize, SandboxMode } from "../seam/mod.ts";
+import type { ScreenRenderer } from "./screen.ts";
 import type { TaskOwner, TaskRegistry } from "../tasks/mod.ts";
 import type { ApproveEscalation } from "./escalation.ts";
 import type { CommandDecision, CommandRule } from "./rules/mod.ts";
@@ -57,6 +58,21 @@ export interface BashToolsOptions {
   sessionMode?: () => SandboxMode | undefined;
   /** Offer `run_in_background` and the task tools. Defaults to true. */
   enableRunInBackground?: boolean;
+  /**
+   * Offer `terminal` on `bash` (a background command in a pseudo-terminal of
+   * 24x80, or the call's `rows` and `cols`; see `BashExecRequest.terminal`)
+   * and the `task_input` tool that types into it, resizes it and reads its
+   * screen. Needs background runs and an executor that can open a terminal.
+   * Defaults to false.
+   */
+  enableTerminal?: boolean;
+  /**
+   * Makes the screen renderer of each terminal task (rows and columns of its
+   * terminal): a full emulator, such as `xtermScreen` of
+   * `@shellseam/bash/xterm` (npm only, over `@xterm/headless`), for the
+   * fidelity the built-in `TextScreen` (the default) lacks.
+   */
+  screen?: (size: BashTerminalSize) => ScreenRenderer;
   /**
    * Command rules, in order: each simple command of a `bash` call (in
    * pipelines, lists, substitutions, `bash -c` strings and behind runners

@@ -1,6 +1,8 @@
 import type { BashProcess } from "../seam/mod.ts";
 import type { TaskHooks, TaskSettlement } from "../tasks/mod.ts";
 import type { BashTaskOutput } from "./render/mod.ts";
+import type { ScreenRenderer } from "./screen.ts";
+import { ScreenFeed } from "./_screen_feed.ts";
 
 /**
  * Adapts a started {@linkcode BashProcess} into the hooks a `TaskRegistry`
@@ -10,7 +12,11 @@ import type { BashTaskOutput } from "./render/mod.ts";
  * `readOutput` is the process's consuming read plus its sandbox facts (and
  * `disposed` once the executor's disposal killed it, and its stray report
  * once settled), and `release` (called when the registry lets the settled
- * task go) frees the process's buffers and deletes its spill files.
+ * task go) frees the process's buffers and deletes its spill files. With a
+ * `screen` (a process started with a terminal), the process's stdout is fed
+ * to it as it arrives, each read carries the screen as a person would see it
+ * (`screen`: a promise from a renderer that parses later, see
+ * `ScreenRenderer`), and `done` waits until all of the output was fed.
  *
  * @example On Deno and Node 24 (`await using`)
  * ```ts
@@ -29,18 +35,33 @@ import type { BashTaskOutput } from "./render/mod.ts";
  * assert.equal(settled.exitCode, 0);
  * ```
  */
-export function bashTaskHooks(process: BashProcess): TaskHooks<BashTaskOutput> {
+export function bashTaskHooks(
+  process: BashProcess,
+  screen?: ScreenRenderer,
+): TaskHooks<BashTaskOutput> {
+  return screenTaskHooks(
+    process,
+    screen === undefined ? undefined : new ScreenFeed(process, screen),
+  );
+}
+
+/** {@linkcode bashTaskHooks} over a screen already fed (the tools', which also type and resize). */
+export function screenTaskHooks(
+  process: BashProcess,
+  feed: ScreenFeed | undefined,
+): TaskHooks<BashTaskOutput> {
   return {
     cancel: async () => {
       await process.kill();
     },
-    done: process.done.then(() => settlementOf(process)),
+    done: Promise.all([process.done, feed?.fed]).then(() => settlementOf(process)),
     readOutput: () => {
       const read: BashTaskOutput = process.readOutput();
       if (process.sandbox) read.sandbox = process.sandbox;
       if (process.disposed) read.disposed = true;
       if (process.limitHit) read.limitHit = process.limitHit;
       if (process.strays) read.strays = process.strays;
+      if (feed !== undefined) read.screen = feed.snapshot();
       return read;
     },
     release: () => process.release(),

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import type { WithConfinerWrap } from "../../engine/mod.ts";
 import {
   type BenchCase,
   type BenchContext,
@@ -20,7 +21,7 @@ import { rawSpawnOk, rounds, unavailable } from "./_spawn.ts";
  * the wrapper shell that closes inherited descriptors).
  */
 // deno-fmt-ignore
-const BARE_BWRAP = [
+export const BARE_BWRAP: string[] = [
   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
   "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp",
   "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--new-session",
@@ -44,7 +45,11 @@ export function workspace(context: BenchContext): string {
 }
 
 /** A read-only, network-denied sandboxing executor on `backend`, checked once. */
-async function sandboxed(context: BenchContext, backend: SandboxBackendName): Promise<
+export async function sandboxed(
+  context: BenchContext,
+  backend: SandboxBackendName,
+  extra: WithConfinerWrap = {},
+): Promise<
   SandboxBashExecutor | { unavailable: string }
 > {
   const executor = new SandboxBashExecutor({
@@ -52,6 +57,7 @@ async function sandboxed(context: BenchContext, backend: SandboxBackendName): Pr
     backends: [backend],
     defaultMode: "read-only",
     network: "deny",
+    ...extra,
   });
   const [status] = await executor.probeBackends();
   if (!status?.works) {

@@ -9,14 +9,17 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { interleave } from "../_interleave.ts";
 import { peakGrowth } from "../_memory.ts";
+import { type Outcome, session, toolOutcome } from "../_outcome.ts";
 
 /** What bench/_node.ts asks for. */
 interface Request {
-  kind: "foreground" | "throughput" | "srt" | "srt-cli";
+  kind: "foreground" | "throughput" | "srt" | "srt-cli" | "srt-session";
   warmup: number;
   iterations: number;
   /** throughput: bytes of stdout per run. */
@@ -25,10 +28,16 @@ interface Request {
   workspace?: string;
   /** srt-cli: the settings file with the equivalent policy. */
   settings?: string;
+  /** srt-session: the agent session's commands. */
+  commands?: string[];
+  /** srt-session: a JSON file of what each command left under raw `bash -c`. */
+  floorFile?: string;
 }
 
 type LocalModule = typeof import("../../local/mod.ts");
 type SandboxModule = typeof import("../../sandbox/mod.ts");
+type TasksModule = typeof import("../../tasks/mod.ts");
+type ToolModule = typeof import("../../tool/mod.ts");
 type Execa = (file: string, args: string[]) => Promise<unknown>;
 interface SrtManager {
   checkDependencies(): { errors: string[] };
@@ -112,14 +121,20 @@ async function throughput(request: Request): Promise<unknown> {
   return { samples, extra: { peak_rss_growth_median: timed[Math.floor(timed.length / 2)]! } };
 }
 
-async function sandboxes(request: Request): Promise<unknown> {
+/** srt's sandbox manager, or the answer that says why srt cannot run here. */
+async function srtManager(): Promise<SrtManager | { samples: object; unavailable: object }> {
   const { SandboxManager } = await load("@anthropic-ai/sandbox-runtime") as {
     SandboxManager: SrtManager;
   };
   const { errors } = SandboxManager.checkDependencies();
-  if (errors.length > 0) {
-    return { samples: {}, unavailable: { srt: `srt cannot run here: ${errors.join(", ")}` } };
-  }
+  return errors.length === 0
+    ? SandboxManager
+    : { samples: {}, unavailable: { srt: `srt cannot run here: ${errors.join(", ")}` } };
+}
+
+async function sandboxes(request: Request): Promise<unknown> {
+  const SandboxManager = await srtManager();
+  if ("unavailable" in SandboxManager) return SandboxManager;
   const { SandboxBashExecutor } = await load(npmBuild("sandbox/mod.js")) as SandboxModule;
   const workspace = request.workspace!;
   const executor = new SandboxBashExecutor({
@@ -181,8 +196,73 @@ async function compareSandboxes(
   }
 }
 
+/** `command` through srt's in-process sandbox: its exit code and stdout. */
+async function srtCommand(manager: SrtManager, command: string, cwd: string): Promise<Outcome> {
+  const child = spawn(await manager.wrapWithSandbox(command), {
+    shell: true,
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const chunks: Uint8Array[] = [];
+  child.stdout?.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+  await settled(child);
+  return { code: child.exitCode ?? 128, stdout: Buffer.concat(chunks).toString("utf8") };
+}
+
+/**
+ * The agent session (`bench/cases/agent_session.ts`) through the bash tool
+ * over our bwrap sandbox and through srt's in-process sandbox, both in this
+ * Node process and both in workspace-write with the network denied, each
+ * command's outcome checked against raw `bash -c`'s.
+ */
+async function srtSession(request: Request): Promise<unknown> {
+  const SandboxManager = await srtManager();
+  if ("unavailable" in SandboxManager) return SandboxManager;
+  const { SandboxBashExecutor } = await load(npmBuild("sandbox/mod.js")) as SandboxModule;
+  const { TaskRegistry, taskOwner } = await load(npmBuild("tasks/mod.js")) as TasksModule;
+  const { createBashTools } = await load(npmBuild("tool/mod.js")) as ToolModule;
+  const workspace = request.workspace!;
+  const commands = request.commands!;
+  const floor = JSON.parse(readFileSync(request.floorFile!, "utf8")) as Outcome[];
+  const executor = new SandboxBashExecutor({
+    workspaceRoot: workspace,
+    backends: ["bwrap"],
+    defaultMode: "workspace-write",
+    network: "deny",
+  });
+  return await using(executor, () =>
+    using(new TaskRegistry(), async (tasks) => {
+      const { bash } = createBashTools({ executor, tasks, owner: taskOwner("bench") });
+      await SandboxManager.initialize({
+        network: { allowedDomains: [], deniedDomains: [] },
+        filesystem: { denyRead: [], allowWrite: [workspace], denyWrite: [] },
+      });
+      try {
+        const ours = session("the bash tool over bwrap (Node)", commands, async (command) => {
+          const result = await bash.execute({ command, description: "agent session" });
+          return toolOutcome(result.text);
+        }, floor);
+        const srt = session(
+          "srt in-process",
+          commands,
+          (command) => srtCommand(SandboxManager, command, workspace),
+          floor,
+        );
+        return { samples: await interleave({ ours, srt }, request) };
+      } finally {
+        await SandboxManager.reset();
+      }
+    }));
+}
+
 const request = JSON.parse(process.argv[2] ?? "{}") as Request;
-const kinds = { foreground, throughput, srt: sandboxes, "srt-cli": sandboxes };
+const kinds = {
+  foreground,
+  throughput,
+  srt: sandboxes,
+  "srt-cli": sandboxes,
+  "srt-session": srtSession,
+};
 const handler = kinds[request.kind];
 if (handler === undefined) throw new Error(`Unknown request kind "${request.kind}"`);
 process.stdout.write(JSON.stringify(await handler(request)) + "\n");

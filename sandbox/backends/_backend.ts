@@ -4,11 +4,12 @@ import type {
   BashSandboxInfo,
   SandboxEnforcement,
 } from "../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../engine/mod.ts";
+import type { Launch, LaunchLimits, LaunchOutcome } from "../../engine/mod.ts";
+import type { LaunchStandby } from "./_standby.ts";
 import { resolve } from "node:path";
-import type { Mask } from "../_masks.ts";
+import type { Mask } from "./_masks.ts";
 import type { SocketRule } from "./_seccomp.ts";
-import { canonicalPath, isBeneath } from "../_paths.ts";
+import { canonicalPath, isBeneath } from "../../engine/mod.ts";
 
 /** Which access a command was denied. */
 export type SandboxDenial = NonNullable<BashSandboxInfo["denial"]>;
@@ -21,11 +22,11 @@ export type SandboxDenial = NonNullable<BashSandboxInfo["denial"]>;
  * import { SANDBOX_BACKENDS, type SandboxBackendName } from "@shellseam/bash/sandbox";
  * import assert from "node:assert/strict";
  *
- * const preferred: SandboxBackendName = "bwrap";
- * assert.ok(SANDBOX_BACKENDS.includes(preferred));
+ * const macOS: SandboxBackendName = "seatbelt";
+ * assert.ok(SANDBOX_BACKENDS.includes(macOS));
  * ```
  */
-export type SandboxBackendName = "bwrap" | "landlock";
+export type SandboxBackendName = "bwrap" | "landlock" | "seatbelt";
 
 /**
  * A confined policy, ready to enforce: every path canonical and existing.
@@ -39,11 +40,18 @@ export interface ConfinedPolicy {
   writableRoots: string[];
   /**
    * Whether the network is reachable: not at all, the host's, or (`proxy`,
-   * an allow-list) only through the bridge to the executor's proxy, in a
-   * network namespace of the command's own that the executor makes around
-   * the backend.
+   * an allow-list) only through the executor's proxy: through the bridge, in
+   * a network namespace of the command's own that the executor makes around
+   * the backend, or, for a backend that limits the network to one port
+   * itself, at `proxyPort`.
    */
   network: "deny" | "allow" | "proxy";
+  /**
+   * Under `proxy`, for a backend that limits the network to the proxy's
+   * port itself (see `SandboxBackend.limitsNetworkToProxyPort`): the TCP
+   * port of 127.0.0.1 on which the launch's proxy listens.
+   */
+  proxyPort?: number;
   /** The protected names, relative to each writable root (see `SandboxPolicy.protectedPaths`). */
   protectedPaths: string[];
   /**
@@ -61,6 +69,12 @@ export interface ConfinedPolicy {
   masks: Mask[];
   /** The empty mode-000 file that files and sockets are masked with. */
   maskFile: string;
+  /**
+   * The command runs in a terminal (`BashExecRequest.terminal`): the backend
+   * lets it open one of its own, and no other (bwrap's `--dev /dev` does so
+   * for every command).
+   */
+  terminal?: boolean;
   /**
    * Folders a command sees empty, one by one: the private folders of other
    * executors (their spill files are other sessions' output) and other
@@ -94,6 +108,21 @@ export interface SandboxBackend {
   readonly name: SandboxBackendName;
   /** The kernel's Landlock ABI as the probe found it (the Landlock backend only). */
   readonly landlockAbi?: () => number;
+  /** What its self-probe found, when it runs one (see {@linkcode SelfProbeCheck}). */
+  readonly selfProbe?: () => SelfProbeCheck[];
+  /**
+   * True when the backend itself lets a command under network `proxy` reach
+   * only the TCP port `ConfinedPolicy.proxyPort` of 127.0.0.1 (Seatbelt's
+   * profile names it): such a launch needs no bridge, and its proxy listens
+   * on that port. Absent: the bridge carries the command's connections.
+   */
+  readonly limitsNetworkToProxyPort?: boolean;
+  /**
+   * True when its wrapped launch (by `wrap`) writes `LAUNCH_STARTED` first on
+   * stdout once the command starts (its plan then announces its start, and a
+   * launch that ended without it is the runner's failure).
+   */
+  readonly announcesStart?: boolean;
   /**
    * `launch` wrapped so that it runs confined by `policy`, with `limits`
    * applied before it starts (none when absent). The command's environment
@@ -142,6 +171,28 @@ export interface SandboxBackend {
   restore?(): void;
 }
 
+/**
+ * One check of a backend's self-probe: what a command confined by it tried,
+ * and whether the sandbox refused it (it holds when it did).
+ */
+export interface SelfProbeCheck {
+  /** What the command tried, in words ("a write outside the writable roots"). */
+  probe: string;
+  /** True when the sandbox refused it. */
+  refused: boolean;
+}
+
+/**
+ * Why a backend cannot run here, and what its self-probe found when that
+ * is why (see `SandboxBackend.selfProbe`).
+ */
+export interface PrepareRefusal {
+  /** Why, in words. */
+  reason: string;
+  /** The self-probe's checks, when the backend ran one and it failed. */
+  selfProbe?: SelfProbeCheck[];
+}
+
 /** What preparing a backend may use of the executor (see {@linkcode BackendKind}). */
 export interface PrepareContext {
   /** Where the backend's programs are looked up (PATH-style). */
@@ -166,8 +217,13 @@ export interface PrepareContext {
 export interface BackendKind {
   /** The backend's name. */
   readonly name: SandboxBackendName;
+  /**
+   * The platform (`process.platform`) it confines commands on: elsewhere it
+   * is refused before it is prepared (see `sandbox/_backend_kinds.ts`).
+   */
+  readonly platform: "linux" | "darwin";
   /** The backend ready to probe, or why it cannot run here. */
-  prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }>;
+  prepare(context: PrepareContext): Promise<SandboxBackend | PrepareRefusal>;
 }
 
 /**
@@ -182,6 +238,14 @@ export const NETWORK_FAILURE: RegExp =
 /** What a network allow-list does not narrow. */
 export const PROXY_PORTS_GAP =
   "network allow-list: every port of an allowed host is reachable (destinations are checked by name and address, not port)";
+
+/**
+ * Without a pid namespace (Landlock, Seatbelt), a process that leaves the
+ * session escapes the kill census; a kill still finds it by the marker in
+ * its environment, unless it dropped that.
+ */
+export const SETSID_GAP =
+  "processes that call setsid and drop SHELLSEAM_WATCHDOG from their environment outlive kills and disposal";
 
 /** With `allowUnixSockets`, only the sockets bound at launch are masked. */
 export const LATE_SOCKETS_GAP =
@@ -269,6 +333,58 @@ export function policyDenial(
   if (SOCKET_CALL.test(line)) return "network";
   const after = paths.length === 0 && NETWORK_WORDS.test(lines[index - 1] ?? "");
   return after ? "network" : undefined;
+}
+
+/** How one backend's refusals read in a failed command's stderr (see {@linkcode deniedByLines}). */
+export interface RefusalSigns {
+  /** A line with this is a refusal, of a path, a socket or the network. */
+  refused: RegExp;
+  /**
+   * What a line says before any other sign: a denial it decides, `"next"`
+   * for a line to pass over, undefined to read it on.
+   */
+  first?: (line: string) => SandboxDenial | "next" | undefined;
+  /**
+   * Whether the policy lets a command write `path` (canonical): a refusal
+   * naming only such paths is an ordinary permission problem, not the
+   * backend's. Absent, a refusal is the backend's only at a mask.
+   */
+  writable?: (path: string) => boolean;
+}
+
+/**
+ * The denial a failed command met, from its stderr, read the way every
+ * backend reads it: the first line with a sign decides, in this order:
+ * 1. what `signs.first` decides (bwrap's read-only file system, say);
+ * 2. a network failure or refused socket, the network's when it is denied
+ *    (see {@linkcode networkDenial});
+ * 3. a refusal (`signs.refused`) at a mask, or of a socket, the policy's
+ *    (see {@linkcode policyDenial});
+ * 4. a refusal naming a path the policy does not let the command write, the
+ *    file system's (only with `signs.writable`).
+ */
+export function deniedByLines(
+  outcome: LaunchOutcome,
+  policy: ConfinedPolicy,
+  cwd: string,
+  signs: RefusalSigns,
+): SandboxDenial | undefined {
+  if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
+  const lines = outcome.stderrText.split("\n");
+  for (const [index, line] of lines.entries()) {
+    const first = signs.first?.(line);
+    if (first === "next") continue;
+    if (first !== undefined) return first;
+    if (networkDenial(line, policy)) return "network";
+    if (!signs.refused.test(line)) continue;
+    const paths = deniedPaths(line, cwd);
+    const masked = policyDenial(lines, index, paths, policy);
+    if (masked !== undefined) return masked;
+    const { writable } = signs;
+    if (writable === undefined || paths.length === 0) continue;
+    if (!paths.every(writable)) return "filesystem";
+  }
+  return undefined;
 }
 
 /** The first line of `text`, trimmed. */

@@ -15,12 +15,13 @@
  */
 import type { Launch } from "../../engine/mod.ts";
 import { BASH_FLAGS, findOnPath, limitedLaunch } from "../../engine/mod.ts";
+import { closeInherited, RUNNER_FAILURE_EXIT } from "../backends/mod.ts";
 import { MAX_LAUNCH_CONNECTIONS, PROXY_USER } from "./_proxy.ts";
 
 /** The loopback port the bridge listens on inside the namespace. */
 export const BRIDGE_PORT = 3128;
 /** The exit code and message prefix of the bridge wrapper's own failures. */
-export const BRIDGE_FAILURE_EXIT = 125;
+export const BRIDGE_FAILURE_EXIT: number = RUNNER_FAILURE_EXIT;
 /** The prefix of the bridge wrapper's own failure lines. */
 export const BRIDGE_NAME = "shellseam-net";
 
@@ -80,8 +81,7 @@ const BRIDGE_MAX_CHILDREN = 2 * MAX_LAUNCH_CONNECTIONS + 8;
  * bridge never reads: the launch's input, then the command's) and stops the
  * bridge when it ends, exiting as the launch did.
  */
-const BRIDGE_SCRIPT =
-  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ' +
+const BRIDGE_SCRIPT = closeInherited("/proc/$$/fd") +
   'ip=$1 port=$2 n=$3; shift 3; bridge=("${@:1:n}"); shift "$n"; ' +
   `fail() { echo "${BRIDGE_NAME}: $1" >&2; exit ${BRIDGE_FAILURE_EXIT}; }; ` +
   '"$ip" link set lo up || fail "cannot bring up the loopback of the command\'s network namespace"; ' +
@@ -163,14 +163,16 @@ export function bridgeRunners(tools: BridgeTools, bash: string): string[] {
 }
 
 /**
- * The environment that points a command's tools at the proxy, with its
+ * The environment that points a command's tools at the proxy on `port` of
+ * 127.0.0.1 (the bridge's, or the launch's own loopback port), with its
  * launch's `token` as the password: the usual variables in both cases,
- * npm's and pip's own. Loopback is not proxied: inside the namespace it is
- * the command's own.
+ * npm's and pip's own. Loopback is not proxied: inside the bridge's
+ * namespace it is the command's own (under Seatbelt the profile refuses it
+ * but for the proxy's port).
  */
-export function proxyEnv(token: string): Record<string, string> {
-  const http = `http://${PROXY_USER}:${token}@127.0.0.1:${BRIDGE_PORT}`;
-  const socks = `socks5h://${PROXY_USER}:${token}@127.0.0.1:${BRIDGE_PORT}`;
+export function proxyEnv(token: string, port: number): Record<string, string> {
+  const http = `http://${PROXY_USER}:${token}@127.0.0.1:${port}`;
+  const socks = `socks5h://${PROXY_USER}:${token}@127.0.0.1:${port}`;
   const none = "localhost,127.0.0.1,::1";
   return {
     HTTP_PROXY: http,

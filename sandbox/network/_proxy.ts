@@ -15,22 +15,24 @@
  * @module
  */
 import { rmSync } from "node:fs";
-import { makeFolder } from "../../engine/mod.ts";
+import { joinedBytes, makeFolder } from "../../engine/mod.ts";
 import { join } from "node:path";
 import type { SandboxNetworkAllowList } from "../../seam/mod.ts";
 import {
   connectTcp,
+  type ListenHandlers,
+  listenLoopback,
   listenUnix,
   type NetListener,
   type NetSocket,
   resolveHost,
   splice,
 } from "../../runtime/mod.ts";
-import { messageOf } from "../../seam/_message.ts";
+import { messageOf } from "../../seam/message.ts";
 import { addressRefusal, normalHost, refusal } from "./_allow_list.ts";
+import { forwardBody } from "./_forward.ts";
 import {
   type BodyFraming,
-  ChunkedBody,
   type Destination,
   type HttpProxyRequest,
   parseHttpHead,
@@ -89,6 +91,8 @@ export interface ProxyOptions {
   connect?: (address: string, port: number) => Promise<NetSocket>;
   /** Listens on a Unix socket (`listenUnix` by default). */
   listen?: typeof listenUnix;
+  /** Listens on a TCP port of 127.0.0.1 (`listenLoopback` by default). */
+  listenLoopback?: typeof listenLoopback;
   /** The handshake deadline in milliseconds (30 s by default). */
   handshakeTimeoutMs?: number;
 }
@@ -113,6 +117,16 @@ export interface ProxyLaunch {
   refused(): string[];
   /** Ends it: its socket goes, its connections are dropped, its token opens nothing. */
   close(): Promise<void>;
+}
+
+/**
+ * One launch's way through the proxy on a loopback port (see
+ * {@linkcode NetworkProxy.openLoopback}): as a {@linkcode ProxyLaunch}, with
+ * a port of 127.0.0.1 in place of a socket.
+ */
+export interface LoopbackProxyLaunch extends Omit<ProxyLaunch, "socketPath"> {
+  /** The TCP port on 127.0.0.1 the launch's command connects to. */
+  readonly port: number;
 }
 
 /**
@@ -158,8 +172,12 @@ export class NetworkProxy {
   readonly #connect: (address: string, port: number) => Promise<NetSocket>;
   readonly #listen: typeof listenUnix;
   readonly #handshakeMs: number;
-  /** Running launches, by socket path, with their listeners. */
-  readonly #launches = new Map<string, { listener: Promise<NetListener>; failure?: Error }>();
+  readonly #listenLoopback: typeof listenLoopback;
+  /** Running launches, with their listeners and what removes a listener's leftovers. */
+  readonly #launches = new Map<
+    symbol,
+    { listener: Promise<NetListener>; failure?: Error; forget: () => void }
+  >();
   #closed = false;
 
   /** A proxy whose sockets go in `socketDir` (made when missing, mode 0700). */
@@ -169,6 +187,7 @@ export class NetworkProxy {
     this.#connect = options.connect ??
       ((address, port) => connectTcp(address, port, CONNECT_TIMEOUT_MS));
     this.#listen = options.listen ?? listenUnix;
+    this.#listenLoopback = options.listenLoopback ?? listenLoopback;
     this.#handshakeMs = options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
   }
 
@@ -181,36 +200,72 @@ export class NetworkProxy {
     // Not recursive: its parent (the executor's private folder) is not the proxy's to make.
     makeFolder(this.socketDir);
     const id = crypto.randomUUID().replaceAll("-", "");
+    const socketPath = join(this.socketDir, `${id.slice(0, 16)}.sock`);
+    const launch = await this.#register(
+      list,
+      (handlers) => this.#listen(socketPath, handlers),
+      () => rmSync(socketPath, { force: true }),
+    );
+    return { ...launch, socketPath };
+  }
+
+  /**
+   * Opens a launch that may reach `list` on a TCP port of its own on
+   * 127.0.0.1 (an ephemeral one), for a sandbox that lets its command reach
+   * that port alone (Seatbelt's profile names it), and a token. Any local
+   * process can connect to such a port: the token, not the port, is what
+   * serves one command. Rejects when it cannot listen.
+   */
+  async openLoopback(list: SandboxNetworkAllowList): Promise<LoopbackProxyLaunch> {
+    if (this.#closed) throw new Error("The network proxy was stopped");
+    let port = 0;
+    const launch = await this.#register(list, async (handlers) => {
+      const listener = await this.#listenLoopback(handlers);
+      port = listener.port;
+      return listener;
+    }, () => {});
+    return { ...launch, port };
+  }
+
+  /**
+   * A launch of `list` served on the listener `listen` makes; `forget`
+   * removes what the listener leaves behind (its socket file) once it stopped.
+   */
+  async #register(
+    list: SandboxNetworkAllowList,
+    listen: (handlers: ListenHandlers) => Promise<NetListener>,
+    forget: () => void,
+  ): Promise<Omit<ProxyLaunch, "socketPath">> {
     const record: LaunchRecord = {
       list,
       token: crypto.randomUUID().replaceAll("-", ""),
       refused: [],
     };
-    const socketPath = join(this.socketDir, `${id.slice(0, 16)}.sock`);
-    const entry: { listener: Promise<NetListener>; failure?: Error } = {
-      listener: this.#listen(socketPath, {
+    const key = Symbol("launch");
+    const entry: { listener: Promise<NetListener>; failure?: Error; forget: () => void } = {
+      forget,
+      listener: listen({
         onConnection: (socket) => this.#accept(socket, record, entry.listener),
         onError: (error) => {
           // Stopped: its clients get no answer from the socket, so it goes,
           // and they fail at once.
           entry.failure = error;
-          rmSync(socketPath, { force: true });
+          forget();
         },
       }),
     };
     await entry.listener;
-    this.#launches.set(socketPath, entry);
+    this.#launches.set(key, entry);
     let closed: Promise<void> | undefined;
     return {
-      socketPath,
       token: record.token,
       refused: () => [...record.refused],
       close: () =>
         closed ??= (async () => {
-          this.#launches.delete(socketPath);
+          this.#launches.delete(key);
           record.token = "";
           await (await entry.listener).close();
-          rmSync(socketPath, { force: true });
+          forget();
         })(),
     };
   }
@@ -238,9 +293,9 @@ export class NetworkProxy {
     this.#closed = true;
     const entries = [...this.#launches.entries()];
     this.#launches.clear();
-    await Promise.all(entries.map(async ([path, entry]) => {
+    await Promise.all(entries.map(async ([, entry]) => {
       await (await entry.listener).close();
-      rmSync(path, { force: true });
+      entry.forget();
     }));
   }
 
@@ -280,7 +335,7 @@ export class NetworkProxy {
       return Promise.resolve(0);
     };
     const onData = async (chunk: Uint8Array) => {
-      buffered = concat(buffered, chunk);
+      buffered = joinedBytes([buffered, chunk]);
       // A client may not pile up bytes while its destination is reached.
       if (buffered.length > MAX_PENDING_BYTES) socket.pause();
       if (busy) return;
@@ -487,70 +542,4 @@ function respond(
       `Content-Length: ${bytes.length}\r\nConnection: close\r\n` +
       headers.map((header) => `${header}\r\n`).join("") + "\r\n" + `${body}\n`,
   );
-}
-
-/**
- * Sends a forwarded request's body to `target` (`rest` first, then what
- * the client sends), framed as `body` says, and the answer back; what the
- * client sends past the body (a second request: this proxy forwards one per
- * connection, as its `Connection: close` says) is never forwarded. A body
- * that breaks its framing drops both connections.
- */
-function forwardBody(
-  client: NetSocket,
-  target: NetSocket,
-  body: BodyFraming,
-  rest: Uint8Array,
-): void {
-  const drop = () => {
-    client.destroy();
-    target.destroy();
-  };
-  let left = body.kind === "length" ? body.length : 0;
-  const chunked = body.kind === "chunked" ? new ChunkedBody() : undefined;
-  /** How many of `bytes` belong to the body; undefined when all do and more are to come. */
-  const take = (bytes: Uint8Array): number | undefined => {
-    if (chunked !== undefined) return chunked.feed(bytes);
-    const used = Math.min(left, bytes.length);
-    left -= used;
-    return left === 0 ? used : undefined;
-  };
-  const onData = (chunk: Uint8Array) => {
-    let used: number | undefined;
-    try {
-      used = take(chunk);
-    } catch {
-      drop();
-      return;
-    }
-    const part = used === undefined ? chunk : chunk.subarray(0, used);
-    if (part.length > 0 && !target.write(part) && used === undefined) {
-      client.pause();
-      target.once("drain", () => client.resume());
-    }
-    if (used !== undefined) {
-      // The body is whole: nothing more of the client's goes on.
-      client.off("data", onData);
-      client.pause();
-    }
-  };
-  client.pause();
-  if (body.kind !== "none") {
-    client.on("data", onData);
-    if (rest.length > 0) onData(rest);
-    if (client.listenerCount("data") > 0) client.resume();
-  }
-  target.on("error", drop);
-  client.on("close", drop);
-  // Once the answer is through, the client's side goes too (unread bytes with it).
-  target.on("close", () => client.end(() => client.destroy()));
-  target.pipe(client, { end: false });
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return new Uint8Array(b);
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
 }

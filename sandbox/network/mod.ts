@@ -9,7 +9,10 @@
  * 3. The bridge (`_bridge.ts`) runs the confined command in a network
  *    namespace of its own, where `socat` carries each connection from a
  *    loopback port to that socket; the command finds the proxy through its
- *    environment (`proxyEnv`).
+ *    environment (`proxyEnv`). Under a backend that limits the network to
+ *    one port itself (Seatbelt, on macOS, which has no network namespaces),
+ *    the proxy listens on a port of 127.0.0.1 for the launch instead, the
+ *    backend's profile names that port, and there is no bridge.
  * 4. The proxy resolves each destination itself, connects only where the
  *    list allows, and records what it refused; when the launch settles, its
  *    socket, token and connections go.
@@ -31,6 +34,7 @@ export {
   wrapInBridge,
 } from "./_bridge.ts";
 export {
+  type LoopbackProxyLaunch,
   NetworkProxy,
   PROXY_OPTIONS,
   type ProxyLaunch,

@@ -1,5 +1,5 @@
 import { BashSpawnError } from "../../seam/mod.ts";
-import { isBeneath } from "../_paths.ts";
+import { isBeneath } from "../../engine/mod.ts";
 
 /** A confined call that may still be running, as a commit sees it: the roots it can write. */
 export interface RunningCall {

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
-import { existingRealpath } from "../_paths.ts";
+import { existingRealpath } from "../../engine/mod.ts";
 import { readPointer } from "./_read_pointer.ts";
 import { shapeOf } from "./_shape.ts";
 
@@ -52,13 +52,17 @@ export interface RepositoryGitConfig {
 /**
  * The config git reads for the repository whose `.git` is `location` (see
  * {@linkcode RepositoryGitConfig}), read by our own parser: git is never run.
- * `global` is the expansion of the global config files, when known.
+ * `global` is the expansion of the global config files, when known;
+ * `expand` expands the repository's own (a cache may keep it), and
+ * `absent` may tell a missing file without looking it up.
  */
 export function repositoryGitConfig(
   location: string,
   global: ExpandedConfig = expandedConfig(globalGitConfigFiles()),
+  expand: (files: readonly string[]) => ExpandedConfig = expandedConfig,
+  absent: (path: string) => boolean = () => false,
 ): RepositoryGitConfig {
-  const own = expandedConfig(repositoryConfigFiles(location));
+  const own = expand(repositoryConfigFiles(location, absent));
   const hooksPaths: string[] = [];
   for (const { section, subsection, key, value } of [...global.settings, ...own.settings]) {
     if (section !== "core" || subsection !== undefined || key !== "hookspath" || value === "") {
@@ -141,9 +145,10 @@ export function expandedConfig(files: readonly string[]): ExpandedConfig {
 
 /**
  * The config files of the repository whose `.git` is `location` (`config`
- * and `config.worktree`, a linked worktree's main repository's first).
+ * and `config.worktree`, a linked worktree's main repository's first);
+ * `absent` may tell a missing `commondir` without looking it up.
  */
-function repositoryConfigFiles(location: string): string[] {
+function repositoryConfigFiles(location: string, absent: (path: string) => boolean): string[] {
   const dirs: string[] = [];
   const gitdir = existingRealpath(location);
   if (gitdir === undefined) return [];
@@ -152,7 +157,8 @@ function repositoryConfigFiles(location: string): string[] {
     const named = /^gitdir:\s*(.+)$/m.exec(readPointer(gitdir) ?? "")?.[1]?.trim();
     if (named) dirs.push(resolve(dirname(location), named));
   }
-  const common = dirs[0] && readPointer(join(dirs[0], "commondir"))?.split("\n")[0]?.trim();
+  const pointer = dirs[0] && join(dirs[0], "commondir");
+  const common = pointer && !absent(pointer) && readPointer(pointer)?.split("\n")[0]?.trim();
   if (common) dirs.unshift(resolve(dirs[0]!, common));
   return dirs.flatMap((dir) => [join(dir, "config"), join(dir, "config.worktree")]);
 }

@@ -1,15 +1,22 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { canonicalPath, existingRealpath, isBeneath } from "../_paths.ts";
-import {
-  type ExpandedConfig,
-  expandedConfig,
-  globalGitConfigFiles,
-  repositoryGitConfig,
-} from "./_git_config.ts";
+import { canonicalPath, existingRealpath, isBeneath } from "../../engine/mod.ts";
+import { type ExpandedConfig, globalGitConfigFiles, repositoryGitConfig } from "./_git_config.ts";
+import type { Listing } from "./_listings.ts";
 import { located } from "./_located.ts";
 import { readPointer } from "./_read_pointer.ts";
 import { ABSENT, type Shape, shapeOf } from "./_shape.ts";
 import { walk } from "./_walk.ts";
+import type { GitConfigs } from "./_git_configs.ts";
+import type { FolderListings } from "./_listings.ts";
+
+/**
+ * What a walk keeps from walk to walk (an executor's `WalkMemory`): the
+ * folders' listings and the parsed git configs.
+ */
+export interface WalkCaches {
+  readonly listings: FolderListings;
+  readonly configs: GitConfigs;
+}
 
 /**
  * What protecting one call needs: the existing paths to bind read-only, and
@@ -33,14 +40,16 @@ export interface LaunchWalk {
   names: readonly string[];
   /** The folders the walks never enter. */
   skipped: ReadonlySet<string>;
+  /** What the walks keep from walk to walk. */
+  memory: WalkCaches;
   /** What to bind read-only, and where the walk stopped. */
   plan: ProtectionPlan;
   /** Every protected location (and pointer target) as it was at launch. */
   watched: Map<string, Shape>;
   /** The protected directories found at launch (`dev:ino`), wherever they are moved. */
   directories: Set<string>;
-  /** The entry names of every directory the launch's walk listed. */
-  listings: Map<string, Set<string>>;
+  /** The listing of every directory the launch's walk listed. */
+  listings: Map<string, Listing>;
   /** When the launch's walk began (ms since the epoch): what changed since, a command may have made. */
   launchedAt: number;
 }
@@ -48,25 +57,27 @@ export interface LaunchWalk {
 /**
  * Walks the writable `roots` (canonical, existing) for the protected
  * `names`; the walks never enter `skipped` (executors' private folders that
- * lie in a root: no command writes there).
+ * lie in a root: no command writes there); what did not change since
+ * `memory`'s last walk is not read again.
  */
 export function walkAtLaunch(
   roots: readonly string[],
   names: readonly string[],
   skipped: ReadonlySet<string>,
+  memory: WalkCaches,
 ): LaunchWalk {
   const launchedAt = Date.now();
-  const launch = new Launch(roots);
-  const listings = new Map<string, Set<string>>();
+  const launch = new Launch(roots, memory);
+  const listings = new Map<string, Listing>();
   const unwalked: ProtectionPlan["unwalked"] = [];
   for (const root of roots) {
     // A missing path at a root is watched too: it is the one git finds first.
     for (const name of names) launch.watched.set(join(root, name), ABSENT);
     const bound = walk(root, names, skipped, {
       found: (location) => launch.protect(location),
-      listed: (dir, entries) => listings.set(dir, new Set(entries)),
+      listed: (dir, listing) => listings.set(dir, listing),
       unlisted: (dir) => unwalked.push({ root: dir, bound: "unlisted" }),
-    });
+    }, memory.listings);
     if (bound !== undefined) unwalked.push({ root, bound });
   }
   // The user's global git config (and what it includes) is obeyed by git in
@@ -88,37 +99,48 @@ export function walkAtLaunch(
     unwalked,
   };
   const { watched } = launch;
-  return { roots, names, skipped, plan, watched, directories, listings, launchedAt };
+  return { roots, names, skipped, memory, plan, watched, directories, listings, launchedAt };
 }
 
 /** What the launch's walk gathers as it finds each protected location. */
 class Launch {
   readonly #roots: readonly string[];
+  readonly #memory: WalkCaches;
   /** The global git config files, with what they include: read once, at the first repository. */
   #global: ExpandedConfig | undefined;
   /** Every protected location (and pointer target) as it was at launch. */
   readonly watched = new Map<string, Shape>();
   /** The existing paths to bind read-only (some may lie beneath others). */
   readonly readOnly = new Set<string>();
+  /** What each folder of a location was found to be (see `located`). */
+  readonly #parents = new Map<string, string | null>();
+  /** The pointer targets looked at so far, with the fewest hops they were reached in. */
+  readonly #targeted = new Map<string, number>();
 
-  constructor(roots: readonly string[]) {
+  constructor(roots: readonly string[], memory: WalkCaches) {
     this.#roots = roots;
+    this.#memory = memory;
   }
 
   /** The global git config files, expanded (see `repositoryGitConfig`). */
   globalConfig(): ExpandedConfig {
-    this.#global ??= expandedConfig(globalGitConfigFiles());
+    this.#global ??= this.#memory.configs.expanded(globalGitConfigFiles());
     return this.#global;
   }
 
   /** Records `location` (found by the walk, existing) and what protecting it needs. */
   protect(found: string): void {
-    const location = located(found, this.#roots);
+    const location = located(found, this.#roots, this.#parents);
     if (location === undefined) return;
     const shape = shapeOf(location);
     this.watched.set(location, shape);
     if (basename(location) === ".git") {
-      const config = repositoryGitConfig(location, this.globalConfig());
+      const config = repositoryGitConfig(
+        location,
+        this.globalConfig(),
+        (files) => this.#memory.configs.expanded(files),
+        (path) => this.#memory.listings.absent(path),
+      );
       for (const path of [...config.hooksPaths, ...config.files]) this.target(path, 0);
     }
     if (shape.kind === "directory" || shape.kind === "file") {
@@ -140,6 +162,10 @@ class Launch {
    * there (for git to find through the pointer) is moved away.
    */
   target(path: string, hops: number): void {
+    // Every repository names the global config files: each is looked at once.
+    const fewest = this.#targeted.get(path);
+    if (fewest !== undefined && fewest <= hops) return;
+    this.#targeted.set(path, hops);
     const target = canonicalPath(path);
     if (hops > 4 || !this.#roots.some((root) => isBeneath(target, root))) return;
     if (this.#roots.includes(target)) return;
@@ -157,6 +183,8 @@ class Launch {
    */
   #follow(path: string, kind: "directory" | "file", hops: number): void {
     const pointer = kind === "file" ? path : join(path, "commondir");
+    // Most repositories have no `commondir`: its folder's listing tells.
+    if (kind === "directory" && this.#memory.listings.absent(pointer)) return;
     const text = readPointer(pointer);
     if (text === undefined) return;
     const named = kind === "file" ? /^gitdir:\s*(.+)$/m.exec(text)?.[1] : text.split("\n")[0];

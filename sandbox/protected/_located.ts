@@ -1,18 +1,28 @@
 import { basename, dirname, join, relative } from "node:path";
-import { existingRealpath, isBeneath } from "../_paths.ts";
+import { existingRealpath, isBeneath } from "../../engine/mod.ts";
 import { shapeOf } from "./_shape.ts";
 
 /**
  * Where `path` really is (a protected name with more than one part may
  * pass through a symlink), when that lies in one of the writable `roots`
  * below real directories only; undefined otherwise (nothing there is
- * protected).
+ * protected). `parents` keeps, for one pass of a walk, what each folder
+ * was found to be (its real path, or null), so that the names of one
+ * folder check it once.
  */
-export function located(path: string, roots: readonly string[]): string | undefined {
-  const parent = existingRealpath(dirname(path));
-  if (parent === undefined) return undefined;
-  const real = join(parent, basename(path));
-  return realParents(real, roots) ? real : undefined;
+export function located(
+  path: string,
+  roots: readonly string[],
+  parents: Map<string, string | null> = new Map(),
+): string | undefined {
+  const folder = dirname(path);
+  let parent = parents.get(folder);
+  if (parent === undefined) {
+    const real = existingRealpath(folder);
+    parent = real !== undefined && realParents(join(real, basename(path)), roots) ? real : null;
+    parents.set(folder, parent);
+  }
+  return parent === null ? undefined : join(parent, basename(path));
 }
 
 /** True when every directory from its root down to `path`'s parent is a real directory. */

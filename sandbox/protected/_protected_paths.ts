@@ -3,6 +3,7 @@ import { markRunning, markSettled, type RunningCall } from "./_commit_claim.ts";
 import { type ProtectionPlan, walkAtLaunch } from "./_launch_walk.ts";
 import { Quarantine } from "./_quarantine.ts";
 import { Sweep } from "./_sweep.ts";
+import { WalkMemory } from "./_walk_memory.ts";
 
 /**
  * The protected paths of one call: planned at launch, swept when the call
@@ -19,16 +20,19 @@ export class ProtectedPaths implements RunningCall {
    * Walks the writable `roots` (canonical, existing) for the protected
    * `names`; `quarantine` gives the directory (out of every writable root)
    * that receives what a command planted; the walks never enter `skipped`
-   * (executors' private folders that lie in a root: no command writes there).
+   * (executors' private folders that lie in a root: no command writes there);
+   * `memory` keeps what the walks read for the next call's (an executor's
+   * calls share one).
    */
   constructor(
     roots: readonly string[],
     names: readonly string[],
     quarantine: () => string,
     skipped: readonly string[] = [],
+    memory: WalkMemory = new WalkMemory(),
   ) {
     this.#roots = roots;
-    const launch = walkAtLaunch(roots, names, new Set(skipped));
+    const launch = walkAtLaunch(roots, names, new Set(skipped), memory);
     this.plan = launch.plan;
     this.#sweep = new Sweep(launch, new Quarantine(quarantine));
   }

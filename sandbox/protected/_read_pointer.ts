@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 
 /** The most bytes of a `gitdir:` or `commondir` file that are read. */
 const POINTER_BYTES = 4096;
@@ -7,6 +7,8 @@ const POINTER_BYTES = 4096;
 export function readPointer(path: string, maxBytes: number = POINTER_BYTES): string | undefined {
   let fd: number;
   try {
+    // No exception for the common case, a pointer that is not there (a `commondir`).
+    if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;

@@ -16,10 +16,12 @@ export const ABSENT: Shape = { kind: "absent", dev: 0, ino: 0 };
 export function shapeOf(path: string): Shape {
   let stat;
   try {
-    stat = lstatSync(path);
+    // No exception for the common case, a protected name that is not there.
+    stat = lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return ABSENT;
   }
+  if (stat === undefined) return ABSENT;
   const { dev, ino } = stat;
   if (stat.isSymbolicLink()) {
     try {

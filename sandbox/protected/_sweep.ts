@@ -5,10 +5,8 @@ import type { LaunchWalk, ProtectionPlan } from "./_launch_walk.ts";
 import { located } from "./_located.ts";
 import { openUp, type Quarantine } from "./_quarantine.ts";
 import { ABSENT, sameShape, shapeOf } from "./_shape.ts";
+import { CLOCK_TICK_MS } from "./_listings.ts";
 import { PROTECTED_WALK_ENTRIES, walk } from "./_walk.ts";
-
-/** How far the kernel's file timestamps may lag its clock (one tick at the lowest HZ, 100). */
-const CLOCK_TICK_MS = 10;
 
 /**
  * The sweeps of one call: each compares every protected location with what
@@ -48,6 +46,7 @@ export class Sweep {
    */
   sweep(): SandboxViolation[] {
     const seen = new Set<string>(this.#launch.watched.keys());
+    const parents = new Map<string, string | null>();
     const hidden: string[] = [];
     const stopped = (root: string, bound: ProtectionPlan["unwalked"][number]["bound"]) => {
       const known = this.#unwalked.some((u) => u.root === root && u.bound === bound);
@@ -57,7 +56,7 @@ export class Sweep {
       const bound = walk(root, this.#launch.names, this.#launch.skipped, {
         found: (location) => seen.add(location),
         unlisted: (dir) => hidden.push(dir),
-      });
+      }, this.#launch.memory.listings);
       if (bound === undefined) continue;
       stopped(root, bound);
       this.#pastBound(root, bound, seen);
@@ -80,10 +79,11 @@ export class Sweep {
       openUp(to, PROTECTED_WALK_ENTRIES);
     }
     for (const found of seen) {
-      const path = located(found, this.#launch.roots);
+      const path = located(found, this.#launch.roots, parents);
       if (path === undefined) continue;
       const before = this.#launch.watched.get(path) ?? ABSENT;
-      const now = shapeOf(path);
+      // A name its folder's listing lacks (most of the root's) costs no lookup.
+      const now = this.#launch.memory.listings.absent(path) ? ABSENT : shapeOf(path);
       if (sameShape(before, now)) continue;
       // A protected directory that a command moved (renaming its parent) is
       // the user's, bound read-only all along. A moved file or symlink is not
@@ -135,17 +135,24 @@ export class Sweep {
       const known = this.#violations.some((v) => v.path === root && v.walkBound === bound);
       if (!known) this.#violations.push({ path: root, quarantinedTo: null, walkBound: bound });
     }
-    walk(root, this.#launch.names, this.#launch.skipped, {
-      found: (found) => {
-        const path = located(found, this.#launch.roots);
-        if (seen.has(found) || path === undefined || this.#launch.watched.has(path)) {
-          seen.add(found);
-          return;
-        }
-        if (!atLaunch || this.#changedSinceLaunch(path)) seen.add(found);
-        else this.#launch.watched.set(path, shapeOf(path));
+    walk(
+      root,
+      this.#launch.names,
+      this.#launch.skipped,
+      {
+        found: (found) => {
+          const path = located(found, this.#launch.roots);
+          if (seen.has(found) || path === undefined || this.#launch.watched.has(path)) {
+            seen.add(found);
+            return;
+          }
+          if (!atLaunch || this.#changedSinceLaunch(path)) seen.add(found);
+          else this.#launch.watched.set(path, shapeOf(path));
+        },
       },
-    }, false);
+      this.#launch.memory.listings,
+      false,
+    );
   }
 
   /**
@@ -175,7 +182,7 @@ export class Sweep {
       child = parent, parent = dirname(parent)
     ) {
       const listing = this.#launch.listings.get(parent);
-      if (listing !== undefined) return !listing.has(basename(child));
+      if (listing !== undefined) return !listing.names.has(basename(child));
       if (this.#launch.roots.includes(parent)) return false;
     }
     return false;

@@ -1,4 +1,4 @@
-import { isBeneath } from "../_paths.ts";
+import { isBeneath } from "../../engine/mod.ts";
 import { ProtectedPaths } from "./_protected_paths.ts";
 import { PROTECTED_WALK_DEPTH, PROTECTED_WALK_ENTRIES, PROTECTED_WALK_SKIPS } from "./_walk.ts";
 

@@ -1,6 +1,6 @@
-import { runtime } from "../../runtime/mod.ts";
-import { shapeOf } from "./_shape.ts";
 import { join } from "node:path";
+import type { FolderListings, Listing } from "./_listings.ts";
+import { shapeOf } from "./_shape.ts";
 
 /** How many directories deep below a writable root the walk looks for nested protected paths. */
 export const PROTECTED_WALK_DEPTH = 6;
@@ -27,8 +27,8 @@ export const PROTECTED_WALK_SKIPS: readonly string[] = Object.freeze([
 export interface WalkVisitor {
   /** A protected location that exists. */
   found(location: string): void;
-  /** A directory it listed, with the names of its entries. */
-  listed?(dir: string, entries: string[]): void;
+  /** A directory it listed (or whose listing it reused: it had not changed). */
+  listed?(dir: string, listing: Listing): void;
   /** A directory it could not list (its protected names were still looked up). */
   unlisted?(dir: string): void;
 }
@@ -37,22 +37,26 @@ export interface WalkVisitor {
  * Walks breadth first below `root` and tells `visitor` each protected
  * location that exists and each directory it listed or could not. It never
  * goes through a symlink, nor into a protected path, a skipped tree
- * ({@linkcode PROTECTED_WALK_SKIPS}) or a `skipped` folder. Returns the bound
- * it stopped at, if it did; with `bounded` false it has none.
+ * ({@linkcode PROTECTED_WALK_SKIPS}) or a `skipped` folder. A folder that
+ * has not changed since `listings` last read it is not listed again.
+ * Returns the bound it stopped at, if it did; with `bounded` false it has
+ * none.
  */
 export function walk(
   root: string,
   names: readonly string[],
   skipped: ReadonlySet<string>,
   visitor: WalkVisitor,
+  listings: FolderListings,
   bounded = true,
 ): "depth" | "entries" | undefined {
   // The names by their first part, the one a directory listing shows.
-  const byFirst = new Map<string, string[]>();
+  const byFirst = new Map<string, readonly string[]>();
   for (const name of names) {
     const first = name.split("/")[0]!;
     byFirst.set(first, [...byFirst.get(first) ?? [], name]);
   }
+  const namesKey = names.join("\0");
   /** The protected paths of several parts found so far (never walked into). */
   const severalParts = new Set<string>();
   let queue: string[] = [root];
@@ -63,7 +67,7 @@ export function walk(
     for (const dir of queue) {
       let listing;
       try {
-        listing = runtime.readDirectory(dir);
+        listing = listings.listing(dir);
       } catch {
         // Gone since it was listed, or unreadable: a directory one may enter
         // but not list still lets git find what is in it by name.
@@ -74,37 +78,67 @@ export function walk(
         }
         continue;
       }
-      visitor.listed?.(dir, listing.map((entry) => entry.name));
-      entries += listing.length;
-      const subdirectories: string[] = [];
-      for (const entry of listing) {
-        const named = byFirst.get(entry.name) ?? [];
-        for (const name of named) {
-          const location = join(dir, name);
-          if (name.includes("/")) {
-            if (shapeOf(location).kind === "absent") continue;
-            severalParts.add(location);
-          }
-          visitor.found(location);
+      // Gone, or no longer a folder, since its parent was listed.
+      if (listing === undefined) continue;
+      visitor.listed?.(dir, listing);
+      entries += listing.entries.length;
+      const plan = folderPlan(dir, listing, namesKey, byFirst);
+      for (const { location, severalParts: several } of plan.matches) {
+        if (several) {
+          if (shapeOf(location).kind === "absent") continue;
+          severalParts.add(location);
         }
-        // A folder holding a protected path of several parts (`.config/git`)
-        // is walked too, but not the protected path itself.
-        if (
-          !entry.isDirectory || named.includes(entry.name) ||
-          PROTECTED_WALK_SKIPS.includes(entry.name) ||
-          (severalParts.size > 0 && severalParts.has(join(dir, entry.name)))
-        ) continue;
-        subdirectories.push(entry.name);
+        visitor.found(location);
       }
+      // A folder holding a protected path of several parts (`.config/git`)
+      // is walked too, but not the protected path itself.
+      const subdirectories = severalParts.size === 0
+        ? plan.subdirectories
+        : plan.subdirectories.filter((path) => !severalParts.has(path));
       if (bounded && entries > PROTECTED_WALK_ENTRIES) return "entries";
       if (bounded && subdirectories.length > 0 && depth >= PROTECTED_WALK_DEPTH) stopped = "depth";
       else {
-        for (const name of subdirectories) {
-          if (!skipped.has(join(dir, name))) next.push(join(dir, name));
-        }
+        for (const path of subdirectories) if (!skipped.has(path)) next.push(path);
       }
     }
     queue = next;
   }
   return stopped;
+}
+
+/** What a walk makes of one folder's listing, for one list of protected names. */
+interface FolderPlan {
+  /** The protected names it was made for, joined. */
+  names: string;
+  /** The protected locations its entries start, in their order (one of several parts may not exist). */
+  matches: { location: string; severalParts: boolean }[];
+  /** The folders to walk into (full paths): no symlink, protected path or skipped tree. */
+  subdirectories: string[];
+}
+
+/** The plan of each listing, made once while the listing is kept (see `FolderListings`). */
+const PLANS = new WeakMap<Listing, FolderPlan>();
+
+/** What a walk for `names` (joined in `namesKey`, indexed in `byFirst`) makes of `dir`'s `listing`. */
+function folderPlan(
+  dir: string,
+  listing: Listing,
+  namesKey: string,
+  byFirst: ReadonlyMap<string, readonly string[]>,
+): FolderPlan {
+  const kept = PLANS.get(listing);
+  if (kept !== undefined && kept.names === namesKey) return kept;
+  const plan: FolderPlan = { names: namesKey, matches: [], subdirectories: [] };
+  for (const entry of listing.entries) {
+    const named = byFirst.get(entry.name) ?? [];
+    for (const name of named) {
+      plan.matches.push({ location: join(dir, name), severalParts: name.includes("/") });
+    }
+    if (
+      !entry.isDirectory || named.includes(entry.name) || PROTECTED_WALK_SKIPS.includes(entry.name)
+    ) continue;
+    plan.subdirectories.push(join(dir, entry.name));
+  }
+  PLANS.set(listing, plan);
+  return plan;
 }

@@ -23,4 +23,6 @@ export type { ProtectionPlan } from "./_launch_walk.ts";
 export { ProtectedPaths } from "./_protected_paths.ts";
 export { protectionGaps } from "./_protection_gaps.ts";
 export { unprotectedReason } from "./_unprotected_reason.ts";
+export { FolderListings } from "./_listings.ts";
+export { WalkMemory } from "./_walk_memory.ts";
 export { PROTECTED_WALK_DEPTH, PROTECTED_WALK_ENTRIES, PROTECTED_WALK_SKIPS } from "./_walk.ts";

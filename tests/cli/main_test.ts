@@ -1,11 +1,15 @@
-// The `shellseam` command end to end, as a subprocess: exit codes, output,
-// `--json` shapes and bad flags.
+// The `shellseam` command end to end: exit codes, output, `--json` shapes and
+// bad flags. What the command line prints and decides is checked by calling
+// its `main()` in this process (its streams captured, its cwd given); what
+// is about the process (the exit code a shell sees, bytes on real pipes, a
+// terminal, the Deno permissions granted, the installed bin) runs it as a
+// subprocess.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import process from "node:process";
 import { shellQuote } from "../../seam/mod.ts";
 import { probeHere, tempWorkspace } from "../sandbox/_fixtures.ts";
@@ -29,7 +33,15 @@ const denoSkip = "Deno" in globalThis
   ? false
   : "runs the Deno entry from a checkout (the Node bin is tested by the MCP test)";
 
-function shellseam(args: string[], cwd?: string): { code: number; stdout: string; stderr: string } {
+/** What a run of the command line printed, and its exit code. */
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `shellseam args` as a subprocess in `cwd` (by default this process's). */
+function spawnShellseam(args: string[], cwd?: string): Ran {
   const result = spawnSync(process.execPath, ["run", "--allow-all", MAIN, ...args], {
     cwd: cwd ?? process.cwd(),
     encoding: "utf8",
@@ -38,8 +50,54 @@ function shellseam(args: string[], cwd?: string): { code: number; stdout: string
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** A stream of the CLI's `io` (see cli/_io.ts), written to a list of chunks. */
+interface Capture {
+  write(chunk: string | Uint8Array): void;
+  chunks: Buffer[];
+}
+
+/** The CLI's `main()` with its streams and cwd given, as cli/main.ts exports it. */
+type Main = (
+  args: string[],
+  io: { stdout: Capture; stderr: Capture; cwd: string },
+) => Promise<number>;
+
+/**
+ * The CLI's `main()`, imported under Deno only (the Node leg has no
+ * checkout's cli/ folder: its bin is tested by the MCP test); the specifier
+ * is a value, so the Node leg's compiler does not follow it either.
+ */
+const cliMain: Main | undefined = denoSkip
+  ? undefined
+  : (await import(pathToFileURL(MAIN).href) as { main: Main }).main;
+
+function capture(): Capture {
+  const chunks: Buffer[] = [];
+  return { write: (chunk) => void chunks.push(Buffer.from(chunk)), chunks };
+}
+
+/**
+ * Runs `shellseam args` in this process (its `main()`, with `cwd`, by
+ * default this process's) and returns the bytes it wrote and its exit code.
+ */
+async function shellseamBytes(
+  args: string[],
+  cwd?: string,
+): Promise<{ code: number; stdout: Buffer; stderr: Buffer }> {
+  assert.ok(cliMain !== undefined, "main() is imported under Deno only");
+  const [stdout, stderr] = [capture(), capture()];
+  const code = await cliMain(args, { stdout, stderr, cwd: cwd ?? process.cwd() });
+  return { code, stdout: Buffer.concat(stdout.chunks), stderr: Buffer.concat(stderr.chunks) };
+}
+
+/** Runs `shellseam args` in this process (see {@linkcode shellseamBytes}), its output as text. */
+async function shellseam(args: string[], cwd?: string): Promise<Ran> {
+  const { code, stdout, stderr } = await shellseamBytes(args, cwd);
+  return { code, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
+}
+
 describe("shellseam usage", { skip: denoSkip }, () => {
-  it("answers a bad command line with one line and the usage on stderr, exit 2", () => {
+  it("answers a bad command line with one line and the usage on stderr, exit 2", async () => {
     const table: [string[], RegExp, RegExp][] = [
       [[], /^shellseam: a command is required\n\nUsage: shellseam COMMAND/, /Commands:/],
       [["launch"], /^shellseam: unknown command "launch"\n\nUsage: shellseam COMMAND/, /Commands:/],
@@ -103,16 +161,18 @@ describe("shellseam usage", { skip: denoSkip }, () => {
       ],
       [["demo", "--fast"], /^shellseam: Unknown option '--fast'\n/, /Usage: shellseam demo/],
     ];
-    for (const [args, first, usage] of table) {
-      const { code, stdout, stderr } = shellseam(args);
+    const check = ({ code, stdout, stderr }: Ran, [args, first, usage]: typeof table[number]) => {
       assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
       assert.match(stderr, first, args.join(" "));
       assert.match(stderr, usage, args.join(" "));
       assert.equal(stdout, "", args.join(" "));
-    }
+    };
+    for (const row of table) check(await shellseam(row[0]), row);
+    // The program itself: the same answer on its stderr, and the exit code a shell sees.
+    check(spawnShellseam(table[1]![0]), table[1]!);
   });
 
-  it("prints each command's help on stdout, exit 0", () => {
+  it("prints each command's help on stdout, exit 0", async () => {
     const table: [string[], RegExp][] = [
       [["--help"], /^Usage: shellseam COMMAND/],
       [["run", "--help"], /^Usage: shellseam run \[options\] -- PROGRAM \[ARG\.\.\.\]/],
@@ -121,18 +181,21 @@ describe("shellseam usage", { skip: denoSkip }, () => {
       [["demo", "--help"], /^Usage: shellseam demo/],
       [["--version"], new RegExp(`^shellseam ${cliVersion().replaceAll(".", "\\.")}\n$`)],
     ];
-    for (const [args, usage] of table) {
-      const { code, stdout } = shellseam(args);
+    const check = ({ code, stdout }: Ran, [args, usage]: typeof table[number]) => {
       assert.equal(code, 0, args.join(" "));
       assert.match(stdout, usage, args.join(" "));
-    }
+    };
+    for (const row of table) check(await shellseam(row[0]), row);
+    // The program itself: `shellseam --version` as a shell runs it.
+    check(spawnShellseam(table[5]![0]), table[5]!);
   });
 });
 
 describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
   it("streams the output, prints the markers the model would see on stderr and exits with the command's code", () => {
     using workspace = tempWorkspace();
-    const { code, stdout, stderr } = shellseam(
+    // The program itself: its own stdout and stderr, and the exit code a shell sees.
+    const { code, stdout, stderr } = spawnShellseam(
       ["run", "--", "echo hi > out.txt && cat out.txt; echo oops >&2; printf end; exit 3"],
       workspace.root,
     );
@@ -142,17 +205,17 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.equal(existsSync(`${workspace.root}/out.txt`), true);
   });
 
-  it("confines the command to the workspace by default, and says so", () => {
+  it("confines the command to the workspace by default, and says so", async () => {
     using workspace = tempWorkspace();
     const outside = `${workspace.base}/outside.txt`;
-    const { code, stderr } = shellseam(["run", "--", `echo x > ${outside}`], workspace.root);
+    const { code, stderr } = await shellseam(["run", "--", `echo x > ${outside}`], workspace.root);
     assert.equal(code, 1);
     assert.match(
       stderr,
       /\[sandbox: file access denied under workspace-write mode\]\n\[exit code: 1\]\n$/,
     );
     assert.equal(existsSync(outside), false);
-    const readOnly = shellseam(
+    const readOnly = await shellseam(
       ["run", "--mode", "read-only", "--", "touch inside.txt"],
       workspace.root,
     );
@@ -160,9 +223,9 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.equal(existsSync(`${workspace.root}/inside.txt`), false);
   });
 
-  it("exits 124 when the timeout stops the command", () => {
+  it("exits 124 when the timeout stops the command", async () => {
     using workspace = tempWorkspace();
-    const { code, stderr } = shellseam(
+    const { code, stderr } = await shellseam(
       ["run", "--timeout", "300", "--", "sleep 30"],
       workspace.root,
     );
@@ -170,32 +233,32 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.match(stderr, /\[timed out after 300 ms\]/);
   });
 
-  it("runs in --workdir the words after -- as words, one string after -- or -c as a command line", () => {
+  it("runs in --workdir the words after -- as words, one string after -- or -c as a command line", async () => {
     using workspace = tempWorkspace();
-    const words = shellseam(
+    const words = await shellseam(
       ["run", "--workspace", workspace.root, "--workdir", "/", "--", "echo", "a  b", "$HOME", "*"],
     );
     assert.deepEqual([words.code, words.stdout], [0, "a  b $HOME *\n"]);
-    const line = shellseam(
+    const line = await shellseam(
       ["run", "--workspace", workspace.root, "--workdir", "/", "--", 'pwd && echo "two  words"'],
     );
     assert.deepEqual([line.code, line.stdout], [0, "/\ntwo  words\n"]);
-    const dashC = shellseam(["run", "-c", "echo $((6 * 7)) | tr 4 x"], workspace.root);
+    const dashC = await shellseam(["run", "-c", "echo $((6 * 7)) | tr 4 x"], workspace.root);
     assert.deepEqual([dashC.code, dashC.stdout], [0, "x2\n"]);
   });
 
-  it("exits with the code of a program run as words", () => {
+  it("exits with the code of a program run as words", async () => {
     using workspace = tempWorkspace();
-    const { code, stderr } = shellseam(["run", "--", "sh", "-c", "exit 7"], workspace.root);
+    const { code, stderr } = await shellseam(["run", "--", "sh", "-c", "exit 7"], workspace.root);
     assert.equal(code, 7);
     assert.equal(stderr, "[exit code: 7]\n");
   });
 
-  it("exits 128 + N for any signal N, as numbered on this machine", () => {
+  it("exits 128 + N for any signal N, as numbered on this machine", async () => {
     using workspace = tempWorkspace();
     for (const [signal, code] of [["USR1", 138], ["TERM", 143], ["USR2", 140], ["WINCH", 156]]) {
       // Unconfined, bash itself dies of the signal (the sandbox's wrapper turns it into a code).
-      const run = shellseam(
+      const run = await shellseam(
         ["run", "--mode", "danger-full-access", "--", `kill -${signal} $$`],
         workspace.root,
       );
@@ -257,16 +320,16 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.equal(String(markers), "\n[exit code: 0]\n");
   });
 
-  it("names no spill file that is gone when it exits; --json keeps them in a folder it names", () => {
+  it("names no spill file that is gone when it exits; --json keeps them in a folder it names", async () => {
     using workspace = tempWorkspace();
     writeFileSync(`${workspace.root}/every`, Uint8Array.from({ length: 256 }, (_, index) => index));
     // Binary on stdout, and more text on stderr than the result keeps (both spill to a file).
     const line = "seq 1 100000 >&2; cat every";
-    const plain = shellseam(["run", "-c", line], workspace.root);
+    const plain = await shellseam(["run", "-c", line], workspace.root);
     assert.equal(plain.code, 0, plain.stderr);
     assert.ok(plain.stderr.endsWith("100000\n[exit code: 0]\n"), plain.stderr.slice(-300));
     assert.doesNotMatch(plain.stderr, /saved to|full output|\/tmp\//);
-    const json = shellseam(["run", "--json", "-c", line], workspace.root);
+    const json = await shellseam(["run", "--json", "-c", line], workspace.root);
     assert.equal(json.code, 0, json.stderr);
     const result = JSON.parse(json.stdout);
     const folder =
@@ -287,9 +350,9 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     }
   });
 
-  it("prints the structured result with --json", () => {
+  it("prints the structured result with --json", async () => {
     using workspace = tempWorkspace();
-    const { code, stdout } = shellseam(["run", "--json", "--", "echo hi"], workspace.root);
+    const { code, stdout } = await shellseam(["run", "--json", "--", "echo hi"], workspace.root);
     assert.equal(code, 0);
     const result = JSON.parse(stdout);
     assert.equal(result.exitCode, 0);
@@ -299,10 +362,10 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
     assert.ok(["bwrap", "landlock"].includes(result.sandbox.backend));
   });
 
-  it("says what is wrong with a workspace that does not exist, exit 2", () => {
+  it("says what is wrong with a workspace that does not exist, exit 2", async () => {
     using workspace = tempWorkspace();
     const missing = `${workspace.base}/missing`;
-    const { code, stdout, stderr } = shellseam(["run", "--workspace", missing, "--", "true"]);
+    const { code, stdout, stderr } = await shellseam(["run", "--workspace", missing, "--", "true"]);
     assert.equal(code, 2);
     assert.equal(stdout, "");
     assert.equal(
@@ -313,9 +376,9 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
 
   it("runs under a network allow-list given as allow:HOST,..., and refuses a bad entry, exit 2", {
     skip: bridgeSkip,
-  }, () => {
+  }, async () => {
     using workspace = tempWorkspace();
-    const run = shellseam(
+    const run = await shellseam(
       [
         "run",
         "--json",
@@ -331,7 +394,7 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
       JSON.parse(run.stdout).stdout.text,
       /^http:\/\/shellseam:[0-9a-f]{32}@127\.0\.0\.1:3128\n$/,
     );
-    const bad = shellseam(
+    const bad = await shellseam(
       ["run", "--network", "allow:example.test/path", "--", "true"],
       workspace.root,
     );
@@ -340,7 +403,7 @@ describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
       bad.stderr,
       /^shellseam: Sandbox network "allow" entry "example\.test\/path" is not a host name/,
     );
-    const doctor = shellseam(["doctor", "--network", "allow:example.test"], workspace.root);
+    const doctor = await shellseam(["doctor", "--network", "allow:example.test"], workspace.root);
     assert.equal(doctor.code, 2);
     assert.match(
       doctor.stderr,
@@ -454,7 +517,7 @@ describe("deno install from a checkout", { skip: denoSkip || sandboxSkip }, () =
 });
 
 describe("shellseam mcp --rules", { skip: denoSkip }, () => {
-  it("refuses a rules file it cannot apply, saying why, exit 2", () => {
+  it("refuses a rules file it cannot apply, saying why, exit 2", async () => {
     using workspace = tempWorkspace();
     const table: [string, RegExp][] = [
       ["not json", /^shellseam: The rules file ".*" cannot be read as JSON/],
@@ -474,7 +537,13 @@ describe("shellseam mcp --rules", { skip: denoSkip }, () => {
     for (const [text, message] of table) {
       const file = `${workspace.base}/rules.json`;
       writeFileSync(file, text);
-      const { code, stderr } = shellseam(["mcp", "--rules", file, "--workspace", workspace.root]);
+      const { code, stderr } = await shellseam([
+        "mcp",
+        "--rules",
+        file,
+        "--workspace",
+        workspace.root,
+      ]);
       assert.equal(code, 2, text);
       assert.match(stderr, message, text);
     }
@@ -482,7 +551,13 @@ describe("shellseam mcp --rules", { skip: denoSkip }, () => {
     for (const name of ["rules.json", "..rules.json"]) {
       const inside = `${workspace.root}/${name}`;
       writeFileSync(inside, '{"rules": []}');
-      const { code, stderr } = shellseam(["mcp", "--rules", inside, "--workspace", workspace.root]);
+      const { code, stderr } = await shellseam([
+        "mcp",
+        "--rules",
+        inside,
+        "--workspace",
+        workspace.root,
+      ]);
       assert.equal(code, 2, name);
       assert.match(stderr, /^shellseam: The rules file ".*" lies in the workspace/, name);
     }
@@ -490,10 +565,13 @@ describe("shellseam mcp --rules", { skip: denoSkip }, () => {
 });
 
 describe("shellseam doctor", { skip: denoSkip }, () => {
-  it("reports each backend and what the selected one enforces, as text and as JSON", () => {
+  it("reports each backend and what the selected one enforces, as text and as JSON", async () => {
     using workspace = tempWorkspace();
-    const text = shellseam(["doctor", "--workspace", workspace.root]);
-    const json = shellseam(["doctor", "--json", "--workspace", workspace.root]);
+    // Side by side: each makes its own executors.
+    const [text, json] = await Promise.all([
+      shellseam(["doctor", "--workspace", workspace.root]),
+      shellseam(["doctor", "--json", "--workspace", workspace.root]),
+    ]);
     const report = JSON.parse(json.stdout);
     assert.deepEqual(report.backends.map((b: { backend: string }) => b.backend), [
       "bwrap",
@@ -552,9 +630,9 @@ describe("shellseam doctor: the Deno permissions in effect", { skip: denoSkip },
 });
 
 describe("shellseam doctor --spill-dir", { skip: denoSkip }, () => {
-  it("reports the folder given, and refuses one that does not exist", () => {
+  it("reports the folder given, and refuses one that does not exist", async () => {
     using workspace = tempWorkspace();
-    const shm = shellseam([
+    const shm = await shellseam([
       "doctor",
       "--json",
       "--workspace",
@@ -567,7 +645,7 @@ describe("shellseam doctor --spill-dir", { skip: denoSkip }, () => {
       [report.spill.dir, report.spill.filesystem, report.spill.ramBacked],
       ["/dev/shm", "tmpfs", true],
     );
-    const missing = shellseam([
+    const missing = await shellseam([
       "doctor",
       "--workspace",
       workspace.root,
@@ -580,8 +658,8 @@ describe("shellseam doctor --spill-dir", { skip: denoSkip }, () => {
 });
 
 describe("shellseam demo", { skip: denoSkip }, () => {
-  it("runs the tour and exits 0, with no status line nor colour off a terminal", () => {
-    const { code, stdout, stderr } = shellseam(["demo"]);
+  it("runs the tour and exits 0, with no status line nor colour off a terminal", async () => {
+    const { code, stdout, stderr } = await shellseam(["demo"]);
     assert.equal(code, 0, stderr);
     assert.equal(stderr, "");
     assert.equal(stdout.includes("\x1b"), false);

@@ -1,13 +1,19 @@
-// `shellseam mcp` end to end: the SDK's own Client over StdioClientTransport
-// drives a real server process (the Deno entry, and the Node build's `bin`
-// when SHELLSEAM_NODE_CLI names it), whose commands run in the real sandbox.
+// `shellseam mcp` end to end: the SDK's own Client drives the server, whose
+// commands run in the real sandbox. What the server does is checked over an
+// in-memory transport to `mcpCommand()` in this process (under Deno) and over
+// stdio to the Node build's `bin` (when SHELLSEAM_NODE_CLI names it); what is
+// about the process (it ends every command and exits when its client
+// closes, on SIGTERM and on SIGINT) over stdio to a real server process: the
+// Deno entry, `deno task mcp` and the Node bin.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
   type ElicitRequest,
@@ -26,8 +32,51 @@ const sandboxSkip = statuses.bwrap.works || statuses.landlock.works
   ? false
   : "no sandbox backend works here (install bubblewrap, or Deno on a Landlock kernel)";
 
-/** How to start the server: the Deno entry always, the Node build's bin when built. */
-const ENTRIES: { name: string; command: string; args: string[]; skip: string | false }[] = [
+/**
+ * The CLI's `mcpCommand()`, as cli/mcp.ts exports it: serves one client over
+ * `transport` until it closes.
+ */
+type McpCommand = (
+  args: string[],
+  transport: Transport,
+  io: { stdout: typeof process.stderr; stderr: typeof process.stderr; cwd: string },
+) => Promise<number>;
+
+/**
+ * The CLI's `mcpCommand()`, imported under Deno only (the Node leg has no
+ * checkout's cli/ folder, and drives its bin instead); the specifier is a
+ * value, so the Node leg's compiler does not follow it either.
+ */
+const mcpCommand: McpCommand | undefined = "Deno" in globalThis
+  ? (await import(pathToFileURL(MAIN.replace(/main\.ts$/, "mcp.ts")).href) as {
+    mcpCommand: McpCommand;
+  }).mcpCommand
+  : undefined;
+
+/**
+ * How to reach a server: `mcpCommand()` in this process (`inProcess`), or a
+ * process started with `command` and `args` (the Deno entry always, the
+ * Node build's bin when built).
+ */
+interface Entry {
+  name: string;
+  command: string;
+  args: string[];
+  skip: string | false;
+  inProcess?: true;
+}
+
+/** The in-process server, where what the server does is checked under Deno. */
+const IN_PROCESS: Entry = {
+  name: "in-process",
+  command: "",
+  args: [],
+  skip: mcpCommand === undefined ? "calls mcpCommand() from a checkout (Deno)" : false,
+  inProcess: true,
+};
+
+/** The server processes: the Deno entry, and the Node build's bin when built. */
+const ENTRIES: Entry[] = [
   {
     name: "deno",
     command: process.execPath,
@@ -46,23 +95,59 @@ const ENTRIES: { name: string; command: string; args: string[]; skip: string | f
 
 type Elicit = (message: string) => ElicitResult;
 
+/**
+ * A client connected to a server started as `entry` says, serving
+ * `workspace`; `close()` closes the client and, for an in-process server,
+ * waits until the server has ended every command and returned 0.
+ */
 async function connect(
-  entry: (typeof ENTRIES)[number],
+  entry: Entry,
   workspace: string,
   options: { elicit?: Elicit; args?: string[] } = {},
-): Promise<{ client: Client; transport: StdioClientTransport; asked: string[] }> {
+): Promise<{
+  client: Client;
+  /** The stdio transport to a server process (none in process). */
+  transport: StdioClientTransport | undefined;
+  asked: string[];
+  close: () => Promise<void>;
+}> {
+  const args = ["mcp", "--workspace", workspace, ...(options.args ?? [])];
+  if (entry.inProcess) {
+    assert.ok(mcpCommand !== undefined, "mcpCommand() is imported under Deno only");
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    // Whatever the server would print shows in the test's log.
+    const io = { stdout: process.stderr, stderr: process.stderr, cwd: process.cwd() };
+    const served = mcpCommand(args.slice(1), serverSide, io);
+    const client = await connectClient(clientSide, options.elicit);
+    return {
+      ...client,
+      transport: undefined,
+      close: async () => {
+        await client.client.close();
+        assert.equal(await served, 0);
+      },
+    };
+  }
   const transport = new StdioClientTransport({
     command: entry.command,
-    args: [...entry.args, "mcp", "--workspace", workspace, ...(options.args ?? [])],
+    args: [...entry.args, ...args],
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" },
     stderr: "inherit",
   });
+  const client = await connectClient(transport, options.elicit);
+  return { ...client, transport, close: () => client.client.close() };
+}
+
+/** The SDK's client over `transport`, answering elicitations with `elicit` when given. */
+async function connectClient(
+  transport: Transport,
+  elicit?: Elicit,
+): Promise<{ client: Client; asked: string[] }> {
   const asked: string[] = [];
   const client = new Client(
     { name: "shellseam-test", version: "1.0.0" },
-    { capabilities: options.elicit === undefined ? {} : { elicitation: {} } },
+    { capabilities: elicit === undefined ? {} : { elicitation: {} } },
   );
-  const { elicit } = options;
   if (elicit !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
       const message = "message" in request.params ? String(request.params.message) : "";
@@ -71,7 +156,7 @@ async function connect(
     });
   }
   await client.connect(transport);
-  return { client, transport, asked };
+  return { client, asked };
 }
 
 function textOf(result: unknown): string {
@@ -104,11 +189,19 @@ async function eventually(check: () => boolean, what: string, ms = 10_000): Prom
   }
 }
 
-for (const entry of ENTRIES) {
+// What the server does: in this process under Deno, the Node bin on the Node leg.
+for (const entry of [IN_PROCESS, ...ENTRIES.filter((entry) => entry.name === "node")]) {
   describe(`shellseam mcp (${entry.name} entry)`, { skip: entry.skip || sandboxSkip }, () => {
+    // The Node bin runs the cases that cross its transport and its runtime
+    // (tools, a confined run, progress, tasks, cancellation); the server's own
+    // decisions (escalation, rules, which tools) are the same TypeScript,
+    // checked in-process under Deno.
+    const decisions = entry.inProcess === true
+      ? false
+      : "the server's own decisions, checked in-process under Deno";
     it("lists the tool layer's tools with their schemas, and the guidance as instructions", async () => {
       using workspace = tempWorkspace();
-      const { client } = await connect(entry, workspace.root);
+      const { client, close } = await connect(entry, workspace.root);
       try {
         const listed = await client.listTools();
         await using executor = new SandboxBashExecutor({
@@ -128,13 +221,13 @@ for (const entry of ENTRIES) {
         );
         assert.equal(client.getInstructions(), BASH_TOOL_GUIDANCE);
       } finally {
-        await client.close();
+        await close();
       }
     });
 
     it("runs a command confined, and a failing one is isError", async () => {
       using workspace = tempWorkspace();
-      const { client } = await connect(entry, workspace.root);
+      const { client, close } = await connect(entry, workspace.root);
       try {
         const ok = await client.callTool({
           name: "bash",
@@ -153,13 +246,13 @@ for (const entry of ENTRIES) {
         assert.equal(unknown.isError, true);
         assert.match(textOf(unknown), /^Unknown tool "nope"; call one of "bash", /);
       } finally {
-        await client.close();
+        await close();
       }
     });
 
     it("sends progress notifications with the output so far when the client asks for progress", async () => {
       using workspace = tempWorkspace();
-      const { client } = await connect(entry, workspace.root);
+      const { client, close } = await connect(entry, workspace.root);
       try {
         const progress: { progress: number; message?: string }[] = [];
         const result = await client.callTool(
@@ -186,14 +279,14 @@ for (const entry of ENTRIES) {
         });
         assert.equal(textOf(quiet), "once\n[exit code: 0]");
       } finally {
-        await client.close();
+        await close();
       }
     });
 
     it("starts a background task, delivers its notice on a later call, reads and kills tasks", async () => {
       using workspace = tempWorkspace();
       const marker = `mcp-kill-${crypto.randomUUID()}`;
-      const { client } = await connect(entry, workspace.root);
+      const { client, close } = await connect(entry, workspace.root);
       try {
         const started = textOf(
           await client.callTool({
@@ -238,14 +331,14 @@ for (const entry of ENTRIES) {
         assert.equal(killed.isError, false, textOf(killed));
         await eventually(() => processesWith(marker).length === 0, "the killed task is gone");
       } finally {
-        await client.close();
+        await close();
       }
     });
 
     it("kills the command of a call the client cancels", async () => {
       using workspace = tempWorkspace();
       const marker = `mcp-cancel-${crypto.randomUUID()}`;
-      const { client } = await connect(entry, workspace.root);
+      const { client, close } = await connect(entry, workspace.root);
       try {
         const controller = new AbortController();
         const call = client.callTool(
@@ -258,14 +351,16 @@ for (const entry of ENTRIES) {
         await assert.rejects(call);
         await eventually(() => processesWith(marker).length === 0, "the cancelled command is gone");
       } finally {
-        await client.close();
+        await close();
       }
     });
 
-    it("asks the user through elicitation for an escalation, and runs only what was allowed", async () => {
+    it("asks the user through elicitation for an escalation, and runs only what was allowed", {
+      skip: decisions,
+    }, async () => {
       using workspace = tempWorkspace();
       let allow = true;
-      const { client, asked } = await connect(entry, workspace.root, {
+      const { client, asked, close } = await connect(entry, workspace.root, {
         args: ["--mode", "read-only"],
         elicit: () => ({ action: "accept", content: { allow } }),
       });
@@ -294,13 +389,17 @@ for (const entry of ENTRIES) {
         assert.match(asked[0] ?? "", /echo x > allowed\.txt/);
         assert.match(asked[0] ?? "", /The task needs the file/);
       } finally {
-        await client.close();
+        await close();
       }
     });
 
-    it("offers no escalation to a client without elicitation, so it fails closed", async () => {
+    it("offers no escalation to a client without elicitation, so it fails closed", {
+      skip: decisions,
+    }, async () => {
       using workspace = tempWorkspace();
-      const { client } = await connect(entry, workspace.root, { args: ["--mode", "read-only"] });
+      const { client, close } = await connect(entry, workspace.root, {
+        args: ["--mode", "read-only"],
+      });
       try {
         const tools = await client.listTools();
         const bash = tools.tools.find((tool: Tool) => tool.name === "bash");
@@ -317,163 +416,194 @@ for (const entry of ENTRIES) {
         assert.equal(result.isError, true);
         assert.equal(existsSync(`${workspace.root}/out.txt`), false);
       } finally {
-        await client.close();
+        await close();
       }
     });
 
+    it(
+      "applies --rules: a denied command never runs, an ask goes to the user",
+      { skip: decisions },
+      async () => {
+        using workspace = tempWorkspace();
+        const rulesFile = `${workspace.base}/rules.json`;
+        writeFileSync(
+          rulesFile,
+          JSON.stringify({
+            rules: [
+              { decision: "deny", pattern: "^touch denied" },
+              { decision: "ask", program: "mkdir" },
+              { decision: "allow", program: "touch" },
+            ],
+            unmatched: "deny",
+          }),
+        );
+        let allow = true;
+        const { client, asked, close } = await connect(entry, workspace.root, {
+          args: ["--rules", rulesFile],
+          elicit: () => ({ action: "accept", content: { allow } }),
+        });
+        try {
+          const call = (command: string) =>
+            client.callTool({ name: "bash", arguments: { command, description: "Touch" } });
+          const denied = await call("touch denied.txt");
+          assert.equal(denied.isError, true);
+          assert.match(textOf(denied), /^\[policy: "touch denied\.txt" is not allowed here/);
+          const allowed = await call("mkdir asked");
+          assert.equal(allowed.isError, false, textOf(allowed));
+          allow = false;
+          const declined = await call("mkdir declined");
+          assert.equal(declined.isError, true);
+          assert.match(textOf(declined), /was not approved/);
+          const unmatched = await call("ls");
+          assert.equal(unmatched.isError, true);
+          assert.deepEqual(
+            ["denied.txt", "asked", "declined"].map((f) => existsSync(`${workspace.root}/${f}`)),
+            [false, true, false],
+          );
+          assert.equal(asked.length, 2);
+          assert.match(asked[0] ?? "", /mkdir asked/);
+          assert.match(asked[0] ?? "", /A command rule asks first/);
+        } finally {
+          await close();
+        }
+      },
+    );
+
+    it(
+      "applies --rules after git's global options and behind xargs",
+      { skip: decisions },
+      async () => {
+        using workspace = tempWorkspace();
+        const rulesFile = `${workspace.base}/rules.json`;
+        writeFileSync(
+          rulesFile,
+          JSON.stringify({
+            rules: [
+              { decision: "deny", prefix: ["git", "push", "--force"] },
+              { decision: "ask", prefix: ["git", "push"] },
+            ],
+            unmatched: "allow",
+          }),
+        );
+        const { client, asked, close } = await connect(entry, workspace.root, {
+          args: ["--rules", rulesFile],
+          elicit: () => ({ action: "accept", content: { allow: false } }),
+        });
+        try {
+          const call = (command: string) =>
+            client.callTool({ name: "bash", arguments: { command, description: "Push" } });
+          // Each line first leaves a marker: a line that is refused leaves none.
+          for (
+            const [marker, push] of [["dir", "-C ."], ["pager", "--no-pager"], ["c", "-c x.y=z"]]
+          ) {
+            const denied = await call(`touch ${marker} && git ${push} push --force`);
+            assert.equal(denied.isError, true);
+            assert.match(textOf(denied), /^\[policy: "git .* push --force" is not allowed here/);
+          }
+          const piped = await call("touch piped && echo push | xargs git");
+          assert.equal(piped.isError, true);
+          assert.match(textOf(piped), /was not approved/);
+          const plain = await call("touch plain && git -C . status");
+          assert.doesNotMatch(textOf(plain), /^\[policy/);
+          assert.deepEqual(
+            ["dir", "pager", "c", "piped", "plain"].map((f) =>
+              existsSync(`${workspace.root}/${f}`)
+            ),
+            [false, false, false, false, true],
+          );
+          assert.equal(asked.length, 1);
+          assert.match(asked[0] ?? "", /xargs git/);
+        } finally {
+          await close();
+        }
+      },
+    );
+
+    it("--no-background offers only bash", { skip: decisions }, async () => {
+      using workspace = tempWorkspace();
+      const { client, close } = await connect(entry, workspace.root, { args: ["--no-background"] });
+      try {
+        const tools = await client.listTools();
+        assert.deepEqual(tools.tools.map((tool: Tool) => tool.name), ["bash"]);
+      } finally {
+        await close();
+      }
+    });
+  });
+}
+
+/**
+ * A client of a server process started as `entry` that runs a background
+ * command (`sleep 300`, its command line marked): the server's pid and the
+ * marker. The client is closed when this fails.
+ */
+async function serverWithTask(
+  entry: Entry,
+  workspace: string,
+  name: string,
+): Promise<{ client: Client; transport: StdioClientTransport; pid: number; marker: string }> {
+  const marker = `mcp-${name}-${crypto.randomUUID()}`;
+  const { client, transport, close } = await connect(entry, workspace);
+  try {
+    assert.ok(transport !== undefined);
+    const pid = transport.pid;
+    assert.ok(pid !== null);
+    await client.callTool({
+      name: "bash",
+      arguments: {
+        command: `sleep 300; : ${marker}`,
+        description: "Sleep",
+        run_in_background: true,
+      },
+    });
+    await eventually(() => processesWith(marker).length > 0, "the task runs");
+    return { client, transport, pid, marker };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Waits until the server process `pid` has exited and no process of `marker` is left. */
+async function assertAllGone(pid: number, marker: string): Promise<void> {
+  await eventually(() => !existsSync(`/proc/${pid}`), "the server exits");
+  // The server awaited each command's leader; a sandbox's inner processes die with it, a
+  // moment later (bwrap's pid namespace is torn down by the kernel).
+  await eventually(() => processesWith(marker).length === 0, "no command is left", 5_000);
+}
+
+// The server as a process: the Deno entry, and the Node bin on the Node leg.
+for (const entry of ENTRIES) {
+  describe(`shellseam mcp as a process (${entry.name} entry)`, {
+    skip: entry.skip || sandboxSkip,
+  }, () => {
     it("kills every command when the client closes, then exits", async () => {
       using workspace = tempWorkspace();
-      const marker = `mcp-close-${crypto.randomUUID()}`;
-      const { client, transport } = await connect(entry, workspace.root);
-      const pid = transport.pid;
-      assert.ok(pid !== null);
-      await client.callTool({
-        name: "bash",
-        arguments: {
-          command: `sleep 300; : ${marker}`,
-          description: "Sleep",
-          run_in_background: true,
-        },
-      });
-      await eventually(() => processesWith(marker).length > 0, "the task runs");
+      const { client, pid, marker } = await serverWithTask(entry, workspace.root, "close");
       await client.close();
-      await eventually(() => !existsSync(`/proc/${pid}`), "the server exits");
-      // The server awaited each command's leader; a sandbox's inner processes die with it, a
-      // moment later (bwrap's pid namespace is torn down by the kernel).
-      await eventually(() => processesWith(marker).length === 0, "no command is left", 5_000);
+      await assertAllGone(pid, marker);
     });
 
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       it(`kills every command on ${signal}, then exits`, async () => {
         using workspace = tempWorkspace();
-        const marker = `mcp-${signal}-${crypto.randomUUID()}`;
-        const { client, transport } = await connect(entry, workspace.root);
-        const pid = transport.pid;
-        assert.ok(pid !== null);
+        const { client, transport, pid, marker } = await serverWithTask(
+          entry,
+          workspace.root,
+          signal,
+        );
         const exited = new Promise<void>((resolve) => {
           transport.onclose = () => resolve();
         });
         try {
-          await client.callTool({
-            name: "bash",
-            arguments: {
-              command: `sleep 300; : ${marker}`,
-              description: "Sleep",
-              run_in_background: true,
-            },
-          });
-          await eventually(() => processesWith(marker).length > 0, "the task runs");
           process.kill(pid, signal);
           await exited;
-          await eventually(() => !existsSync(`/proc/${pid}`), "the server exits");
-          // The server awaited each command's leader; a sandbox's inner processes die with it, a
-          // moment later (bwrap's pid namespace is torn down by the kernel).
-          await eventually(() => processesWith(marker).length === 0, "no command is left", 5_000);
+          await assertAllGone(pid, marker);
         } finally {
           await client.close();
         }
       });
     }
-
-    it("applies --rules: a denied command never runs, an ask goes to the user", async () => {
-      using workspace = tempWorkspace();
-      const rulesFile = `${workspace.base}/rules.json`;
-      writeFileSync(
-        rulesFile,
-        JSON.stringify({
-          rules: [
-            { decision: "deny", pattern: "^touch denied" },
-            { decision: "ask", program: "mkdir" },
-            { decision: "allow", program: "touch" },
-          ],
-          unmatched: "deny",
-        }),
-      );
-      let allow = true;
-      const { client, asked } = await connect(entry, workspace.root, {
-        args: ["--rules", rulesFile],
-        elicit: () => ({ action: "accept", content: { allow } }),
-      });
-      try {
-        const call = (command: string) =>
-          client.callTool({ name: "bash", arguments: { command, description: "Touch" } });
-        const denied = await call("touch denied.txt");
-        assert.equal(denied.isError, true);
-        assert.match(textOf(denied), /^\[policy: "touch denied\.txt" is not allowed here/);
-        const allowed = await call("mkdir asked");
-        assert.equal(allowed.isError, false, textOf(allowed));
-        allow = false;
-        const declined = await call("mkdir declined");
-        assert.equal(declined.isError, true);
-        assert.match(textOf(declined), /was not approved/);
-        const unmatched = await call("ls");
-        assert.equal(unmatched.isError, true);
-        assert.deepEqual(
-          ["denied.txt", "asked", "declined"].map((f) => existsSync(`${workspace.root}/${f}`)),
-          [false, true, false],
-        );
-        assert.equal(asked.length, 2);
-        assert.match(asked[0] ?? "", /mkdir asked/);
-        assert.match(asked[0] ?? "", /A command rule asks first/);
-      } finally {
-        await client.close();
-      }
-    });
-
-    it("applies --rules after git's global options and behind xargs", async () => {
-      using workspace = tempWorkspace();
-      const rulesFile = `${workspace.base}/rules.json`;
-      writeFileSync(
-        rulesFile,
-        JSON.stringify({
-          rules: [
-            { decision: "deny", prefix: ["git", "push", "--force"] },
-            { decision: "ask", prefix: ["git", "push"] },
-          ],
-          unmatched: "allow",
-        }),
-      );
-      const { client, asked } = await connect(entry, workspace.root, {
-        args: ["--rules", rulesFile],
-        elicit: () => ({ action: "accept", content: { allow: false } }),
-      });
-      try {
-        const call = (command: string) =>
-          client.callTool({ name: "bash", arguments: { command, description: "Push" } });
-        // Each line first leaves a marker: a line that is refused leaves none.
-        for (
-          const [marker, push] of [["dir", "-C ."], ["pager", "--no-pager"], ["c", "-c x.y=z"]]
-        ) {
-          const denied = await call(`touch ${marker} && git ${push} push --force`);
-          assert.equal(denied.isError, true);
-          assert.match(textOf(denied), /^\[policy: "git .* push --force" is not allowed here/);
-        }
-        const piped = await call("touch piped && echo push | xargs git");
-        assert.equal(piped.isError, true);
-        assert.match(textOf(piped), /was not approved/);
-        const plain = await call("touch plain && git -C . status");
-        assert.doesNotMatch(textOf(plain), /^\[policy/);
-        assert.deepEqual(
-          ["dir", "pager", "c", "piped", "plain"].map((f) => existsSync(`${workspace.root}/${f}`)),
-          [false, false, false, false, true],
-        );
-        assert.equal(asked.length, 1);
-        assert.match(asked[0] ?? "", /xargs git/);
-      } finally {
-        await client.close();
-      }
-    });
-
-    it("--no-background offers only bash", async () => {
-      using workspace = tempWorkspace();
-      const { client } = await connect(entry, workspace.root, { args: ["--no-background"] });
-      try {
-        const tools = await client.listTools();
-        assert.deepEqual(tools.tools.map((tool: Tool) => tool.name), ["bash"]);
-      } finally {
-        await client.close();
-      }
-    });
   });
 }
 
@@ -501,6 +631,64 @@ describe("deno task mcp (from a checkout)", {
       assert.equal(readFileSync(`${workspace.root}/out.txt`, "utf8"), `${marker}\n`);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("shellseam mcp --terminal", { skip: IN_PROCESS.skip || sandboxSkip }, () => {
+  it("offers task_input, and a prompt in a terminal is answered through it", async () => {
+    using workspace = tempWorkspace();
+    const { client, close } = await connect(IN_PROCESS, workspace.root, { args: ["--terminal"] });
+    try {
+      const listed = await client.listTools();
+      assert.deepEqual(
+        listed.tools.map((tool: Tool) => tool.name),
+        ["bash", "task_output", "task_list", "task_kill", "task_input"],
+      );
+      // The size fields come through the tools' own schemas.
+      const fields = (name: string) =>
+        Object.keys(
+          listed.tools.find((tool: Tool) => tool.name === name)?.inputSchema.properties ?? {},
+        );
+      assert.deepEqual(fields("task_input"), ["task_id", "input", "wait_ms", "rows", "cols"]);
+      assert.deepEqual(fields("bash").filter((name) => ["rows", "cols"].includes(name)), [
+        "rows",
+        "cols",
+      ]);
+      const started = textOf(
+        await client.callTool({
+          name: "bash",
+          arguments: {
+            command: "read -p 'Continue? [y/N] ' a; echo \"answered $a\"",
+            description: "Ask",
+            terminal: true,
+            rows: 30,
+            cols: 100,
+          },
+        }),
+      );
+      const id = started.match(/^started background task (bash-\d+) in a 30x100 terminal/)?.[1];
+      assert.ok(id !== undefined, started);
+      let read = started;
+      for (let tries = 0; !/Continue\? \[y\/N\]/.test(read) && tries < 40; tries++) {
+        read = textOf(
+          await client.callTool({ name: "task_input", arguments: { task_id: id, input: "" } }),
+        );
+      }
+      let answered = textOf(
+        await client.callTool({
+          name: "task_input",
+          arguments: { task_id: id, input: "y\r", wait_ms: 1000 },
+        }),
+      );
+      for (let tries = 0; !/status: completed/.test(answered) && tries < 40; tries++) {
+        answered = textOf(
+          await client.callTool({ name: "task_input", arguments: { task_id: id, input: "" } }),
+        );
+      }
+      assert.match(answered, /answered y\n[\s\S]*\[status: completed, exit code: 0\]$/);
+    } finally {
+      await close();
     }
   });
 });

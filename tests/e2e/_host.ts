@@ -1,15 +1,19 @@
 // A host process for the host-death tests: it starts commands through an
 // executor, prints its private folder as one JSON line, and waits to be
-// killed. Arguments: <executor: local | bwrap | landlock> <token> [mode],
+// killed. Arguments: <executor: local | portable | bwrap | landlock> <token> [mode],
+// where "portable" is the local executor on the path macOS takes (no /proc:
+// the portable watchdog, every census through ps),
 // where mode "hook" makes it call killOnSignals(), "return" makes it run one
 // short command and end its script without disposing of the executor, and
 // "escape" adds a command whose child leaves the session (setsid), and
-// "cgroup" gives every command a process limit (a cgroup where one can be made).
+// "cgroup" gives every command a process limit (a cgroup where one can be made),
+// "terminal" adds a command in a terminal (script, and a shell in a session of
+// its own that ignores SIGHUP).
 // A sandboxing host runs one command first, so a standby waits (where
 // cgroups hold its limits); mode "standby" then only waits, its standby unused.
 import process from "node:process";
 import { tmpdir } from "node:os";
-import { LocalBashExecutor } from "../../local/mod.ts";
+import { LocalBashExecutor, platformFacts, runtime } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 
 class LocalHost extends LocalBashExecutor {
@@ -27,11 +31,15 @@ class SandboxHost extends SandboxBashExecutor {
 const [kind, token, mode] = process.argv.slice(2);
 const executor = kind === "local"
   ? new LocalHost(mode === "cgroup" ? { limits: { processes: 64 } } : {})
+  : kind === "portable"
+  ? new LocalHost({ runtime: { ...runtime, platform: platformFacts("linux", false) } })
   : new SandboxHost({
     workspaceRoot: tmpdir(),
     backends: [kind === "landlock" ? "landlock" : "bwrap"],
   });
-if (kind !== "local") await executor.run(executor.resolve({ command: "true" }));
+if (kind !== "local" && kind !== "portable") {
+  await executor.run(executor.resolve({ command: "true" }));
+}
 if (mode === "return") {
   await executor.run(executor.resolve({ command: "true" }));
   process.stdout.write(JSON.stringify({ folder: await executor.folder() }) + "\n");
@@ -49,6 +57,12 @@ async function startAndWait(): Promise<void> {
     // Still running when the host dies (the sweep after a command that ended would kill the escapee).
     await executor.start(executor.resolve({
       command: `setsid sleep ${token} >/dev/null 2>&1 & sleep ${token}`,
+    }));
+  }
+  if (mode === "terminal") {
+    await executor.start(executor.resolve({
+      command: `trap '' HUP; sleep ${token}`,
+      terminal: { rows: 24, cols: 80 },
     }));
   }
   const running = executor.run(executor.resolve({ command: `sleep ${token}` }));

@@ -12,7 +12,7 @@ import {
   executorFor,
   oneStandby,
   probeHere,
-  SANDBOX_BACKENDS,
+  SANDBOX_BACKENDS_HERE,
   skipUnless,
   tempWorkspace,
 } from "../sandbox/_fixtures.ts";
@@ -38,7 +38,11 @@ describe("a '&' child the shell left running, through the bash tool", () => {
     assert.match(text, /started-2\nbg-done\n/, text);
   });
 
-  it("landlock: its output is kept", { skip: skipUnless(statuses, "landlock") }, async () => {
+  it("landlock: its output is kept", {
+    skip: SANDBOX_BACKENDS_HERE.includes("landlock")
+      ? skipUnless(statuses, "landlock")
+      : "Landlock beyond the conformance suite runs on Deno (see SANDBOX_BACKENDS_HERE)",
+  }, async () => {
     using workspace = tempWorkspace();
     await using executor = executorFor("landlock", workspace, { drainGraceMs: 10_000 });
     const text = await toolText(executor, BULLET);
@@ -65,7 +69,7 @@ describe("a '&' child the shell left running, through the bash tool", () => {
     }
   });
 
-  for (const backend of SANDBOX_BACKENDS) {
+  for (const backend of SANDBOX_BACKENDS_HERE) {
     it(`${backend}: a server left running is counted as on the local executor`, {
       skip: skipUnless(statuses, backend),
     }, async () => {
@@ -114,6 +118,14 @@ describe("bwrap: the namespace's count leaves the command's result as it was", {
           "(while :; do printf '\\n0\\n' > /proc/$PPID/fd/9; done) & sleep 0.05; echo started",
       });
       assert.equal(forging.strays.killed, 1, JSON.stringify(forging.strays));
+      // Ones that keep truncating it: a reopen the kill caught inside its
+      // system call ends after the kill, so the count is written once none is live
+      // (without that, 2 of 40 rounds under load left no count).
+      const truncating = await executor.run({
+        command:
+          "for k in 1 2 3; do (while :; do : > /proc/$PPID/fd/9; done) & done; sleep 0.05; echo started",
+      });
+      assert.equal(truncating.strays.killed, 3, JSON.stringify(truncating.strays));
     }
     const none = await executor.run({ command: "ls /proc/self/fd" });
     assert.deepEqual(none.stdout.text.split("\n").filter(Boolean), ["0", "1", "2", "3"]);

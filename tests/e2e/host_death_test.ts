@@ -40,7 +40,7 @@ interface Host {
 async function startHost(
   kind: string,
   token: string,
-  mode?: "hook" | "return" | "escape" | "cgroup" | "standby",
+  mode?: "hook" | "return" | "escape" | "cgroup" | "standby" | "terminal",
 ): Promise<Host> {
   const args = [...(onDeno ? ["run", "-A"] : []), HOST, kind, token, ...(mode ? [mode] : [])];
   // A process group of its own, as a job in a terminal has, for the Ctrl-C case.
@@ -59,7 +59,7 @@ async function startHost(
   assert.ok(text.includes("\n"), `the host printed no folder: ${JSON.stringify(text)}`);
   const { folder } = JSON.parse(text) as { folder: string };
   if (mode !== "return" && mode !== "standby") {
-    await waitForSleep(token, mode === "escape" ? 5 : 3);
+    await waitForSleep(token, mode === "escape" ? 5 : mode === "terminal" ? 4 : 3);
   }
   assert.ok(child.pid !== undefined);
   return { pid: child.pid, folder, exited };
@@ -118,7 +118,25 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
     await assertRemoved(host.folder);
   });
 
+  it("by SIGKILL leaves nothing of a command in a terminal (script, and its session that ignores SIGHUP)", async () => {
+    const token = marker();
+    const host = await startHost("local", token, "terminal");
+    process.kill(host.pid, "SIGKILL");
+    await host.exited;
+    await assertNoneLeft(token, WATCHDOG_MS);
+    await assertRemoved(host.folder);
+  });
+
   const cgroups = cgroupSupport().processes;
+  it("on the portable path (no /proc, ps) by SIGKILL leaves no command, no escapee and no private folder", async () => {
+    const token = marker();
+    const host = await startHost("portable", token, "escape");
+    process.kill(host.pid, "SIGKILL");
+    await host.exited;
+    await assertNoneLeft(token, WATCHDOG_MS);
+    await assertRemoved(host.folder);
+  });
+
   it("by SIGKILL leaves none of its commands' cgroups", {
     skip: "unavailable" in cgroups ? `no cgroup here: ${cgroups.unavailable}` : false,
   }, async () => {

@@ -12,7 +12,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { LocalBashExecutor, runtime } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
-import { type BashExecutor, BashSpawnError } from "../../seam/mod.ts";
+import { BashConfigError, type BashExecutor, BashSpawnError } from "../../seam/mod.ts";
 
 /** The permissions of the sandbox entry point, the widest the README documents. */
 export const DOCUMENTED_PERMISSIONS: readonly string[] = [
@@ -61,6 +61,28 @@ describe("under the documented Deno permissions", { skip }, () => {
     assert.equal(await task.kill(), true);
     assert.equal(task.status, "killed");
     assertDead(await stateOf(executor, task.pid), `task ${task.pid}`);
+  });
+
+  it("runs a command in a terminal, which answers and dies with a kill; resize() names --allow-all", async () => {
+    await using executor = new LocalBashExecutor();
+    const task = await executor.start(executor.resolve({
+      command: `read a; echo "got $a"; sleep ${marker()}`,
+      terminal: { rows: 24, cols: 80 },
+    }));
+    await task.write("yes\r");
+    let seen = "";
+    for await (const event of task.output()) {
+      if ("text" in event) seen += event.text;
+      if (seen.includes("got yes")) break;
+    }
+    assert.match(seen, /^yes\r\ngot yes\r\n/);
+    await assert.rejects(
+      task.resize(30, 100),
+      (error: unknown) =>
+        error instanceof BashConfigError && /read \/proc.*--allow-all/.test(error.message),
+    );
+    assert.equal(await task.kill(), true);
+    assertDead(await stateOf(executor, task.pid), `terminal task ${task.pid}`);
   });
 
   it("confines a sandboxed run", async () => {

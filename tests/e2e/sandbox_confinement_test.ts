@@ -28,7 +28,7 @@ import {
   processesWith,
   waitForProcess,
 } from "../local/_helpers.ts";
-import { SETSID_GAP } from "../../sandbox/backends/landlock/_landlock.ts";
+import { SETSID_GAP } from "../../sandbox/backends/_backend.ts";
 
 const statuses = await probeHere();
 
@@ -381,7 +381,7 @@ for (const backend of SANDBOX_BACKENDS) {
     });
 
     it("a Unix socket in the host filesystem is out of reach under network deny, not under allow", {
-      skip: skipWithoutPython,
+      skip: skipWithoutPython(),
     }, async () => {
       using workspace = tempWorkspace();
       const path = join(workspace.base, "daemon.sock");

@@ -5,7 +5,9 @@
 // regression would change the host, the test undoes it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
+import { once } from "node:events";
 import {
   chmodSync,
   existsSync,
@@ -64,7 +66,7 @@ for (const backend of SANDBOX_BACKENDS) {
 
     it(
       "the kernel keyrings, shared with the host, cannot be written",
-      { skip: skipWithoutPython },
+      { skip: skipWithoutPython() },
       async () => {
         using workspace = tempWorkspace();
         await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
@@ -104,7 +106,7 @@ print(key, ctypes.get_errno())`;
 
     it(
       "System V IPC and message queues of the host are out of reach",
-      { skip: skipWithoutPython },
+      { skip: skipWithoutPython() },
       async () => {
         using workspace = tempWorkspace();
         await using executor = executorFor(backend, workspace);
@@ -189,7 +191,7 @@ libc.msgget(${queueKey}, 0o1600)'`,
       assert.equal(existsSync(marker), false, "BASH_ENV ran outside the sandbox");
     });
 
-    it("a device opened for reading takes no ioctl", { skip: skipWithoutPython }, async () => {
+    it("a device opened for reading takes no ioctl", { skip: skipWithoutPython() }, async () => {
       using workspace = tempWorkspace();
       await using executor = executorFor(backend, workspace);
       // BLKGETSIZE64 on the first loop device: harmless, but any ioctl allowed
@@ -204,6 +206,37 @@ print("ioctl worked")'`,
       assert.equal(result.stdout.text, "");
       assert.match(result.stderr.text, /PermissionError|FileNotFoundError|OSError/);
     });
+
+    it(
+      "the host's terminals are neither listed nor read",
+      { skip: skipWithoutPython() },
+      async () => {
+        // A stand-in for the user's own terminal: a pseudo-terminal this test holds.
+        const holder = spawn("python3", [
+          "-c",
+          "import os, pty, sys; m, s = pty.openpty(); print(os.ttyname(s), flush=True); sys.stdin.read()",
+        ], { stdio: ["pipe", "pipe", "inherit"] });
+        try {
+          const [line] = await once(holder.stdout, "data") as [Uint8Array];
+          const terminal = new TextDecoder().decode(line).trim();
+          assert.match(terminal, /^\/dev\/pts\/\d+$/);
+          using workspace = tempWorkspace();
+          await using executor = executorFor(backend, workspace);
+          const result = await executor.run(executor.resolve({
+            command: `ls /dev/pts; timeout 2 head -c1 ${terminal} && echo read`,
+          }));
+          assert.doesNotMatch(
+            result.stdout.text,
+            new RegExp(`^${terminal.slice("/dev/pts/".length)}$`, "m"),
+          );
+          assert.doesNotMatch(result.stdout.text, /read/);
+          assert.match(result.stderr.text, /No such file or directory/);
+        } finally {
+          holder.stdin.end();
+          await once(holder, "close");
+        }
+      },
+    );
 
     it("a writable root planted as a symlink by a confined command is not followed", async () => {
       using workspace = tempWorkspace();
@@ -340,7 +373,7 @@ print("ioctl worked")'`,
     });
 
     it("network deny: UDP and abstract Unix sockets on the host are not reached", {
-      skip: skipWithoutPython,
+      skip: skipWithoutPython(),
     }, async () => {
       using workspace = tempWorkspace();
       const udp = createSocket("udp4");

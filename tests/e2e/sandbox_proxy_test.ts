@@ -31,7 +31,7 @@ import { findBridgeTools } from "../../sandbox/network/_bridge.ts";
 import {
   executorFor,
   probeHere,
-  SANDBOX_BACKENDS,
+  SANDBOX_BACKENDS_HERE,
   skipUnless,
   tempWorkspace,
   type Workspace,
@@ -131,7 +131,7 @@ function packages(dir: string, origin: () => string): Map<string, () => Uint8Arr
 }
 
 /** A workspace-write executor on `backend` whose network is `allow` (the fake internet's names). */
-function proxied(backend: (typeof SANDBOX_BACKENDS)[number], workspace: Workspace) {
+function proxied(backend: (typeof SANDBOX_BACKENDS_HERE)[number], workspace: Workspace) {
   return executorFor(backend, workspace, {
     defaultMode: "workspace-write",
     network: { allow: ["allowed.test", "*.allowed.test", "127.0.0.1"], deny: ["bad.allowed.test"] },
@@ -139,7 +139,7 @@ function proxied(backend: (typeof SANDBOX_BACKENDS)[number], workspace: Workspac
   } as Partial<SandboxBashExecutorConfig>);
 }
 
-for (const backend of SANDBOX_BACKENDS) {
+for (const backend of SANDBOX_BACKENDS_HERE) {
   describe(`network allow-list through the proxy (${backend})`, {
     skip: skipUnless(statuses, backend) || bridgeSkip,
   }, () => {

@@ -51,7 +51,7 @@ const nobodySkip = !("Deno" in globalThis)
   : "reason" in deno
   ? deno.reason
   : false;
-const needsTools = skipWithoutPython ||
+const needsTools = skipWithoutPython() ||
   (findOnPath("node", process.env.PATH) === null
     ? "node is not installed here; install it to run the Unix socket and tool probes"
     : false);
@@ -167,8 +167,8 @@ function assertFacts(
     const fact = facts[`tool ${name}`]!;
     assert.equal(fact.exitCode, 0, `${name}: ${JSON.stringify(fact)}`);
   }
-  assert.equal(facts["tool git"]!.stdout, "1\n");
-  assert.equal(facts["tool python"]!.stdout, "b'x' 0\n");
+  assert.equal(facts["tool git"]!.stdout, "1\n", JSON.stringify(facts["tool git"]));
+  assert.equal(facts["tool python"]!.stdout, "b'x' 0\n", JSON.stringify(facts["tool python"]));
   assert.match(facts["tool getaddrinfo"]!.stdout, /localhost/);
 }
 

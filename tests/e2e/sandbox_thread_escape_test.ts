@@ -81,7 +81,7 @@ async function assertContained(
   assert.equal(existsSync(join(workspace.base, "canary-fsmonitor")), false, "git ran a plant");
 }
 
-describe("a thread that outlives its command's main thread", { skip: skipWithoutPython }, () => {
+describe("a thread that outlives its command's main thread", { skip: skipWithoutPython() }, () => {
   it("is killed and counted by the unconfined local executor", async () => {
     using workspace = tempWorkspace();
     const token = marker();
@@ -111,7 +111,7 @@ const asNobody = !("Deno" in globalThis)
   ? "needs root and util-linux setpriv to run the executor as nobody"
   : "reason" in deno
   ? deno.reason
-  : skipWithoutPython;
+  : skipWithoutPython();
 
 describe("a thread that outlives its command's main thread, for a user who is not root", {
   skip: asNobody,

@@ -24,7 +24,7 @@ const statuses = await probeHere();
 
 for (const backend of SANDBOX_BACKENDS) {
   describe(`a root filled past the protected-path walk over ${backend}`, {
-    skip: skipUnless(statuses, backend) || skipWithoutPython,
+    skip: skipUnless(statuses, backend) || skipWithoutPython(),
   }, () => {
     it("is a violation, and what was planted past the bound is moved away", async () => {
       using workspace = tempWorkspace();

@@ -12,9 +12,12 @@ import { it } from "../local/_executor.ts";
 /** A runner whose first `failures` launches fail before the command starts. */
 class FlakyRunner extends LocalBashExecutor {
   readonly #count: { plans: number };
+  /** What each plan's describe was told of its launch's start, in order. */
+  readonly started: (boolean | undefined)[] = [];
 
   constructor(failures: number, retry = true) {
     const count = { plans: 0 };
+    const started: (boolean | undefined)[] = [];
     super({
       ...withPlan((_spec, launch) => {
         const plan = ++count.plans;
@@ -25,10 +28,15 @@ class FlakyRunner extends LocalBashExecutor {
         return Promise.resolve({
           launch: { ...launch, args: [...launch.args.slice(0, -1), script] },
           announcesStart: { retry: (stderr) => retry && stderr.startsWith("runner: ") },
+          describe: (outcome) => {
+            started.push(outcome.started);
+            return { mode: "danger-full-access", backend: "none", denied: false };
+          },
         });
       }),
     });
     this.#count = count;
+    this.started = started;
   }
 
   /** The launches planned so far. */
@@ -73,6 +81,14 @@ describe("a plan that announces its command's start", () => {
     const result = await executor.run({ command: "echo never" });
     assert.deepEqual([result.stderr.text, result.exitCode], ["runner: mount point 1 gone\n", 1]);
     assert.equal(executor.plans, 1);
+  });
+
+  it("tells the plan whether the command started, whatever the command printed", async () => {
+    await using executor = new FlakyRunner(1);
+    const result = await executor.run({ command: 'echo "runner: mount point 9 gone" >&2; exit 1' });
+    assert.equal(result.exitCode, 1);
+    // The first launch ended before its command; the second said it started.
+    assert.deepEqual(executor.started, [false, true]);
   });
 
   it("starts a background command the same way", async () => {

@@ -13,6 +13,7 @@ import {
   processesWithEnv,
   processesWithEnvBetween,
   processesWithEnvs,
+  recentMembersAndMarked,
   recentProcessesWithEnv,
   recentSessionMembers,
   sessionMembers,
@@ -24,6 +25,7 @@ import {
   processesWith,
   spawnLoneThread,
   spawnSleep,
+  waitForSleep,
 } from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
@@ -193,8 +195,48 @@ describe("processesWithEnv", () => {
   });
 });
 
+describe("recentMembersAndMarked", () => {
+  it("finds in one census what the session's and the marker's censuses find", async () => {
+    const token = marker();
+    const entry = `SHELLSEAM_WATCHDOG=t-${token}.7`;
+    // The leader sleeps in its session; a child of it calls setsid and sleeps outside it.
+    const child = await runtime.spawn({
+      program: "/bin/bash",
+      args: ["-c", `(exec setsid sleep ${token}) & exec sleep ${token}`],
+      cwd: "/",
+      env: { SHELLSEAM_WATCHDOG: entry.slice(entry.indexOf("=") + 1) },
+      stdin: "null",
+      session: "detached",
+    });
+    const forks = forkCount();
+    await Promise.all([child.stdout.cancel(), child.stderr.cancel()]);
+    try {
+      const sleeps = await waitForSleep(token, 2);
+      const outside = sleeps.filter((pid) => pid !== child.pid);
+      assert.equal(outside.length, 1, `${sleeps}`);
+      // One by one, from a listing, or all of /proc.
+      for (const since of [forks, null, (forkCount() ?? 0) - 2 ** 23]) {
+        assert.deepEqual(recentMembersAndMarked(child.pid, since, entry), {
+          members: recentSessionMembers(child.pid, since),
+          marked: outside,
+        }, `forks ${since}`);
+      }
+      assert.deepEqual(recentSessionMembers(child.pid, forks), [child.pid]);
+      assert.deepEqual(recentMembersAndMarked(child.pid, forks, `${entry}3`), {
+        members: [child.pid],
+        marked: [],
+      });
+    } finally {
+      runtime.kill(-child.pid, "SIGKILL");
+      for (const pid of processesWith(token)) runtime.kill(pid, "SIGKILL");
+      await child.exited;
+    }
+    await assertNoneLeft(token);
+  });
+});
+
 describe("a process whose leader ended alone while another thread runs", {
-  skip: skipWithoutPython,
+  skip: skipWithoutPython(),
 }, () => {
   it("is live: every census finds it, by its session and by its marker", async () => {
     const token = marker();

@@ -134,7 +134,7 @@ describe("resource limits in a cgroup", () => {
   });
 
   it("kills a thread group whose leader exited alone, and empties the cgroup before it is reused", {
-    skip: skipFor("processes") || skipWithoutPython,
+    skip: skipFor("processes") || skipWithoutPython(),
   }, async () => {
     const before = new Set(executorFolders("processes"));
     const dir = mkdtempSync(join(tmpdir(), "shellseam-zombie-leader-"));

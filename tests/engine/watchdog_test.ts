@@ -96,7 +96,7 @@ for (const session of STRATEGIES) {
     });
 
     it("counts a process whose leader ended alone, and kills it on disposal", {
-      skip: skipWithoutPython,
+      skip: skipWithoutPython(),
     }, async () => {
       const watchdog = watchdogIn(tmpdir(), session);
       const token = marker();

@@ -163,13 +163,19 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
     await using executor = make({ killGraceMs: 1500 });
     const token = marker();
     const controller = new AbortController();
-    const late = setTimeout(() => controller.abort(), 800);
+    // The abort comes 600 ms after the command said it started (its wall
+    // clock of 200 ms runs from its start), inside the kill grace.
+    let late: ReturnType<typeof setTimeout> | undefined;
     const result = await executor.run(executor.resolve({
-      command: `trap '' TERM; sleep ${token}`,
+      command: `trap '' TERM; echo started; sleep ${token}`,
       timeoutMs: 200,
       signal: controller.signal,
+      onOutput: () => {
+        late ??= setTimeout(() => controller.abort(), 600);
+      },
     }));
     clearTimeout(late);
+    assert.ok(late !== undefined, "the command said it started");
     assert.equal(result.timedOut, true);
     assert.equal(result.aborted, false);
     assert.equal(result.signal, "SIGKILL");

@@ -153,7 +153,7 @@ describe("buildNpm", { skip }, () => {
     const manifest = JSON.parse(read(out, "package.json"));
     const exports: Record<string, { types: string; import: string; default: string }> = {};
     // The npm-only subpaths follow deno.json's.
-    assert.deepEqual(Object.keys(NPM_ONLY_EXPORTS), ["./langchain"]);
+    assert.deepEqual(Object.keys(NPM_ONLY_EXPORTS), ["./langchain", "./xterm"]);
     for (
       const [subpath, source] of Object.entries<string>({ ...deno.exports, ...NPM_ONLY_EXPORTS })
     ) {
@@ -173,9 +173,12 @@ describe("buildNpm", { skip }, () => {
       exports,
       sideEffects: false,
       engines: { node: ">=22" },
-      // The range the adapter's npm: specifiers name; optional, so nothing more is installed.
-      peerDependencies: { "@langchain/core": "^1.0.0" },
-      peerDependenciesMeta: { "@langchain/core": { optional: true } },
+      // The ranges the adapters' npm: specifiers name; optional, so nothing more is installed.
+      peerDependencies: { "@langchain/core": "^1.0.0", "@xterm/headless": "^6.0.0" },
+      peerDependenciesMeta: {
+        "@langchain/core": { optional: true },
+        "@xterm/headless": { optional: true },
+      },
     });
     assert.ok(keywords.includes("bash") && keywords.includes("agent"), String(keywords));
     for (const { types, import: js } of Object.values(exports)) {
@@ -201,6 +204,8 @@ describe("buildNpm", { skip }, () => {
     assert.deepEqual([...new Set(importers)].sort(), [
       "npm_only/langchain.d.ts",
       "npm_only/langchain.js",
+      // The screen's declarations name none of xterm's types.
+      "npm_only/xterm.js",
     ]);
   });
 
@@ -221,6 +226,7 @@ describe("buildNpm", { skip }, () => {
       "@modelcontextprotocol/sdk",
       "typescript",
       "@langchain/core",
+      "@xterm/headless",
     ];
     for (const name of devOnly) {
       const pinned = Object.keys(lock.specifiers).some((key) => key.startsWith(`npm:${name}@`));

@@ -21,7 +21,9 @@ const MANIFEST = JSON.parse(
   peerDependencies?: Record<string, string>;
 };
 /** The npm-only entry points (in package.json, not deno.json) and the source each is built from. */
-const NPM_ONLY: Record<string, string> = onNode ? { "./langchain": "npm_only/langchain" } : {};
+const NPM_ONLY: Record<string, string> = onNode
+  ? { "./langchain": "npm_only/langchain", "./xterm": "npm_only/xterm" }
+  : {};
 
 /** Where the tests' relative imports of `path` land, symlinks resolved as Node does. */
 function byPath(path: string): string {
@@ -109,6 +111,7 @@ describe("the package", () => {
       "BashExecutor",
       "BashSpawnError",
       "MANAGED_ENV_PREFIX",
+      "MAX_TERMINAL_CELLS",
       "SANDBOX_MODES",
       "SandboxUnavailableError",
       "isSandboxMode",
@@ -123,6 +126,7 @@ describe("the package", () => {
       "BASH_TOOL_GUIDANCE",
       "MIN_REDACTED_LENGTH",
       "TOOL_SCHEMA_TARGETS",
+      "TextScreen",
       "ToolCallError",
       "bashTaskHooks",
       "checkCommandRules",
@@ -139,6 +143,13 @@ describe("the package", () => {
       "toOpenAIResponsesTool",
       "toOpenAITool",
       "toolStandardSchema",
+    ]);
+  });
+
+  it("keeps /xterm (npm only; Deno maps it to the source) to the emulator's screen", async () => {
+    assert.deepEqual(Object.keys(await import(`${NAME}/xterm`)).sort(), [
+      "XtermScreen",
+      "xtermScreen",
     ]);
   });
 });

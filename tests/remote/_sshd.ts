@@ -48,8 +48,13 @@ export interface TestSshd {
 
 /** How to start the test sshd. */
 export interface SshdOptions {
-  /** Lines added to sshd_config. */
+  /** Lines added to sshd_config (no SetEnv: see `env`). */
   extraConfig?: string;
+  /**
+   * Variables every session gets (sshd's SetEnv). HOME is a folder of the sshd's own unless
+   * given here.
+   */
+  env?: Record<string, string>;
   /**
    * Starts sshd with SIGPIPE ignored (through `bash -c "trap '' PIPE; exec sshd ..."`), as a
    * supervisor that ignores it does: its processes inherit the ignored signal.
@@ -59,7 +64,7 @@ export interface SshdOptions {
 
 /** Starts sshd; resolves once it accepts connections. */
 export async function startSshd(
-  { extraConfig = "", ignoreSigpipe = false }: SshdOptions = {},
+  { extraConfig = "", env = {}, ignoreSigpipe = false }: SshdOptions = {},
 ): Promise<TestSshd> {
   const dir = mkdtempSync(join(tmpdir(), "shellseam-sshd-"));
   const keygen = (file: string): void => {
@@ -73,6 +78,8 @@ export async function startSshd(
   const port = await freePort();
   const hostKey = readFileSync(join(dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
   writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostKey}\n`);
+  const sessionEnv = Object.entries({ HOME: join(dir, "home"), ...env })
+    .map(([name, value]) => `${name}=${value}`);
   writeFileSync(
     join(dir, "sshd_config"),
     [
@@ -87,10 +94,11 @@ export async function startSshd(
       "UsePAM no",
       "StrictModes no",
       extraConfig,
-      // A home of its own (after extraConfig: sshd keeps the first SetEnv of a name), so the
-      // remote login shell reads no rc file of the user running the tests: root's .bashrc here
-      // ran pyenv's rehash under a lock, which serialized every session (a run took up to 70 s).
-      `SetEnv HOME=${join(dir, "home")}`,
+      // One SetEnv line: sshd ignores every SetEnv line after the first. A home of its own, so
+      // the remote login shell reads no rc file of the user running the tests: root's .bashrc
+      // here runs pyenv's rehash under a lock, which serialized every session (a run took up to
+      // 70 s, and a session about 6 s on a loaded machine).
+      `SetEnv ${sessionEnv.join(" ")}`,
     ].join("\n") + "\n",
   );
   const argv = [SSHD, "-D", "-e", "-f", join(dir, "sshd_config")];

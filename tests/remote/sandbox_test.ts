@@ -1,5 +1,7 @@
 // The remote sandbox hides secrets and names what it leaves open, over a real sshd whose
-// sessions get a home of their own (SetEnv HOME), so "~/" must mean the remote home.
+// sessions get a home of their own (SetEnv HOME), so "~/" must mean the remote home, and a
+// TMPDIR of their own (SetEnv TMPDIR), which holds every private folder and stdin spool: the
+// cases look for them there, not through the whole shared /tmp (gigabytes on a busy machine).
 import assert from "node:assert/strict";
 import {
   existsSync,
@@ -63,15 +65,24 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   let sshd: TestSshd | undefined;
   let home = "";
   let workspace = "";
+  /** The remote sessions' TMPDIR. */
+  let sessionTmp = "";
+  /**
+   * One executor for the cases about what its commands see; a case about another executor, or
+   * that breaks its executor's private folder, makes its own.
+   */
+  let executor: SshBashExecutor;
   before(async () => {
     home = mkdtempSync(join(tmpdir(), "shellseam-remote-home-"));
     workspace = mkdtempSync(join(tmpdir(), "shellseam-remote-ws-"));
-    sshd = await startSshd({ extraConfig: `SetEnv HOME=${home}` });
+    sessionTmp = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-remote-tmp-")));
+    sshd = await startSshd({ env: { HOME: home, TMPDIR: sessionTmp } });
+    executor = new SshBashExecutor({ ...sshd.config, cwd: workspace });
   });
   after(async () => {
+    await executor?.[Symbol.asyncDispose]();
     await sshd?.dispose();
-    rmSync(home, { recursive: true, force: true });
-    rmSync(workspace, { recursive: true, force: true });
+    for (const dir of [home, workspace, sessionTmp]) rmSync(dir, { recursive: true, force: true });
   });
   const policy = (extra: Partial<SandboxPolicy> = {}): SandboxPolicy => ({
     mode: "workspace-write",
@@ -85,7 +96,6 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     writeFileSync(join(home, ".ssh", "id_test"), "SECRET\n");
     writeFileSync(join(home, ".ssh", "keys", "pub"), "PUBLIC\n");
     writeFileSync(join(home, ".netrc"), "NETRC\n");
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     const run = (command: string, extra: Partial<SandboxPolicy> = {}) =>
       executor.run(executor.resolve({ command, sandboxPolicy: policy(extra) }));
     const key = await run("cat ~/.ssh/id_test", { allowRead: ["~/.ssh/keys"] });
@@ -114,7 +124,6 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     try {
       writeFileSync(join(dir, "token"), "TOKEN\n");
       writeFileSync(join(dir, "open"), "OPEN\n");
-      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
       const result = await executor.run(executor.resolve({
         command: `cat ${dir}/open; cat ${dir}/token`,
         sandboxPolicy: policy({ mode: "read-only", denyRead: [join(dir, "token")] }),
@@ -131,7 +140,6 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   // command line that any user of the remote host reads (ps auxww) for as long
   // as the command runs.
   it("hands the call's environment to bwrap on a pipe: no command line on the remote host shows it", async () => {
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     for (const stdin of [undefined, "line\n"]) {
       const secret = `secret-${randomBytes(12).toString("hex")}`;
       const { running, release, flag } = await runUntilSaid(
@@ -160,7 +168,6 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   // confined command of the same remote user reads (/tmp is read-only to it,
   // not hidden): another call's stdin bytes.
   it("hides every call's stdin spool from a confined command, and keeps it 0600 in 0700 folders", async () => {
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     for (const mode of ["danger-full-access", "workspace-write"] as const) {
       const token = `stdin-${randomBytes(12).toString("hex")}`;
       // Call A read its stdin (so the spool holds it) and runs on until the flag.
@@ -179,7 +186,7 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
         const grep = (dirs: string[]) =>
           spawnSync("grep", ["-rlsF", "-D", "skip", "--", token, ...dirs], { encoding: "utf8" })
             .stdout.split("\n").filter((line) => line !== "");
-        const spools = grep(["/tmp", tmpdir()]);
+        const spools = grep([sessionTmp]);
         assert.notDeepEqual(spools, [], "the host found no spool: the look was blind");
         for (const spool of spools) {
           assert.equal(statSync(spool).mode & 0o777, 0o600, `${spool} is not 0600`);
@@ -188,7 +195,7 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
         // Call B, confined, looks in the same places and in its own TMPDIR.
         const spool = spools[0]!;
         const look = await executor.run(executor.resolve({
-          command: `grep -rlsF -D skip -- ${token} /tmp ${tmpdir()} "$TMPDIR"; ` +
+          command: `grep -rlsF -D skip -- ${token} ${sessionTmp} "$TMPDIR"; ` +
             `ls -la ${dirname(spool)}; cat ${spool}; echo looked`,
           sandboxPolicy: policy(),
         }));
@@ -218,7 +225,7 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   // the remote TMPDIR, read-only but readable to another executor's confined
   // commands of the same remote user.
   it("hides another executor's private folder from a confined command, its own shown", async () => {
-    await using first = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const first = executor;
     await using second = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     const token = `tmp-${randomBytes(12).toString("hex")}`;
     const wrote = await first.run(first.resolve({
@@ -234,12 +241,13 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     }));
     assert.equal(full.stdout.text, `${token}\n`, full.stderr.text);
     const look = await second.run(second.resolve({
-      command: `cat ${path}; grep -rlsF -D skip -- ${token} /tmp ${tmpdir()}; echo looked`,
+      command: `cat ${path}; grep -rlsF -D skip -- ${token} ${sessionTmp}; echo looked`,
       sandboxPolicy: policy(),
     }));
     assert.equal(look.stdout.text, "looked\n", "a confined command read another executor's file");
   });
 
+  // Its own executor: it removes that executor's private folder.
   it("runs nothing, and rejects with BashSpawnError, when it cannot look at the remote filesystem", async () => {
     await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     const confined = { sandboxPolicy: policy({ mode: "read-only" }) };
@@ -261,7 +269,6 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   // hid it, and a confined command could swap the quarantine the unconfined
   // bootstrap moves files into.
   it("keeps its private folder read-only to a writable root that reaches it through a symlink", async () => {
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     const tmp = await executor.run(executor.resolve({
       command: 'echo "$TMPDIR"',
       sandboxPolicy: policy({ mode: "read-only" }),
@@ -284,7 +291,6 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   });
 
   it("refuses protected paths that leave the root, running nothing", async () => {
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     for (const entry of ["../outside", "a/../../b", "/abs", ""]) {
       await assert.rejects(
         executor.run(executor.resolve({
@@ -299,7 +305,6 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
   });
 
   it("names the protected paths that are missing when the command starts, and none that exist", async () => {
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
     const protectedPaths = [".git", ".envrc"];
     const gapsOf = async (): Promise<string[]> => {
       const result = await executor.run(
@@ -320,12 +325,35 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
     for (const open of REMOTE_SANDBOX_GAPS) assert.ok(gaps.includes(open), open);
   });
 
+  it("lists what the resource limits could not enforce among the sandbox's gaps, as the local sandbox does", async () => {
+    const command = "true";
+    for (const background of [false, true]) {
+      const spec = executor.resolve({ command, sandboxPolicy: policy() });
+      let limits: string[] | undefined;
+      let sandbox: string[] | undefined;
+      if (background) {
+        const process_ = await executor.start(spec);
+        await process_.done;
+        // A background process carries no limits of its own: its run's are the same call's.
+        limits = (await executor.run(spec)).limits?.gaps;
+        sandbox = process_.sandbox?.enforcement?.gaps;
+      } else {
+        const result = await executor.run(spec);
+        limits = result.limits?.gaps;
+        sandbox = result.sandbox?.enforcement?.gaps;
+      }
+      // The sandbox's default limits hold no cgroup on the remote host: that much is a gap.
+      assert.ok(limits !== undefined && limits.length > 0, JSON.stringify(limits));
+      for (const gap of limits) assert.ok(sandbox?.includes(gap), `${background}: ${gap}`);
+    }
+  });
+
   it("moves what a command made at a missing protected path to the remote quarantine", async () => {
     const root = mkdtempSync(join(tmpdir(), "shellseam-remote-plant-"));
     try {
-      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: root });
       const planted = await executor.run(executor.resolve({
         command: "mkdir -p .git/hooks && echo 'touch /tmp/owned' > .git/hooks/post-checkout",
+        workdir: root,
         sandboxPolicy: policy({ workspaceRoot: root }),
       }));
       assert.equal(planted.exitCode, 0, planted.stderr.text);
@@ -340,6 +368,7 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
       // A background process: moved once it settled.
       const task = await executor.start(executor.resolve({
         command: "mkdir .git",
+        workdir: root,
         sandboxPolicy: policy({ workspaceRoot: root }),
       }));
       await task.done;
@@ -348,6 +377,7 @@ describe("the remote sandbox", { skip: sshdMissing }, () => {
       // Nothing made there: nothing to report.
       const clean = await executor.run(executor.resolve({
         command: "true",
+        workdir: root,
         sandboxPolicy: policy({ workspaceRoot: root }),
       }));
       assert.equal(clean.sandbox?.violations, undefined);
@@ -364,7 +394,7 @@ describe("the remote sandbox under a symlinked TMPDIR", { skip: sshdMissing }, (
     const base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-remote-tmp-")));
     mkdirSync(join(base, "real"));
     symlinkSync(join(base, "real"), join(base, "link"));
-    const sshd = await startSshd({ extraConfig: `SetEnv TMPDIR=${join(base, "link")}` });
+    const sshd = await startSshd({ env: { TMPDIR: join(base, "link") } });
     try {
       await using executor = new SshBashExecutor({ ...sshd.config, cwd: base });
       const result = await executor.run(executor.resolve({

@@ -7,7 +7,6 @@ import { join } from "node:path";
 import process from "node:process";
 import { SandboxUnavailableError } from "../../seam/mod.ts";
 import {
-  SANDBOX_BACKENDS,
   type SandboxBackendName,
   type SandboxBackendStatus,
   SandboxBashExecutor,
@@ -90,11 +89,20 @@ export function skipUnless(
     : `the ${backend} sandbox backend does not work here: ${status.reason}`;
 }
 
-/** `false` when `python3` runs here, else a skip message naming it (some escape probes need ctypes). */
-export const skipWithoutPython: string | false =
-  spawnSync("python3", ["-c", "import ctypes"], { stdio: "ignore" }).status === 0
+let pythonSkip: string | false | undefined;
+
+/**
+ * `false` when `python3` runs here, else a skip message naming it (some
+ * escape probes need ctypes). Asked once a process, and only by files that
+ * need it: a python3 behind a version manager's shim (pyenv here) costs
+ * about 0.7 s of CPU to start.
+ */
+export function skipWithoutPython(): string | false {
+  pythonSkip ??= spawnSync("python3", ["-c", "import ctypes"], { stdio: "ignore" }).status === 0
     ? false
     : "python3 with ctypes is not installed here; install python3 to run this test";
+  return pythonSkip;
+}
 
 /** An executor confined by exactly one backend, over `workspace`. */
 export function executorFor(
@@ -119,7 +127,25 @@ export function fakeProgram(workspace: Workspace, name: string, body: string): s
   return dir;
 }
 
-export { SANDBOX_BACKENDS };
+/**
+ * The Linux backends, which the sandbox tests built for Linux run over, one
+ * body per backend; Seatbelt's (macOS) are their own files
+ * (`tests/e2e/sandbox_seatbelt_test.ts`, `tests/sandbox/seatbelt_test.ts`).
+ */
+export const SANDBOX_BACKENDS: readonly ("bwrap" | "landlock")[] = ["bwrap", "landlock"];
+
+/**
+ * The backends a sandbox test other than the conformance suite runs over on
+ * this runtime: both under Deno, bwrap alone under Node. What Landlock adds
+ * to bwrap's path is its launcher, which Deno runs whatever runtime hosts the
+ * executor, and TypeScript the Deno leg runs; the host's side (the spawn and
+ * the launch's input, the standby, the private folder, the proxy's server) is
+ * the same code over the same runtime as bwrap's. The conformance suite runs
+ * over both under Node too, so Node still finds and starts the launcher.
+ */
+export const SANDBOX_BACKENDS_HERE: readonly ("bwrap" | "landlock")[] = "Deno" in globalThis
+  ? SANDBOX_BACKENDS
+  : ["bwrap"];
 
 /** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
 export async function listener(): Promise<
@@ -178,13 +204,17 @@ export const standbys = (backend: "bwrap" | "landlock"): number[] =>
     processesWith(`shellseam-exec-${process.pid}-`).includes(pid)
   );
 
-/** Waits until exactly one standby of this process waits, and returns its pid. */
-export async function oneStandby(backend: "bwrap" | "landlock"): Promise<number> {
+/**
+ * Waits until exactly one standby of this process waits (one other than
+ * `not`, when given: a standby that gives way ends while its successor starts),
+ * and returns its pid.
+ */
+export async function oneStandby(backend: "bwrap" | "landlock", not?: number): Promise<number> {
   // Long enough for a start on a loaded machine: the wait ends when it is there.
   const deadline = Date.now() + 30_000;
   for (;;) {
     const found = standbys(backend);
-    if (found.length === 1) return found[0] as number;
+    if (found.length === 1 && found[0] !== not) return found[0] as number;
     assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
     await pause(20);
   }

@@ -130,7 +130,7 @@ describe("shellseamDoctor", () => {
         `shellseam doctor (${process.platform})`,
         "sandbox backends, in order of preference (facts for read-only, network deny):",
         "  bwrap: does not work: probe exited 1: bwrap: No permissions to create new namespace",
-        "confined commands fail closed: no backend works (install bubblewrap, or Deno on a Landlock kernel)",
+        "confined commands fail closed: no backend works (install bubblewrap or Deno (with a Landlock kernel))",
         onDeno
           ? `deno permissions: ${DENO_PERMISSIONS.map((name) => `${name} granted`).join(", ")}`
           : "node permissions: no permission model in effect (started without --permission)",

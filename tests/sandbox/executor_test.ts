@@ -1,7 +1,15 @@
 import { describe, it } from "node:test";
 import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import {
@@ -10,11 +18,7 @@ import {
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../../seam/mod.ts";
-import {
-  DEFAULT_PROTECTED_PATHS,
-  SANDBOX_BACKENDS,
-  SandboxBashExecutor,
-} from "../../sandbox/mod.ts";
+import { DEFAULT_PROTECTED_PATHS, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/protected/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
@@ -23,6 +27,7 @@ import {
   executorFor,
   fakeProgram,
   probeHere,
+  SANDBOX_BACKENDS,
   skipUnless,
   skipWithoutPython,
   tempWorkspace,
@@ -51,7 +56,7 @@ describe("the backends this machine has", () => {
       .stdout?.toString().trim(),
   );
   it("landlock works where the kernel offers Landlock and deno is installed", {
-    skip: skipWithoutPython ||
+    skip: skipWithoutPython() ||
       ("reason" in findDeno(process.env.PATH) ? "deno is not installed here" : false) ||
       (abi >= 1 ? false : "this kernel offers no Landlock"),
   }, () => {
@@ -426,6 +431,43 @@ describe("a broken bwrap on the search path", () => {
     assert.deepEqual(await executor.probeBackends(), [
       { backend: "bwrap", works: false, reason: "probe timed out after 200 ms" },
     ]);
+  });
+});
+
+describe("a bwrap whose setup races with the host's mount table", () => {
+  it("is launched again, the probe and a call alike, and the command runs once", {
+    skip: noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    // Each launch takes a token if one is left and fails as bwrap does when a
+    // host mount went while it remounted the root (bubblewrap issue 650).
+    const tokens = join(workspace.base, "tokens");
+    mkdirSync(tokens);
+    const fake = fakeProgram(
+      workspace,
+      "bwrap",
+      `for t in '${tokens}'/*; do [ -e "$t" ] || break; rm "$t"; ` +
+        `echo "bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: ` +
+        `remount \"/newroot/tmp/m\": Invalid argument" >&2; exit 1; done; ` +
+        `exec '${findOnPath("bwrap", process.env.PATH)}' "$@"`,
+    );
+    const token = (name: string) => writeFileSync(join(tokens, name), "");
+    // No cgroups: no standby starts ahead to take a token meant for a call.
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      backends: ["bwrap"],
+      useCgroups: false,
+      searchPath: `${fake}:${process.env.PATH}`,
+    });
+    token("probe");
+    assert.deepEqual((await executor.probeBackends()).map((s) => s.works), [true]);
+    for (const name of ["call-1", "call-2"]) token(name);
+    const result = await executor.run(executor.resolve({ command: "echo ran >> ran.txt" }));
+    assert.equal(result.exitCode, 0, result.stderr.text);
+    assert.equal(result.sandbox?.runnerFailed, false);
+    assert.equal(readFileSync(join(workspace.root, "ran.txt"), "utf8"), "ran\n");
+    assert.deepEqual(readdirSync(tokens), [], "both raced launches were made");
   });
 });
 

@@ -6,14 +6,17 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
-import {
-  SANDBOX_BACKENDS,
-  SandboxBashExecutor,
-  type SandboxBashExecutorConfig,
-} from "../../sandbox/mod.ts";
+import { SandboxBashExecutor, type SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
 import { withPlan } from "../engine/_plan.ts";
 import { removeIdleCgroups } from "../local/_helpers.ts";
-import { executorFor, oneStandby, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+import {
+  executorFor,
+  oneStandby,
+  probeHere,
+  SANDBOX_BACKENDS_HERE,
+  skipUnless,
+  tempWorkspace,
+} from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const support = cgroupSupport();
@@ -46,7 +49,7 @@ class UnjoinableCgroup extends SandboxBashExecutor {
   }
 }
 
-for (const backend of SANDBOX_BACKENDS) {
+for (const backend of SANDBOX_BACKENDS_HERE) {
   const skip = skipUnless(statuses, backend);
   describe(`${backend} after a fault outside the executor`, () => {
     it("runs every call when its idle cgroups were removed, again and again", {

@@ -3,7 +3,7 @@
 // for it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
@@ -12,6 +12,7 @@ import {
   executorFor,
   oneStandby,
   probeHere,
+  SANDBOX_BACKENDS_HERE,
   skipUnless,
   STANDBY_TOKENS,
   standbys,
@@ -29,7 +30,7 @@ const PROBE = 'echo "$PWD"; [ -c /dev/stdin ] && echo "stdin is /dev/null"; ' +
   "grep ^Seccomp: /proc/self/status; ulimit -f; grep -c shellseam-exec- /proc/self/cgroup; " +
   'echo $(ls /proc/self/fd); echo "${SHELLSEAM_WATCHDOG##*.}"';
 
-for (const backend of ["bwrap", "landlock"] as const) {
+for (const backend of SANDBOX_BACKENDS_HERE) {
   const skip = skipUnless(statuses, backend) || noCgroup;
   describe(`a ${backend} standby (a confined launch started ahead)`, () => {
     it("runs the next command as a cold start would, and is gone with the executor", {
@@ -120,6 +121,40 @@ for (const backend of ["bwrap", "landlock"] as const) {
       const next = await executor.run({ command: "echo fine" });
       assert.equal(next.stdout.text, "fine\n", next.stderr.text);
       assert.ok(!standbys(backend).includes(waiting), "the standby ran it");
+    });
+
+    it("holds only its launches' seccomp filter, and gives way to one for another rule", {
+      skip: skip || (backend !== "bwrap" && "the Landlock launcher builds its filter inside"),
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "read-only" });
+      const policy = (network: "allow" | "deny") => ({
+        mode: "read-only" as const,
+        workspaceRoot: workspace.root,
+        network,
+      });
+      // An IP socket: made under "allow", refused by the filter under "deny".
+      const socket = {
+        command: "python3 -c 'import socket; socket.socket(); print(\"made\")' 2>&1 | tail -n 1",
+      };
+      await executor.run({ command: "true" });
+      const denying = await oneStandby(backend);
+      // Its descriptors: stdio and the one filter's pipe (each filter held costs a fork).
+      assert.deepEqual(readdirSync(`/proc/${denying}/fd`).sort(), ["0", "1", "2", "3"]);
+      // Another rule's call starts as usual; a standby for that rule takes the place.
+      const cold = await executor.run({ ...socket, sandboxPolicy: policy("allow") });
+      assert.equal(cold.stdout.text, "made\n", cold.stderr.text);
+      // The one for deny gives way (the wait fails when it stays).
+      const allowing = await oneStandby(backend, denying);
+      const warm = await executor.run({ ...socket, sandboxPolicy: policy("allow") });
+      assert.equal(warm.stdout.text, "made\n", warm.stderr.text);
+      assert.ok(!standbys(backend).includes(allowing), "the standby ran it");
+      // Back to deny: a standby for deny runs it, under deny's filter.
+      await executor.run({ command: "true" });
+      const again = await oneStandby(backend, allowing);
+      const refused = await executor.run(socket);
+      assert.ok(!standbys(backend).includes(again), "the standby ran it");
+      assert.match(refused.stdout.text, /Permission denied|not permitted/, refused.stdout.text);
     });
 
     it("holds the command in the cgroups it joined: a fork bomb meets the process limit", {

@@ -116,7 +116,7 @@ describe("the test pool (scripts/_pool.ts)", () => {
       Deno.env.set("SHELLSEAM_TEST_JOBS", "two");
       assert.throws(() => testJobs(), /SHELLSEAM_TEST_JOBS is "two"/);
       Deno.env.delete("SHELLSEAM_TEST_JOBS");
-      assert.equal(testJobs(), 3);
+      assert.equal(testJobs(), 4);
     } finally {
       if (before === undefined) Deno.env.delete("SHELLSEAM_TEST_JOBS");
       else Deno.env.set("SHELLSEAM_TEST_JOBS", before);

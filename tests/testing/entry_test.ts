@@ -21,7 +21,7 @@ function importWithTrap(entries: string[]): { status: number | null; output: str
   try {
     writeFileSync(
       join(dir, "trap.js"),
-      'export const describe = null, it = null;\nthrow new Error("node:test was loaded");\n',
+      'export const after = null, describe = null, it = null;\nthrow new Error("node:test was loaded");\n',
     );
     writeFileSync(join(dir, "map.json"), JSON.stringify({ imports: { "node:test": "./trap.js" } }));
     writeFileSync(

@@ -84,6 +84,7 @@ export function fakeProcess(
       if (printed !== "") yield { stream: "stdout", text: printed };
     },
     write: () => Promise.resolve(),
+    resize: () => Promise.resolve(),
     closeStdin: () => Promise.resolve(),
     kill: () => {
       process.kills++;
@@ -123,6 +124,7 @@ export function lingeringProcess(spec: BashExecSpec, settleMs: number): BashProc
       yield* [];
     },
     write: () => Promise.resolve(),
+    resize: () => Promise.resolve(),
     closeStdin: () => Promise.resolve(),
     kill: () => {
       if (process.status !== "running") return Promise.resolve(false);

@@ -185,14 +185,14 @@ describe("bash tool over a real LocalBashExecutor", () => {
     const token = marker();
     await withSession(async ({ bash }) => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 300);
+      // Aborted once the command said it started, not on a clock from the call.
       const result = await bash.execute(
-        { command: `sleep ${token}`, description: "Sleep until aborted" },
-        { signal: controller.signal },
+        { command: `echo started; sleep ${token}`, description: "Sleep until aborted" },
+        { signal: controller.signal, onUpdate: () => controller.abort() },
       );
       assert.deepEqual(result, {
         text:
-          "(no output)\n[aborted: the tool call was cancelled before the command finished]\n[killed by signal: SIGTERM]",
+          "started\n[aborted: the tool call was cancelled before the command finished]\n[killed by signal: SIGTERM]",
         isError: true,
       });
       await assertNoneLeft(token);

@@ -25,6 +25,23 @@ describe("BASH_TOOL_GUIDANCE", () => {
     );
   });
 
+  it("says when to use a terminal, how to quit its programs, how to resize, and what stays off", () => {
+    for (
+      const phrase of [
+        "use terminal: true only for programs that need one or wait for input",
+        "prefer a non-interactive flag",
+        "resize it with task_input's rows and cols",
+        "q for less, top and man",
+        '"\\u001b:q!\\r" for vi',
+        'exit() or "\\u0004" (Ctrl-D) for a REPL',
+        '"\\u0003" (Ctrl-C) to stop a command',
+        "git and gh still never ask for credentials (GIT_TERMINAL_PROMPT=0",
+      ]
+    ) {
+      assert.ok(BASH_TOOL_GUIDANCE.includes(phrase), phrase);
+    }
+  });
+
   it("names only markers the tools really render", () => {
     const templates = markerTemplates(BASH_TOOL_GUIDANCE);
     assert.ok(templates.length >= 5, templates.join(" "));

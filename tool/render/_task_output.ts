@@ -21,6 +21,7 @@ import {
 } from "./_markers.ts";
 import { scrubbedSecrets } from "./_redact.ts";
 import { renderTaskStatus } from "./_task_status.ts";
+import type { ScreenSnapshot } from "../screen.ts";
 
 /**
  * What a background bash task's `readOutput` hook returns: the process read,
@@ -48,6 +49,12 @@ export interface BashTaskOutput extends BashProcessRead {
   limitHit?: ResourceLimitHit;
   /** What the settled process left behind (see `BashRunResult.strays`). */
   strays?: StrayReport;
+  /**
+   * A terminal's screen after this read (its stdout rendered), for a task
+   * that runs in one: a promise when the renderer parses later (see
+   * `ScreenRenderer.snapshot`); await it before reading it.
+   */
+  screen?: ScreenSnapshot | Promise<ScreenSnapshot>;
 }
 
 /**
@@ -127,9 +134,14 @@ export function renderTaskOutput(
   const secrets = options.secrets ?? scrubbedSecrets();
   const lines: string[] = [];
   if (isBashTaskOutput(output)) {
+    const screen = output.screen;
     lines.push(...outputLines(
       {
-        stdout: output.stdout.binary === undefined ? output.stdout.text : "",
+        stdout: screen !== undefined
+          ? screenText(screen)
+          : output.stdout.binary === undefined
+          ? output.stdout.text
+          : "",
         stdoutMarkers: streamLines(output.stdout, "stdout", output.status),
         stderr: output.stderr.binary === undefined ? output.stderr.text : "",
         stderrMarkers: streamLines(output.stderr, "stderr", output.status),
@@ -165,6 +177,25 @@ export function renderTaskOutput(
   }
   lines.push(`[${renderTaskStatus(snapshot)}]`);
   return lines.join("\n");
+}
+
+/**
+ * A terminal's screen for the model: the rows that scrolled off unread
+ * (and a line for those not kept), then `[screen]` and its rows, or
+ * `[screen: blank]`. A screen still a promise (the tools await it first:
+ * `readTask`) says so.
+ */
+function screenText(screen: ScreenSnapshot | Promise<ScreenSnapshot>): string {
+  if (screen instanceof Promise) return "[screen: not drawn yet; read it again]\n";
+  const lines: string[] = [];
+  if (screen.droppedLines > 0) {
+    lines.push(`[${screen.droppedLines} earlier lines scrolled off and were not kept]`);
+  }
+  lines.push(...screen.scrolledOff);
+  const alternate = screen.alternate ? " (a full-screen program)" : "";
+  if (screen.lines.length === 0) lines.push(`[screen${alternate}: blank]`);
+  else lines.push(`[screen${alternate}]`, ...screen.lines);
+  return `${lines.join("\n")}\n`;
 }
 
 /**

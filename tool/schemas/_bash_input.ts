@@ -1,4 +1,5 @@
 import type { SandboxMode } from "../../seam/mod.ts";
+import { terminalCells } from "./_task_inputs.ts";
 import { describeMode } from "./_modes.ts";
 import type { JsonSchemaProperty, ObjectJsonSchema } from "./_json_schema.ts";
 import { NON_BLANK_PATTERN, type ValidateOptions } from "./_validate.ts";
@@ -30,6 +31,8 @@ export interface BashSchemaOptions {
   escalationModes: readonly SandboxMode[];
   /** Offer `run_in_background`. */
   runInBackground: boolean;
+  /** Offer `terminal` (a background command in a pseudo-terminal, typed into with `task_input`). */
+  terminal?: boolean;
   /**
    * The executor's time limits in milliseconds: the default, and the most a
    * call may ask for (`undefined` when it sets none). Named in the
@@ -95,6 +98,17 @@ export function bashInputSchema(options: BashSchemaOptions): ObjectJsonSchema {
       description:
         "Start the command and reply at once with its task id, for servers, watchers and long builds. No time limit applies; read its output with task_output and stop it with task_kill.",
     };
+  }
+  if (options.terminal === true) {
+    properties.terminal = {
+      type: "boolean",
+      description:
+        "Run the command in the background in a terminal (24 rows by 80 columns unless rows and cols say) and reply with its task id and first screen. Use it for programs that need a terminal or ask questions: REPLs (python3, node, psql), debuggers, prompts (y/N, npm init), full-screen programs (vi, less, top). Type into it with task_input; no time limit applies.",
+    };
+    properties.rows = terminalCells("With terminal: true, the terminal's rows (default 24).");
+    properties.cols = terminalCells(
+      "With terminal: true, the terminal's columns (default 80); more for wide tables.",
+    );
   }
   const wider = options.escalationModes;
   if (wider.length > 0) {
@@ -171,6 +185,21 @@ export const BASH_CHECKS: ValidateOptions = {
   hints: NEVER_ACCEPTED,
   refine: (value) => {
     const problems: string[] = [];
+    if (value.terminal === true && value.timeout_ms !== undefined) {
+      problems.push(
+        "timeout_ms does not apply with terminal: a terminal's command runs until it exits or task_kill stops it; drop one of the two",
+      );
+    }
+    if (value.terminal !== true && (value.rows !== undefined || value.cols !== undefined)) {
+      problems.push(
+        "rows and cols are the size of a terminal: add terminal: true, or drop them",
+      );
+    }
+    if (value.terminal === true && value.run_in_background === false) {
+      problems.push(
+        "terminal runs the command in the background: drop run_in_background: false",
+      );
+    }
     if (value.run_in_background === true && value.timeout_ms !== undefined) {
       problems.push(
         "timeout_ms does not apply with run_in_background: a background command runs until it exits or task_kill stops it; drop one of the two",

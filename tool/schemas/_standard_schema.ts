@@ -1,5 +1,5 @@
 import type { ObjectJsonSchema } from "./_json_schema.ts";
-import { describeValue } from "../../seam/_checks.ts";
+import { describeValue } from "../../seam/checks.ts";
 import { isPlainObject, type ValidateOptions, validateToolArguments } from "./_validate.ts";
 
 // The shapes of Standard Schema v1 and Standard JSON Schema v1 (standardschema.dev,

@@ -1,5 +1,5 @@
-import { messageOf } from "../../seam/_message.ts";
-import { describeValue } from "../../seam/_checks.ts";
+import { messageOf } from "../../seam/message.ts";
+import { describeValue } from "../../seam/checks.ts";
 import type { JsonSchemaProperty, ObjectJsonSchema } from "./_json_schema.ts";
 
 /**

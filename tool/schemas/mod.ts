@@ -30,7 +30,11 @@ export {
   toolStandardSchema,
 } from "./_standard_schema.ts";
 export {
+  DEFAULT_INPUT_WAIT_MS,
   DEFAULT_TASK_WAIT_MS,
+  INPUT_QUIET_MS,
+  MAX_INPUT_WAIT_MS,
+  TASK_INPUT_SCHEMA,
   TASK_KILL_SCHEMA,
   TASK_LIST_SCHEMA,
   TASK_OUTPUT_CHECKS,

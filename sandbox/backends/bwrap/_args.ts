@@ -7,7 +7,7 @@
  * @module
  */
 import type { Launch } from "../../../engine/mod.ts";
-import { existingRealpath, isBeneath } from "../../_paths.ts";
+import { existingRealpath, isBeneath } from "../../../engine/mod.ts";
 import type { ConfinedPolicy } from "../mod.ts";
 
 /** The executor's private folders that bubblewrap shows a command. */

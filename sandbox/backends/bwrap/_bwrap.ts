@@ -15,11 +15,9 @@ import {
   type BackendKind,
   type ConfinedPolicy,
   DENIED,
-  deniedPaths,
+  deniedByLines,
   firstLine,
   LATE_SOCKETS_GAP,
-  networkDenial,
-  policyDenial,
   type PrepareContext,
   probeFailureReason,
   type ProbeOutcome,
@@ -120,13 +118,27 @@ export function bwrapRunnerFailed(outcome: LaunchOutcome): boolean {
 }
 
 /**
- * True when bwrap failed its setup at one of the policy's masks: the path
- * went (or came) between the wrapper's look and bwrap's mount, so a launch
- * planned again, with the masks read again, may start.
+ * bwrap's failure when the host's mount table changed while it bound the root:
+ * a mount listed, then gone (or come), before bwrap remounted it read-only
+ * (bubblewrap issue 650). Nothing of the policy is wrong; a launch again starts.
+ */
+const MOUNT_TABLE_RACE = "Unable to apply mount flags: remount ";
+
+/**
+ * True when bwrap failed its setup at a path that changed under it, so a
+ * launch planned again may start. Either:
+ * 1. at one of the policy's masks: the path went (or came) between the
+ *    wrapper's look and bwrap's mount, and the masks are read again; or
+ * 2. at a mount of the host that came or went while bwrap remounted the
+ *    bound tree read-only (`MOUNT_TABLE_RACE`).
+ *
+ * The engine asks only of a launch that ended before its command started
+ * (see `LaunchPlan.announcesStart`), so the command's own words never count.
  */
 export function bwrapSetupRaced(stderr: string, policy: ConfinedPolicy): boolean {
   const line = firstLine(stderr);
-  return line.startsWith("bwrap: ") && policy.masks.some(({ path }) => line.includes(path));
+  return line.startsWith("bwrap: ") &&
+    (line.includes(MOUNT_TABLE_RACE) || policy.masks.some(({ path }) => line.includes(path)));
 }
 
 /**
@@ -140,16 +152,10 @@ export function bwrapDenied(
   policy: ConfinedPolicy,
   cwd: string,
 ): SandboxDenial | undefined {
-  if (outcome.exitCode === null || outcome.exitCode === 0) return undefined;
-  const lines = outcome.stderrText.split("\n");
-  for (const [index, line] of lines.entries()) {
-    if (line.includes(READ_ONLY_SIGNATURE)) return "filesystem";
-    if (networkDenial(line, policy)) return "network";
-    if (!DENIED.test(line)) continue;
-    const masked = policyDenial(lines, index, deniedPaths(line, cwd), policy);
-    if (masked !== undefined) return masked;
-  }
-  return undefined;
+  return deniedByLines(outcome, policy, cwd, {
+    refused: DENIED,
+    first: (line) => line.includes(READ_ONLY_SIGNATURE) ? "filesystem" : undefined,
+  });
 }
 
 /**
@@ -158,6 +164,7 @@ export function bwrapDenied(
  */
 export const BWRAP_KIND: BackendKind = {
   name: "bwrap",
+  platform: "linux",
   async prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }> {
     const tmpDir = await context.privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;

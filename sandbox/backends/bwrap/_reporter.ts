@@ -7,7 +7,8 @@
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
 import type { Launch } from "../../../engine/mod.ts";
-import { BASH_FLAGS, LAUNCH_STARTED } from "../../../engine/mod.ts";
+import { BASH_FLAGS } from "../../../engine/mod.ts";
+import { PRINT_START } from "../mod.ts";
 
 /** The descriptor on which the namespace's reporter writes its count. */
 const STRAY_REPORT_FD = 9;
@@ -28,23 +29,26 @@ export const REPORTER_NAME = "shellseam-strays";
  *    only wait with it (a trap is reset in the child, an ignored signal would not be).
  * 2. It counts the live processes of the namespace but itself and pid 1: a
  *    process whose leader is a zombie counts when one of its threads is live.
- * 3. It SIGKILLs them (`kill -9 -1`), so none writes after it, then writes
- *    the count on its own line to the report descriptor.
- * 4. It exits with the launch's status: bwrap turns a death by signal into
+ * 3. It SIGKILLs them (`kill -9 -1`) and counts again, until none is live
+ *    (at most 200 rounds): a process killed inside a system call finishes
+ *    that call first, and one that was reopening the report through
+ *    `/proc/PID/fd` would otherwise truncate or forge the count after it.
+ * 4. It writes the first count on its own line to the report descriptor.
+ * 5. It exits with the launch's status: bwrap turns a death by signal into
  *    128 + its number anyway, so the result is what it was without it.
  * It runs with `-p`: no `BASH_ENV`, no function from the environment (one
  * named `read` or `kill` would run in its place), and the launch gets the
  * environment bwrap set (its `SHLVL` one lower first, as the launch would
  * otherwise count this shell).
  */
-export const NAMESPACE_REPORTER: string =
-  `printf '\\${LAUNCH_STARTED.toString(8).padStart(3, "0")}'; ` +
+export const NAMESPACE_REPORTER: string = PRINT_START +
   "trap : TERM INT HUP; SHLVL=$((SHLVL - 1)); " +
-  `"$@" ${STRAY_REPORT_FD}>&-; s=$?; n=0; ` +
-  'for d in /proc/[1-9]*; do [ "${d#/proc/}" = 1 ] || [ "${d#/proc/}" = $$ ] && continue; ' +
+  `"$@" ${STRAY_REPORT_FD}>&-; s=$?; ` +
+  'live() { n=0; for d in /proc/[1-9]*; do [ "${d#/proc/}" = 1 ] || [ "${d#/proc/}" = $$ ] && continue; ' +
   'for f in "$d/stat" "$d"/task/*/stat; do l=; { read -r l < "$f"; } 2>/dev/null; l=${l##*) }; ' +
-  'case ${l%% *} in ""|Z|X|x) ;; *) n=$((n + 1)); break ;; esac; done; done; ' +
-  `kill -9 -1 2>/dev/null; printf '\\n%s\\n' "$n" >&${STRAY_REPORT_FD}; exit "$s"`;
+  'case ${l%% *} in ""|Z|X|x) ;; *) n=$((n + 1)); break ;; esac; done; done; }; ' +
+  'live; c=$n; i=0; while kill -9 -1 2>/dev/null; live; [ "$n" -gt 0 ] && [ $i -lt 200 ]; do i=$((i + 1)); done; ' +
+  `printf '\\n%s\\n' "$c" >&${STRAY_REPORT_FD}; exit "$s"`;
 
 /** `launch` run by the namespace's reporter (see `NAMESPACE_REPORTER`). */
 export function reported(launch: Launch): Launch {

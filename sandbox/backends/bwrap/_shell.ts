@@ -1,50 +1,78 @@
 /**
  * The pieces of shell that the wrapper (`_wrapper.ts`) and the standby
- * (`_standby.ts`) share: how they name their own failure, how they close
- * what they inherited, and how they read the mask groups from their stdin
- * and keep those whose path is still there.
+ * (`_standby.ts`) share besides every backend's (`../_shell.ts`): how they
+ * name their own failure, and how they read the mask groups from their
+ * stdin and keep those whose path is still there.
  *
  * @module
  */
 
+import { joinedBytes } from "../../../engine/mod.ts";
+import { closeInherited, RUNNER_FAILURE_EXIT } from "../mod.ts";
+
 /** The exit code of the wrapper shell (or the standby) when it failed itself. */
-export const WRAPPER_FAILURE_EXIT = 125;
+export const WRAPPER_FAILURE_EXIT: number = RUNNER_FAILURE_EXIT;
 /** The prefix of the wrapper's (or the standby's) own failure lines, and its `$0`. */
 export const WRAPPER_NAME = "shellseam-bwrap";
 
-/**
- * Closes every descriptor above 2 that the shell inherited: one the runtime
- * left without close-on-exec would reach into the sandbox.
- */
-export const CLOSE_INHERITED: string =
-  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ';
+/** Closes every descriptor above 2 that the shell inherited (see `closeInherited`). */
+export const CLOSE_INHERITED: string = closeInherited("/proc/$$/fd");
 
 /**
- * Reads `$m` mask groups (see `maskGroups` in `_args.ts`) from stdin, each its
- * option count then its options, NUL-terminated, and keeps in `v` those
- * whose path (the group's last option) is still there, a dangling symlink
- * included; any other input is the wrapper's failure.
+ * Reads the sizes of the entries that follow on stdin: `$h` bytes of byte
+ * counts, space-separated, into the array `z` (`i` indexes the next). Each
+ * entry is then read with `read -N` of its size (`readSized`), in a few
+ * system calls: `read -d ""` reads a pipe a byte at a time, one system call
+ * a byte (about 40 ms of CPU for the 16 KB of options of a workspace with
+ * 150 protected paths). Bash reads in the C locale from here on (the
+ * runners run with no environment, and set it besides): `read -N` counts
+ * bytes, and reads exactly them. Any other input is the wrapper's failure.
  */
-export const READ_MASKS: string = 'v=(); while [ "$m" -gt 0 ] && IFS= read -r -d "" x && q=() && ' +
-  'while [ "${#q[@]}" -lt "$x" ] && IFS= read -r -d "" e; do q+=("$e"); done && ' +
-  '[ "${#q[@]}" = "$x" ]; do m=$((m - 1)); ' +
+export const READ_SIZES: string = 'LC_ALL=C; IFS= read -r -N "$h" z && [ "${#z}" = "$h" ] || ' +
+  `{ echo "${WRAPPER_NAME}: no sizes on stdin" >&2; exit ${WRAPPER_FAILURE_EXIT}; }; ` +
+  "set -f; z=($z); set +f; i=0; ";
+
+/**
+ * Reads the next entry (see `READ_SIZES`) into `name`, and fails (status
+ * not 0) when stdin ends first.
+ */
+function readSized(name: string): string {
+  return `IFS= read -r -N "\${z[i]}" ${name} && [ "\${#${name}}" = "\${z[i++]}" ]`;
+}
+
+/** Reads `$n` entries (see `READ_SIZES`) into `o`; fewer are the wrapper's failure. */
+export const READ_OPTIONS: string = 'o=(); while [ "${#o[@]}" -lt "$n" ] && ' + readSized("e") +
+  '; do o+=("$e"); done; [ "${#o[@]}" = "$n" ] || ' +
+  `{ echo "${WRAPPER_NAME}: no options on stdin" >&2; exit ${WRAPPER_FAILURE_EXIT}; }; `;
+
+/**
+ * Reads `$m` mask groups (see `maskGroups` in `_args.ts`), each its option
+ * count then its options, entries as `READ_SIZES` reads them, and keeps in
+ * `v` those whose path (the group's last option) is still there, a
+ * dangling symlink included; any other input is the wrapper's failure.
+ */
+export const READ_MASKS: string = 'v=(); while [ "$m" -gt 0 ] && ' + readSized("x") +
+  ' && q=() && while [ "${#q[@]}" -lt "$x" ] && ' + readSized("e") +
+  '; do q+=("$e"); done && [ "${#q[@]}" = "$x" ]; do m=$((m - 1)); ' +
   'if [ -e "${q[$((x - 1))]}" ] || [ -L "${q[$((x - 1))]}" ]; then v+=("${q[@]}"); fi; done; ' +
   `[ "$m" = 0 ] || { echo "${WRAPPER_NAME}: no masks on stdin" >&2; ` +
-  `exit ${WRAPPER_FAILURE_EXIT}; }; unset q e; `;
+  `exit ${WRAPPER_FAILURE_EXIT}; }; unset q e x z; `;
+
+/** Each mask group as `READ_MASKS` reads it: its option count, then its options. */
+export function maskEntries(masks: string[][]): string[] {
+  return masks.flatMap((group) => [String(group.length), ...group]);
+}
 
 /**
- * Puts the masks kept in `v` (see `READ_MASKS`) on fd 5 for bwrap's
- * `--args 5`, which goes after `--args 4`, so they mount last, and no
- * command line shows them (they name the user's secrets); `v` becomes those
- * two words, or nothing when no mask is left.
+ * `entries` as `READ_SIZES` and the readers after it take them: `sizes`,
+ * their byte counts space-separated, and `body`, the entries back to back.
  */
-export const MASKS_ON_FD5: string =
-  'if [ "${#v[@]}" -gt 0 ]; then exec 5< <(printf "%s\\0" "${v[@]}"); ' +
-  "v=(--args 5); fi; ";
-
-/** Each mask group as `READ_MASKS` reads it: its option count, then its options, NUL-terminated. */
-export function maskInput(masks: string[][]): string {
-  return masks.map((group) => nulTerminated([String(group.length), ...group])).join("");
+export function sizedEntries(entries: readonly string[]): { sizes: Uint8Array; body: Uint8Array } {
+  const encoded = entries.map((entry) => encoder.encode(entry));
+  return {
+    sizes: encoder.encode(encoded.map((entry) => entry.length).join(" ")),
+    body: joinedBytes(encoded),
+  };
 }
 
 /** `items`, each followed by a NUL. */

@@ -5,66 +5,60 @@
  *
  * @module
  */
-import type { Launch, LaunchStandby } from "../../../engine/mod.ts";
-import { APPLY_LIMITS, BASH_FLAGS, limitArgs } from "../../../engine/mod.ts";
-import { type ConfinedPolicy, type SocketRule, socketRule } from "../mod.ts";
+import { lstatSync } from "node:fs";
+import type { Launch } from "../../../engine/mod.ts";
+import { APPLY_LIMITS, BASH_FLAGS, joinedBytes, limitArgs } from "../../../engine/mod.ts";
+import { type ConfinedPolicy, type LaunchStandby, socketRule } from "../mod.ts";
 import { bwrapArgs, type BwrapFolders, LOCAL_PATHS, maskGroups } from "./_args.ts";
 import { NAMESPACE_REPORTER, OPEN_REPORT, REPORTER_NAME } from "./_reporter.ts";
 import {
   CLOSE_INHERITED,
   encoder,
-  maskInput,
-  MASKS_ON_FD5,
   nulTerminated,
-  READ_MASKS,
   WRAPPER_FAILURE_EXIT,
   WRAPPER_NAME,
 } from "./_shell.ts";
 import type { BwrapFilters } from "./_wrapper.ts";
 
-/** The filters a standby holds, in the order its input names them by index. */
-const STANDBY_RULES: readonly SocketRule[] = ["none", "unix", "inet", "any"];
-
 /**
  * A bwrap wrapper started ahead (see `LaunchStandby`). In order:
  * 1. While nothing waits for it, it joins the cgroups named in its
  *    arguments (`APPLY_LIMITS`), closes the descriptors it inherited as the
- *    wrapper does (`CLOSE_INHERITED`), and puts each of the four seccomp
- *    filters on a pipe of its own (fds 5 to 8).
+ *    wrapper does (`CLOSE_INHERITED`), and puts its seccomp filter (`$1`,
+ *    when not empty) on a pipe, as fd 3. It holds the one filter its
+ *    launches need (their socket rule is part of its key): each filter on a
+ *    pipe costs a fork of bash.
  * 2. It waits for its input: the report file's path (or nothing) and a NUL;
- *    a line `<filter index or -> <command bytes> <mask groups> <rlimit
- *    entries> --`; the command; the mask groups (it keeps those whose path
- *    is still there, `READ_MASKS`); then bwrap's options, NUL-separated, to
- *    the end.
- * 3. It sets the rlimits and keeps the filter named (as fd 3).
- * 4. It gives the command /dev/null for stdin, bwrap's options on fd 4
- *    (which bwrap reads to the end with `--args`) and the masks kept on fd 5
- *    (`MASKS_ON_FD5`).
+ *    a line `<command bytes> <rlimit entries> --`; the command; then
+ *    bwrap's options, NUL-separated, to the end, the masks whose path was
+ *    still there when the input was made last (so they mount last).
+ * 3. It sets the rlimits.
+ * 4. It gives the command /dev/null for stdin, and bwrap its options on fd
+ *    4 (which bwrap reads to the end with `--args`): no command line shows
+ *    them, and no fork of bash puts them on a pipe of their own.
  * 5. It opens the report file as the wrapper does (`OPEN_REPORT`), and the
- *    command then runs under the namespace's reporter (`$7`).
+ *    command then runs under the namespace's reporter (`$4`).
  * 6. It execs bwrap.
  *
  * The reporter inside writes `LAUNCH_STARTED` once bwrap's setup is done:
  * the executor takes the launch for started only then (one whose setup
- * failed is started as usual), so a standby needs a report file. It runs
- * with no environment, so bash reads in the C locale: `read -N` counts
- * bytes, and reads exactly them.
+ * failed, at a mask whose path went since the input was made for one, is
+ * started as usual), so a standby needs a report file. It runs with no
+ * environment, so bash reads in the C locale: `read -N` counts bytes, and
+ * reads exactly them.
  */
-const STANDBY = APPLY_LIMITS + "b=$5; s=$6; t=$7; " + CLOSE_INHERITED +
-  'exec 5< <(printf "$1") 6< <(printf "$2") 7< <(printf "$3") ' +
-  '8< <(printf "$4"); IFS= read -r -d "" p && IFS=" " read -r r n m l && ' +
+const STANDBY = APPLY_LIMITS + "b=$2; s=$3; t=$4; " + CLOSE_INHERITED +
+  'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; ' +
+  'IFS= read -r -d "" p && IFS=" " read -r n l && ' +
   'IFS= read -r -N "$n" c && ' +
   `[ "\${#c}" = "$n" ] || { echo "${WRAPPER_NAME}: the standby got no command" >&2; ` +
-  `exit ${WRAPPER_FAILURE_EXIT}; }; ` + READ_MASKS +
+  `exit ${WRAPPER_FAILURE_EXIT}; }; ` +
   "set -f; set -- $l; set +f; " + APPLY_LIMITS +
-  'if [ "$r" != - ]; then eval "exec 3<&$((r + 5))"; fi; exec 4<&0 0</dev/null 5<&- 6<&- 7<&- ' +
-  `8<&-; ${MASKS_ON_FD5}set -- "$p"; ${OPEN_REPORT}set --; [ -z "$p" ] || set -- "$s" ${
+  `exec 4<&0 0</dev/null; set -- "$p"; ${OPEN_REPORT}set --; [ -z "$p" ] || set -- "$s" ${
     BASH_FLAGS.join(" ")
   } ` +
   `-p -c "$t" ${REPORTER_NAME}; ` +
-  `shopt -s execfail; exec "$b" --args 4 "\${v[@]}" -- "$@" "$s" ${
-    BASH_FLAGS.join(" ")
-  } -c "$c"; ` +
+  `shopt -s execfail; exec "$b" --args 4 -- "$@" "$s" ${BASH_FLAGS.join(" ")} -c "$c"; ` +
   `echo "${WRAPPER_NAME}: cannot run $b" >&2; exit ${WRAPPER_FAILURE_EXIT}`;
 
 /**
@@ -87,8 +81,9 @@ export function bwrapStandby(
     : undefined;
   if (command === undefined) return undefined;
   const bash = launch.program;
+  const filter = filters?.[socketRule(policy)];
   return {
-    key: `bwrap ${bwrap} ${bash}`,
+    key: `bwrap ${bwrap} ${bash} ${filter === undefined ? "-" : socketRule(policy)}`,
     prepare: (cgroupProcs) => ({
       program: bash,
       args: [
@@ -98,7 +93,7 @@ export function bwrapStandby(
         STANDBY,
         WRAPPER_NAME,
         ...limitArgs({}, cgroupProcs),
-        ...STANDBY_RULES.map((rule) => filters?.[rule] ?? ""),
+        filter ?? "",
         bwrap,
         bash,
         NAMESPACE_REPORTER,
@@ -110,26 +105,18 @@ export function bwrapStandby(
       const args = bwrapArgs(launch, policy, folders, LOCAL_PATHS, "apart");
       // Everything before the command's own "--", which the standby puts on bwrap's command line.
       const options = args.slice(0, args.length - launch.args.length - 2);
-      if (filters !== undefined) options.unshift("--seccomp", "3");
-      const rule = filters === undefined ? "-" : STANDBY_RULES.indexOf(socketRule(policy));
+      if (filter !== undefined) options.unshift("--seccomp", "3");
       const commandBytes = encoder.encode(command);
-      const masks = maskGroups(policy);
-      const head = `${rule} ${commandBytes.length} ${masks.length} ${
-        limitArgs(rlimits).join(" ")
-      }\n`;
-      const parts = [
-        encoder.encode(`${policy.strayReport ?? ""}\0`),
-        encoder.encode(head),
+      // Each mask whose path is still there (see maskGroups), its path last.
+      const masks = maskGroups(policy).filter((group) =>
+        lstatSync(group[group.length - 1] ?? "", { throwIfNoEntry: false }) !== undefined
+      );
+      const head = `${commandBytes.length} ${limitArgs(rlimits).join(" ")}\n`;
+      return joinedBytes([
+        encoder.encode(`${policy.strayReport ?? ""}\0${head}`),
         commandBytes,
-        encoder.encode(maskInput(masks) + nulTerminated(options)),
-      ];
-      const input = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-      let offset = 0;
-      for (const part of parts) {
-        input.set(part, offset);
-        offset += part.length;
-      }
-      return input;
+        encoder.encode(nulTerminated([...options, ...masks.flat()])),
+      ]);
     },
   };
 }

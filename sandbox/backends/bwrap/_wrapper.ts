@@ -6,18 +6,24 @@
  * @module
  */
 import type { Launch, LaunchLimits } from "../../../engine/mod.ts";
-import { APPLY_LIMITS, BASH_FLAGS, limitArgs } from "../../../engine/mod.ts";
-import { commandFilter, type ConfinedPolicy, socketRule } from "../mod.ts";
+import { APPLY_LIMITS, BASH_FLAGS, joinedBytes, limitArgs } from "../../../engine/mod.ts";
+import {
+  commandFilter,
+  type ConfinedPolicy,
+  execOrFail,
+  socketRule,
+  STDIN_UNLESS_KEPT,
+} from "../mod.ts";
 import { bwrapArgs, type BwrapFolders, type HostPaths, LOCAL_PATHS, maskGroups } from "./_args.ts";
 import { OPEN_REPORT, reported } from "./_reporter.ts";
 import {
   CLOSE_INHERITED,
   encoder,
-  maskInput,
-  MASKS_ON_FD5,
-  nulTerminated,
+  maskEntries,
   READ_MASKS,
-  WRAPPER_FAILURE_EXIT,
+  READ_OPTIONS,
+  READ_SIZES,
+  sizedEntries,
   WRAPPER_NAME,
 } from "./_shell.ts";
 
@@ -33,11 +39,13 @@ import {
  * 4. When `$2` is a path, it opens that file for appending on the report
  *    descriptor (`OPEN_REPORT`), which the namespace's reporter writes its count to.
  * 5. With `--input` next, it reads bwrap's options (the command's
- *    environment among them) from its stdin, exactly those bytes (see
- *    `bwrapInput`), and puts them on fd 4 for bwrap's `--args 4`, so that no
- *    command line shows them; then it reads the mask groups and puts those
- *    whose path is still there (`READ_MASKS`) on fd 5 (`MASKS_ON_FD5`). The
- *    command keeps the rest of that stdin, or gets /dev/null.
+ *    environment among them) from its stdin, exactly those bytes, each
+ *    entry by its size (see `bwrapInput` and `READ_SIZES`), then the mask
+ *    groups, keeping those whose path is still there (`READ_MASKS`), and
+ *    puts both on fd 4 for bwrap's `--args 4`, the masks last (so they
+ *    mount last), through one pipe (each costs a fork of bash), so that no
+ *    command line shows them. The command keeps the rest of that stdin, or
+ *    gets /dev/null.
  * 6. It execs bwrap; a bwrap that cannot be run (gone since the probe) is
  *    its failure too (`execfail`).
  *
@@ -48,26 +56,24 @@ import {
 const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
   'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' + OPEN_REPORT + "shift; " +
   // With --input: bwrap's options come on stdin (see bwrapInput), for fd 4 and `--args 4`.
-  'if [ "$1" = --input ]; then shift; IFS=" " read -r k n m && o=() && ' +
-  'while [ "${#o[@]}" -lt "$n" ] && IFS= read -r -d "" e; do o+=("$e"); done; ' +
-  `[ "\${#o[@]}" = "$n" ] || { echo "${WRAPPER_NAME}: no options on stdin" >&2; ` +
-  `exit ${WRAPPER_FAILURE_EXIT}; }; ` + READ_MASKS +
-  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o; [ "$k" = 1 ] || exec 0</dev/null; ' +
-  MASKS_ON_FD5 + 'set -- "$1" --args 4 "${v[@]}" "${@:2}"; fi; ' +
-  `shopt -s execfail; exec "$@"; echo "${WRAPPER_NAME}: cannot run $1" >&2; ` +
-  `exit ${WRAPPER_FAILURE_EXIT}`;
+  'if [ "$1" = --input ]; then shift; IFS=" " read -r k n m h; ' + READ_SIZES + READ_OPTIONS +
+  READ_MASKS + 'exec 4< <(printf "%s\\0" "${o[@]}" "${v[@]}"); unset o v; ' + STDIN_UNLESS_KEPT +
+  'set -- "$1" --args 4 "${@:2}"; fi; ' + execOrFail(WRAPPER_NAME);
 
 /**
  * What the wrapper reads on its stdin with `--input`: whether the command
  * keeps that stdin after it (`1`, else it gets /dev/null), how many options
- * follow and how many mask groups after them, on a line, then each option
- * NUL-terminated, then the mask groups (see {@linkcode maskInput}).
+ * follow, how many mask groups after them and how many bytes the sizes take,
+ * on a line; then the sizes and the entries (see `sizedEntries`): each
+ * option, then the mask groups (see `maskEntries`).
  */
 function bwrapInput(options: string[], masks: string[][], keepStdin: boolean): Uint8Array {
-  return encoder.encode(
-    `${keepStdin ? 1 : 0} ${options.length} ${masks.length}\n` + nulTerminated(options) +
-      maskInput(masks),
-  );
+  const { sizes, body } = sizedEntries([...options, ...maskEntries(masks)]);
+  return joinedBytes([
+    encoder.encode(`${keepStdin ? 1 : 0} ${options.length} ${masks.length} ${sizes.length}\n`),
+    sizes,
+    body,
+  ]);
 }
 
 /** `bytes` as a `printf` format that prints exactly them. */

@@ -12,7 +12,10 @@
  * 4. The backend (`_bwrap.ts`) reads a failed command's stderr for bwrap's
  *    own failure or a denial.
  *
- * This folder's surface for the rest of `sandbox/`; nothing here is public.
+ * This folder's surface for the rest of `sandbox/` and for `remote/`, which
+ * confines a command on a remote host with the same arguments, wrapper,
+ * seccomp filters and reading of its refusals, built from facts gathered
+ * there; nothing here is public.
  *
  * @module
  */

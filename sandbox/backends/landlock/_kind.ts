@@ -1,6 +1,6 @@
 import process from "node:process";
 import { BashSpawnError } from "../../../seam/mod.ts";
-import { messageOf } from "../../../seam/_message.ts";
+import { messageOf } from "../../../seam/message.ts";
 import { findOnPath } from "../../../engine/mod.ts";
 import type { BackendKind, PrepareContext, SandboxBackend } from "../mod.ts";
 import { findDeno } from "./_deno.ts";
@@ -16,6 +16,7 @@ import { landlockLauncherFile } from "./_launcher_file.ts";
  */
 export const LANDLOCK_KIND: BackendKind = {
   name: "landlock",
+  platform: "linux",
   async prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }> {
     const deno = findDeno(context.searchPath);
     if ("reason" in deno) return deno;

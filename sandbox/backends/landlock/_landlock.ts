@@ -1,24 +1,22 @@
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
-import type { SandboxEnforcement } from "../../../seam/mod.ts";
-import type { Launch, LaunchLimits, LaunchOutcome, LaunchStandby } from "../../../engine/mod.ts";
-import { existingRealpath, isBeneath } from "../../_paths.ts";
-import { rlimitsToSet, throwIfDenied } from "../../../engine/mod.ts";
+import { BashSpawnError, type SandboxEnforcement } from "../../../seam/mod.ts";
+import type { Launch, LaunchLimits, LaunchOutcome } from "../../../engine/mod.ts";
+import { existingRealpath, isBeneath, rlimitsToSet, throwIfDenied } from "../../../engine/mod.ts";
 import {
   commandFilter,
   type ConfinedPolicy,
   DENIED,
-  deniedPaths,
+  deniedByLines,
   firstLine,
   LATE_SOCKETS_GAP,
-  networkDenial,
-  policyDenial,
+  type LaunchStandby,
   probeFailureReason,
   type ProbeOutcome,
   PROXY_PORTS_GAP,
   type SandboxBackend,
-  type SocketRule,
+  SETSID_GAP,
   socketRule,
 } from "../mod.ts";
 import { landlockLauncherFile } from "./_launcher_file.ts";
@@ -77,11 +75,11 @@ export const METADATA_GAP =
   "modes, timestamps and extended attributes of your files outside the writable roots not confined";
 
 /**
- * Without a pid namespace, a process that leaves the session escapes the kill
- * census; a kill still finds it by the marker in its environment, unless it dropped that.
+ * What the same user's terminals (`/dev/pts`) give away without the
+ * read-only mount view, which mounts a terminal instance of the command's own.
  */
-export const SETSID_GAP =
-  "processes that call setsid and drop SHELLSEAM_WATCHDOG from their environment outlive kills and disposal";
+export const HOST_TERMINALS_GAP =
+  "your terminals (/dev/pts) readable, and so what is typed into them: hiding them needs a mount namespace";
 
 /** EROFS, from the read-only mount view a command runs under (as root, or in a user namespace). */
 const READ_ONLY = /read-only file system/i;
@@ -209,17 +207,22 @@ export function createLandlockBackend(
   // Root mounts its read-only view itself; another user does inside a user namespace.
   const view = root || unshare !== undefined;
   let abi = 0;
-  // The filter depends on the socket rule alone, so each is built once.
-  const filters = new Map<SocketRule, number[] | undefined>();
+  // The filter depends on the socket rule and the terminal alone, so each is built once.
+  const filters = new Map<string, number[] | undefined>();
   const filterFor = (policy: ConfinedPolicy): number[] | undefined => {
     const rule = socketRule(policy);
-    if (!filters.has(rule)) {
+    const terminal = policy.terminal === true;
+    const key = `${rule}${terminal ? " terminal" : ""}`;
+    if (!filters.has(key)) {
       // No pid namespace: a process that left the session would outlive the
-      // call (and its protected-path sweep), planting at will.
-      const filter = commandFilter(rule, setup.arch, true);
-      filters.set(rule, filter && [...filter]);
+      // call (and its protected-path sweep), planting at will. A terminal's
+      // shell must lead a session of its own to have the terminal as its
+      // controlling terminal; what it leaves is found by the marker, and
+      // SETSID_GAP says what is not.
+      const filter = commandFilter(rule, setup.arch, !terminal);
+      filters.set(key, filter && [...filter]);
     }
-    return filters.get(rule);
+    return filters.get(key);
   };
   /** The launcher's arguments that run `launch` confined by `policy` (its policy JSON first). */
   const launcherArgs = (
@@ -228,6 +231,11 @@ export function createLandlockBackend(
     limits?: LaunchLimits,
     reportAbi = false,
   ): string[] => {
+    if (policy.terminal === true && !view) {
+      throw new BashSpawnError(
+        `The Landlock sandbox gives a command a terminal only in a mount namespace of its own, which needs root or util-linux unshare with user namespaces; start it without "terminal", or use the bwrap backend (install bubblewrap)`,
+      );
+    }
     const { dirs, files } = writablePaths(policy, setup.tmpDir);
     const filter = filterFor(policy);
     const environment = Object.entries({ ...launch.env, TMPDIR: setup.tmpDir })
@@ -237,9 +245,11 @@ export function createLandlockBackend(
       readPaths: ["/"],
       // Without a mount namespace, reads are granted around the secrets.
       ...(!view && secrets.length > 0 ? { unreadable: secrets } : {}),
-      writeDirs: dirs,
-      writeFiles: files,
+      // A terminal's own devpts instance (see LandlockLauncherPolicy.terminal), never the host's.
+      writeDirs: policy.terminal === true ? [...dirs, "/dev/pts"] : dirs,
+      writeFiles: policy.terminal === true ? [...files, "/dev/ptmx"] : files,
       ...(view ? readOnlyView(policy, dirs, files) : {}),
+      ...(policy.terminal === true ? { terminal: true } : {}),
       network: policy.network,
       ...(filter === undefined ? {} : { seccompFilter: filter }),
       ...(limits === undefined || limits.cgroupProcs.length === 0
@@ -352,7 +362,7 @@ export function createLandlockBackend(
     }
     gaps.push(SETSID_GAP);
     // Only the read-only mount view closes these gaps.
-    if (!view) gaps.unshift(METADATA_GAP, HIDDEN_DIRS_GAP);
+    if (!view) gaps.unshift(METADATA_GAP, HIDDEN_DIRS_GAP, HOST_TERMINALS_GAP);
     return { filesystem: view ? "full" : "partial", network, gaps };
   };
   // The launcher says when it failed; a deno gone since the probe is named
@@ -399,25 +409,18 @@ export function createLandlockBackend(
       if (outcome.exitCode === null || outcome.exitCode === 0 || runnerFailed(outcome)) {
         return undefined;
       }
+      if (policy.terminal === true && !view) {
+        throw new BashSpawnError(
+          `The Landlock sandbox gives a command a terminal only in a mount namespace of its own, which needs root or util-linux unshare with user namespaces; start it without "terminal", or use the bwrap backend (install bubblewrap)`,
+        );
+      }
       const { dirs, files } = writablePaths(policy, setup.tmpDir);
       const writable = [...dirs, ...files];
-      const lines = outcome.stderrText.split("\n");
-      for (const [index, line] of lines.entries()) {
-        if (READ_ONLY.test(line)) {
-          if (view) return "filesystem";
-          continue;
-        }
-        if (networkDenial(line, policy)) return "network";
-        if (!DENIED.test(line)) continue;
-        const resolved = deniedPaths(line, cwd);
-        const masked = policyDenial(lines, index, resolved, policy);
-        if (masked !== undefined) return masked;
-        if (resolved.length === 0) continue;
-        if (!resolved.every((path) => writable.some((root) => isBeneath(path, root)))) {
-          return "filesystem";
-        }
-      }
-      return undefined;
+      return deniedByLines(outcome, policy, cwd, {
+        refused: DENIED,
+        first: (line) => READ_ONLY.test(line) ? (view ? "filesystem" : "next") : undefined,
+        writable: (path) => writable.some((root) => isBeneath(path, root)),
+      });
     },
   };
 }

@@ -52,8 +52,9 @@ interface LauncherDeno {
  * 4. Join the command's cgroups (`joinCgroups`), so that all it starts is held there.
  * 5. With `writableMounts`, mount the view (`mountView`): a private mount
  *    namespace, read-only but the writable roots, with the read-only paths,
- *    the hidden folders and, last, the masks over them. Mounting comes
- *    before Landlock, which forbids it.
+ *    the hidden folders, a terminal instance of its own (so no host
+ *    terminal shows), and, last, the masks over them. Mounting comes before Landlock, which
+ *    forbids it.
  * 6. Restrict itself with Landlock (`restrictWithLandlock`): read and
  *    execute everywhere but the unreadable paths, write only in the writable
  *    roots, TCP denied under `deny` (ABI >= 4), signals and abstract sockets
@@ -341,6 +342,12 @@ export function landlockLauncherMain(): void {
     if (masks.length > 0 && mounts === undefined) {
       return fail("the policy's masks need writableMounts (a private mount namespace)");
     }
+    if (policy.terminal !== undefined && typeof policy.terminal !== "boolean") {
+      return fail("the policy's terminal must be true or false");
+    }
+    if (policy.terminal === true && mounts === undefined) {
+      return fail("the policy's terminal needs writableMounts (a private mount namespace)");
+    }
     const cgroupProcs = policy.cgroupProcs ?? [];
     if (!isPathList(cgroupProcs)) return fail("the policy's cgroupProcs must be a list of paths");
     const rlimits = policy.rlimits ?? [];
@@ -456,6 +463,17 @@ export function landlockLauncherMain(): void {
         if (errorText() === "ENOENT") continue;
         return fail(`cannot hide "${path}" under an empty tmpfs (${errorText()})`);
       }
+    }
+    // A devpts instance of its own, for every command: a terminal's opens
+    // its terminals there, and none sees the host's (a user's terminal,
+    // readable by the same user, gives away what is typed into it).
+    const devpts = cString("devpts");
+    const ptsOptions = cString("newinstance,ptmxmode=0666,mode=0620");
+    if (
+      sys("mount", devpts, cString("/dev/pts"), devpts, MS_NOSUID | MS_NOEXEC, ptsOptions) !== 0 ||
+      sys("mount", cString("/dev/pts/ptmx"), cString("/dev/ptmx"), null, MS_BIND, null) !== 0
+    ) {
+      return fail(`cannot mount a terminal instance on /dev/pts (${errorText()})`);
     }
     // Last, so that no later mount uncovers them.
     for (const { source, path } of masks) {

@@ -46,6 +46,13 @@ export interface LandlockLauncherPolicy {
    * reads there are denied.
    */
   masks?: { source?: string; path: string }[];
+  /**
+   * With `writableMounts`: a fresh `devpts` instance on `/dev/pts` and its
+   * `ptmx` bound on `/dev/ptmx`, mounted before Landlock forbids mounting,
+   * so the command can open terminals of its own and sees none of the
+   * host's (the policy then lists `/dev/pts` and `/dev/ptmx` as writable).
+   */
+  terminal?: boolean;
   /** A seccomp filter (`struct sock_filter` bytes) to install last, when the backend has one. */
   seccompFilter?: number[];
   /**

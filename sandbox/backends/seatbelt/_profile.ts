@@ -66,6 +66,32 @@ const IOCTL_DEVICES = [
   "/dev/dtracehelper",
 ];
 
+/** A pseudo-terminal's device on macOS, as a filter: `/dev/ttys` and its number. */
+const PTY_DEVICE = '(regex "^/dev/ttys[0-9]+$")';
+
+/**
+ * What a command in a terminal needs beyond the rest (see
+ * {@linkcode seatbeltProfile}, step 7), as Apple's own profiles and
+ * Codex's grant it:
+ * 1. `pseudo-tty`, and `/dev/ptmx` read, written and its ioctls: `openpty`
+ *    (`script` opens the terminal inside the sandbox).
+ * 2. A pseudo-terminal's device read and written only with the
+ *    `com.apple.sandbox.pty` extension, which the kernel gives the sandbox
+ *    for each pseudo-terminal it opens through `/dev/ptmx`: its own, never
+ *    the user's other terminals.
+ * 3. Terminal ioctls (the size, raw mode, the controlling terminal) on any
+ *    pseudo-terminal a process holds: it can open none but its own.
+ * 4. `/dev/tty`, the process's controlling terminal (its own), which
+ *    `less`, `ssh` and `sudo` open to talk to the person at it.
+ */
+const TERMINAL_RULES: readonly string[] = [
+  "(allow pseudo-tty)",
+  '(allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))',
+  `(allow file-read* file-write* (require-all ${PTY_DEVICE} (extension "com.apple.sandbox.pty")))`,
+  `(allow file-ioctl ${PTY_DEVICE})`,
+  '(allow file-read* file-write* file-ioctl (literal "/dev/tty"))',
+];
+
 /**
  * The Seatbelt profile that confines a command by `policy`, and its
  * parameters. Seatbelt takes the last rule that matches an operation, so
@@ -78,25 +104,35 @@ const IOCTL_DEVICES = [
  *    (`BASE_SERVICES`; with network, `NETWORK_SERVICES` too).
  * 4. Devices: writes to `/dev/null` and the ioctls of `IOCTL_DEVICES`.
  * 5. The network: under `allow`, all of it. Under `proxy`, only outgoing
- *    connections to the proxy's port on loopback (`remote ip
- *    "localhost:PORT"`, which matches 127.0.0.1 and ::1 but not
+ *    TCP connections to the launch's proxy port on loopback
+ *    (`policy.proxyPort`, as `remote tcp "localhost:PORT"`: sandbox-runtime
+ *    writes `remote ip`, which admits UDP to that port too, and the proxy
+ *    speaks TCP alone; `localhost` matches 127.0.0.1 and ::1 but not
  *    ::ffff:127.0.0.1, so the proxy listens on 127.0.0.1 and the command is
  *    pointed at that address). Under `deny` and `proxy`, Unix sockets only
  *    when `policy.unixSockets` (creation, bind and connect by path; the
- *    masked sockets are refused again at step 11), else none.
- * 6. Reads: the whole file system.
- * 7. Writes, under `workspace-write` only: the workspace and the writable
+ *    masked sockets are refused again at step 12), else none.
+ * 6. Reads: the whole file system, but what a pseudo-terminal's device
+ *    (`/dev/ttysNNN`) holds: the user's own terminals are readable by the
+ *    user, and a command without a terminal has none of its own to read.
+ * 7. Terminals (`policy.terminal` alone, see {@linkcode TERMINAL_RULES}): new
+ *    pseudo-terminals opened through `/dev/ptmx`, each readable and
+ *    writable by the processes of the sandbox that opened it (the
+ *    `com.apple.sandbox.pty` extension the kernel hands out with it), so
+ *    never another of the user's; terminal ioctls on the pseudo-terminals
+ *    a process holds; and the controlling terminal, `/dev/tty`.
+ * 8. Writes, under `workspace-write` only: the workspace and the writable
  *    roots.
- * 8. Under `workspace-write`, refused again: writes to the policy's
+ * 9. Under `workspace-write`, refused again: writes to the policy's
  *    read-only paths, and writes to a protected name anywhere below each
  *    root (`(require-all (subpath ROOT) (regex "/NAME(/.*)?$"))`), which
  *    covers a `.git` made after launch or in a nested repository. A root
  *    that itself lies beneath a protected name is thus read-only whole.
- * 9. Hidden: the policy's hidden folders (other executors' private
+ * 10. Hidden: the policy's hidden folders (other executors' private
  *    folders, and every user's folder of them), neither read nor written.
- * 10. The executor's private folder readable again and never writable, and
+ * 11. The executor's private folder readable again and never writable, and
  *    the commands' TMPDIR inside it readable and writable, in every mode.
- * 11. Last, so that no rule above reopens them, the masks: no read or write
+ * 12. Last, so that no rule above reopens them, the masks: no read or write
  *    beneath a masked secret, and no connection to a masked Unix socket.
  *
  * Every path of the policy and of `folders` enters a filter only as a
@@ -106,13 +142,12 @@ const IOCTL_DEVICES = [
  * `escapeRegex` (`_regex.ts`). Throws `BashConfigError` for what a profile
  * cannot say: a protected name with a control character, a literal or a
  * parameter over `SEATBELT_LITERAL_MAX_BYTES`, a path that is not absolute
- * once resolved, a `proxy` network without a valid `proxyPort`.
+ * once resolved, a `proxy` network without a valid `policy.proxyPort`.
  */
 export function seatbeltProfile(
   policy: ConfinedPolicy,
   folders: SeatbeltFolders,
   realpath: (path: string) => string,
-  proxyPort?: number,
 ): SeatbeltProfile {
   const params = new Params(realpath);
   const rules = ["(version 1)", "(deny default)"];
@@ -135,8 +170,9 @@ export function seatbeltProfile(
     '(allow file-write-data (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))',
     rule("allow file-ioctl", IOCTL_DEVICES.map((path) => `(literal ${literal(path)})`)),
   );
-  rules.push(...networkRules(policy, proxyPort));
-  rules.push("(allow file-read*)");
+  rules.push(...networkRules(policy));
+  rules.push("(allow file-read*)", `(deny file-read-data ${PTY_DEVICE})`);
+  if (policy.terminal === true) rules.push(...TERMINAL_RULES);
   if (policy.mode === "workspace-write") {
     // A root listed twice (the workspace is often a writable root too) is one parameter.
     const roots = [
@@ -174,10 +210,11 @@ export function seatbeltProfile(
 }
 
 /** The network rules of step 5 (see {@linkcode seatbeltProfile}). */
-function networkRules(policy: ConfinedPolicy, proxyPort: number | undefined): string[] {
+function networkRules(policy: ConfinedPolicy): string[] {
   if (policy.network === "allow") return ["(allow network*)", "(allow system-socket)"];
   const rules: string[] = [];
   if (policy.network === "proxy") {
+    const { proxyPort } = policy;
     if (
       proxyPort === undefined || !Number.isInteger(proxyPort) || proxyPort < 1 || proxyPort > 65535
     ) {
@@ -187,7 +224,7 @@ function networkRules(policy: ConfinedPolicy, proxyPort: number | undefined): st
         }; start the proxy first and pass its port`,
       );
     }
-    rules.push(`(allow network-outbound (remote ip ${literal(`localhost:${proxyPort}`)}))`);
+    rules.push(`(allow network-outbound (remote tcp ${literal(`localhost:${proxyPort}`)}))`);
   }
   if (policy.unixSockets) {
     rules.push(

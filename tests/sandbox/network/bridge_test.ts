@@ -77,7 +77,7 @@ describe("wrapInBridge", () => {
 
 describe("proxyEnv", () => {
   it("points every usual variable, npm's and pip's at the bridge with the launch's token", () => {
-    const env = proxyEnv("t0k3n");
+    const env = proxyEnv("t0k3n", BRIDGE_PORT);
     const http = `http://shellseam:t0k3n@127.0.0.1:${BRIDGE_PORT}`;
     for (const name of ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"]) {
       assert.equal(env[name], http, name);
@@ -89,6 +89,12 @@ describe("proxyEnv", () => {
     assert.equal(env.all_proxy, env.ALL_PROXY);
     assert.equal(env.NO_PROXY, "localhost,127.0.0.1,::1");
     assert.equal(env.no_proxy, env.NO_PROXY);
+  });
+
+  it("points them at the launch's own loopback port when there is no bridge", () => {
+    const env = proxyEnv("t0k3n", 48123);
+    assert.equal(env.HTTPS_PROXY, "http://shellseam:t0k3n@127.0.0.1:48123");
+    assert.equal(env.ALL_PROXY, "socks5h://shellseam:t0k3n@127.0.0.1:48123");
   });
 });
 

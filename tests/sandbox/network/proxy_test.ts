@@ -33,14 +33,17 @@ function startProxy(options: ProxyOptions = { resolve: fakeResolve }): TestProxy
   };
 }
 
-/** Sends `chunks` to the proxy (one write each) and collects everything it answers until it closes. */
+/**
+ * Sends `chunks` to the proxy at a socket's `path` or a loopback `port` (one
+ * write each) and collects everything it answers until it closes.
+ */
 function exchange(
-  path: string,
+  path: string | { port: number },
   chunks: (string | Uint8Array)[],
   endAfter = false,
 ): Promise<Buffer> {
   return new Promise((resolve) => {
-    const socket = connect(path);
+    const socket = typeof path === "string" ? connect(path) : connect(path.port, "127.0.0.1");
     const received: Buffer[] = [];
     socket.on("data", (chunk: Buffer) => received.push(chunk));
     socket.on("error", () => {});
@@ -77,6 +80,38 @@ describe("NetworkProxy", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("serves a launch on a loopback port of its own: only its token, its list, and no port once closed", async () => {
+    await using internet = await startInternet();
+    await using test = startProxy();
+    const list = { allow: ["allowed.test", "127.0.0.1"] };
+    const launch = await test.proxy.openLoopback(list);
+    const other = await test.proxy.openLoopback(list);
+    assert.notEqual(launch.port, other.port);
+    // A plain request: the proxy answers it and closes the connection.
+    const request = (host: string, token: string) =>
+      exchange(launch, [
+        `GET http://${host}:${internet.port}/p HTTP/1.1\r\nHost: ${host}:${internet.port}\r\n${
+          basic(token)
+        }\r\n`,
+      ]);
+    assert.match((await request("allowed.test", launch.token)).toString(), /^HTTP\/1\.1 200/);
+    // Any local process may connect to the port: another launch's token opens nothing there.
+    assert.match((await request("allowed.test", other.token)).toString(), /^HTTP\/1\.1 407/);
+    assert.match((await request("evil.test", launch.token)).toString(), /^HTTP\/1\.1 403/);
+    assert.deepEqual(launch.refused(), ["evil.test"]);
+    assert.deepEqual(other.refused(), []);
+    assert.equal((await test.proxy.state()).launches, 2);
+    await launch.close();
+    assert.equal((await test.proxy.state()).launches, 1);
+    await assert.rejects(
+      new Promise((resolve, reject) => {
+        const socket = connect(launch.port, "127.0.0.1", () => resolve(socket.destroy()));
+        socket.once("error", reject);
+      }),
+      /ECONNREFUSED/,
+    );
   });
 
   it("forwards a plain HTTP request to an allowed name", async () => {

@@ -3,11 +3,15 @@ import assert from "node:assert/strict";
 import type { ObjectJsonSchema } from "../../../tool/mod.ts";
 import { widerSandboxModes } from "../../../seam/mod.ts";
 import {
+  BASH_CHECKS,
   bashInputSchema,
+  TASK_INPUT_SCHEMA,
   TASK_KILL_SCHEMA,
   TASK_LIST_SCHEMA,
   TASK_OUTPUT_SCHEMA,
+  validateToolArguments,
 } from "../../../tool/schemas/mod.ts";
+import { MAX_TERMINAL_CELLS } from "../../../seam/mod.ts";
 
 function assertClosedObject(schema: ObjectJsonSchema): void {
   assert.equal(schema.type, "object");
@@ -115,10 +119,37 @@ describe("bashInputSchema", () => {
     assert.equal("justification" in schema.properties, false);
   });
 
+  it("offers a terminal's rows and cols with terminal, bounded by the seam, and only with it", () => {
+    const schema = bashInputSchema({ escalationModes: [], runInBackground: true, terminal: true });
+    assert.deepEqual(Object.keys(schema.properties).slice(-3), ["terminal", "rows", "cols"]);
+    for (const name of ["rows", "cols"]) {
+      const property = schema.properties[name];
+      assert.equal(property?.type, "integer");
+      assert.equal(property?.minimum, 1);
+      assert.equal(property?.maximum, MAX_TERMINAL_CELLS);
+    }
+    const base = { command: "top", description: "Watch" };
+    const check = (args: Record<string, unknown>) =>
+      validateToolArguments("bash", schema, { ...base, ...args }, BASH_CHECKS);
+    assert.equal(check({ terminal: true, rows: 50, cols: 200 }).ok, true);
+    assert.deepEqual(check({ terminal: true, rows: 1001 }), {
+      ok: false,
+      message: "Invalid arguments for bash: rows must be at most 1000; got 1001",
+    });
+    assert.deepEqual(check({ cols: 120 }), {
+      ok: false,
+      message:
+        "Invalid arguments for bash: rows and cols are the size of a terminal: add terminal: true, or drop them",
+    });
+    const plain = bashInputSchema({ escalationModes: [], runInBackground: true });
+    assert.equal("rows" in plain.properties, false);
+  });
+
   it("describes every field for the model", () => {
     const schema = bashInputSchema({
       escalationModes: widerSandboxModes("read-only"),
       runInBackground: true,
+      terminal: true,
     });
     for (const [name, property] of Object.entries(schema.properties)) {
       assert.ok((property.description ?? "").length > 20, name);
@@ -136,5 +167,32 @@ describe("task tool schemas", () => {
     assert.deepEqual(Object.keys(TASK_LIST_SCHEMA.properties), []);
     assert.deepEqual(Object.keys(TASK_KILL_SCHEMA.properties), ["task_id", "reason"]);
     assert.deepEqual(TASK_KILL_SCHEMA.required, ["task_id"]);
+    assertClosedObject(TASK_INPUT_SCHEMA);
+    assert.deepEqual(Object.keys(TASK_INPUT_SCHEMA.properties), [
+      "task_id",
+      "input",
+      "wait_ms",
+      "rows",
+      "cols",
+    ]);
+    assert.deepEqual(TASK_INPUT_SCHEMA.required, ["task_id", "input"]);
+  });
+
+  it("task_input takes a new size within the seam's bound", () => {
+    const check = (args: Record<string, unknown>) =>
+      validateToolArguments("task_input", TASK_INPUT_SCHEMA, {
+        task_id: "bash-1",
+        input: "",
+        ...args,
+      });
+    assert.equal(check({ rows: 40, cols: 120 }).ok, true);
+    assert.equal(check({ cols: MAX_TERMINAL_CELLS }).ok, true);
+    assert.deepEqual(check({ cols: 0, rows: 2.5 }), {
+      ok: false,
+      message:
+        "Invalid arguments for task_input:\n- rows must be an integer from 1 to 1000; got 2.5\n- cols must be a positive integer; got 0",
+    });
+    assert.match(TASK_INPUT_SCHEMA.properties.rows?.description ?? "", /Resize the terminal/);
+    assert.match(TASK_INPUT_SCHEMA.properties.wait_ms?.description ?? "", /went quiet for 50 ms/);
   });
 });

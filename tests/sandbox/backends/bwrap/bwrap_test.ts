@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { bwrapArgs } from "../../../../sandbox/backends/bwrap/_args.ts";
+import { bwrapArgs, maskGroups } from "../../../../sandbox/backends/bwrap/_args.ts";
 import { bwrapSetupRaced, createBwrapBackend } from "../../../../sandbox/backends/bwrap/_bwrap.ts";
 import { findOnPath } from "../../../../engine/_session.ts";
 import { APPLY_LIMITS, limitArgs } from "../../../../engine/_limits.ts";
@@ -12,6 +12,24 @@ import { LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../../_fixtures.ts";
 import { FOLDERS, launch, policy, TMP } from "./_policy.ts";
+
+/**
+ * What the wrapper reads after its line `head`: the sizes of `entries`,
+ * then the entries back to back (ASCII here, so a character is a byte).
+ */
+function sized(head: string, entries: string[]): string {
+  const sizes = entries.map((entry) => entry.length).join(" ");
+  return `${head} ${sizes.length}\n${sizes}${entries.join("")}`;
+}
+
+/** The entries of a wrapper's input (see `sized`). */
+function entriesOf(input: string): string[] {
+  const newline = input.indexOf("\n");
+  const sizeBytes = Number(input.slice(0, newline).split(" ")[3]);
+  const sizes = input.slice(newline + 1, newline + 1 + sizeBytes).split(" ").map(Number);
+  let offset = newline + 1 + sizeBytes;
+  return sizes.map((size) => input.slice(offset, offset += size));
+}
 
 describe("the bwrap backend", () => {
   it("is unavailable without bwrap on the search path, saying what to install", () => {
@@ -65,10 +83,7 @@ describe("the bwrap backend", () => {
     const all = ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS)];
     const command = all.splice(all.indexOf("--", all.indexOf("--chdir")));
     assert.deepEqual(args, command);
-    assert.equal(
-      new TextDecoder().decode(wrapped.input),
-      `0 ${all.length} 0\n${all.map((option) => `${option}\0`).join("")}`,
-    );
+    assert.equal(new TextDecoder().decode(wrapped.input), sized(`0 ${all.length} 0`, all));
     // The masks come after the options, for the wrapper to put after `--args 4`.
     const masks = [
       { path: "/home/u/.ssh", directory: true, kind: "secret" as const },
@@ -82,9 +97,11 @@ describe("the bwrap backend", () => {
     ];
     assert.equal(
       new TextDecoder().decode(masked.input),
-      `0 ${all.length} 2\n${[...all, ...groups.flat()].map((option) => `${option}\0`).join("")}`,
+      sized(`0 ${all.length} 2`, [...all, ...groups.flat()]),
     );
-    assert.match(script!, /set -- "\$1" --args 4 "\$\{v\[@\]\}" "\$\{@:2\}"/);
+    // The masks kept go after the options, on the same descriptor.
+    assert.match(script!, /exec 4< <\(printf "%s\\0" "\$\{o\[@\]\}" "\$\{v\[@\]\}"\)/);
+    assert.match(script!, /set -- "\$1" --args 4 "\$\{@:2\}"/);
     const open = backend.wrap(launch("/srv/ws"), policy({ network: "allow" })).args[7]!;
     assert.deepEqual(bytes(open), [...seccompFilter({ denyIpc: true })!]);
     // The wrapper, setsid and bwrap run unconfined with no environment at all.
@@ -112,11 +129,24 @@ describe("the bwrap backend", () => {
     const [head = "", ...rest] = input.split("\n");
     // No report file: an empty path first.
     assert.ok(head.startsWith("\0"), "an empty report path");
-    assert.match(head.slice(1), /^0 \d+ 0 -f 4 4 --$/);
+    assert.match(head.slice(1), /^7 -f 4 4 --$/);
     assert.ok(
       rest.join("\n").startsWith("echo hi--seccomp\u00003\u0000--ro-bind\u0000"),
       "the command, then the options",
     );
+    // The masks whose path is there when the input is made, last among the options.
+    const masks = [
+      { path: "/nonexistent/.ssh", directory: true, kind: "secret" as const },
+      { path: "/tmp", directory: true, kind: "secret" as const },
+    ];
+    const masked = new TextDecoder().decode(
+      backend.standby!(bashLaunch, policy({ masks }))!.input({}),
+    );
+    assert.ok(
+      masked.endsWith(`--chdir\0/srv/ws\0${maskGroups(policy({ masks }))[1]!.join("\0")}\0`),
+      masked.slice(-120),
+    );
+    assert.ok(!masked.includes("/nonexistent/.ssh"), "a mask whose path is gone is dropped");
     assert.equal(
       backend.standby!(
         { ...bashLaunch, args: ["--norc", "--noprofile", "-c", "x", "y"] },
@@ -169,7 +199,7 @@ describe("the bwrap backend", () => {
     const bashLaunch = { ...launch("/srv/ws"), args: ["--norc", "--noprofile", "-c", "echo hi"] };
     const standby = backend.standby!(bashLaunch, policy({ strayReport: "/p/strays-2" }))!;
     const input = new TextDecoder().decode(standby.input({}));
-    assert.ok(input.startsWith("/p/strays-2\u00000 "), input.slice(0, 40));
+    assert.ok(input.startsWith("/p/strays-2\u00007 "), input.slice(0, 40));
     assert.equal(standby.prepare([]).args.at(-1), reporter);
   });
 
@@ -179,8 +209,7 @@ describe("the bwrap backend", () => {
     const wrapped = backend.wrap({ ...launch("/srv/ws"), env: hostile }, policy({}));
     assert.deepEqual(wrapped.env, {});
     // On the wrapper's stdin, for bwrap's --args: never on a command line.
-    const options = new TextDecoder().decode(wrapped.input).split("\n").slice(1).join("\n")
-      .split("\0");
+    const options = entriesOf(new TextDecoder().decode(wrapped.input));
     const setenv = options.flatMap((arg, index) =>
       arg === "--setenv" ? [`${options[index + 1]}=${options[index + 2]}`] : []
     );
@@ -378,6 +407,22 @@ describe("bwrapSetupRaced", () => {
     assert.equal(bwrapSetupRaced("cat: /tmp/app/peer.sock: Permission denied\n", masked), false);
     assert.equal(
       bwrapSetupRaced("bwrap: Can't create file at /tmp/app/peer.sock", policy({})),
+      false,
+    );
+  });
+
+  it("is true for bwrap's failure when a host mount came or went while it bound the root", () => {
+    // As CI met it: a test's tmpfs unmounted while bwrap, as nobody, remounted the tree.
+    const line = "bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: " +
+      'remount "/newroot/tmp/shellseam-tmpfs-Ut9SnP": Invalid argument';
+    assert.equal(bwrapSetupRaced(`${line}\n`, policy({})), true);
+    // The command's own line, or bwrap's other failures, are no race.
+    assert.equal(bwrapSetupRaced(`echo: ${line}\n`, policy({})), false);
+    assert.equal(
+      bwrapSetupRaced(
+        "bwrap: Can't bind mount /oldroot/srv on /newroot/srv: Permission denied",
+        policy({}),
+      ),
       false,
     );
   });

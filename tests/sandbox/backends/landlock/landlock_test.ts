@@ -5,6 +5,7 @@ import { join } from "node:path";
 import {
   createLandlockBackend,
   HIDDEN_DIRS_GAP,
+  HOST_TERMINALS_GAP,
   type LandlockSetup,
   LAUNCHER_DENO_DIR,
   LAUNCHER_DENO_FLAGS,
@@ -12,10 +13,13 @@ import {
   LISTED_SECRETS_GAP,
   METADATA_GAP,
   protectedPathsGap,
-  SETSID_GAP,
   USER_NAMESPACE_ARGS,
 } from "../../../../sandbox/backends/landlock/_landlock.ts";
-import { type ConfinedPolicy, LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
+import {
+  type ConfinedPolicy,
+  LATE_SOCKETS_GAP,
+  SETSID_GAP,
+} from "../../../../sandbox/backends/_backend.ts";
 import {
   landlockLauncherFile,
   landlockLauncherScript,
@@ -321,6 +325,7 @@ describe("the landlock backend", () => {
       gaps: [
         METADATA_GAP,
         HIDDEN_DIRS_GAP,
+        HOST_TERMINALS_GAP,
         "landlock ABI 3: TCP not confined",
         "UDP not confined",
         "Unix sockets not confined",
@@ -337,6 +342,7 @@ describe("the landlock backend", () => {
       gaps: [
         METADATA_GAP,
         HIDDEN_DIRS_GAP,
+        HOST_TERMINALS_GAP,
         "UDP not confined",
         "Unix sockets not confined",
         "kernel keyrings not confined (no seccomp filter for mips)",
@@ -353,6 +359,7 @@ describe("the landlock backend", () => {
       gaps: [
         METADATA_GAP,
         HIDDEN_DIRS_GAP,
+        HOST_TERMINALS_GAP,
         "kernel keyrings not confined (no seccomp filter for mips)",
         "System V IPC and message queues not confined (no seccomp filter for mips)",
         SETSID_GAP,

@@ -9,7 +9,7 @@ import {
   seatbeltProfile,
 } from "../../../../sandbox/backends/seatbelt/mod.ts";
 import type { ConfinedPolicy } from "../../../../sandbox/backends/mod.ts";
-import { type MaskFs, secretMasks } from "../../../../sandbox/_masks.ts";
+import { type MaskFs, secretMasks } from "../../../../sandbox/backends/_masks.ts";
 import { BashConfigError } from "../../../../seam/mod.ts";
 import { confinedPolicy as policy } from "../_policy.ts";
 
@@ -92,8 +92,8 @@ function indexOf(lines: string[], expected: string): number {
   return index;
 }
 
-const build = (overrides: Partial<ConfinedPolicy>, proxyPort?: number): string[] =>
-  rules(seatbeltProfile(policy(overrides), FOLDERS, macRealpath, proxyPort));
+const build = (overrides: Partial<ConfinedPolicy>): string[] =>
+  rules(seatbeltProfile(policy(overrides), FOLDERS, macRealpath));
 
 const WORKSPACE: Partial<ConfinedPolicy> = {
   mode: "workspace-write",
@@ -189,7 +189,9 @@ describe("seatbeltProfile", () => {
   });
 
   it("read-only mode has no protected-name rule: nothing there is writable but TMPDIR", () => {
-    assert.ok(!build({ protectedPaths: [".git"] }).some((line) => line.includes("regex")));
+    assert.ok(
+      !build({ protectedPaths: [".git"] }).some((line) => line.includes("(require-all (subpath")),
+    );
   });
 
   it("hidden folders neither read nor written, and the private folder read back after them", () => {
@@ -249,6 +251,41 @@ describe("seatbeltProfile", () => {
     assert.ok(!lines.some((line) => line.includes('(subpath "/home/u/.ssh")')));
   });
 
+  it("no pseudo-terminal's data is read, and none opened, without a terminal", () => {
+    const lines = build(WORKSPACE);
+    const readAll = indexOf(lines, "(allow file-read*)");
+    const ttys = indexOf(lines, '(deny file-read-data (regex "^/dev/ttys[0-9]+$"))');
+    assert.ok(readAll < ttys);
+    assert.deepEqual(lines.filter((line) => /pseudo-tty|ptmx|ttys|\/dev\/tty"/.test(line)), [
+      '(deny file-read-data (regex "^/dev/ttys[0-9]+$"))',
+    ]);
+  });
+
+  it("a terminal: new pseudo-terminals, each the sandbox's own, their ioctls and /dev/tty", () => {
+    const lines = build({ ...WORKSPACE, terminal: true });
+    const ttys = indexOf(lines, '(deny file-read-data (regex "^/dev/ttys[0-9]+$"))');
+    const own = indexOf(
+      lines,
+      '(allow file-read* file-write* (require-all (regex "^/dev/ttys[0-9]+$") ' +
+        '(extension "com.apple.sandbox.pty")))',
+    );
+    // After the refusal of every terminal's data, so that the sandbox's own are read again.
+    assert.ok(ttys < own);
+    for (
+      const rule of [
+        "(allow pseudo-tty)",
+        '(allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))',
+        '(allow file-ioctl (regex "^/dev/ttys[0-9]+$"))',
+        '(allow file-read* file-write* file-ioctl (literal "/dev/tty"))',
+      ]
+    ) assert.ok(indexOf(lines, rule) > ttys, rule);
+    // No pseudo-terminal is readable or writable without the extension of the one that opened it.
+    const open = lines.filter((line) =>
+      /file-(read|write)\*/.test(line) && line.includes("ttys") && !line.includes("extension")
+    );
+    assert.deepEqual(open, []);
+  });
+
   it("network allow: all of it, and the TLS and DNS services", () => {
     const lines = build({ network: "allow" });
     indexOf(lines, "(allow network*)");
@@ -259,15 +296,32 @@ describe("seatbeltProfile", () => {
     );
   });
 
-  it("network proxy: outgoing connections to the proxy's loopback port only", () => {
-    const lines = build({ network: "proxy" }, 48123);
+  it("network proxy: outgoing TCP connections to the launch's proxy port on loopback only", () => {
+    const lines = build({ network: "proxy", proxyPort: 48123 });
     const network = lines.filter((line) => /network|system-socket/.test(line));
-    assert.deepEqual(network, ['(allow network-outbound (remote ip "localhost:48123"))']);
+    assert.deepEqual(network, ['(allow network-outbound (remote tcp "localhost:48123"))']);
+    // The port is the profile's only way out: no wildcard port, no other host, no bind.
+    assert.ok(!lines.some((line) => /localhost:\*|\*:|network-bind|network-inbound/.test(line)));
+  });
+
+  it("network proxy with allowed Unix sockets: the proxy's port and the sockets, nothing more", () => {
+    const lines = build({ network: "proxy", proxyPort: 48123, unixSockets: true });
+    const network = lines.filter((line) => /network|system-socket/.test(line));
+    assert.deepEqual(network, [
+      '(allow network-outbound (remote tcp "localhost:48123"))',
+      "(allow system-socket (socket-domain AF_UNIX))",
+      '(allow network-bind (local unix-socket (path-regex "^/")))',
+      '(allow network-outbound (remote unix-socket (path-regex "^/")))',
+    ]);
   });
 
   it("network proxy without a valid port is refused", () => {
     for (const port of [undefined, 0, 65536, 1.5]) {
-      assert.throws(() => build({ network: "proxy" }, port), BashConfigError, String(port));
+      assert.throws(
+        () => build({ network: "proxy", ...(port === undefined ? {} : { proxyPort: port }) }),
+        BashConfigError,
+        String(port),
+      );
     }
   });
 
@@ -286,7 +340,7 @@ describe("seatbeltProfile", () => {
       '(deny network-outbound (remote unix-socket (subpath "/private/var/run/docker.sock")))',
     );
     assert.ok(open.every((index) => index < closed));
-    assert.ok(!lines.some((line) => line.includes("remote ip")), "still no IP network");
+    assert.ok(!lines.some((line) => /remote (?:ip|tcp)/.test(line)), "still no IP network");
   });
 
   it("network deny without allowed Unix sockets: no socket rule at all", () => {
@@ -393,7 +447,7 @@ describe("escapeRegex", () => {
   it("survives the string literal: the profile's regex reads back as the escaped name", () => {
     const name = '.a\\b"c[d]';
     const lines = build({ ...WORKSPACE, writableRoots: [], protectedPaths: [name] });
-    const rule = lines.find((line) => line.includes("regex"));
+    const rule = lines.find((line) => line.includes("(require-all (subpath"));
     assert.equal(
       rule,
       `(deny file-write* (require-all (subpath "/srv/ws") (regex ${

@@ -1,6 +1,6 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, sep } from "node:path";
-import { throwIfDenied } from "../engine/mod.ts";
+import { throwIfDenied } from "./_permissions.ts";
 
 /**
  * The realpath of `path`, or undefined when it does not exist. A refused

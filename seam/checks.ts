@@ -1,7 +1,15 @@
-// The value checks of the whole library and their messages, in one place:
-// every "must be ...; got <value>" of a config, a request or a tool argument
-// describes the bad value with describeValue() or kindOf().
+/**
+ * The value checks of the whole library and their messages, in one place:
+ * every "must be ...; got <value>" of a config, a request or a tool argument
+ * describes the bad value with describeValue() or kindOf().
+ *
+ * Shared by every folder above the seam, which imports this file itself: it
+ * is not part of the seam's public surface (`mod.ts` does not export it).
+ *
+ * @module
+ */
 import { BashConfigError } from "./errors.ts";
+import { type BashTerminalSize, MAX_TERMINAL_CELLS } from "./terminal.ts";
 
 /**
  * A bad value as an error message shows it: a string quoted (cut at 80
@@ -105,4 +113,41 @@ export function wholeNumber(field: string, value: unknown, min: number): number 
     );
   }
   return value;
+}
+
+/**
+ * Throws `BashConfigError` unless `value` is a terminal size: an object with
+ * whole `rows` and `cols` from 1 to `MAX_TERMINAL_CELLS` and no other key.
+ * `field` names it in the message.
+ */
+export function checkTerminalSize(field: string, value: unknown): BashTerminalSize {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new BashConfigError(
+      `"${field}" must be an object { rows, cols }; got ${
+        Array.isArray(value) ? "an array" : kindOf(value)
+      }; pass for example { rows: 24, cols: 80 }`,
+    );
+  }
+  const size = value as Record<string, unknown>;
+  for (const key of Object.keys(size)) {
+    if (key !== "rows" && key !== "cols") {
+      throw new BashConfigError(
+        `"${field}" has no key "${key}"; the known keys are "rows", "cols"`,
+      );
+    }
+  }
+  for (const key of ["rows", "cols"] as const) {
+    const cells = size[key];
+    if (
+      typeof cells !== "number" || !Number.isInteger(cells) || cells < 1 ||
+      cells > MAX_TERMINAL_CELLS
+    ) {
+      throw new BashConfigError(
+        `"${field}.${key}" must be a whole number from 1 to ${MAX_TERMINAL_CELLS}; got ${
+          describeValue(cells)
+        }`,
+      );
+    }
+  }
+  return { rows: size.rows as number, cols: size.cols as number };
 }

@@ -2,8 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isBeneath, resolutionLocations } from "../../sandbox/_paths.ts";
-import { tempWorkspace } from "./_fixtures.ts";
+import { isBeneath, resolutionLocations } from "../../engine/_paths.ts";
+import { tempWorkspace } from "../sandbox/_fixtures.ts";
 
 describe("resolutionLocations", () => {
   it("lists each component of a plain path", () => {

@@ -4,15 +4,15 @@ import { mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } 
 import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
-import { BashSpawnError } from "../../seam/mod.ts";
+import { BashSpawnError } from "../../../seam/mod.ts";
 import {
   expandHome,
   makeMaskFile,
   outermost,
   secretMasks,
   socketMasks,
-} from "../../sandbox/_masks.ts";
-import { closeServer, tempWorkspace } from "./_fixtures.ts";
+} from "../../../sandbox/backends/_masks.ts";
+import { closeServer, tempWorkspace } from "../_fixtures.ts";
 
 describe("expandHome", () => {
   it("replaces a leading ~ only", () => {

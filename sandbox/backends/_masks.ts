@@ -13,10 +13,9 @@
  */
 import { chmodSync, linkSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, resolve } from "node:path";
-import { BashConfigError, BashSpawnError } from "../seam/mod.ts";
-import { messageOf } from "../seam/_message.ts";
-import { existingRealpath, isBeneath } from "./_paths.ts";
-import { folderNames } from "../engine/mod.ts";
+import { BashConfigError, BashSpawnError } from "../../seam/mod.ts";
+import { messageOf } from "../../seam/message.ts";
+import { existingRealpath, folderNames, isBeneath } from "../../engine/mod.ts";
 
 /**
  * A policy's list of paths (`denyRead`, `allowRead`, `allowUnixSockets`),

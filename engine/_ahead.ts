@@ -1,0 +1,62 @@
+/**
+ * Processes a confiner starts ahead of a call (see `ConfinerHost.startAhead`):
+ * spawned in a session of their own as commands are (the setsid binary or
+ * the runtime's own), with stdin piped, known to the watchdog, and unref'd:
+ * one that waits does not keep the host alive, and the watchdog ends it with
+ * the host.
+ *
+ * @module
+ */
+import type { SpawnedChild } from "../runtime/mod.ts";
+import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
+import type { ProcessControl } from "./_control.ts";
+import type { Launch } from "./_launch.ts";
+import { disposedError } from "./_lifecycle.ts";
+import type { Watchdog } from "./_watchdog.ts";
+
+/** What the engine lends the processes started ahead (read when used: it sets them up after). */
+export interface AheadParts {
+  config: () => ResolvedLocalBashExecutorConfig;
+  watchdog: () => Watchdog | null;
+  control: () => ProcessControl;
+  disposed: () => boolean;
+}
+
+/** A process started ahead, and `forkCount()` just after it was spawned. */
+export interface Ahead {
+  child: SpawnedChild;
+  forksAtSpawn: number | null;
+}
+
+/** Spawns `launch` ahead of a call; rejects with `BashSpawnError` once the executor is disposed. */
+export async function startAhead(parts: AheadParts, launch: Launch): Promise<Ahead> {
+  const watchdog = parts.watchdog();
+  await watchdog?.ready();
+  if (parts.disposed()) throw disposedError();
+  const { setsidPath, runtime, sessionStrategy } = parts.config();
+  const child = await runtime.spawn({
+    program: setsidPath ?? launch.program,
+    args: setsidPath === null ? launch.args : [launch.program, ...launch.args],
+    cwd: launch.cwd,
+    env: launch.env,
+    stdin: "piped",
+    session: sessionStrategy,
+  });
+  const forksAtSpawn = parts.control().forkCount();
+  watchdog?.watch(child.pid);
+  child.unref();
+  return { child, forksAtSpawn };
+}
+
+/** Kills a process started ahead that no call took (its session), and tells the watchdog once it is gone. */
+export async function endAhead(parts: AheadParts, child: SpawnedChild): Promise<void> {
+  child.ref();
+  await parts.control().signal("SIGKILL", [child.pid, -child.pid]).catch(() => {});
+  await Promise.all([
+    child.exited,
+    child.stdout.cancel().catch(() => {}),
+    child.stderr.cancel().catch(() => {}),
+    child.stdin?.abort().catch(() => {}),
+  ]);
+  parts.watchdog()?.release(child.pid);
+}

@@ -1,0 +1,210 @@
+/**
+ * The sandbox's standbys: confined launches started ahead of the calls
+ * that will run in them (see `LaunchStandby`), at most one per kind of
+ * cgroups, each in cgroups of its own that it joined while nothing waited
+ * for it. The engine knows none of this: it lends the confiner a way to
+ * start and end a process ahead (`ConfinerHost.startAhead`), cgroups like
+ * a call's (`LaunchLimits.cgroups`), and takes a call's process from the
+ * plan (`LaunchPlan.takeAhead`).
+ *
+ * @module
+ */
+import type { ResourceLimits } from "../seam/mod.ts";
+import type { SpawnedChild } from "../runtime/mod.ts";
+import {
+  type CgroupSlot,
+  type CommandCgroup,
+  type ConfinerHost,
+  LAUNCH_STARTED,
+  prepend,
+  type StartedAhead,
+} from "../engine/mod.ts";
+import type { LaunchStandby } from "./backends/mod.ts";
+
+/** A started standby, waiting for its input. */
+interface Standby {
+  /** Its cgroups' kind (`CgroupSlot.key`): the pool's key. */
+  readonly key: string;
+  /** The `LaunchStandby.key` of the launches it can run. */
+  readonly launchKey: string;
+  readonly child: SpawnedChild;
+  /** The cgroups it joined, which the command it runs takes over. */
+  readonly cgroup: CommandCgroup;
+  /** `forkCount()` just after it was spawned: every process of its command is younger. */
+  readonly forksAtSpawn: number | null;
+}
+
+/** What the standbys use of the engine: how to start and end a process ahead. */
+export type StandbyHost = Pick<ConfinerHost, "startAhead" | "endAhead">;
+
+/**
+ * A confiner's standbys. One that exits while it waits (killed by someone,
+ * or it could not join its cgroups) is dropped, and the next command starts
+ * as usual.
+ */
+export class Standbys {
+  readonly #host: StandbyHost;
+  readonly #waiting = new Map<string, Standby>();
+  readonly #starting = new Set<string>();
+  readonly #exited = new WeakSet<SpawnedChild>();
+  /** Starts and removals under way, which disposal awaits. */
+  readonly #pending = new Set<Promise<void>>();
+  #disposed = false;
+
+  constructor(host: StandbyHost) {
+    this.#host = host;
+  }
+
+  /**
+   * The process that runs `standby`'s launch with `rlimits`, for a call
+   * whose cgroups are of `slot`'s kind: the standby waiting for that kind,
+   * its cgroups given the call's limits and its input handed over.
+   * Undefined when none can take it (none waits, it runs other launches,
+   * its limits cannot be written, or it is gone or ended before it said it
+   * runs the launch); nothing of the launch ran then, and the engine starts
+   * it as usual.
+   */
+  async take(
+    slot: CgroupSlot,
+    standby: LaunchStandby,
+    rlimits: ResourceLimits,
+  ): Promise<StartedAhead | undefined> {
+    const waiting = this.#waiting.get(slot.key);
+    if (waiting === undefined) return undefined;
+    this.#waiting.delete(slot.key);
+    if (this.#exited.has(waiting.child)) {
+      this.#drop(waiting);
+      return undefined;
+    }
+    if (waiting.launchKey !== standby.key) {
+      // Not a launch it can run: it waits for the next one.
+      this.#putBack(waiting);
+      return undefined;
+    }
+    try {
+      waiting.cgroup.setLimits(slot.limits);
+    } catch {
+      this.#drop(waiting);
+      return undefined;
+    }
+    const child = await this.#hand(waiting, standby.input(rlimits));
+    return child === undefined
+      ? undefined
+      : { child, cgroup: waiting.cgroup, forksAtSpawn: waiting.forksAtSpawn };
+  }
+
+  /**
+   * Starts a standby for `standby`'s launches in cgroups of `slot`'s kind,
+   * unless one waits for such launches or is starting for that kind. One
+   * waiting for other launches (another socket rule, say) is ended first:
+   * the last call's launch is the likeliest next one. Failing, it leaves
+   * nothing behind (the next command starts as usual).
+   */
+  prepare(slot: CgroupSlot, standby: LaunchStandby): Promise<void> {
+    const { key } = slot;
+    const waiting = this.#waiting.get(key);
+    if (waiting !== undefined && waiting.launchKey !== standby.key) {
+      this.#waiting.delete(key);
+      this.#drop(waiting);
+    }
+    if (this.#disposed || this.#waiting.has(key) || this.#starting.has(key)) {
+      return Promise.resolve();
+    }
+    this.#starting.add(key);
+    return this.#track(this.#start(slot, standby));
+  }
+
+  /** Kills every waiting standby; none is started afterwards. */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    const waiting = [...this.#waiting.values()];
+    this.#waiting.clear();
+    for (const standby of waiting) this.#drop(standby);
+    while (this.#pending.size > 0) await Promise.allSettled(this.#pending);
+  }
+
+  async #start(slot: CgroupSlot, standby: LaunchStandby): Promise<void> {
+    const { key } = slot;
+    let held: CommandCgroup | undefined;
+    try {
+      held = await slot.make();
+      const { child, forksAtSpawn } = await this.#host.startAhead(
+        standby.prepare(held.procsFiles),
+      );
+      const started: Standby = {
+        key,
+        launchKey: standby.key,
+        child,
+        cgroup: held,
+        forksAtSpawn,
+      };
+      child.exited.then(() => {
+        this.#exited.add(child);
+        if (this.#waiting.get(key) === started) {
+          this.#waiting.delete(key);
+          this.#drop(started);
+        }
+      });
+      if (this.#disposed) this.#drop(started);
+      else this.#waiting.set(key, started);
+    } catch {
+      // No standby: the next command starts as usual, and says what fails then.
+      await held?.close();
+    } finally {
+      this.#starting.delete(key);
+    }
+  }
+
+  /**
+   * Hands a standby its launch (`input` on its stdin, then closed) and
+   * returns it as the command's child once it said that it runs the launch:
+   * {@linkcode LAUNCH_STARTED}, the first byte of its stdout, which the
+   * returned child's stdout no longer has. Undefined when it cannot take the
+   * launch: it is gone (killed while it waited, or after it was taken), or it
+   * ended before it said so; nothing of the launch ran, and it is dropped.
+   */
+  async #hand(standby: Standby, input: Uint8Array): Promise<SpawnedChild | undefined> {
+    const { child } = standby;
+    child.ref();
+    const reader = child.stdout.getReader();
+    let head: Uint8Array;
+    try {
+      const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
+      await writer.write(input);
+      await writer.close();
+      let first = await reader.read();
+      while (!first.done && first.value.length === 0) first = await reader.read();
+      if (first.done || first.value[0] !== LAUNCH_STARTED) {
+        throw new Error("it ended before it said that it runs the launch");
+      }
+      head = first.value.subarray(1);
+    } catch {
+      reader.releaseLock();
+      this.#drop(standby);
+      return undefined;
+    }
+    return { ...child, stdin: null, stdout: prepend(head, reader) };
+  }
+
+  /** Gives back a standby taken but not run: it waits again, unless another does. */
+  #putBack(standby: Standby): void {
+    if (this.#disposed || this.#exited.has(standby.child) || this.#waiting.has(standby.key)) {
+      this.#drop(standby);
+    } else {
+      this.#waiting.set(standby.key, standby);
+    }
+  }
+
+  #drop(standby: Standby): Promise<void> {
+    return this.#track((async () => {
+      await this.#host.endAhead(standby.child);
+      await standby.cgroup.close();
+    })());
+  }
+
+  #track(work: Promise<void>): Promise<void> {
+    const tracked = work.catch(() => {}).finally(() => this.#pending.delete(tracked));
+    this.#pending.add(tracked);
+    return tracked;
+  }
+}

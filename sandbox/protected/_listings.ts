@@ -1,0 +1,110 @@
+import { basename, dirname } from "node:path";
+import { type DirectoryEntry, type FolderState, folderState, runtime } from "../../runtime/mod.ts";
+
+/**
+ * How far the kernel's file timestamps may lag its clock: one tick at the
+ * lowest HZ, 100.
+ */
+export const CLOCK_TICK_MS = 10;
+
+/**
+ * How long a folder's times must have stood still before its listing is
+ * kept: Deno gives the change time in whole seconds, and the kernel stamps
+ * both times from a clock that may lag a tick, so a change made in the same
+ * second (or tick) as the last one could leave them as they were.
+ */
+const SETTLED_MS = 1000 + CLOCK_TICK_MS;
+
+/**
+ * At most this many folders' listings are kept (four roots walked to their
+ * entry bound, one folder an entry at worst); past it, all are dropped.
+ */
+const MAX_KEPT = 80_000;
+
+/** A folder's listing, with the names of its entries. */
+export interface Listing {
+  /** Its entries, as the runtime lists them. */
+  readonly entries: readonly DirectoryEntry[];
+  /** The names of its entries. */
+  readonly names: ReadonlySet<string>;
+}
+
+interface Kept extends Listing, FolderState {}
+
+/**
+ * The listings of the folders the protected-path walks read, kept from walk
+ * to walk (the launch's, its sweeps', the next call's) while a folder has
+ * not changed: the same inode with the same modification and change times.
+ * Creating, removing or renaming an entry in a folder sets both; setting
+ * the modification time back sets the change time, which no one can set.
+ * So a name planted anywhere shows in its folder's times, and only the
+ * folders that changed are listed again: a walk of an unchanged tree costs
+ * an `lstat` a folder, not a listing.
+ *
+ * This relies on the kernel stamping the times (a local file system; FAT's
+ * two-second times and a network file system's server clock are not
+ * trusted more than they are elsewhere, see `engine/_listing.ts`).
+ */
+export class FolderListings {
+  readonly #kept = new Map<string, Kept>();
+  readonly #read: (dir: string) => DirectoryEntry[];
+  #reads = 0;
+
+  /** `read` lists a folder (by default the runtime's `readDirectory`). */
+  constructor(read: (dir: string) => DirectoryEntry[] = (dir) => runtime.readDirectory(dir)) {
+    this.#read = read;
+  }
+
+  /** How many folders were read so far (a listing reused is not counted). */
+  get reads(): number {
+    return this.#reads;
+  }
+
+  /**
+   * The listing of the folder `dir`, read anew unless it is unchanged since
+   * it was last read; undefined when `dir` is no longer a folder (gone, or
+   * replaced by a symlink, which the walk never enters). Throws when it
+   * cannot be read.
+   */
+  listing(dir: string): Listing | undefined {
+    const now = Date.now();
+    const stat = folderState(dir);
+    if (stat === undefined) {
+      this.#kept.delete(dir);
+      return undefined;
+    }
+    const last = this.#kept.get(dir);
+    if (
+      last !== undefined && last.dev === stat.dev && last.ino === stat.ino &&
+      last.mtimeMs === stat.mtimeMs && last.ctimeMs === stat.ctimeMs
+    ) {
+      return last;
+    }
+    this.#kept.delete(dir);
+    this.#reads++;
+    const entries = this.#read(dir);
+    const listing = { entries, names: new Set(entries.map((entry) => entry.name)) };
+    // The times are read before the listing: a change made after them sets
+    // them anew, provided they were already settled.
+    if (now - Math.max(stat.mtimeMs, stat.ctimeMs) > SETTLED_MS) {
+      if (this.#kept.size >= MAX_KEPT) this.#kept.clear();
+      const { dev, ino, mtimeMs, ctimeMs } = stat;
+      this.#kept.set(dir, { ...listing, dev, ino, mtimeMs, ctimeMs });
+    }
+    return listing;
+  }
+
+  /**
+   * True when `path`'s folder lists no such entry (its listing read or
+   * reused, as {@linkcode listing} does); false when it does, or when the
+   * folder cannot be listed. Looking a missing name up so costs no failed
+   * system call (Deno builds an exception for each).
+   */
+  absent(path: string): boolean {
+    try {
+      return this.listing(dirname(path))?.names.has(basename(path)) === false;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// A plan's process started ahead (LaunchPlan.takeAhead) and its hook after
+// the call (LaunchPlan.afterSettle), as any confiner may use them: the
+// engine runs the call in the process the plan takes, or spawns the plan's
+// cold launch when it takes none, and calls afterSettle once the caller has
+// the result. The sandbox's standby is built on these (tests/sandbox/standby_test.ts).
+import { describe, it as nodeIt } from "node:test";
+import assert from "node:assert/strict";
+import { runtime } from "../../runtime/mod.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
+import type { CgroupSlot } from "../../engine/mod.ts";
+import { LocalBashExecutor } from "../../local/mod.ts";
+import { withPlan } from "./_plan.ts";
+import { it } from "../local/_executor.ts";
+
+const support = cgroupSupport();
+const noCgroup = "unavailable" in support.processes
+  ? `no cgroup for "processes" here: ${support.processes.unavailable}`
+  : undefined;
+
+describe("a plan's process started ahead", () => {
+  it("spawns the cold launch when takeAhead takes none, and calls afterSettle after the result", async () => {
+    const steps: string[] = [];
+    await using executor = new LocalBashExecutor(withPlan((_spec, launch) =>
+      Promise.resolve({
+        launch,
+        takeAhead: () => {
+          steps.push("take");
+          return Promise.resolve(undefined);
+        },
+        afterSettle: () => void steps.push("after"),
+      })
+    ));
+    const result = await executor.run({ command: "echo cold" });
+    steps.push("result");
+    assert.deepEqual([result.stdout.text, result.exitCode], ["cold\n", 0]);
+    await new Promise((done) => setTimeout(done, 50));
+    assert.deepEqual(steps, ["take", "result", "after"]);
+  });
+
+  it("fails the call when takeAhead rejects, and runs the next one", async () => {
+    let calls = 0;
+    await using executor = new LocalBashExecutor(withPlan((_spec, launch) =>
+      Promise.resolve({
+        launch,
+        takeAhead: () =>
+          ++calls === 1 ? Promise.reject(new Error("broken")) : Promise.resolve(undefined),
+      })
+    ));
+    await assert.rejects(executor.run({ command: "echo never" }), /broken/);
+    const after = await executor.run({ command: "echo next" });
+    assert.equal(after.stdout.text, "next\n");
+  });
+
+  const skip = noCgroup ?? false;
+  nodeIt(
+    "runs the call in the process takeAhead gives, in the cgroups it joined",
+    { skip },
+    async () => {
+      const slots: CgroupSlot[] = [];
+      await using executor = new LocalBashExecutor({
+        limits: { processes: 64 },
+        ...withPlan((_spec, launch, limits) => {
+          if (limits.cgroups !== undefined) slots.push(limits.cgroups);
+          return Promise.resolve({
+            launch: { ...launch, args: [...launch.args.slice(0, -1), "echo cold"] },
+            takeAhead: async () => {
+              const cgroup = await limits.cgroups!.make();
+              const child = await runtime.spawn({
+                program: "/bin/sh",
+                args: [
+                  "-c",
+                  `for f in "$@"; do echo $$ > "$f" || exit 9; done; ` +
+                  "grep -c shellseam- /proc/self/cgroup",
+                  "ahead",
+                  ...cgroup.procsFiles,
+                ],
+                cwd: "/",
+                env: {},
+                stdin: "null",
+                session: "detached",
+              });
+              return { child, cgroup, forksAtSpawn: null };
+            },
+          });
+        }),
+      });
+      const result = await executor.run({ command: "echo planned" });
+      // Not the cold launch: the process ahead ran, in the cgroups the slot made (the pids one at least).
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.ok(Number(result.stdout.text.trim()) >= 1, result.stdout.text);
+      assert.deepEqual(slots.map((slot) => [slot.key, slot.limits.processes]), [["processes", 64]]);
+    },
+  );
+});

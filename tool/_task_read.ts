@@ -1,0 +1,19 @@
+import type { TaskOwner, TaskRegistry, TaskSnapshot } from "../tasks/mod.ts";
+
+/**
+ * A consuming read of one of the owner's tasks, with its terminal screen
+ * drawn: a renderer that parses later gives the screen as a promise (see
+ * `ScreenRenderer.snapshot`), awaited here so that the render has it.
+ */
+export async function readTask(
+  tasks: TaskRegistry<unknown>,
+  id: string,
+  owner: TaskOwner,
+): Promise<{ snapshot: TaskSnapshot; output: unknown }> {
+  const read = tasks.read(id, owner);
+  const output = read.output;
+  if (typeof output === "object" && output !== null && "screen" in output) {
+    if (output.screen instanceof Promise) output.screen = await output.screen;
+  }
+  return read;
+}
