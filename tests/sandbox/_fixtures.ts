@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import assert from "node:assert/strict";
@@ -203,6 +211,20 @@ export const standbys = (backend: "bwrap" | "landlock"): number[] =>
   processesWith(STANDBY_TOKENS[backend]).filter((pid) =>
     processesWith(`shellseam-exec-${process.pid}-`).includes(pid)
   );
+
+/**
+ * Waits until the process `pid` (a bash standby) blocks reading its stdin:
+ * its start (joining the cgroups, closing what it inherited, putting its
+ * filter on a pipe) is over then, so its descriptors are the ones it keeps.
+ */
+export async function readingStdin(pid: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  // The system call it waits in, with its first argument: read(0, ...).
+  while (!readFileSync(`/proc/${pid}/syscall`, "latin1").startsWith("0 0x0 ")) {
+    assert.ok(Date.now() < deadline, `process ${pid} never read its stdin`);
+    await pause(20);
+  }
+}
 
 /**
  * Waits until exactly one standby of this process waits (one other than

@@ -12,6 +12,7 @@ import {
   executorFor,
   oneStandby,
   probeHere,
+  readingStdin,
   SANDBOX_BACKENDS_HERE,
   skipUnless,
   STANDBY_TOKENS,
@@ -139,7 +140,9 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
       };
       await executor.run({ command: "true" });
       const denying = await oneStandby(backend);
-      // Its descriptors: stdio and the one filter's pipe (each filter held costs a fork).
+      // Its descriptors once it waits: stdio and the one filter's pipe (each filter
+      // held costs a fork). Before that, it still holds what it inherited.
+      await readingStdin(denying);
       assert.deepEqual(readdirSync(`/proc/${denying}/fd`).sort(), ["0", "1", "2", "3"]);
       // Another rule's call starts as usual; a standby for that rule takes the place.
       const cold = await executor.run({ ...socket, sandboxPolicy: policy("allow") });
