@@ -18,7 +18,7 @@
  * @module
  */
 import type { Runtime } from "./_types.ts";
-export { type FolderState, folderState } from "./_folder_state.ts";
+export { type FolderState, folderState, type PathState, pathState } from "./_folder_state.ts";
 export {
   connectTcp,
   type ListenHandlers,

@@ -54,15 +54,18 @@ export interface RepositoryGitConfig {
  * {@linkcode RepositoryGitConfig}), read by our own parser: git is never run.
  * `global` is the expansion of the global config files, when known;
  * `expand` expands the repository's own (a cache may keep it), and
- * `absent` may tell a missing file without looking it up.
+ * `absent` may tell a missing file without looking it up. `resolved` says
+ * that `location` is a directory (not a symlink) in a canonical folder, as
+ * a walk that found it there knows: it is not resolved again.
  */
 export function repositoryGitConfig(
   location: string,
   global: ExpandedConfig = expandedConfig(globalGitConfigFiles()),
   expand: (files: readonly string[]) => ExpandedConfig = expandedConfig,
   absent: (path: string) => boolean = () => false,
+  resolved = false,
 ): RepositoryGitConfig {
-  const own = expand(repositoryConfigFiles(location, absent));
+  const own = expand(repositoryConfigFiles(location, absent, resolved));
   const hooksPaths: string[] = [];
   for (const { section, subsection, key, value } of [...global.settings, ...own.settings]) {
     if (section !== "core" || subsection !== undefined || key !== "hookspath" || value === "") {
@@ -146,13 +149,19 @@ export function expandedConfig(files: readonly string[]): ExpandedConfig {
 /**
  * The config files of the repository whose `.git` is `location` (`config`
  * and `config.worktree`, a linked worktree's main repository's first);
- * `absent` may tell a missing `commondir` without looking it up.
+ * `absent` may tell a missing `commondir` without looking it up; with
+ * `resolved`, `location` is a directory in a canonical folder (see
+ * {@linkcode repositoryGitConfig}).
  */
-function repositoryConfigFiles(location: string, absent: (path: string) => boolean): string[] {
+function repositoryConfigFiles(
+  location: string,
+  absent: (path: string) => boolean,
+  resolved: boolean,
+): string[] {
   const dirs: string[] = [];
-  const gitdir = existingRealpath(location);
+  const gitdir = resolved ? location : existingRealpath(location);
   if (gitdir === undefined) return [];
-  if (shapeOf(gitdir).kind === "directory") dirs.push(gitdir);
+  if (resolved || shapeOf(gitdir).kind === "directory") dirs.push(gitdir);
   else {
     const named = /^gitdir:\s*(.+)$/m.exec(readPointer(gitdir) ?? "")?.[1]?.trim();
     if (named) dirs.push(resolve(dirname(location), named));

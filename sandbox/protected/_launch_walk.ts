@@ -66,6 +66,17 @@ export function walkAtLaunch(
   skipped: ReadonlySet<string>,
   memory: WalkCaches,
 ): LaunchWalk {
+  // One pass: each folder is looked at once, however many names are looked up in it.
+  return memory.listings.pass(() => launchWalk(roots, names, skipped, memory));
+}
+
+/** See {@linkcode walkAtLaunch}, which runs it as one pass of the listings. */
+function launchWalk(
+  roots: readonly string[],
+  names: readonly string[],
+  skipped: ReadonlySet<string>,
+  memory: WalkCaches,
+): LaunchWalk {
   const launchedAt = Date.now();
   const launch = new Launch(roots, memory);
   const listings = new Map<string, Listing>();
@@ -74,7 +85,7 @@ export function walkAtLaunch(
     // A missing path at a root is watched too: it is the one git finds first.
     for (const name of names) launch.watched.set(join(root, name), ABSENT);
     const bound = walk(root, names, skipped, {
-      found: (location) => launch.protect(location),
+      found: (location, listed) => launch.protect(location, listed),
       listed: (dir, listing) => listings.set(dir, listing),
       unlisted: (dir) => unwalked.push({ root: dir, bound: "unlisted" }),
     }, memory.listings);
@@ -128,9 +139,12 @@ class Launch {
     return this.#global;
   }
 
-  /** Records `location` (found by the walk, existing) and what protecting it needs. */
-  protect(found: string): void {
-    const location = located(found, this.#roots, this.#parents);
+  /**
+   * Records `found` (found by the walk, existing) and what protecting it
+   * needs; `listed` says where it is needs no resolving (see `WalkVisitor.found`).
+   */
+  protect(found: string, listed: boolean): void {
+    const location = listed ? found : located(found, this.#roots, this.#parents);
     if (location === undefined) return;
     const shape = shapeOf(location);
     this.watched.set(location, shape);
@@ -140,6 +154,8 @@ class Launch {
         this.globalConfig(),
         (files) => this.#memory.configs.expanded(files),
         (path) => this.#memory.listings.absent(path),
+        // Where it is was resolved just now (its folder is canonical).
+        shape.kind === "directory",
       );
       for (const path of [...config.hooksPaths, ...config.files]) this.target(path, 0);
     }

@@ -49,6 +49,8 @@ export class FolderListings {
   readonly #kept = new Map<string, Kept>();
   readonly #read: (dir: string) => DirectoryEntry[];
   #reads = 0;
+  /** The listings looked at during the pass under way (see {@linkcode pass}), or none. */
+  #pass: Map<string, Listing | undefined> | undefined;
 
   /** `read` lists a folder (by default the runtime's `readDirectory`). */
   constructor(read: (dir: string) => DirectoryEntry[] = (dir) => runtime.readDirectory(dir)) {
@@ -67,6 +69,34 @@ export class FolderListings {
    * cannot be read.
    */
   listing(dir: string): Listing | undefined {
+    const pass = this.#pass;
+    if (pass === undefined) return this.#current(dir);
+    if (pass.has(dir)) return pass.get(dir);
+    const listing = this.#current(dir);
+    pass.set(dir, listing);
+    return listing;
+  }
+
+  /**
+   * Runs `walk` as one pass: a folder looked at during it is looked at once
+   * (its `lstat`, and its listing when it changed), however many of its
+   * names the pass asks about. A pass is synchronous, so what it tells is
+   * one picture of the tree, taken folder by folder as a walk without it
+   * takes it; what changes after a folder was looked at shows in the next
+   * pass (the sweep, the next launch). A pass inside a pass joins it.
+   */
+  pass<T>(walk: () => T): T {
+    if (this.#pass !== undefined) return walk();
+    this.#pass = new Map();
+    try {
+      return walk();
+    } finally {
+      this.#pass = undefined;
+    }
+  }
+
+  /** The listing of `dir` as it is now (see {@linkcode listing}). */
+  #current(dir: string): Listing | undefined {
     const now = Date.now();
     const stat = folderState(dir);
     if (stat === undefined) {

@@ -1,4 +1,5 @@
-import { lstatSync, readlinkSync } from "node:fs";
+import { readlinkSync } from "node:fs";
+import { pathState } from "../../runtime/mod.ts";
 
 /** What a path was, as `lstat` saw it (never following a symlink). */
 export interface Shape {
@@ -12,25 +13,26 @@ export interface Shape {
 /** The shape of a path that does not exist. */
 export const ABSENT: Shape = { kind: "absent", dev: 0, ino: 0 };
 
-/** The shape of `path` now (absent when it cannot be seen). */
+/**
+ * The shape of `path` now (absent when it cannot be seen). The runtime's
+ * cheapest `lstat` (see `pathState`): the walks call it for each protected
+ * path they find, which most likely exists.
+ */
 export function shapeOf(path: string): Shape {
-  let stat;
+  let state;
   try {
-    // No exception for the common case, a protected name that is not there.
-    stat = lstatSync(path, { throwIfNoEntry: false });
+    state = pathState(path);
   } catch {
     return ABSENT;
   }
-  if (stat === undefined) return ABSENT;
-  const { dev, ino } = stat;
-  if (stat.isSymbolicLink()) {
-    try {
-      return { kind: "symlink", dev, ino, link: readlinkSync(path) };
-    } catch {
-      return { kind: "symlink", dev, ino };
-    }
+  if (state === undefined) return ABSENT;
+  const { kind, dev, ino } = state;
+  if (kind !== "symlink") return { kind, dev, ino };
+  try {
+    return { kind, dev, ino, link: readlinkSync(path) };
+  } catch {
+    return { kind, dev, ino };
   }
-  return { kind: stat.isDirectory() ? "directory" : stat.isFile() ? "file" : "other", dev, ino };
 }
 
 /** True when `a` and `b` are the same inode of the same kind (and the same link, for a symlink). */

@@ -45,7 +45,15 @@ export class Sweep {
    * returns every violation found so far by this call's sweeps.
    */
   sweep(): SandboxViolation[] {
+    // One pass: each folder is looked at once, however many names are looked up in it.
+    return this.#launch.memory.listings.pass(() => this.#sweep());
+  }
+
+  /** See {@linkcode sweep}, which runs it as one pass of the listings. */
+  #sweep(): SandboxViolation[] {
     const seen = new Set<string>(this.#launch.watched.keys());
+    /** What the walks found in a folder's listing: where it is needs no resolving. */
+    const listed = new Set<string>();
     const parents = new Map<string, string | null>();
     const hidden: string[] = [];
     const stopped = (root: string, bound: ProtectionPlan["unwalked"][number]["bound"]) => {
@@ -54,7 +62,10 @@ export class Sweep {
     };
     for (const root of this.#launch.roots) {
       const bound = walk(root, this.#launch.names, this.#launch.skipped, {
-        found: (location) => seen.add(location),
+        found: (location, inListing) => {
+          seen.add(location);
+          if (inListing) listed.add(location);
+        },
         unlisted: (dir) => hidden.push(dir),
       }, this.#launch.memory.listings);
       if (bound === undefined) continue;
@@ -79,7 +90,7 @@ export class Sweep {
       openUp(to, PROTECTED_WALK_ENTRIES);
     }
     for (const found of seen) {
-      const path = located(found, this.#launch.roots, parents);
+      const path = listed.has(found) ? found : located(found, this.#launch.roots, parents);
       if (path === undefined) continue;
       const before = this.#launch.watched.get(path) ?? ABSENT;
       // A name its folder's listing lacks (most of the root's) costs no lookup.

@@ -25,8 +25,12 @@ export const PROTECTED_WALK_SKIPS: readonly string[] = Object.freeze([
 
 /** What a walk reports as it goes. */
 export interface WalkVisitor {
-  /** A protected location that exists. */
-  found(location: string): void;
+  /**
+   * A protected location that exists. `listed` says it is a name of one part
+   * in the listing of a folder the walk reached: then its folder is real (the
+   * walk never goes through a symlink) and canonical (as the roots are).
+   */
+  found(location: string, listed: boolean): void;
   /** A directory it listed (or whose listing it reused: it had not changed). */
   listed?(dir: string, listing: Listing): void;
   /** A directory it could not list (its protected names were still looked up). */
@@ -74,7 +78,7 @@ export function walk(
         if (shapeOf(dir).kind !== "directory") continue;
         visitor.unlisted?.(dir);
         for (const name of names) {
-          if (shapeOf(join(dir, name)).kind !== "absent") visitor.found(join(dir, name));
+          if (shapeOf(join(dir, name)).kind !== "absent") visitor.found(join(dir, name), false);
         }
         continue;
       }
@@ -88,7 +92,7 @@ export function walk(
           if (shapeOf(location).kind === "absent") continue;
           severalParts.add(location);
         }
-        visitor.found(location);
+        visitor.found(location, !several);
       }
       // A folder holding a protected path of several parts (`.config/git`)
       // is walked too, but not the protected path itself.

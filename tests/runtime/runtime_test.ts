@@ -2,11 +2,19 @@
 // selects: deno.ts under `deno test`, node.ts under `node --test` (the Node leg).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { runtime, type SpawnedChild, type SpawnRequest } from "../../runtime/mod.ts";
+import { pathState, runtime, type SpawnedChild, type SpawnRequest } from "../../runtime/mod.ts";
 import { assertNoneLeft, marker, waitForSleep } from "../local/_helpers.ts";
 
 const BASH = "/usr/bin/bash";
@@ -54,6 +62,27 @@ describe("runtime", () => {
         { name: "sub", isDirectory: true },
       ]);
       assert.throws(() => runtime.readDirectory(join(dir, "file")));
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it("tells what is at a path without following a symlink, the same under Deno and Node", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-rt-"));
+    try {
+      mkdirSync(join(dir, "sub"));
+      writeFileSync(join(dir, "file"), "");
+      symlinkSync(join(dir, "sub"), join(dir, "link"));
+      const kinds = ["sub", "file", "link"].map((name) => pathState(join(dir, name))?.kind);
+      assert.deepEqual(kinds, ["directory", "file", "symlink"]);
+      const sub = lstatSync(join(dir, "sub"));
+      assert.deepEqual(pathState(join(dir, "sub")), {
+        kind: "directory",
+        dev: sub.dev,
+        ino: sub.ino,
+      });
+      assert.equal(pathState(join(dir, "gone")), undefined);
+      assert.equal(pathState(join(dir, "file", "below")), undefined, "a file on the way");
     } finally {
       rmSync(dir, { recursive: true });
     }

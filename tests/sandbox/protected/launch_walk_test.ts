@@ -65,6 +65,18 @@ describe("ProtectedPaths plan", () => {
     assert.deepEqual(plan.readOnly, [join(root, "a", ".git"), join(root, "a", "x", ".git")]);
   });
 
+  it("binds a name of several parts only where every folder on its way is real", () => {
+    using workspace = tempWorkspace();
+    const { base, root } = workspace;
+    // In a package, .config/git under a real .config; at the root, .config is
+    // a symlink to a folder outside the root that holds a git folder.
+    mkdirSync(join(root, "pkg", ".config", "git"), { recursive: true });
+    mkdirSync(join(base, "outside", "git"), { recursive: true });
+    symlinkSync(join(base, "outside"), join(root, ".config"));
+    const { plan } = guard(workspace, [".config/git"]);
+    assert.deepEqual(plan.readOnly, [join(root, "pkg", ".config", "git")]);
+  });
+
   it("stops at its depth and entry bounds and names where", () => {
     using workspace = tempWorkspace();
     const deep = join(workspace.root, ...Array(PROTECTED_WALK_DEPTH + 1).fill("d"));

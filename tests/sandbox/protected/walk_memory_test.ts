@@ -192,4 +192,23 @@ describe("FolderListings", () => {
     assert.equal(listings.listing(link), undefined);
     assert.equal(listings.reads, 1);
   });
+
+  it("looks at a folder once in a pass, and sees what changed since in the next", () => {
+    using workspace = tempWorkspace();
+    const folder = join(workspace.root, "d");
+    mkdirSync(folder);
+    const listings = new FolderListings();
+    const planted = join(folder, ".git");
+    listings.pass(() => {
+      // Changed in the last second: a walk without a pass would list it again.
+      assert.equal(listings.absent(planted), true);
+      mkdirSync(planted);
+      assert.equal(listings.absent(planted), true, "the pass's picture of the folder");
+      assert.equal(listings.pass(() => listings.absent(planted)), true, "a pass inside joins it");
+      assert.equal(listings.reads, 1);
+    });
+    assert.equal(listings.absent(planted), false, "the next look sees the plant");
+    assert.equal(listings.pass(() => listings.absent(planted)), false, "so does the next pass");
+    assert.equal(listings.reads, 3);
+  });
 });
