@@ -86,6 +86,24 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
       assert.deepEqual(standbys(backend), [], "disposal kills the standby");
     });
 
+    it("starts the next standby while the command that took one runs", {
+      skip,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      await executor.run({ command: "true" });
+      const first = await oneStandby(backend);
+      // The command waits for "go", which the test makes once another standby waits.
+      const call = executor.run({
+        command: "for i in $(seq 1200); do [ -e go ] && exit 0; sleep 0.05; done; exit 1",
+      });
+      const next = await oneStandby(backend, first);
+      writeFileSync(join(workspace.root, "go"), "");
+      const result = await call;
+      assert.equal(result.exitCode, 0, "the command ended before another standby waited");
+      assert.deepEqual(standbys(backend), [next], "the one started meanwhile waits on");
+    });
+
     it("cannot be handed a launch nor signalled by a confined command running meanwhile", {
       skip,
     }, async () => {
