@@ -48,44 +48,41 @@ function groupAndSession(stat: string): [number, number] {
   return [Number(fields[2]), Number(fields[3])];
 }
 
+/** A temporary folder holding a folder `sub`, an empty `file` and `link` to `sub`; removed at disposal. */
+function folderFileLink(): { dir: string; [Symbol.dispose](): void } {
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-rt-"));
+  mkdirSync(join(dir, "sub"));
+  writeFileSync(join(dir, "file"), "");
+  symlinkSync(join(dir, "sub"), join(dir, "link"));
+  return { dir, [Symbol.dispose]: () => rmSync(dir, { recursive: true }) };
+}
+
 describe("runtime", () => {
   it("lists a directory without following the symlinks in it", () => {
-    const dir = mkdtempSync(join(tmpdir(), "shellseam-rt-"));
-    try {
-      mkdirSync(join(dir, "sub"));
-      writeFileSync(join(dir, "file"), "");
-      symlinkSync(join(dir, "sub"), join(dir, "link"));
-      const entries = runtime.readDirectory(dir).sort((a, b) => a.name.localeCompare(b.name));
-      assert.deepEqual(entries, [
-        { name: "file", isDirectory: false },
-        { name: "link", isDirectory: false },
-        { name: "sub", isDirectory: true },
-      ]);
-      assert.throws(() => runtime.readDirectory(join(dir, "file")));
-    } finally {
-      rmSync(dir, { recursive: true });
-    }
+    using tree = folderFileLink();
+    const { dir } = tree;
+    const entries = runtime.readDirectory(dir).sort((a, b) => a.name.localeCompare(b.name));
+    assert.deepEqual(entries, [
+      { name: "file", isDirectory: false },
+      { name: "link", isDirectory: false },
+      { name: "sub", isDirectory: true },
+    ]);
+    assert.throws(() => runtime.readDirectory(join(dir, "file")));
   });
 
   it("tells what is at a path without following a symlink, the same under Deno and Node", () => {
-    const dir = mkdtempSync(join(tmpdir(), "shellseam-rt-"));
-    try {
-      mkdirSync(join(dir, "sub"));
-      writeFileSync(join(dir, "file"), "");
-      symlinkSync(join(dir, "sub"), join(dir, "link"));
-      const kinds = ["sub", "file", "link"].map((name) => pathState(join(dir, name))?.kind);
-      assert.deepEqual(kinds, ["directory", "file", "symlink"]);
-      const sub = lstatSync(join(dir, "sub"));
-      assert.deepEqual(pathState(join(dir, "sub")), {
-        kind: "directory",
-        dev: sub.dev,
-        ino: sub.ino,
-      });
-      assert.equal(pathState(join(dir, "gone")), undefined);
-      assert.equal(pathState(join(dir, "file", "below")), undefined, "a file on the way");
-    } finally {
-      rmSync(dir, { recursive: true });
-    }
+    using tree = folderFileLink();
+    const { dir } = tree;
+    const kinds = ["sub", "file", "link"].map((name) => pathState(join(dir, name))?.kind);
+    assert.deepEqual(kinds, ["directory", "file", "symlink"]);
+    const sub = lstatSync(join(dir, "sub"));
+    assert.deepEqual(pathState(join(dir, "sub")), {
+      kind: "directory",
+      dev: sub.dev,
+      ino: sub.ino,
+    });
+    assert.equal(pathState(join(dir, "gone")), undefined);
+    assert.equal(pathState(join(dir, "file", "below")), undefined, "a file on the way");
   });
 
   it("is the runtime this process runs on", () => {
