@@ -22,7 +22,7 @@ function denoPathState(path: string): PathState | undefined {
   try {
     info = Deno.lstatSync(path);
   } catch (error) {
-    // As Node's `throwIfNoEntry: false`: a file on the way is no entry either.
+    // A file on the way is no entry either (as under Node).
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
       return undefined;
     }
@@ -39,7 +39,14 @@ function denoPathState(path: string): PathState | undefined {
 }
 
 function nodePathState(path: string): PathState | undefined {
-  const stat = lstatSync(path, { throwIfNoEntry: false });
+  let stat;
+  try {
+    stat = lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    // A file on the way is no entry either (as under Deno).
+    if ((error as NodeJS.ErrnoException | null)?.code === "ENOTDIR") return undefined;
+    throw error;
+  }
   if (stat === undefined) return undefined;
   const kind = stat.isDirectory()
     ? "directory"
