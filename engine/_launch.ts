@@ -151,6 +151,15 @@ export interface LaunchPlan {
    * plans the call again and spawns that, up to three launches in all.
    */
   announcesStart?: { retry(stderr: string): boolean };
+  /**
+   * A check still under way when the launch is spawned (a sandbox backend's
+   * probe, see `SandboxBackend.launchesBeforeProbe`): the executor awaits it
+   * once the command is spawned, before `run()` has a result or `start()`
+   * resolves. When it rejects, the command is killed and its settling
+   * awaited (nothing of it is left running), `afterSettle` is not called,
+   * and the call rejects with its error.
+   */
+  verdict?: () => Promise<void>;
 }
 
 /**

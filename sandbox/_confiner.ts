@@ -38,7 +38,7 @@ import type { ProxyOptions, ProxyState } from "./network/mod.ts";
 import { Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
-import { selectBackend } from "./_select_backend.ts";
+import { chooseBackend } from "./_select_backend.ts";
 import { Standbys } from "./_standby.ts";
 
 /** The sandbox executor's config, validated: what its confiner works from. */
@@ -246,11 +246,17 @@ export class SandboxConfiner implements Confiner {
     // A backend that limits the network to the proxy's port itself needs no bridge.
     const bridged = (backend: SandboxBackend) =>
       allowList !== undefined && backend.limitsNetworkToProxyPort !== true;
-    const backend = await selectBackend(this.#probes, this.backends, confined, launch, {
-      setsid: this.#host.config.setsidPath,
-      bridge: async (backend) =>
-        bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
-    });
+    const { backend, verdict } = await chooseBackend(
+      this.#probes,
+      this.backends,
+      confined,
+      launch,
+      {
+        setsid: this.#host.config.setsidPath,
+        bridge: async (backend) =>
+          bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
+      },
+    );
     const tools = bridged(backend) ? await this.#network.bridge() : undefined;
     if (spec.terminal !== undefined) confined.terminal = true;
     await this.#probes.restore(backend);
@@ -293,6 +299,7 @@ export class SandboxConfiner implements Confiner {
     return {
       // The backend's launch applies the call's rlimits and joins its cgroups.
       limitsApplied: true,
+      ...(verdict === undefined ? {} : { verdict }),
       ...this.#standby(
         spec,
         network === undefined ? backend.standby?.(launch, confined) : undefined,
