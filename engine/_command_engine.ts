@@ -475,7 +475,7 @@ export class CommandEngine {
       }),
     });
     this.#lifecycle.track(running);
-    const verdict = plan.verdict?.();
+    const verdict = plan.verdict?.(started);
     const passed = verdict?.then(() => true, () => false) ?? true;
     running.settled.then(async () => {
       watchdog?.release(child.pid);

@@ -152,14 +152,16 @@ export interface LaunchPlan {
    */
   announcesStart?: { retry(stderr: string): boolean };
   /**
-   * A check still under way when the launch is spawned (a sandbox backend's
-   * probe, see `SandboxBackend.launchesBeforeProbe`): the executor awaits it
-   * once the command is spawned, before `run()` has a result or `start()`
-   * resolves. When it rejects, the command is killed and its settling
-   * awaited (nothing of it is left running), `afterSettle` is not called,
-   * and the call rejects with its error.
+   * A check of the runner still under way when the launch is spawned (a
+   * sandbox backend's probe, see `SandboxBackend.launchesBeforeProbe`),
+   * told whether the launch said its command started (true), ended before
+   * (false), or neither (undefined; see `announcesStart`). The executor
+   * awaits it once the command is spawned, before `run()` has a result or
+   * `start()` resolves. When it rejects, the command is killed and its
+   * settling awaited (nothing of it is left running), `afterSettle` is not
+   * called, and the call rejects with its error.
    */
-  verdict?: () => Promise<void>;
+  verdict?: (started: boolean | undefined) => Promise<void>;
 }
 
 /**

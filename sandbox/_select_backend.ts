@@ -33,11 +33,13 @@ export interface ChosenBackend {
   /** The backend. */
   backend: SandboxBackend;
   /**
-   * Set when it was chosen before its probe ended: resolves once the probe
-   * found it works, or rejects with the `SandboxUnavailableError` that the
-   * choice would have thrown after the probe (see `LaunchPlan.verdict`).
+   * Set when it was chosen before its probe ended (see `LaunchPlan.verdict`):
+   * resolves at once for a launch that said its command started, since the
+   * backend then confines it; otherwise once the probe found the backend
+   * works, or rejects with the `SandboxUnavailableError` that the choice
+   * would have thrown after the probe.
    */
-  verdict?: () => Promise<void>;
+  verdict?: (started: boolean | undefined) => Promise<void>;
 }
 
 /**
@@ -45,8 +47,9 @@ export interface ChosenBackend {
  * one of `names` can run on this platform, and it may launch before its
  * probe ends (see `SandboxBackend.launchesBeforeProbe`) while that probe
  * still runs, the call does not wait for it: the backend comes with a
- * verdict, the same choice made again once the probe ended, which the call's
- * result awaits.
+ * verdict, which the call's result awaits. A launch that said its command
+ * started proves the backend itself; one that did not is judged by the
+ * probe, as the same choice made again once the probe ended.
  */
 export async function chooseBackend(
   probes: BackendProbes,
@@ -70,8 +73,8 @@ export async function chooseBackend(
   };
   return {
     backend: await selectBackend(assumed, names, policy, launch, runners),
-    verdict: async () => {
-      await selectBackend(probes, names, policy, launch, runners);
+    verdict: async (started) => {
+      if (started !== true) await selectBackend(probes, names, policy, launch, runners);
     },
   };
 }
