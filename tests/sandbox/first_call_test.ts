@@ -142,7 +142,9 @@ describe("the first call of an executor with one possible backend", () => {
       useCgroups: false,
     });
     // The probe is held until after the result: a result that waited for it would fail.
-    const first = await executor.run(executor.resolve({ command: "echo hi > out.txt; cat out.txt" }));
+    const first = await executor.run(
+      executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
+    );
     assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
     assert.deepEqual(
       [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
