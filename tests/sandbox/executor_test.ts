@@ -401,12 +401,13 @@ describe("a broken bwrap on the search path", () => {
 
   it("is probed once per executor", async () => {
     using workspace = tempWorkspace();
-    // The probe's launches (of `bash -c true`) only: the first call may be launched beside it.
+    // The probe's launches only (a call's runs the namespace's reporter,
+    // shellseam-strays): the first call may be launched beside the probe.
     const count = join(workspace.base, "probes");
     const fake = fakeProgram(
       workspace,
       "bwrap",
-      `case " $* " in *" -c true ") echo >> '${count}' ;; esac; exit 1`,
+      `case "$*" in *shellseam-strays*) ;; *) echo >> '${count}' ;; esac; exit 1`,
     );
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,

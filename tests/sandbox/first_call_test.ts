@@ -19,7 +19,7 @@ import { fakeProgram, probeHere, skipUnless, tempWorkspace, type Workspace } fro
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
 
-/** What the fake bwrap does, for the probe (of `bash -c true`) and for a call's launch. */
+/** What the fake bwrap does, for the probe and for a call's launch (which runs the namespace's reporter). */
 interface FakeBwrap {
   probe: string;
   call: string;
@@ -39,7 +39,7 @@ function heldBwrap(workspace: Workspace, { probe, call }: FakeBwrap) {
   const dir = fakeProgram(
     workspace,
     "bwrap",
-    `case " $* " in *" -c true ") ;; *) touch '${called}'; ${call} ;; esac; i=0; ` +
+    `case "$*" in *shellseam-strays*) touch '${called}'; ${call} ;; esac; i=0; ` +
       `while [ ! -e '${release}' ]; do i=$((i+1)); ` +
       `[ $i -gt 500 ] && { echo 'bwrap: the probe was held' >&2; exit 1; }; sleep 0.02; done; ` +
       probe,
