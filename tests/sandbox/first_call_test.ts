@@ -11,10 +11,18 @@ import { join } from "node:path";
 import process from "node:process";
 import { SandboxUnavailableError } from "../../seam/mod.ts";
 import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
-import { type Runtime, runtime } from "../../local/mod.ts";
+import { runtime } from "../../local/mod.ts";
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
 import { findOnPath } from "../../engine/_session.ts";
-import { fakeProgram, probeHere, skipUnless, tempWorkspace, type Workspace } from "./_fixtures.ts";
+import {
+  fakeProgram,
+  probeHere,
+  recording,
+  skipUnless,
+  tempWorkspace,
+  until,
+  type Workspace,
+} from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
@@ -51,30 +59,6 @@ function heldBwrap(workspace: Workspace, { probe, call }: FakeBwrap) {
   };
 }
 
-/** A runtime that records the pid and command line of every spawn. */
-function recording(): { runtime: Runtime; spawned: { pid: number; line: string }[] } {
-  const spawned: { pid: number; line: string }[] = [];
-  return {
-    spawned,
-    runtime: {
-      ...runtime,
-      spawn: async (request) => {
-        const child = await runtime.spawn(request);
-        spawned.push({ pid: child.pid, line: [request.program, ...request.args].join(" ") });
-        return child;
-      },
-    },
-  };
-}
-
-/** Resolves once `check` holds (polled every 20 ms), or rejects after 30 s. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 30_000; !check();) {
-    if (Date.now() > end) throw new Error(`${what} did not happen within 30 s`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
-
 describe("the first call of an executor with one possible backend", () => {
   const cases: [string, SandboxBackendName[], "run" | "start"][] = [
     ["bwrap alone", ["bwrap"], "run"],
@@ -100,7 +84,7 @@ describe("the first call of an executor with one possible backend", () => {
       const spec = executor.resolve({ command: "touch ran" });
       const call = (method === "run" ? executor.run(spec) : executor.start(spec))
         .finally(() => (settled = true));
-      await until(fake.called, "the call's launch");
+      await until(fake.called, 30_000, "the call's launch");
       // Its launch failed; its result waits for the probe's verdict.
       assert.equal(settled, false);
       fake.release();
