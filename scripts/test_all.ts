@@ -8,8 +8,8 @@
  *    docs/: one test file that imports each, see `scripts/_doc_examples.ts`)
  *    and each test file in a process of its own, a few at a time (see
  *    `scripts/_pool.ts`);
- * 2. after them, the permissions file, under the narrow permissions it is
- *    about;
+ * 2. beside the test files, the permissions file, under the narrow
+ *    permissions it is about;
  * 3. from the start, beside them, the Node leg (`scripts/test_node.ts`), reported as two legs: its
  *    `node --test` over the compiled tests, and its checks of the package
  *    (build, pack, install, the README examples on Node, `require()`, the bin,
@@ -113,8 +113,8 @@ function failuresOf(run: LegResult): Pick<LegResult, "failures"> {
 }
 
 /**
- * The Deno legs, one after another: the type-check, then the doc examples
- * and test files, then the permissions file.
+ * The Deno legs: the type-check, then the doc examples and test files with
+ * the permissions file beside them.
  */
 async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
   const results = [
@@ -130,20 +130,15 @@ async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
   const examples = writeExamples(DOC_EXAMPLES);
   try {
     const units = [examples.file, ...testFiles(["tests/"], [PERMISSIONS_FILE])];
-    results.push(
-      await runFiles(
-        "Deno: doc examples and test files",
-        units,
-        noCheck,
-        testJobs(),
-        console.log,
-        more,
-      ),
-    );
+    // The permissions file (one short process) runs beside the files, its output held.
+    const [files, permissions] = await Promise.all([
+      runFiles("Deno: doc examples and test files", units, noCheck, testJobs(), console.log, more),
+      runLeg("permissions file", [...PERMISSIONS_LEG], { held: true }),
+    ]);
+    results.push(files, permissions);
   } finally {
     rmSync(EXAMPLES_DIR, { recursive: true, force: true });
   }
-  results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
   return results;
 }
 
