@@ -404,6 +404,43 @@ describe("task_input's fences", () => {
     });
   }
 
+  it("says when the screen renderer failed, and shows the raw output from then on", async () => {
+    await using executor = new LocalBashExecutor();
+    await using tasks = new TaskRegistry();
+    let fed = "";
+    const set = createBashTools({
+      executor,
+      tasks,
+      owner: taskOwner("a"),
+      enableTerminal: true,
+      screen: () => ({
+        write: (text) => {
+          if (text.includes("boom")) throw new RangeError("a sequence it cannot parse");
+          fed += text;
+        },
+        resize: () => {},
+        snapshot: () => ({
+          lines: [fed.trim()],
+          scrolledOff: [],
+          droppedLines: 0,
+          alternate: false,
+        }),
+      }),
+    });
+    const started = await set.bash.execute({
+      command: "printf 'ready\\n'; read line; printf 'boom after %s\\n' \"$line\"",
+      description: "Fail the renderer",
+      terminal: true,
+    });
+    assert.match(started.text, /\n\[screen\]\nready\n/);
+    const id = started.text.match(/bash-\d+/)?.[0] as string;
+    const reply = await set.taskInput?.execute({ task_id: id, input: "go\r", wait_ms: 10_000 });
+    assert.match(
+      reply?.text ?? "",
+      /^\[the screen renderer failed: a sequence it cannot parse; the raw output follows\]\n.*boom after go/s,
+    );
+  });
+
   it("is offered only with enableTerminal, and bash's terminal field with it", async () => {
     await using executor = new LocalBashExecutor();
     await using tasks = new TaskRegistry();
