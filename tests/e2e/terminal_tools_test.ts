@@ -420,24 +420,26 @@ describe("task_input's fences", () => {
         },
         resize: () => {},
         snapshot: () => ({
-          lines: [fed.trim()],
+          lines: fed.split("\r\n").filter((line) => line !== ""),
           scrolledOff: [],
           droppedLines: 0,
           alternate: false,
         }),
       }),
     });
+    // Each answer comes after what is typed: the screens are the same however late the shell starts.
     const started = await set.bash.execute({
-      command: "printf 'ready\\n'; read line; printf 'boom after %s\\n' \"$line\"",
+      command: "read a; printf 'drawn %s\\n' \"$a\"; read b; printf 'boom after %s\\n' \"$b\"",
       description: "Fail the renderer",
       terminal: true,
     });
-    assert.match(started.text, /\n\[screen\]\nready\n/);
     const id = started.text.match(/bash-\d+/)?.[0] as string;
-    const reply = await set.taskInput?.execute({ task_id: id, input: "go\r", wait_ms: 10_000 });
+    const drawn = await set.taskInput?.execute({ task_id: id, input: "one\r", wait_ms: 10_000 });
+    assert.match(drawn?.text ?? "", /^\[screen\]\none\ndrawn one\n/);
+    const reply = await set.taskInput?.execute({ task_id: id, input: "two\r", wait_ms: 10_000 });
     assert.match(
       reply?.text ?? "",
-      /^\[the screen renderer failed: a sequence it cannot parse; the raw output follows\]\n.*boom after go/s,
+      /^\[the screen renderer failed: a sequence it cannot parse; the raw output follows\]\n.*boom after two/s,
     );
   });
 
