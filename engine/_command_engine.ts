@@ -475,12 +475,21 @@ export class CommandEngine {
       }),
     });
     this.#lifecycle.track(running);
-    running.settled.then(() => {
+    const verdict = plan.verdict?.(started);
+    const passed = verdict?.then(() => true, () => false) ?? true;
+    running.settled.then(async () => {
       watchdog?.release(child.pid);
       const { afterSettle } = plan;
-      // After the caller has its result.
-      if (afterSettle !== undefined) setTimeout(afterSettle, 0);
+      // After the caller has its result; never for a launch the verdict refused.
+      if (afterSettle !== undefined && await passed) setTimeout(afterSettle, 0);
     });
+    try {
+      await verdict;
+    } catch (error) {
+      running.kill("kill");
+      await running.settled;
+      throw error;
+    }
     const mode = this.#hooks.sandboxMode();
     const confined = mode !== undefined && confines(spec.sandboxPolicy?.mode ?? mode);
     return {

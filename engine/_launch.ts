@@ -151,6 +151,17 @@ export interface LaunchPlan {
    * plans the call again and spawns that, up to three launches in all.
    */
   announcesStart?: { retry(stderr: string): boolean };
+  /**
+   * A check of the runner still under way when the launch is spawned (a
+   * sandbox backend's probe, see `SandboxBackend.launchesBeforeProbe`),
+   * told whether the launch said its command started (true), ended before
+   * (false), or neither (undefined; see `announcesStart`). The executor
+   * awaits it once the command is spawned, before `run()` has a result or
+   * `start()` resolves. When it rejects, the command is killed and its
+   * settling awaited (nothing of it is left running), `afterSettle` is not
+   * called, and the call rejects with its error.
+   */
+  verdict?: (started: boolean | undefined) => Promise<void>;
 }
 
 /**

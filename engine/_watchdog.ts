@@ -276,6 +276,9 @@ export class Watchdog {
 
   #ensure(): Promise<Live> {
     if (this.#closed) return Promise.reject(new BashSpawnError("The watchdog was closed"));
+    // A start under way sets `#live` before the watchdog named the owner: wait for all of it,
+    // or a private folder made meanwhile would carry no owner, and no later watchdog reap it.
+    if (this.#starting !== null) return this.#starting;
     if (this.#live !== null && !this.#live.dead) return Promise.resolve(this.#live);
     this.#starting ??= this.#start().finally(() => (this.#starting = null));
     return this.#starting;

@@ -51,14 +51,16 @@
  *     enableTerminal: true,
  *     screen: xtermScreen,
  *   });
+ *   // It reads first and prints after: the terminal echoes what is typed when it
+ *   // comes, so the screen is the same whenever the shell gets to its read.
  *   const started = await tools.bash.execute({
- *     command: "printf 'wide: 漢字\\n'; read -p 'name? ' name; echo \"hi $name\"",
+ *     command: "read name; printf 'wide: 漢字\\nhi %s\\n' \"$name\"",
  *     description: "Greet",
  *     terminal: true,
  *   });
  *   const id = started.text.match(/bash-\d+/)?.[0] ?? "";
- *   const reply = await tools.taskInput!.execute({ task_id: id, input: "ada\r", wait_ms: 2000 });
- *   assert.match(reply.text, /\[screen\]\nwide: 漢字\nname\? ada\nhi ada\n/);
+ *   const reply = await tools.taskInput!.execute({ task_id: id, input: "ada\r", wait_ms: 5000 });
+ *   assert.match(reply.text, /\[screen\]\nada\nwide: 漢字\nhi ada\n/);
  * } finally {
  *   await tasks.close();
  *   await executor.close();

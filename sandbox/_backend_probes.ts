@@ -92,6 +92,10 @@ export class BackendProbes {
   readonly #host: ConfinerHost;
   readonly #confinement: Confinement;
   readonly #probes = new Map<SandboxBackendName, Promise<Probe>>();
+  /** Each backend prepared (not yet probed), or what its probe reports when it cannot be. */
+  readonly #prepared = new Map<SandboxBackendName, Promise<SandboxBackend | Probe>>();
+  /** The backends whose probe has ended. */
+  readonly #probed = new Set<SandboxBackendName>();
   /** The backends' folders in the private folder, once made (canonical). */
   readonly #folders = new Set<string>();
 
@@ -111,10 +115,25 @@ export class BackendProbes {
   probe(name: SandboxBackendName): Promise<Probe> {
     let probe = this.#probes.get(name);
     if (probe === undefined) {
-      probe = this.#run(name);
+      probe = this.#run(name).finally(() => this.#probed.add(name));
       this.#probes.set(name, probe);
     }
     return probe;
+  }
+
+  /**
+   * Backend `name` prepared, for a launch that starts before its probe
+   * ends (started here unless it runs): when the backend allows it (see
+   * `SandboxBackend.launchesBeforeProbe`) and its probe still runs. Else
+   * undefined: the probe's verdict, awaited, is what counts.
+   */
+  async beforeProbe(name: SandboxBackendName): Promise<SandboxBackend | undefined> {
+    // Started first, so that the probe runs while the launch is made.
+    this.probe(name).catch(() => {});
+    const prepared = await this.#prepare(name);
+    return "status" in prepared || prepared.launchesBeforeProbe !== true || this.#probed.has(name)
+      ? undefined
+      : prepared;
   }
 
   /**
@@ -146,7 +165,17 @@ export class BackendProbes {
     backend.restore?.();
   }
 
-  async #run(name: SandboxBackendName): Promise<Probe> {
+  /** Backend `name` prepared once (see `BackendKind.prepare`), or the probe's findings when it cannot be. */
+  #prepare(name: SandboxBackendName): Promise<SandboxBackend | Probe> {
+    let prepared = this.#prepared.get(name);
+    if (prepared === undefined) {
+      prepared = this.#prepareNow(name);
+      this.#prepared.set(name, prepared);
+    }
+    return prepared;
+  }
+
+  async #prepareNow(name: SandboxBackendName): Promise<SandboxBackend | Probe> {
     const refusal = platformRefusal(name, this.platform);
     if (refusal !== undefined) return { status: { backend: name, works: false, reason: refusal } };
     const prepared = await BACKEND_KINDS[name].prepare({
@@ -155,7 +184,14 @@ export class BackendProbes {
       privateFolder: (folder, purpose) => this.#privateFolder(folder, purpose),
       runDirect: (request, wrap) => this.#host.runDirect(request, wrap),
     });
-    if ("reason" in prepared) return { status: { backend: name, works: false, ...prepared } };
+    return "reason" in prepared
+      ? { status: { backend: name, works: false, ...prepared } }
+      : prepared;
+  }
+
+  async #run(name: SandboxBackendName): Promise<Probe> {
+    const prepared = await this.#prepare(name);
+    if ("status" in prepared) return prepared;
     const backend = prepared;
     const { defaultPolicy, probeTimeoutMs } = this.#options;
     let reason: string | undefined;

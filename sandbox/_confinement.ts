@@ -70,7 +70,7 @@ export class Confinement {
  * make its target writable. A workspace root that vanished or moved so is a
  * spawn error; such writable roots, and those that do not exist, are skipped.
  */
-function confinedRoots(
+export function confinedRoots(
   policy: SandboxPolicy,
 ): Omit<ConfinedPolicy, "unixSockets" | "masks" | "maskFile"> {
   let workspaceRoot: string;

@@ -35,10 +35,10 @@ import { firstLine } from "./backends/mod.ts";
 import { readStrayReport } from "./backends/bwrap/mod.ts";
 import { BRIDGE_PORT, bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from "./network/mod.ts";
 import type { ProxyOptions, ProxyState } from "./network/mod.ts";
-import { Confinement, enforcementOf } from "./_confinement.ts";
+import { confinedRoots, Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
-import { selectBackend } from "./_select_backend.ts";
+import { chooseBackend } from "./_select_backend.ts";
 import { Standbys } from "./_standby.ts";
 
 /** The sandbox executor's config, validated: what its confiner works from. */
@@ -81,8 +81,8 @@ export class SandboxConfiner implements Confiner {
   readonly #walkMemory = new WalkMemory();
   /**
    * Started at construction, off the first call's path: the first
-   * backend's probe, then under `workspace-write`, unless a call came
-   * first, a walk that fills the listings the first call's walk reuses.
+   * backend's probe, and meanwhile under `workspace-write`, unless a call
+   * came first, a walk that fills the listings the first call's walk reuses.
    * The first call awaits the same probe (and gets its error); disposal
    * awaits this.
    */
@@ -132,19 +132,23 @@ export class SandboxConfiner implements Confiner {
     await new Promise((done) => setTimeout(done, 0));
     const first = this.backends[0];
     if (first === undefined || this.#stopped) return;
+    // Started first: the probe's processes (the watchdog's, then its own)
+    // run while this process walks.
+    const probe = this.#probes.probe(first).catch(() => {
+      // Nothing is lost: the first call awaits the same probe and gets its error.
+    });
     try {
-      await this.#probes.probe(first);
-      if (this.defaultPolicy.mode !== "workspace-write" || this.#stopped || this.#planned) return;
-      const policy = await this.#confinement.confine(this.defaultPolicy);
-      if (this.#stopped || this.#planned) return;
-      this.#walkMemory.prime(
-        [policy.workspaceRoot, ...policy.writableRoots],
-        policy.protectedPaths,
-      );
+      if (this.defaultPolicy.mode === "workspace-write" && !this.#planned) {
+        const policy = confinedRoots(this.defaultPolicy);
+        this.#walkMemory.prime(
+          [policy.workspaceRoot, ...policy.writableRoots],
+          policy.protectedPaths,
+        );
+      }
     } catch {
-      // Nothing is lost: the first call awaits the same probe and gets its
-      // error, and its own walk reports what the walk met.
+      // Nothing is lost: the first call's own walk reports what this one met.
     }
+    await probe;
   }
 
   /**
@@ -246,11 +250,17 @@ export class SandboxConfiner implements Confiner {
     // A backend that limits the network to the proxy's port itself needs no bridge.
     const bridged = (backend: SandboxBackend) =>
       allowList !== undefined && backend.limitsNetworkToProxyPort !== true;
-    const backend = await selectBackend(this.#probes, this.backends, confined, launch, {
-      setsid: this.#host.config.setsidPath,
-      bridge: async (backend) =>
-        bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
-    });
+    const { backend, verdict } = await chooseBackend(
+      this.#probes,
+      this.backends,
+      confined,
+      launch,
+      {
+        setsid: this.#host.config.setsidPath,
+        bridge: async (backend) =>
+          bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
+      },
+    );
     const tools = bridged(backend) ? await this.#network.bridge() : undefined;
     if (spec.terminal !== undefined) confined.terminal = true;
     await this.#probes.restore(backend);
@@ -293,6 +303,7 @@ export class SandboxConfiner implements Confiner {
     return {
       // The backend's launch applies the call's rlimits and joins its cgroups.
       limitsApplied: true,
+      ...(verdict === undefined ? {} : { verdict }),
       ...this.#standby(
         spec,
         network === undefined ? backend.standby?.(launch, confined) : undefined,

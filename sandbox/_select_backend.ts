@@ -1,9 +1,19 @@
+/**
+ * How a call's backend is chosen: the first that works and whose runners
+ * no writable root can replace, or, while the only possible one is still
+ * probed, that one with the probe's verdict to await.
+ *
+ * @module
+ */
 import { SandboxUnavailableError } from "../seam/mod.ts";
 import type { Launch } from "../engine/mod.ts";
 import { isBeneath, resolutionLocations } from "../engine/mod.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
 import type { BackendProbes } from "./_backend_probes.ts";
-import { noBackendRemedy } from "./_backend_kinds.ts";
+import { noBackendRemedy, platformRefusal } from "./_backend_kinds.ts";
+
+/** Where {@linkcode selectBackend} learns which backends work: their probes. */
+type ProbeSource = Pick<BackendProbes, "probe" | "platform">;
 
 /** What {@linkcode selectBackend} runs before the backend: the setsid binary and the bridge. */
 export interface Runners {
@@ -18,14 +28,65 @@ export interface Runners {
   bridge: (backend: SandboxBackend) => Promise<readonly string[]>;
 }
 
+/** The backend a call is launched under (see {@linkcode chooseBackend}). */
+export interface ChosenBackend {
+  /** The backend. */
+  backend: SandboxBackend;
+  /**
+   * Set when it was chosen before its probe ended (see `LaunchPlan.verdict`):
+   * resolves at once for a launch that said its command started, since the
+   * backend then confines it; otherwise once the probe found the backend
+   * works, or rejects with the `SandboxUnavailableError` that the choice
+   * would have thrown after the probe.
+   */
+  verdict?: (started: boolean | undefined) => Promise<void>;
+}
+
+/**
+ * The backend for a call, as {@linkcode selectBackend} picks it. When only
+ * one of `names` can run on this platform, and it may launch before its
+ * probe ends (see `SandboxBackend.launchesBeforeProbe`) while that probe
+ * still runs, the call does not wait for it: the backend comes with a
+ * verdict, which the call's result awaits. A launch that said its command
+ * started proves the backend itself; one that did not is judged by the
+ * probe, as the same choice made again once the probe ended.
+ */
+export async function chooseBackend(
+  probes: BackendProbes,
+  names: readonly SandboxBackendName[],
+  policy: ConfinedPolicy,
+  launch: Launch,
+  runners: Runners,
+): Promise<ChosenBackend> {
+  const possible = names.filter((name) => platformRefusal(name, probes.platform) === undefined);
+  const only = possible.length === 1 ? possible[0] : undefined;
+  const early = only === undefined ? undefined : await probes.beforeProbe(only);
+  if (early === undefined) {
+    return { backend: await selectBackend(probes, names, policy, launch, runners) };
+  }
+  const assumed: ProbeSource = {
+    platform: probes.platform,
+    probe: (name) =>
+      name === only
+        ? Promise.resolve({ status: { backend: name, works: true }, backend: early })
+        : probes.probe(name),
+  };
+  return {
+    backend: await selectBackend(assumed, names, policy, launch, runners),
+    verdict: async (started) => {
+      if (started !== true) await selectBackend(probes, names, policy, launch, runners);
+    },
+  };
+}
+
 /**
  * The first of `names` that works here and whose programs, run before the
  * confinement applies, the policy's writable roots cannot replace (a
  * command could otherwise swap one, and the next launch would run it
  * unconfined). Throws `SandboxUnavailableError` naming why each was passed over.
  */
-export async function selectBackend(
-  probes: BackendProbes,
+async function selectBackend(
+  probes: ProbeSource,
   names: readonly SandboxBackendName[],
   policy: ConfinedPolicy,
   launch: Launch,

@@ -127,13 +127,20 @@ async function runUnit(
   return run;
 }
 
+/** More processes a pool may run at once from some point on, and why. */
+export interface MoreJobs {
+  jobs: number;
+  reason: string;
+}
+
 /**
  * Runs `deno <args> <unit...>` for each of `units` (a test file, or the
  * arguments of one process, such as `--doc` and folders), `jobs` at a time,
  * in order, and reports them as one leg: its counts are the processes'
  * counts summed, and a process that failed (a test failed, or a file could
  * not load) fails the leg and is named in its note. What it prints goes to
- * `log`.
+ * `log`. Once `more` resolves (other work that shared the machine ended),
+ * that many more run at once for the units left.
  */
 export async function runFiles(
   name: string,
@@ -141,6 +148,7 @@ export async function runFiles(
   args: readonly string[],
   jobs: number,
   log: (text: string) => void = console.log,
+  more?: Promise<MoreJobs>,
 ): Promise<LegResult> {
   log(
     `\n=== ${name}: deno ${args.join(" ")} <file>, ${units.length} processes, ${jobs} at once`,
@@ -153,7 +161,16 @@ export async function runFiles(
       runs.push(await runUnit(unit, args, log));
     }
   };
+  const added: Promise<void>[] = [];
+  void more?.then(({ jobs: extra, reason }) => {
+    const count = Math.min(extra, queue.length);
+    if (count < 1) return;
+    log(`\n=== ${name}: ${count} more at once for the ${queue.length} left (${reason})`);
+    for (let index = 0; index < count; index++) added.push(worker());
+  });
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
+  // The workers added meanwhile run the last units: wait for them too.
+  await Promise.all(added);
   const failed = runs.filter((run) => !run.ok).map((run) => run.unit);
   const failures = runs.flatMap((run) => run.failures);
   const counts = {

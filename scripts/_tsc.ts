@@ -59,16 +59,21 @@ export const DEV_LOCK: string = join(ROOT, "tests", "deno.lock");
 
 /**
  * Runs {@linkcode TYPESCRIPT}'s `tsc` with `args`, from the repository root,
- * under {@linkcode DEV_LOCK}.
+ * under {@linkcode DEV_LOCK}. What it prints (its diagnostics) is held, and
+ * is the message of the error it throws when it fails: a caller that runs
+ * beside other work prints it where it belongs.
  */
 export async function tsc(args: string[]): Promise<void> {
-  const { code } = await new Deno.Command(Deno.execPath(), {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", `--lock=${DEV_LOCK}`, `${TYPESCRIPT}/tsc`, ...args],
     cwd: ROOT,
-    stdout: "inherit",
-    stderr: "inherit",
+    stdout: "piped",
+    stderr: "piped",
   }).output();
-  if (code !== 0) throw new Error(`tsc ${args.join(" ")} failed with exit code ${code}`);
+  if (code !== 0) {
+    const printed = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    throw new Error(`tsc ${args.join(" ")} failed with exit code ${code}:\n${printed}`);
+  }
 }
 
 /** Writes `compilerOptions` plus `files` as a tsconfig.json at `path`. */

@@ -8,15 +8,16 @@
  *    docs/: one test file that imports each, see `scripts/_doc_examples.ts`)
  *    and each test file in a process of its own, a few at a time (see
  *    `scripts/_pool.ts`);
- * 2. after them, the permissions file, under the narrow permissions it is
- *    about;
+ * 2. beside the test files, the permissions file, under the narrow
+ *    permissions it is about;
  * 3. from the start, beside them, the Node leg (`scripts/test_node.ts`), reported as two legs: its
  *    `node --test` over the compiled tests, and its checks of the package
  *    (build, pack, install, the README examples on Node, `require()`, the bin,
  *    the consumer type-check), which run even when `node --test` failed.
  *
  * The Deno legs run under `tests/deno.lock` (see `DEV_LOCK`), with the
- * interpreter a `python3` shim would run first on PATH (see `scripts/_python.ts`). It ends with
+ * interpreter a `python3` shim would run first on PATH (see `scripts/_python.ts`). Once the
+ * Node leg ended, the Deno files left run that many more at once. It ends with
  * one line per leg and `legs: N passed, N failed`, and exits 1 when a leg
  * failed. `SHELLSEAM_TEST_JOBS` sets how many test files the Deno legs run at
  * once (4 unless set); `node --test` runs one fewer.
@@ -27,7 +28,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
-import { runFiles, testFiles, testJobs } from "./_pool.ts";
+import { type MoreJobs, runFiles, testFiles, testJobs } from "./_pool.ts";
 import { EXAMPLES_DIR, writeExamples } from "./_doc_examples.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 import { pythonWithoutShim } from "./_python.ts";
@@ -112,10 +113,10 @@ function failuresOf(run: LegResult): Pick<LegResult, "failures"> {
 }
 
 /**
- * The Deno legs, one after another: the type-check, then the doc examples
- * and test files, then the permissions file.
+ * The Deno legs: the type-check, then the doc examples and test files with
+ * the permissions file beside them.
  */
-async function denoLegs(): Promise<LegResult[]> {
+async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
   const results = [
     await runLeg("Deno: type-check", [
       "test",
@@ -129,12 +130,21 @@ async function denoLegs(): Promise<LegResult[]> {
   const examples = writeExamples(DOC_EXAMPLES);
   try {
     const units = [examples.file, ...testFiles(["tests/"], [PERMISSIONS_FILE])];
-    results.push(await runFiles("Deno: doc examples and test files", units, noCheck, testJobs()));
+    // The permissions file (one short process) runs beside the files, its output held.
+    const [files, permissions] = await Promise.all([
+      runFiles("Deno: doc examples and test files", units, noCheck, testJobs(), console.log, more),
+      runLeg("permissions file", [...PERMISSIONS_LEG], { held: true }),
+    ]);
+    results.push(files, permissions);
   } finally {
     rmSync(EXAMPLES_DIR, { recursive: true, force: true });
   }
-  results.push(await runLeg("permissions file", [...PERMISSIONS_LEG]));
   return results;
+}
+
+/** How many test files `node --test` runs at once: one fewer than the Deno legs (at least one). */
+function nodeJobs(): number {
+  return Math.max(1, testJobs() - 1);
 }
 
 /**
@@ -145,7 +155,7 @@ async function denoLegs(): Promise<LegResult[]> {
  */
 async function nodeLeg(dir: string): Promise<LegResult[]> {
   const report = join(dir, "node.json");
-  const jobs = String(Math.max(1, testJobs() - 1));
+  const jobs = String(nodeJobs());
   const node = await runLeg(
     "Node leg",
     ["run", "--allow-all", "scripts/test_node.ts", `--report=${report}`],
@@ -161,11 +171,17 @@ async function main(): Promise<void> {
     const python = pythonWithoutShim(dir);
     if (python !== undefined) console.log(`python3 on PATH is a shim; the tests run ${python}`);
     // A leg that throws (rather than fails) stops the other before its folder goes.
-    const [deno, node] = await Promise.all([denoLegs(), nodeLeg(dir)]).catch((error) => {
+    // Once the Node leg ended, its share of the machine goes to the Deno files left.
+    const node = nodeLeg(dir);
+    const more = node.then(
+      () => ({ jobs: nodeJobs(), reason: "the Node leg ended" }),
+      () => ({ jobs: 0, reason: "" }),
+    );
+    const [deno, nodeResults] = await Promise.all([denoLegs(more), node]).catch((error) => {
       stopLegs();
       throw error;
     });
-    const passed = summarize([...deno, ...node], (performance.now() - start) / 1000);
+    const passed = summarize([...deno, ...nodeResults], (performance.now() - start) / 1000);
     Deno.exitCode = passed ? 0 : 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

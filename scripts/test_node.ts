@@ -6,7 +6,9 @@
  * `tests/**\/*.ts` the way the package is compiled, points the tests' relative
  * imports at the installed package, and runs them with `node --test` on the
  * newest version, a few files at once (`SHELLSEAM_TEST_JOBS`, 4 unless set),
- * all but {@linkcode DENO_ONLY_TESTS}. Then, on each version: every example of the README and of
+ * all but {@linkcode DENO_ONLY_TESTS}. Beside it (these checks wait on
+ * processes more than they compute; what they print is held and printed
+ * after node's report), on each version: every example of the README and of
  * docs/ (their ```ts blocks, compiled by tsc with the types removed and
  * nothing else changed), a `require()` of every
  * subpath, and a small ESM script that runs `echo hi`. Last, a consumer file
@@ -104,26 +106,40 @@ const DEV_PEERS = ["@langchain/core@1.4.0", "@xterm/headless@6.0.0"];
  */
 const NODE_VERSIONS = ["22", "24"];
 
+/**
+ * Runs `program` and returns what it printed on stdout; what it printed on
+ * stderr goes to `log`. One that fails throws, with both in the message.
+ */
 async function run(
   program: string,
   args: string[],
   cwd: string,
   env: Record<string, string> = {},
+  log: Log = console.log,
 ): Promise<string> {
-  const { code, stdout } = await new Deno.Command(program, {
+  const { code, stdout, stderr } = await new Deno.Command(program, {
     args,
     cwd,
     env,
     stdout: "piped",
-    stderr: "inherit",
+    stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(stdout);
+  const errors = new TextDecoder().decode(stderr);
   if (code !== 0) {
-    console.log(text);
-    throw new Error(`${program} ${args.join(" ")} failed with exit code ${code} in ${cwd}`);
+    throw new Error(
+      `${program} ${args.join(" ")} failed with exit code ${code} in ${cwd}:\n${text}${errors}`,
+    );
   }
+  if (errors.trim() !== "") log(errors.trimEnd());
   return text;
 }
+
+/**
+ * Where a step's lines go: printed at once, or held while `node --test`
+ * prints (the package's checks run beside it) and printed after it.
+ */
+type Log = (text: string) => void;
 
 /**
  * Which part of the Node leg a step belongs to: `node --test` over the
@@ -152,19 +168,20 @@ async function step(
   title: string,
   action: () => Promise<void>,
   part: NodeStepPart = "package",
+  log: Log = console.log,
 ): Promise<boolean> {
   const start = performance.now();
-  console.log(`\n== ${title}`);
+  log(`\n== ${title}`);
   let ok = true;
   try {
     await action();
   } catch (error) {
-    console.log(error instanceof Error ? error.stack ?? error.message : String(error));
+    log(error instanceof Error ? error.stack ?? error.message : String(error));
     ok = false;
   }
   const seconds = (performance.now() - start) / 1000;
   results.push({ title, part, ok, seconds });
-  console.log(`== ${title}: ${ok ? "ok" : "FAILED"} (${seconds.toFixed(1)} s)`);
+  log(`== ${title}: ${ok ? "ok" : "FAILED"} (${seconds.toFixed(1)} s)`);
   return ok;
 }
 
@@ -244,32 +261,38 @@ async function compileTests(dir: string, installed: string): Promise<string[]> {
 }
 
 /** Installs each of {@linkcode NODE_VERSIONS} into `dir` and returns its `node` binary. */
-async function installNodes(dir: string): Promise<Map<string, string>> {
+async function installNodes(dir: string, log: Log): Promise<Map<string, string>> {
   mkdirSync(dir);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }) + "\n");
   const alias = (major: string) => `node${major}`;
-  await run("npm", [
-    "install",
-    "--no-audit",
-    "--no-fund",
-    ...NODE_VERSIONS.map((major) => `${alias(major)}@npm:node@${major}`),
-  ], dir);
+  await run(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      ...NODE_VERSIONS.map((major) => `${alias(major)}@npm:node@${major}`),
+    ],
+    dir,
+    {},
+    log,
+  );
   const binaries = new Map<string, string>();
   for (const major of NODE_VERSIONS) {
     const binary = join(dir, "node_modules", alias(major), "bin", "node");
-    const version = (await run(binary, ["--version"], dir)).trim();
+    const version = (await run(binary, ["--version"], dir, {}, log)).trim();
     if (!version.startsWith(`v${major}.`)) {
       throw new Error(`npm's node@${major} installed ${version} at ${binary}`);
     }
-    console.log(`Node ${version}: ${binary}`);
+    log(`Node ${version}: ${binary}`);
     binaries.set(version, binary);
   }
   return binaries;
 }
 
 /** Runs `node` (a binary) with `args` in `cwd`, with that binary first on PATH. */
-function runNode(node: string, args: string[], cwd: string): Promise<string> {
-  return run(node, args, cwd, { PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` });
+function runNode(node: string, args: string[], cwd: string, log: Log): Promise<string> {
+  return run(node, args, cwd, { PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` }, log);
 }
 
 /**
@@ -490,29 +513,33 @@ async function checks(dir: string, only?: string[]): Promise<void> {
   let cliBin = "";
   let tests: string[] = [];
   let nodes = new Map<string, string>();
-  let examples: string[] = [];
   // Built in the temporary folder, so a run leaves the checkout as it was.
   const built = join(dir, "package");
   const builtCli = join(dir, "cli-package");
   // Each check below needs the packages built and installed, and the Nodes.
+  // The Nodes (a download) install beside the build; their lines are held.
+  const nodesLog: string[] = [];
+  const nodesInstalled = step(
+    `install Node ${NODE_VERSIONS.join(" and ")} from npm`,
+    async () => {
+      nodes = await installNodes(join(dir, "nodes"), (text) => void nodesLog.push(text));
+    },
+    "package",
+    (text) => void nodesLog.push(text),
+  );
   const builtOk = await step("build the packages (library and CLI)", async () => {
     await buildNpm(built);
     await buildCliNpm(builtCli);
   });
-  if (!builtOk) return;
-  const packed = await step("npm pack and install both into a fresh folder", async () => {
-    const [library, cli] = await packAndInstall([built, builtCli], dir);
-    installed = library!;
-    cliBin = join(cli!, "main.js");
-  });
-  if (!packed) return;
-  const installedNodes = await step(
-    `install Node ${NODE_VERSIONS.join(" and ")} from npm`,
-    async () => {
-      nodes = await installNodes(join(dir, "nodes"));
-    },
-  );
-  if (!installedNodes) return;
+  const packed = builtOk &&
+    await step("npm pack and install both into a fresh folder", async () => {
+      const [library, cli] = await packAndInstall([built, builtCli], dir);
+      installed = library!;
+      cliBin = join(cli!, "main.js");
+    });
+  const installedNodes = await nodesInstalled;
+  console.log(nodesLog.join("\n"));
+  if (!packed || !installedNodes) return;
   const newest = [...nodes.entries()].at(-1)!;
   // From here on, a failed check does not stop the others.
   const compiled = await step("compile tests against the installed package", async () => {
@@ -531,66 +558,118 @@ async function checks(dir: string, only?: string[]): Promise<void> {
       tests = wanted;
     }
   }, "tests");
-  if (compiled && tests.length > 0) await runNodeTests(dir, newest, tests, cliBin);
-  const readme = await step("compile the README examples", async () => {
-    examples = await compileReadmeExamples(join(dir, "readme"));
-  });
+  // The package's checks run beside node --test (they wait on processes more
+  // than they compute); what they print is held and printed after its report.
+  const held: string[] = [];
+  await Promise.all([
+    compiled && tests.length > 0 ? runNodeTests(dir, newest, tests, cliBin) : undefined,
+    packageChecks(dir, nodes, (text) => void held.push(text)),
+  ]);
+  if (held.length > 0) console.log(held.join("\n"));
+}
+
+/**
+ * The checks of the installed package on each Node of `nodes`, in `dir`:
+ * the README examples, `require()` of every subpath, an ESM script, the
+ * bin through npx; then the consumer type-checks. Each line goes to `log`.
+ */
+async function packageChecks(dir: string, nodes: Map<string, string>, log: Log): Promise<void> {
+  let examples: string[] = [];
+  const readme = await step(
+    "compile the README examples",
+    async () => {
+      examples = await compileReadmeExamples(join(dir, "readme"));
+    },
+    "package",
+    log,
+  );
   writeFileSync(join(dir, "echo_check.mjs"), ECHO_CHECK);
   writeFileSync(join(dir, "require_check.cjs"), requireCheck());
   for (const [version, node] of nodes) {
     if (readme) {
-      await step(`README examples on ${version} (${examples.length})`, async () => {
-        for (const example of examples) {
-          console.log(`-- ${example.slice(dir.length + 1)}`);
-          console.log(await runNode(node, [example], join(dir, "readme")));
-        }
-      });
-    }
-    await step(`require() of every subpath of both packages on ${version}`, async () => {
-      console.log(await runNode(node, ["require_check.cjs"], dir));
-    });
-    await step(`ESM script on ${version}: echo hi through @shellseam/bash/local`, async () => {
-      console.log(await runNode(node, ["echo_check.mjs"], dir));
-    });
-    await step(`npx shellseam on ${version}: the installed bin runs a command`, async () => {
-      // `--no-install`: the bin of the packed @shellseam/cli in this folder, never the registry's.
-      const env = { PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` };
-      const usage = await run("npx", ["--no-install", "shellseam", "--help"], dir, env);
-      if (!usage.startsWith("Usage: shellseam ")) {
-        throw new Error(`npx shellseam --help printed:\n${usage}`);
-      }
-      const ran = await run(
-        "npx",
-        ["--no-install", "shellseam", "run", "--", "echo via-npx"],
-        dir,
-        env,
+      await step(
+        `README examples on ${version} (${examples.length})`,
+        async () => {
+          for (const example of examples) {
+            log(`-- ${example.slice(dir.length + 1)}`);
+            log(await runNode(node, [example], join(dir, "readme"), log));
+          }
+        },
+        "package",
+        log,
       );
-      if (!ran.startsWith("via-npx\n")) throw new Error(`npx shellseam run printed:\n${ran}`);
-      console.log(ran);
-    });
+    }
+    await step(
+      `require() of every subpath of both packages on ${version}`,
+      async () => {
+        log(await runNode(node, ["require_check.cjs"], dir, log));
+      },
+      "package",
+      log,
+    );
+    await step(
+      `ESM script on ${version}: echo hi through @shellseam/bash/local`,
+      async () => {
+        log(await runNode(node, ["echo_check.mjs"], dir, log));
+      },
+      "package",
+      log,
+    );
+    await step(
+      `npx shellseam on ${version}: the installed bin runs a command`,
+      async () => {
+        // `--no-install`: the bin of the packed @shellseam/cli in this folder, never the registry's.
+        const env = { PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` };
+        const usage = await run("npx", ["--no-install", "shellseam", "--help"], dir, env, log);
+        if (!usage.startsWith("Usage: shellseam ")) {
+          throw new Error(`npx shellseam --help printed:\n${usage}`);
+        }
+        const ran = await run(
+          "npx",
+          ["--no-install", "shellseam", "run", "--", "echo via-npx"],
+          dir,
+          env,
+          log,
+        );
+        if (!ran.startsWith("via-npx\n")) throw new Error(`npx shellseam run printed:\n${ran}`);
+        log(ran);
+      },
+      "package",
+      log,
+    );
   }
-  await step("consumer type-check (tsc --noEmit, nodenext)", async () => {
-    // Every subpath of deno.json is imported, so tsc checks their .d.ts (the npm-only ones next).
-    const { name, exports } = readDenoJson();
-    const everySubpath = Object.keys(exports).map((subpath, index) =>
-      `import type * as subpath${index} from "${name}${subpath.slice(1)}";\n` +
-      `export type Subpath${index} = typeof subpath${index};\n`
-    );
-    writeFileSync(join(dir, "consumer.ts"), CONSUMER + everySubpath.join(""));
-    writeTsconfig(join(dir, "tsconfig.json"), CONSUMER_OPTIONS, ["consumer.ts"]);
-    await tsc(["-p", join(dir, "tsconfig.json")]);
-  });
-  await step("consumer type-check of the npm-only subpaths, with their peers", async () => {
-    writeFileSync(join(dir, "consumer_peers.ts"), CONSUMER_OF_PEERS);
-    // @langchain/core's own declarations do not compile with exactOptionalPropertyTypes;
-    // every .d.ts is still checked (skipLibCheck stays off).
-    writeTsconfig(
-      join(dir, "tsconfig.peers.json"),
-      { ...CONSUMER_OPTIONS, exactOptionalPropertyTypes: false },
-      ["consumer_peers.ts"],
-    );
-    await tsc(["-p", join(dir, "tsconfig.peers.json")]);
-  });
+  await step(
+    "consumer type-check (tsc --noEmit, nodenext)",
+    async () => {
+      // Every subpath of deno.json is imported, so tsc checks their .d.ts (the npm-only ones next).
+      const { name, exports } = readDenoJson();
+      const everySubpath = Object.keys(exports).map((subpath, index) =>
+        `import type * as subpath${index} from "${name}${subpath.slice(1)}";\n` +
+        `export type Subpath${index} = typeof subpath${index};\n`
+      );
+      writeFileSync(join(dir, "consumer.ts"), CONSUMER + everySubpath.join(""));
+      writeTsconfig(join(dir, "tsconfig.json"), CONSUMER_OPTIONS, ["consumer.ts"]);
+      await tsc(["-p", join(dir, "tsconfig.json")]);
+    },
+    "package",
+    log,
+  );
+  await step(
+    "consumer type-check of the npm-only subpaths, with their peers",
+    async () => {
+      writeFileSync(join(dir, "consumer_peers.ts"), CONSUMER_OF_PEERS);
+      // @langchain/core's own declarations do not compile with exactOptionalPropertyTypes;
+      // every .d.ts is still checked (skipLibCheck stays off).
+      writeTsconfig(
+        join(dir, "tsconfig.peers.json"),
+        { ...CONSUMER_OPTIONS, exactOptionalPropertyTypes: false },
+        ["consumer_peers.ts"],
+      );
+      await tsc(["-p", join(dir, "tsconfig.peers.json")]);
+    },
+    "package",
+    log,
+  );
 }
 
 if (import.meta.main) await main();

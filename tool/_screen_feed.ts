@@ -16,10 +16,16 @@
  * after a line that says how much was not. That is at least 800 rows of 80
  * columns, more than a tool's screen and its scrollback keep.
  *
+ * A renderer that throws (a bug in it, or in the emulator under it) is not
+ * fed again: from then on each read says why and shows the raw output
+ * instead (see {@linkcode ScreenFeed.screen}), rather than a screen that
+ * silently stopped changing.
+ *
  * @module
  */
 import type { BashProcess, BashTerminalSize } from "../seam/mod.ts";
-import type { ScreenRenderer, ScreenSnapshot } from "./screen.ts";
+import type { BashTaskOutput } from "./render/mod.ts";
+import type { ScreenRenderer } from "./screen.ts";
 import { INPUT_QUIET_MS } from "./schemas/mod.ts";
 
 /**
@@ -54,6 +60,8 @@ export class ScreenFeed {
   readonly #screen: ScreenRenderer;
   readonly #listeners = new Set<Listener>();
   #ended = false;
+  /** Why the renderer is no longer used, once it threw. */
+  #failure: string | undefined;
   /** Settles once the output ended and all of it was fed to the screen. */
   readonly fed: Promise<void>;
 
@@ -67,7 +75,13 @@ export class ScreenFeed {
     try {
       for await (const event of this.#process.output()) {
         if (!("text" in event) || event.stream !== "stdout" || event.text === "") continue;
-        this.#draw(event.text);
+        if (this.#failure === undefined) {
+          try {
+            this.#draw(event.text);
+          } catch (error) {
+            this.#fail(error);
+          }
+        }
         for (const listener of this.#listeners) listener(event.text);
       }
     } catch {
@@ -88,9 +102,33 @@ export class ScreenFeed {
     this.#screen.write(text.slice(from));
   }
 
-  /** The screen now (see {@linkcode ScreenRenderer.snapshot}). */
-  snapshot(): ScreenSnapshot | Promise<ScreenSnapshot> {
-    return this.#screen.snapshot();
+  /** Keeps why the renderer failed (the first reason), and returns it; it is not fed again. */
+  #fail(error: unknown): string {
+    this.#failure ??= `the screen renderer failed: ${
+      error instanceof Error ? error.message : String(error)
+    }`;
+    return this.#failure;
+  }
+
+  /**
+   * The screen now (see {@linkcode ScreenRenderer.snapshot}) as `screen`, or,
+   * once the renderer threw (in a write or here), why there is none as
+   * `screenError`. A snapshot that is a promise rejects with that reason as
+   * its message when the renderer fails while drawing it.
+   */
+  screen(): Pick<BashTaskOutput, "screen" | "screenError"> {
+    if (this.#failure !== undefined) return { screenError: this.#failure };
+    try {
+      const snapshot = this.#screen.snapshot();
+      if (!(snapshot instanceof Promise)) return { screen: snapshot };
+      return {
+        screen: snapshot.catch((error) => {
+          throw new Error(this.#fail(error));
+        }),
+      };
+    } catch (error) {
+      return { screenError: this.#fail(error) };
+    }
   }
 
   /**

@@ -61,7 +61,7 @@ export function screenTaskHooks(
       if (process.disposed) read.disposed = true;
       if (process.limitHit) read.limitHit = process.limitHit;
       if (process.strays) read.strays = process.strays;
-      if (feed !== undefined) read.screen = feed.snapshot();
+      if (feed !== undefined) Object.assign(read, feed.screen());
       return read;
     },
     release: () => process.release(),

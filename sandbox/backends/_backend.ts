@@ -118,6 +118,15 @@ export interface SandboxBackend {
    */
   readonly limitsNetworkToProxyPort?: boolean;
   /**
+   * True when a launch of it may start before its probe ended: the launch
+   * either runs its command confined as the probe would find it, or fails
+   * before the command runs, and the probe learns nothing that a launch or
+   * its facts depend on (bwrap). An executor with no other backend then
+   * launches its first call beside the probe, and awaits the probe's
+   * verdict before the call's result (see `LaunchPlan.verdict`).
+   */
+  readonly launchesBeforeProbe?: boolean;
+  /**
    * True when its wrapped launch (by `wrap`) writes `LAUNCH_STARTED` first on
    * stdout once the command starts (its plan then announces its start, and a
    * launch that ended without it is the runner's failure).

@@ -404,6 +404,45 @@ describe("task_input's fences", () => {
     });
   }
 
+  it("says when the screen renderer failed, and shows the raw output from then on", async () => {
+    await using executor = new LocalBashExecutor();
+    await using tasks = new TaskRegistry();
+    let fed = "";
+    const set = createBashTools({
+      executor,
+      tasks,
+      owner: taskOwner("a"),
+      enableTerminal: true,
+      screen: () => ({
+        write: (text) => {
+          if (text.includes("boom")) throw new RangeError("a sequence it cannot parse");
+          fed += text;
+        },
+        resize: () => {},
+        snapshot: () => ({
+          lines: fed.split("\r\n").filter((line) => line !== ""),
+          scrolledOff: [],
+          droppedLines: 0,
+          alternate: false,
+        }),
+      }),
+    });
+    // Each answer comes after what is typed: the screens are the same however late the shell starts.
+    const started = await set.bash.execute({
+      command: "read a; printf 'drawn %s\\n' \"$a\"; read b; printf 'boom after %s\\n' \"$b\"",
+      description: "Fail the renderer",
+      terminal: true,
+    });
+    const id = started.text.match(/bash-\d+/)?.[0] as string;
+    const drawn = await set.taskInput?.execute({ task_id: id, input: "one\r", wait_ms: 10_000 });
+    assert.match(drawn?.text ?? "", /^\[screen\]\none\ndrawn one\n/);
+    const reply = await set.taskInput?.execute({ task_id: id, input: "two\r", wait_ms: 10_000 });
+    assert.match(
+      reply?.text ?? "",
+      /^\[the screen renderer failed: a sequence it cannot parse; the raw output follows\]\n.*boom after two/s,
+    );
+  });
+
   it("is offered only with enableTerminal, and bash's terminal field with it", async () => {
     await using executor = new LocalBashExecutor();
     await using tasks = new TaskRegistry();

@@ -9,6 +9,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -163,6 +164,37 @@ describe("the private folder", () => {
       name,
       new RegExp(`^${PRIVATE_DIR_PREFIX}${process.pid}-${startTime("self")}-\\w{6}$`),
     );
+  });
+
+  it("has its owner even when made while the watchdog is still starting", async () => {
+    // A bash that takes a moment to start: the watchdog's process is up (it has
+    // a pid) well before it names the owner.
+    const dir = mkdtempSync(join(tmpdir(), "watchdog-slow-"));
+    try {
+      const slow = join(dir, "bash");
+      writeFileSync(slow, `#!/bin/sh\nsleep 0.3\nexec ${findOnPath("bash")} "$@"\n`, {
+        mode: 0o755,
+      });
+      const watchdog = new Watchdog({
+        runtime,
+        bash: slow,
+        setsidPath: null,
+        session: "detached",
+        tempRoot: tmpdir(),
+      });
+      try {
+        const first = watchdog.ready();
+        while (watchdog.pid === null) await pause(5);
+        assert.equal(watchdog.owner, null, "still starting");
+        await watchdog.ready();
+        assert.match(watchdog.owner ?? "", new RegExp(`^${process.pid}-${startTime("self")}$`));
+        await first;
+      } finally {
+        await watchdog.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("carries no owner when it is kept, so no one removes it", async () => {

@@ -21,6 +21,7 @@ import {
   type SandboxBashExecutorConfig,
 } from "../../sandbox/mod.ts";
 import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/landlock/_launcher_protocol.ts";
+import { type Runtime, runtime } from "../../local/mod.ts";
 import { pause, processesWith } from "../local/_helpers.ts";
 
 /**
@@ -239,5 +240,29 @@ export async function oneStandby(backend: "bwrap" | "landlock", not?: number): P
     if (found.length === 1 && found[0] !== not) return found[0] as number;
     assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
     await pause(20);
+  }
+}
+
+/** A runtime that records the pid and command line of every spawn. */
+export function recording(): { runtime: Runtime; spawned: { pid: number; line: string }[] } {
+  const spawned: { pid: number; line: string }[] = [];
+  return {
+    spawned,
+    runtime: {
+      ...runtime,
+      spawn: async (request) => {
+        const child = await runtime.spawn(request);
+        spawned.push({ pid: child.pid, line: [request.program, ...request.args].join(" ") });
+        return child;
+      },
+    },
+  };
+}
+
+/** Resolves once `check` holds (polled every 20 ms), or rejects after `ms`. */
+export async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  for (const end = Date.now() + ms; !check();) {
+    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
+    await new Promise((done) => setTimeout(done, 20));
   }
 }

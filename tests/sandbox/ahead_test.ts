@@ -3,35 +3,18 @@
 // every spawn.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type Runtime, runtime } from "../../local/mod.ts";
-import { executorFor, probeHere, skipUnless, tempWorkspace } from "./_fixtures.ts";
+import { runtime } from "../../local/mod.ts";
+import {
+  executorFor,
+  probeHere,
+  recording,
+  skipUnless,
+  tempWorkspace,
+  until,
+} from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const skip = skipUnless(statuses, "bwrap");
-
-/** A runtime that records the pid and command line of every spawn. */
-function recording(): { runtime: Runtime; spawned: { pid: number; line: string }[] } {
-  const spawned: { pid: number; line: string }[] = [];
-  return {
-    spawned,
-    runtime: {
-      ...runtime,
-      spawn: async (request) => {
-        const child = await runtime.spawn(request);
-        spawned.push({ pid: child.pid, line: [request.program, ...request.args].join(" ") });
-        return child;
-      },
-    },
-  };
-}
-
-/** Resolves once `check` holds (polled every 20 ms), or rejects after `ms`. */
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  for (const end = Date.now() + ms; !check();) {
-    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
 
 const probing = (line: string) => line.includes("bwrap") && line.endsWith("-c true");
 

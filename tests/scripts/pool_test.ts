@@ -78,6 +78,49 @@ describe("the test pool (scripts/_pool.ts)", () => {
     }
   });
 
+  it("runs more at once from when it is told it may", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-pool-"));
+    try {
+      // Each file says it started, then passes only once all three did: they
+      // must run at the same time, which one job at a time never does.
+      const started = (index: number) => join(dir, `started-${index}`);
+      const files = [0, 1, 2].map((index) => {
+        const file = join(dir, `together_${index}_test.ts`);
+        writeFileSync(
+          file,
+          `Deno.writeTextFileSync(${JSON.stringify(started(index))}, "");\n` +
+            `const all = ${JSON.stringify([0, 1, 2].map(started))};\n` +
+            'Deno.test("together", async () => {\n' +
+            "  const deadline = Date.now() + 60_000;\n" +
+            "  while (!all.every((path) => { try { Deno.statSync(path); return true; } catch { return false; } })) {\n" +
+            '    if (Date.now() > deadline) throw new Error("ran alone");\n' +
+            "    await new Promise((done) => setTimeout(done, 20));\n" +
+            "  }\n" +
+            "});\n",
+        );
+        return file;
+      });
+      const printed: string[] = [];
+      let allow = (_more: { jobs: number; reason: string }) => {};
+      const more = new Promise<{ jobs: number; reason: string }>((done) => allow = done);
+      const leg = runFiles("pool", files, ["test", "--no-check", "-A"], 1, (text) => {
+        printed.push(text);
+      }, more);
+      await until(() => existsSync(started(0)), "the first file to start");
+      assert.equal(existsSync(started(1)), false, "one at a time until told");
+      allow({ jobs: 2, reason: "the other leg ended" });
+      const result = await leg;
+      assert.equal(result.ok, true, printed.join(""));
+      assert.deepEqual(result.counts, { passed: 3, failed: 0 });
+      assert.ok(
+        printed.includes("\n=== pool: 2 more at once for the 2 left (the other leg ended)"),
+        printed.join(""),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads the failures node's test runner lists at its end", () => {
     const output = [
       "✔ passes (1ms)",

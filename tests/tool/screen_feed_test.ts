@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { BashOutputEvent, BashProcess } from "../../seam/mod.ts";
 import { echoOf, MAX_DRAWN, ScreenFeed } from "../../tool/_screen_feed.ts";
-import { TextScreen } from "../../tool/mod.ts";
+import { type ScreenSnapshot, TextScreen } from "../../tool/mod.ts";
 import { INPUT_QUIET_MS } from "../../tool/schemas/mod.ts";
 
 /** A terminal process whose output the test says, piece by piece, and ends. */
@@ -44,6 +44,29 @@ class ScriptedProcess {
   }
 }
 
+/** The screen `feed` has drawn (a failure of its renderer fails the test). */
+async function drawn(feed: ScreenFeed): Promise<ScreenSnapshot> {
+  const read = feed.screen();
+  assert.equal(read.screenError, undefined);
+  assert.ok(read.screen !== undefined);
+  return await read.screen;
+}
+
+/** A screen that throws in `write` once it was given `breakAt`, or in `snapshot` when `snapshotFails`. */
+class BrokenScreen extends TextScreen {
+  constructor(readonly breakAt: string, readonly snapshotFails: "no" | "at once" | "later" = "no") {
+    super(3, 20);
+  }
+  override write(text: string): void {
+    if (text.includes(this.breakAt)) throw new RangeError(`cannot draw "${this.breakAt}"`);
+    super.write(text);
+  }
+  override snapshot(): ScreenSnapshot {
+    if (this.snapshotFails === "at once") throw new Error("no snapshot");
+    return super.snapshot();
+  }
+}
+
 /** Whether `promise` settled by the time every timer due within `ms` fired. */
 async function settledWithin(promise: Promise<void>, ms: number): Promise<boolean> {
   let settled = false;
@@ -58,11 +81,11 @@ describe("ScreenFeed", () => {
     const feed = new ScreenFeed(scripted.process, new TextScreen(4, 20));
     scripted.say(">>> ");
     await scripted.flushed();
-    assert.deepEqual((await feed.snapshot()).lines, [">>>"]);
+    assert.deepEqual((await drawn(feed)).lines, [">>>"]);
     scripted.say("1+1\r\n2\r\n");
     scripted.say(null);
     await feed.fed;
-    assert.deepEqual((await feed.snapshot()).lines, [">>> 1+1", "2"]);
+    assert.deepEqual((await drawn(feed)).lines, [">>> 1+1", "2"]);
   });
 
   it("draws only the last lines of a flood, after a line that says how much was not drawn", async () => {
@@ -74,7 +97,7 @@ describe("ScreenFeed", () => {
     await feed.fed;
     const from = flood.indexOf("\n", flood.length - MAX_DRAWN) + 1;
     const first = flood.slice(from, flood.indexOf("\r", from));
-    const { lines, scrolledOff, droppedLines } = await feed.snapshot();
+    const { lines, scrolledOff, droppedLines } = await drawn(feed);
     assert.deepEqual(lines, ["line 29998", "line 29999"]);
     const marker = scrolledOff.indexOf(`[... ${from} characters of output not drawn ...]`);
     assert.ok(marker >= 0, scrolledOff.slice(0, 3).join("\n"));
@@ -90,7 +113,7 @@ describe("ScreenFeed", () => {
     scripted.say("1+1\r\n2\r\n>>> ");
     // Resolves at all: without the quiet window it would wait the whole minute.
     await answer;
-    assert.deepEqual((await feed.snapshot()).lines, ["1+1", "2", ">>>"]);
+    assert.deepEqual((await drawn(feed)).lines, ["1+1", "2", ">>>"]);
   });
 
   it("does not take the echo of the input for an answer", async () => {
@@ -102,7 +125,7 @@ describe("ScreenFeed", () => {
     assert.equal(await settledWithin(answer, INPUT_QUIET_MS * 3), false);
     scripted.say("built\r\n");
     await answer;
-    assert.deepEqual((await feed.snapshot()).lines, ["make", "built"]);
+    assert.deepEqual((await drawn(feed)).lines, ["make", "built"]);
   });
 
   it("waits the whole wait when nothing comes, and at once when the output already ended", async () => {
@@ -138,7 +161,40 @@ describe("ScreenFeed", () => {
     scripted.say(null);
     await feed.fed;
     // Wrapped at 5 before the resize, not at 10 after it.
-    assert.deepEqual((await feed.snapshot()).lines, ["abcde", "fgh", "0123456789"]);
+    assert.deepEqual((await drawn(feed)).lines, ["abcde", "fgh", "0123456789"]);
+  });
+
+  it("stops feeding a renderer that threw, and each read then says why instead of a stale screen", async () => {
+    const scripted = new ScriptedProcess();
+    const feed = new ScreenFeed(scripted.process, new BrokenScreen("\u0007"));
+    scripted.say("ready\r\n");
+    await scripted.flushed();
+    assert.deepEqual((await drawn(feed)).lines, ["ready"]);
+    scripted.say("bell \u0007");
+    await scripted.flushed();
+    const why = 'the screen renderer failed: cannot draw "\u0007"';
+    assert.deepEqual(feed.screen(), { screenError: why });
+    // The output is still read to its end: a wait for an answer still ends on it.
+    const answered = feed.awaitAnswer("x\r", 60_000);
+    scripted.say("answer\r\n");
+    await answered;
+    scripted.say(null);
+    await feed.fed;
+    assert.deepEqual(feed.screen(), { screenError: why });
+  });
+
+  it("says why when the renderer's snapshot throws, or its promise rejects", async () => {
+    const atOnce = new ScreenFeed(new ScriptedProcess().process, new BrokenScreen("-", "at once"));
+    assert.deepEqual(atOnce.screen(), { screenError: "the screen renderer failed: no snapshot" });
+    const later = new ScreenFeed(new ScriptedProcess().process, {
+      write: () => {},
+      resize: () => {},
+      snapshot: () => Promise.reject(new Error("emulator gone")),
+    });
+    const read = later.screen();
+    assert.ok(read.screen instanceof Promise);
+    await assert.rejects(read.screen, /^Error: the screen renderer failed: emulator gone$/);
+    assert.deepEqual(later.screen(), { screenError: "the screen renderer failed: emulator gone" });
   });
 
   it("puts the screen back when the terminal could not be resized", async () => {
@@ -149,7 +205,7 @@ describe("ScreenFeed", () => {
     scripted.say("abcdefgh");
     scripted.say(null);
     await feed.fed;
-    assert.deepEqual((await feed.snapshot()).lines, ["abcde", "fgh"]);
+    assert.deepEqual((await drawn(feed)).lines, ["abcde", "fgh"]);
   });
 });
 

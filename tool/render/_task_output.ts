@@ -55,6 +55,11 @@ export interface BashTaskOutput extends BashProcessRead {
    * `ScreenRenderer.snapshot`); await it before reading it.
    */
   screen?: ScreenSnapshot | Promise<ScreenSnapshot>;
+  /**
+   * Why a terminal task's screen could not be drawn (its renderer threw):
+   * the read then shows the raw output, after a line that says so.
+   */
+  screenError?: string;
 }
 
 /**
@@ -135,6 +140,9 @@ export function renderTaskOutput(
   const lines: string[] = [];
   if (isBashTaskOutput(output)) {
     const screen = output.screen;
+    if (output.screenError !== undefined) {
+      lines.push(`[${output.screenError}; the raw output follows]`);
+    }
     lines.push(...outputLines(
       {
         stdout: screen !== undefined

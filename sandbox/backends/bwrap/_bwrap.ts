@@ -57,6 +57,9 @@ export function createBwrapBackend(
     wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits, { keepStdin });
   return {
     name: "bwrap",
+    // bwrap sets up every namespace, mount and filter before it runs the
+    // command, or fails; its probe only says whether it ran `true`.
+    launchesBeforeProbe: true,
     wrap,
     standby: (launch: Launch, policy: ConfinedPolicy) =>
       bwrapStandby(bwrap, filters, launch, policy, folders),

@@ -1,0 +1,145 @@
+// An executor with one possible backend launches its first call beside the
+// backend's probe (SandboxBackend.launchesBeforeProbe): a launch that said
+// its command started needs no verdict; one that did not gets the probe's,
+// and a broken backend is the probe's SandboxUnavailableError, with nothing
+// run and nothing left running. The probe here is a fake bwrap held until
+// the test lets it go, so the call certainly comes while it runs.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { SandboxUnavailableError } from "../../seam/mod.ts";
+import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { runtime } from "../../local/mod.ts";
+import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
+import { findOnPath } from "../../engine/_session.ts";
+import {
+  fakeProgram,
+  probeHere,
+  recording,
+  skipUnless,
+  tempWorkspace,
+  until,
+  type Workspace,
+} from "./_fixtures.ts";
+
+const statuses = await probeHere();
+const noBwrap = skipUnless(statuses, "bwrap");
+
+/** What the fake bwrap does, for the probe and for a call's launch (which runs the namespace's reporter). */
+interface FakeBwrap {
+  probe: string;
+  call: string;
+}
+
+/** bwrap's failure where it cannot make its namespaces. */
+const BROKEN = "echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1";
+
+/**
+ * A fake bwrap first on a search path: a call's launch touches `called`,
+ * then does `call`; the probe waits until `release` exists (for at most
+ * 10 s, then fails as held), then does `probe`.
+ */
+function heldBwrap(workspace: Workspace, { probe, call }: FakeBwrap) {
+  const called = join(workspace.base, "called");
+  const release = join(workspace.base, "release");
+  const dir = fakeProgram(
+    workspace,
+    "bwrap",
+    `case "$*" in *shellseam-strays*) touch '${called}'; ${call} ;; esac; i=0; ` +
+      `while [ ! -e '${release}' ]; do i=$((i+1)); ` +
+      `[ $i -gt 500 ] && { echo 'bwrap: the probe was held' >&2; exit 1; }; sleep 0.02; done; ` +
+      probe,
+  );
+  return {
+    searchPath: `${dir}:${process.env.PATH}`,
+    called: () => existsSync(called),
+    release: () => writeFileSync(release, ""),
+  };
+}
+
+describe("the first call of an executor with one possible backend", () => {
+  const cases: [string, SandboxBackendName[], "run" | "start"][] = [
+    ["bwrap alone", ["bwrap"], "run"],
+    ["bwrap alone, in the background", ["bwrap"], "start"],
+    ["bwrap, and seatbelt, which is not for this platform", ["bwrap", "seatbelt"], "run"],
+  ];
+  for (const [name, backends, method] of cases) {
+    it(`is the probe's SandboxUnavailableError when the backend is broken (${name})`, {
+      skip: process.platform === "linux" ? false : "bwrap is a Linux backend",
+    }, async () => {
+      using workspace = tempWorkspace();
+      const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
+      const { runtime: recorder, spawned } = recording();
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        defaultMode: "workspace-write",
+        backends,
+        searchPath: fake.searchPath,
+        useCgroups: false,
+        runtime: recorder,
+      });
+      let settled = false;
+      const spec = executor.resolve({ command: "touch ran" });
+      const call = (method === "run" ? executor.run(spec) : executor.start(spec))
+        .finally(() => (settled = true));
+      await until(fake.called, 30_000, "the call's launch");
+      // Its launch failed; its result waits for the probe's verdict.
+      assert.equal(settled, false);
+      fake.release();
+      const error = await call.then(
+        () => assert.fail("the call ran on a broken backend"),
+        (error: unknown) => error,
+      );
+      assert.ok(error instanceof SandboxUnavailableError, String(error));
+      assert.deepEqual(error.attempts[0], {
+        backend: "bwrap",
+        reason: "probe exited 1: bwrap: setting up uid map: Permission denied",
+      });
+      assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
+      for (const { pid, line } of spawned) {
+        if (line.includes(WATCHDOG_NAME)) continue;
+        assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
+      }
+      // The error a call gets once the probe has ended, word for word.
+      await assert.rejects(executor.run(spec), (later: unknown) => {
+        assert.ok(later instanceof SandboxUnavailableError);
+        assert.deepEqual([later.message, later.attempts], [error.message, error.attempts]);
+        return true;
+      });
+    });
+  }
+
+  it("does not wait for the probe once its launch said its command started", {
+    skip: noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const bwrap = findOnPath("bwrap", process.env.PATH);
+    const real = `exec '${bwrap}' "$@"`;
+    const fake = heldBwrap(workspace, { probe: real, call: real });
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      backends: ["bwrap"],
+      searchPath: fake.searchPath,
+      useCgroups: false,
+    });
+    // The probe is held until after the result: a result that waited for it would fail.
+    const first = await executor.run(
+      executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
+    );
+    assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
+    assert.deepEqual(
+      [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
+      ["bwrap", false, false],
+    );
+    fake.release();
+    const [status] = await executor.probeBackends();
+    assert.equal(status?.works, true, status?.reason);
+    assert.ok(status?.enforcement !== undefined);
+    // What it enforced is what a call after the probe reports.
+    const later = await executor.run(executor.resolve({ command: "true" }));
+    assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
+  });
+});
