@@ -61,7 +61,6 @@ export class LiveUpdates {
     this.#timer = undefined;
     if (this.#broken || !this.#changed) return;
     this.#changed = false;
-    this.#last = performance.now();
     const earlier = (stream: "stdout" | "stderr"): string[] =>
       this.#dropped[stream] > 0 ? [`[${this.#dropped[stream]} earlier characters not shown]`] : [];
     const text = outputLines(
@@ -74,6 +73,8 @@ export class LiveUpdates {
       "(no output yet)",
       this.#secrets,
     ).join("\n");
+    // The interval counts from the delivery, after the text was made (which can take a while).
+    this.#last = performance.now();
     try {
       this.#onUpdate({ text });
     } catch {
