@@ -6,7 +6,9 @@
  * `tests/**\/*.ts` the way the package is compiled, points the tests' relative
  * imports at the installed package, and runs them with `node --test` on the
  * newest version, a few files at once (`SHELLSEAM_TEST_JOBS`, 4 unless set),
- * all but {@linkcode DENO_ONLY_TESTS}. Then, on each version: every example of the README and of
+ * all but {@linkcode DENO_ONLY_TESTS}. Beside it (these checks wait on
+ * processes more than they compute; what they print is held and printed
+ * after node's report), on each version: every example of the README and of
  * docs/ (their ```ts blocks, compiled by tsc with the types removed and
  * nothing else changed), a `require()` of every
  * subpath, and a small ESM script that runs `echo hi`. Last, a consumer file
@@ -134,8 +136,8 @@ async function run(
 }
 
 /**
- * Where a step's lines go: printed at once, or held while other steps print
- * (the Nodes install beside the build) and printed after them.
+ * Where a step's lines go: printed at once, or held while `node --test`
+ * prints (the package's checks run beside it) and printed after it.
  */
 type Log = (text: string) => void;
 
@@ -556,10 +558,14 @@ async function checks(dir: string, only?: string[]): Promise<void> {
       tests = wanted;
     }
   }, "tests");
-  // The package's checks run after node --test: beside it, they slowed it more than they
-  // took (a quiet run: node --test 13m01s with them beside it, 10m28s before with them after).
-  if (compiled && tests.length > 0) await runNodeTests(dir, newest, tests, cliBin);
-  await packageChecks(dir, nodes, console.log);
+  // The package's checks run beside node --test (they wait on processes more
+  // than they compute); what they print is held and printed after its report.
+  const held: string[] = [];
+  await Promise.all([
+    compiled && tests.length > 0 ? runNodeTests(dir, newest, tests, cliBin) : undefined,
+    packageChecks(dir, nodes, (text) => void held.push(text)),
+  ]);
+  if (held.length > 0) console.log(held.join("\n"));
 }
 
 /**
