@@ -27,6 +27,7 @@ import type { BashProcess, BashTerminalSize } from "../seam/mod.ts";
 import type { BashTaskOutput } from "./render/mod.ts";
 import type { ScreenRenderer } from "./screen.ts";
 import { INPUT_QUIET_MS } from "./schemas/mod.ts";
+import { messageOf } from "../seam/message.ts";
 
 /**
  * What a terminal in its usual (canonical, echoing) mode shows of `input`:
@@ -104,9 +105,7 @@ export class ScreenFeed {
 
   /** Keeps why the renderer failed (the first reason), and returns it; it is not fed again. */
   #fail(error: unknown): string {
-    this.#failure ??= `the screen renderer failed: ${
-      error instanceof Error ? error.message : String(error)
-    }`;
+    this.#failure ??= `the screen renderer failed: ${messageOf(error)}`;
     return this.#failure;
   }
 

@@ -1,4 +1,5 @@
 import type { TaskOwner, TaskRegistry, TaskSnapshot } from "../tasks/mod.ts";
+import { messageOf } from "../seam/message.ts";
 
 /**
  * A consuming read of one of the owner's tasks, with its terminal screen
@@ -21,7 +22,7 @@ export async function readTask(
         // The renderer failed while drawing it (see `ScreenFeed.screen`): the render says why.
         delete output.screen;
         Object.assign(output, {
-          screenError: error instanceof Error ? error.message : String(error),
+          screenError: messageOf(error),
         });
       }
     }
