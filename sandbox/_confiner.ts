@@ -1,4 +1,4 @@
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import {
   BashConfigError,
   type BashExecSpec,
@@ -257,6 +257,7 @@ export class SandboxConfiner implements Confiner {
       launch,
       {
         setsid: this.#host.config.setsidPath,
+        toolFolders: this.#host.config.toolPath.split(delimiter).filter((folder) => folder !== ""),
         bridge: async (backend) =>
           bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
       },
