@@ -367,7 +367,7 @@ export class CommandEngine {
     // A process started ahead runs the launch, in cgroups of its own; else it is spawned below.
     let ahead: StartedAhead | undefined;
     try {
-      ahead = await plan.takeAhead?.();
+      ahead = await plan.takeAhead?.(spec.signal);
       // None took it, and nothing of it ran: spawned below, unless the call ended meanwhile.
       if (ahead === undefined && plan.takeAhead !== undefined) this.#checkCanSpawn(spec);
     } catch (error) {

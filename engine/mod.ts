@@ -93,4 +93,4 @@ export {
 export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 export { HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 export { throwIfDenied } from "./_permissions.ts";
-export { LAUNCH_STARTED, prepend } from "./_start.ts";
+export { awaitStart, LAUNCH_STARTED } from "./_start.ts";

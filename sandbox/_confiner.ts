@@ -390,8 +390,8 @@ export class SandboxConfiner implements Confiner {
     return {
       ...(stdinNull
         ? {
-          takeAhead: async () => {
-            const taken = await this.#standbys.take(slot, standby, limits.rlimits);
+          takeAhead: async (signal) => {
+            const taken = await this.#standbys.take(slot, standby, limits.rlimits, signal);
             void this.#standbys.prepare(slot, standby);
             return taken;
           },
