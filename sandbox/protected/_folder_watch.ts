@@ -319,7 +319,10 @@ export function watchableRoot(root: string, table: string): boolean {
     const point = fields[4];
     const type = fields[separator + 1];
     if (separator < 0 || point === undefined || type === undefined) continue;
-    const at = point.replace(/\\([0-7]{3})/g, (_, code: string) => String.fromCharCode(parseInt(code, 8)));
+    const at = point.replace(
+      /\\([0-7]{3})/g,
+      (_, code: string) => String.fromCharCode(parseInt(code, 8)),
+    );
     if (at !== root && isBeneath(at, root)) return false;
     if (at === root || isBeneath(root, at)) {
       if (best === undefined || at.length >= best.point.length) best = { point: at, type };
