@@ -109,7 +109,8 @@ export class FolderWatch {
   #watchable = new Set<string>();
   #mounts: string | undefined;
   readonly #limit: number;
-  #full = false;
+  /** The bound the watches met, in words (none: not met). */
+  #full: string | undefined;
 
   /** `open` gives the events (by default a new inotify instance, or why none). */
   constructor(open: () => FolderEvents | string = openInotify, limit: number = watchLimit()) {
@@ -123,8 +124,16 @@ export class FolderWatch {
    */
   get fallback(): string | undefined {
     if (this.#off !== undefined) return this.#off;
-    if (this.#full) return `the folders watched reached the bound (${this.#limit})`;
+    if (this.#full !== undefined) return `the folders watched reached the bound (${this.#full})`;
     return undefined;
+  }
+
+  /**
+   * The bound the watches met, in words, when some folders are left to
+   * `lstat` for it; undefined when it was not met.
+   */
+  get bound(): string | undefined {
+    return this.#full;
   }
 
   /** How many folders are watched. */
@@ -182,18 +191,18 @@ export class FolderWatch {
    */
   watch(dir: string): void {
     const events = this.#events;
-    if (events === undefined || this.#byPath.has(dir) || this.#full) return;
+    if (events === undefined || this.#byPath.has(dir) || this.#full !== undefined) return;
     const root = this.#watchable.has(dir);
     if (!root && !this.#byPath.has(dirname(dir))) return;
     if (this.#byPath.size >= this.#limit) {
-      this.#full = true;
+      this.#full = `${this.#limit} folders`;
       return;
     }
     // A root's parent is not watched: its inode before and after the watch must be the same.
     const before = root ? identityOf(dir) : undefined;
     const wd = events.add(dir);
     if (wd === "limit") {
-      this.#full = true;
+      this.#full = "the user's inotify watches, fs.inotify.max_user_watches";
       return;
     }
     if (wd === undefined) return;
@@ -250,7 +259,7 @@ export class FolderWatch {
       this.#roots.delete(watched);
       this.#changedAt.delete(watched);
     }
-    this.#full = false;
+    this.#full = undefined;
   }
 
   /** Drops every watch (the instance too, with what it queued); the next pass opens another. */
@@ -267,7 +276,7 @@ export class FolderWatch {
     this.#byWd.clear();
     this.#roots.clear();
     this.#changedAt.clear();
-    this.#full = false;
+    this.#full = undefined;
   }
 
   /**

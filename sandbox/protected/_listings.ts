@@ -82,6 +82,11 @@ export class FolderListings {
     return this.#watch?.fallback;
   }
 
+  /** The bound the folder watch met, in words (see `FolderWatch.bound`), if it did. */
+  get watchBound(): string | undefined {
+    return this.#watch?.bound;
+  }
+
   /** Stops the watch, if any: later passes look at every folder. */
   close(): void {
     this.#watch?.close();

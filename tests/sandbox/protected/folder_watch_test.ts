@@ -19,6 +19,7 @@ import {
   FolderListings,
   FolderWatch,
   ProtectedPaths,
+  protectionGaps,
   WalkMemory,
 } from "../../../sandbox/protected/mod.ts";
 import { type FolderEvents, openInotify } from "../../../sandbox/protected/_inotify.ts";
@@ -295,7 +296,10 @@ describe("FolderWatch", { skip }, () => {
         sweep.looks >= walked(3) - 4,
         `past the bound, folders are looked at (${sweep.looks})`,
       );
-      assert.match(memory.listings.watchFallback ?? "", /bound \(4\)/);
+      assert.match(memory.listings.watchFallback ?? "", /bound \(4 folders\)/);
+      // Said with the walk's other facts, in the call's enforcement gaps.
+      const gap = protectionGaps([".git"], [], paths.watchBound).at(-1);
+      assert.match(gap ?? "", /folder watch met its bound \(4 folders\)/);
     } finally {
       memory.close();
     }
