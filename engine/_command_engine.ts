@@ -375,11 +375,14 @@ export class CommandEngine {
       await cgroup?.close();
       ({ child, cgroup, forksAtSpawn } = ahead);
     }
-    // Whether the launch's own input went to its stdin already (see awaitStart).
+    // Of the launch spawned last (one planned again may not announce its start): whether its
+    // own input went to its stdin already (see awaitStart), and whether it said its command
+    // started (see LaunchOutcome.started).
     let inputWritten = false;
-    // Whether a launch that announces its start said so (see LaunchOutcome.started).
     let started: boolean | undefined;
     for (let launches = 1; child === undefined; launches++) {
+      inputWritten = false;
+      started = undefined;
       let spawned: SpawnedChild;
       try {
         spawned = await config.runtime.spawn({

@@ -117,6 +117,38 @@ describe("a plan that announces its command's start", () => {
     assert.deepEqual(executor.started, [false, false]);
   });
 
+  it("hands its input to a launch planned again that does not announce its start", async () => {
+    const told: (boolean | undefined)[] = [];
+    let plans = 0;
+    await using executor = new LocalBashExecutor(withPlan((_spec, launch) => {
+      const command = launch.args.at(-1) ?? "";
+      const first = ++plans === 1;
+      return Promise.resolve({
+        launch: {
+          ...launch,
+          args: [
+            ...launch.args.slice(0, -1),
+            first ? "echo 'runner: gone' >&2; exit 1" : `read -r line; echo "$line"; ${command}`,
+          ],
+          ...(first ? {} : { input: new TextEncoder().encode("the launch's input\n") }),
+        },
+        ...(first ? { announcesStart: { retry: runnerFailed } } : {}),
+        describe: (outcome) => {
+          told.push(outcome.started);
+          return { mode: "danger-full-access", backend: "none", denied: false };
+        },
+      });
+    }));
+    const result = await executor.run({ command: "cat", stdin: "the command's\n" });
+    assert.deepEqual([result.stdout.text, result.stderr.text, result.exitCode], [
+      "the launch's input\nthe command's\n",
+      "",
+      0,
+    ]);
+    // The second launch said nothing of its start.
+    assert.deepEqual(told, [false, undefined]);
+  });
+
   it("tells the plan whether the command started, whatever the command printed", async () => {
     await using executor = new FlakyRunner(1);
     const result = await executor.run({ command: 'echo "runner: mount point 9 gone" >&2; exit 1' });
