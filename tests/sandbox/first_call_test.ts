@@ -1,9 +1,10 @@
-// An executor with one possible backend launches its first call beside the
-// backend's probe (SandboxBackend.launchesBeforeProbe): a launch that said
-// its command started needs no verdict; one that did not gets the probe's,
-// and a broken backend is the probe's SandboxUnavailableError, with nothing
-// run and nothing left running. The probe here is a fake bwrap held until
-// the test lets it go, so the call certainly comes while it runs.
+// An executor whose first possible backend is bwrap launches its first call
+// beside the backend's probe (SandboxBackend.launchesBeforeProbe): a launch
+// that said its command started needs no verdict; one that did not gets the
+// probe's. A broken backend is the probe's SandboxUnavailableError, with
+// nothing run and nothing left running, or, with the default backends, the
+// call planned again under Landlock. The probe here is a fake bwrap held
+// until the test lets it go, so the call certainly comes while it runs.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
@@ -26,6 +27,7 @@ import {
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
+const noLandlock = skipUnless(statuses, "landlock");
 
 /** What the fake bwrap does, for the probe and for a call's launch (which runs the namespace's reporter). */
 interface FakeBwrap {
@@ -141,5 +143,113 @@ describe("the first call of an executor with one possible backend", () => {
     // What it enforced is what a call after the probe reports.
     const later = await executor.run(executor.resolve({ command: "true" }));
     assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
+  });
+});
+
+describe("the first call of an executor with the default backends (bwrap, then landlock)", () => {
+  it("does not wait for bwrap's probe once its launch said its command started", {
+    skip: noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const bwrap = findOnPath("bwrap", process.env.PATH);
+    const real = `exec '${bwrap}' "$@"`;
+    const fake = heldBwrap(workspace, { probe: real, call: real });
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      searchPath: fake.searchPath,
+      useCgroups: false,
+    });
+    assert.deepEqual(executor.backends, ["bwrap", "landlock"]);
+    // The probe is held until after the result: a result that waited for it would fail.
+    const first = await executor.run(
+      executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
+    );
+    assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
+    assert.deepEqual(
+      [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
+      ["bwrap", false, false],
+    );
+    fake.release();
+    // What it enforced is what a call after the probe reports.
+    const later = await executor.run(executor.resolve({ command: "true" }));
+    assert.equal(later.sandbox?.backend, "bwrap");
+    assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
+  });
+
+  it("runs once, under Landlock, when bwrap is broken", {
+    skip: process.platform !== "linux" ? "bwrap is a Linux backend" : noLandlock,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
+    const { runtime: recorder, spawned } = recording();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      searchPath: fake.searchPath,
+      useCgroups: false,
+      runtime: recorder,
+    });
+    let settled = false;
+    const call = executor.run(executor.resolve({ command: "echo ran >> runs; cat runs" }))
+      .finally(() => (settled = true));
+    await until(fake.called, 30_000, "the call's bwrap launch");
+    // Its launch failed; the call waits for the probe's verdict.
+    assert.equal(settled, false);
+    fake.release();
+    const result = await call;
+    // The half-started bwrap's words do not reach the result.
+    assert.deepEqual([result.exitCode, result.stdout.text, result.stderr.text], [0, "ran\n", ""]);
+    assert.deepEqual(
+      [result.sandbox?.backend, result.sandbox?.runnerFailed, result.sandbox?.denied],
+      ["landlock", false, false],
+    );
+    for (const { pid, line } of spawned) {
+      if (line.includes(WATCHDOG_NAME)) continue;
+      assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
+    }
+    // A call after the probe: the command had run once, and is reported the same way.
+    const later = await executor.run(executor.resolve({ command: "cat runs" }));
+    assert.deepEqual([later.stdout.text, later.sandbox?.backend], ["ran\n", "landlock"]);
+    assert.deepEqual(result.sandbox?.enforcement, later.sandbox?.enforcement);
+  });
+
+  it("is today's SandboxUnavailableError when Landlock is broken too", {
+    skip: process.platform === "linux" ? false : "bwrap is a Linux backend",
+  }, async () => {
+    using workspace = tempWorkspace();
+    const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
+    fakeProgram(workspace, "deno", "echo 'deno: cannot run here' >&2; exit 1");
+    const { runtime: recorder, spawned } = recording();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      searchPath: fake.searchPath,
+      useCgroups: false,
+      runtime: recorder,
+    });
+    let settled = false;
+    const spec = executor.resolve({ command: "touch ran" });
+    const call = executor.run(spec).finally(() => (settled = true));
+    await until(fake.called, 30_000, "the call's bwrap launch");
+    assert.equal(settled, false);
+    fake.release();
+    const error = await call.then(
+      () => assert.fail("the call ran on a broken backend"),
+      (error: unknown) => error,
+    );
+    assert.ok(error instanceof SandboxUnavailableError, String(error));
+    assert.deepEqual(error.attempts.map((attempt) => attempt.backend), ["bwrap", "landlock"]);
+    assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
+    for (const { pid, line } of spawned) {
+      if (line.includes(WATCHDOG_NAME)) continue;
+      assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
+    }
+    // The error a call gets once the probes have ended, word for word.
+    await assert.rejects(executor.run(spec), (later: unknown) => {
+      assert.ok(later instanceof SandboxUnavailableError);
+      assert.deepEqual([later.message, later.attempts], [error.message, error.attempts]);
+      return true;
+    });
   });
 });
