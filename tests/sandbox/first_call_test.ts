@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { SandboxUnavailableError } from "../../seam/mod.ts";
+import { BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { runtime } from "../../local/mod.ts";
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
@@ -213,6 +213,52 @@ describe("the first call of an executor with the default backends (bwrap, then l
     assert.deepEqual([later.stdout.text, later.sandbox?.backend], ["ran\n", "landlock"]);
     assert.deepEqual(result.sandbox?.enforcement, later.sandbox?.enforcement);
   });
+
+  it(
+    "is a BashSpawnError naming Landlock when bwrap is refused after a launch not known to start",
+    {
+      skip: process.platform !== "linux" ? "bwrap is a Linux backend" : noLandlock,
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      const fake = heldBwrap(workspace, { probe: BROKEN, call: "sleep 30" });
+      const { runtime: recorder, spawned } = recording();
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        defaultMode: "workspace-write",
+        searchPath: fake.searchPath,
+        useCgroups: false,
+        runtime: recorder,
+      });
+      // Aborted while the executor waits for the launch to say its command started.
+      const abort = new AbortController();
+      const call = executor.run(executor.resolve({ command: "touch ran", signal: abort.signal }));
+      await until(fake.called, 30_000, "the call's bwrap launch");
+      abort.abort();
+      fake.release();
+      const error = await call.then(
+        () => assert.fail("the call has a result from a refused backend"),
+        (error: unknown) => error,
+      );
+      assert.ok(error instanceof BashSpawnError, String(error));
+      assert.ok(!(error instanceof SandboxUnavailableError), "Landlock works here");
+      assert.equal(
+        error.message,
+        'The command was launched under "bwrap" while its probe still ran, and the probe then ' +
+          "found that it cannot confine commands here (probe exited 1: bwrap: setting up uid " +
+          "map: Permission denied), so the launch was stopped (whether its command started is " +
+          'unknown); run the command again, and "landlock" confines it',
+      );
+      assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
+      for (const { pid, line } of spawned) {
+        if (line.includes(WATCHDOG_NAME)) continue;
+        assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
+      }
+      // As it says, the next call is Landlock's.
+      const later = await executor.run(executor.resolve({ command: "echo ok" }));
+      assert.deepEqual([later.stdout.text, later.sandbox?.backend], ["ok\n", "landlock"]);
+    },
+  );
 
   it("is today's SandboxUnavailableError when Landlock is broken too", {
     skip: process.platform === "linux" ? false : "bwrap is a Linux backend",
