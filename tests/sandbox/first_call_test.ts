@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
+import { type BashExecSpec, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { runtime } from "../../local/mod.ts";
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
@@ -61,6 +61,86 @@ function heldBwrap(workspace: Workspace, { probe, call }: FakeBwrap) {
   };
 }
 
+/**
+ * A `workspace-write` executor over `workspace` with `backends` (the
+ * default when undefined), its programs looked up on `searchPath`, and
+ * every process it spawns.
+ */
+function recordedExecutor(
+  workspace: Workspace,
+  searchPath: string,
+  backends?: SandboxBackendName[],
+): { executor: SandboxBashExecutor; spawned: { pid: number; line: string }[] } {
+  const { runtime: recorder, spawned } = recording();
+  const executor = new SandboxBashExecutor({
+    workspaceRoot: workspace.root,
+    defaultMode: "workspace-write",
+    ...(backends === undefined ? {} : { backends }),
+    searchPath,
+    useCgroups: false,
+    runtime: recorder,
+  });
+  return { executor, spawned };
+}
+
+/** Asserts that a call of `spec` made now fails with `error`, word for word (its probes have ended). */
+async function assertLaterError(
+  executor: SandboxBashExecutor,
+  spec: BashExecSpec,
+  error: SandboxUnavailableError,
+): Promise<void> {
+  await assert.rejects(executor.run(spec), (later: unknown) => {
+    assert.ok(later instanceof SandboxUnavailableError);
+    assert.deepEqual([later.message, later.attempts], [error.message, error.attempts]);
+    return true;
+  });
+}
+
+/** Asserts that every process spawned but the watchdog has ended. */
+function assertNoneLeft(spawned: readonly { pid: number; line: string }[]): void {
+  for (const { pid, line } of spawned) {
+    if (line.includes(WATCHDOG_NAME)) continue;
+    assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
+  }
+}
+
+/**
+ * With a working bwrap whose probe is held, the first call of an executor
+ * with `backends` (the default when undefined) has its result before the
+ * probe ends, and reports what a call after the probe does.
+ */
+async function notWaitingForProbe(backends: SandboxBackendName[] | undefined): Promise<void> {
+  using workspace = tempWorkspace();
+  const bwrap = findOnPath("bwrap", process.env.PATH);
+  const real = `exec '${bwrap}' "$@"`;
+  const fake = heldBwrap(workspace, { probe: real, call: real });
+  await using executor = new SandboxBashExecutor({
+    workspaceRoot: workspace.root,
+    defaultMode: "workspace-write",
+    ...(backends === undefined ? {} : { backends }),
+    searchPath: fake.searchPath,
+    useCgroups: false,
+  });
+  assert.equal(executor.backends[0], "bwrap");
+  // The probe is held until after the result: a result that waited for it would fail.
+  const first = await executor.run(
+    executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
+  );
+  assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
+  assert.deepEqual(
+    [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
+    ["bwrap", false, false],
+  );
+  fake.release();
+  const [status] = await executor.probeBackends();
+  assert.equal(status?.works, true, status?.reason);
+  assert.ok(status?.enforcement !== undefined);
+  // What it enforced is what a call after the probe reports.
+  const later = await executor.run(executor.resolve({ command: "true" }));
+  assert.equal(later.sandbox?.backend, "bwrap");
+  assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
+}
+
 describe("the first call of an executor with one possible backend", () => {
   const cases: [string, SandboxBackendName[], "run" | "start"][] = [
     ["bwrap alone", ["bwrap"], "run"],
@@ -73,15 +153,8 @@ describe("the first call of an executor with one possible backend", () => {
     }, async () => {
       using workspace = tempWorkspace();
       const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
-      const { runtime: recorder, spawned } = recording();
-      await using executor = new SandboxBashExecutor({
-        workspaceRoot: workspace.root,
-        defaultMode: "workspace-write",
-        backends,
-        searchPath: fake.searchPath,
-        useCgroups: false,
-        runtime: recorder,
-      });
+      const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath, backends);
+      await using executor = made;
       let settled = false;
       const spec = executor.resolve({ command: "touch ran" });
       const call = (method === "run" ? executor.run(spec) : executor.start(spec))
@@ -100,96 +173,28 @@ describe("the first call of an executor with one possible backend", () => {
         reason: "probe exited 1: bwrap: setting up uid map: Permission denied",
       });
       assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
-      for (const { pid, line } of spawned) {
-        if (line.includes(WATCHDOG_NAME)) continue;
-        assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
-      }
-      // The error a call gets once the probe has ended, word for word.
-      await assert.rejects(executor.run(spec), (later: unknown) => {
-        assert.ok(later instanceof SandboxUnavailableError);
-        assert.deepEqual([later.message, later.attempts], [error.message, error.attempts]);
-        return true;
-      });
+      assertNoneLeft(spawned);
+      await assertLaterError(executor, spec, error);
     });
   }
 
   it("does not wait for the probe once its launch said its command started", {
     skip: noBwrap,
-  }, async () => {
-    using workspace = tempWorkspace();
-    const bwrap = findOnPath("bwrap", process.env.PATH);
-    const real = `exec '${bwrap}' "$@"`;
-    const fake = heldBwrap(workspace, { probe: real, call: real });
-    await using executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      defaultMode: "workspace-write",
-      backends: ["bwrap"],
-      searchPath: fake.searchPath,
-      useCgroups: false,
-    });
-    // The probe is held until after the result: a result that waited for it would fail.
-    const first = await executor.run(
-      executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
-    );
-    assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
-    assert.deepEqual(
-      [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
-      ["bwrap", false, false],
-    );
-    fake.release();
-    const [status] = await executor.probeBackends();
-    assert.equal(status?.works, true, status?.reason);
-    assert.ok(status?.enforcement !== undefined);
-    // What it enforced is what a call after the probe reports.
-    const later = await executor.run(executor.resolve({ command: "true" }));
-    assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
-  });
+  }, () => notWaitingForProbe(["bwrap"]));
 });
 
 describe("the first call of an executor with the default backends (bwrap, then landlock)", () => {
   it("does not wait for bwrap's probe once its launch said its command started", {
     skip: noBwrap,
-  }, async () => {
-    using workspace = tempWorkspace();
-    const bwrap = findOnPath("bwrap", process.env.PATH);
-    const real = `exec '${bwrap}' "$@"`;
-    const fake = heldBwrap(workspace, { probe: real, call: real });
-    await using executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      defaultMode: "workspace-write",
-      searchPath: fake.searchPath,
-      useCgroups: false,
-    });
-    assert.deepEqual(executor.backends, ["bwrap", "landlock"]);
-    // The probe is held until after the result: a result that waited for it would fail.
-    const first = await executor.run(
-      executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
-    );
-    assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
-    assert.deepEqual(
-      [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
-      ["bwrap", false, false],
-    );
-    fake.release();
-    // What it enforced is what a call after the probe reports.
-    const later = await executor.run(executor.resolve({ command: "true" }));
-    assert.equal(later.sandbox?.backend, "bwrap");
-    assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
-  });
+  }, () => notWaitingForProbe(undefined));
 
   it("runs once, under Landlock, when bwrap is broken", {
     skip: process.platform !== "linux" ? "bwrap is a Linux backend" : noLandlock,
   }, async () => {
     using workspace = tempWorkspace();
     const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
-    const { runtime: recorder, spawned } = recording();
-    await using executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      defaultMode: "workspace-write",
-      searchPath: fake.searchPath,
-      useCgroups: false,
-      runtime: recorder,
-    });
+    const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath);
+    await using executor = made;
     let settled = false;
     const call = executor.run(executor.resolve({ command: "echo ran >> runs; cat runs" }))
       .finally(() => (settled = true));
@@ -204,10 +209,7 @@ describe("the first call of an executor with the default backends (bwrap, then l
       [result.sandbox?.backend, result.sandbox?.runnerFailed, result.sandbox?.denied],
       ["landlock", false, false],
     );
-    for (const { pid, line } of spawned) {
-      if (line.includes(WATCHDOG_NAME)) continue;
-      assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
-    }
+    assertNoneLeft(spawned);
     // A call after the probe: the command had run once, and is reported the same way.
     const later = await executor.run(executor.resolve({ command: "cat runs" }));
     assert.deepEqual([later.stdout.text, later.sandbox?.backend], ["ran\n", "landlock"]);
@@ -222,14 +224,8 @@ describe("the first call of an executor with the default backends (bwrap, then l
     async () => {
       using workspace = tempWorkspace();
       const fake = heldBwrap(workspace, { probe: BROKEN, call: "sleep 30" });
-      const { runtime: recorder, spawned } = recording();
-      await using executor = new SandboxBashExecutor({
-        workspaceRoot: workspace.root,
-        defaultMode: "workspace-write",
-        searchPath: fake.searchPath,
-        useCgroups: false,
-        runtime: recorder,
-      });
+      const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath);
+      await using executor = made;
       // Aborted while the executor waits for the launch to say its command started.
       const abort = new AbortController();
       const call = executor.run(executor.resolve({ command: "touch ran", signal: abort.signal }));
@@ -250,10 +246,7 @@ describe("the first call of an executor with the default backends (bwrap, then l
           'unknown); run the command again, and "landlock" confines it',
       );
       assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
-      for (const { pid, line } of spawned) {
-        if (line.includes(WATCHDOG_NAME)) continue;
-        assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
-      }
+      assertNoneLeft(spawned);
       // As it says, the next call is Landlock's.
       const later = await executor.run(executor.resolve({ command: "echo ok" }));
       assert.deepEqual([later.stdout.text, later.sandbox?.backend], ["ok\n", "landlock"]);
@@ -266,14 +259,8 @@ describe("the first call of an executor with the default backends (bwrap, then l
     using workspace = tempWorkspace();
     const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
     fakeProgram(workspace, "deno", "echo 'deno: cannot run here' >&2; exit 1");
-    const { runtime: recorder, spawned } = recording();
-    await using executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      defaultMode: "workspace-write",
-      searchPath: fake.searchPath,
-      useCgroups: false,
-      runtime: recorder,
-    });
+    const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath);
+    await using executor = made;
     let settled = false;
     const spec = executor.resolve({ command: "touch ran" });
     const call = executor.run(spec).finally(() => (settled = true));
@@ -287,15 +274,7 @@ describe("the first call of an executor with the default backends (bwrap, then l
     assert.ok(error instanceof SandboxUnavailableError, String(error));
     assert.deepEqual(error.attempts.map((attempt) => attempt.backend), ["bwrap", "landlock"]);
     assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
-    for (const { pid, line } of spawned) {
-      if (line.includes(WATCHDOG_NAME)) continue;
-      assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
-    }
-    // The error a call gets once the probes have ended, word for word.
-    await assert.rejects(executor.run(spec), (later: unknown) => {
-      assert.ok(later instanceof SandboxUnavailableError);
-      assert.deepEqual([later.message, later.attempts], [error.message, error.attempts]);
-      return true;
-    });
+    assertNoneLeft(spawned);
+    await assertLaterError(executor, spec, error);
   });
 });
