@@ -24,7 +24,7 @@ import {
   privateParents,
 } from "../engine/mod.ts";
 import { resolveSandboxPolicy } from "./policy.ts";
-import { ProtectedPaths, WalkMemory } from "./protected/mod.ts";
+import { FolderListings, FolderWatch, ProtectedPaths, WalkMemory } from "./protected/mod.ts";
 import type {
   ConfinedPolicy,
   LaunchStandby,
@@ -78,7 +78,8 @@ export class SandboxConfiner implements Confiner {
   /** Confined launches started ahead of the calls that will run in them. */
   readonly #standbys: Standbys;
   /** What the protected-path walks keep from call to call (listings, git configs). */
-  readonly #walkMemory = new WalkMemory();
+  /** The protected-path walks' memory, with a folder watch (closed at disposal). */
+  readonly #walkMemory = new WalkMemory(new FolderListings(undefined, new FolderWatch()));
   /**
    * Started at construction, off the first call's path: the first
    * backend's probe, and meanwhile under `workspace-write`, unless a call
@@ -203,6 +204,7 @@ export class SandboxConfiner implements Confiner {
   async dispose(): Promise<void> {
     this.#stopped = true;
     await this.#ahead;
+    this.#walkMemory.close();
     await this.#network.close();
   }
 
