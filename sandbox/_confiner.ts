@@ -252,7 +252,11 @@ export class SandboxConfiner implements Confiner {
     // A backend that limits the network to the proxy's port itself needs no bridge.
     const bridged = (backend: SandboxBackend) =>
       allowList !== undefined && backend.limitsNetworkToProxyPort !== true;
-    const { backend, verdict } = await chooseBackend(
+    // bwrap's namespace reporter says when the command starts (see strayReport below), and
+    // the backend's launch itself for one that announces it.
+    const announces = (backend: SandboxBackend) =>
+      backend.announcesStart === true || (backend.name === "bwrap" && allowList === undefined);
+    const { backend, verdict, again } = await chooseBackend(
       this.#probes,
       this.backends,
       confined,
@@ -262,6 +266,7 @@ export class SandboxConfiner implements Confiner {
         bridge: async (backend) =>
           bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
       },
+      announces,
     );
     const tools = bridged(backend) ? await this.#network.bridge() : undefined;
     if (spec.terminal !== undefined) confined.terminal = true;
@@ -283,7 +288,7 @@ export class SandboxConfiner implements Confiner {
     if (network !== undefined && "port" in network.proxy) confined.proxyPort = network.proxy.port;
     // bwrap's pid namespace ends what the shell left running, before the host
     // can look: what it ended is reported from inside, to a file of this call.
-    const strayReport = backend.name === "bwrap" && network === undefined
+    const strayReport = backend.name === "bwrap" && allowList === undefined
       ? join(own, `strays-${crypto.randomUUID()}`)
       : undefined;
     if (strayReport !== undefined) confined.strayReport = strayReport;
@@ -316,9 +321,13 @@ export class SandboxConfiner implements Confiner {
         namespaceStrays: () => readStrayReport(strayReport),
       }),
       // The namespace's reporter (bwrap's setup done), or the backend's launch, says when the
-      // command starts.
-      ...(strayReport === undefined && backend.announcesStart !== true ? {} : {
-        announcesStart: { retry: (stderr) => backend.setupRaced?.(stderr, confined) ?? false },
+      // command starts. A launch made before the probe that refused its backend for another
+      // is planned again, under that one.
+      ...(!announces(backend) ? {} : {
+        announcesStart: {
+          retry: (stderr) =>
+            backend.setupRaced?.(stderr, confined) === true || (again?.() ?? false),
+        },
       }),
       launch: network?.tools === undefined ? wrapped : wrapInBridge(
         wrapped,
