@@ -378,11 +378,14 @@ export class CommandEngine {
       await cgroup?.close();
       ({ child, cgroup, forksAtSpawn } = ahead);
     }
-    // Whether the launch's own input went to its stdin already (see awaitStart).
+    // Of the launch spawned last (one planned again may not announce its start): whether its
+    // own input went to its stdin already (see awaitStart), and whether it said its command
+    // started (see LaunchOutcome.started).
     let inputWritten = false;
-    // Whether a launch that announces its start said so (see LaunchOutcome.started).
     let started: boolean | undefined;
     for (let launches = 1; child === undefined; launches++) {
+      inputWritten = false;
+      started = undefined;
       let spawned: SpawnedChild;
       try {
         spawned = await config.runtime.spawn({
@@ -408,11 +411,17 @@ export class CommandEngine {
       const start = await awaitStart(spawned, launch.input, spec.signal);
       inputWritten = true;
       started = start.state === "unknown" ? undefined : start.state === "started";
-      if (start.state !== "ended" || launches >= MAX_LAUNCHES || !announced.retry(start.stderr)) {
+      if (start.state !== "ended" || launches >= MAX_LAUNCHES) {
         child = start.child;
         break;
       }
-      // The command never ran: the plan is settled unused, and the call planned again.
+      // The command never ran: when the retry says so, the plan is settled unused and the call
+      // planned again; when it rejects, the plan is settled unused and the call rejects.
+      const retried = Promise.resolve(announced.retry(start.stderr));
+      if (!await retried.catch(() => true)) {
+        child = start.child;
+        break;
+      }
       const status = await spawned.exited;
       watchdog?.release(spawned.pid);
       plan.namespaceStrays?.();
@@ -424,6 +433,7 @@ export class CommandEngine {
         started: false,
       });
       try {
+        await retried;
         this.#checkCanSpawn(spec);
         plan = await this.#confiner.plan(spec, bashLaunch, launchLimits);
         launch = limitedPlan(plan, rlimits, cgroup, bash);

@@ -150,10 +150,13 @@ export interface LaunchPlan {
    * command itself starts, after the runner's own setup (bwrap's mounts):
    * the executor takes that byte out. A launch that ends before writing it
    * never ran the command; when `retry` says so for what the runner wrote
-   * to stderr (a mount point gone since the plan was made), the executor
-   * plans the call again and spawns that, up to three launches in all.
+   * to stderr (a mount point gone since the plan was made, or a runner that
+   * its check, still under way at the spawn, then refused: see `verdict`),
+   * the executor plans the call again and spawns that, up to three launches
+   * in all. When `retry` rejects, the launch's plan is settled unused (as
+   * for one planned again) and the call rejects with its error.
    */
-  announcesStart?: { retry(stderr: string): boolean };
+  announcesStart?: { retry(stderr: string): boolean | Promise<boolean> };
   /**
    * A check of the runner still under way when the launch is spawned (a
    * sandbox backend's probe, see `SandboxBackend.launchesBeforeProbe`),

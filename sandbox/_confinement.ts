@@ -110,6 +110,6 @@ export function enforcementOf(
 ): SandboxEnforcement {
   const enforcement = backend.enforcement(policy);
   if (policy.mode !== "workspace-write") return enforcement;
-  const gaps = protectionGaps(policy.protectedPaths, guard?.unwalked);
+  const gaps = protectionGaps(policy.protectedPaths, guard?.unwalked, guard?.watchBound);
   return { ...enforcement, gaps: [...enforcement.gaps, ...gaps] };
 }

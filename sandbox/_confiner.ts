@@ -24,7 +24,7 @@ import {
   privateParents,
 } from "../engine/mod.ts";
 import { resolveSandboxPolicy } from "./policy.ts";
-import { ProtectedPaths, WalkMemory } from "./protected/mod.ts";
+import { FolderListings, FolderWatch, ProtectedPaths, WalkMemory } from "./protected/mod.ts";
 import type {
   ConfinedPolicy,
   LaunchStandby,
@@ -78,7 +78,8 @@ export class SandboxConfiner implements Confiner {
   /** Confined launches started ahead of the calls that will run in them. */
   readonly #standbys: Standbys;
   /** What the protected-path walks keep from call to call (listings, git configs). */
-  readonly #walkMemory = new WalkMemory();
+  /** The protected-path walks' memory, with a folder watch (closed at disposal). */
+  readonly #walkMemory = new WalkMemory(new FolderListings(undefined, new FolderWatch()));
   /**
    * Started at construction, off the first call's path: the first
    * backend's probe, and meanwhile under `workspace-write`, unless a call
@@ -203,6 +204,7 @@ export class SandboxConfiner implements Confiner {
   async dispose(): Promise<void> {
     this.#stopped = true;
     await this.#ahead;
+    this.#walkMemory.close();
     await this.#network.close();
   }
 
@@ -250,7 +252,11 @@ export class SandboxConfiner implements Confiner {
     // A backend that limits the network to the proxy's port itself needs no bridge.
     const bridged = (backend: SandboxBackend) =>
       allowList !== undefined && backend.limitsNetworkToProxyPort !== true;
-    const { backend, verdict } = await chooseBackend(
+    // bwrap's namespace reporter says when the command starts (see strayReport below), and
+    // the backend's launch itself for one that announces it.
+    const announces = (backend: SandboxBackend) =>
+      backend.announcesStart === true || (backend.name === "bwrap" && allowList === undefined);
+    const { backend, verdict, again } = await chooseBackend(
       this.#probes,
       this.backends,
       confined,
@@ -261,6 +267,7 @@ export class SandboxConfiner implements Confiner {
         bridge: async (backend) =>
           bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
       },
+      announces,
     );
     const tools = bridged(backend) ? await this.#network.bridge() : undefined;
     if (spec.terminal !== undefined) confined.terminal = true;
@@ -282,7 +289,7 @@ export class SandboxConfiner implements Confiner {
     if (network !== undefined && "port" in network.proxy) confined.proxyPort = network.proxy.port;
     // bwrap's pid namespace ends what the shell left running, before the host
     // can look: what it ended is reported from inside, to a file of this call.
-    const strayReport = backend.name === "bwrap" && network === undefined
+    const strayReport = backend.name === "bwrap" && allowList === undefined
       ? join(own, `strays-${crypto.randomUUID()}`)
       : undefined;
     if (strayReport !== undefined) confined.strayReport = strayReport;
@@ -315,9 +322,13 @@ export class SandboxConfiner implements Confiner {
         namespaceStrays: () => readStrayReport(strayReport),
       }),
       // The namespace's reporter (bwrap's setup done), or the backend's launch, says when the
-      // command starts.
-      ...(strayReport === undefined && backend.announcesStart !== true ? {} : {
-        announcesStart: { retry: (stderr) => backend.setupRaced?.(stderr, confined) ?? false },
+      // command starts. A launch made before the probe that refused its backend for another
+      // is planned again, under that one.
+      ...(!announces(backend) ? {} : {
+        announcesStart: {
+          retry: (stderr) =>
+            backend.setupRaced?.(stderr, confined) === true || (again?.() ?? false),
+        },
       }),
       launch: network?.tools === undefined ? wrapped : wrapInBridge(
         wrapped,

@@ -1,11 +1,11 @@
 /**
  * How a call's backend is chosen: the first that works and whose runners
- * no writable root can replace, or, while the only possible one is still
+ * no writable root can replace, or, while the first possible one is still
  * probed, that one with the probe's verdict to await.
  *
  * @module
  */
-import { SandboxUnavailableError } from "../seam/mod.ts";
+import { BashSpawnError, SandboxUnavailableError } from "../seam/mod.ts";
 import type { Launch } from "../engine/mod.ts";
 import { isBeneath, resolutionLocations } from "../engine/mod.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
@@ -46,19 +46,31 @@ export interface ChosenBackend {
    * resolves at once for a launch that said its command started, since the
    * backend then confines it; otherwise once the probe found the backend
    * works, or rejects with the `SandboxUnavailableError` that the choice
-   * would have thrown after the probe.
+   * would have thrown after the probe, or with a `BashSpawnError` when the
+   * probe refused the backend for another.
    */
   verdict?: (started: boolean | undefined) => Promise<void>;
+  /**
+   * Set with `verdict`, for a launch that ended before its command started
+   * (see `LaunchPlan.announcesStart`): resolves true when the probe refused
+   * the backend for another (the call is then planned again, under that
+   * one), false when it found the backend works, or rejects with the
+   * `SandboxUnavailableError` that the choice would have thrown after the probe.
+   */
+  again?: () => Promise<boolean>;
 }
 
 /**
- * The backend for a call, as {@linkcode selectBackend} picks it. When only
- * one of `names` can run on this platform, and it may launch before its
+ * The backend for a call, as {@linkcode selectBackend} picks it. When the
+ * first of `names` that can run on this platform may launch before its
  * probe ends (see `SandboxBackend.launchesBeforeProbe`) while that probe
  * still runs, the call does not wait for it: the backend comes with a
  * verdict, which the call's result awaits. A launch that said its command
  * started proves the backend itself; one that did not is judged by the
- * probe, as the same choice made again once the probe ended.
+ * probe, as the same choice made again once the probe ended. With other
+ * backends after it, only a launch that says when its command starts
+ * (`announces`) goes ahead: one that ended before its command started is
+ * planned again under the backend that the probe's choice then picks.
  */
 export async function chooseBackend(
   probes: BackendProbes,
@@ -66,25 +78,51 @@ export async function chooseBackend(
   policy: ConfinedPolicy,
   launch: Launch,
   runners: Runners,
+  announces: (backend: SandboxBackend) => boolean,
 ): Promise<ChosenBackend> {
   const possible = names.filter((name) => platformRefusal(name, probes.platform) === undefined);
-  const only = possible.length === 1 ? possible[0] : undefined;
-  const early = only === undefined ? undefined : await probes.beforeProbe(only);
-  if (early === undefined) {
-    return { backend: await selectBackend(probes, names, policy, launch, runners) };
+  const first = possible[0];
+  const early = first === undefined ? undefined : await probes.beforeProbe(first);
+  const afterProbe = () => selectBackend(probes, names, policy, launch, runners);
+  if (early === undefined || (possible.length > 1 && !announces(early))) {
+    return { backend: await afterProbe() };
   }
   const assumed: ProbeSource = {
     platform: probes.platform,
     probe: (name) =>
-      name === only
+      name === first
         ? Promise.resolve({ status: { backend: name, works: true }, backend: early })
         : probes.probe(name),
   };
+  // Passed over all the same (its runners are exposed), the choice does not
+  // depend on its probe; an error, though, names what the probe found.
+  const chosen = await selectBackend(assumed, names, policy, launch, runners).catch(afterProbe);
+  if (chosen !== early) return { backend: chosen };
+  /** Whether the probe's choice is the backend launched. */
+  const confirmed = async () => {
+    // Their probes run while the first one ends: a launch that failed may need one of them.
+    for (const name of possible) probes.probe(name).catch(() => {});
+    const after = await afterProbe();
+    return after === early ? undefined : after;
+  };
   return {
-    backend: await selectBackend(assumed, names, policy, launch, runners),
+    backend: early,
     verdict: async (started) => {
-      if (started !== true) await selectBackend(probes, names, policy, launch, runners);
+      if (started === true) return;
+      const other = await confirmed();
+      if (other === undefined) return;
+      const { status } = await probes.probe(early.name);
+      throw new BashSpawnError(
+        `The command was launched under "${early.name}" while its probe still ran, and the ` +
+          `probe then found that it cannot confine commands here (${status.reason}), so the ` +
+          `launch was stopped (${
+            started === false
+              ? "its command never started"
+              : "whether its command started is unknown"
+          }); run the command again, and "${other.name}" confines it`,
+      );
     },
+    again: async () => (await confirmed()) !== undefined,
   };
 }
 

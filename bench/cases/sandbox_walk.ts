@@ -7,7 +7,11 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_PROTECTED_PATHS, SandboxBashExecutor } from "../../sandbox/mod.ts";
+import {
+  DEFAULT_PROTECTED_PATHS,
+  SandboxBashExecutor,
+  type SandboxBashExecutorConfig,
+} from "../../sandbox/mod.ts";
 import { ProtectedPaths } from "../../sandbox/protected/mod.ts";
 import { type BenchCase, type CaseResult, row, type RowHeader, skippedRow } from "../_case.ts";
 import { interleave, interleaveValues } from "../_interleave.ts";
@@ -121,6 +125,14 @@ const FIRST_CALL_AT_ONCE: RowHeader = {
     "repository's size), made at once after its construction (its probe still runs)",
 };
 
+const FIRST_CALL_DEFAULT: RowHeader = {
+  ...FIRST_CALL,
+  id: "sandbox-first-call-default",
+  what: `An executor's first confined run("echo ok") with the default backends (bwrap, then ` +
+    "landlock; workspace-write, this repository's size), made at once after its construction " +
+    "(its probe still runs)",
+};
+
 /** One `run("echo ok")` on `executor`, checked; resolves with its milliseconds. */
 async function timedCall(executor: SandboxBashExecutor): Promise<number> {
   const start = performance.now();
@@ -134,34 +146,43 @@ async function timedCall(executor: SandboxBashExecutor): Promise<number> {
 
 /** `sandbox-first-call`: a fresh executor's first confined call against a warm one's. */
 export const sandboxFirstCall: BenchCase = {
-  ids: [FIRST_CALL.id, FIRST_CALL_AT_ONCE.id],
+  ids: [FIRST_CALL.id, FIRST_CALL_AT_ONCE.id, FIRST_CALL_DEFAULT.id],
   async run(context) {
     const missing = await unavailable("bwrap");
     if (missing !== undefined) {
-      return [skippedRow(FIRST_CALL, missing), skippedRow(FIRST_CALL_AT_ONCE, missing)];
+      return [FIRST_CALL, FIRST_CALL_AT_ONCE, FIRST_CALL_DEFAULT].map((header) =>
+        skippedRow(header, missing)
+      );
     }
     // About this repository's size: 2,000 entries, some nested repositories.
     const root = generatedTree(join(context.cacheDir, "tree-2k"), { packages: 5, entries: 2_000 });
-    const config = {
+    // The default config differs only in its backends: a warm call is bwrap's in both.
+    const defaults = {
       workspaceRoot: root,
-      backends: ["bwrap" as const],
       defaultMode: "workspace-write" as const,
       network: "deny" as const,
     };
+    const config = { ...defaults, backends: ["bwrap" as const] };
     await using warm = new SandboxBashExecutor(config);
-    const fresh = (idleMs: number) => async () => {
-      await using executor = new SandboxBashExecutor(config);
+    const fresh = (idleMs: number, chosen: SandboxBashExecutorConfig = config) => async () => {
+      await using executor = new SandboxBashExecutor(chosen);
       await new Promise((done) => setTimeout(done, idleMs));
       return await timedCall(executor);
     };
     const options = rounds(context, { warmup: 1, iterations: 10 }, { warmup: 1, iterations: 2 });
     const samples = await interleaveValues(
-      { first: fresh(IDLE_MS), firstAtOnce: fresh(0), warm: () => timedCall(warm) },
+      {
+        first: fresh(IDLE_MS),
+        firstAtOnce: fresh(0),
+        firstDefault: fresh(0, defaults),
+        warm: () => timedCall(warm),
+      },
       { ...options, pauseMs: 50 },
     );
     const results: CaseResult[] = [
       row(FIRST_CALL, samples.first!, samples.warm!),
       row(FIRST_CALL_AT_ONCE, samples.firstAtOnce!, samples.warm!),
+      row(FIRST_CALL_DEFAULT, samples.firstDefault!, samples.warm!),
     ];
     return results;
   },

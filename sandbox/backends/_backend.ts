@@ -121,9 +121,12 @@ export interface SandboxBackend {
    * True when a launch of it may start before its probe ended: the launch
    * either runs its command confined as the probe would find it, or fails
    * before the command runs, and the probe learns nothing that a launch or
-   * its facts depend on (bwrap). An executor with no other backend then
-   * launches its first call beside the probe, and awaits the probe's
-   * verdict before the call's result (see `LaunchPlan.verdict`).
+   * its facts depend on (bwrap). An executor whose first possible backend
+   * it is then launches its first call beside the probe, and awaits the
+   * probe's verdict before the call's result (see `LaunchPlan.verdict`);
+   * with other backends after it, only a launch that says when its command
+   * starts, so that one that did not start can be planned again under the
+   * next backend when the probe refuses this one.
    */
   readonly launchesBeforeProbe?: boolean;
   /**

@@ -67,7 +67,7 @@ export function walkAtLaunch(
   memory: WalkCaches,
 ): LaunchWalk {
   // One pass: each folder is looked at once, however many names are looked up in it.
-  return memory.listings.pass(() => launchWalk(roots, names, skipped, memory));
+  return memory.listings.pass(() => launchWalk(roots, names, skipped, memory), roots);
 }
 
 /** See {@linkcode walkAtLaunch}, which runs it as one pass of the listings. */

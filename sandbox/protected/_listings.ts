@@ -1,5 +1,6 @@
 import { basename, dirname } from "node:path";
 import { type DirectoryEntry, type FolderState, folderState, runtime } from "../../runtime/mod.ts";
+import type { FolderWatch } from "./_folder_watch.ts";
 
 /**
  * How far the kernel's file timestamps may lag its clock: one tick at the
@@ -29,7 +30,10 @@ export interface Listing {
   readonly names: ReadonlySet<string>;
 }
 
-interface Kept extends Listing, FolderState {}
+interface Kept extends Listing, FolderState {
+  /** The watch's tick when the folder was last read or confirmed unchanged (0: no watch). */
+  verifiedAt: number;
+}
 
 /**
  * The listings of the folders the protected-path walks read, kept from walk
@@ -44,17 +48,53 @@ interface Kept extends Listing, FolderState {}
  * This relies on the kernel stamping the times (a local file system; FAT's
  * two-second times and a network file system's server clock are not
  * trusted more than they are elsewhere, see `engine/_listing.ts`).
+ *
+ * With a `FolderWatch`, a pass does not even `lstat` a folder the watch
+ * vouches for (watched since before its listing was read or confirmed, no
+ * event since); every other folder is looked at as above.
  */
 export class FolderListings {
   readonly #kept = new Map<string, Kept>();
   readonly #read: (dir: string) => DirectoryEntry[];
+  readonly #watch: FolderWatch | undefined;
   #reads = 0;
+  #looks = 0;
   /** The listings looked at during the pass under way (see {@linkcode pass}), or none. */
   #pass: Map<string, Listing | undefined> | undefined;
 
-  /** `read` lists a folder (by default the runtime's `readDirectory`). */
-  constructor(read: (dir: string) => DirectoryEntry[] = (dir) => runtime.readDirectory(dir)) {
+  /**
+   * `read` lists a folder (by default the runtime's `readDirectory`);
+   * `watch`, when given, tells which folders a pass need not look at.
+   */
+  constructor(
+    read: (dir: string) => DirectoryEntry[] = (dir) => runtime.readDirectory(dir),
+    watch?: FolderWatch,
+  ) {
     this.#read = read;
+    this.#watch = watch;
+  }
+
+  /**
+   * Why the last pass looked at folders a watch could have vouched for (see
+   * `FolderWatch.fallback`); undefined with no watch, or when it needed not.
+   */
+  get watchFallback(): string | undefined {
+    return this.#watch?.fallback;
+  }
+
+  /** The bound the folder watch met, in words (see `FolderWatch.bound`), if it did. */
+  get watchBound(): string | undefined {
+    return this.#watch?.bound;
+  }
+
+  /** Stops the watch, if any: later passes look at every folder. */
+  close(): void {
+    this.#watch?.close();
+  }
+
+  /** How many folders were looked at (`lstat`) so far: a folder the watch vouched for is not. */
+  get looks(): number {
+    return this.#looks;
   }
 
   /** How many folders were read so far (a listing reused is not counted). */
@@ -84,9 +124,12 @@ export class FolderListings {
    * one picture of the tree, taken folder by folder as a walk without it
    * takes it; what changes after a folder was looked at shows in the next
    * pass (the sweep, the next launch). A pass inside a pass joins it.
+   * `roots` are the writable roots it walks (canonical), for the watch.
    */
-  pass<T>(walk: () => T): T {
+  pass<T>(walk: () => T, roots: readonly string[] = []): T {
     if (this.#pass !== undefined) return walk();
+    // What changed since the last pass is read before any folder is taken as it was.
+    this.#watch?.begin(roots);
     this.#pass = new Map();
     try {
       return walk();
@@ -97,6 +140,19 @@ export class FolderListings {
 
   /** The listing of `dir` as it is now (see {@linkcode listing}). */
   #current(dir: string): Listing | undefined {
+    const watch = this.#watch;
+    let verifiedAt = 0;
+    if (watch !== undefined) {
+      // Only in a pass: it began by reading every event queued before it.
+      const kept = this.#kept.get(dir);
+      if (this.#pass !== undefined && kept !== undefined && watch.trusted(dir, kept.verifiedAt)) {
+        return kept;
+      }
+      // The watch goes first: a change after it makes an event, one before shows below.
+      watch.watch(dir);
+      verifiedAt = watch.now();
+    }
+    this.#looks++;
     const now = Date.now();
     const stat = folderState(dir);
     if (stat === undefined) {
@@ -108,6 +164,7 @@ export class FolderListings {
       last !== undefined && last.dev === stat.dev && last.ino === stat.ino &&
       last.mtimeMs === stat.mtimeMs && last.ctimeMs === stat.ctimeMs
     ) {
+      last.verifiedAt = verifiedAt;
       return last;
     }
     this.#kept.delete(dir);
@@ -119,7 +176,7 @@ export class FolderListings {
     if (now - Math.max(stat.mtimeMs, stat.ctimeMs) > SETTLED_MS) {
       if (this.#kept.size >= MAX_KEPT) this.#kept.clear();
       const { dev, ino, mtimeMs, ctimeMs } = stat;
-      this.#kept.set(dir, { ...listing, dev, ino, mtimeMs, ctimeMs });
+      this.#kept.set(dir, { ...listing, dev, ino, mtimeMs, ctimeMs, verifiedAt });
     }
     return listing;
   }

@@ -12,6 +12,7 @@ import { WalkMemory } from "./_walk_memory.ts";
 export class ProtectedPaths implements RunningCall {
   readonly #roots: readonly string[];
   readonly #sweep: Sweep;
+  readonly #memory: WalkMemory;
   #live: WeakRef<ProtectedPaths> | undefined;
   /** What to bind read-only, and where the walk stopped. */
   readonly plan: ProtectionPlan;
@@ -32,6 +33,7 @@ export class ProtectedPaths implements RunningCall {
     memory: WalkMemory = new WalkMemory(),
   ) {
     this.#roots = roots;
+    this.#memory = memory;
     const launch = walkAtLaunch(roots, names, new Set(skipped), memory);
     this.plan = launch.plan;
     this.#sweep = new Sweep(launch, new Quarantine(quarantine));
@@ -70,6 +72,14 @@ export class ProtectedPaths implements RunningCall {
    */
   get unwalked(): ProtectionPlan["unwalked"] {
     return this.#sweep.unwalked;
+  }
+
+  /**
+   * The bound the executor's folder watch met, in words, when the walks look
+   * at the folders past it one by one (see `FolderWatch.bound`).
+   */
+  get watchBound(): string | undefined {
+    return this.#memory.listings.watchBound;
   }
 
   /**

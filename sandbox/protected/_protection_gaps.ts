@@ -5,11 +5,14 @@ import { PROTECTED_WALK_DEPTH, PROTECTED_WALK_ENTRIES } from "./_walk.ts";
  * What protecting `names` leaves open under `workspace-write` on every
  * backend: the time a command runs (a missing path cannot be refused without
  * a mount point on the host), and the parts of the writable roots the walk
- * did not reach.
+ * did not reach. `watchBound` (the bound the executor's folder watch met)
+ * leaves nothing open, but is said here with the walk's other facts: the
+ * folders past it cost an `lstat` each at every launch and sweep.
  */
 export function protectionGaps(
   names: readonly string[],
   unwalked: ProtectionPlan["unwalked"] = [],
+  watchBound?: string,
 ): string[] {
   if (names.length === 0) return [];
   const list = names.map((name) => `\`${name}\``).join(", ");
@@ -26,5 +29,9 @@ export function protectionGaps(
             : `${PROTECTED_WALK_ENTRIES} entries`
         } are neither bound read-only nor checked`
     ),
+    ...(watchBound === undefined ? [] : [
+      `the protected-path walk's folder watch met its bound (${watchBound}): the folders past ` +
+      "it are still checked, each by an lstat at every launch and sweep, so each call costs more",
+    ]),
   ];
 }

@@ -46,7 +46,7 @@ export class Sweep {
    */
   sweep(): SandboxViolation[] {
     // One pass: each folder is looked at once, however many names are looked up in it.
-    return this.#launch.memory.listings.pass(() => this.#sweep());
+    return this.#launch.memory.listings.pass(() => this.#sweep(), this.#launch.roots);
   }
 
   /** See {@linkcode sweep}, which runs it as one pass of the listings. */

@@ -30,4 +30,9 @@ export class WalkMemory {
   prime(roots: readonly string[], names: readonly string[]): void {
     walkAtLaunch(roots, names, new Set(), this);
   }
+
+  /** Stops the listings' folder watch, if any (an executor's disposal). */
+  close(): void {
+    this.listings.close();
+  }
 }

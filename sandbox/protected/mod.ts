@@ -24,5 +24,6 @@ export { ProtectedPaths } from "./_protected_paths.ts";
 export { protectionGaps } from "./_protection_gaps.ts";
 export { unprotectedReason } from "./_unprotected_reason.ts";
 export { FolderListings } from "./_listings.ts";
+export { FolderWatch } from "./_folder_watch.ts";
 export { WalkMemory } from "./_walk_memory.ts";
 export { PROTECTED_WALK_DEPTH, PROTECTED_WALK_ENTRIES, PROTECTED_WALK_SKIPS } from "./_walk.ts";

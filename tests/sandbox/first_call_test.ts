@@ -1,15 +1,16 @@
-// An executor with one possible backend launches its first call beside the
-// backend's probe (SandboxBackend.launchesBeforeProbe): a launch that said
-// its command started needs no verdict; one that did not gets the probe's,
-// and a broken backend is the probe's SandboxUnavailableError, with nothing
-// run and nothing left running. The probe here is a fake bwrap held until
-// the test lets it go, so the call certainly comes while it runs.
+// An executor whose first possible backend is bwrap launches its first call
+// beside the backend's probe (SandboxBackend.launchesBeforeProbe): a launch
+// that said its command started needs no verdict; one that did not gets the
+// probe's. A broken backend is the probe's SandboxUnavailableError, with
+// nothing run and nothing left running, or, with the default backends, the
+// call planned again under Landlock. The probe here is a fake bwrap held
+// until the test lets it go, so the call certainly comes while it runs.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { SandboxUnavailableError } from "../../seam/mod.ts";
+import { type BashExecSpec, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { runtime } from "../../local/mod.ts";
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
@@ -26,6 +27,7 @@ import {
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
+const noLandlock = skipUnless(statuses, "landlock");
 
 /** What the fake bwrap does, for the probe and for a call's launch (which runs the namespace's reporter). */
 interface FakeBwrap {
@@ -59,6 +61,86 @@ function heldBwrap(workspace: Workspace, { probe, call }: FakeBwrap) {
   };
 }
 
+/**
+ * A `workspace-write` executor over `workspace` with `backends` (the
+ * default when undefined), its programs looked up on `searchPath`, and
+ * every process it spawns.
+ */
+function recordedExecutor(
+  workspace: Workspace,
+  searchPath: string,
+  backends?: SandboxBackendName[],
+): { executor: SandboxBashExecutor; spawned: { pid: number; line: string }[] } {
+  const { runtime: recorder, spawned } = recording();
+  const executor = new SandboxBashExecutor({
+    workspaceRoot: workspace.root,
+    defaultMode: "workspace-write",
+    ...(backends === undefined ? {} : { backends }),
+    searchPath,
+    useCgroups: false,
+    runtime: recorder,
+  });
+  return { executor, spawned };
+}
+
+/** Asserts that a call of `spec` made now fails with `error`, word for word (its probes have ended). */
+async function assertLaterError(
+  executor: SandboxBashExecutor,
+  spec: BashExecSpec,
+  error: SandboxUnavailableError,
+): Promise<void> {
+  await assert.rejects(executor.run(spec), (later: unknown) => {
+    assert.ok(later instanceof SandboxUnavailableError);
+    assert.deepEqual([later.message, later.attempts], [error.message, error.attempts]);
+    return true;
+  });
+}
+
+/** Asserts that every process spawned but the watchdog has ended. */
+function assertNoneLeft(spawned: readonly { pid: number; line: string }[]): void {
+  for (const { pid, line } of spawned) {
+    if (line.includes(WATCHDOG_NAME)) continue;
+    assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
+  }
+}
+
+/**
+ * With a working bwrap whose probe is held, the first call of an executor
+ * with `backends` (the default when undefined) has its result before the
+ * probe ends, and reports what a call after the probe does.
+ */
+async function notWaitingForProbe(backends: SandboxBackendName[] | undefined): Promise<void> {
+  using workspace = tempWorkspace();
+  const bwrap = findOnPath("bwrap", process.env.PATH);
+  const real = `exec '${bwrap}' "$@"`;
+  const fake = heldBwrap(workspace, { probe: real, call: real });
+  await using executor = new SandboxBashExecutor({
+    workspaceRoot: workspace.root,
+    defaultMode: "workspace-write",
+    ...(backends === undefined ? {} : { backends }),
+    searchPath: fake.searchPath,
+    useCgroups: false,
+  });
+  assert.equal(executor.backends[0], "bwrap");
+  // The probe is held until after the result: a result that waited for it would fail.
+  const first = await executor.run(
+    executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
+  );
+  assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
+  assert.deepEqual(
+    [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
+    ["bwrap", false, false],
+  );
+  fake.release();
+  const [status] = await executor.probeBackends();
+  assert.equal(status?.works, true, status?.reason);
+  assert.ok(status?.enforcement !== undefined);
+  // What it enforced is what a call after the probe reports.
+  const later = await executor.run(executor.resolve({ command: "true" }));
+  assert.equal(later.sandbox?.backend, "bwrap");
+  assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
+}
+
 describe("the first call of an executor with one possible backend", () => {
   const cases: [string, SandboxBackendName[], "run" | "start"][] = [
     ["bwrap alone", ["bwrap"], "run"],
@@ -71,15 +153,8 @@ describe("the first call of an executor with one possible backend", () => {
     }, async () => {
       using workspace = tempWorkspace();
       const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
-      const { runtime: recorder, spawned } = recording();
-      await using executor = new SandboxBashExecutor({
-        workspaceRoot: workspace.root,
-        defaultMode: "workspace-write",
-        backends,
-        searchPath: fake.searchPath,
-        useCgroups: false,
-        runtime: recorder,
-      });
+      const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath, backends);
+      await using executor = made;
       let settled = false;
       const spec = executor.resolve({ command: "touch ran" });
       const call = (method === "run" ? executor.run(spec) : executor.start(spec))
@@ -98,48 +173,108 @@ describe("the first call of an executor with one possible backend", () => {
         reason: "probe exited 1: bwrap: setting up uid map: Permission denied",
       });
       assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
-      for (const { pid, line } of spawned) {
-        if (line.includes(WATCHDOG_NAME)) continue;
-        assert.equal(runtime.kill(pid, 0), false, `${pid} (${line}) still runs`);
-      }
-      // The error a call gets once the probe has ended, word for word.
-      await assert.rejects(executor.run(spec), (later: unknown) => {
-        assert.ok(later instanceof SandboxUnavailableError);
-        assert.deepEqual([later.message, later.attempts], [error.message, error.attempts]);
-        return true;
-      });
+      assertNoneLeft(spawned);
+      await assertLaterError(executor, spec, error);
     });
   }
 
   it("does not wait for the probe once its launch said its command started", {
     skip: noBwrap,
+  }, () => notWaitingForProbe(["bwrap"]));
+});
+
+describe("the first call of an executor with the default backends (bwrap, then landlock)", () => {
+  it("does not wait for bwrap's probe once its launch said its command started", {
+    skip: noBwrap,
+  }, () => notWaitingForProbe(undefined));
+
+  it("runs once, under Landlock, when bwrap is broken", {
+    skip: process.platform !== "linux" ? "bwrap is a Linux backend" : noLandlock,
   }, async () => {
     using workspace = tempWorkspace();
-    const bwrap = findOnPath("bwrap", process.env.PATH);
-    const real = `exec '${bwrap}' "$@"`;
-    const fake = heldBwrap(workspace, { probe: real, call: real });
-    await using executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      defaultMode: "workspace-write",
-      backends: ["bwrap"],
-      searchPath: fake.searchPath,
-      useCgroups: false,
-    });
-    // The probe is held until after the result: a result that waited for it would fail.
-    const first = await executor.run(
-      executor.resolve({ command: "echo hi > out.txt; cat out.txt" }),
-    );
-    assert.deepEqual([first.exitCode, first.stdout.text], [0, "hi\n"], first.stderr.text);
-    assert.deepEqual(
-      [first.sandbox?.backend, first.sandbox?.runnerFailed, first.sandbox?.denied],
-      ["bwrap", false, false],
-    );
+    const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
+    const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath);
+    await using executor = made;
+    let settled = false;
+    const call = executor.run(executor.resolve({ command: "echo ran >> runs; cat runs" }))
+      .finally(() => (settled = true));
+    await until(fake.called, 30_000, "the call's bwrap launch");
+    // Its launch failed; the call waits for the probe's verdict.
+    assert.equal(settled, false);
     fake.release();
-    const [status] = await executor.probeBackends();
-    assert.equal(status?.works, true, status?.reason);
-    assert.ok(status?.enforcement !== undefined);
-    // What it enforced is what a call after the probe reports.
-    const later = await executor.run(executor.resolve({ command: "true" }));
-    assert.deepEqual(first.sandbox?.enforcement, later.sandbox?.enforcement);
+    const result = await call;
+    // The half-started bwrap's words do not reach the result.
+    assert.deepEqual([result.exitCode, result.stdout.text, result.stderr.text], [0, "ran\n", ""]);
+    assert.deepEqual(
+      [result.sandbox?.backend, result.sandbox?.runnerFailed, result.sandbox?.denied],
+      ["landlock", false, false],
+    );
+    assertNoneLeft(spawned);
+    // A call after the probe: the command had run once, and is reported the same way.
+    const later = await executor.run(executor.resolve({ command: "cat runs" }));
+    assert.deepEqual([later.stdout.text, later.sandbox?.backend], ["ran\n", "landlock"]);
+    assert.deepEqual(result.sandbox?.enforcement, later.sandbox?.enforcement);
+  });
+
+  it(
+    "is a BashSpawnError naming Landlock when bwrap is refused after a launch not known to start",
+    {
+      skip: process.platform !== "linux" ? "bwrap is a Linux backend" : noLandlock,
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      const fake = heldBwrap(workspace, { probe: BROKEN, call: "sleep 30" });
+      const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath);
+      await using executor = made;
+      // Aborted while the executor waits for the launch to say its command started.
+      const abort = new AbortController();
+      const call = executor.run(executor.resolve({ command: "touch ran", signal: abort.signal }));
+      await until(fake.called, 30_000, "the call's bwrap launch");
+      abort.abort();
+      fake.release();
+      const error = await call.then(
+        () => assert.fail("the call has a result from a refused backend"),
+        (error: unknown) => error,
+      );
+      assert.ok(error instanceof BashSpawnError, String(error));
+      assert.ok(!(error instanceof SandboxUnavailableError), "Landlock works here");
+      assert.equal(
+        error.message,
+        'The command was launched under "bwrap" while its probe still ran, and the probe then ' +
+          "found that it cannot confine commands here (probe exited 1: bwrap: setting up uid " +
+          "map: Permission denied), so the launch was stopped (whether its command started is " +
+          'unknown); run the command again, and "landlock" confines it',
+      );
+      assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
+      assertNoneLeft(spawned);
+      // As it says, the next call is Landlock's.
+      const later = await executor.run(executor.resolve({ command: "echo ok" }));
+      assert.deepEqual([later.stdout.text, later.sandbox?.backend], ["ok\n", "landlock"]);
+    },
+  );
+
+  it("is today's SandboxUnavailableError when Landlock is broken too", {
+    skip: process.platform === "linux" ? false : "bwrap is a Linux backend",
+  }, async () => {
+    using workspace = tempWorkspace();
+    const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
+    fakeProgram(workspace, "deno", "echo 'deno: cannot run here' >&2; exit 1");
+    const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath);
+    await using executor = made;
+    let settled = false;
+    const spec = executor.resolve({ command: "touch ran" });
+    const call = executor.run(spec).finally(() => (settled = true));
+    await until(fake.called, 30_000, "the call's bwrap launch");
+    assert.equal(settled, false);
+    fake.release();
+    const error = await call.then(
+      () => assert.fail("the call ran on a broken backend"),
+      (error: unknown) => error,
+    );
+    assert.ok(error instanceof SandboxUnavailableError, String(error));
+    assert.deepEqual(error.attempts.map((attempt) => attempt.backend), ["bwrap", "landlock"]);
+    assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
+    assertNoneLeft(spawned);
+    await assertLaterError(executor, spec, error);
   });
 });
