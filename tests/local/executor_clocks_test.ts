@@ -160,25 +160,41 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
   });
 
   it("keeps the first cause and does not restart the grace on a second kill", async () => {
-    await using executor = make({ killGraceMs: 1500 });
+    const graceMs = 3000;
+    await using executor = make({ killGraceMs: graceMs });
     const token = marker();
     const controller = new AbortController();
-    // The abort comes 600 ms after the command said it started (its wall
-    // clock of 200 ms runs from its start), inside the kill grace.
+    // The command traps the timeout's SIGTERM and says so, which starts this
+    // test's clock (an event); the abort comes half a grace later, so the
+    // timeout is the first cause whatever the load. The sleep runs in the
+    // background so that bash runs the trap at once, and again after each
+    // signal, until the SIGKILL.
+    let said = "";
+    let termSeen: number | undefined;
     let late: ReturnType<typeof setTimeout> | undefined;
     const result = await executor.run(executor.resolve({
-      command: `trap '' TERM; echo started; sleep ${token}`,
-      timeoutMs: 200,
+      command: `trap 'echo term' TERM; while :; do sleep ${token} & wait; done`,
+      timeoutMs: 1500,
       signal: controller.signal,
-      onOutput: () => {
-        late ??= setTimeout(() => controller.abort(), 600);
+      onOutput: ({ text }) => {
+        said += text;
+        if (said.includes("term") && termSeen === undefined) {
+          termSeen = performance.now();
+          late = setTimeout(() => controller.abort(), graceMs / 2);
+        }
       },
     }));
+    const killedAfter = performance.now() - (termSeen ?? Number.NaN);
     clearTimeout(late);
-    assert.ok(late !== undefined, "the command said it started");
+    assert.match(said, /^term\n/, "the command trapped the timeout's SIGTERM");
     assert.equal(result.timedOut, true);
     assert.equal(result.aborted, false);
     assert.equal(result.signal, "SIGKILL");
+    // One grace from the timeout's SIGTERM; a grace restarted by the abort would end 1.5 grace after it.
+    assert.ok(
+      killedAfter < graceMs * 1.4,
+      `killed ${Math.round(killedAfter)} ms after the SIGTERM`,
+    );
     await assertNoneLeft(token);
   });
 
