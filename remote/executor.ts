@@ -458,7 +458,8 @@ export class SshBashExecutor extends BashExecutor {
 
   /**
    * Rejects with `BashSpawnError` when the remote host has no util-linux
-   * `script` on its PATH, which a terminal needs; asked once per executor.
+   * `script` on its PATH (the search path of the remote side's programs once
+   * learned), which a terminal needs; asked once per executor.
    */
   #checkScript(): Promise<void> {
     this.#scriptCheck ??= this.#probe([

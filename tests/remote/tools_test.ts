@@ -16,10 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
-import { REMOTE_TOOLS } from "../../remote/_tools.ts";
+import { parseTools, REMOTE_TOOLS } from "../../remote/_tools.ts";
 import { SshBashExecutor } from "../../remote/mod.ts";
 import { findOnPath } from "../../engine/mod.ts";
-import { type SandboxPolicy, SandboxUnavailableError } from "../../seam/mod.ts";
+import { BashSpawnError, type SandboxPolicy, SandboxUnavailableError } from "../../seam/mod.ts";
 import { until } from "../local/_helpers.ts";
 import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
@@ -145,5 +145,32 @@ describe("the remote side's own programs", { skip: sshdMissing || noBwrap }, () 
     }
     assert.equal(existsSync(join(base, "ran")), false);
     assert.equal(existsSync(join(app, "ran")), false);
+  });
+});
+
+describe("parseTools", () => {
+  it("searches the folders that held a tool and the bash's, in PATH's order, each once", () => {
+    const output = [
+      "x",
+      "/a:/opt/b/:/c",
+      "/c/bash",
+      "/usr/bin/bash",
+      "/opt/b/",
+      "/srv/b",
+      "/c",
+      "/c",
+    ]
+      .map((word) => `${word}\0`).join("");
+    const tools = parseTools("h", "bash", 0, output);
+    assert.equal(tools.shell, "/c/bash");
+    assert.equal(tools.path, "/opt/b:/c");
+    assert.deepEqual(tools.folders, ["/c", "/usr/bin", "/opt/b", "/srv/b"]);
+    assert.equal(tools.sessionPath, "/a:/opt/b/:/c");
+    assert.equal(
+      parseTools("h", "bash", 0, "\0\0/bin/bash\0/usr/bin/bash\0").sessionPath,
+      undefined,
+    );
+    assert.throws(() => parseTools("h", "bash", 0, "x\0/a\0\0\0"), /No "bash" was found/);
+    assert.throws(() => parseTools("h", "bash", 5, ""), BashSpawnError);
   });
 });
