@@ -25,8 +25,13 @@ export interface ChannelRequest {
   prepare?: Preparation;
   /** True when stdin is a pipe (bytes to send, or kept open); else /dev/null. */
   pipedStdin: boolean;
-  /** The remote bash, run by the remote login shell. */
+  /** The remote bash, run by the remote login shell (by its absolute path once learned). */
   shell: string;
+  /**
+   * The search path of the bootstrap's own programs (see `RemoteTools`), or
+   * "" before the executor learned it: the session's PATH then.
+   */
+  tools: string;
   killGraceMs: number;
   drainGraceMs: number;
 }
@@ -157,6 +162,7 @@ export class RemoteChannel {
         marker,
         String(Math.round(request.killGraceMs)),
         String(Math.round(request.drainGraceMs)),
+        request.tools,
       ])
     }`;
     const { program, args } = transport.command(remote);

@@ -30,6 +30,7 @@ import {
 import { parseView, type ViewKind, viewProbe } from "./_view.ts";
 import type { Preparation } from "./_channel.ts";
 import { USER_FOLDER } from "./_bootstrap_script.ts";
+import type { RemoteTools } from "./_tools.ts";
 
 /** How the executor runs a command under a policy on the remote host. */
 export interface RemotePlan {
@@ -53,6 +54,8 @@ export interface ProbeResult {
 
 /** What the remote host offers for confinement, learned once. */
 interface RemoteBwrap {
+  /** Where the remote side finds its own programs, the remote bash among them. */
+  tools: RemoteTools;
   bwrap: string;
   filters: BwrapFilters | undefined;
   /** A private folder made on the remote host for this executor, with the commands' TMPDIR. */
@@ -100,14 +103,22 @@ const ARCH_NAMES: Readonly<Record<string, string>> = { x86_64: "x64", aarch64: "
  */
 export class RemoteSandbox {
   readonly #host: string;
-  readonly #shell: string;
+  readonly #tools: () => Promise<RemoteTools>;
   readonly #probe: (argv: string[]) => Promise<ProbeResult>;
   #facts: Promise<RemoteBwrap> | null = null;
   #folder: string | null = null;
 
-  constructor(host: string, shell: string, probe: (argv: string[]) => Promise<ProbeResult>) {
+  /**
+   * The sandbox of `host`, whose probes run by `probe`; `tools` learns where
+   * the remote side finds its own programs (once), before anything is confined.
+   */
+  constructor(
+    host: string,
+    tools: () => Promise<RemoteTools>,
+    probe: (argv: string[]) => Promise<ProbeResult>,
+  ) {
     this.#host = host;
-    this.#shell = shell;
+    this.#tools = tools;
     this.#probe = probe;
   }
 
@@ -145,7 +156,7 @@ export class RemoteSandbox {
       // The wrapper and bwrap run with none of it: bwrap sets it inside (see wrapInBwrap).
       env: {},
       prepare: {
-        argv: viewProbe(this.#shell, facts.folders.privateDir, paths),
+        argv: viewProbe(facts.tools.shell, facts.folders.privateDir, paths),
         finish: (exitCode, output) => {
           if (exitCode !== 0) {
             throw new BashSpawnError(
@@ -155,6 +166,9 @@ export class RemoteSandbox {
           // What the command will see, looked at just before it starts, as the local sandbox does.
           const view = parseView(this.#host, output);
           const keep = roots.map((root) => view.realpath(root) ?? root);
+          if (confined.mode === "workspace-write") {
+            refuseToolFolders(this.#host, facts.tools, [...roots, ...keep]);
+          }
           // Canonical, as the private folder is: bwrap keeps that folder read-only in a
           // root that holds it, which it judges by the paths (a symlinked root hid it).
           confined.workspaceRoot = keep[0]!;
@@ -240,7 +254,8 @@ export class RemoteSandbox {
         `No sandbox backend works on ${this.#host}, so a confined mode cannot run there; install bubblewrap there or run with "danger-full-access"`,
         [{ backend: "bwrap", reason }],
       );
-    const found = await this.#probe([this.#shell, "--norc", "--noprofile", "-c", PROBE]);
+    const tools = await this.#tools();
+    const found = await this.#probe([tools.shell, "--norc", "--noprofile", "-c", PROBE]);
     if (found.exitCode === 3) throw unavailable('"bwrap" was not found on the remote PATH');
     const [bwrap, machine, dir, userFolder, ...rest] = found.stdout.split("\n");
     if (
@@ -258,8 +273,12 @@ export class RemoteSandbox {
         baseEnv[entry.slice(0, at)] = entry.slice(at + 1);
       }
     }
+    // The probe ran with the search path of the remote side's programs: commands get the session's.
+    if (tools.sessionPath === undefined) delete baseEnv.PATH;
+    else baseEnv.PATH = tools.sessionPath;
     const arch = ARCH_NAMES[machine ?? ""] ?? machine ?? "";
     const facts: RemoteBwrap = {
+      tools,
       bwrap,
       filters: bwrapFilters(arch),
       folders: { privateDir: dir, tmpDir: `${dir}/tmp` },
@@ -269,7 +288,7 @@ export class RemoteSandbox {
     const trial = wrapInBwrap(
       facts.bwrap,
       facts.filters,
-      { program: this.#shell, args: ["--norc", "--noprofile", "-c", "true"], cwd: "/", env: {} },
+      { program: tools.shell, args: ["--norc", "--noprofile", "-c", "true"], cwd: "/", env: {} },
       {
         mode: "read-only",
         workspaceRoot: "/",
@@ -297,6 +316,26 @@ export class RemoteSandbox {
   get folder(): string | null {
     return this.#folder;
   }
+}
+
+/**
+ * Throws `SandboxUnavailableError` when one of `writable` (a call's writable
+ * roots, as given and canonical) holds a folder in which the remote side
+ * finds its own programs, which it runs unconfined: a confined command could
+ * plant one of its own there (see `_tools.ts`).
+ */
+function refuseToolFolders(host: string, tools: RemoteTools, writable: readonly string[]): void {
+  const folder = tools.folders.find((folder) => writable.some((root) => isBeneath(folder, root)));
+  if (folder === undefined) return;
+  throw new SandboxUnavailableError(
+    `No sandbox backend can confine this command on ${host}, so the "workspace-write" command was not run; take the folder named below off the remote PATH or narrow the writable roots, or run it as "danger-full-access"`,
+    [{
+      backend: "bwrap",
+      reason: `"${folder}" holds programs the remote side runs unconfined (its bootstrap's, a ` +
+        "terminal's resize) and lies in a writable root, where a confined command could plant " +
+        "one of its own; take that folder off the remote PATH or narrow the writable roots",
+    }],
+  );
 }
 
 /** The policy as the bwrap arguments take it; its paths are the remote host's, taken as given. */

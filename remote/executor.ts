@@ -48,6 +48,7 @@ import {
   type SshBashExecutorConfig,
 } from "./_config.ts";
 import { ChannelSlots } from "./_slots.ts";
+import { parseTools, type RemoteTools, toolsProbe } from "./_tools.ts";
 import { type RemoteTransport, SshTransport } from "./transport.ts";
 
 /**
@@ -133,6 +134,12 @@ export class SshBashExecutor extends BashExecutor {
   #transport: RemoteTransport | null = null;
   #sandbox: RemoteSandbox | null = null;
   #dir: string | null = null;
+  /**
+   * Where the remote side finds its own programs (see `_tools.ts`): learned
+   * before the first confined command, and kept once known.
+   */
+  #tools: Promise<RemoteTools> | null = null;
+  #knownTools: RemoteTools | null = null;
   /** Whether the remote host has util-linux script (see #checkScript). */
   #scriptCheck: Promise<void> | undefined;
 
@@ -323,7 +330,7 @@ export class SshBashExecutor extends BashExecutor {
     if (spec.sandboxPolicy !== null) {
       this.#sandbox ??= new RemoteSandbox(
         this.config.host,
-        this.config.shell,
+        () => this.#learnTools(),
         (argv) => this.#probe(argv),
       );
       confined = await this.#sandbox.confine(spec.sandboxPolicy, launch, pipedStdin);
@@ -342,9 +349,7 @@ export class SshBashExecutor extends BashExecutor {
         ? {}
         : { argv: [launch.program, ...launch.args] }),
       pipedStdin,
-      shell: this.config.shell,
-      killGraceMs: this.config.killGraceMs,
-      drainGraceMs: this.config.drainGraceMs,
+      ...this.#remoteSide(),
     });
     let channel: RemoteChannel, release: () => void;
     try {
@@ -453,10 +458,17 @@ export class SshBashExecutor extends BashExecutor {
 
   /**
    * Rejects with `BashSpawnError` when the remote host has no util-linux
-   * `script` on its PATH, which a terminal needs; asked once per executor.
+   * `script` on its PATH (the search path of the remote side's programs once
+   * learned), which a terminal needs; asked once per executor.
    */
   #checkScript(): Promise<void> {
-    this.#scriptCheck ??= this.#probe(["sh", "-c", "command -v script"]).then((probe) => {
+    this.#scriptCheck ??= this.#probe([
+      this.config.shell,
+      "--norc",
+      "--noprofile",
+      "-c",
+      "command -v script",
+    ]).then((probe) => {
       if (probe.exitCode !== 0) {
         throw new BashSpawnError(
           `A terminal needs util-linux "script" on the remote host ${this.config.host}, which has none on its PATH; install util-linux there (Debian: bsdutils), or start the command without "terminal"`,
@@ -477,12 +489,14 @@ export class SshBashExecutor extends BashExecutor {
     const { channel, release } = await this.#open(queued, {
       command: "",
       workdir: "/",
-      env: Object.entries(ENV_OVERRIDES).map(([name, value]) => `${name}=${value}`),
+      // A probe's programs are the remote side's own: found on their search path once known.
+      env: Object.entries({
+        ...ENV_OVERRIDES,
+        ...(this.#knownTools === null ? {} : { PATH: this.#knownTools.path }),
+      }).map(([name, value]) => `${name}=${value}`),
       argv,
       pipedStdin: false,
-      shell: this.config.shell,
-      killGraceMs: this.config.killGraceMs,
-      drainGraceMs: this.config.drainGraceMs,
+      ...this.#remoteSide(),
     });
     try {
       const { child } = channel;
@@ -497,6 +511,41 @@ export class SshBashExecutor extends BashExecutor {
       await channel.release();
       release();
     }
+  }
+
+  /**
+   * What every channel's bootstrap is run with: the remote bash and the
+   * search path of its own programs once learned (else the configured bash
+   * and the session's PATH), and the grace periods.
+   */
+  #remoteSide(): Pick<ChannelRequest, "shell" | "tools" | "killGraceMs" | "drainGraceMs"> {
+    return {
+      shell: this.#knownTools?.shell ?? this.config.shell,
+      tools: this.#knownTools?.path ?? "",
+      killGraceMs: this.config.killGraceMs,
+      drainGraceMs: this.config.drainGraceMs,
+    };
+  }
+
+  /**
+   * Learns where the remote side finds its own programs, once: a confined
+   * command awaits it before it runs, so every program the remote side runs
+   * unconfined from then on was found before any confined command could
+   * plant one. A failure is not kept (a lost connection is tried again).
+   */
+  #learnTools(): Promise<RemoteTools> {
+    if (this.#tools === null) {
+      const { host, shell } = this.config;
+      const tools = this.#probe(toolsProbe(shell)).then((probe) => {
+        this.#knownTools = parseTools(host, shell, probe.exitCode, probe.stdout);
+        return this.#knownTools;
+      });
+      this.#tools = tools;
+      tools.catch(() => {
+        if (this.#tools === tools) this.#tools = null;
+      });
+    }
+    return this.#tools;
   }
 
   #collector(maxBytes: number): OutputCollector {
