@@ -101,16 +101,30 @@ function launchWalk(
   for (const shape of launch.watched.values()) {
     if (shape.kind === "directory") directories.add(`${shape.dev}:${shape.ino}`);
   }
-  const depth = (path: string): number => path.split("/").length;
-  const sorted = [...launch.readOnly].sort((a, b) => depth(a) - depth(b));
-  const plan = {
-    readOnly: sorted.filter((path) =>
-      !sorted.some((other) => other !== path && isBeneath(path, other))
-    ),
-    unwalked,
-  };
+  const plan = { readOnly: outermostPaths(launch.readOnly), unwalked };
   const { watched } = launch;
   return { roots, names, skipped, memory, plan, watched, directories, listings, launchedAt };
+}
+
+/**
+ * The `paths` (absolute, canonical) that lie beneath no other, shallowest
+ * first. Each is checked against its own folders, not against every other
+ * path: the launch binds one path per protected location found, 150 in the
+ * bench's tree, and comparing each with each cost more than finding them.
+ */
+function outermostPaths(paths: Iterable<string>): string[] {
+  const byDepth = [...paths].map((path) => ({ path, depth: path.split("/").length }))
+    .sort((a, b) => a.depth - b.depth);
+  const kept = new Set<string>();
+  for (const { path } of byDepth) {
+    let covered = false;
+    for (let dir = dirname(path); !covered; dir = dirname(dir)) {
+      covered = kept.has(dir);
+      if (dir === dirname(dir)) break;
+    }
+    if (!covered) kept.add(path);
+  }
+  return [...kept];
 }
 
 /** What the launch's walk gathers as it finds each protected location. */
