@@ -10,6 +10,17 @@ export interface FolderState {
   ctimeMs: number;
 }
 
+/**
+ * What identifies one state of a regular file's content: writing to it
+ * sets its modification and change times, and its size may change.
+ */
+export interface FileState extends FolderState {
+  /** Its size in bytes. */
+  size: number;
+  /** How many names it has (hard links). */
+  nlink: number;
+}
+
 /** What is at a path, never following a symlink: its kind, device and inode. */
 export interface PathState {
   kind: "directory" | "file" | "symlink" | "other";
@@ -102,3 +113,48 @@ function nodeFolderState(path: string): FolderState | undefined {
 export const folderState: (path: string) => FolderState | undefined = "Deno" in globalThis
   ? denoFolderState
   : nodeFolderState;
+
+function denoFileState(path: string): FileState | undefined {
+  let info;
+  try {
+    info = Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
+    throw error;
+  }
+  if (!info.isFile) return undefined;
+  return {
+    dev: info.dev,
+    ino: info.ino ?? NaN,
+    mtimeMs: info.mtime?.getTime() ?? NaN,
+    ctimeMs: info.ctime?.getTime() ?? NaN,
+    size: info.size,
+    nlink: info.nlink ?? NaN,
+  };
+}
+
+function nodeFileState(path: string): FileState | undefined {
+  let stat;
+  try {
+    stat = lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException | null)?.code === "ENOTDIR") return undefined;
+    throw error;
+  }
+  if (stat === undefined || !stat.isFile()) return undefined;
+  const { dev, ino, mtimeMs, ctimeMs, size, nlink } = stat;
+  return { dev, ino, mtimeMs, ctimeMs, size, nlink };
+}
+
+/**
+ * The state of the regular file at `path`, never following a symlink;
+ * undefined when no regular file is there (nothing, a file on the way, or
+ * something else). Throws when it cannot be told. Deno's own `lstat`, as
+ * {@linkcode folderState}: the launch walk calls it for each pointer it
+ * may read (every protected file), to read again only what changed.
+ */
+export const fileState: (path: string) => FileState | undefined = "Deno" in globalThis
+  ? denoFileState
+  : nodeFileState;
