@@ -14,7 +14,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { fileState, pathState, runtime, type SpawnedChild, type SpawnRequest } from "../../runtime/mod.ts";
+import {
+  fileState,
+  pathState,
+  runtime,
+  type SpawnedChild,
+  type SpawnRequest,
+} from "../../runtime/mod.ts";
 import { assertNoneLeft, marker, waitForSleep } from "../local/_helpers.ts";
 
 const BASH = "/usr/bin/bash";

@@ -65,4 +65,3 @@ export function looksDuring<T>(memory: WalkMemory, run: () => T): { value: T; lo
   const value = run();
   return { value, looks: memory.listings.looks - before };
 }
-

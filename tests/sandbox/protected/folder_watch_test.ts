@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { FolderListings, FolderWatch, protectionGaps } from "../../../sandbox/protected/mod.ts";
+import { protectionGaps } from "../../../sandbox/protected/mod.ts";
 import { type FolderEvents, openInotify } from "../../../sandbox/protected/_inotify.ts";
 import { MAX_FOLDER_CHANGES, watchableRoot } from "../../../sandbox/protected/_folder_watch.ts";
 import { tempWorkspace } from "../_fixtures.ts";
