@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, type Stats } from "node:fs";
 
 /** What identifies one state of a folder: creating, removing or renaming an entry in it changes it. */
 export interface FolderState {
@@ -28,10 +28,10 @@ export interface PathState {
   ino: number;
 }
 
-function denoPathState(path: string): PathState | undefined {
-  let info;
+/** Deno's `lstat` of `path`, or undefined when nothing is there (a file on the way counts as nothing). */
+function denoLstat(path: string): Deno.FileInfo | undefined {
   try {
-    info = Deno.lstatSync(path);
+    return Deno.lstatSync(path);
   } catch (error) {
     // A file on the way is no entry either (as under Node).
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
@@ -39,6 +39,22 @@ function denoPathState(path: string): PathState | undefined {
     }
     throw error;
   }
+}
+
+/** Node's `lstat` of `path`, or undefined when nothing is there (a file on the way counts as nothing). */
+function nodeLstat(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    // A file on the way is no entry either (as under Deno).
+    if ((error as NodeJS.ErrnoException | null)?.code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+function denoPathState(path: string): PathState | undefined {
+  const info = denoLstat(path);
+  if (info === undefined) return undefined;
   const kind = info.isDirectory
     ? "directory"
     : info.isFile
@@ -50,14 +66,7 @@ function denoPathState(path: string): PathState | undefined {
 }
 
 function nodePathState(path: string): PathState | undefined {
-  let stat;
-  try {
-    stat = lstatSync(path, { throwIfNoEntry: false });
-  } catch (error) {
-    // A file on the way is no entry either (as under Deno).
-    if ((error as NodeJS.ErrnoException | null)?.code === "ENOTDIR") return undefined;
-    throw error;
-  }
+  const stat = nodeLstat(path);
   if (stat === undefined) return undefined;
   const kind = stat.isDirectory()
     ? "directory"
@@ -115,16 +124,8 @@ export const folderState: (path: string) => FolderState | undefined = "Deno" in 
   : nodeFolderState;
 
 function denoFileState(path: string): FileState | undefined {
-  let info;
-  try {
-    info = Deno.lstatSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return undefined;
-    }
-    throw error;
-  }
-  if (!info.isFile) return undefined;
+  const info = denoLstat(path);
+  if (info === undefined || !info.isFile) return undefined;
   return {
     dev: info.dev,
     ino: info.ino ?? NaN,
@@ -136,13 +137,7 @@ function denoFileState(path: string): FileState | undefined {
 }
 
 function nodeFileState(path: string): FileState | undefined {
-  let stat;
-  try {
-    stat = lstatSync(path, { throwIfNoEntry: false });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException | null)?.code === "ENOTDIR") return undefined;
-    throw error;
-  }
+  const stat = nodeLstat(path);
   if (stat === undefined || !stat.isFile()) return undefined;
   const { dev, ino, mtimeMs, ctimeMs, size, nlink } = stat;
   return { dev, ino, mtimeMs, ctimeMs, size, nlink };
