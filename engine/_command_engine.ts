@@ -152,6 +152,7 @@ export class CommandEngine {
         session: this.config.sessionStrategy,
         tempRoot: privateParentPath(this.config.spillDir),
         platform: platformOf(this.config.runtime),
+        toolPath: this.config.toolPath,
       });
     } catch (error) {
       // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
@@ -194,7 +195,9 @@ export class CommandEngine {
     return backgroundProcess(
       spec,
       launched,
-      spec.terminal === undefined ? undefined : localTerminal(this.config.runtime, () => pid),
+      spec.terminal === undefined
+        ? undefined
+        : localTerminal(this.config.runtime, this.config.toolPath, () => pid),
     );
   }
 
@@ -364,7 +367,7 @@ export class CommandEngine {
     // A process started ahead runs the launch, in cgroups of its own; else it is spawned below.
     let ahead: StartedAhead | undefined;
     try {
-      ahead = await plan.takeAhead?.();
+      ahead = await plan.takeAhead?.(spec.signal);
       // None took it, and nothing of it ran: spawned below, unless the call ended meanwhile.
       if (ahead === undefined && plan.takeAhead !== undefined) this.#checkCanSpawn(spec);
     } catch (error) {

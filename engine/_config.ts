@@ -12,6 +12,7 @@ import {
   wholeNumber,
 } from "../seam/checks.ts";
 import { findSetsid } from "./_session.ts";
+import { hostToolPath } from "./_host_tools.ts";
 import { checkLimits } from "./_limits.ts";
 import type { Runtime, SessionStrategy } from "../runtime/mod.ts";
 import { platformOf, runtime } from "../runtime/mod.ts";
@@ -138,6 +139,11 @@ export interface ResolvedLocalBashExecutorConfig {
   readonly sessionStrategy: SessionStrategy;
   /** Absolute path of util-linux `setsid` when the strategy is `"setsid-binary"`, else null. */
   readonly setsidPath: string | null;
+  /**
+   * Where the host's own tools are looked up (see `hostToolPath`): the
+   * folders of PATH that held one of them when the executor was made.
+   */
+  readonly toolPath: string;
   /** Resource limits of every command, as configured. */
   readonly limits: Readonly<ResourceLimits>;
   /** What spawns and signals processes. */
@@ -325,6 +331,7 @@ export function resolveConfig(config: LocalBashExecutorConfig): ResolvedLocalBas
     keepSpillFiles,
     sessionStrategy: setsidPath === null ? "detached" : "setsid-binary",
     setsidPath,
+    toolPath: hostToolPath(),
     limits: Object.freeze({ ...checkLimits("limits", config.limits) }),
     runtime: chosenRuntime,
     useCgroups,

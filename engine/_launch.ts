@@ -134,9 +134,12 @@ export interface LaunchPlan {
    * `LaunchLimits.cgroups`): the engine calls it, after its last checks,
    * in place of spawning `launch`. It resolves with the process that runs
    * the launch, or undefined when none can take it (nothing of the launch
-   * ran), and the engine then spawns `launch` as usual.
+   * ran), and the engine then spawns `launch` as usual. It waits for the
+   * process to say that it runs the launch as long as a launch spawned
+   * would be waited for (see `awaitStart`), or until the call's `signal`
+   * aborts: then the process is the command's, whose clocks end it.
    */
-  takeAhead?: () => Promise<StartedAhead | undefined>;
+  takeAhead?: (signal: AbortSignal | undefined) => Promise<StartedAhead | undefined>;
   /**
    * Called once the command has settled and its caller has the result (a
    * confiner starts a process ahead of the next call then).

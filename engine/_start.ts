@@ -34,7 +34,7 @@ const STDERR_GRACE_MS = 1000;
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
 
 /** The rest of a stream, read by `reader`, with `head` (read already) in front. */
-export function prepend(
+function prepend(
   head: Uint8Array,
   reader: ReadableStreamDefaultReader<Uint8Array>,
   pending?: Promise<ReadResult>,

@@ -223,18 +223,24 @@ interface ToolRun {
 /**
  * The terminal of the launch whose pid is `pid`, resized from the host by
  * `stty` on the terminal's device, found through `/proc` or `ps` (see the
- * module's header).
+ * module's header). Both are looked up on `toolPath` (the executor's
+ * `toolPath`, see `_host_tools.ts`), never on PATH: they run unconfined, and
+ * a confined command may have planted its own on PATH since.
  */
-export function localTerminal(runtime: Runtime, pid: () => number): TerminalControl {
+export function localTerminal(
+  runtime: Runtime,
+  toolPath: string,
+  pid: () => number,
+): TerminalControl {
   const platform = platformOf(runtime);
   const bsd = bsdTools(runtime);
   const found = new Map<string, string | null>();
   const tool = (name: string, from: string): string => {
-    if (!found.has(name)) found.set(name, findOnPath(name));
+    if (!found.has(name)) found.set(name, findOnPath(name, toolPath));
     const path = found.get(name) ?? null;
     if (path === null) {
       throw new BashSpawnError(
-        `Resizing a terminal needs "${name}", which is not on PATH; ${
+        `Resizing a terminal needs "${name}", which was not on PATH when the executor was made; ${
           bsd ? `it ships with macOS in /bin (put /bin on PATH)` : `install ${from}`
         }`,
       );

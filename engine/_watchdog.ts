@@ -1,4 +1,3 @@
-import process from "node:process";
 import { clearTimeout as clearUnrefTimeout, setTimeout as setUnrefTimeout } from "node:timers";
 import { BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/message.ts";
@@ -11,6 +10,7 @@ import {
 } from "../runtime/mod.ts";
 import { WATCHDOG_SCRIPT } from "./_watchdog_script.ts";
 import { PORTABLE_WATCHDOG_SCRIPT } from "./_watchdog_portable_script.ts";
+import { hostToolPath } from "./_host_tools.ts";
 
 /** How long the watchdog may take to answer a census or a signal request. */
 const ANSWER_WAIT_MS = 10_000;
@@ -52,6 +52,12 @@ export interface WatchdogOptions {
   platform?: PlatformFacts;
   /** The POSIX shell that runs the portable watchdog; `/bin/sh` by default. */
   sh?: string;
+  /**
+   * Where the watchdog finds its programs (`grep`, `rm`, ...): by default
+   * `hostToolPath()` when it starts. Never the whole PATH, which may list a
+   * folder a confined command can write (see `_host_tools.ts`).
+   */
+  toolPath?: string;
 }
 
 interface Live {
@@ -305,7 +311,8 @@ export class Watchdog {
         cwd: "/",
         // The script travels in the environment, so its command line stays short.
         env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          // Empty, bash would search its working directory.
+          PATH: (this.#options.toolPath ?? hostToolPath()) || "/usr/bin:/bin",
           LC_ALL: "C",
           // The portable watchdog names an owner by its start as `ps` prints it, in local
           // time: in UTC every watchdog renders a start alike, whatever the time zone or

@@ -78,6 +78,7 @@ export { type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
 export type { CommandCgroup } from "./_cgroup.ts";
 
 export { findOnPath, findSetsid } from "./_session.ts";
+export { hostToolPath } from "./_host_tools.ts";
 export { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
 export { BASH_FLAGS, ENV_OVERRIDES, TERMINAL_ENV_OVERRIDES } from "./_env.ts";
 export { terminalCommand } from "./_terminal.ts";
@@ -92,4 +93,4 @@ export {
 export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 export { HOST_SIGNALS, type HostSignal } from "./_signals.ts";
 export { throwIfDenied } from "./_permissions.ts";
-export { LAUNCH_STARTED, prepend } from "./_start.ts";
+export { awaitStart, LAUNCH_STARTED } from "./_start.ts";

@@ -1,4 +1,4 @@
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import {
   BashConfigError,
   type BashExecSpec,
@@ -263,6 +263,7 @@ export class SandboxConfiner implements Confiner {
       launch,
       {
         setsid: this.#host.config.setsidPath,
+        toolFolders: this.#host.config.toolPath.split(delimiter).filter((folder) => folder !== ""),
         bridge: async (backend) =>
           bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
       },
@@ -400,8 +401,8 @@ export class SandboxConfiner implements Confiner {
     return {
       ...(stdinNull
         ? {
-          takeAhead: async () => {
-            const taken = await this.#standbys.take(slot, standby, limits.rlimits);
+          takeAhead: async (signal) => {
+            const taken = await this.#standbys.take(slot, standby, limits.rlimits, signal);
             void this.#standbys.prepare(slot, standby);
             return taken;
           },

@@ -15,10 +15,19 @@ import { noBackendRemedy, platformRefusal } from "./_backend_kinds.ts";
 /** Where {@linkcode selectBackend} learns which backends work: their probes. */
 type ProbeSource = Pick<BackendProbes, "probe" | "platform">;
 
-/** What {@linkcode selectBackend} runs before the backend: the setsid binary and the bridge. */
+/**
+ * What {@linkcode selectBackend} runs outside the backend: the setsid binary
+ * and the bridge before it, the host's own tools beside it.
+ */
 export interface Runners {
   /** The setsid binary in front of the launch, if any. */
   setsid: string | null;
+  /**
+   * The folders in which the host finds its own tools, which it runs
+   * unconfined while commands run and after them (the executor's
+   * `toolPath`: the watchdog's `grep` and `rm`, a terminal's `stty`).
+   */
+  toolFolders: readonly string[];
   /**
    * The bridge's programs in front of `backend`'s launch: none without a
    * network allow-list, nor for a backend that limits the network to the
@@ -128,7 +137,7 @@ async function selectBackend(
   names: readonly SandboxBackendName[],
   policy: ConfinedPolicy,
   launch: Launch,
-  { setsid, bridge }: Runners,
+  { setsid, bridge, toolFolders }: Runners,
 ): Promise<SandboxBackend> {
   const attempts: { backend: string; reason: string }[] = [];
   const writable = policy.mode === "workspace-write"
@@ -165,6 +174,16 @@ async function selectBackend(
         reason: `"${program.runner}" runs before the sandbox applies, and "${program.location}" ` +
           "lies in a writable root, where a confined command could replace it; install it " +
           "elsewhere or narrow the writable roots",
+      });
+      continue;
+    }
+    const tools = toolFolders.find((folder) => exposedAt(folder) !== undefined);
+    if (tools !== undefined) {
+      attempts.push({
+        backend: name,
+        reason: `"${tools}" holds programs the host runs unconfined (its watchdog's, a ` +
+          `terminal's resize) and lies in a writable root, where a confined command could ` +
+          "plant one of its own; take that folder off PATH or narrow the writable roots",
       });
       continue;
     }

@@ -12,11 +12,10 @@
 import type { ResourceLimits } from "../seam/mod.ts";
 import type { SpawnedChild } from "../runtime/mod.ts";
 import {
+  awaitStart,
   type CgroupSlot,
   type CommandCgroup,
   type ConfinerHost,
-  LAUNCH_STARTED,
-  prepend,
   type StartedAhead,
 } from "../engine/mod.ts";
 import type { LaunchStandby } from "./backends/mod.ts";
@@ -62,12 +61,14 @@ export class Standbys {
    * Undefined when none can take it (none waits, it runs other launches,
    * its limits cannot be written, or it is gone or ended before it said it
    * runs the launch); nothing of the launch ran then, and the engine starts
-   * it as usual.
+   * it as usual. One that neither says so nor ends is waited for as a
+   * launch spawned is (see `#hand`), or until `signal` aborts.
    */
   async take(
     slot: CgroupSlot,
     standby: LaunchStandby,
     rlimits: ResourceLimits,
+    signal?: AbortSignal,
   ): Promise<StartedAhead | undefined> {
     const waiting = this.#waiting.get(slot.key);
     if (waiting === undefined) return undefined;
@@ -87,7 +88,7 @@ export class Standbys {
       this.#drop(waiting);
       return undefined;
     }
-    const child = await this.#hand(waiting, standby.input(rlimits));
+    const child = await this.#hand(waiting, standby.input(rlimits), signal);
     return child === undefined
       ? undefined
       : { child, cgroup: waiting.cgroup, forksAtSpawn: waiting.forksAtSpawn };
@@ -158,32 +159,33 @@ export class Standbys {
   /**
    * Hands a standby its launch (`input` on its stdin, then closed) and
    * returns it as the command's child once it said that it runs the launch:
-   * {@linkcode LAUNCH_STARTED}, the first byte of its stdout, which the
+   * `LAUNCH_STARTED` (the engine's), the first byte of its stdout, which the
    * returned child's stdout no longer has. Undefined when it cannot take the
    * launch: it is gone (killed while it waited, or after it was taken), or it
    * ended before it said so; nothing of the launch ran, and it is dropped.
+   * One that does neither (stopped, or its setup hangs) is waited for as a
+   * launch spawned is (see `awaitStart`), or until `signal` aborts, and is
+   * then the command's child all the same: it may be running the command,
+   * so it is not started again, and the command's clocks end it.
    */
-  async #hand(standby: Standby, input: Uint8Array): Promise<SpawnedChild | undefined> {
+  async #hand(
+    standby: Standby,
+    input: Uint8Array,
+    signal: AbortSignal | undefined,
+  ): Promise<SpawnedChild | undefined> {
     const { child } = standby;
     child.ref();
-    const reader = child.stdout.getReader();
-    let head: Uint8Array;
-    try {
-      const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
-      await writer.write(input);
-      await writer.close();
-      let first = await reader.read();
-      while (!first.done && first.value.length === 0) first = await reader.read();
-      if (first.done || first.value[0] !== LAUNCH_STARTED) {
-        throw new Error("it ended before it said that it runs the launch");
-      }
-      head = first.value.subarray(1);
-    } catch {
-      reader.releaseLock();
+    const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
+    // Not awaited: one that reads none of it is found below, by the wait for its first byte.
+    writer.write(input).then(() => writer.close()).catch(() => {
+      // Gone: its stdout ends, which the wait below sees.
+    });
+    const start = await awaitStart({ ...child, stdin: null }, undefined, signal);
+    if (start.state === "ended") {
       this.#drop(standby);
       return undefined;
     }
-    return { ...child, stdin: null, stdout: prepend(head, reader) };
+    return start.child;
   }
 
   /** Gives back a standby taken but not run: it waits again, unless another does. */

@@ -264,9 +264,13 @@ export const agentSession: BenchCase = {
           floor,
         );
       }
+      // The peers (codex among them) are installed with the Node side: before looking for it.
+      const node = await context.node();
       const codex = codexBinary();
       if (codex === undefined) {
-        skipped.codex = "@openai/codex is not installed in bench/node (npm ci there)";
+        skipped.codex = "unavailable" in node
+          ? node.unavailable
+          : "@openai/codex is not installed in bench/node (npm ci there)";
       } else {
         const home = join(context.cacheDir, "codex-home");
         mkdirSync(home, { recursive: true });

@@ -84,7 +84,7 @@ interface Watched {
  * Deno's FFI permission, past {@linkcode MAX_WATCHED_FOLDERS}, on another
  * file system.
  *
- * @example
+ * @example Deno only (inotify through its FFI)
  * ```ts
  * import { FolderWatch } from "./_folder_watch.ts";
  * import assert from "node:assert/strict";

@@ -120,7 +120,7 @@ function loadLibc(): Libc | string {
  * A new inotify instance (non-blocking, closed on exec), or why there is
  * none: not Deno, no FFI permission, no libc.so.6, no instance left.
  *
- * @example
+ * @example Deno only (inotify through its FFI)
  * ```ts
  * import { openInotify } from "./_inotify.ts";
  * import assert from "node:assert/strict";

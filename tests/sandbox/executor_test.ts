@@ -33,6 +33,7 @@ import {
   standbys,
   tempWorkspace,
 } from "./_fixtures.ts";
+import { until } from "../local/_helpers.ts";
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
@@ -645,6 +646,96 @@ describe("the setsid binary in a call's writable roots", () => {
       process.env.PATH = path;
     }
   });
+});
+
+describe("the host's own tools and PATH", () => {
+  /** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
+  async function withFirstOnPath(folder: string, body: () => Promise<void>): Promise<void> {
+    const path = process.env.PATH;
+    process.env.PATH = `${folder}:${path}`;
+    try {
+      await body();
+    } finally {
+      process.env.PATH = path;
+    }
+  }
+
+  it("a grep or stty planted in a writable folder of PATH is never run by the host", {
+    skip: noBwrap || (findOnPath("script", process.env.PATH) === null && "needs util-linux script"),
+  }, async () => {
+    // A workspace's node_modules/.bin, which `npm run` puts first on PATH: empty
+    // when the executor is made, planted by a confined command afterwards.
+    using workspace = tempWorkspace();
+    const bin = join(workspace.root, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    const ran = join(workspace.base, "ran-unconfined");
+    await withFirstOnPath(bin, async () => {
+      {
+        await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+        for (const tool of ["grep", "rm", "sleep", "stty"]) {
+          const real = findOnPath(tool, process.env.PATH);
+          assert.ok(real !== null, tool);
+          const plant = await executor.run(executor.resolve({
+            command: `printf '#!/bin/sh\\necho ${tool} >> ${ran}\\nexec ${real} "$@"\\n' > ` +
+              `node_modules/.bin/${tool} && chmod +x node_modules/.bin/${tool}`,
+          }));
+          assert.equal(plant.exitCode, 0, plant.stderr.text);
+        }
+        // The host resizes a terminal by stty; its watchdog runs grep as the executor goes.
+        const inTerminal = await executor.start(executor.resolve({
+          command: "echo ready; exec sleep 30",
+          terminal: { rows: 24, cols: 80 },
+        }));
+        let seen = "";
+        await until(() => (seen += inTerminal.readOutput().stdout.text).includes("ready"), "ready");
+        await inTerminal.resize(30, 100);
+        await inTerminal.kill();
+      }
+      assert.equal(
+        existsSync(ran) ? readFileSync(ran, "utf8") : "",
+        "",
+        "the host ran a program a confined command planted",
+      );
+    });
+  });
+
+  it(
+    "a folder of PATH that holds one of them, in a call's writable roots, passes every backend over",
+    {
+      skip: noBwrap,
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      const bin = join(workspace.root, "bin");
+      mkdirSync(bin);
+      const stty = findOnPath("stty", process.env.PATH);
+      assert.ok(stty !== null);
+      symlinkSync(stty, join(bin, "stty"));
+      await withFirstOnPath(bin, async () => {
+        await using executor = executorFor("bwrap", workspace);
+        assert.equal(executor.config.toolPath.split(":")[0], bin);
+        const readOnly = await executor.run(executor.resolve({ command: "true" }));
+        assert.equal(readOnly.sandbox?.backend, "bwrap");
+        await assert.rejects(
+          executor.run(executor.resolve({
+            command: "touch ran",
+            sandboxPolicy: {
+              mode: "workspace-write",
+              workspaceRoot: workspace.root,
+              network: "deny",
+            },
+          })),
+          (error: unknown) =>
+            error instanceof SandboxUnavailableError &&
+            error.attempts[0]?.reason.startsWith(
+                `"${bin}" holds programs the host runs unconfined`,
+              ) ===
+              true,
+        );
+        assert.equal(existsSync(join(workspace.root, "ran")), false);
+      });
+    },
+  );
 });
 
 describe("probeBackends", () => {

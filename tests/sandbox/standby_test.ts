@@ -142,6 +142,26 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
       assert.ok(!standbys(backend).includes(waiting), "the standby ran it");
     });
 
+    it("that never says it runs the launch holds the call no longer than a cold start would", {
+      skip,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      await executor.run({ command: "true" });
+      // Stopped, as a setup that hangs (a mask on a hung mount) or a loaded machine leaves it.
+      const stuck = await oneStandby(backend);
+      process.kill(stuck, "SIGSTOP");
+      // The call's abort ends it, as it ends a cold start's wait for its setup.
+      const call = executor.run({ command: "echo ran", signal: AbortSignal.timeout(500) });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settled = await Promise.race([
+        call.then((result) => result.aborted, (error: unknown) => String(error)),
+        new Promise<string>((done) => timer = setTimeout(() => done("still waiting"), 30_000)),
+      ]);
+      clearTimeout(timer);
+      assert.equal(settled, true);
+    });
+
     it("holds only its launches' seccomp filter, and gives way to one for another rule", {
       skip: skip || (backend !== "bwrap" && "the Landlock launcher builds its filter inside"),
     }, async () => {
