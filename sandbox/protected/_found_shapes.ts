@@ -65,17 +65,20 @@ interface Kept {
  * ```ts
  * import { FoundShapes } from "./_found_shapes.ts";
  * import { FolderListings } from "./_listings.ts";
+ * import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
- * const dir = Deno.realPathSync(Deno.makeTempDirSync());
- * Deno.mkdirSync(`${dir}/.git`);
+ * const dir = realpathSync(mkdtempSync(join(tmpdir(), "shapes-")));
+ * mkdirSync(join(dir, ".git"));
  * const listings = new FolderListings();
  * const shapes = new FoundShapes(listings);
  * // No watch: each pass looks again.
- * listings.pass(() => shapes.shape(`${dir}/.git`));
- * assert.equal(listings.pass(() => shapes.shape(`${dir}/.git`)).kind, "directory");
+ * listings.pass(() => shapes.shape(join(dir, ".git")));
+ * assert.equal(listings.pass(() => shapes.shape(join(dir, ".git"))).kind, "directory");
  * assert.equal(shapes.looks, 2);
- * Deno.removeSync(dir, { recursive: true });
+ * rmSync(dir, { recursive: true });
  * ```
  */
 export class FoundShapes {

@@ -50,15 +50,18 @@ interface Kept {
  * @example
  * ```ts
  * import { PointerReads } from "./_pointer_reads.ts";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import assert from "node:assert/strict";
  *
- * const dir = Deno.makeTempDirSync();
- * Deno.writeTextFileSync(`${dir}/.git`, "gitdir: ../elsewhere\n");
+ * const dir = mkdtempSync(join(tmpdir(), "pointers-"));
+ * writeFileSync(join(dir, ".git"), "gitdir: ../elsewhere\n");
  * const pointers = new PointerReads();
- * assert.equal(pointers.read(`${dir}/.git`), "gitdir: ../elsewhere\n");
- * assert.equal(pointers.read(`${dir}/missing`), undefined);
+ * assert.equal(pointers.read(join(dir, ".git")), "gitdir: ../elsewhere\n");
+ * assert.equal(pointers.read(join(dir, "missing")), undefined);
  * assert.equal(pointers.reads, 1);
- * Deno.removeSync(dir, { recursive: true });
+ * rmSync(dir, { recursive: true });
  * ```
  */
 export class PointerReads {
