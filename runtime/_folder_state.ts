@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, type Stats } from "node:fs";
 
 /** What identifies one state of a folder: creating, removing or renaming an entry in it changes it. */
 export interface FolderState {
@@ -10,6 +10,17 @@ export interface FolderState {
   ctimeMs: number;
 }
 
+/**
+ * What identifies one state of a regular file's content: writing to it
+ * sets its modification and change times, and its size may change.
+ */
+export interface FileState extends FolderState {
+  /** Its size in bytes. */
+  size: number;
+  /** How many names it has (hard links). */
+  nlink: number;
+}
+
 /** What is at a path, never following a symlink: its kind, device and inode. */
 export interface PathState {
   kind: "directory" | "file" | "symlink" | "other";
@@ -17,10 +28,10 @@ export interface PathState {
   ino: number;
 }
 
-function denoPathState(path: string): PathState | undefined {
-  let info;
+/** Deno's `lstat` of `path`, or undefined when nothing is there (a file on the way counts as nothing). */
+function denoLstat(path: string): Deno.FileInfo | undefined {
   try {
-    info = Deno.lstatSync(path);
+    return Deno.lstatSync(path);
   } catch (error) {
     // A file on the way is no entry either (as under Node).
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
@@ -28,6 +39,22 @@ function denoPathState(path: string): PathState | undefined {
     }
     throw error;
   }
+}
+
+/** Node's `lstat` of `path`, or undefined when nothing is there (a file on the way counts as nothing). */
+function nodeLstat(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    // A file on the way is no entry either (as under Deno).
+    if ((error as NodeJS.ErrnoException | null)?.code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+function denoPathState(path: string): PathState | undefined {
+  const info = denoLstat(path);
+  if (info === undefined) return undefined;
   const kind = info.isDirectory
     ? "directory"
     : info.isFile
@@ -39,14 +66,7 @@ function denoPathState(path: string): PathState | undefined {
 }
 
 function nodePathState(path: string): PathState | undefined {
-  let stat;
-  try {
-    stat = lstatSync(path, { throwIfNoEntry: false });
-  } catch (error) {
-    // A file on the way is no entry either (as under Deno).
-    if ((error as NodeJS.ErrnoException | null)?.code === "ENOTDIR") return undefined;
-    throw error;
-  }
+  const stat = nodeLstat(path);
   if (stat === undefined) return undefined;
   const kind = stat.isDirectory()
     ? "directory"
@@ -102,3 +122,34 @@ function nodeFolderState(path: string): FolderState | undefined {
 export const folderState: (path: string) => FolderState | undefined = "Deno" in globalThis
   ? denoFolderState
   : nodeFolderState;
+
+function denoFileState(path: string): FileState | undefined {
+  const info = denoLstat(path);
+  if (info === undefined || !info.isFile) return undefined;
+  return {
+    dev: info.dev,
+    ino: info.ino ?? NaN,
+    mtimeMs: info.mtime?.getTime() ?? NaN,
+    ctimeMs: info.ctime?.getTime() ?? NaN,
+    size: info.size,
+    nlink: info.nlink ?? NaN,
+  };
+}
+
+function nodeFileState(path: string): FileState | undefined {
+  const stat = nodeLstat(path);
+  if (stat === undefined || !stat.isFile()) return undefined;
+  const { dev, ino, mtimeMs, ctimeMs, size, nlink } = stat;
+  return { dev, ino, mtimeMs, ctimeMs, size, nlink };
+}
+
+/**
+ * The state of the regular file at `path`, never following a symlink;
+ * undefined when no regular file is there (nothing, a file on the way, or
+ * something else). Throws when it cannot be told. Deno's own `lstat`, as
+ * {@linkcode folderState}: the launch walk calls it for each pointer it
+ * may read (every protected file), to read again only what changed.
+ */
+export const fileState: (path: string) => FileState | undefined = "Deno" in globalThis
+  ? denoFileState
+  : nodeFileState;

@@ -18,7 +18,14 @@
  * @module
  */
 import type { Runtime } from "./_types.ts";
-export { type FolderState, folderState, type PathState, pathState } from "./_folder_state.ts";
+export {
+  type FileState,
+  fileState,
+  type FolderState,
+  folderState,
+  type PathState,
+  pathState,
+} from "./_folder_state.ts";
 export {
   connectTcp,
   type ListenHandlers,

@@ -1,10 +1,7 @@
 import { statSync } from "node:fs";
 import process from "node:process";
 import { type ExpandedConfig, expandedConfig } from "./_git_config.ts";
-import { CLOCK_TICK_MS, type FolderListings } from "./_listings.ts";
-
-/** How long a config file's times must have stood still before its parse is kept (see `_listings.ts`). */
-const SETTLED_MS = 1000 + CLOCK_TICK_MS;
+import { type FolderListings, SETTLED_MS } from "./_listings.ts";
 
 /** At most this many expansions are kept (one a repository, and the global one); past it, all are dropped. */
 const MAX_KEPT = 1024;

@@ -3,7 +3,8 @@ import { canonicalPath, existingRealpath, isBeneath } from "../../engine/mod.ts"
 import { type ExpandedConfig, globalGitConfigFiles, repositoryGitConfig } from "./_git_config.ts";
 import type { Listing } from "./_listings.ts";
 import { located } from "./_located.ts";
-import { readPointer } from "./_read_pointer.ts";
+import type { FoundShapes } from "./_found_shapes.ts";
+import type { PointerReads } from "./_pointer_reads.ts";
 import { ABSENT, type Shape, shapeOf } from "./_shape.ts";
 import { walk } from "./_walk.ts";
 import type { GitConfigs } from "./_git_configs.ts";
@@ -11,11 +12,14 @@ import type { FolderListings } from "./_listings.ts";
 
 /**
  * What a walk keeps from walk to walk (an executor's `WalkMemory`): the
- * folders' listings and the parsed git configs.
+ * folders' listings, the parsed git configs, the shapes of the protected
+ * directories found and the pointers read.
  */
 export interface WalkCaches {
   readonly listings: FolderListings;
   readonly configs: GitConfigs;
+  readonly shapes: FoundShapes;
+  readonly pointers: PointerReads;
 }
 
 /**
@@ -101,16 +105,30 @@ function launchWalk(
   for (const shape of launch.watched.values()) {
     if (shape.kind === "directory") directories.add(`${shape.dev}:${shape.ino}`);
   }
-  const depth = (path: string): number => path.split("/").length;
-  const sorted = [...launch.readOnly].sort((a, b) => depth(a) - depth(b));
-  const plan = {
-    readOnly: sorted.filter((path) =>
-      !sorted.some((other) => other !== path && isBeneath(path, other))
-    ),
-    unwalked,
-  };
+  const plan = { readOnly: outermostPaths(launch.readOnly), unwalked };
   const { watched } = launch;
   return { roots, names, skipped, memory, plan, watched, directories, listings, launchedAt };
+}
+
+/**
+ * The `paths` (absolute, canonical) that lie beneath no other, shallowest
+ * first. Each is checked against its own folders, not against every other
+ * path: the launch binds one path per protected location found, 150 in the
+ * bench's tree, and comparing each with each cost more than finding them.
+ */
+function outermostPaths(paths: Iterable<string>): string[] {
+  const byDepth = [...paths].map((path) => ({ path, depth: path.split("/").length }))
+    .sort((a, b) => a.depth - b.depth);
+  const kept = new Set<string>();
+  for (const { path } of byDepth) {
+    let covered = false;
+    for (let dir = dirname(path); !covered; dir = dirname(dir)) {
+      covered = kept.has(dir);
+      if (dir === dirname(dir)) break;
+    }
+    if (!covered) kept.add(path);
+  }
+  return [...kept];
 }
 
 /** What the launch's walk gathers as it finds each protected location. */
@@ -146,7 +164,8 @@ class Launch {
   protect(found: string, listed: boolean): void {
     const location = listed ? found : located(found, this.#roots, this.#parents);
     if (location === undefined) return;
-    const shape = shapeOf(location);
+    // A name found in a listing may keep its last shape (see `FoundShapes`).
+    const shape = listed ? this.#memory.shapes.shape(location) : shapeOf(location);
     this.watched.set(location, shape);
     if (basename(location) === ".git") {
       const config = repositoryGitConfig(
@@ -201,7 +220,7 @@ class Launch {
     const pointer = kind === "file" ? path : join(path, "commondir");
     // Most repositories have no `commondir`: its folder's listing tells.
     if (kind === "directory" && this.#memory.listings.absent(pointer)) return;
-    const text = readPointer(pointer);
+    const text = this.#memory.pointers.read(pointer);
     if (text === undefined) return;
     const named = kind === "file" ? /^gitdir:\s*(.+)$/m.exec(text)?.[1] : text.split("\n")[0];
     if (named === undefined || named.trim() === "") return;

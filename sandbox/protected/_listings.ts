@@ -9,12 +9,13 @@ import type { FolderWatch } from "./_folder_watch.ts";
 export const CLOCK_TICK_MS = 10;
 
 /**
- * How long a folder's times must have stood still before its listing is
- * kept: Deno gives the change time in whole seconds, and the kernel stamps
- * both times from a clock that may lag a tick, so a change made in the same
- * second (or tick) as the last one could leave them as they were.
+ * How long a folder's (or a file's) times must have stood still before its
+ * listing (its content, its parse) is kept: Deno gives the change time in
+ * whole seconds, and the kernel stamps both times from a clock that may lag
+ * a tick, so a change made in the same second (or tick) as the last one
+ * could leave them as they were.
  */
-const SETTLED_MS = 1000 + CLOCK_TICK_MS;
+export const SETTLED_MS: number = 1000 + CLOCK_TICK_MS;
 
 /**
  * At most this many folders' listings are kept (four roots walked to their
@@ -90,6 +91,25 @@ export class FolderListings {
   /** Stops the watch, if any: later passes look at every folder. */
   close(): void {
     this.#watch?.close();
+  }
+
+  /**
+   * A tick of the folder watch, for {@linkcode unchangedSince}: what is
+   * looked at after it is newer than it. 0 without a watch.
+   */
+  tick(): number {
+    return this.#watch?.now() ?? 0;
+  }
+
+  /**
+   * True when, in the pass under way, the watch vouches that no entry of the
+   * folder `dir` was made, removed, renamed, nor had its attributes changed
+   * since `tick` (see `FolderWatch.trusted`): the folder was watched before
+   * it, no event about it was read since, and the mount table is as it was.
+   * Always false outside a pass, without a watch, for a root.
+   */
+  unchangedSince(dir: string, tick: number): boolean {
+    return this.#pass !== undefined && tick > 0 && this.#watch?.trusted(dir, tick) === true;
   }
 
   /** How many folders were looked at (`lstat`) so far: a folder the watch vouched for is not. */

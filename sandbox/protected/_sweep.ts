@@ -93,8 +93,13 @@ export class Sweep {
       const path = listed.has(found) ? found : located(found, this.#launch.roots, parents);
       if (path === undefined) continue;
       const before = this.#launch.watched.get(path) ?? ABSENT;
-      // A name its folder's listing lacks (most of the root's) costs no lookup.
-      const now = this.#launch.memory.listings.absent(path) ? ABSENT : shapeOf(path);
+      // A name its folder's listing lacks (most of the root's) costs no lookup;
+      // one found in a listing may keep its last shape (see `FoundShapes`).
+      const now = this.#launch.memory.listings.absent(path)
+        ? ABSENT
+        : listed.has(found)
+        ? this.#launch.memory.shapes.shape(path)
+        : shapeOf(path);
       if (sameShape(before, now)) continue;
       // A protected directory that a command moved (renaming its parent) is
       // the user's, bound read-only all along. A moved file or symlink is not

@@ -14,7 +14,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { pathState, runtime, type SpawnedChild, type SpawnRequest } from "../../runtime/mod.ts";
+import {
+  fileState,
+  pathState,
+  runtime,
+  type SpawnedChild,
+  type SpawnRequest,
+} from "../../runtime/mod.ts";
 import { assertNoneLeft, marker, waitForSleep } from "../local/_helpers.ts";
 
 const BASH = "/usr/bin/bash";
@@ -83,6 +89,24 @@ describe("runtime", () => {
     });
     assert.equal(pathState(join(dir, "gone")), undefined);
     assert.equal(pathState(join(dir, "file", "below")), undefined, "a file on the way");
+  });
+
+  it("tells a regular file's state without following a symlink, the same under Deno and Node", () => {
+    using tree = folderFileLink();
+    const { dir } = tree;
+    writeFileSync(join(dir, "file"), "gitdir: x\n");
+    const file = lstatSync(join(dir, "file"));
+    assert.deepEqual(fileState(join(dir, "file")), {
+      dev: file.dev,
+      ino: file.ino,
+      mtimeMs: file.mtimeMs,
+      ctimeMs: file.ctimeMs,
+      size: file.size,
+      nlink: 1,
+    });
+    for (const name of ["sub", "link", "gone", "file/below"]) {
+      assert.equal(fileState(join(dir, name)), undefined, name);
+    }
   });
 
   it("is the runtime this process runs on", () => {

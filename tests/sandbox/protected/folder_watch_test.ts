@@ -14,60 +14,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_PROTECTED_PATHS } from "../../../sandbox/mod.ts";
-import {
-  FolderListings,
-  FolderWatch,
-  ProtectedPaths,
-  protectionGaps,
-  WalkMemory,
-} from "../../../sandbox/protected/mod.ts";
+import { protectionGaps } from "../../../sandbox/protected/mod.ts";
 import { type FolderEvents, openInotify } from "../../../sandbox/protected/_inotify.ts";
 import { MAX_FOLDER_CHANGES, watchableRoot } from "../../../sandbox/protected/_folder_watch.ts";
-import { tempWorkspace, type Workspace } from "../_fixtures.ts";
-
-/** Long enough for a folder's times to count as settled: only then is a listing kept. */
-const settled = () => new Promise((done) => setTimeout(done, 1100));
-
-/** Why this runtime has no watch, or false (Deno with FFI: it has one). */
-const noWatch: string | false = (() => {
-  const events = openInotify();
-  if (typeof events === "string") return events;
-  events.close();
-  return false;
-})();
-const skip = noWatch === false ? false : `no folder watch here: ${noWatch}`;
-
-/** Packages of folders 4 deep (`packages/pN/src/a/b`), each a nested repository; the deep folders. */
-function tree(root: string, packages: number): string[] {
-  mkdirSync(join(root, ".git"));
-  const deep: string[] = [];
-  for (let p = 0; p < packages; p++) {
-    const pkg = join(root, "packages", `p${p}`);
-    mkdirSync(join(pkg, ".git"), { recursive: true });
-    const folder = join(pkg, "src", "a", "b");
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, "f.ts"), "export {};\n");
-    deep.push(folder);
-  }
-  return deep;
-}
-
-/** A walk memory with a folder watch (`open` gives its events; `limit` bounds it). */
-function watched(open?: () => FolderEvents | string, limit?: number): WalkMemory {
-  return new WalkMemory(new FolderListings(undefined, new FolderWatch(open, limit)));
-}
-
-/** One call's protected paths in `workspace`, remembering in `memory`. */
-function call(workspace: Workspace, memory: WalkMemory): ProtectedPaths {
-  return new ProtectedPaths(
-    [workspace.root],
-    [...DEFAULT_PROTECTED_PATHS],
-    () => join(workspace.base, "quarantine"),
-    [],
-    memory,
-  );
-}
+import { tempWorkspace } from "../_fixtures.ts";
+import { call, looksDuring, noWatch, settled, skip, tree, watched } from "./_watch_fixtures.ts";
 
 /** The folders `tree` makes that a walk enters: the root, `packages`, and 4 per package. */
 const walked = (packages: number) => 2 + 4 * packages;
@@ -78,13 +29,6 @@ const walked = (packages: number) => 2 + 4 * packages;
  * never watched).
  */
 const UNWATCHED_LOOKS = 6;
-
-/** How many folders `memory`'s walks looked at (`lstat`) while `run` ran. */
-function looksDuring<T>(memory: WalkMemory, run: () => T): { value: T; looks: number } {
-  const before = memory.listings.looks;
-  const value = run();
-  return { value, looks: memory.listings.looks - before };
-}
 
 /** The inotify instances this process holds. */
 function inotifyInstances(): number {

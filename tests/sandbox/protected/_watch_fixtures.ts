@@ -1,0 +1,67 @@
+/**
+ * What the folder-watch tests share: a tree of nested repositories, a walk
+ * memory with a watch, one call's protected paths, and counting looks.
+ *
+ * @module
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_PROTECTED_PATHS } from "../../../sandbox/mod.ts";
+import {
+  FolderListings,
+  FolderWatch,
+  ProtectedPaths,
+  WalkMemory,
+} from "../../../sandbox/protected/mod.ts";
+import { type FolderEvents, openInotify } from "../../../sandbox/protected/_inotify.ts";
+import type { Workspace } from "../_fixtures.ts";
+
+/** Long enough for a folder's times to count as settled: only then is a listing kept. */
+export const settled = (): Promise<unknown> => new Promise((done) => setTimeout(done, 1100));
+
+/** Why this runtime has no watch, or false (Deno with FFI: it has one). */
+export const noWatch: string | false = (() => {
+  const events = openInotify();
+  if (typeof events === "string") return events;
+  events.close();
+  return false;
+})();
+export const skip: string | false = noWatch === false ? false : `no folder watch here: ${noWatch}`;
+
+/** Packages of folders 4 deep (`packages/pN/src/a/b`), each a nested repository; the deep folders. */
+export function tree(root: string, packages: number): string[] {
+  mkdirSync(join(root, ".git"));
+  const deep: string[] = [];
+  for (let p = 0; p < packages; p++) {
+    const pkg = join(root, "packages", `p${p}`);
+    mkdirSync(join(pkg, ".git"), { recursive: true });
+    const folder = join(pkg, "src", "a", "b");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "f.ts"), "export {};\n");
+    deep.push(folder);
+  }
+  return deep;
+}
+
+/** A walk memory with a folder watch (`open` gives its events; `limit` bounds it). */
+export function watched(open?: () => FolderEvents | string, limit?: number): WalkMemory {
+  return new WalkMemory(new FolderListings(undefined, new FolderWatch(open, limit)));
+}
+
+/** One call's protected paths in `workspace`, remembering in `memory`. */
+export function call(workspace: Workspace, memory: WalkMemory): ProtectedPaths {
+  return new ProtectedPaths(
+    [workspace.root],
+    [...DEFAULT_PROTECTED_PATHS],
+    () => join(workspace.base, "quarantine"),
+    [],
+    memory,
+  );
+}
+
+/** How many folders `memory`'s walks looked at (`lstat`) while `run` ran. */
+export function looksDuring<T>(memory: WalkMemory, run: () => T): { value: T; looks: number } {
+  const before = memory.listings.looks;
+  const value = run();
+  return { value, looks: memory.listings.looks - before };
+}
