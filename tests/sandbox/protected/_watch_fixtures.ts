@@ -14,7 +14,7 @@ import {
   WalkMemory,
 } from "../../../sandbox/protected/mod.ts";
 import { type FolderEvents, openInotify } from "../../../sandbox/protected/_inotify.ts";
-import type { Workspace } from "../_fixtures.ts";
+import { tempWorkspace, type Workspace } from "../_fixtures.ts";
 
 /** Long enough for a folder's times to count as settled: only then is a listing kept. */
 export const settled = (): Promise<unknown> => new Promise((done) => setTimeout(done, 1100));
@@ -57,6 +57,32 @@ export function call(workspace: Workspace, memory: WalkMemory): ProtectedPaths {
     [],
     memory,
   );
+}
+
+/**
+ * A workspace holding `tree(root, packages)`, settled, with a watched walk
+ * memory over it (`open` and `limit` as for `watched`) that one call has
+ * settled; disposing closes the memory and removes the workspace.
+ */
+export async function watchedTree(
+  packages: number,
+  open?: () => FolderEvents | string,
+  limit?: number,
+): Promise<{ workspace: Workspace; deep: string[]; memory: WalkMemory } & Disposable> {
+  const workspace = tempWorkspace();
+  const deep = tree(workspace.root, packages);
+  await settled();
+  const memory = watched(open, limit);
+  call(workspace, memory).settle();
+  return {
+    workspace,
+    deep,
+    memory,
+    [Symbol.dispose]: () => {
+      memory.close();
+      workspace[Symbol.dispose]();
+    },
+  };
 }
 
 /** How many folders `memory`'s walks looked at (`lstat`) while `run` ran. */

