@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isBeneath } from "../../engine/mod.ts";
+import { messageOf } from "../../seam/message.ts";
 import { pathState } from "../../runtime/mod.ts";
 import {
   type FolderEvent,
@@ -103,6 +104,7 @@ interface Watched {
  */
 export class FolderWatch {
   readonly #open: () => FolderEvents | string;
+  readonly #mountTable: () => string;
   #events: FolderEvents | undefined;
   /** Why there are no watches now (none: there may be). */
   #off: string | undefined;
@@ -121,10 +123,18 @@ export class FolderWatch {
   /** The bound the watches met, in words (none: not met). */
   #full: string | undefined;
 
-  /** `open` gives the events (by default a new inotify instance, or why none). */
-  constructor(open: () => FolderEvents | string = openInotify, limit: number = watchLimit()) {
+  /**
+   * `open` gives the events (by default a new inotify instance, or why none);
+   * `mountTable` reads the mount table (`/proc/self/mountinfo` by default).
+   */
+  constructor(
+    open: () => FolderEvents | string = openInotify,
+    limit: number = watchLimit(),
+    mountTable: () => string = readMountTable,
+  ) {
     this.#open = open;
     this.#limit = limit;
+    this.#mountTable = mountTable;
   }
 
   /**
@@ -301,9 +311,12 @@ export class FolderWatch {
   #checkMounts(roots: readonly string[]): boolean {
     let table: string;
     try {
-      table = readFileSync("/proc/self/mountinfo", "utf8");
-    } catch {
-      table = "";
+      table = this.#mountTable();
+    } catch (error) {
+      // Which roots lie on one file system with nothing mounted below is unknown: no watch.
+      this.#mounts = undefined;
+      this.#reset(`the mount table cannot be read (${messageOf(error)})`);
+      return false;
     }
     if (table !== this.#mounts) {
       const changed = this.#mounts !== undefined;
@@ -319,6 +332,11 @@ export class FolderWatch {
     }
     return true;
   }
+}
+
+/** This process's mount table. */
+function readMountTable(): string {
+  return readFileSync("/proc/self/mountinfo", "utf8");
 }
 
 /** `dev:ino` of the folder at `path`, or undefined when it is none. */

@@ -43,9 +43,16 @@ export function tree(root: string, packages: number): string[] {
   return deep;
 }
 
-/** A walk memory with a folder watch (`open` gives its events; `limit` bounds it). */
-export function watched(open?: () => FolderEvents | string, limit?: number): WalkMemory {
-  return new WalkMemory(new FolderListings(undefined, new FolderWatch(open, limit)));
+/**
+ * A walk memory with a folder watch (`open` gives its events; `limit` bounds
+ * it; `mountTable` reads the mount table).
+ */
+export function watched(
+  open?: () => FolderEvents | string,
+  limit?: number,
+  mountTable?: () => string,
+): WalkMemory {
+  return new WalkMemory(new FolderListings(undefined, new FolderWatch(open, limit, mountTable)));
 }
 
 /** One call's protected paths in `workspace`, remembering in `memory`. */
