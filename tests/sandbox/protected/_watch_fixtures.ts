@@ -68,18 +68,19 @@ export function call(workspace: Workspace, memory: WalkMemory): ProtectedPaths {
 
 /**
  * A workspace holding `tree(root, packages)`, settled, with a watched walk
- * memory over it (`open` and `limit` as for `watched`) that one call has
+ * memory over it (`open`, `limit` and `mountTable` as for `watched`) that one call has
  * settled; disposing closes the memory and removes the workspace.
  */
 export async function watchedTree(
   packages: number,
   open?: () => FolderEvents | string,
   limit?: number,
+  mountTable?: () => string,
 ): Promise<{ workspace: Workspace; deep: string[]; memory: WalkMemory } & Disposable> {
   const workspace = tempWorkspace();
   const deep = tree(workspace.root, packages);
   await settled();
-  const memory = watched(open, limit);
+  const memory = watched(open, limit, mountTable);
   call(workspace, memory).settle();
   return {
     workspace,

