@@ -77,8 +77,10 @@ export class SandboxConfiner implements Confiner {
   readonly #network: NetworkLaunches;
   /** Confined launches started ahead of the calls that will run in them. */
   readonly #standbys: Standbys;
-  /** What the protected-path walks keep from call to call (listings, git configs). */
-  /** The protected-path walks' memory, with a folder watch (closed at disposal). */
+  /**
+   * What the protected-path walks keep from call to call (listings, git
+   * configs), with a folder watch (closed at disposal).
+   */
   readonly #walkMemory = new WalkMemory(new FolderListings(undefined, new FolderWatch()));
   /**
    * Started at construction, off the first call's path: the first
@@ -252,10 +254,14 @@ export class SandboxConfiner implements Confiner {
     // A backend that limits the network to the proxy's port itself needs no bridge.
     const bridged = (backend: SandboxBackend) =>
       allowList !== undefined && backend.limitsNetworkToProxyPort !== true;
-    // bwrap's namespace reporter says when the command starts (see strayReport below), and
-    // the backend's launch itself for one that announces it.
+    // bwrap's pid namespace ends what the shell left running, before the host can look: a
+    // reporter inside says what it ended (see strayReport below) and when the command starts.
+    const reported = (backend: SandboxBackend) =>
+      backend.name === "bwrap" && allowList === undefined;
+    // The reporter, or the backend's launch itself for one that announces it, says when the
+    // command starts.
     const announces = (backend: SandboxBackend) =>
-      backend.announcesStart === true || (backend.name === "bwrap" && allowList === undefined);
+      backend.announcesStart === true || reported(backend);
     const { backend, verdict, again } = await chooseBackend(
       this.#probes,
       this.backends,
@@ -287,11 +293,8 @@ export class SandboxConfiner implements Confiner {
       ? { proxy: await this.#network.openLoopback(allowList) }
       : { tools, proxy: await this.#network.open(allowList) };
     if (network !== undefined && "port" in network.proxy) confined.proxyPort = network.proxy.port;
-    // bwrap's pid namespace ends what the shell left running, before the host
-    // can look: what it ended is reported from inside, to a file of this call.
-    const strayReport = backend.name === "bwrap" && allowList === undefined
-      ? join(own, `strays-${crypto.randomUUID()}`)
-      : undefined;
+    // What the reporter ended goes to a file of this call.
+    const strayReport = reported(backend) ? join(own, `strays-${crypto.randomUUID()}`) : undefined;
     if (strayReport !== undefined) confined.strayReport = strayReport;
     const wrapped = backend.wrap(
       network === undefined ? launch : {
