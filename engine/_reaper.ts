@@ -117,7 +117,7 @@ export class GroupReaper {
         const marked = first !== undefined && first.members.length === 0 && !this.#terminated
           ? first.marked
           : undefined;
-        const outside = await this.#killMarked(this.#marker, seen, since, marked);
+        const outside = await this.#killMarked(this.#marker, seen, members, since, marked);
         members = [...members, ...outside];
       }
     } catch (error) {
@@ -128,17 +128,21 @@ export class GroupReaper {
   }
 
   /**
-   * SIGKILLs the live processes carrying `marker` that the session census did
-   * not see, and returns those still alive after {@linkcode SURVIVOR_WAIT_MS}.
+   * SIGKILLs the live processes carrying `marker` outside the session
+   * (`survivors`: its members still alive, already reported), and returns
+   * those still alive after {@linkcode SURVIVOR_WAIT_MS}. One the session
+   * census saw is killed again: it may have called setsid() between that
+   * census and the signal to the group, which then missed it.
    */
   async #killMarked(
     marker: string,
     seen: Set<number>,
+    survivors: readonly number[],
     since: { sid: number; forksAtSpawn: number | null } | undefined,
     found?: readonly number[],
   ): Promise<number[]> {
     let marked = (found ?? await this.#control.marked(marker, since)).filter((pid) =>
-      !seen.has(pid)
+      !survivors.includes(pid)
     );
     if (marked.length === 0) return [];
     for (const pid of marked) seen.add(pid);

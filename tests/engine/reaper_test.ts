@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Runtime, runtime } from "../../local/mod.ts";
 import { GroupReaper } from "../../engine/_reaper.ts";
-import { ProcessControl } from "../../engine/_control.ts";
+import { type KillSignal, ProcessControl } from "../../engine/_control.ts";
 import { assertNoneLeft, marker, spawnSleep } from "../local/_helpers.ts";
 
 describe("GroupReaper", () => {
@@ -121,6 +121,46 @@ describe("GroupReaper", () => {
     await child.exited;
     assert.deepEqual(report, { killed: 1, survivors: [] });
     await assertNoneLeft(token);
+  });
+
+  it("kills a member that left the session between the census and the signal to its group", async () => {
+    // The race a loaded machine showed: the census finds a `setsid sleep &` child still in the
+    // session, it calls setsid() before the group's signal, which then misses it.
+    const sid = 2 ** 22 + 779;
+    const escapee = 2 ** 22 + 780;
+    let alive = true;
+    let inSession = true;
+    const direct: string[] = [];
+    class Racing extends ProcessControl {
+      override recentMembersAndMarked(): { members: number[]; marked: number[] } {
+        return { members: inSession ? [escapee] : [], marked: inSession ? [] : [escapee] };
+      }
+      override members(): Promise<number[]> {
+        return Promise.resolve(alive && inSession ? [escapee] : []);
+      }
+      override marked(): Promise<number[]> {
+        return Promise.resolve(alive ? [escapee] : []);
+      }
+      override outsideGroup(pids: readonly number[]): number[] {
+        return inSession ? [] : [...pids];
+      }
+      override exists(target: number): boolean {
+        return target === -sid;
+      }
+      override signal(signal: KillSignal, targets: readonly number[]): Promise<void> {
+        // The group's signal comes just after the escapee left it.
+        inSession = false;
+        if (targets.includes(escapee)) direct.push(signal);
+        if (targets.includes(escapee) && signal === "SIGKILL") alive = false;
+        return Promise.resolve();
+      }
+    }
+    const reaper = new GroupReaper(new Racing(runtime, null), sid, 60_000, "m", 0);
+    reaper.leaderExited();
+    const report = await reaper.sweep(false);
+    assert.deepEqual(report, { killed: 1, survivors: [] });
+    assert.deepEqual(direct, ["SIGKILL"]);
+    assert.equal(alive, false, "the escapee was counted as killed and left running");
   });
 
   it("kills the process group when no census can be taken, and says the census failed", async () => {
