@@ -399,7 +399,12 @@ function spillLine(spill: SpillLocation): string {
  *       backend: "landlock",
  *       works: true,
  *       landlockAbi: 3,
- *       enforcement: { filesystem: "full", network: "none", gaps: ["landlock ABI 3: TCP not confined"] },
+ *       enforcement: {
+ *         filesystem: "full",
+ *         network: "none",
+ *         gaps: ["landlock ABI 3: TCP not confined"],
+ *         launcher: "perl",
+ *       },
  *     },
  *   ],
  *   unusable: [],
@@ -414,7 +419,10 @@ function spillLine(spill: SpillLocation): string {
  *   permissions: { read: "granted", write: "prompt", run: "granted" },
  * });
  * assert.match(text, /bwrap: does not work: "bwrap" was not found on PATH/);
- * assert.match(text, /landlock: works \(Landlock ABI 3\); filesystem full, network none/);
+ * assert.match(
+ *   text,
+ *   /landlock: works \(Landlock ABI 3, launcher run by perl\); filesystem full, network none/,
+ * );
  * assert.match(text, /gap: landlock ABI 3: TCP not confined/);
  * assert.match(text, /confined commands use: landlock/);
  * assert.match(text, /spill folder: \/tmp \(tmpfs, RAM-backed: .*\); 2\.0 GiB free; budget 1\.0 GiB/);
@@ -432,8 +440,10 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       lines.push(`  ${status.backend}: does not work: ${status.reason ?? "unknown reason"}`);
       continue;
     }
-    const abi = status.landlockAbi === undefined ? "" : ` (Landlock ABI ${status.landlockAbi})`;
     const facts = status.enforcement;
+    const abi = status.landlockAbi === undefined ? "" : ` (Landlock ABI ${status.landlockAbi}${
+      facts?.launcher === undefined ? "" : `, launcher run by ${facts.launcher}`
+    })`;
     lines.push(
       `  ${status.backend}: works${abi}` +
         (facts ? `; filesystem ${facts.filesystem}, network ${facts.network}` : ""),

@@ -175,6 +175,12 @@ export interface SandboxEnforcement {
   network: "full" | "partial" | "none";
   /** What was not enforced, in words. */
   gaps: string[];
+  /**
+   * The Landlock backend's only: which runtime ran its launcher, the program
+   * that restricts itself and then runs the command (`perl` where a perl
+   * passed the launcher's self-check, else `deno`).
+   */
+  launcher?: "perl" | "deno";
 }
 
 /**

@@ -4,44 +4,92 @@ import { messageOf } from "../../../seam/message.ts";
 import { findOnPath } from "../../../engine/mod.ts";
 import type { BackendKind, PrepareContext, SandboxBackend } from "../mod.ts";
 import { findDeno } from "./_deno.ts";
-import { createLandlockBackend, USER_NAMESPACE_ARGS } from "./_landlock.ts";
+import { createLandlockBackend, type LauncherRunner, USER_NAMESPACE_ARGS } from "./_landlock.ts";
 import { landlockLauncherFile } from "./_launcher_file.ts";
+import { PERL_SELF_CHECK_FLAG, PERL_SELF_CHECK_PASSED, perlLauncherArgs } from "./_perl_launcher.ts";
 
 /**
- * The Landlock backend as the sandbox finds it: `deno` on the search path
- * runs the launcher, written into a folder of the executor's private
- * folder (written again before each launch when an unconfined command
- * removed or changed it); a user who is not root needs util-linux `unshare`
- * for the read-only view, probed here.
+ * The Landlock backend as the sandbox finds it: `perl` on the search path
+ * runs the Perl launcher when it passes the launcher's self-check; else
+ * `deno` runs the Deno launcher, written into a folder of the executor's
+ * private folder (written again before each launch when an unconfined
+ * command removed or changed it). A search path without perl (the
+ * executor's `searchPath`) makes the Deno launcher run. A user who is not
+ * root needs util-linux `unshare` for the read-only view, probed here.
  */
 export const LANDLOCK_KIND: BackendKind = {
   name: "landlock",
   platform: "linux",
   async prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }> {
-    const deno = findDeno(context.searchPath);
-    if ("reason" in deno) return deno;
     const tmpDir = await context.privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
     const launcherDir = await context.privateFolder("deno", "launcher folder");
     if (typeof launcherDir !== "string") return launcherDir;
-    let launcher: string;
-    try {
-      launcher = landlockLauncherFile(launcherDir);
-    } catch (error) {
-      return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
-    }
+    const runner = await launcherRunner(context, launcherDir);
+    if ("reason" in runner) return runner;
     const root = process.getuid?.() === 0;
     const backend = createLandlockBackend({
-      deno: deno.path,
-      launcher,
+      runner,
       tmpDir,
       launcherDir,
       root,
       ...(root ? {} : { userNamespace: await userNamespace(context) }),
     });
-    return { ...backend, restore: () => restoreLauncher(launcherDir) };
+    return runner.runtime === "perl"
+      ? backend
+      : { ...backend, restore: () => restoreLauncher(launcherDir) };
   },
 };
+
+/**
+ * What runs the launcher: a perl that passes the Perl launcher's
+ * self-check, else deno with the Deno launcher written into `launcherDir`;
+ * or why neither can.
+ */
+async function launcherRunner(
+  context: PrepareContext,
+  launcherDir: string,
+): Promise<LauncherRunner | { reason: string }> {
+  const perl = await usablePerl(context);
+  if (perl !== undefined) return { runtime: "perl", perl };
+  const deno = findDeno(context.searchPath);
+  if ("reason" in deno) {
+    return { reason: `${deno.reason}, or a 64-bit perl (perl-base), which runs it faster` };
+  }
+  try {
+    return { runtime: "deno", deno: deno.path, launcher: landlockLauncherFile(launcherDir) };
+  } catch (error) {
+    return { reason: `cannot write its launcher into "${launcherDir}": ${messageOf(error)}` };
+  }
+}
+
+/**
+ * The first `perl` on the search path when it passes the Perl launcher's
+ * self-check (64-bit, an architecture whose system call numbers it knows,
+ * `syscall()` answering as the kernel does), run unconfined with no
+ * environment; else undefined.
+ */
+async function usablePerl(context: PrepareContext): Promise<string | undefined> {
+  const perl = findOnPath("perl", context.searchPath ?? "");
+  if (perl === null) return undefined;
+  try {
+    const result = await context.runDirect(
+      { command: "true", timeoutMs: context.probeTimeoutMs },
+      (launch) => ({
+        ...launch,
+        program: perl,
+        args: [...perlLauncherArgs(), PERL_SELF_CHECK_FLAG],
+        env: {},
+      }),
+    );
+    return result.exitCode === 0 && result.stdout.text === `${PERL_SELF_CHECK_PASSED}\n`
+      ? perl
+      : undefined;
+  } catch {
+    // It could not start: the Deno launcher runs instead.
+    return undefined;
+  }
+}
 
 /** Writes the Landlock launcher again when an unconfined command removed or changed it. */
 function restoreLauncher(dir: string): void {

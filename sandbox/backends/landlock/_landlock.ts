@@ -28,7 +28,11 @@ import {
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
   launcherInput,
+  type LauncherRuntime,
+  launcherText,
+  standbyInput,
 } from "./_launcher_protocol.ts";
+import { perlLauncherArgs } from "./_perl_launcher.ts";
 
 /**
  * How Deno runs the launcher: no config or lock file to look for, no V8 code
@@ -84,16 +88,23 @@ export const HOST_TERMINALS_GAP =
 /** EROFS, from the read-only mount view a command runs under (as root, or in a user namespace). */
 const READ_ONLY = /read-only file system/i;
 
-/** What the Landlock backend needs: a deno binary, the launcher module, a private tmp. */
+/**
+ * What runs the launcher: a perl that passed the Perl launcher's self-check
+ * (given its source on the command line), else deno with the Deno
+ * launcher's file (see `landlockLauncherFile()`); each by its absolute path.
+ */
+export type LauncherRunner =
+  | { runtime: "perl"; perl: string }
+  | { runtime: "deno"; deno: string; launcher: string };
+
+/** What the Landlock backend needs: what runs the launcher, a private tmp. */
 export interface LandlockSetup {
-  /** Absolute path of `deno`. */
-  deno: string;
-  /** The launcher's file (see `landlockLauncherFile()`). */
-  launcher: string;
+  /** What runs the launcher. */
+  runner: LauncherRunner;
   /** A private writable directory, the commands' TMPDIR. */
   tmpDir: string;
   /**
-   * A private directory that commands cannot write: the launcher's file is
+   * A private directory that commands cannot write: the Deno launcher's file is
    * there, and it is deno's HOME (deno reads `.npmrc` there before the
    * launcher restricts itself, so it may not come from the agent's
    * environment). Deno's caches are not there: see {@linkcode LAUNCHER_DENO_DIR}.
@@ -201,6 +212,9 @@ export function createLandlockBackend(
   setup: LandlockSetup,
 ): SandboxBackend & { landlockAbi: () => number } {
   const arch = setup.arch ?? process.arch;
+  const { runner } = setup;
+  const runtime: LauncherRuntime = runner.runtime;
+  const runnerPath = runner.runtime === "perl" ? runner.perl : runner.deno;
   const root = setup.root ?? process.getuid?.() === 0;
   const namespace = root ? undefined : setup.userNamespace;
   const unshare = namespace !== undefined && "unshare" in namespace ? namespace.unshare : undefined;
@@ -259,19 +273,23 @@ export function createLandlockBackend(
       ...(reportAbi ? { reportAbi } : {}),
       envEntries: environment.length,
     };
-    return [JSON.stringify(launcherPolicy), ...environment, launch.program, ...launch.args];
+    const policyText = launcherText(runtime, launcherPolicy);
+    return [policyText, ...environment, launch.program, ...launch.args];
   };
   /** The launcher started in `cwd` with `args`, through `unshare` when it needs a user namespace. */
   const launcherLaunch = (args: string[], cwd: string): Launch => {
-    const launcher = [setup.deno, ...LAUNCHER_DENO_FLAGS, setup.launcher, ...args];
+    const launcher = runner.runtime === "perl"
+      ? [runner.perl, ...perlLauncherArgs(), ...args]
+      : [runner.deno, ...LAUNCHER_DENO_FLAGS, runner.launcher, ...args];
     return {
-      program: unshare ?? setup.deno,
+      program: unshare ?? runnerPath,
       args: unshare === undefined ? launcher.slice(1) : [...USER_NAMESPACE_ARGS, ...launcher],
       cwd,
-      // Deno and the setsid binary before it run unconfined: they get none of
-      // the command's environment (LD_PRELOAD, LD_LIBRARY_PATH or DENO_DIR
-      // into a writable root would make them load what a command planted).
-      env: {
+      // The runtime and the setsid binary before it run unconfined: they get
+      // none of the command's environment (LD_PRELOAD, LD_LIBRARY_PATH,
+      // PERL5LIB or DENO_DIR into a writable root would make them load what a
+      // command planted). Perl needs no variable at all.
+      env: runner.runtime === "perl" ? {} : {
         DENO_DIR: LAUNCHER_DENO_DIR,
         HOME: setup.launcherDir,
         DENO_NO_UPDATE_CHECK: "1",
@@ -290,30 +308,36 @@ export function createLandlockBackend(
     keepStdin = false,
   ): Launch => ({
     ...launcherLaunch([LAUNCHER_INPUT_FLAG], launch.cwd),
-    input: launcherInput(launcherArgs(launch, policy, limits), keepStdin),
+    input: launcherInput(runtime, launcherArgs(launch, policy, limits), keepStdin),
   });
   /**
-   * A launcher started ahead (see `LaunchStandby`): Deno's start-up and the
-   * cgroup join happen while nothing waits. Its input is what a cold launch
-   * gets in its arguments, computed per call by the same code, and its cwd.
+   * A launcher started ahead (see `LaunchStandby`): the runtime's start-up
+   * and the cgroup join happen while nothing waits. Its input is what a cold
+   * launch gets in its arguments, computed per call by the same code, and its cwd.
    */
   const standby = (launch: Launch, policy: ConfinedPolicy): LaunchStandby => ({
-    key: `landlock ${setup.deno} ${setup.launcher} ${setup.launcherDir} ${unshare ?? "-"}`,
+    key: `landlock ${runnerPath} ${runner.runtime === "deno" ? runner.launcher : "-e"} ${setup.launcherDir} ${
+      unshare ?? "-"
+    }`,
     prepare: (cgroupProcs) => {
       // Written again when it was removed or changed, as before a cold launch;
       // Deno compiles it as the standby starts, before any command is handed over.
-      if (landlockLauncherFile(dirname(setup.launcher)) !== setup.launcher) {
+      if (
+        runner.runtime === "deno" &&
+        landlockLauncherFile(dirname(runner.launcher)) !== runner.launcher
+      ) {
         throw new Error(
-          `The Landlock launcher is not at "${setup.launcher}"; create a new executor`,
+          `The Landlock launcher is not at "${runner.launcher}"; create a new executor`,
         );
       }
       return launcherLaunch([LAUNCHER_STANDBY_FLAG, ...cgroupProcs], "/");
     },
     input: (rlimits) =>
-      new TextEncoder().encode(JSON.stringify({
-        cwd: launch.cwd,
-        args: launcherArgs(launch, policy, { rlimits, cgroupProcs: [] }),
-      })),
+      standbyInput(
+        runtime,
+        launch.cwd,
+        launcherArgs(launch, policy, { rlimits, cgroupProcs: [] }),
+      ),
   });
   const enforcement = (policy: ConfinedPolicy): SandboxEnforcement => {
     const gaps: string[] = [];
@@ -363,7 +387,7 @@ export function createLandlockBackend(
     gaps.push(SETSID_GAP);
     // Only the read-only mount view closes these gaps.
     if (!view) gaps.unshift(METADATA_GAP, HIDDEN_DIRS_GAP, HOST_TERMINALS_GAP);
-    return { filesystem: view ? "full" : "partial", network, gaps };
+    return { filesystem: view ? "full" : "partial", network, gaps, launcher: runtime };
   };
   // The launcher says when it failed; a deno gone since the probe is named
   // by what could not execute it (the setsid binary says "failed to execute").
@@ -373,7 +397,7 @@ export function createLandlockBackend(
     (outcome.exitCode === LAUNCHER_FAILURE_EXIT &&
       firstLine(outcome.stderrText).startsWith(LAUNCHER_FAILURE_PREFIX)) ||
     ((outcome.exitCode === 126 || outcome.exitCode === 127) &&
-      firstLine(outcome.stderrText).includes(`${setup.deno}: `));
+      firstLine(outcome.stderrText).includes(`${runnerPath}: `));
   return {
     name: "landlock",
     landlockAbi: () => abi,
@@ -381,13 +405,13 @@ export function createLandlockBackend(
     // the exec (Deno must start unlimited), so no limiter shell runs.
     wrap,
     standby,
-    runners: () => unshare === undefined ? [setup.deno] : [unshare, setup.deno],
+    runners: () => unshare === undefined ? [runnerPath] : [unshare, runnerPath],
     runnerFolders: () => [{ name: LAUNCHER_FOLDER, path: setup.launcherDir }],
     // On stdin like a call's: the probe's environment is the executor's (the
     // agent's, scrubbed), which no other user may read on a command line either.
     probeLaunch: (launch, policy) => ({
       ...launcherLaunch([LAUNCHER_INPUT_FLAG], launch.cwd),
-      input: launcherInput(launcherArgs(launch, policy, undefined, true), false),
+      input: launcherInput(runtime, launcherArgs(launch, policy, undefined, true), false),
     }),
     probeFailure: (outcome: ProbeOutcome) => {
       const line = outcome.stdout.split("\n").find((l) => l.startsWith(LAUNCHER_ABI_PREFIX));

@@ -1,13 +1,23 @@
 /**
- * How the executor talks to the Landlock launcher (`_launcher.ts`): the
- * policy it is told to enforce, the flags that say where its arguments come
- * from, and how it tells its own failure and the kernel's Landlock ABI.
+ * How the executor talks to the Landlock launcher (the Perl one,
+ * `_perl_launcher.ts`, or the Deno one, `_launcher.ts`): the policy it is
+ * told to enforce, the flags that say where its arguments come from, the
+ * form it reads them in, and how it tells its own failure and the kernel's
+ * Landlock ABI.
  *
  * @module
  */
 import type { Rlimit } from "../../../engine/mod.ts";
+import { launcherRecord } from "./_launcher_record.ts";
 
-/** What the launcher is told to enforce; passed as JSON in its first argument. */
+/** Which launcher runs: the Perl one (`_perl_launcher.ts`) or the Deno one (`_launcher.ts`). */
+export type LauncherRuntime = "perl" | "deno";
+
+/**
+ * What the launcher is told to enforce; passed in its first argument, as
+ * JSON to the Deno launcher, as a launcher record to the Perl one (see
+ * {@linkcode launcherText}).
+ */
 export interface LandlockLauncherPolicy {
   /** Paths (with everything beneath) that may be read and executed. */
   readPaths: string[];
@@ -92,19 +102,41 @@ export const LAUNCHER_STANDBY_FLAG = "--standby";
 export const LAUNCHER_INPUT_FLAG = "--input";
 
 /**
+ * `value` in the form the `runtime`'s launcher reads: JSON for the Deno
+ * launcher, a launcher record (`_launcher_record.ts`) for the Perl one,
+ * whose perl may have no JSON module.
+ */
+export function launcherText(runtime: LauncherRuntime, value: unknown): string {
+  return runtime === "deno" ? JSON.stringify(value) : launcherRecord(value);
+}
+
+/**
  * What a launcher started with {@linkcode LAUNCHER_INPUT_FLAG} reads from
  * its stdin before the command's own: its arguments (the command's
  * environment among them, which then shows on no command line) and whether
- * the command keeps that stdin (else it gets /dev/null): the JSON's length
- * in bytes, a newline, then the JSON.
+ * the command keeps that stdin (else it gets /dev/null): the length in bytes
+ * of `{ args, keepStdin }` in the `runtime`'s form, a newline, then that form.
  */
-export function launcherInput(args: string[], keepStdin: boolean): Uint8Array {
-  const json = new TextEncoder().encode(JSON.stringify({ args, keepStdin }));
-  const head = new TextEncoder().encode(`${json.length}\n`);
-  const input = new Uint8Array(head.length + json.length);
+export function launcherInput(
+  runtime: LauncherRuntime,
+  args: string[],
+  keepStdin: boolean,
+): Uint8Array {
+  const text = new TextEncoder().encode(launcherText(runtime, { args, keepStdin }));
+  const head = new TextEncoder().encode(`${text.length}\n`);
+  const input = new Uint8Array(head.length + text.length);
   input.set(head);
-  input.set(json, head.length);
+  input.set(text, head.length);
   return input;
+}
+
+/**
+ * What a standby launcher (started with {@linkcode LAUNCHER_STANDBY_FLAG})
+ * reads from its stdin to its end: the launch's working directory and
+ * arguments, as `{ cwd, args }` in the `runtime`'s form.
+ */
+export function standbyInput(runtime: LauncherRuntime, cwd: string, args: string[]): Uint8Array {
+  return new TextEncoder().encode(launcherText(runtime, { cwd, args }));
 }
 
 /** The prefix of the ABI line printed with `reportAbi`. */
