@@ -28,7 +28,11 @@ import {
   type LandlockLauncherPolicy,
   LAUNCHER_INPUT_FLAG,
   LAUNCHER_STANDBY_FLAG,
+  launcherInput,
+  launcherText,
+  standbyInput,
 } from "../../../../sandbox/backends/landlock/_launcher_protocol.ts";
+import { perlLauncherArgs } from "../../../../sandbox/backends/landlock/_perl_launcher.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
 import { confinedPolicy } from "../_policy.ts";
 import { rlimitsToSet } from "../../../../engine/_limits.ts";
@@ -44,8 +48,7 @@ function setup(
   const tmpDir = join(workspace.base, "private-tmp");
   mkdirSync(tmpDir, { recursive: true });
   const backend = createLandlockBackend({
-    deno: "/opt/deno",
-    launcher: "data:l",
+    runner: { runtime: "deno", deno: "/opt/deno", launcher: "data:l" },
     tmpDir,
     launcherDir: "/private/deno",
     root,
@@ -334,6 +337,7 @@ describe("the landlock backend", () => {
         "landlock ABI 3: signals to processes outside the sandbox not confined",
         SETSID_GAP,
       ],
+      launcher: "deno",
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 4\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ mode: "workspace-write" })), {
@@ -351,6 +355,7 @@ describe("the landlock backend", () => {
         "landlock ABI 4: signals to processes outside the sandbox not confined",
         SETSID_GAP,
       ],
+      launcher: "deno",
     });
     backend.probeFailure({ exitCode: 0, stdout: "shellseam-landlock-abi: 6\n", stderr: "" });
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })), {
@@ -364,6 +369,7 @@ describe("the landlock backend", () => {
         "System V IPC and message queues not confined (no seccomp filter for mips)",
         SETSID_GAP,
       ],
+      launcher: "deno",
     });
   });
 
@@ -378,6 +384,7 @@ describe("the landlock backend", () => {
         "landlock ABI 3: signals to processes outside the sandbox not confined",
         SETSID_GAP,
       ],
+      launcher: "deno",
     });
     assert.deepEqual(backend.enforcement(policy({ unixSockets: true })).gaps.slice(0, 1), [
       LATE_SOCKETS_GAP,
@@ -480,6 +487,85 @@ describe("the landlock backend", () => {
   });
 });
 
+describe("the landlock backend, its launcher run by perl", () => {
+  /** The backend with `runtime` running its launcher, otherwise alike. */
+  function made(workspace: Workspace, runtime: "perl" | "deno", root = false) {
+    const tmpDir = join(workspace.base, "private-tmp");
+    mkdirSync(tmpDir, { recursive: true });
+    return createLandlockBackend({
+      runner: runtime === "perl"
+        ? { runtime, perl: "/usr/bin/perl" }
+        : { runtime, deno: "/opt/deno", launcher: "data:l" },
+      tmpDir,
+      launcherDir: "/private/deno",
+      root,
+      arch: "x64",
+    });
+  }
+
+  it("runs perl with the launcher's source and no environment, handed the same policy as a record", () => {
+    using workspace = tempWorkspace();
+    const policy = confinedPolicy({ workspaceRoot: workspace.root, mode: "workspace-write" });
+    const limits = { rlimits: { fileSizeBytes: 10_000 }, cgroupProcs: ["/cg/1/cgroup.procs"] };
+    const perl = made(workspace, "perl", true).wrap(launch, policy, limits);
+    assert.deepEqual(
+      { program: perl.program, args: perl.args, env: perl.env, cwd: perl.cwd },
+      {
+        program: "/usr/bin/perl",
+        args: [...perlLauncherArgs(), LAUNCHER_INPUT_FLAG],
+        env: {},
+        cwd: "/srv",
+      },
+    );
+    // What the Deno launcher gets as JSON, the Perl one gets as a launcher record.
+    const [policyJson = "", ...rest] = expanded(
+      made(workspace, "deno", true).wrap(
+        launch,
+        policy,
+        limits,
+      ),
+    ).slice(LAUNCHER_DENO_FLAGS.length + 1);
+    assert.deepEqual(
+      perl.input,
+      launcherInput("perl", [launcherText("perl", JSON.parse(policyJson)), ...rest], false),
+    );
+  });
+
+  it("is run by its absolute perl, which the enforcement facts name", () => {
+    using workspace = tempWorkspace();
+    const backend = made(workspace, "perl");
+    assert.deepEqual(backend.runners(launch), ["/usr/bin/perl"]);
+    assert.equal(
+      backend.enforcement(confinedPolicy({ workspaceRoot: workspace.root })).launcher,
+      "perl",
+    );
+    const gone = "setsid: failed to execute /usr/bin/perl: No such file or directory\n";
+    assert.equal(backend.runnerFailed(outcome(127, gone)), true);
+    assert.equal(backend.runnerFailed(outcome(127, gone.replace("perl", "deno"))), false);
+  });
+
+  it("starts a standby with perl, and hands it { cwd, args } as a record", () => {
+    using workspace = tempWorkspace();
+    const backend = made(workspace, "perl");
+    const policy = confinedPolicy({ workspaceRoot: workspace.root });
+    const standby = backend.standby?.(launch, policy);
+    assert.ok(standby !== undefined);
+    assert.deepEqual(standby.prepare(["/cg/1/cgroup.procs"]), {
+      program: "/usr/bin/perl",
+      args: [...perlLauncherArgs(), LAUNCHER_STANDBY_FLAG, "/cg/1/cgroup.procs"],
+      cwd: "/",
+      env: {},
+    });
+    const deno = made(workspace, "deno").wrap(launch, policy, { rlimits: {}, cgroupProcs: [] });
+    const [policyJson = "", ...rest] = expanded(deno).slice(LAUNCHER_DENO_FLAGS.length + 1);
+    assert.deepEqual(
+      standby.input({}),
+      standbyInput("perl", launch.cwd, [launcherText("perl", JSON.parse(policyJson)), ...rest]),
+    );
+    assert.notEqual(standby.key, made(workspace, "deno").standby?.(launch, policy)?.key);
+  });
+});
+
 describe("the landlock backend's standby", () => {
   /** A backend whose launcher is a real file in `workspace` (a standby's start rewrites it). */
   function withLauncher(workspace: Workspace, userNamespace?: LandlockSetup["userNamespace"]) {
@@ -490,8 +576,7 @@ describe("the landlock backend's standby", () => {
     mkdirSync(tmpDir);
     const made = (deno: string, unshare?: LandlockSetup["userNamespace"]) =>
       createLandlockBackend({
-        deno,
-        launcher,
+        runner: { runtime: "deno", deno, launcher },
         tmpDir,
         launcherDir,
         root: false,
