@@ -6,6 +6,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -22,6 +23,7 @@ import {
 } from "../../sandbox/mod.ts";
 import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/landlock/_launcher_protocol.ts";
 import { type Runtime, runtime } from "../../local/mod.ts";
+import { findOnPath } from "../../engine/_session.ts";
 import { pause, processesWith } from "../local/_helpers.ts";
 
 /**
@@ -126,6 +128,20 @@ export function executorFor(
   });
 }
 
+/**
+ * A search path of one folder, `dir` (made here), holding links to `names`
+ * as found on PATH and nothing else: a Landlock backend that looks there
+ * finds no perl, so the Deno launcher runs.
+ */
+export function linkedPrograms(dir: string, names: readonly string[]): string {
+  mkdirSync(dir, { recursive: true });
+  for (const name of names) {
+    const path = findOnPath(name, process.env.PATH ?? "");
+    if (path !== null) symlinkSync(path, join(dir, name));
+  }
+  return dir;
+}
+
 /** A directory holding an executable `name` script with `body`, to put first on a search path. */
 export function fakeProgram(workspace: Workspace, name: string, body: string): string {
   const dir = join(workspace.base, "fake-bin");
@@ -204,7 +220,8 @@ export const MASK_FILE = "/nonexistent/mask";
 /** What only a waiting standby of `backend` has on its command line. */
 export const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
   bwrap: "the standby got no command",
-  landlock: `landlock-launcher.mjs\0${LAUNCHER_STANDBY_FLAG}\0`,
+  // After the Deno launcher's file, or after perl's "--" that ends its options.
+  landlock: `\0${LAUNCHER_STANDBY_FLAG}\0`,
 };
 
 /** The standbys of this process's executors: a bwrap wrapper or a launcher waiting with its cgroups joined. */

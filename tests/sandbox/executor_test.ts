@@ -26,6 +26,7 @@ import {
   assertRunnerRefused,
   executorFor,
   fakeProgram,
+  linkedPrograms,
   probeHere,
   SANDBOX_BACKENDS,
   skipUnless,
@@ -481,40 +482,46 @@ describe("a bwrap whose setup races with the host's mount table", () => {
 
 describe("a backend that breaks after its probe worked", () => {
   const broken = (dir: string) => writeFileSync(join(dir, "broken"), "");
-  // Once broken, the fake bwrap fails as bwrap does; the fake deno runs the
-  // real launcher denied FFI, so the launcher cannot load libc and fails.
+  const gone = (program: string) => (dir: string) => rmSync(join(dir, program));
+  // The program each case fakes: the backend's runner (for Landlock, perl
+  // or deno, which runs the launcher), and how it breaks.
   const cases = [
-    ["bwrap", "fails itself", broken],
-    ["bwrap", "vanished", (dir: string) => rmSync(join(dir, "bwrap"))],
-    ["landlock", "its launcher fails", broken],
-    ["landlock", "its deno vanished", (dir: string) => rmSync(join(dir, "deno"))],
+    ["bwrap", "bwrap", "fails itself", broken],
+    ["bwrap", "bwrap", "vanished", gone("bwrap")],
+    ["landlock", "perl", "its Perl launcher fails", broken],
+    ["landlock", "perl", "its perl vanished", gone("perl")],
+    ["landlock", "deno", "its Deno launcher fails", broken],
+    ["landlock", "deno", "its deno vanished", gone("deno")],
   ] as const;
+  // Once broken, the fake bwrap fails as bwrap does; the fake perl hands the
+  // real launcher an argument too many, which it refuses; the fake deno runs the real launcher denied FFI, so the
+  // launcher cannot load libc and fails.
   const whenBroken = {
     bwrap: "echo 'bwrap: Creating new namespace failed' >&2; exit 1",
-    landlock: `run=$1; shift; exec '${
-      findOnPath("deno", process.env.PATH)
-    }' "$run" --deny-ffi "$@"`,
+    perl: `exec '${findOnPath("perl", process.env.PATH)}' "$@" one-too-many`,
+    deno: `run=$1; shift; exec '${findOnPath("deno", process.env.PATH)}' "$run" --deny-ffi "$@"`,
   };
-  for (const [backend, name, breakIt] of cases) {
+  for (const [backend, program, name, breakIt] of cases) {
     it(`${backend} ${name}: a runner failure, not a denial, and nothing runs`, {
       skip: skipUnless(statuses, backend),
     }, async () => {
       using workspace = tempWorkspace();
-      const program = backend === "bwrap" ? "bwrap" : "deno";
       const fake = fakeProgram(
         workspace,
         program,
-        `[ -e "$(dirname "$0")/broken" ] && { ${whenBroken[backend]}; }; ` +
+        `[ -e "$(dirname "$0")/broken" ] && { ${whenBroken[program]}; }; ` +
           `exec '${findOnPath(program, process.env.PATH)}' "$@"`,
       );
       await using executor = new SandboxBashExecutor({
         workspaceRoot: workspace.root,
         defaultMode: "workspace-write",
         backends: [backend],
-        searchPath: `${fake}:${process.env.PATH}`,
+        // Without PATH after it, a Landlock backend finds no perl: deno runs the launcher.
+        searchPath: program === "deno" ? fake : `${fake}:${process.env.PATH}`,
       });
       const works = await executor.run(executor.resolve({ command: "touch before" }));
       assert.equal(works.exitCode, 0, works.stderr.text);
+      if (backend === "landlock") assert.equal(works.sandbox?.enforcement?.launcher, program);
       breakIt(fake);
       // A Landlock standby started before the break runs the next call in the
       // deno that worked: it goes, so that the call starts the broken way
@@ -536,15 +543,18 @@ describe("a backend that breaks after its probe worked", () => {
   }
 });
 
-describe("the Landlock launcher's file", { skip: noLandlock }, () => {
+describe("the Deno Landlock launcher's file", { skip: noLandlock }, () => {
   it("is written again when an unconfined command changed or removed it", async () => {
     using workspace = tempWorkspace();
     await using executor = new SandboxBashExecutor({
       workspaceRoot: workspace.root,
       backends: ["landlock"],
+      // No perl there: deno runs the launcher.
+      searchPath: linkedPrograms(join(workspace.base, "bin"), ["deno", "unshare"]),
     });
     const first = await executor.run(executor.resolve({ command: 'echo "$TMPDIR"' }));
     assert.equal(first.exitCode, 0, first.stderr.text);
+    assert.equal(first.sandbox?.enforcement?.launcher, "deno");
     // DENO_DIR beside TMPDIR in the executor's private folder.
     const file = join(first.stdout.text.trim(), "..", "deno", "landlock-launcher.mjs");
     const script = readFileSync(file, "utf8");
@@ -594,29 +604,32 @@ describe("the backends option", () => {
     }
   });
 
-  it("passes over a backend whose deno lies in the call's writable roots, for that call", {
-    skip: noLandlock || noBwrap,
-  }, async () => {
-    using workspace = tempWorkspace();
-    const deno = findDeno(process.env.PATH);
-    assert.ok("path" in deno);
-    const bin = join(workspace.root, "bin");
-    mkdirSync(bin);
-    symlinkSync(deno.path, join(bin, "deno"));
-    await using executor = new SandboxBashExecutor({
-      workspaceRoot: workspace.root,
-      backends: ["landlock", "bwrap"],
-      searchPath: `${bin}:${process.env.PATH}`,
+  for (const runtime of ["perl", "deno"] as const) {
+    it(`passes over a backend whose ${runtime} lies in the call's writable roots, for that call`, {
+      skip: noLandlock || noBwrap ||
+        (findOnPath(runtime, process.env.PATH) === null ? `no ${runtime} here` : false),
+    }, async () => {
+      using workspace = tempWorkspace();
+      const bin = linkedPrograms(join(workspace.root, "bin"), [runtime]);
+      // For deno: bwrap and unshare from a folder of their own, and no perl anywhere.
+      const others = runtime === "perl"
+        ? process.env.PATH
+        : linkedPrograms(join(workspace.base, "others"), ["bwrap", "unshare"]);
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: ["landlock", "bwrap"],
+        searchPath: `${bin}:${others}`,
+      });
+      const policy = { workspaceRoot: workspace.root, network: "deny" } as const;
+      const backendFor = async (mode: "read-only" | "workspace-write") =>
+        (await executor.run(
+          executor.resolve({ command: "true", sandboxPolicy: { mode, ...policy } }),
+        ))
+          .sandbox?.backend;
+      assert.equal(await backendFor("workspace-write"), "bwrap");
+      assert.equal(await backendFor("read-only"), "landlock");
     });
-    const policy = { workspaceRoot: workspace.root, network: "deny" } as const;
-    const backendFor = async (mode: "read-only" | "workspace-write") =>
-      (await executor.run(
-        executor.resolve({ command: "true", sandboxPolicy: { mode, ...policy } }),
-      ))
-        .sandbox?.backend;
-    assert.equal(await backendFor("workspace-write"), "bwrap");
-    assert.equal(await backendFor("read-only"), "landlock");
-  });
+  }
 });
 
 describe("the setsid binary in a call's writable roots", () => {

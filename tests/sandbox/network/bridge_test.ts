@@ -1,10 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { SandboxUnavailableError } from "../../../seam/mod.ts";
-import { findOnPath } from "../../../engine/_session.ts";
 import {
   BRIDGE_PORT,
   bridgeFailed,
@@ -13,7 +12,7 @@ import {
   wrapInBridge,
 } from "../../../sandbox/network/_bridge.ts";
 import { commandFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { executorFor, probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
+import { executorFor, linkedPrograms, probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
 
 const tools = { unshare: "/u/unshare", ip: "/u/ip", socat: "/u/socat" };
 const inner = { program: "/u/bwrap", args: ["--", "cmd"], cwd: "/w", env: { SECRET: "x" } };
@@ -126,11 +125,7 @@ describe("an allow-list where the bridge cannot run", {
 }, () => {
   /** A search path with what bwrap needs, `names` from PATH, and `fakes` of our own. */
   function searchPath(dir: string, names: string[], fakes: Record<string, string> = {}): string {
-    mkdirSync(dir);
-    for (const name of ["bwrap", "bash", "setsid", ...names]) {
-      const path = findOnPath(name, process.env.PATH ?? "");
-      if (path !== null) symlinkSync(path, join(dir, name));
-    }
+    linkedPrograms(dir, ["bwrap", "bash", "setsid", ...names]);
     for (const [name, body] of Object.entries(fakes)) {
       writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
     }
