@@ -351,8 +351,8 @@ print("ioctl worked")'`,
     it("a program run before confinement that lies in a writable root is refused, not replaced", async () => {
       using workspace = tempWorkspace();
       const outside = join(workspace.base, "escaped");
-      // As the deno npm package in the workspace's node_modules, or bwrap there.
-      const program = backend === "bwrap" ? "bwrap" : "deno";
+      // A perl (which runs the Landlock launcher) or a bwrap in the workspace's node_modules.
+      const program = backend === "bwrap" ? "bwrap" : "perl";
       const real = findOnPath(program, process.env.PATH);
       assert.ok(real !== null);
       const bin = join(workspace.root, "node_modules", ".bin");

@@ -36,15 +36,15 @@ describe("shellseamDoctor", () => {
     skip: skipUnless(statuses, "landlock") || skipUnless(statuses, "bwrap"),
   }, async () => {
     using workspace = tempWorkspace();
-    // Deno as the npm package in the workspace: the launcher would run a program
-    // that a workspace-write command can replace.
-    const deno = findOnPath("deno", process.env.PATH);
-    assert.ok(deno !== null);
+    // A perl in the workspace, first on the search path: the launcher would
+    // run a program that a workspace-write command can replace.
+    const perl = findOnPath("perl", process.env.PATH);
+    assert.ok(perl !== null);
     const bin = join(workspace.root, "node_modules", ".bin");
     mkdirSync(bin, { recursive: true });
-    symlinkSync(deno, join(bin, "deno"));
+    symlinkSync(perl, join(bin, "perl"));
     const searchPath = `${bin}:${process.env.PATH}`;
-    const refusal = `"${join(bin, "deno")}" runs before the sandbox applies`;
+    const refusal = `"${join(bin, "perl")}" runs before the sandbox applies`;
     const landlockOnly = await shellseamDoctor({
       workspaceRoot: workspace.root,
       backends: ["landlock"],

@@ -258,6 +258,8 @@ describe("the first call of an executor with the default backends (bwrap, then l
   }, async () => {
     using workspace = tempWorkspace();
     const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
+    // A perl that fails the Perl launcher's self-check, then a deno that cannot run.
+    fakeProgram(workspace, "perl", "exit 1");
     fakeProgram(workspace, "deno", "echo 'deno: cannot run here' >&2; exit 1");
     const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath);
     await using executor = made;
