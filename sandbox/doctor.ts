@@ -441,9 +441,11 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
       continue;
     }
     const facts = status.enforcement;
-    const abi = status.landlockAbi === undefined ? "" : ` (Landlock ABI ${status.landlockAbi}${
-      facts?.launcher === undefined ? "" : `, launcher run by ${facts.launcher}`
-    })`;
+    const abi = status.landlockAbi === undefined
+      ? ""
+      : ` (Landlock ABI ${status.landlockAbi}${
+        facts?.launcher === undefined ? "" : `, launcher run by ${facts.launcher}`
+      })`;
     lines.push(
       `  ${status.backend}: works${abi}` +
         (facts ? `; filesystem ${facts.filesystem}, network ${facts.network}` : ""),

@@ -6,7 +6,11 @@ import type { BackendKind, PrepareContext, SandboxBackend } from "../mod.ts";
 import { findDeno } from "./_deno.ts";
 import { createLandlockBackend, type LauncherRunner, USER_NAMESPACE_ARGS } from "./_landlock.ts";
 import { landlockLauncherFile } from "./_launcher_file.ts";
-import { PERL_SELF_CHECK_FLAG, PERL_SELF_CHECK_PASSED, perlLauncherArgs } from "./_perl_launcher.ts";
+import {
+  PERL_SELF_CHECK_FLAG,
+  PERL_SELF_CHECK_PASSED,
+  perlLauncherArgs,
+} from "./_perl_launcher.ts";
 
 /**
  * The Landlock backend as the sandbox finds it: `perl` on the search path

@@ -316,9 +316,9 @@ export function createLandlockBackend(
    * launch gets in its arguments, computed per call by the same code, and its cwd.
    */
   const standby = (launch: Launch, policy: ConfinedPolicy): LaunchStandby => ({
-    key: `landlock ${runnerPath} ${runner.runtime === "deno" ? runner.launcher : "-e"} ${setup.launcherDir} ${
-      unshare ?? "-"
-    }`,
+    key: `landlock ${runnerPath} ${
+      runner.runtime === "deno" ? runner.launcher : "-e"
+    } ${setup.launcherDir} ${unshare ?? "-"}`,
     prepare: (cgroupProcs) => {
       // Written again when it was removed or changed, as before a cold launch;
       // Deno compiles it as the standby starts, before any command is handed over.

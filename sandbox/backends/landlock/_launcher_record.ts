@@ -46,7 +46,9 @@ export function launcherRecord(value: unknown): string {
   if (typeof value === "number") return `n${String(value)};`;
   if (typeof value === "boolean") return value ? "t" : "f";
   // An undefined item of a list is null, as in JSON.
-  if (Array.isArray(value)) return `l${value.map((item) => launcherRecord(item ?? null)).join("")}e`;
+  if (Array.isArray(value)) {
+    return `l${value.map((item) => launcherRecord(item ?? null)).join("")}e`;
+  }
   if (typeof value !== "object") {
     throw new TypeError(`A launcher record holds no ${typeof value}; pass JSON-like values`);
   }

@@ -2,7 +2,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
 import { SandboxUnavailableError } from "../../../seam/mod.ts";
 import {
   BRIDGE_PORT,
