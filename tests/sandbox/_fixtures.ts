@@ -162,8 +162,8 @@ export const SANDBOX_BACKENDS: readonly ("bwrap" | "landlock")[] = ["bwrap", "la
 /**
  * The backends a sandbox test other than the conformance suite runs over on
  * this runtime: both under Deno, bwrap alone under Node. What Landlock adds
- * to bwrap's path is its launcher, which Deno runs whatever runtime hosts the
- * executor, and TypeScript the Deno leg runs; the host's side (the spawn and
+ * to bwrap's path is its launcher, which perl (or Deno) runs whatever runtime
+ * hosts the executor, and TypeScript the Deno leg runs; the host's side (the spawn and
  * the launch's input, the standby, the private folder, the proxy's server) is
  * the same code over the same runtime as bwrap's. The conformance suite runs
  * over both under Node too, so Node still finds and starts the launcher.

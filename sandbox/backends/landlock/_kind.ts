@@ -1,5 +1,5 @@
 import process from "node:process";
-import { BashSpawnError } from "../../../seam/mod.ts";
+import { type BashRunResult, BashSpawnError } from "../../../seam/mod.ts";
 import { messageOf } from "../../../seam/message.ts";
 import { findOnPath } from "../../../engine/mod.ts";
 import type { BackendKind, PrepareContext, SandboxBackend } from "../mod.ts";
@@ -77,15 +77,10 @@ async function usablePerl(context: PrepareContext): Promise<string | undefined> 
   const perl = findOnPath("perl", context.searchPath ?? "");
   if (perl === null) return undefined;
   try {
-    const result = await context.runDirect(
-      { command: "true", timeoutMs: context.probeTimeoutMs },
-      (launch) => ({
-        ...launch,
-        program: perl,
-        args: [...perlLauncherArgs(), PERL_SELF_CHECK_FLAG],
-        env: {},
-      }),
-    );
+    const result = await runUnconfined(context, perl, () => [
+      ...perlLauncherArgs(),
+      PERL_SELF_CHECK_FLAG,
+    ]);
     return result.exitCode === 0 && result.stdout.text === `${PERL_SELF_CHECK_PASSED}\n`
       ? perl
       : undefined;
@@ -121,17 +116,12 @@ async function userNamespace(
     return { reason: '"unshare" was not found on PATH; install util-linux' };
   }
   try {
-    // The direct path, unconfined like every program before the sandbox:
-    // with none of the command's environment (LD_PRELOAD into a workspace would load there).
-    const result = await context.runDirect(
-      { command: "true", timeoutMs: context.probeTimeoutMs },
-      (launch) => ({
-        ...launch,
-        program: unshare,
-        args: [...USER_NAMESPACE_ARGS, launch.program, "-c", "true"],
-        env: {},
-      }),
-    );
+    const result = await runUnconfined(context, unshare, (bash) => [
+      ...USER_NAMESPACE_ARGS,
+      bash,
+      "-c",
+      "true",
+    ]);
     if (result.exitCode === 0) return { unshare };
     const said = result.stderr.text.trim().split("\n", 1)[0];
     return {
@@ -142,4 +132,21 @@ async function userNamespace(
   } catch (error) {
     return { reason: `"${unshare}" could not start: ${messageOf(error)}` };
   }
+}
+
+/**
+ * `program` run as a probe, with the arguments `args` makes of the bash it
+ * may run: the direct path, unconfined like every program before the
+ * sandbox, with none of the command's environment (LD_PRELOAD into a
+ * workspace would load there).
+ */
+function runUnconfined(
+  context: PrepareContext,
+  program: string,
+  args: (bash: string) => string[],
+): Promise<BashRunResult> {
+  return context.runDirect(
+    { command: "true", timeoutMs: context.probeTimeoutMs },
+    (launch) => ({ ...launch, program, args: args(launch.program), env: {} }),
+  );
 }
