@@ -53,7 +53,7 @@ import {
  * runs in the agent's process), the registry. What the same TypeScript
  * decides over a path the Node leg already runs is left to Deno:
  * 1. what a sandbox lets a command reach, which the policy (plain
- *    TypeScript), bwrap, the Landlock launcher (run by Deno on both) and the
+ *    TypeScript), bwrap, the Landlock launcher (run by perl, else Deno, on both) and the
  *    kernel decide;
  * 2. the SSH executor's protocol cases (cuts, starts, many channels): the
  *    same frames over the same `ssh` streams as its conformance suite;
@@ -64,7 +64,7 @@ import {
  *    adapter reads (tests/runtime covers that read on Node);
  * 5. the Landlock launcher's own cases, and Landlock in the sandbox tests
  *    other than the conformance suite (`SANDBOX_BACKENDS_HERE` in
- *    tests/sandbox/_fixtures.ts): Deno runs the launcher whatever hosts the
+ *    tests/sandbox/_fixtures.ts): perl or Deno runs the launcher whatever hosts the
  *    executor, and the host's side is bwrap's code over the same runtime.
  * Items 2 to 4 took 275 of the 1,021 test-seconds `node --test` spent
  * before they were left to Deno; item 5, 298 of 2,560 (a run under load).
