@@ -71,7 +71,7 @@ export interface Probe {
 
 /** What {@linkcode BackendProbes} needs to know. */
 export interface BackendProbeOptions {
-  /** Where `bwrap`, `deno` and `unshare` are looked up. */
+  /** Where `bwrap`, `perl`, `deno` and `unshare` are looked up. */
   searchPath: string | undefined;
   /** How long one probe may take. */
   probeTimeoutMs: number;

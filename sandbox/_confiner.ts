@@ -49,7 +49,7 @@ export interface ConfinerOptions {
   backends: readonly SandboxBackendName[];
   /** What `~/` stands for. */
   home: string;
-  /** Where `bwrap`, `deno` and the bridge's programs are looked up. */
+  /** Where `bwrap`, `perl`, `deno` and the bridge's programs are looked up. */
   searchPath: string | undefined;
   /** How long one probe may take. */
   probeTimeoutMs: number;

@@ -82,7 +82,7 @@ const SANDBOX_CONFIG_KEYS: readonly string[] = [
  * | `allowUnixSockets` | `[]` | Unix sockets, or folders of them (every socket below), reachable under network `deny` (none: no Unix socket at all) |
  * | `homeDir` | the home of this process's user | what `~/` means in those lists |
  * | `backends` | Linux: `["bwrap", "landlock"]`; macOS: `["seatbelt"]` | which backends to try, in order |
- * | `searchPath` | `PATH` of this process | where `bwrap`, `deno` and `sandbox-exec` are looked up |
+ * | `searchPath` | `PATH` of this process | where `bwrap`, `perl`, `deno` and `sandbox-exec` are looked up |
  * | `probeTimeoutMs` | 15000 | how long a backend's probe may take |
  * | `sessionStrategy` | `"auto"` | as for the local executor, but `"auto"` takes the `setsid` binary under Node too: a runner gone since its probe is then a runner failure in the result |
  *
@@ -128,7 +128,7 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
   homeDir?: string;
   /** Backends to try, in order; the first whose probe works is used. */
   backends?: SandboxBackendName[];
-  /** A PATH-style list of directories where `bwrap`, `deno` and `sandbox-exec` are looked up. */
+  /** A PATH-style list of directories where `bwrap`, `perl`, `deno` and `sandbox-exec` are looked up. */
   searchPath?: string;
   /** How long one backend probe may take, in milliseconds. */
   probeTimeoutMs?: number;
@@ -146,7 +146,7 @@ export interface SandboxBashExecutorConfig extends LocalBashExecutorConfig {
  * probed once per executor; when none works, a confined call rejects with
  * `SandboxUnavailableError` and nothing runs. A backend is passed over for a
  * call whose writable roots hold a program it runs before the confinement
- * applies (bwrap, deno, the setsid binary, the wrapping bash, or a symlink on
+ * applies (bwrap, perl or deno, the setsid binary, the wrapping bash, or a symlink on
  * the way to one), or the Landlock launcher's folder that deno reads then: a confined command
  * could replace it. Those programs run with none of the command's environment
  * (no `LD_PRELOAD`, `LD_LIBRARY_PATH`, ... that could make them load a planted
