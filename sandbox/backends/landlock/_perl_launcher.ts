@@ -65,9 +65,11 @@ sub error_text {
 }
 # System call $name: numbers go as numbers, strings by address (syscall()'s
 # rule), each a copy (syscall() refuses a constant string, which it could write).
-sub sys { my ($name, @args) = @_; return syscall($nr{$name}, @args); }
+sub sys { my ($name, @args) = @_; return syscall(number_of($name), @args); }
 # System call $name that writes into a string argument: the caller's own variable.
-sub sys_into { my $name = shift; return syscall($nr{$name}, @_); }
+sub sys_into { my $name = shift; return syscall(number_of($name), @_); }
+# The number of system call $name; dies for a name it does not know (0 is read's).
+sub number_of { return $nr{$_[0]} // die "no system call number for $_[0]\n"; }
 # The address of the string in $_[0] (the caller's variable, which must outlive its use).
 sub address { return unpack('Q', pack('p', $_[0])); }
 
@@ -119,8 +121,7 @@ sub from_record {
   return ($ok && pos($text) == length($text)) ? ($value, 1) : (undef, 0);
 }
 sub is_string { return defined($_[0]) && !ref($_[0]); }
-sub is_path_list { return ref($_[0]) eq 'ARRAY' && !grep { !is_string($_) } @{$_[0]}; }
-sub is_string_list { return is_path_list($_[0]); }
+sub is_string_list { return ref($_[0]) eq 'ARRAY' && !grep { !is_string($_) } @{$_[0]}; }
 # A whole number from 0 to 2^53 - 1 (JavaScript's safe integers), as a number.
 sub count_of {
   my ($value) = @_;
@@ -236,16 +237,16 @@ sub checked_launch {
   if (grep { index($_, "\0") >= 0 } @rest) {
     fail('no environment entry, program or argument may hold a NUL byte');
   }
-  if (grep { !is_path_list($policy->{$_}) } qw(readPaths writeDirs writeFiles)) {
+  if (grep { !is_string_list($policy->{$_}) } qw(readPaths writeDirs writeFiles)) {
     fail('the policy needs readPaths, writeDirs and writeFiles, each a list of paths');
   }
   my $unreadable = $policy->{unreadable} // [];
-  fail("the policy's unreadable must be a list of paths") unless is_path_list($unreadable);
+  fail("the policy's unreadable must be a list of paths") unless is_string_list($unreadable);
   # Present, writableMounts asks for the mount view.
   my $mounts = exists($policy->{writableMounts});
   my $read_only_mounts = $policy->{readOnlyMounts} // [];
   my $hidden_mounts = $policy->{hiddenMounts} // [];
-  if ($mounts && grep { !is_path_list($_) }
+  if ($mounts && grep { !is_string_list($_) }
       ($policy->{writableMounts}, $read_only_mounts, $hidden_mounts)) {
     fail("the policy's writableMounts, readOnlyMounts and hiddenMounts must be lists of paths");
   }
@@ -266,7 +267,7 @@ sub checked_launch {
     fail("the policy's terminal needs writableMounts (a private mount namespace)");
   }
   my $cgroup_procs = $policy->{cgroupProcs} // [];
-  fail("the policy's cgroupProcs must be a list of paths") unless is_path_list($cgroup_procs);
+  fail("the policy's cgroupProcs must be a list of paths") unless is_string_list($cgroup_procs);
   my $rlimits = $policy->{rlimits} // [];
   my @limits;
   if (ref($rlimits) eq 'ARRAY') {
