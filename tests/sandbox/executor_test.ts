@@ -543,6 +543,26 @@ describe("a backend that breaks after its probe worked", () => {
   }
 });
 
+describe("the runtime of the Landlock launcher", { skip: noLandlock }, () => {
+  it("is perl where one passes the launcher's self-check, else deno, as the facts say", async () => {
+    using workspace = tempWorkspace();
+    const run = async (searchPath?: string) => {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: ["landlock"],
+        ...(searchPath === undefined ? {} : { searchPath }),
+      });
+      const result = await executor.run(executor.resolve({ command: "echo ran" }));
+      assert.equal(result.stdout.text, "ran\n", result.stderr.text);
+      return result.sandbox?.enforcement?.launcher;
+    };
+    assert.equal(await run(), findOnPath("perl", process.env.PATH) === null ? "deno" : "perl");
+    // A perl first on the search path that fails the self-check (exits 0, prints nothing).
+    const fake = fakeProgram(workspace, "perl", "exit 0");
+    assert.equal(await run(`${fake}:${process.env.PATH}`), "deno");
+  });
+});
+
 describe("the Deno Landlock launcher's file", { skip: noLandlock }, () => {
   it("is written again when an unconfined command changed or removed it", async () => {
     using workspace = tempWorkspace();
