@@ -13,11 +13,12 @@ import { checkedNetwork } from "./network/mod.ts";
  * have their own), because a program outside the sandbox obeys or runs them
  * later, unconfined: git's metadata and configuration (`.git`, `.gitconfig`,
  * `.gitmodules`; also the folder a repository's `core.hooksPath` names, when
- * it lies in a writable root), shell start-up files, direnv's `.envrc`, git
- * hook managers (`.husky`, `.pre-commit-config.yaml`), editor and agent
- * configuration (`.vscode`, `.idea`, `.mcp.json`, `.claude`, `.codex`,
- * `.shellseam`) and `.ripgreprc`. A list of your own replaces it: spread it
- * in to add a name, filter it to drop one (see `SandboxPolicy.protectedPaths`).
+ * it lies in a writable root), shell start-up files, `.ssh` (sshd runs its
+ * `rc` at every session), direnv's `.envrc`, git hook managers (`.husky`,
+ * `.pre-commit-config.yaml`), editor and agent configuration (`.vscode`,
+ * `.idea`, `.mcp.json`, `.claude`, `.codex`, `.shellseam`) and `.ripgreprc`.
+ * A list of your own replaces it: spread it in to add a name, filter it to
+ * drop one (see `SandboxPolicy.protectedPaths`).
  *
  * @example
  * ```ts
@@ -27,6 +28,7 @@ import { checkedNetwork } from "./network/mod.ts";
  *
  * assert.equal(DEFAULT_PROTECTED_PATHS[0], ".git");
  * assert.ok(DEFAULT_PROTECTED_PATHS.includes(".bashrc"));
+ * assert.ok(DEFAULT_PROTECTED_PATHS.includes(".ssh"));
  * // Add a name, and let commands edit the editor settings.
  * const policy = resolveSandboxPolicy({
  *   mode: "workspace-write",
@@ -55,6 +57,10 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([
   ".zshrc",
   ".zprofile",
   ".zlogin",
+  // ssh: sshd runs `~/.ssh/rc` at every session and obeys `authorized_keys`
+  // (`command=`, `environment=`) and `environment`; ssh obeys `config`
+  // (`ProxyCommand`, `LocalCommand`, `Match exec` run programs).
+  ".ssh",
   // direnv, run on entering the folder; git hook managers.
   ".envrc",
   ".husky",
