@@ -8,8 +8,9 @@
  * 1. sshd reads `~/.ssh` (it runs `~/.ssh/rc` with `/bin/sh` for every
  *    session; `~/.ssh/environment` sets variables under
  *    PermitUserEnvironment; `authorized_keys` may set `command=` and
- *    `environment=`) and the files of `/etc` (`/etc/ssh/sshrc`,
- *    `/etc/environment`, `/etc/passwd`'s login shell, ...).
+ *    `environment=`), the files of `/etc` (`/etc/ssh/sshrc`,
+ *    `/etc/environment`, `/etc/passwd`'s login shell, `/etc/ld.so.preload`,
+ *    ...) and the libraries it and the shell load (PAM's modules among them).
  * 2. The login shell runs (its program, `$SHELL`) and reads its start-up
  *    files: `~/.bashrc` (Debian's bash, for a command from sshd), zsh's
  *    `~/.zshenv` (or `$ZDOTDIR/.zshenv`), fish's `config.fish` and
@@ -81,7 +82,8 @@ export interface LoginFile {
  * session's `$HOME` (empty when unset), then for each login file its path,
  * its locations and an empty word. The homes are `$HOME` (where the shell
  * looks) and the home in the user database (where sshd looks, by
- * `getent`), the login shells `$SHELL` and the database's. Only a symlink
+ * `getent`), the login shells `$SHELL` and the database's; then the
+ * library folders, and `/etc` last. Only a symlink
  * costs a process (`readlink`); the rest are bash tests.
  */
 export const LOGIN_FILES_SCRIPT: string = `
@@ -132,6 +134,7 @@ login "\${ENV-}"
 [[ -z \${XDG_DATA_HOME-} ]] || login "$XDG_DATA_HOME/fish"
 login "\${SHELL-}"
 login "$ps"
+for d in /usr/lib /usr/lib64 /usr/libexec /usr/local/lib /lib /lib64; do login "$d"; done
 login /etc
 `;
 
