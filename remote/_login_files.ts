@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { SHELL_START_UP_FILES } from "../sandbox/policy.ts";
 
 /**
  * The paths under a remote home that sshd or a login shell reads before the
@@ -44,15 +45,7 @@ export const HOME_LOGIN_FILES: readonly string[] = Object.freeze([
   // pam_env's user file (read where user_readenv is on).
   ".pam_environment",
   // bash, sh, zsh, csh and tcsh.
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".profile",
-  ".zshenv",
-  ".zshrc",
-  ".zprofile",
-  ".zlogin",
+  ...SHELL_START_UP_FILES,
   ".zlogout",
   ".cshrc",
   ".tcshrc",

@@ -7,6 +7,23 @@ import { canonicalPath, isBeneath, throwIfDenied } from "../engine/mod.ts";
 import { checkedNetwork } from "./network/mod.ts";
 
 /**
+ * The start-up files of bash, zsh and sh in a home folder, which the next
+ * login or shell runs: protected by default, and kept out of the writable
+ * roots of the SSH executor's remote sandbox (`remote/_login_files.ts`).
+ */
+export const SHELL_START_UP_FILES: readonly string[] = Object.freeze([
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshenv",
+  ".zshrc",
+  ".zprofile",
+  ".zlogin",
+]);
+
+/**
  * The protected paths of a policy without its own `protectedPaths`: names
  * that no confined command may create, replace nor write, in each writable
  * root and in every directory below it (nested packages and repositories
@@ -48,15 +65,7 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([
   ".config/git",
   ".gitmodules",
   // Shell start-up files (bash, zsh, sh), run by the next login or shell.
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".profile",
-  ".zshenv",
-  ".zshrc",
-  ".zprofile",
-  ".zlogin",
+  ...SHELL_START_UP_FILES,
   // ssh: sshd runs `~/.ssh/rc` at every session and obeys `authorized_keys`
   // (`command=`, `environment=`) and `environment`; ssh obeys `config`
   // (`ProxyCommand`, `LocalCommand`, `Match exec` run programs).
