@@ -354,13 +354,14 @@ function refuseUnconfinedReads(
     const location = locations.findLast((location) => holder(location) !== undefined);
     if (location === undefined) continue;
     const below = tools.home === "" ? "" : ` below the remote home "${tools.home}"`;
+    const read = location === path
+      ? `"${path}", which sshd or the remote login shell reads`
+      : `"${location}", through which sshd or the remote login shell reads "${path}"`;
     throw refusal(
       `make the workspace and writable roots folders${below} that hold none of the paths named below`,
-      `the writable root "${holder(location)}" holds "${location}", through which sshd or the ` +
-        `remote login shell reads "${path}" before the sandbox applies (at every channel: a ` +
-        "later command, a kill, a resize), so a confined command could make the remote host " +
-        `run its code unconfined there; use a folder${below} that holds none of it as the ` +
-        "workspace and writable roots",
+      `the writable root "${holder(location)}" holds ${read} before the sandbox applies (at ` +
+        "every channel: a later command, a kill, a resize), so a confined command could make " +
+        "the remote host run its code unconfined there; use writable roots that hold none of it",
     );
   }
 }

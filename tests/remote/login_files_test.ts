@@ -51,8 +51,11 @@ describe("what the remote login reads before the sandbox applies", {
   const refusedFor = (root: string, location: string, path: string) => (error: unknown) =>
     error instanceof SandboxUnavailableError &&
     error.attempts[0]?.reason.startsWith(
-        `the writable root "${root}" holds "${location}", through which sshd or the remote ` +
-          `login shell reads "${path}" before the sandbox applies`,
+        `the writable root "${root}" holds ${
+          location === path
+            ? `"${path}", which sshd or the remote login shell reads`
+            : `"${location}", through which sshd or the remote login shell reads "${path}"`
+        } before the sandbox applies`,
       ) === true &&
     error.message.includes(`below the remote home "${home}"`);
 
