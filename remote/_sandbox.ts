@@ -167,7 +167,7 @@ export class RemoteSandbox {
           const view = parseView(this.#host, output);
           const keep = roots.map((root) => view.realpath(root) ?? root);
           if (confined.mode === "workspace-write") {
-            refuseToolFolders(this.#host, facts.tools, [...roots, ...keep]);
+            refuseUnconfinedReads(this.#host, facts.tools, roots, keep);
           }
           // Canonical, as the private folder is: bwrap keeps that folder read-only in a
           // root that holds it, which it judges by the paths (a symlinked root hid it).
@@ -319,23 +319,51 @@ export class RemoteSandbox {
 }
 
 /**
- * Throws `SandboxUnavailableError` when one of `writable` (a call's writable
- * roots, as given and canonical) holds a folder in which the remote side
- * finds its own programs, which it runs unconfined: a confined command could
- * plant one of its own there (see `_tools.ts`).
+ * Throws `SandboxUnavailableError` when one of a call's writable `roots`
+ * (each as given and by its `canonical` path) holds what the remote side
+ * runs or reads unconfined, where a confined command could plant its own:
+ *
+ * 1. a folder in which the remote side finds its own programs (see `_tools.ts`);
+ * 2. a location through which sshd or the login shell reads a file before
+ *    the bootstrap runs, at every channel (see `_login_files.ts`).
  */
-function refuseToolFolders(host: string, tools: RemoteTools, writable: readonly string[]): void {
-  const folder = tools.folders.find((folder) => writable.some((root) => isBeneath(folder, root)));
-  if (folder === undefined) return;
-  throw new SandboxUnavailableError(
-    `No sandbox backend can confine this command on ${host}, so the "workspace-write" command was not run; take the folder named below off the remote PATH or narrow the writable roots, or run it as "danger-full-access"`,
-    [{
-      backend: "bwrap",
-      reason: `"${folder}" holds programs the remote side runs unconfined (its bootstrap's, a ` +
+function refuseUnconfinedReads(
+  host: string,
+  tools: RemoteTools,
+  roots: readonly string[],
+  canonical: readonly string[],
+): void {
+  const holder = (path: string): string | undefined =>
+    roots.find((root, at) => isBeneath(path, root) || isBeneath(path, canonical[at] ?? root));
+  const refusal = (remedy: string, reason: string): SandboxUnavailableError =>
+    new SandboxUnavailableError(
+      `No sandbox backend can confine this command on ${host}, so the "workspace-write" command was not run; ${remedy}, or run it as "danger-full-access"`,
+      [{ backend: "bwrap", reason }],
+    );
+  const folder = tools.folders.find((folder) => holder(folder) !== undefined);
+  if (folder !== undefined) {
+    throw refusal(
+      "take the folder named below off the remote PATH or narrow the writable roots",
+      `"${folder}" holds programs the remote side runs unconfined (its bootstrap's, a ` +
         "terminal's resize) and lies in a writable root, where a confined command could plant " +
         "one of its own; take that folder off the remote PATH or narrow the writable roots",
-    }],
-  );
+    );
+  }
+  for (const { path, locations } of tools.loginFiles) {
+    // The last one a root holds, the most precise (a root that holds the home holds its parent).
+    const location = locations.findLast((location) => holder(location) !== undefined);
+    if (location === undefined) continue;
+    const below = tools.home === "" ? "" : ` below the remote home "${tools.home}"`;
+    const read = location === path
+      ? `"${path}", which sshd or the remote login shell reads`
+      : `"${location}", through which sshd or the remote login shell reads "${path}"`;
+    throw refusal(
+      `make the workspace and writable roots folders${below} that hold none of the paths named below`,
+      `the writable root "${holder(location)}" holds ${read} before the sandbox applies (at ` +
+        "every channel: a later command, a kill, a resize), so a confined command could make " +
+        "the remote host run its code unconfined there; use writable roots that hold none of it",
+    );
+  }
 }
 
 /** The policy as the bwrap arguments take it; its paths are the remote host's, taken as given. */

@@ -10,12 +10,16 @@
  * searched later, when a command may have planted an `stty` or a `setsid`
  * there; and a folder that is searched is one that the remote sandbox keeps
  * out of every call's writable roots (see `remote/_sandbox.ts`). The same
- * as the local host's tools (see `engine/_host_tools.ts`).
+ * as the local host's tools (see `engine/_host_tools.ts`). The same probe
+ * learns the remote home and what sshd and the login shell read before the
+ * bootstrap runs (see `_login_files.ts`), which the remote sandbox keeps
+ * out of every call's writable roots too.
  *
  * @module
  */
 import { posix } from "node:path";
 import { BashSpawnError } from "../seam/mod.ts";
+import { LOGIN_FILES_SCRIPT, type LoginFile, parseLoginFiles } from "./_login_files.ts";
 
 /**
  * The programs the remote side runs by name outside any sandbox: the
@@ -62,14 +66,23 @@ export interface RemoteTools {
   folders: readonly string[];
   /** The remote session's PATH, which commands get (undefined when it has none). */
   sessionPath: string | undefined;
+  /** The remote session's `$HOME` (empty when it has none). */
+  home: string;
+  /**
+   * What sshd and the login shell read before the bootstrap runs, at every
+   * channel: no writable root of a confined call may hold one of their
+   * locations (see `_login_files.ts`).
+   */
+  loginFiles: readonly LoginFile[];
 }
 
 /**
  * The probe script, run as `bash -c TOOLS_SCRIPT shellseam-tools <shell>
  * <tool>...`: prints, NUL-separated, whether PATH is set, PATH, the shell's
  * absolute path (empty when not found) and its canonical path, then the
- * folder of each tool found (once each) with its canonical path. Lookups go
- * through bash's hash table, so only the `realpath` calls start processes.
+ * folder of each tool found (once each) with its canonical path, an empty
+ * word, and what `LOGIN_FILES_SCRIPT` prints. Lookups go through bash's
+ * hash table, so only the `realpath` calls start processes.
  */
 const TOOLS_SCRIPT = `
 set -f
@@ -92,7 +105,8 @@ for t in "$@"; do
   r=$(realpath -e -- "$d") || exit 5
   printf '%s\\0' "$d" "$r"
 done
-`;
+printf '\\0'
+${LOGIN_FILES_SCRIPT}`;
 
 /** The argv of the probe that learns the remote tools, run by `shell` (the configured one). */
 export function toolsProbe(shell: string): string[] {
@@ -120,8 +134,11 @@ export function parseTools(
 ): RemoteTools {
   const words = output.split("\0");
   const [set, sessionPath, found, canonical] = words;
+  // The tools' folders come in pairs, never empty: the first empty word at a pair's place ends them.
+  const end = words.findIndex((word, at) => at >= 4 && at % 2 === 0 && word === "");
+  const login = end === -1 ? undefined : parseLoginFiles(words.slice(end + 1));
   if (
-    exitCode !== 0 || found === undefined || canonical === undefined || words.length % 2 !== 1
+    exitCode !== 0 || found === undefined || canonical === undefined || login === undefined
   ) {
     throw new BashSpawnError(
       `Could not learn where the programs of ${host} are (exit ${exitCode}), so nothing was run; check that bash and realpath work there`,
@@ -134,8 +151,8 @@ export function parseTools(
   }
   // Each folder as bash's lookup joins it (no trailing slash, no "." part).
   const clean = (folder: string): string => posix.dirname(posix.join(folder, "tool"));
-  // Each tool's folder then its canonical path (the output ends with a NUL).
-  const listed = words.slice(4, -1);
+  // Each tool's folder then its canonical path.
+  const listed = words.slice(4, end);
   const order = (sessionPath ?? "").split(":").map(clean);
   // The remote bash's folder too: the bootstrap finds the bash of a probe or a wrapper there.
   const searched = [
@@ -147,5 +164,7 @@ export function parseTools(
     path: searched.join(":"),
     folders: [...new Set([posix.dirname(found), posix.dirname(canonical), ...listed].map(clean))],
     sessionPath: set === "x" ? sessionPath : undefined,
+    home: login.home,
+    loginFiles: login.files,
   };
 }

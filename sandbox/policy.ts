@@ -7,17 +7,35 @@ import { canonicalPath, isBeneath, throwIfDenied } from "../engine/mod.ts";
 import { checkedNetwork } from "./network/mod.ts";
 
 /**
+ * The start-up files of bash, zsh and sh in a home folder, which the next
+ * login or shell runs: protected by default, and kept out of the writable
+ * roots of the SSH executor's remote sandbox (`remote/_login_files.ts`).
+ */
+export const SHELL_START_UP_FILES: readonly string[] = Object.freeze([
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshenv",
+  ".zshrc",
+  ".zprofile",
+  ".zlogin",
+]);
+
+/**
  * The protected paths of a policy without its own `protectedPaths`: names
  * that no confined command may create, replace nor write, in each writable
  * root and in every directory below it (nested packages and repositories
  * have their own), because a program outside the sandbox obeys or runs them
  * later, unconfined: git's metadata and configuration (`.git`, `.gitconfig`,
  * `.gitmodules`; also the folder a repository's `core.hooksPath` names, when
- * it lies in a writable root), shell start-up files, direnv's `.envrc`, git
- * hook managers (`.husky`, `.pre-commit-config.yaml`), editor and agent
- * configuration (`.vscode`, `.idea`, `.mcp.json`, `.claude`, `.codex`,
- * `.shellseam`) and `.ripgreprc`. A list of your own replaces it: spread it
- * in to add a name, filter it to drop one (see `SandboxPolicy.protectedPaths`).
+ * it lies in a writable root), shell start-up files, `.ssh` (sshd runs its
+ * `rc` at every session), direnv's `.envrc`, git hook managers (`.husky`,
+ * `.pre-commit-config.yaml`), editor and agent configuration (`.vscode`,
+ * `.idea`, `.mcp.json`, `.claude`, `.codex`, `.shellseam`) and `.ripgreprc`.
+ * A list of your own replaces it: spread it in to add a name, filter it to
+ * drop one (see `SandboxPolicy.protectedPaths`).
  *
  * @example
  * ```ts
@@ -27,6 +45,7 @@ import { checkedNetwork } from "./network/mod.ts";
  *
  * assert.equal(DEFAULT_PROTECTED_PATHS[0], ".git");
  * assert.ok(DEFAULT_PROTECTED_PATHS.includes(".bashrc"));
+ * assert.ok(DEFAULT_PROTECTED_PATHS.includes(".ssh"));
  * // Add a name, and let commands edit the editor settings.
  * const policy = resolveSandboxPolicy({
  *   mode: "workspace-write",
@@ -46,15 +65,11 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = Object.freeze([
   ".config/git",
   ".gitmodules",
   // Shell start-up files (bash, zsh, sh), run by the next login or shell.
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".profile",
-  ".zshenv",
-  ".zshrc",
-  ".zprofile",
-  ".zlogin",
+  ...SHELL_START_UP_FILES,
+  // ssh: sshd runs `~/.ssh/rc` at every session and obeys `authorized_keys`
+  // (`command=`, `environment=`) and `environment`; ssh obeys `config`
+  // (`ProxyCommand`, `LocalCommand`, `Match exec` run programs).
+  ".ssh",
   // direnv, run on entering the folder; git hook managers.
   ".envrc",
   ".husky",

@@ -10,7 +10,14 @@ import { join } from "node:path";
 import process from "node:process";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
-import { assertNoneLeft, marker, pause, processesWith, waitForSleep } from "../local/_helpers.ts";
+import {
+  assertNoneLeft,
+  leavesOnTermCommand,
+  marker,
+  pause,
+  processesWith,
+  waitForSleep,
+} from "../local/_helpers.ts";
 import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
 
 const probes = await probeHere();
@@ -66,6 +73,16 @@ describe("a kill", () => {
     } finally {
       for (const pid of processesWith(unmarked)) process.kill(pid, "SIGKILL");
     }
+  });
+
+  it("after a command that ended by itself, kills a child that left the session at the group's signal", async () => {
+    // Without a cgroup, whose cleanup would kill it too: the census alone must find it.
+    await using executor = new LocalBashExecutor({ useCgroups: false });
+    const token = marker();
+    const result = await executor.run(executor.resolve({ command: leavesOnTermCommand(token) }));
+    assert.equal(result.stdout.text, "started\n");
+    assert.deepEqual(result.strays.survivors, []);
+    await assertNoneLeft(token);
   });
 
   it("leaves nothing of a bubblewrap command aborted as it starts", {

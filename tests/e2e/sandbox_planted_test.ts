@@ -52,6 +52,7 @@ const FOLDERS = new Set([
   ".claude",
   ".codex",
   ".shellseam",
+  ".ssh",
 ]);
 
 /** The executor's side, run as the user under test: one workspace-write call, printed as JSON. */

@@ -108,6 +108,20 @@ export async function assertNoneLeft(token: string, ms = 1000): Promise<void> {
 }
 
 /**
+ * A command whose `&` child stays in the command's session and group until
+ * it is signalled, then leaves them: its TERM trap waits 0.3 s (a read that
+ * times out, no process) and execs `setsid sleep <token>` (the same process,
+ * now in a session of its own, still carrying the marker). The shell ends
+ * once the trap is set. A sweep's census finds the child in the session,
+ * and it leaves well after the group's signal.
+ */
+export function leavesOnTermCommand(token: string): string {
+  return `d=$(mktemp -d); (exec {z}<> <(:); trap 'read -t 0.3 -u $z; exec setsid sleep ${token}' TERM; ` +
+    `: >"$d/ready"; while :; do sleep 0.05; done) >/dev/null 2>&1 & ` +
+    `until [ -e "$d/ready" ]; do sleep 0.01; done; rm -rf "$d"; echo started`;
+}
+
+/**
  * A python3 program (for `python3 -c`) whose main thread starts a thread and
  * then calls SYS_exit (60), which ends the main thread alone: its leader is a
  * zombie while the other thread runs on. Its arguments: how many seconds the

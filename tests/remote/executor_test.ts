@@ -23,7 +23,14 @@ import { SshBashExecutor, type SshBashExecutorConfig } from "../../remote/mod.ts
 import { BashConfigError, BashSpawnError, SandboxUnavailableError } from "../../seam/mod.ts";
 import { taskOwner, TaskRegistry } from "../../tasks/mod.ts";
 import { createBashTools } from "../../tool/mod.ts";
-import { loneThreadCommand, marker, processesWith, until } from "../local/_helpers.ts";
+import {
+  assertNoneLeft,
+  leavesOnTermCommand,
+  loneThreadCommand,
+  marker,
+  processesWith,
+  until,
+} from "../local/_helpers.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 import { stressSized } from "../_stress.ts";
 import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
@@ -258,6 +265,15 @@ describe("SshBashExecutor over a real sshd", { skip }, () => {
     assert.equal(result.exitCode, 0);
     assert.deepEqual(result.strays, { killed: 1, survivors: [] });
     await until(() => processesWith(token).length === 0, `no process carrying "${token}"`);
+  });
+
+  it("the sweep kills a process that left the session at the group's signal, by its marker", async () => {
+    const executor = shared;
+    const token = marker();
+    const result = await executor.run(executor.resolve({ command: leavesOnTermCommand(token) }));
+    assert.equal(result.stdout.text, "started\n");
+    assert.deepEqual(result.strays.survivors, []);
+    await assertNoneLeft(token);
   });
 
   for (const prefix of ["", "setsid"]) {

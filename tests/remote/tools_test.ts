@@ -149,6 +149,22 @@ describe("the remote side's own programs", { skip: sshdMissing || noBwrap }, () 
 });
 
 describe("parseTools", () => {
+  /** What the login files' fragment prints: the home, then each file, its locations, "". */
+  const login = [
+    "/h",
+    "/h",
+    "/h",
+    "",
+    "/h/.bashrc",
+    "/h",
+    "/h/.bashrc",
+    "/d",
+    "/d/rc",
+    "",
+    "/etc",
+    "/etc",
+    "",
+  ];
   it("searches the folders that held a tool and the bash's, in PATH's order, each once", () => {
     const output = [
       "x",
@@ -159,6 +175,8 @@ describe("parseTools", () => {
       "/srv/b",
       "/c",
       "/c",
+      "",
+      ...login,
     ]
       .map((word) => `${word}\0`).join("");
     const tools = parseTools("h", "bash", 0, output);
@@ -166,11 +184,29 @@ describe("parseTools", () => {
     assert.equal(tools.path, "/opt/b:/c");
     assert.deepEqual(tools.folders, ["/c", "/usr/bin", "/opt/b", "/srv/b"]);
     assert.equal(tools.sessionPath, "/a:/opt/b/:/c");
+    assert.equal(tools.home, "/h");
+    assert.deepEqual(tools.loginFiles, [
+      { path: "/h", locations: ["/h"] },
+      { path: "/h/.bashrc", locations: ["/h", "/h/.bashrc", "/d", "/d/rc"] },
+      { path: "/etc", locations: ["/etc"] },
+    ]);
+    const words = (list: string[]) => list.map((word) => `${word}\0`).join("");
     assert.equal(
-      parseTools("h", "bash", 0, "\0\0/bin/bash\0/usr/bin/bash\0").sessionPath,
+      parseTools("h", "bash", 0, words(["", "", "/bin/bash", "/usr/bin/bash", "", ...login]))
+        .sessionPath,
       undefined,
     );
-    assert.throws(() => parseTools("h", "bash", 0, "x\0/a\0\0\0"), /No "bash" was found/);
+    assert.throws(
+      () => parseTools("h", "bash", 0, words(["x", "/a", "", "", "", ...login])),
+      /No "bash" was found/,
+    );
+    // Cut short: no login files, or not up to /etc.
+    for (const cut of [[], login.slice(0, 4), login.slice(0, -1)]) {
+      assert.throws(
+        () => parseTools("h", "bash", 0, words(["x", "/a", "/a/bash", "/a/bash", "", ...cut])),
+        /Could not learn where the programs/,
+      );
+    }
     assert.throws(() => parseTools("h", "bash", 5, ""), BashSpawnError);
   });
 });

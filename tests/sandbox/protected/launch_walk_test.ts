@@ -115,7 +115,7 @@ describe("ProtectedPaths with the default list", () => {
     for (const dir of [root, join(root, "packages", "app")]) {
       for (const name of DEFAULT_PROTECTED_PATHS) {
         // Folders (editor settings, hook managers) and files alike.
-        if (/^\.(git|husky|vscode|idea|claude|codex|shellseam|config\/git)$/.test(name)) {
+        if (/^\.(git|husky|vscode|idea|claude|codex|shellseam|ssh|config\/git)$/.test(name)) {
           mkdirSync(join(dir, name), { recursive: true });
         } else writeFileSync(join(dir, name), "x\n");
         expected.push(join(dir, name));

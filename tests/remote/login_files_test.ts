@@ -1,0 +1,159 @@
+// What sshd and the remote login shell read before the bootstrap runs, over a real sshd whose
+// sessions get a home of their own (SetEnv HOME): a confined call whose writable roots hold the
+// remote home, or a file the login shell reads there through a symlink, is refused and runs
+// nothing; a workspace below the home runs; `.ssh` in a workspace is protected.
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, before, describe, it } from "node:test";
+import { SshBashExecutor } from "../../remote/mod.ts";
+import { findOnPath } from "../../engine/mod.ts";
+import { type SandboxPolicy, SandboxUnavailableError } from "../../seam/mod.ts";
+import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
+
+const noBwrap = findOnPath("bwrap", process.env.PATH) === null && "needs bwrap";
+
+describe("what the remote login reads before the sandbox applies", {
+  skip: sshdMissing || noBwrap,
+}, () => {
+  let sshd: TestSshd | undefined;
+  /** Holds the remote home `home` and folders beside it. */
+  let base = "";
+  let home = "";
+  before(async () => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-remote-login-")));
+    home = join(base, "home");
+    mkdirSync(home);
+    sshd = await startSshd({ env: { HOME: home } });
+  });
+  after(async () => {
+    await sshd?.dispose();
+    rmSync(base, { recursive: true, force: true });
+  });
+  const policy = (root: string, writableRoots: string[] = []): SandboxPolicy => ({
+    mode: "workspace-write",
+    workspaceRoot: root,
+    writableRoots,
+    network: "deny",
+  });
+  /** Whether `error` is the refusal that names `root` holding `location`, read for `path`. */
+  const refusedFor = (root: string, location: string, path: string) => (error: unknown) =>
+    error instanceof SandboxUnavailableError &&
+    error.attempts[0]?.reason.startsWith(
+        `the writable root "${root}" holds ${
+          location === path
+            ? `"${path}", which sshd or the remote login shell reads`
+            : `"${location}", through which sshd or the remote login shell reads "${path}"`
+        } before the sandbox applies`,
+      ) === true &&
+    error.message.includes(`below the remote home "${home}"`);
+
+  it("refuses a writable root that holds the remote home, and runs nothing; a workspace below it runs", async () => {
+    const beside = join(base, "beside");
+    const below = join(home, "project");
+    mkdirSync(beside);
+    mkdirSync(below);
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: beside });
+    for (
+      const [sandboxPolicy, root] of [
+        [policy(home), home],
+        [policy(beside, [base]), base],
+      ] as const
+    ) {
+      await assert.rejects(
+        executor.run(executor.resolve({
+          command: `touch ${home}/ran ${beside}/ran`,
+          sandboxPolicy,
+        })),
+        refusedFor(root, home, home),
+      );
+    }
+    assert.equal(existsSync(join(home, "ran")), false);
+    assert.equal(existsSync(join(beside, "ran")), false);
+    // The home read-only, and a workspace below it.
+    const readOnly = await executor.run(executor.resolve({
+      command: "echo read",
+      sandboxPolicy: { mode: "read-only", workspaceRoot: home, network: "deny" },
+    }));
+    assert.equal(readOnly.stdout.text, "read\n", readOnly.stderr.text);
+    const inside = await executor.run(executor.resolve({
+      command: "touch made && echo made",
+      workdir: below,
+      sandboxPolicy: policy(below),
+    }));
+    assert.equal(inside.stdout.text, "made\n", inside.stderr.text);
+    assert.equal(existsSync(join(below, "made")), true);
+  });
+
+  it("refuses a writable root that a login file of the home reaches through a symlink", async () => {
+    // ~/.bashrc links into a dotfiles folder beside the home; ~/.config is a link to a folder
+    // that holds fish's config.
+    const dotfiles = join(base, "dotfiles");
+    const config = join(base, "config");
+    const beside = join(base, "beside-config");
+    mkdirSync(beside);
+    mkdirSync(dotfiles);
+    mkdirSync(join(config, "fish"), { recursive: true });
+    writeFileSync(join(dotfiles, "bashrc"), ": kept\n");
+    symlinkSync(join(dotfiles, "bashrc"), join(home, ".bashrc"));
+    symlinkSync(config, join(home, ".config"));
+    try {
+      // They are learned before the executor's first confined call: a new executor.
+      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: base });
+      await assert.rejects(
+        executor.run(executor.resolve({
+          command: "echo 'touch ran' >bashrc",
+          sandboxPolicy: policy(dotfiles),
+        })),
+        refusedFor(dotfiles, join(dotfiles, "bashrc"), join(home, ".bashrc")),
+      );
+      await assert.rejects(
+        executor.run(executor.resolve({
+          command: "echo 'touch ran' >fish/config.fish",
+          sandboxPolicy: policy(beside, [config]),
+        })),
+        refusedFor(config, join(config, "fish"), join(home, ".config", "fish")),
+      );
+      assert.equal(readFileSync(join(dotfiles, "bashrc"), "utf8"), ": kept\n");
+      assert.equal(existsSync(join(config, "fish", "config.fish")), false);
+    } finally {
+      rmSync(join(home, ".bashrc"));
+      rmSync(join(home, ".config"));
+    }
+  });
+
+  it("protects .ssh in a workspace: a confined command cannot write its rc", async () => {
+    const workspace = join(home, "with-ssh");
+    const fresh = join(home, "without-ssh");
+    mkdirSync(join(workspace, ".ssh"), { recursive: true });
+    mkdirSync(fresh);
+    writeFileSync(join(workspace, ".ssh", "authorized_keys"), "kept\n");
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    const written = await executor.run(executor.resolve({
+      command: "echo 'touch ran' >.ssh/rc; echo evil >>.ssh/authorized_keys; rm -rf .ssh; true",
+      sandboxPolicy: policy(workspace),
+    }));
+    assert.equal(written.exitCode, 0, written.stderr.text);
+    assert.equal(existsSync(join(workspace, ".ssh", "rc")), false);
+    assert.equal(readFileSync(join(workspace, ".ssh", "authorized_keys"), "utf8"), "kept\n");
+    // A missing one: what the command made there is moved to the quarantine once it settled.
+    const made = await executor.run(executor.resolve({
+      command: "mkdir .ssh && echo 'touch ran' >.ssh/rc",
+      workdir: fresh,
+      sandboxPolicy: policy(fresh),
+    }));
+    assert.equal(made.sandbox?.violations?.[0]?.path, join(fresh, ".ssh"), made.stderr.text);
+    assert.equal(existsSync(join(fresh, ".ssh")), false);
+  });
+});
