@@ -525,14 +525,17 @@ sub drop_capabilities {
 }
 
 # Step 8. The ABI printed when the policy asks, then the process as a
-# normal spawn leaves it: SIGPIPE at its default, every inherited
-# descriptor above 2 close-on-exec.
+# normal spawn leaves it: SIGPIPE and SIGFPE at their defaults (perl
+# ignores SIGFPE from its start, and only its own exec restores it; an
+# ignored signal survives execve), every inherited descriptor above 2
+# close-on-exec.
 sub reset_for_exec {
   my ($abi, $report_abi) = @_;
   syswrite(STDOUT, "${LAUNCHER_ABI_PREFIX} $abi\n") if $report_abi;
   # struct sigaction all zero: SIG_DFL, no flags, an empty mask; 8 bytes of signal set.
   my $action = "\0" x 32;
-  sys('rt_sigaction', 13, $action, 0, 8);
+  my ($SIGFPE, $SIGPIPE) = (8, 13);
+  sys('rt_sigaction', $_, $action, 0, 8) for ($SIGFPE, $SIGPIPE);
   fail('marking inherited descriptors close-on-exec failed (' . error_text() . ')')
     if sys('close_range', 3, 0xffffffff, 4) != 0; # CLOSE_RANGE_CLOEXEC
 }

@@ -220,6 +220,23 @@ for (const runtime of ["perl", "deno"] as const) {
       assert.equal(ignored & (1n << 12n), 0n, "SIGPIPE is ignored in the command");
     });
 
+    it("the command ignores no signal that a plain spawn here does not (perl ignores SIGFPE)", async () => {
+      const status = "grep '^SigIgn:' /proc/self/status";
+      const ignoredIn = (text: string) => BigInt(`0x${/SigIgn:\s+([0-9a-f]+)/.exec(text)![1]}`);
+      const plain = await executor.run(executor.resolve({ command: status }));
+      const launched = await launch([policy(), "/usr/bin/bash", "-c", status]);
+      assert.equal(launched.exitCode, 0, launched.stderr.text);
+      const extra = ignoredIn(launched.stdout.text) & ~ignoredIn(plain.stdout.text);
+      assert.equal(
+        extra.toString(16),
+        "0",
+        "signals ignored in the command alone (bit n - 1: signal n)",
+      );
+      // A signal sent to it acts: a shell does not undo what it was started ignoring.
+      const killed = await launch([policy(), "/usr/bin/bash", "-c", "kill -FPE $$; echo survived"]);
+      assert.deepEqual([killed.signal, killed.stdout.text], ["SIGFPE", ""], killed.stderr.text);
+    });
+
     it("inheritable capabilities of its parent do not reach the command", {
       skip: process.getuid?.() !== 0 || findOnPath("setpriv", process.env.PATH) === null
         ? "needs root and util-linux setpriv to give the launcher an inheritable capability"
