@@ -1,5 +1,5 @@
 // The programs that run before confinement (the setsid binary, bwrap's
-// wrapper shell, bwrap, the deno that runs the Landlock launcher) must not
+// wrapper shell, bwrap, the perl or deno that runs the Landlock launcher) must not
 // load what a confined command can plant: an agent running with
 // LD_LIBRARY_PATH and LD_PRELOAD into its workspace gets fake copies of a
 // library each of them really loads, whose constructor writes a canary
@@ -43,7 +43,9 @@ const skip = !("Deno" in globalThis)
 function runners(backend: SandboxBackendName): string[] {
   const programs = [findOnPath("setsid", process.env.PATH), findOnPath("bash", process.env.PATH)];
   const denoPath = "reason" in deno ? null : deno.path;
-  programs.push(backend === "bwrap" ? findOnPath("bwrap", process.env.PATH) : denoPath);
+  // Landlock's launcher runs under perl where one passes its self-check, else under deno.
+  if (backend === "bwrap") programs.push(findOnPath("bwrap", process.env.PATH));
+  else programs.push(findOnPath("perl", process.env.PATH), denoPath);
   return programs.filter((program): program is string => program !== null);
 }
 
