@@ -140,20 +140,15 @@ async function selectBackend(
   { setsid, bridge, toolFolders }: Runners,
 ): Promise<SandboxBackend> {
   const attempts: { backend: string; reason: string }[] = [];
-  const writable = policy.mode === "workspace-write"
-    ? [policy.workspaceRoot, ...policy.writableRoots]
-    : [];
+  // The roots of a read-only call too: it writes nowhere, but a write call
+  // before it (under another backend, whose runners lie elsewhere) could
+  // have replaced a runner there, which this call would then run unconfined.
+  const writable = [policy.workspaceRoot, ...policy.writableRoots];
   for (const name of names) {
     const { backend, status } = await probes.probe(name);
     if (backend === undefined) {
       attempts.push({ backend: name, reason: status.reason ?? "unknown" });
       continue;
-    }
-    // Read-only calls write nowhere, so no runner can be replaced by one;
-    // the bridge, when it cannot run, fails the call all the same.
-    if (writable.length === 0) {
-      await bridge(backend);
-      return backend;
     }
     const exposedAt = (path: string): string | undefined =>
       resolutionLocations(path).find((location) =>

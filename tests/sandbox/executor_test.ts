@@ -625,7 +625,7 @@ describe("the backends option", () => {
   });
 
   for (const runtime of ["perl", "deno"] as const) {
-    it(`passes over a backend whose ${runtime} lies in the call's writable roots, for that call`, {
+    it(`passes over a backend whose ${runtime} lies in the workspace, for read-only calls too`, {
       skip: noLandlock || noBwrap ||
         (findOnPath(runtime, process.env.PATH) === null ? `no ${runtime} here` : false),
     }, async () => {
@@ -647,7 +647,17 @@ describe("the backends option", () => {
         ))
           .sandbox?.backend;
       assert.equal(await backendFor("workspace-write"), "bwrap");
-      assert.equal(await backendFor("read-only"), "landlock");
+      // A write call (under bwrap) replaces the runner; a read-only call after it must not run it.
+      const canary = join(workspace.base, "canary");
+      const plant = await executor.run(executor.resolve({
+        command:
+          `rm bin/${runtime} && printf '#!/bin/sh\\ntouch ${canary}\\n' > bin/${runtime} && ` +
+          `chmod +x bin/${runtime}`,
+        sandboxPolicy: { mode: "workspace-write", ...policy },
+      }));
+      assert.equal(plant.exitCode, 0, plant.stderr.text);
+      assert.equal(await backendFor("read-only"), "bwrap");
+      assert.equal(existsSync(canary), false, "the replaced runner ran unconfined");
     });
   }
 });
@@ -671,8 +681,11 @@ describe("the setsid binary in a call's writable roots", () => {
         sessionStrategy: "setsid-binary",
       });
       assert.equal(executor.config.setsidPath, join(bin, "setsid"));
-      const readOnly = await executor.run(executor.resolve({ command: "true" }));
-      assert.equal(readOnly.sandbox?.backend, "bwrap");
+      // Read-only calls too: one planted there (by an earlier executor's call) would run unconfined.
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "true" })),
+        SandboxUnavailableError,
+      );
       await assertRunnerRefused(executor, workspace, "touch ran", join(bin, "setsid"));
       assert.equal(existsSync(join(workspace.root, "ran")), false);
     } finally {
@@ -747,8 +760,11 @@ describe("the host's own tools and PATH", () => {
       await withFirstOnPath(bin, async () => {
         await using executor = executorFor("bwrap", workspace);
         assert.equal(executor.config.toolPath.split(":")[0], bin);
-        const readOnly = await executor.run(executor.resolve({ command: "true" }));
-        assert.equal(readOnly.sandbox?.backend, "bwrap");
+        // Read-only calls too: one planted there (by an earlier executor's call) would run unconfined.
+        await assert.rejects(
+          executor.run(executor.resolve({ command: "true" })),
+          SandboxUnavailableError,
+        );
         await assert.rejects(
           executor.run(executor.resolve({
             command: "touch ran",
