@@ -11,8 +11,7 @@ import { sweepStaleCgroups } from "../../engine/_cgroup_sweep.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { assertNoneLeft, marker, processesWith, until, waitForSleep } from "../local/_helpers.ts";
-import { probeHere, skipUnless } from "../sandbox/_fixtures.ts";
-import { LAUNCHER_STANDBY_FLAG } from "../../sandbox/backends/landlock/_launcher_protocol.ts";
+import { probeHere, skipUnless, STANDBY_TOKENS } from "../sandbox/_fixtures.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
 const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
@@ -186,12 +185,6 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
     });
   }
 });
-
-/** What only a waiting standby of each backend has on its command line. */
-const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
-  bwrap: "the standby got no command",
-  landlock: `landlock-launcher.mjs\0${LAUNCHER_STANDBY_FLAG}\0`,
-};
 
 /** The `backend` standbys of `host`'s executors (their cgroup folders carry its pid). */
 function standbysOf(backend: "bwrap" | "landlock", host: number): number[] {

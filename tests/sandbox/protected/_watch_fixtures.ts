@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PROTECTED_PATHS } from "../../../sandbox/mod.ts";
 import {
@@ -45,14 +45,22 @@ export function tree(root: string, packages: number): string[] {
 
 /**
  * A walk memory with a folder watch (`open` gives its events; `limit` bounds
- * it; `mountTable` reads the mount table).
+ * it; `mountTable` reads the mount table: by default the table as it was when
+ * the memory was made, since a mount made elsewhere by a test running beside
+ * this one (the spill tests mount a tmpfs) would drop every watch mid-case).
  */
 export function watched(
   open?: () => FolderEvents | string,
   limit?: number,
-  mountTable?: () => string,
+  mountTable: () => string = tableAsNow(),
 ): WalkMemory {
   return new WalkMemory(new FolderListings(undefined, new FolderWatch(open, limit, mountTable)));
+}
+
+/** A reader of the mount table that gives it as it is now, whatever happens later. */
+function tableAsNow(): () => string {
+  const table = readFileSync("/proc/self/mountinfo", "utf8");
+  return () => table;
 }
 
 /** One call's protected paths in `workspace`, remembering in `memory`. */
