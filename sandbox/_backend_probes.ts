@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import {
   type BashRunResult,
   BashSpawnError,
@@ -19,6 +19,7 @@ import type { SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
 import { BACKEND_KINDS, platformRefusal } from "./_backend_kinds.ts";
 import { platformOf } from "../runtime/mod.ts";
 import { type Confinement, enforcementOf } from "./_confinement.ts";
+import { type Exposure, exposureOf, type Unconfined } from "./_exposure.ts";
 
 /** The probe's launches at most, as a call's (the engine's `MAX_LAUNCHES`). */
 const PROBE_LAUNCHES = 3;
@@ -67,6 +68,8 @@ export interface Probe {
   status: SandboxBackendStatus;
   /** The backend, when it works here. */
   backend?: SandboxBackend;
+  /** What to do when it does not, for an error that has no other backend to offer. */
+  remedy?: string;
 }
 
 /** What {@linkcode BackendProbes} needs to know. */
@@ -79,13 +82,20 @@ export interface BackendProbeOptions {
   defaultPolicy: Readonly<SandboxPolicy>;
   /** A confined call's default limits, whose gaps a status reports. */
   confinedLimits: ResourceLimits;
+  /**
+   * Every root a confined command could have written by now (see
+   * `GrantedRoots`), where nothing a probe runs may lie.
+   */
+  writableRoots: () => readonly string[];
 }
 
 /**
  * Each backend prepared and probed once per executor (a trivial command
  * confined by it), with the private folders the backends use (the
  * commands' TMPDIR, the Landlock launcher's folder), which it makes again
- * when an unconfined command removed them.
+ * when an unconfined command removed them. Nothing a preparation or a
+ * probe runs unconfined may lie where a confined command could have
+ * replaced it (see `sandbox/_exposure.ts`): such a backend is passed over.
  */
 export class BackendProbes {
   readonly #options: BackendProbeOptions;
@@ -178,15 +188,41 @@ export class BackendProbes {
   async #prepareNow(name: SandboxBackendName): Promise<SandboxBackend | Probe> {
     const refusal = platformRefusal(name, this.platform);
     if (refusal !== undefined) return { status: { backend: name, works: false, reason: refusal } };
+    const exposed = (program: string) => this.#exposure({ programs: [program], folders: [] });
     const prepared = await BACKEND_KINDS[name].prepare({
       searchPath: this.#options.searchPath,
       probeTimeoutMs: this.#options.probeTimeoutMs,
       privateFolder: (folder, purpose) => this.#privateFolder(folder, purpose),
-      runDirect: (request, wrap) => this.#host.runDirect(request, wrap),
+      exposed,
+      runDirect: (request, wrap) =>
+        this.#host.runDirect(request, (launch) => {
+          const wrapped = wrap(launch);
+          const exposure = exposed(wrapped.program);
+          if (exposure !== undefined) throw new BashSpawnError(exposure.reason);
+          return wrapped;
+        }),
     });
-    return "reason" in prepared
-      ? { status: { backend: name, works: false, ...prepared } }
-      : prepared;
+    if (!("reason" in prepared)) return prepared;
+    const { remedy, ...found } = prepared;
+    return {
+      status: { backend: name, works: false, ...found },
+      ...(remedy === undefined ? {} : { remedy }),
+    };
+  }
+
+  /**
+   * Why what is run unconfined, with the setsid binary and the host's tools
+   * in front, must not be (see `exposureOf`), or undefined.
+   */
+  #exposure(
+    { programs, folders }: Pick<Unconfined, "programs" | "folders">,
+  ): Exposure | undefined {
+    const { setsidPath, toolPath } = this.#host.config;
+    return exposureOf({
+      programs: [...(setsidPath === null ? [] : [setsidPath]), ...programs],
+      toolFolders: toolPath.split(delimiter).filter((folder) => folder !== ""),
+      folders,
+    }, this.#options.writableRoots());
   }
 
   async #run(name: SandboxBackendName): Promise<Probe> {
@@ -195,6 +231,7 @@ export class BackendProbes {
     const backend = prepared;
     const { defaultPolicy, probeTimeoutMs } = this.#options;
     let reason: string | undefined;
+    let exposure: Exposure | undefined;
     try {
       // No socket masks: a socket that goes while the probe starts would fail
       // it, and a failed probe rules the backend out for the executor's life.
@@ -213,7 +250,14 @@ export class BackendProbes {
         launches++;
         result = await this.#host.runDirect(
           { command: "true", workdir: policy.workspaceRoot, timeoutMs: probeTimeoutMs },
-          (launch) => backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy),
+          (launch) => {
+            exposure = this.#exposure({
+              programs: backend.runners(launch),
+              folders: backend.runnerFolders(),
+            });
+            if (exposure !== undefined) throw new BashSpawnError(exposure.reason);
+            return backend.probeLaunch({ ...launch, args: ["-c", "true"] }, policy);
+          },
         );
       } while (
         launches < PROBE_LAUNCHES && result.exitCode !== 0 &&
@@ -227,10 +271,15 @@ export class BackendProbes {
           stderr: result.stderr.text,
         });
     } catch (error) {
-      reason = `probe could not start: ${messageOf(error)}`;
+      reason = exposure?.reason ?? `probe could not start: ${messageOf(error)}`;
     }
     const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
-    if (reason !== undefined) return { status: { ...status, reason } };
+    if (reason !== undefined) {
+      return {
+        status: { ...status, reason },
+        ...(exposure === undefined ? {} : { remedy: exposure.remedy }),
+      };
+    }
     const factsPolicy = defaultPolicy.mode === "danger-full-access"
       ? { ...defaultPolicy, mode: "workspace-write" as const }
       : defaultPolicy;

@@ -37,6 +37,7 @@ import { BRIDGE_PORT, bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from
 import type { ProxyOptions, ProxyState } from "./network/mod.ts";
 import { confinedRoots, Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
+import { GrantedRoots } from "./_exposure.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
 import { chooseBackend } from "./_select_backend.ts";
 import { Standbys } from "./_standby.ts";
@@ -74,6 +75,8 @@ export class SandboxConfiner implements Confiner {
   readonly #chosenSpillDir: string | undefined;
   readonly #confinement: Confinement;
   readonly #probes: BackendProbes;
+  /** Every root this executor's confined commands could have written so far. */
+  readonly #granted: GrantedRoots;
   readonly #network: NetworkLaunches;
   /** Confined launches started ahead of the calls that will run in them. */
   readonly #standbys: Standbys;
@@ -106,12 +109,15 @@ export class SandboxConfiner implements Confiner {
     this.defaultPolicy = options.defaultPolicy;
     this.backends = options.backends;
     this.#confinement = new Confinement(options.home, () => host.privateDir());
+    const granted = new GrantedRoots(options.defaultPolicy);
+    this.#granted = granted;
     this.#probes = new BackendProbes(
       {
         searchPath: options.searchPath,
         probeTimeoutMs: options.probeTimeoutMs,
         defaultPolicy: options.defaultPolicy,
         confinedLimits: callDefaultLimits(true, host.config.limits),
+        writableRoots: () => granted.with(),
       },
       host,
       this.#confinement,
@@ -223,6 +229,9 @@ export class SandboxConfiner implements Confiner {
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = await this.#confinement.confine(policy);
+    // Granted before its backend is chosen: a probe this call starts, and
+    // every later call, counts its roots, whatever roots that call has.
+    this.#granted.grant(policy);
     const own = await this.#host.privateDir();
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
     const ownReal = existingRealpath(own) ?? own;
@@ -270,6 +279,7 @@ export class SandboxConfiner implements Confiner {
       {
         setsid: this.#host.config.setsidPath,
         toolFolders: this.#host.config.toolPath.split(delimiter).filter((folder) => folder !== ""),
+        writableRoots: this.#granted.with([confined.workspaceRoot, ...confined.writableRoots]),
         bridge: async (backend) =>
           bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
       },

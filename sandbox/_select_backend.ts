@@ -7,10 +7,10 @@
  */
 import { BashSpawnError, SandboxUnavailableError } from "../seam/mod.ts";
 import type { Launch } from "../engine/mod.ts";
-import { isBeneath, resolutionLocations } from "../engine/mod.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
 import type { BackendProbes } from "./_backend_probes.ts";
 import { noBackendRemedy, platformRefusal } from "./_backend_kinds.ts";
+import { exposureOf } from "./_exposure.ts";
 
 /** Where {@linkcode selectBackend} learns which backends work: their probes. */
 type ProbeSource = Pick<BackendProbes, "probe" | "platform">;
@@ -35,6 +35,13 @@ export interface Runners {
    * bridge, needed, cannot run here.
    */
   bridge: (backend: SandboxBackend) => Promise<readonly string[]>;
+  /**
+   * Every root a confined command could have written, where none of these
+   * may lie: the call's own (a read-only call's too, which an earlier write
+   * call may have written) and every one the executor granted before (see
+   * `GrantedRoots`), canonical.
+   */
+  writableRoots: readonly string[];
 }
 
 /** The backend a call is launched under (see {@linkcode chooseBackend}). */
@@ -128,76 +135,48 @@ export async function chooseBackend(
 
 /**
  * The first of `names` that works here and whose programs, run before the
- * confinement applies, the policy's writable roots cannot replace (a
- * command could otherwise swap one, and the next launch would run it
- * unconfined). Throws `SandboxUnavailableError` naming why each was passed over.
+ * confinement applies, no root a confined command could have written holds
+ * (`Runners.writableRoots`: a command could otherwise swap one, and the next
+ * launch would run it unconfined). Throws `SandboxUnavailableError` naming
+ * why each was passed over.
  */
 async function selectBackend(
   probes: ProbeSource,
   names: readonly SandboxBackendName[],
   policy: ConfinedPolicy,
   launch: Launch,
-  { setsid, bridge, toolFolders }: Runners,
+  { setsid, bridge, toolFolders, writableRoots }: Runners,
 ): Promise<SandboxBackend> {
   const attempts: { backend: string; reason: string }[] = [];
-  // The roots of a read-only call too: it writes nowhere, but a write call
-  // before it (under another backend, whose runners lie elsewhere) could
-  // have replaced a runner there, which this call would then run unconfined.
-  const writable = [policy.workspaceRoot, ...policy.writableRoots];
+  let remedy: string | undefined;
   for (const name of names) {
-    const { backend, status } = await probes.probe(name);
+    const probe = await probes.probe(name);
+    const { backend, status } = probe;
     if (backend === undefined) {
       attempts.push({ backend: name, reason: status.reason ?? "unknown" });
+      remedy = probe.remedy;
       continue;
     }
-    const exposedAt = (path: string): string | undefined =>
-      resolutionLocations(path).find((location) =>
-        writable.some((root) => isBeneath(location, root))
-      );
-    const runners = [
-      ...(setsid === null ? [] : [setsid]),
-      ...await bridge(backend),
-      ...backend.runners(launch),
-    ];
-    const program = runners.flatMap((runner) => {
-      const location = exposedAt(runner);
-      return location === undefined ? [] : [{ runner, location }];
-    })[0];
-    if (program !== undefined) {
-      attempts.push({
-        backend: name,
-        reason: `"${program.runner}" runs before the sandbox applies, and "${program.location}" ` +
-          "lies in a writable root, where a confined command could replace it; install it " +
-          "elsewhere or narrow the writable roots",
-      });
-      continue;
-    }
-    const tools = toolFolders.find((folder) => exposedAt(folder) !== undefined);
-    if (tools !== undefined) {
-      attempts.push({
-        backend: name,
-        reason: `"${tools}" holds programs the host runs unconfined (its watchdog's, a ` +
-          `terminal's resize) and lies in a writable root, where a confined command could ` +
-          "plant one of its own; take that folder off PATH or narrow the writable roots",
-      });
-      continue;
-    }
-    const folder = backend.runnerFolders().flatMap((folder) => {
-      const location = exposedAt(folder.path);
-      return location === undefined ? [] : [{ ...folder, location }];
-    })[0];
-    if (folder === undefined) return backend;
-    attempts.push({
-      backend: name,
-      reason: `${folder.name} "${folder.path}" is read before the sandbox applies, and ` +
-        `"${folder.location}" lies in a writable root, where a confined command could plant ` +
-        "what is read there; set TMPDIR of this process to a folder outside the writable " +
-        "roots (the executor's private folder is made there) or narrow the writable roots",
-    });
+    const exposure = exposureOf({
+      programs: [
+        ...(setsid === null ? [] : [setsid]),
+        ...await bridge(backend),
+        ...backend.runners(launch),
+      ],
+      toolFolders,
+      folders: backend.runnerFolders(),
+    }, writableRoots);
+    if (exposure === undefined) return backend;
+    attempts.push({ backend: name, reason: exposure.reason });
+    remedy = exposure.remedy;
   }
+  // A user who listed one backend is told what makes it usable.
+  const what = names.length === 1 && remedy !== undefined
+    ? remedy
+    : noBackendRemedy(probes.platform);
   throw new SandboxUnavailableError(
     `No sandbox backend can confine this command here, so the "${policy.mode}" command was ` +
-      `not run; ${noBackendRemedy(probes.platform)}, or run it as "danger-full-access"`,
+      `not run; ${what}, or run it as "danger-full-access"`,
     attempts,
   );
 }

@@ -203,6 +203,11 @@ export interface PrepareRefusal {
   reason: string;
   /** The self-probe's checks, when the backend ran one and it failed. */
   selfProbe?: SelfProbeCheck[];
+  /**
+   * What to do, for an error that has no other backend to offer, when the
+   * reason is not a missing program (see `SandboxBackendStatus.reason`).
+   */
+  remedy?: string;
 }
 
 /** What preparing a backend may use of the executor (see {@linkcode BackendKind}). */
@@ -217,6 +222,14 @@ export interface PrepareContext {
    * cannot be made (`purpose` names it in that reason).
    */
   privateFolder(name: string, purpose: string): Promise<string | { reason: string }>;
+  /**
+   * Why `program` must not run unconfined: it lies where a confined command
+   * could have replaced it (the workspace, a writable root; see
+   * `sandbox/_exposure.ts`), or the setsid binary or the host's tools in
+   * front of every run do. Undefined when it may run; asked before each
+   * program a preparation runs (`runDirect` refuses one all the same).
+   */
+  exposed(program: string): PrepareRefusal | undefined;
   /** Runs `request` unconfined, its bare launch changed by `wrap` (a probe of what the backend needs). */
   runDirect(request: BashExecRequest, wrap: (launch: Launch) => Launch): Promise<BashRunResult>;
 }

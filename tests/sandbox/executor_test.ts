@@ -662,6 +662,100 @@ describe("the backends option", () => {
   }
 });
 
+describe("what a new executor runs before any call", () => {
+  // A confined command of an earlier session planted it in the workspace's
+  // node_modules/.bin, which `npm run` puts first on the search path.
+  for (
+    const [program, backend] of [["perl", "landlock"], ["deno", "landlock"], [
+      "bwrap",
+      "bwrap",
+    ]] as const
+  ) {
+    it(`never runs a ${program} that lies in the workspace: ${backend} is passed over, naming it`, {
+      skip: skipUnless(statuses, backend),
+    }, async () => {
+      using workspace = tempWorkspace();
+      const bin = join(workspace.root, "node_modules", ".bin");
+      mkdirSync(bin, { recursive: true });
+      const canary = join(workspace.base, "canary");
+      const planted = join(bin, program);
+      writeFileSync(planted, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+      // For deno: no perl anywhere on the search path, so the Deno launcher is the one run.
+      const rest = program === "deno"
+        ? linkedPrograms(join(workspace.base, "others"), ["bwrap", "unshare"])
+        : process.env.PATH;
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: [backend],
+        searchPath: `${bin}:${rest}`,
+      });
+      const [status] = await executor.probeBackends();
+      assert.equal(status?.works, false);
+      assert.ok(
+        status?.reason?.startsWith(
+          `"${planted}" runs before the sandbox applies, and "${planted}" lies in the ` +
+            `writable root "${workspace.root}"`,
+        ),
+        status?.reason,
+      );
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "true" })),
+        (error: unknown) =>
+          error instanceof SandboxUnavailableError &&
+          error.message.includes(`install "${planted}" elsewhere`) &&
+          error.attempts[0]?.reason === status?.reason,
+      );
+      assert.equal(existsSync(canary), false, "a planted program ran unconfined");
+    });
+  }
+
+  it(
+    "never runs a runner that an earlier call's writable root holds, whatever the roots of the call",
+    {
+      skip: noLandlock || noBwrap ||
+        (findOnPath("perl", process.env.PATH) === null ? "no perl here" : false),
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      const [a, b] = ["a", "b"].map((name) => join(workspace.base, name));
+      mkdirSync(b!);
+      const bin = linkedPrograms(join(a!, "bin"), ["perl"]);
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: ["landlock", "bwrap"],
+        searchPath: `${bin}:${process.env.PATH}`,
+      });
+      const run = async (command: string, writableRoots: string[]) => {
+        const result = await executor.run(executor.resolve({
+          command,
+          sandboxPolicy: {
+            mode: "workspace-write",
+            workspaceRoot: workspace.root,
+            network: "deny",
+            writableRoots,
+          },
+        }));
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        return result.sandbox?.backend;
+      };
+      assert.equal(await run("true", [b!]), "landlock");
+      // A call that may write a replaces the perl there (under bwrap: its perl is exposed)...
+      const canary = join(workspace.base, "canary");
+      assert.equal(
+        await run(
+          `rm ${bin}/perl && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${bin}/perl && chmod +x ${bin}/perl`,
+          [a!],
+        ),
+        "bwrap",
+      );
+      // ...and a later call that may write b only must not run it.
+      assert.equal(await run("true", [b!]), "bwrap");
+      assert.equal(await run("true", [b!]), "bwrap");
+      assert.equal(existsSync(canary), false, "the replaced runner ran unconfined");
+    },
+  );
+});
+
 describe("the setsid binary in a call's writable roots", () => {
   it("passes every backend over for that call: it runs before any of them", {
     skip: noBwrap,

@@ -2,7 +2,7 @@ import process from "node:process";
 import { type BashRunResult, BashSpawnError } from "../../../seam/mod.ts";
 import { messageOf } from "../../../seam/message.ts";
 import { findOnPath } from "../../../engine/mod.ts";
-import type { BackendKind, PrepareContext, SandboxBackend } from "../mod.ts";
+import type { BackendKind, PrepareContext, PrepareRefusal, SandboxBackend } from "../mod.ts";
 import { findDeno } from "./_deno.ts";
 import { createLandlockBackend, type LauncherRunner, USER_NAMESPACE_ARGS } from "./_landlock.ts";
 import { landlockLauncherFile } from "./_launcher_file.ts";
@@ -14,7 +14,9 @@ import {
 
 /**
  * The Landlock backend as the sandbox finds it: `perl` on the search path
- * runs the Perl launcher when it passes the launcher's self-check; else
+ * runs the Perl launcher when it passes the launcher's self-check (a perl
+ * a confined command could have replaced is never run, and the backend is
+ * passed over); else
  * `deno` runs the Deno launcher, written into a folder of the executor's
  * private folder (written again before each launch when an unconfined
  * command removed or changed it). A search path without perl (the
@@ -24,7 +26,7 @@ import {
 export const LANDLOCK_KIND: BackendKind = {
   name: "landlock",
   platform: "linux",
-  async prepare(context: PrepareContext): Promise<SandboxBackend | { reason: string }> {
+  async prepare(context: PrepareContext): Promise<SandboxBackend | PrepareRefusal> {
     const tmpDir = await context.privateFolder("tmp", "TMPDIR");
     if (typeof tmpDir !== "string") return tmpDir;
     const launcherDir = await context.privateFolder("deno", "launcher folder");
@@ -48,14 +50,19 @@ export const LANDLOCK_KIND: BackendKind = {
 /**
  * What runs the launcher: a perl that passes the Perl launcher's
  * self-check, else deno with the Deno launcher written into `launcherDir`;
- * or why neither can.
+ * or why neither can. A perl that lies where a confined command could have
+ * replaced it is never run: the backend is passed over, naming it.
  */
 async function launcherRunner(
   context: PrepareContext,
   launcherDir: string,
-): Promise<LauncherRunner | { reason: string }> {
-  const perl = await usablePerl(context);
-  if (perl !== undefined) return { runtime: "perl", perl };
+): Promise<LauncherRunner | PrepareRefusal> {
+  const perl = findOnPath("perl", context.searchPath ?? "");
+  if (perl !== null) {
+    const exposed = context.exposed(perl);
+    if (exposed !== undefined) return exposed;
+    if (await passesSelfCheck(context, perl)) return { runtime: "perl", perl };
+  }
   const deno = findDeno(context.searchPath);
   if ("reason" in deno) {
     return { reason: `${deno.reason}, or a 64-bit perl (perl-base), which runs it faster` };
@@ -68,25 +75,20 @@ async function launcherRunner(
 }
 
 /**
- * The first `perl` on the search path when it passes the Perl launcher's
- * self-check (64-bit, an architecture whose system call numbers it knows,
- * `syscall()` answering as the kernel does), run unconfined with no
- * environment; else undefined.
+ * Whether `perl` passes the Perl launcher's self-check (64-bit, an
+ * architecture whose system call numbers it knows, `syscall()` answering
+ * as the kernel does), run unconfined with no environment.
  */
-async function usablePerl(context: PrepareContext): Promise<string | undefined> {
-  const perl = findOnPath("perl", context.searchPath ?? "");
-  if (perl === null) return undefined;
+async function passesSelfCheck(context: PrepareContext, perl: string): Promise<boolean> {
   try {
     const result = await runUnconfined(context, perl, () => [
       ...perlLauncherArgs(),
       PERL_SELF_CHECK_FLAG,
     ]);
-    return result.exitCode === 0 && result.stdout.text === `${PERL_SELF_CHECK_PASSED}\n`
-      ? perl
-      : undefined;
+    return result.exitCode === 0 && result.stdout.text === `${PERL_SELF_CHECK_PASSED}\n`;
   } catch {
     // It could not start: the Deno launcher runs instead.
-    return undefined;
+    return false;
   }
 }
 
@@ -115,6 +117,8 @@ async function userNamespace(
   if (unshare === null) {
     return { reason: '"unshare" was not found on PATH; install util-linux' };
   }
+  const exposed = context.exposed(unshare);
+  if (exposed !== undefined) return { reason: exposed.reason };
   try {
     const result = await runUnconfined(context, unshare, (bash) => [
       ...USER_NAMESPACE_ARGS,

@@ -1,0 +1,119 @@
+/**
+ * Whether what the executor runs unconfined (a backend's probe, a
+ * launcher's self-check, the programs in front of a call's launch) lies
+ * where a confined command could replace it: in the workspace or a
+ * writable root. A command could otherwise swap one (a `perl` in the
+ * workspace's `node_modules/.bin`, first on the search path as `npm run`
+ * puts it), and the next launch or probe would run it unconfined. The
+ * probes and each call's choice of backend ask the same question here,
+ * each before it runs anything.
+ *
+ * @module
+ */
+import { canonicalPath, isBeneath, resolutionLocations } from "../engine/mod.ts";
+import type { SandboxPolicy } from "../seam/mod.ts";
+
+/** What runs, or is read, before the confinement applies. */
+export interface Unconfined {
+  /** The programs run (the setsid binary, the backend's runners, a probe's program). */
+  programs: readonly string[];
+  /**
+   * The folders in which the host finds its own tools, which it runs
+   * unconfined while commands run and after them (the executor's `toolPath`).
+   */
+  toolFolders: readonly string[];
+  /** The folders those programs read or bind (the commands' TMPDIR, the launcher's folder). */
+  folders: readonly { name: string; path: string }[];
+}
+
+/** Why something run before the confinement cannot be trusted, and what to do. */
+export interface Exposure {
+  /** Names the program or folder, where its resolution passes, and the root holding it. */
+  reason: string;
+  /** What to do, for an error that has no other backend to offer. */
+  remedy: string;
+}
+
+/**
+ * The first of `unconfined` that any location of whose resolution lies in
+ * one of `roots` (canonical), with why; undefined when none does.
+ */
+export function exposureOf(
+  unconfined: Unconfined,
+  roots: readonly string[],
+): Exposure | undefined {
+  // The last such location: the program itself (or a link's target), not the root's folder.
+  const exposedAt = (path: string): { location: string; root: string } | undefined =>
+    resolutionLocations(path).flatMap((location) => {
+      const root = roots.find((root) => isBeneath(location, root));
+      return root === undefined ? [] : [{ location, root }];
+    }).at(-1);
+  const where = (at: { location: string; root: string }) =>
+    `"${at.location}" lies in the writable root "${at.root}"`;
+  for (const program of unconfined.programs) {
+    const at = exposedAt(program);
+    if (at === undefined) continue;
+    const remedy = `install "${program}" elsewhere (or take its folder off the search path) ` +
+      "or narrow the writable roots";
+    return {
+      reason: `"${program}" runs before the sandbox applies, and ${where(at)}, where a ` +
+        `confined command could replace it; ${remedy}`,
+      remedy,
+    };
+  }
+  for (const folder of unconfined.toolFolders) {
+    const at = exposedAt(folder);
+    if (at === undefined) continue;
+    const remedy = `take "${folder}" off PATH or narrow the writable roots`;
+    return {
+      reason: `"${folder}" holds programs the host runs unconfined (its watchdog's, a ` +
+        `terminal's resize) and ${where(at)}, where a confined command could plant one of ` +
+        `its own; ${remedy}`,
+      remedy,
+    };
+  }
+  for (const folder of unconfined.folders) {
+    const at = exposedAt(folder.path);
+    if (at === undefined) continue;
+    const remedy = "set TMPDIR of this process to a folder outside the writable roots (the " +
+      "executor's private folder is made there) or narrow the writable roots";
+    return {
+      reason: `${folder.name} "${folder.path}" is read before the sandbox applies, and ` +
+        `${where(at)}, where a confined command could plant what is read there; ${remedy}`,
+      remedy,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Every root an executor's confined commands could have written so far: the
+ * workspace and writable roots of its default policy (in any mode: an
+ * earlier executor's commands may have written them), and those of each
+ * `workspace-write` call it planned. A program that lies in one may have
+ * been replaced, whichever call's roots are current.
+ */
+export class GrantedRoots {
+  readonly #roots = new Set<string>();
+
+  /** Starts from the default policy's roots (canonical). */
+  constructor(defaultPolicy: Readonly<SandboxPolicy>) {
+    this.#add(defaultPolicy);
+  }
+
+  /** Adds the roots of `policy` when it grants writes (canonical). */
+  grant(policy: Readonly<SandboxPolicy>): void {
+    if (policy.mode === "workspace-write") this.#add(policy);
+  }
+
+  /** The roots granted so far, with `also` (a call's own). */
+  with(also: readonly string[] = []): string[] {
+    return [...new Set([...this.#roots, ...also])];
+  }
+
+  #add(policy: Readonly<SandboxPolicy>): void {
+    for (const root of [policy.workspaceRoot, ...(policy.writableRoots ?? [])]) {
+      this.#roots.add(canonicalPath(root));
+    }
+  }
+}
