@@ -32,54 +32,56 @@ describe("shellseamDoctor", () => {
     assert.equal(report.landlockAbi, statuses.landlock.landlockAbi ?? null);
   });
 
-  it("names a working backend this workspace cannot use, and selects the next one", {
-    skip: skipUnless(statuses, "landlock") || skipUnless(statuses, "bwrap"),
-  }, async () => {
-    using workspace = tempWorkspace();
-    // A perl in the workspace, first on the search path: the launcher would
-    // run a program that a workspace-write command can replace.
-    const perl = findOnPath("perl", process.env.PATH);
-    assert.ok(perl !== null);
-    const bin = join(workspace.root, "node_modules", ".bin");
-    mkdirSync(bin, { recursive: true });
-    symlinkSync(perl, join(bin, "perl"));
-    const searchPath = `${bin}:${process.env.PATH}`;
-    const refusal = `"${join(bin, "perl")}" runs before the sandbox applies`;
-    const landlockOnly = await shellseamDoctor({
-      workspaceRoot: workspace.root,
-      backends: ["landlock"],
-      searchPath,
-    });
-    assert.equal(landlockOnly.backends[0]?.works, true);
-    assert.equal(landlockOnly.selected, null);
-    assert.deepEqual(landlockOnly.unusable.map((u) => u.backend), ["landlock"]);
-    assert.ok(
-      landlockOnly.unusable[0]?.reason.startsWith(refusal),
-      landlockOnly.unusable[0]?.reason,
-    );
-    const text = formatDoctorReport(landlockOnly);
-    assert.match(
-      text,
-      /\n {4}not usable for this workspace: "[^"]+" runs before the sandbox applies/,
-    );
-    assert.match(text, /confined commands fail closed: every working backend is unusable/);
-    const both = await shellseamDoctor({
-      workspaceRoot: workspace.root,
-      backends: ["landlock", "bwrap"],
-      searchPath,
-    });
-    assert.equal(both.selected, "bwrap");
-    assert.deepEqual(both.unusable.map((u) => u.backend), ["landlock"]);
-    const readOnly = await shellseamDoctor({
-      workspaceRoot: workspace.root,
-      backends: ["landlock"],
-      searchPath,
-      mode: "read-only",
-    });
-    // A write call before a read-only one could replace it: read-only calls pass it over too.
-    assert.equal(readOnly.selected, null);
-    assert.deepEqual(readOnly.unusable.map((u) => u.backend), ["landlock"]);
-  });
+  it(
+    "names a backend whose runner lies in the workspace, never runs it, and selects the next one",
+    {
+      skip: skipUnless(statuses, "landlock") || skipUnless(statuses, "bwrap"),
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      // A perl in the workspace, first on the search path: the launcher would
+      // run a program that a workspace-write command can replace.
+      const perl = findOnPath("perl", process.env.PATH);
+      assert.ok(perl !== null);
+      const bin = join(workspace.root, "node_modules", ".bin");
+      mkdirSync(bin, { recursive: true });
+      symlinkSync(perl, join(bin, "perl"));
+      const searchPath = `${bin}:${process.env.PATH}`;
+      const refusal = `"${join(bin, "perl")}" runs before the sandbox applies`;
+      const landlockOnly = await shellseamDoctor({
+        workspaceRoot: workspace.root,
+        backends: ["landlock"],
+        searchPath,
+      });
+      // Its probe never runs that perl: an earlier session's command may have replaced it.
+      assert.equal(landlockOnly.backends[0]?.works, false);
+      assert.equal(landlockOnly.selected, null);
+      assert.ok(
+        landlockOnly.backends[0]?.reason?.startsWith(refusal),
+        landlockOnly.backends[0]?.reason,
+      );
+      assert.match(
+        formatDoctorReport(landlockOnly),
+        /\n {2}landlock: does not work: "[^"]+" runs before the sandbox applies/,
+      );
+      const both = await shellseamDoctor({
+        workspaceRoot: workspace.root,
+        backends: ["landlock", "bwrap"],
+        searchPath,
+      });
+      assert.equal(both.selected, "bwrap");
+      assert.deepEqual(both.unusable, []);
+      const readOnly = await shellseamDoctor({
+        workspaceRoot: workspace.root,
+        backends: ["landlock"],
+        searchPath,
+        mode: "read-only",
+      });
+      // A write call before a read-only one could replace it: read-only calls pass it over too.
+      assert.equal(readOnly.selected, null);
+      assert.equal(readOnly.backends[0]?.reason, landlockOnly.backends[0]?.reason);
+    },
+  );
 
   it("its facts are those a command run by each working backend reports", async () => {
     using workspace = tempWorkspace();
