@@ -177,8 +177,12 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
           : false),
     }, async () => {
       const host = await startHost(backend, marker(), "standby");
-      await standbyOf(backend, host.pid);
-      process.kill(host.pid, "SIGKILL");
+      try {
+        await standbyOf(backend, host.pid);
+      } finally {
+        // Killed whether a standby was found or not: a failed wait leaves no host running.
+        process.kill(host.pid, "SIGKILL");
+      }
       await host.exited;
       await assertNoStandby(backend, host.pid);
       await assertRemoved(host.folder);
