@@ -12,7 +12,8 @@
 // A sandboxing host runs one command first, so a standby waits (where
 // cgroups hold its limits); mode "standby" then only waits, its standby unused.
 import process from "node:process";
-import { tmpdir } from "node:os";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LocalBashExecutor, platformFacts, runtime } from "../../local/mod.ts";
 import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 
@@ -34,7 +35,10 @@ const executor = kind === "local"
   : kind === "portable"
   ? new LocalHost({ runtime: { ...runtime, platform: platformFacts("linux", false) } })
   : new SandboxHost({
-    workspaceRoot: tmpdir(),
+    // This file's folder, where its commands (read-only) write nothing: not the
+    // temporary folder, which holds the executor's private folder, and no root
+    // of a Landlock call may hold that, read-only or not.
+    workspaceRoot: dirname(fileURLToPath(import.meta.url)),
     backends: [kind === "landlock" ? "landlock" : "bwrap"],
   });
 if (kind !== "local" && kind !== "portable") {
