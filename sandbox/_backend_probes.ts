@@ -188,7 +188,7 @@ export class BackendProbes {
   async #prepareNow(name: SandboxBackendName): Promise<SandboxBackend | Probe> {
     const refusal = platformRefusal(name, this.platform);
     if (refusal !== undefined) return { status: { backend: name, works: false, reason: refusal } };
-    const exposed = (program: string) => this.#exposure({ programs: [program], folders: [] });
+    const exposed = (program: string) => this.exposure({ programs: [program], folders: [] });
     const prepared = await BACKEND_KINDS[name].prepare({
       searchPath: this.#options.searchPath,
       probeTimeoutMs: this.#options.probeTimeoutMs,
@@ -211,10 +211,11 @@ export class BackendProbes {
   }
 
   /**
-   * Why what is run unconfined, with the setsid binary and the host's tools
-   * in front, must not be (see `exposureOf`), or undefined.
+   * Why what a probe runs unconfined (a backend's, or the network bridge's),
+   * with the setsid binary and the host's tools in front, must not be run
+   * (see `exposureOf`), or undefined.
    */
-  #exposure(
+  exposure(
     { programs, folders }: Pick<Unconfined, "programs" | "folders">,
   ): Exposure | undefined {
     const { setsidPath, toolPath } = this.#host.config;
@@ -251,7 +252,7 @@ export class BackendProbes {
         result = await this.#host.runDirect(
           { command: "true", workdir: policy.workspaceRoot, timeoutMs: probeTimeoutMs },
           (launch) => {
-            exposure = this.#exposure({
+            exposure = this.exposure({
               programs: backend.runners(launch),
               folders: backend.runnerFolders(),
             });

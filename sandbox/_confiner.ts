@@ -126,6 +126,7 @@ export class SandboxConfiner implements Confiner {
       {
         searchPath: options.searchPath,
         probeTimeoutMs: options.probeTimeoutMs,
+        exposure: (programs) => this.#probes.exposure({ programs, folders: [] }),
         backends: options.backends,
         proxyOptions: options.proxyOptions,
       },

@@ -8,6 +8,7 @@ import {
 import { messageOf } from "../seam/message.ts";
 import { throwIfDenied } from "../engine/mod.ts";
 import type { SandboxBackendName } from "./backends/mod.ts";
+import type { Exposure } from "./_exposure.ts";
 import { bridgeNamespaceArgs, type BridgeTools, findBridgeTools } from "./network/mod.ts";
 import {
   type LoopbackProxyLaunch,
@@ -24,6 +25,11 @@ export interface NetworkLaunchOptions {
   searchPath: string | undefined;
   /** How long the bridge's probe may take. */
   probeTimeoutMs: number;
+  /**
+   * Why the bridge's probe must not run `programs` unconfined (one lies where
+   * a confined command could have replaced it, see `exposureOf`), or undefined.
+   */
+  exposure: (programs: readonly string[]) => Exposure | undefined;
   /** The backends an unavailable bridge fails, as the error names them. */
   backends: readonly SandboxBackendName[];
   /** The proxy's options (tests shorten its timeouts). */
@@ -136,6 +142,9 @@ export class NetworkLaunches {
   async #probeBridge(): Promise<BridgeTools | { reason: string }> {
     const tools = findBridgeTools(this.#options.searchPath ?? "", process.getuid?.() === 0);
     if ("reason" in tools) return tools;
+    // Checked before anything runs: a confined command could have planted either program.
+    const exposure = this.#options.exposure([tools.unshare, tools.ip]);
+    if (exposure !== undefined) return { reason: exposure.reason };
     const args = [...bridgeNamespaceArgs(tools), "--", tools.ip, "link", "set", "lo", "up"];
     try {
       // The direct path, unconfined like every program before the sandbox:

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SandboxUnavailableError } from "../../../seam/mod.ts";
 import {
@@ -172,4 +172,39 @@ describe("an allow-list where the bridge cannot run", {
     );
     assert.deepEqual(readdirSync(workspace.root), []);
   });
+
+  // A confined command of an earlier session planted it in the workspace's
+  // node_modules/.bin, which `npm run` puts first on the search path.
+  for (const program of ["unshare", "ip"]) {
+    it(`never runs an ${program} that lies in the workspace: the bridge cannot run, naming it`, async () => {
+      using workspace = tempWorkspace();
+      const bin = join(workspace.root, "node_modules", ".bin");
+      mkdirSync(bin, { recursive: true });
+      const canary = join(workspace.base, "canary");
+      const planted = join(bin, program);
+      writeFileSync(planted, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+      const rest = searchPath(join(workspace.base, "bin"), ["unshare", "ip", "socat", "setpriv"]);
+      await using executor = executorFor("bwrap", workspace, {
+        defaultMode: "workspace-write",
+        network: { allow: ["example.com"] },
+        searchPath: `${bin}:${rest}`,
+      });
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "touch ran" })),
+        (error: unknown) => {
+          assert.ok(error instanceof SandboxUnavailableError);
+          assert.ok(
+            error.attempts[0]?.reason.startsWith(
+              `"${planted}" runs before the sandbox applies, and "${planted}" lies in the ` +
+                `writable root "${workspace.root}"`,
+            ),
+            error.attempts[0]?.reason,
+          );
+          return true;
+        },
+      );
+      assert.equal(existsSync(canary), false, "a planted program ran unconfined");
+      assert.deepEqual(readdirSync(workspace.root), ["node_modules"]);
+    });
+  }
 });
