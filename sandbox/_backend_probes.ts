@@ -47,6 +47,12 @@ export interface SandboxBackendStatus {
   works: boolean;
   /** Why it does not work. */
   reason?: string;
+  /**
+   * What to do when it does not work and the reason is not a missing
+   * program (a runner that lies where a confined command could replace it):
+   * what an error with no other backend to offer says.
+   */
+  remedy?: string;
   /** The kernel's Landlock ABI, as the Landlock launcher found it. */
   landlockAbi?: number;
   /**
@@ -68,8 +74,6 @@ export interface Probe {
   status: SandboxBackendStatus;
   /** The backend, when it works here. */
   backend?: SandboxBackend;
-  /** What to do when it does not, for an error that has no other backend to offer. */
-  remedy?: string;
 }
 
 /** What {@linkcode BackendProbes} needs to know. */
@@ -203,11 +207,7 @@ export class BackendProbes {
         }),
     });
     if (!("reason" in prepared)) return prepared;
-    const { remedy, ...found } = prepared;
-    return {
-      status: { backend: name, works: false, ...found },
-      ...(remedy === undefined ? {} : { remedy }),
-    };
+    return { status: { backend: name, works: false, ...prepared } };
   }
 
   /**
@@ -277,8 +277,11 @@ export class BackendProbes {
     const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
     if (reason !== undefined) {
       return {
-        status: { ...status, reason },
-        ...(exposure === undefined ? {} : { remedy: exposure.remedy }),
+        status: {
+          ...status,
+          reason,
+          ...(exposure === undefined ? {} : { remedy: exposure.remedy }),
+        },
       };
     }
     const factsPolicy = defaultPolicy.mode === "danger-full-access"

@@ -154,7 +154,7 @@ async function selectBackend(
     const { backend, status } = probe;
     if (backend === undefined) {
       attempts.push({ backend: name, reason: status.reason ?? "unknown" });
-      remedy = probe.remedy;
+      remedy = status.remedy;
       continue;
     }
     const exposure = exposureOf({

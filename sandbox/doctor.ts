@@ -457,12 +457,15 @@ export function formatDoctorReport(report: ShellseamDoctorReport): string {
     const refusal = report.unusable.find((u) => u.backend === status.backend);
     if (refusal !== undefined) lines.push(`    not usable for this workspace: ${refusal.reason}`);
   }
+  // The one backend passed over for a runner a confined command could replace: what makes it usable.
+  const remedy = (report.backends.length === 1 ? report.backends[0]?.remedy : undefined) ??
+    noBackendRemedy(report.platform);
   lines.push(
     report.selected !== null
       ? `confined commands use: ${report.selected}`
       : report.unusable.length > 0
       ? "confined commands fail closed: every working backend is unusable for this workspace (see above)"
-      : `confined commands fail closed: no backend works (${noBackendRemedy(report.platform)})`,
+      : `confined commands fail closed: no backend works (${remedy})`,
   );
   if (report.limits !== undefined) {
     const how = Object.entries(report.limits.mechanisms).map(([name, mechanism]) =>

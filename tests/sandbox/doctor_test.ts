@@ -64,6 +64,15 @@ describe("shellseamDoctor", () => {
         formatDoctorReport(landlockOnly),
         /\n {2}landlock: does not work: "[^"]+" runs before the sandbox applies/,
       );
+      // Installing a backend would not help: what makes this one usable does.
+      assert.ok(
+        formatDoctorReport(landlockOnly).includes(
+          `\nconfined commands fail closed: no backend works (install "${
+            join(bin, "perl")
+          }" elsewhere (or take its folder off the search path) or narrow the writable roots)\n`,
+        ),
+        formatDoctorReport(landlockOnly),
+      );
       const both = await shellseamDoctor({
         workspaceRoot: workspace.root,
         backends: ["landlock", "bwrap"],
