@@ -142,6 +142,23 @@ export function linkedPrograms(dir: string, names: readonly string[]): string {
   return dir;
 }
 
+/**
+ * A `program` script in the workspace's node_modules/.bin (which `npm run`
+ * puts first on the search path), as a confined command of an earlier
+ * session could plant it: it touches `canary`, outside the workspace.
+ */
+export function plantedProgram(
+  workspace: Workspace,
+  program: string,
+): { bin: string; planted: string; canary: string } {
+  const bin = join(workspace.root, "node_modules", ".bin");
+  mkdirSync(bin, { recursive: true });
+  const canary = join(workspace.base, "canary");
+  const planted = join(bin, program);
+  writeFileSync(planted, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+  return { bin, planted, canary };
+}
+
 /** A directory holding an executable `name` script with `body`, to put first on a search path. */
 export function fakeProgram(workspace: Workspace, name: string, body: string): string {
   const dir = join(workspace.base, "fake-bin");

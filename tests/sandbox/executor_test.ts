@@ -27,6 +27,7 @@ import {
   executorFor,
   fakeProgram,
   linkedPrograms,
+  plantedProgram,
   probeHere,
   SANDBOX_BACKENDS,
   skipUnless,
@@ -675,11 +676,7 @@ describe("what a new executor runs before any call", () => {
       skip: skipUnless(statuses, backend),
     }, async () => {
       using workspace = tempWorkspace();
-      const bin = join(workspace.root, "node_modules", ".bin");
-      mkdirSync(bin, { recursive: true });
-      const canary = join(workspace.base, "canary");
-      const planted = join(bin, program);
-      writeFileSync(planted, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+      const { bin, planted, canary } = plantedProgram(workspace, program);
       // For deno: no perl anywhere on the search path, so the Deno launcher is the one run.
       const rest = program === "deno"
         ? linkedPrograms(join(workspace.base, "others"), ["bwrap", "unshare"])

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SandboxUnavailableError } from "../../../seam/mod.ts";
 import {
@@ -11,7 +11,14 @@ import {
   wrapInBridge,
 } from "../../../sandbox/network/_bridge.ts";
 import { commandFilter } from "../../../sandbox/backends/_seccomp.ts";
-import { executorFor, linkedPrograms, probeHere, skipUnless, tempWorkspace } from "../_fixtures.ts";
+import {
+  executorFor,
+  linkedPrograms,
+  plantedProgram,
+  probeHere,
+  skipUnless,
+  tempWorkspace,
+} from "../_fixtures.ts";
 
 const tools = { unshare: "/u/unshare", ip: "/u/ip", socat: "/u/socat" };
 const inner = { program: "/u/bwrap", args: ["--", "cmd"], cwd: "/w", env: { SECRET: "x" } };
@@ -178,11 +185,7 @@ describe("an allow-list where the bridge cannot run", {
   for (const program of ["unshare", "ip"]) {
     it(`never runs an ${program} that lies in the workspace: the bridge cannot run, naming it`, async () => {
       using workspace = tempWorkspace();
-      const bin = join(workspace.root, "node_modules", ".bin");
-      mkdirSync(bin, { recursive: true });
-      const canary = join(workspace.base, "canary");
-      const planted = join(bin, program);
-      writeFileSync(planted, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+      const { bin, planted, canary } = plantedProgram(workspace, program);
       const rest = searchPath(join(workspace.base, "bin"), ["unshare", "ip", "socat", "setpriv"]);
       await using executor = executorFor("bwrap", workspace, {
         defaultMode: "workspace-write",
