@@ -232,7 +232,7 @@ export class SandboxConfiner implements Confiner {
     const confined = await this.#confinement.confine(policy);
     // Granted before its backend is chosen: a probe this call starts, and
     // every later call, counts its roots, whatever roots that call has.
-    this.#granted.grant(policy);
+    this.#granted.grant(confined);
     const own = await this.#host.privateDir();
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
     const ownReal = existingRealpath(own) ?? own;

@@ -12,6 +12,7 @@
  */
 import { canonicalPath, isBeneath, resolutionLocations } from "../engine/mod.ts";
 import type { SandboxPolicy } from "../seam/mod.ts";
+import type { ConfinedPolicy } from "./backends/mod.ts";
 
 /** What runs, or is read, before the confinement applies. */
 export interface Unconfined {
@@ -101,9 +102,14 @@ export class GrantedRoots {
     this.#add(defaultPolicy);
   }
 
-  /** Adds the roots of `policy` when it grants writes (canonical). */
-  grant(policy: Readonly<SandboxPolicy>): void {
-    if (policy.mode === "workspace-write") this.#add(policy);
+  /**
+   * Adds the roots of a call's confined `policy` when it grants writes: made
+   * canonical by the confinement already, so taken as given (no path is
+   * resolved again on a call's way).
+   */
+  grant(policy: Readonly<Pick<ConfinedPolicy, "mode" | "workspaceRoot" | "writableRoots">>): void {
+    if (policy.mode !== "workspace-write") return;
+    for (const root of [policy.workspaceRoot, ...policy.writableRoots]) this.#roots.add(root);
   }
 
   /** The roots granted so far, with `also` (a call's own). */
