@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   type BashRunResult,
   BashSpawnError,
@@ -19,7 +19,7 @@ import type { SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
 import { BACKEND_KINDS, platformRefusal } from "./_backend_kinds.ts";
 import { platformOf } from "../runtime/mod.ts";
 import { type Confinement, enforcementOf } from "./_confinement.ts";
-import { type Exposure, exposureOf, type Unconfined } from "./_exposure.ts";
+import { type Exposure, exposureOf, toolFoldersOf, type Unconfined } from "./_exposure.ts";
 
 /** The probe's launches at most, as a call's (the engine's `MAX_LAUNCHES`). */
 const PROBE_LAUNCHES = 3;
@@ -221,7 +221,7 @@ export class BackendProbes {
     const { setsidPath, toolPath } = this.#host.config;
     return exposureOf({
       programs: [...(setsidPath === null ? [] : [setsidPath]), ...programs],
-      toolFolders: toolPath.split(delimiter).filter((folder) => folder !== ""),
+      toolFolders: toolFoldersOf(toolPath),
       folders,
     }, this.#options.writableRoots());
   }

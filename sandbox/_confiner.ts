@@ -1,4 +1,4 @@
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   BashConfigError,
   type BashExecSpec,
@@ -37,7 +37,7 @@ import { BRIDGE_PORT, bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from
 import type { ProxyOptions, ProxyState } from "./network/mod.ts";
 import { confinedRoots, Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
-import { GrantedRoots } from "./_exposure.ts";
+import { GrantedRoots, toolFoldersOf } from "./_exposure.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
 import { chooseBackend } from "./_select_backend.ts";
 import { Standbys } from "./_standby.ts";
@@ -279,7 +279,7 @@ export class SandboxConfiner implements Confiner {
       launch,
       {
         setsid: this.#host.config.setsidPath,
-        toolFolders: this.#host.config.toolPath.split(delimiter).filter((folder) => folder !== ""),
+        toolFolders: toolFoldersOf(this.#host.config.toolPath),
         writableRoots: this.#granted.with([confined.workspaceRoot, ...confined.writableRoots]),
         bridge: async (backend) =>
           bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { delimiter } from "node:path";
 import { canonicalPath, isBeneath, resolutionLocations } from "../engine/mod.ts";
 import type { SandboxPolicy } from "../seam/mod.ts";
 import type { ConfinedPolicy } from "./backends/mod.ts";
@@ -25,6 +26,11 @@ export interface Unconfined {
   toolFolders: readonly string[];
   /** The folders those programs read or bind (the commands' TMPDIR, the launcher's folder). */
   folders: readonly { name: string; path: string }[];
+}
+
+/** The folders of an executor's `toolPath` (where the host found its own tools), for {@linkcode Unconfined}. */
+export function toolFoldersOf(toolPath: string): string[] {
+  return toolPath.split(delimiter).filter((folder) => folder !== "");
 }
 
 /** Why something run before the confinement cannot be trusted, and what to do. */
