@@ -189,6 +189,15 @@ export class SandboxConfiner implements Confiner {
     return callDefaultLimits(confines(mode), this.#host.config.limits);
   }
 
+  /**
+   * Why `programs` (with the setsid binary, and the host's tool folders)
+   * must not run outside any sandbox now: one lies in a root granted so
+   * far (see `GrantedRoots`); undefined when none does.
+   */
+  unconfinedExposure(programs: readonly string[]): string | undefined {
+    return this.#probes.exposure({ programs, folders: [] })?.reason;
+  }
+
   /** Every backend's probe, each run once per executor. */
   async probeBackends(): Promise<SandboxBackendStatus[]> {
     const probes = await Promise.all(this.backends.map((name) => this.#probes.probe(name)));
@@ -227,6 +236,11 @@ export class SandboxConfiner implements Confiner {
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
     if (!confines(mode)) {
+      // Unconfined by the caller's choice, but the bash and setsid it runs must be the host's.
+      const reason = this.unconfinedExposure([launch.program]);
+      if (reason !== undefined) {
+        throw new BashSpawnError(`The "${mode}" command was not run: ${reason}`);
+      }
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = await this.#confinement.confine(policy);

@@ -22,6 +22,8 @@ import { DEFAULT_PROTECTED_PATHS, SandboxBashExecutor } from "../../sandbox/mod.
 import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/protected/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
+import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
+import { runtime } from "../../local/mod.ts";
 import {
   assertRunnerRefused,
   executorFor,
@@ -29,6 +31,7 @@ import {
   linkedPrograms,
   plantedProgram,
   probeHere,
+  recording,
   SANDBOX_BACKENDS,
   skipUnless,
   skipWithoutPython,
@@ -785,18 +788,140 @@ describe("the setsid binary in a call's writable roots", () => {
   });
 });
 
-describe("the host's own tools and PATH", () => {
-  /** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
-  async function withFirstOnPath(folder: string, body: () => Promise<void>): Promise<void> {
-    const path = process.env.PATH;
-    process.env.PATH = `${folder}:${path}`;
-    try {
-      await body();
-    } finally {
-      process.env.PATH = path;
-    }
+/** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
+async function withFirstOnPath(folder: string, body: () => Promise<void>): Promise<void> {
+  const path = process.env.PATH;
+  process.env.PATH = `${folder}:${path}`;
+  try {
+    await body();
+  } finally {
+    process.env.PATH = path;
   }
+}
 
+describe("the bash and setsid the host runs outside any sandbox", () => {
+  /** Whether `error` is the refusal of `outcome` naming `program` in `root`. */
+  const refusal = (error: unknown, outcome: string, program: string, root: string) =>
+    error instanceof BashSpawnError && error.message.startsWith(`${outcome}: "${program}" runs`) &&
+    error.message.includes(`lies in the writable root "${root}"`) &&
+    error.message.includes(`install "${program}" elsewhere`);
+  const WATCHDOG_REFUSED =
+    "The watchdog that kills commands when this process dies was not started, so no command runs";
+
+  it("a bash an earlier session planted in the workspace never runs as the watchdog", {
+    skip: noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    // node_modules/.bin first on PATH, as `npm run` puts it: the executor's bash is found there.
+    const { bin, planted, canary } = plantedProgram(workspace, "bash");
+    await withFirstOnPath(bin, async () => {
+      await using executor = executorFor("bwrap", workspace);
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "true" })),
+        (error: unknown) => refusal(error, WATCHDOG_REFUSED, planted, workspace.root),
+      );
+      await assert.rejects(
+        executor.run(executor.resolve({
+          command: "true",
+          sandboxPolicy: {
+            mode: "danger-full-access",
+            workspaceRoot: workspace.root,
+            network: "deny",
+          },
+        })),
+        (error: unknown) =>
+          refusal(error, 'The "danger-full-access" command was not run', planted, workspace.root),
+      );
+    });
+    assert.equal(existsSync(canary), false, "the planted bash ran unconfined");
+  });
+
+  describe("a bash that a call's writable root holds, replaced by that call", () => {
+    /**
+     * An executor (Landlock first: bash is no runner of it) whose bash is
+     * `<a>/bash`, linked to the real one, with its watchdog started; then a
+     * call that may write `a` replaces that bash with a script that touches
+     * the canary, outside every root.
+     */
+    async function planted(
+      workspace: ReturnType<typeof tempWorkspace>,
+      body: (
+        executor: SandboxBashExecutor,
+        bash: string,
+        spawned: { line: string; pid: number }[],
+      ) => Promise<void>,
+    ): Promise<string> {
+      const a = join(workspace.base, "a");
+      const bin = linkedPrograms(join(a, "bin"), ["bash"]);
+      const bash = join(bin, "bash");
+      const canary = join(workspace.base, "canary");
+      const { runtime: recorder, spawned } = recording();
+      await withFirstOnPath(bin, async () => {
+        await using executor = executorFor("landlock", workspace, { runtime: recorder });
+        // The watchdog starts with the default policy's roots alone.
+        assert.equal((await executor.probeBackends())[0]?.works, true);
+        const plant = await executor.run(executor.resolve({
+          command: `rm ${bash} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${bash} && ` +
+            `chmod +x ${bash}`,
+          sandboxPolicy: {
+            mode: "workspace-write",
+            workspaceRoot: workspace.root,
+            network: "deny",
+            writableRoots: [a],
+          },
+        }));
+        assert.equal(plant.exitCode, 0, plant.stderr.text);
+        await body(executor, bash, spawned);
+      });
+      return canary;
+    }
+
+    it("is never run by the watchdog when it starts again", {
+      skip: noLandlock,
+    }, async () => {
+      using workspace = tempWorkspace();
+      const canary = await planted(workspace, async (executor, bash, spawned) => {
+        const watchdog = spawned.find(({ line }) => line.includes(WATCHDOG_NAME));
+        assert.ok(watchdog !== undefined, JSON.stringify(spawned));
+        process.kill(watchdog.pid, "SIGKILL");
+        await until(() => !runtime.kill(watchdog.pid, 0), "the watchdog's end");
+        await assert.rejects(
+          executor.run(executor.resolve({ command: "true" })),
+          (error: unknown) => refusal(error, WATCHDOG_REFUSED, bash, join(workspace.base, "a")),
+        );
+      });
+      assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
+    });
+
+    it("is never run by a danger-full-access call", {
+      skip: noLandlock,
+    }, async () => {
+      using workspace = tempWorkspace();
+      const canary = await planted(workspace, async (executor, bash) => {
+        await assert.rejects(
+          executor.run(executor.resolve({
+            command: "true",
+            sandboxPolicy: {
+              mode: "danger-full-access",
+              workspaceRoot: workspace.root,
+              network: "deny",
+            },
+          })),
+          (error: unknown) =>
+            refusal(
+              error,
+              'The "danger-full-access" command was not run',
+              bash,
+              join(workspace.base, "a"),
+            ),
+        );
+      });
+      assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
+    });
+  });
+});
+
+describe("the host's own tools and PATH", () => {
   it("a grep or stty planted in a writable folder of PATH is never run by the host", {
     skip: noBwrap || (findOnPath("script", process.env.PATH) === null && "needs util-linux script"),
   }, async () => {
