@@ -24,6 +24,7 @@ import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/protected/mo
 import { findOnPath } from "../../engine/_session.ts";
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
 import { runtime } from "../../local/mod.ts";
+import type { Runtime } from "../../runtime/mod.ts";
 import {
   assertRunnerRefused,
   executorFor,
@@ -35,10 +36,11 @@ import {
   SANDBOX_BACKENDS,
   skipUnless,
   skipWithoutPython,
+  STANDBY_TOKENS,
   standbys,
   tempWorkspace,
 } from "./_fixtures.ts";
-import { until } from "../local/_helpers.ts";
+import { pause, until } from "../local/_helpers.ts";
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
@@ -834,6 +836,66 @@ describe("the bash and setsid the host runs outside any sandbox", () => {
       );
     });
     assert.equal(existsSync(canary), false, "the planted bash ran unconfined");
+  });
+
+  it("a bash replaced while a bwrap call ran never runs as the standby that call leaves", {
+    skip: noBwrap || noLandlock,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const [a, b] = ["a", "b"].map((name) => join(workspace.base, name)) as [string, string];
+    mkdirSync(b);
+    const bin = linkedPrograms(join(a, "bin"), ["bash"]);
+    const bash = join(bin, "bash");
+    const canary = join(workspace.base, "canary");
+    const policy = (root: string): SandboxPolicy => ({
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "deny",
+      writableRoots: [root],
+    });
+    // The end of the first bwrap standby spawned once armed (one that ran the replaced bash
+    // ends once it touched the canary).
+    let armed = false;
+    const standbyEnd = Promise.withResolvers<unknown>();
+    const watching: Runtime = {
+      ...runtime,
+      spawn: async (request) => {
+        const child = await runtime.spawn(request);
+        if (armed && request.args.some((arg) => arg.includes(STANDBY_TOKENS.bwrap))) {
+          standbyEnd.resolve(child.exited);
+        }
+        return child;
+      },
+    };
+    await withFirstOnPath(bin, async () => {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: ["bwrap", "landlock"],
+        runtime: watching,
+      });
+      // Planned while a was granted to none: under bwrap, whose bash (run unconfined by a
+      // standby) is no call's to write yet.
+      const first = await executor.start(executor.resolve({
+        command: `until [ -e ${b}/go ]; do sleep 0.05; done`,
+        sandboxPolicy: policy(b),
+      }));
+      const plant = await executor.run(executor.resolve({
+        command: `rm ${bash} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${bash} && ` +
+          `chmod +x ${bash}`,
+        sandboxPolicy: policy(a),
+      }));
+      assert.equal(plant.exitCode, 0, plant.stderr.text);
+      assert.equal(plant.sandbox?.backend, "landlock");
+      // The planting call's standby (Landlock's) took the place of the first call's; the
+      // first call's end starts a bwrap standby again (at once), with the bash it was planned
+      // with: its end, or 2 s from the first call's when none is spawned.
+      armed = true;
+      writeFileSync(join(b, "go"), "");
+      await first.done;
+      assert.equal(first.sandbox?.backend, "bwrap");
+      await Promise.race([standbyEnd.promise, pause(2000)]);
+    });
+    assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
   });
 
   describe("a bash that a call's writable root holds, replaced by that call", () => {
