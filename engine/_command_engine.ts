@@ -396,6 +396,17 @@ export class CommandEngine {
       started = undefined;
       let spawned: SpawnedChild;
       try {
+        // Again at the spawn: a call planned meanwhile (during this one's walk, say) may have
+        // been granted, and have written, the folder of a program its plan checked.
+        this.#vet("The command was not run", [
+          ...(setsid === null ? [] : [setsid]),
+          launch.program,
+        ]);
+      } catch (error) {
+        await cgroup?.close();
+        throw error;
+      }
+      try {
         spawned = await config.runtime.spawn({
           program: setsid ?? launch.program,
           args: setsid === null ? launch.args : [launch.program, ...launch.args],

@@ -37,7 +37,8 @@ export interface Confiner {
   /**
    * Why the host must not run `programs` outside any sandbox now (the
    * watchdog's shell and setsid binary, a process started ahead of a
-   * call): one lies where a confined command could have replaced it. The
+   * call, the program in front of a call's launch as it is spawned): one
+   * lies where a confined command could have replaced it. The
    * reason names the program, where it lies and what to do; undefined when
    * none does (always, for a confiner that confines nothing). Asked before
    * each such spawn, since the roots granted grow from call to call.

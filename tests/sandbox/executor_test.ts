@@ -41,6 +41,7 @@ import {
   tempWorkspace,
 } from "./_fixtures.ts";
 import { pause, until } from "../local/_helpers.ts";
+import { withPlan } from "../engine/_plan.ts";
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
@@ -801,7 +802,7 @@ async function withFirstOnPath(folder: string, body: () => Promise<void>): Promi
   }
 }
 
-describe("the bash and setsid the host runs outside any sandbox", () => {
+describe("what the host runs outside any sandbox, as it runs it", () => {
   /** Whether `error` is the refusal of `outcome` naming `program` in `root`. */
   const refusal = (error: unknown, outcome: string, program: string, root: string) =>
     error instanceof BashSpawnError && error.message.startsWith(`${outcome}: "${program}" runs`) &&
@@ -896,6 +897,59 @@ describe("the bash and setsid the host runs outside any sandbox", () => {
       await Promise.race([standbyEnd.promise, pause(2000)]);
     });
     assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
+  });
+
+  it("a runner replaced between a call's plan and its spawn is never run", {
+    skip: noBwrap || noLandlock ||
+      (findOnPath("perl", process.env.PATH) === null ? "no perl here" : false),
+  }, async () => {
+    using workspace = tempWorkspace();
+    const [a, b] = ["a", "b"].map((name) => join(workspace.base, name)) as [string, string];
+    mkdirSync(b);
+    const bin = linkedPrograms(join(a, "bin"), ["perl"]);
+    const perl = join(bin, "perl");
+    const canary = join(workspace.base, "canary");
+    const policy = (root: string): SandboxPolicy => ({
+      mode: "workspace-write",
+      workspaceRoot: workspace.root,
+      network: "deny",
+      writableRoots: [root],
+    });
+    // The call that runs "gated" waits, planned, until the gate opens (as for a long walk).
+    const gate = Promise.withResolvers<void>();
+    const planned = Promise.withResolvers<void>();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock", "bwrap"],
+      searchPath: `${bin}:${process.env.PATH}`,
+      ...withPlan(async (spec, launch, limits, inner) => {
+        const plan = await inner.plan(spec, launch, limits);
+        if (spec.command === "gated") {
+          planned.resolve();
+          await gate.promise;
+        }
+        return plan;
+      }),
+    });
+    // Planned while a was granted to none: under Landlock, whose perl lies in a.
+    const gated = executor.run(executor.resolve({ command: "gated", sandboxPolicy: policy(b) }));
+    await planned.promise;
+    const plant = await executor.run(executor.resolve({
+      command: `rm ${perl} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${perl} && ` +
+        `chmod +x ${perl}`,
+      sandboxPolicy: policy(a),
+    }));
+    assert.equal(plant.exitCode, 0, plant.stderr.text);
+    assert.equal(plant.sandbox?.backend, "bwrap");
+    gate.resolve();
+    await assert.rejects(
+      gated,
+      (error: unknown) =>
+        error instanceof BashSpawnError &&
+        error.message.startsWith(`The command was not run: "${perl}" runs`) &&
+        error.message.includes(`lies in the writable root "${a}"`),
+    );
+    assert.equal(existsSync(canary), false, "the replaced runner ran unconfined");
   });
 
   describe("a bash that a call's writable root holds, replaced by that call", () => {
