@@ -26,7 +26,6 @@ import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
 import { runtime } from "../../local/mod.ts";
 import type { Runtime } from "../../runtime/mod.ts";
 import {
-  assertRunnerRefused,
   executorFor,
   fakeProgram,
   linkedPrograms,
@@ -759,6 +758,27 @@ describe("what a new executor runs before any call", () => {
   );
 });
 
+/** The refusal to start the watchdog. */
+const WATCHDOG_REFUSED =
+  "The watchdog that kills commands when this process dies was not started, so no command runs";
+
+/** Whether `error` is the refusal to start the watchdog, for a reason that starts with `reason`. */
+function watchdogRefused(error: unknown, reason: string): boolean {
+  return error instanceof BashSpawnError &&
+    error.message.startsWith(`${WATCHDOG_REFUSED}: ${reason}`);
+}
+
+/** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
+async function withFirstOnPath(folder: string, body: () => Promise<void>): Promise<void> {
+  const path = process.env.PATH;
+  process.env.PATH = `${folder}:${path}`;
+  try {
+    await body();
+  } finally {
+    process.env.PATH = path;
+  }
+}
+
 describe("the setsid binary in a call's writable roots", () => {
   it("passes every backend over for that call: it runs before any of them", {
     skip: noBwrap,
@@ -778,12 +798,18 @@ describe("the setsid binary in a call's writable roots", () => {
         sessionStrategy: "setsid-binary",
       });
       assert.equal(executor.config.setsidPath, join(bin, "setsid"));
-      // Read-only calls too: one planted there (by an earlier executor's call) would run unconfined.
-      await assert.rejects(
-        executor.run(executor.resolve({ command: "true" })),
-        SandboxUnavailableError,
-      );
-      await assertRunnerRefused(executor, workspace, "touch ran", join(bin, "setsid"));
+      // Read-only calls too: one planted there (by an earlier executor's call) would run
+      // unconfined. The watchdog, which runs it first, is refused it.
+      for (const mode of ["read-only", "workspace-write"] as const) {
+        await assert.rejects(
+          executor.run(executor.resolve({
+            command: "touch ran",
+            sandboxPolicy: { mode, workspaceRoot: workspace.root, network: "deny" },
+          })),
+          (error: unknown) =>
+            watchdogRefused(error, `"${join(bin, "setsid")}" runs before the sandbox applies`),
+        );
+      }
       assert.equal(existsSync(join(workspace.root, "ran")), false);
     } finally {
       process.env.PATH = path;
@@ -791,25 +817,12 @@ describe("the setsid binary in a call's writable roots", () => {
   });
 });
 
-/** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
-async function withFirstOnPath(folder: string, body: () => Promise<void>): Promise<void> {
-  const path = process.env.PATH;
-  process.env.PATH = `${folder}:${path}`;
-  try {
-    await body();
-  } finally {
-    process.env.PATH = path;
-  }
-}
-
 describe("what the host runs outside any sandbox, as it runs it", () => {
   /** Whether `error` is the refusal of `outcome` naming `program` in `root`. */
   const refusal = (error: unknown, outcome: string, program: string, root: string) =>
     error instanceof BashSpawnError && error.message.startsWith(`${outcome}: "${program}" runs`) &&
     error.message.includes(`lies in the writable root "${root}"`) &&
     error.message.includes(`install "${program}" elsewhere`);
-  const WATCHDOG_REFUSED =
-    "The watchdog that kills commands when this process dies was not started, so no command runs";
 
   it("a bash an earlier session planted in the workspace never runs as the watchdog", {
     skip: noBwrap,
@@ -1092,27 +1105,18 @@ describe("the host's own tools and PATH", () => {
       await withFirstOnPath(bin, async () => {
         await using executor = executorFor("bwrap", workspace);
         assert.equal(executor.config.toolPath.split(":")[0], bin);
-        // Read-only calls too: one planted there (by an earlier executor's call) would run unconfined.
-        await assert.rejects(
-          executor.run(executor.resolve({ command: "true" })),
-          SandboxUnavailableError,
-        );
-        await assert.rejects(
-          executor.run(executor.resolve({
-            command: "touch ran",
-            sandboxPolicy: {
-              mode: "workspace-write",
-              workspaceRoot: workspace.root,
-              network: "deny",
-            },
-          })),
-          (error: unknown) =>
-            error instanceof SandboxUnavailableError &&
-            error.attempts[0]?.reason.startsWith(
-                `"${bin}" holds programs the host runs unconfined`,
-              ) ===
-              true,
-        );
+        // Read-only calls too: one planted there (by an earlier executor's call) would run
+        // unconfined. The watchdog, which runs them first, is refused the folder.
+        for (const mode of ["read-only", "workspace-write"] as const) {
+          await assert.rejects(
+            executor.run(executor.resolve({
+              command: "touch ran",
+              sandboxPolicy: { mode, workspaceRoot: workspace.root, network: "deny" },
+            })),
+            (error: unknown) =>
+              watchdogRefused(error, `"${bin}" holds programs the host runs unconfined`),
+          );
+        }
         assert.equal(existsSync(join(workspace.root, "ran")), false);
       });
     },
