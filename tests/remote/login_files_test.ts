@@ -24,6 +24,13 @@ import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 const noBwrap = findOnPath("bwrap", process.env.PATH) === null && "needs bwrap";
 
+const policy = (root: string, writableRoots: string[] = []): SandboxPolicy => ({
+  mode: "workspace-write",
+  workspaceRoot: root,
+  writableRoots,
+  network: "deny",
+});
+
 describe("what the remote login reads before the sandbox applies", {
   skip: sshdMissing || noBwrap,
 }, () => {
@@ -40,12 +47,6 @@ describe("what the remote login reads before the sandbox applies", {
   after(async () => {
     await sshd?.dispose();
     rmSync(base, { recursive: true, force: true });
-  });
-  const policy = (root: string, writableRoots: string[] = []): SandboxPolicy => ({
-    mode: "workspace-write",
-    workspaceRoot: root,
-    writableRoots,
-    network: "deny",
   });
   /** Whether `error` is the refusal that names `root` holding `location`, read for `path`. */
   const refusedFor = (root: string, location: string, path: string) => (error: unknown) =>
@@ -155,5 +156,52 @@ describe("what the remote login reads before the sandbox applies", {
     }));
     assert.equal(made.sandbox?.violations?.[0]?.path, join(fresh, ".ssh"), made.stderr.text);
     assert.equal(existsSync(join(fresh, ".ssh")), false);
+  });
+});
+
+describe("a remote user database that cannot be read", {
+  skip: sshdMissing || noBwrap,
+}, () => {
+  let sshd: TestSshd | undefined;
+  let base = "";
+  let home = "";
+  before(async () => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-remote-passwd-")));
+    home = join(base, "home");
+    mkdirSync(home);
+    // A getent that fails, first on the sessions' PATH: the home sshd reads from is unknown.
+    const fake = join(base, "fake-bin");
+    mkdirSync(fake);
+    writeFileSync(join(fake, "getent"), "#!/bin/sh\nexit 2\n", { mode: 0o755 });
+    sshd = await startSshd({ env: { HOME: home, PATH: `${fake}:${process.env.PATH}` } });
+  });
+  after(async () => {
+    await sshd?.dispose();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it("refuses every workspace-write call, naming getent, and runs nothing; a read-only call runs", async () => {
+    const workspace = join(home, "project");
+    mkdirSync(workspace);
+    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    await assert.rejects(
+      executor.run(executor.resolve({
+        command: `touch ${workspace}/ran`,
+        sandboxPolicy: policy(workspace),
+      })),
+      (error: unknown) =>
+        error instanceof SandboxUnavailableError &&
+        error.attempts[0]?.reason.startsWith(
+            `the remote user's entry in the user database could not be read ("getent passwd" ` +
+              "exited with 2), so the home where sshd reads ~/.ssh/rc",
+          ) === true &&
+        error.message.includes(`make "getent passwd" work on ${sshd!.config.host}`),
+    );
+    assert.equal(existsSync(join(workspace, "ran")), false);
+    const readOnly = await executor.run(executor.resolve({
+      command: "echo read",
+      sandboxPolicy: { mode: "read-only", workspaceRoot: workspace, network: "deny" },
+    }));
+    assert.equal(readOnly.stdout.text, "read\n", readOnly.stderr.text);
   });
 });
