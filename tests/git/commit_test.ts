@@ -23,6 +23,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashSpawnError } from "../../seam/mod.ts";
 import { ProtectedPaths } from "../../sandbox/protected/mod.ts";
+import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { gitCommit, GitCommitError } from "../../git/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
 import { tempWorkspace, type Workspace } from "../sandbox/_fixtures.ts";
@@ -460,6 +461,62 @@ describe("gitCommit", { skip: noGit }, () => {
       process.env.PATH = path;
     }
     assert.equal(existsSync(join(workspace.base, "canary-git")), false);
+  });
+
+  it("refuses a git on PATH that a link in the workspace leads to, wherever it lies", async () => {
+    using workspace = tempWorkspace();
+    const { root, base } = workspace;
+    git(root, "init", "-q");
+    // node_modules/.bin/git links to a script outside the workspace (in another writable root).
+    const elsewhere = join(base, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "git"), `#!/bin/sh\ntouch '${join(base, "canary-git")}'\n`);
+    chmodSync(join(elsewhere, "git"), 0o755);
+    const bin = join(root, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(join(elsewhere, "git"), join(bin, "git"));
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: ["a"], message: "m", author: AUTHOR }),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          error.message.includes(`("${join(bin, "git")}" lies in "${root}")`),
+      );
+    } finally {
+      process.env.PATH = path;
+    }
+    assert.equal(existsSync(join(base, "canary-git")), false);
+  });
+
+  it("refuses a git on PATH that lies in a root a sandbox of this process granted", async () => {
+    using workspace = tempWorkspace();
+    const { root, base } = workspace;
+    git(root, "init", "-q");
+    const tools = join(base, "tools");
+    mkdirSync(tools);
+    writeFileSync(join(tools, "git"), `#!/bin/sh\ntouch '${join(base, "canary-git")}'\n`);
+    chmodSync(join(tools, "git"), 0o755);
+    // An executor whose commands may write the tools folder (none needs to run).
+    await using _executor = new SandboxBashExecutor({
+      workspaceRoot: root,
+      defaultMode: "workspace-write",
+      writableRoots: [tools],
+    });
+    const path = process.env.PATH;
+    process.env.PATH = `${tools}:${path}`;
+    try {
+      await assert.rejects(
+        gitCommit({ workspaceRoot: root, paths: ["a"], message: "m", author: AUTHOR }),
+        (error: Error) =>
+          error instanceof GitCommitError &&
+          error.message.includes(`("${join(tools, "git")}" lies in "${tools}")`),
+      );
+    } finally {
+      process.env.PATH = path;
+    }
+    assert.equal(existsSync(join(base, "canary-git")), false);
   });
 
   // Its checks are a snapshot: a confined call still running could change
