@@ -38,6 +38,7 @@ import {
   STANDBY_TOKENS,
   standbys,
   tempWorkspace,
+  type Workspace,
 } from "./_fixtures.ts";
 import { pause, until } from "../local/_helpers.ts";
 import { withPlan } from "../engine/_plan.ts";
@@ -762,10 +763,27 @@ describe("what a new executor runs before any call", () => {
 const WATCHDOG_REFUSED =
   "The watchdog that kills commands when this process dies was not started, so no command runs";
 
-/** Whether `error` is the refusal to start the watchdog, for a reason that starts with `reason`. */
-function watchdogRefused(error: unknown, reason: string): boolean {
-  return error instanceof BashSpawnError &&
-    error.message.startsWith(`${WATCHDOG_REFUSED}: ${reason}`);
+/**
+ * Asserts that a read-only and a workspace-write call of `executor` are both refused at the
+ * watchdog's start, for a reason that starts with `reason`, and that nothing ran.
+ */
+async function assertWatchdogRefused(
+  executor: SandboxBashExecutor,
+  workspace: Workspace,
+  reason: string,
+): Promise<void> {
+  for (const mode of ["read-only", "workspace-write"] as const) {
+    await assert.rejects(
+      executor.run(executor.resolve({
+        command: "touch ran",
+        sandboxPolicy: { mode, workspaceRoot: workspace.root, network: "deny" },
+      })),
+      (error: unknown) =>
+        error instanceof BashSpawnError &&
+        error.message.startsWith(`${WATCHDOG_REFUSED}: ${reason}`),
+    );
+  }
+  assert.equal(existsSync(join(workspace.root, "ran")), false);
 }
 
 /** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
@@ -800,17 +818,11 @@ describe("the setsid binary in a call's writable roots", () => {
       assert.equal(executor.config.setsidPath, join(bin, "setsid"));
       // Read-only calls too: one planted there (by an earlier executor's call) would run
       // unconfined. The watchdog, which runs it first, is refused it.
-      for (const mode of ["read-only", "workspace-write"] as const) {
-        await assert.rejects(
-          executor.run(executor.resolve({
-            command: "touch ran",
-            sandboxPolicy: { mode, workspaceRoot: workspace.root, network: "deny" },
-          })),
-          (error: unknown) =>
-            watchdogRefused(error, `"${join(bin, "setsid")}" runs before the sandbox applies`),
-        );
-      }
-      assert.equal(existsSync(join(workspace.root, "ran")), false);
+      await assertWatchdogRefused(
+        executor,
+        workspace,
+        `"${join(bin, "setsid")}" runs before the sandbox applies`,
+      );
     } finally {
       process.env.PATH = path;
     }
@@ -823,6 +835,41 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
     error instanceof BashSpawnError && error.message.startsWith(`${outcome}: "${program}" runs`) &&
     error.message.includes(`lies in the writable root "${root}"`) &&
     error.message.includes(`install "${program}" elsewhere`);
+
+  /** A "danger-full-access" call of `true`. */
+  const fullAccess = (executor: SandboxBashExecutor, workspace: Workspace) =>
+    executor.run(executor.resolve({
+      command: "true",
+      sandboxPolicy: { mode: "danger-full-access", workspaceRoot: workspace.root, network: "deny" },
+    }));
+
+  /**
+   * Folders a and b beside the workspace's root, `program` in `<a>/bin` (linked to the one on
+   * PATH), the canary (outside every root), a workspace-write policy that may write one more
+   * root, and the command that replaces the program with a script that touches the canary.
+   */
+  function replaceable(workspace: Workspace, program: string) {
+    const [a, b] = ["a", "b"].map((name) => join(workspace.base, name)) as [string, string];
+    mkdirSync(b);
+    const bin = linkedPrograms(join(a, "bin"), [program]);
+    const path = join(bin, program);
+    const canary = join(workspace.base, "canary");
+    return {
+      a,
+      b,
+      bin,
+      path,
+      canary,
+      policy: (root: string): SandboxPolicy => ({
+        mode: "workspace-write",
+        workspaceRoot: workspace.root,
+        network: "deny",
+        writableRoots: [root],
+      }),
+      replace:
+        `rm ${path} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${path} && chmod +x ${path}`,
+    };
+  }
 
   it("a bash an earlier session planted in the workspace never runs as the watchdog", {
     skip: noBwrap,
@@ -837,14 +884,7 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
         (error: unknown) => refusal(error, WATCHDOG_REFUSED, planted, workspace.root),
       );
       await assert.rejects(
-        executor.run(executor.resolve({
-          command: "true",
-          sandboxPolicy: {
-            mode: "danger-full-access",
-            workspaceRoot: workspace.root,
-            network: "deny",
-          },
-        })),
+        fullAccess(executor, workspace),
         (error: unknown) =>
           refusal(error, 'The "danger-full-access" command was not run', planted, workspace.root),
       );
@@ -856,17 +896,7 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
     skip: noBwrap || noLandlock,
   }, async () => {
     using workspace = tempWorkspace();
-    const [a, b] = ["a", "b"].map((name) => join(workspace.base, name)) as [string, string];
-    mkdirSync(b);
-    const bin = linkedPrograms(join(a, "bin"), ["bash"]);
-    const bash = join(bin, "bash");
-    const canary = join(workspace.base, "canary");
-    const policy = (root: string): SandboxPolicy => ({
-      mode: "workspace-write",
-      workspaceRoot: workspace.root,
-      network: "deny",
-      writableRoots: [root],
-    });
+    const { a, b, bin, canary, policy, replace } = replaceable(workspace, "bash");
     // The end of the first bwrap standby spawned once armed (one that ran the replaced bash
     // ends once it touched the canary).
     let armed = false;
@@ -893,11 +923,9 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
         command: `until [ -e ${b}/go ]; do sleep 0.05; done`,
         sandboxPolicy: policy(b),
       }));
-      const plant = await executor.run(executor.resolve({
-        command: `rm ${bash} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${bash} && ` +
-          `chmod +x ${bash}`,
-        sandboxPolicy: policy(a),
-      }));
+      const plant = await executor.run(
+        executor.resolve({ command: replace, sandboxPolicy: policy(a) }),
+      );
       assert.equal(plant.exitCode, 0, plant.stderr.text);
       assert.equal(plant.sandbox?.backend, "landlock");
       // The planting call's standby (Landlock's) took the place of the first call's; the
@@ -917,17 +945,7 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
       (findOnPath("perl", process.env.PATH) === null ? "no perl here" : false),
   }, async () => {
     using workspace = tempWorkspace();
-    const [a, b] = ["a", "b"].map((name) => join(workspace.base, name)) as [string, string];
-    mkdirSync(b);
-    const bin = linkedPrograms(join(a, "bin"), ["perl"]);
-    const perl = join(bin, "perl");
-    const canary = join(workspace.base, "canary");
-    const policy = (root: string): SandboxPolicy => ({
-      mode: "workspace-write",
-      workspaceRoot: workspace.root,
-      network: "deny",
-      writableRoots: [root],
-    });
+    const { a, b, bin, path: perl, canary, policy, replace } = replaceable(workspace, "perl");
     // The call that runs "gated" waits, planned, until the gate opens (as for a long walk).
     const gate = Promise.withResolvers<void>();
     const planned = Promise.withResolvers<void>();
@@ -947,11 +965,9 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
     // Planned while a was granted to none: under Landlock, whose perl lies in a.
     const gated = executor.run(executor.resolve({ command: "gated", sandboxPolicy: policy(b) }));
     await planned.promise;
-    const plant = await executor.run(executor.resolve({
-      command: `rm ${perl} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${perl} && ` +
-        `chmod +x ${perl}`,
-      sandboxPolicy: policy(a),
-    }));
+    const plant = await executor.run(
+      executor.resolve({ command: replace, sandboxPolicy: policy(a) }),
+    );
     assert.equal(plant.exitCode, 0, plant.stderr.text);
     assert.equal(plant.sandbox?.backend, "bwrap");
     gate.resolve();
@@ -973,32 +989,22 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
      * the canary, outside every root.
      */
     async function planted(
-      workspace: ReturnType<typeof tempWorkspace>,
+      workspace: Workspace,
       body: (
         executor: SandboxBashExecutor,
         bash: string,
         spawned: { line: string; pid: number }[],
       ) => Promise<void>,
     ): Promise<string> {
-      const a = join(workspace.base, "a");
-      const bin = linkedPrograms(join(a, "bin"), ["bash"]);
-      const bash = join(bin, "bash");
-      const canary = join(workspace.base, "canary");
+      const { a, bin, path: bash, canary, policy, replace } = replaceable(workspace, "bash");
       const { runtime: recorder, spawned } = recording();
       await withFirstOnPath(bin, async () => {
         await using executor = executorFor("landlock", workspace, { runtime: recorder });
         // The watchdog starts with the default policy's roots alone.
         assert.equal((await executor.probeBackends())[0]?.works, true);
-        const plant = await executor.run(executor.resolve({
-          command: `rm ${bash} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${bash} && ` +
-            `chmod +x ${bash}`,
-          sandboxPolicy: {
-            mode: "workspace-write",
-            workspaceRoot: workspace.root,
-            network: "deny",
-            writableRoots: [a],
-          },
-        }));
+        const plant = await executor.run(
+          executor.resolve({ command: replace, sandboxPolicy: policy(a) }),
+        );
         assert.equal(plant.exitCode, 0, plant.stderr.text);
         await body(executor, bash, spawned);
       });
@@ -1028,14 +1034,7 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
       using workspace = tempWorkspace();
       const canary = await planted(workspace, async (executor, bash) => {
         await assert.rejects(
-          executor.run(executor.resolve({
-            command: "true",
-            sandboxPolicy: {
-              mode: "danger-full-access",
-              workspaceRoot: workspace.root,
-              network: "deny",
-            },
-          })),
+          fullAccess(executor, workspace),
           (error: unknown) =>
             refusal(
               error,
@@ -1107,16 +1106,11 @@ describe("the host's own tools and PATH", () => {
         assert.equal(executor.config.toolPath.split(":")[0], bin);
         // Read-only calls too: one planted there (by an earlier executor's call) would run
         // unconfined. The watchdog, which runs them first, is refused the folder.
-        for (const mode of ["read-only", "workspace-write"] as const) {
-          await assert.rejects(
-            executor.run(executor.resolve({
-              command: "touch ran",
-              sandboxPolicy: { mode, workspaceRoot: workspace.root, network: "deny" },
-            })),
-            (error: unknown) =>
-              watchdogRefused(error, `"${bin}" holds programs the host runs unconfined`),
-          );
-        }
+        await assertWatchdogRefused(
+          executor,
+          workspace,
+          `"${bin}" holds programs the host runs unconfined`,
+        );
         assert.equal(existsSync(join(workspace.root, "ran")), false);
       });
     },
