@@ -77,6 +77,8 @@ export class SandboxConfiner implements Confiner {
   readonly #probes: BackendProbes;
   /** Every root this executor's confined commands could have written so far. */
   readonly #granted: GrantedRoots;
+  /** Each list of programs found outside every root granted, with how many were granted then. */
+  readonly #outside = new Map<string, number>();
   readonly #network: NetworkLaunches;
   /** Confined launches started ahead of the calls that will run in them. */
   readonly #standbys: Standbys;
@@ -195,7 +197,14 @@ export class SandboxConfiner implements Confiner {
    * far (see `GrantedRoots`); undefined when none does.
    */
   unconfinedExposure(programs: readonly string[]): string | undefined {
-    return this.#probes.exposure({ programs, folders: [] })?.reason;
+    // Roots are only ever added, and a confined command writes in them alone: programs found
+    // outside every root stay so until another is granted (the check runs at every spawn).
+    const key = programs.join("\0");
+    const granted = this.#granted.size;
+    if (this.#outside.get(key) === granted) return undefined;
+    const reason = this.#probes.exposure({ programs, folders: [] })?.reason;
+    if (reason === undefined) this.#outside.set(key, granted);
+    return reason;
   }
 
   /** Every backend's probe, each run once per executor. */

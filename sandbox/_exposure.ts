@@ -122,6 +122,11 @@ export class GrantedRoots {
     markGranted(roots);
   }
 
+  /** How many roots were granted so far: it only grows, so it tells whether any was since. */
+  get size(): number {
+    return this.#roots.size;
+  }
+
   /** The roots granted so far, with `also` (a call's own). */
   with(also: readonly string[] = []): string[] {
     return [...new Set([...this.#roots, ...also])];
