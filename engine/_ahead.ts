@@ -20,6 +20,8 @@ export interface AheadParts {
   watchdog: () => Watchdog | null;
   control: () => ProcessControl;
   disposed: () => boolean;
+  /** Throws when the programs of a launch must not run outside any sandbox now (see `WatchdogOptions.vet`). */
+  vet: (programs: readonly string[]) => void;
 }
 
 /** A process started ahead, and `forkCount()` just after it was spawned. */
@@ -34,6 +36,8 @@ export async function startAhead(parts: AheadParts, launch: Launch): Promise<Ahe
   await watchdog?.ready();
   if (parts.disposed()) throw disposedError();
   const { setsidPath, runtime, sessionStrategy } = parts.config();
+  // Checked at the spawn, not when planned: a call since may have been granted the program's folder.
+  parts.vet([...(setsidPath === null ? [] : [setsidPath]), launch.program]);
   const child = await runtime.spawn({
     program: setsidPath ?? launch.program,
     args: setsidPath === null ? launch.args : [launch.program, ...launch.args],

@@ -17,15 +17,16 @@
  * @module
  */
 import { mkdirSync, rmSync } from "node:fs";
-import type {
-  BashExecRequest,
-  BashExecSpec,
-  BashProcess,
-  BashRunResult,
-  ResourceLimitHit,
-  ResourceLimits,
-  SandboxMode,
-  StrayReport,
+import {
+  type BashExecRequest,
+  type BashExecSpec,
+  type BashProcess,
+  type BashRunResult,
+  BashSpawnError,
+  type ResourceLimitHit,
+  type ResourceLimits,
+  type SandboxMode,
+  type StrayReport,
 } from "../seam/mod.ts";
 import { platformOf, type SpawnedChild } from "../runtime/mod.ts";
 import { RunningCommand } from "./_command.ts";
@@ -126,6 +127,7 @@ export class CommandEngine {
     watchdog: () => this.#watchdog,
     control: () => this.#control,
     disposed: () => this.#lifecycle.disposed,
+    vet: (programs) => this.#vet("The process ahead of a later call was not started", programs),
   };
   #dir: string | null = null;
   /** Commands started so far, which numbers each command's marker. */
@@ -153,6 +155,12 @@ export class CommandEngine {
         tempRoot: privateParentPath(this.config.spillDir),
         platform: platformOf(this.config.runtime),
         toolPath: this.config.toolPath,
+        vet: (programs) =>
+          this.#vet(
+            "The watchdog that kills commands when this process dies was not started, so no " +
+              "command runs",
+            programs,
+          ),
       });
     } catch (error) {
       // PATH, the environment commands inherit, TMPDIR: read here, and refusable.
@@ -388,6 +396,17 @@ export class CommandEngine {
       started = undefined;
       let spawned: SpawnedChild;
       try {
+        // Again at the spawn: a call planned meanwhile (during this one's walk, say) may have
+        // been granted, and have written, the folder of a program its plan checked.
+        this.#vet("The command was not run", [
+          ...(setsid === null ? [] : [setsid]),
+          launch.program,
+        ]);
+      } catch (error) {
+        await cgroup?.close();
+        throw error;
+      }
+      try {
         spawned = await config.runtime.spawn({
           program: setsid ?? launch.program,
           args: setsid === null ? launch.args : [launch.program, ...launch.args],
@@ -574,6 +593,17 @@ export class CommandEngine {
       spillDir: this.#spillDir,
       spillBudget: this.#spillBudget,
     });
+  }
+
+  /**
+   * Throws `BashSpawnError` (`outcome`, then why) when the confiner says
+   * that `programs`, about to run outside any sandbox, lie where a confined
+   * command could have replaced them.
+   */
+  #vet(outcome: string, programs: readonly string[]): void {
+    // Read when asked: the watchdog starts after the constructor made the confiner.
+    const reason = this.#confiner.unconfinedExposure(programs);
+    if (reason !== undefined) throw new BashSpawnError(`${outcome}: ${reason}`);
   }
 
   #checkCanSpawn(spec: BashExecSpec): void {

@@ -35,6 +35,16 @@ export interface Confiner {
    */
   plan(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan>;
   /**
+   * Why the host must not run `programs` outside any sandbox now (the
+   * watchdog's shell and setsid binary, a process started ahead of a
+   * call, the program in front of a call's launch as it is spawned): one
+   * lies where a confined command could have replaced it. The
+   * reason names the program, where it lies and what to do; undefined when
+   * none does (always, for a confiner that confines nothing). Asked before
+   * each such spawn, since the roots granted grow from call to call.
+   */
+  unconfinedExposure(programs: readonly string[]): string | undefined;
+  /**
    * Ends what the confiner started ahead of later calls (see
    * {@linkcode ConfinerHost.startAhead}) and starts nothing more; called
    * as disposal starts, before the engine closes its watchdog and cgroups.

@@ -58,6 +58,14 @@ export interface WatchdogOptions {
    * folder a confined command can write (see `_host_tools.ts`).
    */
   toolPath?: string;
+  /**
+   * Throws (`BashSpawnError`, naming the program and what to do) when the
+   * programs the watchdog is started with (its shell, the setsid binary in
+   * front) must not run outside any sandbox now: asked before each start,
+   * a restart too. The engine asks its confiner (see
+   * `Confiner.unconfinedExposure`); none asks nothing.
+   */
+  vet?: (programs: readonly string[]) => void;
 }
 
 interface Live {
@@ -295,6 +303,8 @@ export class Watchdog {
     const platform = this.#options.platform ?? platformOf(runtime);
     const portable = !platform.proc;
     const shell = portable ? [this.#options.sh ?? "/bin/sh"] : [bash, "--norc", "--noprofile"];
+    // Before anything runs: a confined command may have replaced one since the last start.
+    this.#options.vet?.([...(setsidPath === null ? [] : [setsidPath]), shell[0]!]);
     let child: SpawnedChild;
     try {
       child = await runtime.spawn({

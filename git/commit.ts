@@ -7,8 +7,8 @@
  */
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
-import { existingRealpath, findOnPath, isBeneath } from "../engine/mod.ts";
-import { CommitClaim } from "../sandbox/protected/mod.ts";
+import { existingRealpath, findOnPath, isBeneath, resolutionLocations } from "../engine/mod.ts";
+import { CommitClaim, grantedRoots } from "../sandbox/protected/mod.ts";
 import { checkedOptions } from "./_checked_options.ts";
 import { checkedPath } from "./_checked_path.ts";
 import { parseConfigList, refuseConfig, refuseFilterAttributes } from "./_config.ts";
@@ -43,8 +43,9 @@ import type { GitCommitOptions, GitCommitResult } from "./options.ts";
  *   no system nor global config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`),
  *   {@linkcode GIT_HARDENING_CONFIG} on its command line, literal pathspecs
  *   no replace objects and no transport (`GIT_ALLOW_PROTOCOL` empty: a lazy
- *   fetch would run the config's `uploadpack`); the `git` found on `PATH` must lie outside the
- *   workspace;
+ *   fetch would run the config's `uploadpack`); the `git` found on `PATH`, and every location
+ *   its resolution passes, must lie outside the workspace and every root a confined command of
+ *   this process could have written;
  * - a repository whose config (with what it includes) sets a filter
  *   driver's program or a configured hook is refused, and so is a path whose
  *   attributes name a filter (git-lfs): filters are not run; so is one whose
@@ -106,9 +107,17 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
   const relativePaths = [...new Set(paths.map((path) => checkedPath(path, cwd, workspace, repo)))];
   const git = findOnPath("git");
   if (git === null) throw new BashSpawnError(`"git" was not found on PATH; install git`);
-  if (isBeneath(existingRealpath(git) ?? git, workspace)) {
+  // Every location its resolution passes (a link in the workspace to a script elsewhere too),
+  // against the workspace and every root a confined command of this process could have written.
+  const roots = [workspace, ...grantedRoots()];
+  // The last such location: git itself (or a link's target), not a folder above it.
+  const exposed = resolutionLocations(git).flatMap((location) => {
+    const root = roots.find((root) => isBeneath(location, root));
+    return root === undefined ? [] : [{ location, root }];
+  }).at(-1);
+  if (exposed !== undefined) {
     throw new GitCommitError(
-      `The "git" found on PATH ("${git}") lies in the workspace, where a confined command could have replaced it; put a system git first on PATH`,
+      `The "git" found on PATH ("${git}") lies in the workspace or a writable root ("${exposed.location}" lies in "${exposed.root}"), where a confined command could have replaced it; put a system git first on PATH`,
     );
   }
   hold([existingRealpath(git) ?? git]);

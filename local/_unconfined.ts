@@ -21,6 +21,8 @@ export function unconfined(host: ConfinerHost): Confiner {
     },
     defaultLimits: () => host.config.limits,
     plan: (_spec, launch) => Promise.resolve({ launch }),
+    // No command it runs is confined, so none was granted a root to plant in.
+    unconfinedExposure: () => undefined,
     // Nothing is started ahead of a call, nor held.
     stop: () => Promise.resolve(),
     dispose: () => Promise.resolve(),

@@ -72,7 +72,8 @@ export interface LoginFile {
 
 /**
  * The bash fragment of the tools probe that prints, NUL-separated, the
- * session's `$HOME` (empty when unset), then for each login file its path,
+ * exit status of its `getent passwd` (0 when the user database's entry was
+ * read), the session's `$HOME` (empty when unset), then for each login file its path,
  * its locations and an empty word. The homes are `$HOME` (where the shell
  * looks) and the home in the user database (where sshd looks, by
  * `getent`), the login shells `$SHELL` and the database's; then the
@@ -109,12 +110,13 @@ login() {
   walk "$1"
   printf '\\0'
 }
-pw=$(getent passwd "$UID" 2>/dev/null) || pw=
+pwrc=0
+pw=$(getent passwd "$UID" 2>/dev/null) || { pwrc=$?; pw=; }
 pw=\${pw%%$'\\n'*}
 ps=\${pw##*:}
 pd=\${pw%:*}
 pd=\${pd##*:}
-printf '%s\\0' "\${HOME-}"
+printf '%s\\0' "$pwrc" "\${HOME-}"
 for h in "\${HOME-}" "$pd"; do
   [[ $h == /* ]] || continue
   login "$h"
@@ -131,16 +133,28 @@ for d in /usr/lib /usr/lib64 /usr/libexec /usr/local/lib /lib /lib64; do login "
 login /etc
 `;
 
+/** What the fragment learned: the session's home, the login files, and what it could not learn. */
+export interface LoginFiles {
+  /** The session's `$HOME` (empty when it has none). */
+  home: string;
+  /** The login files, `/etc` last. */
+  files: LoginFile[];
+  /**
+   * Set when the user database could not be read (`getent passwd` failed):
+   * the home where sshd reads `~/.ssh` (and the database's login shell) is
+   * then unknown, and none of its files is among `files`. Says why.
+   */
+  passwdUnread?: string;
+}
+
 /**
  * The session's home and the login files from the words the fragment
  * printed (the last word is the empty one after the NUL that ends them);
  * undefined when they are cut short.
  */
-export function parseLoginFiles(
-  words: readonly string[],
-): { home: string; files: LoginFile[] } | undefined {
-  const [home, ...rest] = words;
-  if (home === undefined) return undefined;
+export function parseLoginFiles(words: readonly string[]): LoginFiles | undefined {
+  const [status, home, ...rest] = words;
+  if (status === undefined || !/^\d+$/.test(status) || home === undefined) return undefined;
   const files: LoginFile[] = [];
   let at = 0;
   while (at < rest.length - 1) {
@@ -150,5 +164,8 @@ export function parseLoginFiles(
     at = end + 1;
   }
   // The fragment's last file is /etc: a shorter list was cut short.
-  return files.at(-1)?.path === "/etc" && at === rest.length - 1 ? { home, files } : undefined;
+  if (files.at(-1)?.path !== "/etc" || at !== rest.length - 1) return undefined;
+  return status === "0"
+    ? { home, files }
+    : { home, files, passwdUnread: `"getent passwd" exited with ${status}` };
 }

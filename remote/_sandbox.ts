@@ -325,7 +325,9 @@ export class RemoteSandbox {
  *
  * 1. a folder in which the remote side finds its own programs (see `_tools.ts`);
  * 2. a location through which sshd or the login shell reads a file before
- *    the bootstrap runs, at every channel (see `_login_files.ts`).
+ *    the bootstrap runs, at every channel (see `_login_files.ts`);
+ * 3. whatever the roots, when the home sshd reads from is unknown (the
+ *    remote user database could not be read): any root could hold it.
  */
 function refuseUnconfinedReads(
   host: string,
@@ -347,6 +349,16 @@ function refuseUnconfinedReads(
       `"${folder}" holds programs the remote side runs unconfined (its bootstrap's, a ` +
         "terminal's resize) and lies in a writable root, where a confined command could plant " +
         "one of its own; take that folder off the remote PATH or narrow the writable roots",
+    );
+  }
+  if (tools.passwdUnread !== undefined) {
+    const remedy = `make "getent passwd" work on ${host} for the remote user`;
+    throw refusal(
+      remedy,
+      `the remote user's entry in the user database could not be read (${tools.passwdUnread}), ` +
+        "so the home where sshd reads ~/.ssh/rc and the login shell's files before the sandbox " +
+        `applies is unknown, and a writable root could hold it; ${remedy}, or run the command ` +
+        '"read-only"',
     );
   }
   for (const { path, locations } of tools.loginFiles) {

@@ -74,6 +74,12 @@ export interface RemoteTools {
    * locations (see `_login_files.ts`).
    */
   loginFiles: readonly LoginFile[];
+  /**
+   * Set when the remote user database could not be read: the home where
+   * sshd reads `~/.ssh` is unknown, so no writable root can be shown not to
+   * hold it (see `LoginFiles.passwdUnread`). Says why.
+   */
+  passwdUnread?: string;
 }
 
 /**
@@ -166,5 +172,6 @@ export function parseTools(
     sessionPath: set === "x" ? sessionPath : undefined,
     home: login.home,
     loginFiles: login.files,
+    ...(login.passwdUnread === undefined ? {} : { passwdUnread: login.passwdUnread }),
   };
 }

@@ -7,7 +7,13 @@
  * one was killed), and each is unlinked as soon as both ends are open.
  * Where `mkfifo` cannot run, `takePipes()` resolves to null and the caller
  * falls back to Node's sockets; a transient fault (too many open files)
- * rejects that call only and changes nothing for later ones.
+ * rejects that call only and changes nothing for later ones. `mkfifo` runs
+ * outside any sandbox, so it is looked up once, on PATH as it is at the
+ * first batch, and run by that path from then on: a folder of PATH that a
+ * confined command may write (a workspace's `node_modules/.bin`, which `npm
+ * run` puts first) is not searched again when it may hold one planted
+ * there. It is a host tool (see `engine/_host_tools.ts`): the sandbox keeps
+ * the folder it was found in out of every call's writable roots.
  *
  * stdin stays a socket: a named pipe whose writer has closed makes a later
  * `open("/dev/stdin")` block forever (an anonymous pipe reads EOF), which is
@@ -17,6 +23,7 @@
  * @module
  */
 import {
+  accessSync,
   closeSync,
   constants,
   mkdtempSync,
@@ -24,10 +31,11 @@ import {
   readdirSync,
   readlinkSync,
   rmSync,
+  statSync,
   unlinkSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 import process from "node:process";
 import { childProcess } from "./_child_process.ts";
 
@@ -45,6 +53,8 @@ const BATCH = 128;
 const LOW_WATER = 16;
 
 let dir: string | undefined;
+/** The `mkfifo` found at the first batch; null when none was. */
+let mkfifo: string | null | undefined;
 const free: string[] = [];
 let serial = 0;
 let refilling: Promise<void> | undefined;
@@ -76,12 +86,18 @@ function makeBatch(): Promise<void> {
         const made = dir;
         process.once("exit", () => rmSync(made, { recursive: true, force: true }));
       }
+      mkfifo ??= programOnPath("mkfifo", process.env.PATH ?? "/usr/bin:/bin");
+      const program = mkfifo;
+      if (program === null) {
+        unavailable = true;
+        return;
+      }
       const paths = Array.from({ length: BATCH }, () => join(dir as string, String(serial++)));
       const ok = await new Promise<boolean>((resolve, reject) => {
-        // A helper of the runtime, not of any command: it inherits nothing but PATH.
-        const child = childProcess().spawn("mkfifo", ["-m", "600", "--", ...paths], {
+        // A helper of the runtime, not of any command: it inherits nothing.
+        const child = childProcess().spawn(program, ["-m", "600", "--", ...paths], {
           stdio: "ignore",
-          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+          env: {},
         });
         child.once("error", (error) => isTransient(error) ? reject(error) : resolve(false));
         child.once("exit", (code) => resolve(code === 0));
@@ -96,6 +112,21 @@ function makeBatch(): Promise<void> {
     }
   })();
   return refilling;
+}
+
+/** The first executable file `name` in an absolute folder of `path`, else null. */
+function programOnPath(name: string, path: string): string | null {
+  for (const folder of path.split(delimiter)) {
+    if (!isAbsolute(folder)) continue;
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not there, or not ours to run: the next folder.
+    }
+  }
+  return null;
 }
 
 // The pid namespace tags the directories, so a pid is only ever judged in

@@ -77,6 +77,8 @@ export class SandboxConfiner implements Confiner {
   readonly #probes: BackendProbes;
   /** Every root this executor's confined commands could have written so far. */
   readonly #granted: GrantedRoots;
+  /** Each list of programs found outside every root granted, with how many were granted then. */
+  readonly #outside = new Map<string, number>();
   readonly #network: NetworkLaunches;
   /** Confined launches started ahead of the calls that will run in them. */
   readonly #standbys: Standbys;
@@ -189,6 +191,22 @@ export class SandboxConfiner implements Confiner {
     return callDefaultLimits(confines(mode), this.#host.config.limits);
   }
 
+  /**
+   * Why `programs` (with the setsid binary, and the host's tool folders)
+   * must not run outside any sandbox now: one lies in a root granted so
+   * far (see `GrantedRoots`); undefined when none does.
+   */
+  unconfinedExposure(programs: readonly string[]): string | undefined {
+    // Roots are only ever added, and a confined command writes in them alone: programs found
+    // outside every root stay so until another is granted (the check runs at every spawn).
+    const key = programs.join("\0");
+    const granted = this.#granted.size;
+    if (this.#outside.get(key) === granted) return undefined;
+    const reason = this.#probes.exposure({ programs, folders: [] })?.reason;
+    if (reason === undefined) this.#outside.set(key, granted);
+    return reason;
+  }
+
   /** Every backend's probe, each run once per executor. */
   async probeBackends(): Promise<SandboxBackendStatus[]> {
     const probes = await Promise.all(this.backends.map((name) => this.#probes.probe(name)));
@@ -227,6 +245,7 @@ export class SandboxConfiner implements Confiner {
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
     if (!confines(mode)) {
+      // Its bash and setsid are checked as they are spawned (see Confiner.unconfinedExposure).
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
     const confined = await this.#confinement.confine(policy);

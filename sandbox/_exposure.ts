@@ -14,6 +14,7 @@ import { delimiter } from "node:path";
 import { canonicalPath, isBeneath, resolutionLocations } from "../engine/mod.ts";
 import type { SandboxPolicy } from "../seam/mod.ts";
 import type { ConfinedPolicy } from "./backends/mod.ts";
+import { markGranted } from "./protected/mod.ts";
 
 /** What runs, or is read, before the confinement applies. */
 export interface Unconfined {
@@ -98,7 +99,8 @@ export function exposureOf(
  * workspace and writable roots of its default policy (in any mode: an
  * earlier executor's commands may have written them), and those of each
  * `workspace-write` call it planned. A program that lies in one may have
- * been replaced, whichever call's roots are current.
+ * been replaced, whichever call's roots are current. Each is counted for the
+ * process too (`markGranted`), where a commit checks its `git`.
  */
 export class GrantedRoots {
   readonly #roots = new Set<string>();
@@ -115,7 +117,14 @@ export class GrantedRoots {
    */
   grant(policy: Readonly<Pick<ConfinedPolicy, "mode" | "workspaceRoot" | "writableRoots">>): void {
     if (policy.mode !== "workspace-write") return;
-    for (const root of [policy.workspaceRoot, ...policy.writableRoots]) this.#roots.add(root);
+    const roots = [policy.workspaceRoot, ...policy.writableRoots];
+    for (const root of roots) this.#roots.add(root);
+    markGranted(roots);
+  }
+
+  /** How many roots were granted so far: it only grows, so it tells whether any was since. */
+  get size(): number {
+    return this.#roots.size;
   }
 
   /** The roots granted so far, with `also` (a call's own). */
@@ -124,8 +133,8 @@ export class GrantedRoots {
   }
 
   #add(policy: Readonly<SandboxPolicy>): void {
-    for (const root of [policy.workspaceRoot, ...(policy.writableRoots ?? [])]) {
-      this.#roots.add(canonicalPath(root));
-    }
+    const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? [])].map(canonicalPath);
+    for (const root of roots) this.#roots.add(root);
+    markGranted(roots);
   }
 }

@@ -43,6 +43,7 @@ const NO_STANDBY: WithConfinerWrap = {
       );
       return plan;
     },
+    unconfinedExposure: (programs) => inner.unconfinedExposure(programs),
     stop: () => inner.stop(),
     dispose: () => inner.dispose(),
   }),

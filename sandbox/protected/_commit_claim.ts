@@ -15,6 +15,13 @@ export interface RunningCall {
  */
 const LIVE = new Set<WeakRef<RunningCall>>();
 
+/**
+ * Every root a confined command of this process could have written, since
+ * its executor was made (canonical): a program the host runs for a commit
+ * (`git`) must lie in none of them (see {@linkcode grantedRoots}).
+ */
+const GRANTED = new Set<string>();
+
 /** The claims of the commits in progress in this process (see {@linkcode CommitClaim}). */
 const CLAIMS = new Set<CommitClaim>();
 
@@ -89,6 +96,20 @@ export function markRunning(call: WeakRef<RunningCall>, roots: readonly string[]
     }
   }
   LIVE.add(call);
+}
+
+/**
+ * Counts `roots` (canonical) among those a confined command of this process
+ * could have written: an executor's default policy's, each workspace-write
+ * call's (see `GrantedRoots`).
+ */
+export function markGranted(roots: readonly string[]): void {
+  for (const root of roots) GRANTED.add(root);
+}
+
+/** The roots a confined command of this process could have written so far (see {@linkcode markGranted}). */
+export function grantedRoots(): string[] {
+  return [...GRANTED];
 }
 
 /** Stops counting `call` among the calls still running. */

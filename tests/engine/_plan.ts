@@ -27,6 +27,7 @@ export function withPlan(plan: TestPlan): WithConfinerWrap & LocalBashExecutorCo
       resolvePolicy: (policy) => inner.resolvePolicy(policy),
       defaultLimits: (spec) => inner.defaultLimits(spec),
       plan: (spec, launch, limits) => plan(spec, launch, limits, inner),
+      unconfinedExposure: (programs) => inner.unconfinedExposure(programs),
       stop: () => inner.stop(),
       dispose: () => inner.dispose(),
     }),

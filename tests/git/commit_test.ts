@@ -23,6 +23,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { BashConfigError, BashSpawnError } from "../../seam/mod.ts";
 import { ProtectedPaths } from "../../sandbox/protected/mod.ts";
+import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { gitCommit, GitCommitError } from "../../git/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
 import { tempWorkspace, type Workspace } from "../sandbox/_fixtures.ts";
@@ -438,28 +439,65 @@ describe("gitCommit", { skip: noGit }, () => {
     );
   });
 
-  it("refuses a git on PATH that lies in the workspace", async () => {
-    using workspace = tempWorkspace();
-    const { root } = workspace;
-    git(root, "init", "-q");
-    mkdirSync(join(root, "bin"));
-    writeFileSync(
-      join(root, "bin", "git"),
-      `#!/bin/sh\ntouch '${join(workspace.base, "canary-git")}'\n`,
-    );
-    chmodSync(join(root, "bin", "git"), 0o755);
+  /** A `git` script in `folder` (made here) that touches the canary, outside the workspace. */
+  function plantGit(workspace: Workspace, folder: string): string {
+    mkdirSync(folder, { recursive: true });
+    const planted = join(folder, "git");
+    writeFileSync(planted, `#!/bin/sh\ntouch '${join(workspace.base, "canary-git")}'\n`);
+    chmodSync(planted, 0o755);
+    return planted;
+  }
+
+  /**
+   * Asserts that a commit with `folder` first on PATH is refused, the message holding `said`,
+   * and that the canary was not touched.
+   */
+  async function assertGitRefused(workspace: Workspace, folder: string, said: string) {
     const path = process.env.PATH;
-    process.env.PATH = `${join(root, "bin")}:${path}`;
+    process.env.PATH = `${folder}:${path}`;
     try {
       await assert.rejects(
-        gitCommit({ workspaceRoot: root, paths: ["a"], message: "m", author: AUTHOR }),
-        (error: Error) =>
-          error instanceof GitCommitError && /lies in the workspace/.test(error.message),
+        gitCommit({ workspaceRoot: workspace.root, paths: ["a"], message: "m", author: AUTHOR }),
+        (error: Error) => error instanceof GitCommitError && error.message.includes(said),
       );
     } finally {
       process.env.PATH = path;
     }
     assert.equal(existsSync(join(workspace.base, "canary-git")), false);
+  }
+
+  it("refuses a git on PATH that lies in the workspace", async () => {
+    using workspace = tempWorkspace();
+    git(workspace.root, "init", "-q");
+    const bin = join(workspace.root, "bin");
+    plantGit(workspace, bin);
+    await assertGitRefused(workspace, bin, "lies in the workspace");
+  });
+
+  it("refuses a git on PATH that a link in the workspace leads to, wherever it lies", async () => {
+    using workspace = tempWorkspace();
+    const { root, base } = workspace;
+    git(root, "init", "-q");
+    // node_modules/.bin/git links to a script outside the workspace (in another writable root).
+    const planted = plantGit(workspace, join(base, "elsewhere"));
+    const bin = join(root, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(planted, join(bin, "git"));
+    await assertGitRefused(workspace, bin, `("${join(bin, "git")}" lies in "${root}")`);
+  });
+
+  it("refuses a git on PATH that lies in a root a sandbox of this process granted", async () => {
+    using workspace = tempWorkspace();
+    git(workspace.root, "init", "-q");
+    const tools = join(workspace.base, "tools");
+    const planted = plantGit(workspace, tools);
+    // An executor whose commands may write the tools folder (none needs to run).
+    await using _executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      defaultMode: "workspace-write",
+      writableRoots: [tools],
+    });
+    await assertGitRefused(workspace, tools, `("${planted}" lies in "${tools}")`);
   });
 
   // Its checks are a snapshot: a confined call still running could change

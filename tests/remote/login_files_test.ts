@@ -24,29 +24,47 @@ import { sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
 
 const noBwrap = findOnPath("bwrap", process.env.PATH) === null && "needs bwrap";
 
+const policy = (root: string, writableRoots: string[] = []): SandboxPolicy => ({
+  mode: "workspace-write",
+  workspaceRoot: root,
+  writableRoots,
+  network: "deny",
+});
+
+/** A real sshd whose sessions get the home `home`, a folder of `base` (SetEnv HOME). */
+interface RemoteHome {
+  sshd: TestSshd | undefined;
+  /** Holds the remote home and folders beside it. */
+  base: string;
+  home: string;
+}
+
+/**
+ * Starts a {@linkcode RemoteHome} before the tests of the describe it is called in, with the
+ * variables `env` gives the sessions beside HOME (made in `base`), and stops it after them.
+ */
+function remoteHome(
+  prefix: string,
+  env: (base: string) => Record<string, string> = () => ({}),
+): RemoteHome {
+  const remote: RemoteHome = { sshd: undefined, base: "", home: "" };
+  before(async () => {
+    remote.base = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+    remote.home = join(remote.base, "home");
+    mkdirSync(remote.home);
+    remote.sshd = await startSshd({ env: { HOME: remote.home, ...env(remote.base) } });
+  });
+  after(async () => {
+    await remote.sshd?.dispose();
+    rmSync(remote.base, { recursive: true, force: true });
+  });
+  return remote;
+}
+
 describe("what the remote login reads before the sandbox applies", {
   skip: sshdMissing || noBwrap,
 }, () => {
-  let sshd: TestSshd | undefined;
-  /** Holds the remote home `home` and folders beside it. */
-  let base = "";
-  let home = "";
-  before(async () => {
-    base = realpathSync(mkdtempSync(join(tmpdir(), "shellseam-remote-login-")));
-    home = join(base, "home");
-    mkdirSync(home);
-    sshd = await startSshd({ env: { HOME: home } });
-  });
-  after(async () => {
-    await sshd?.dispose();
-    rmSync(base, { recursive: true, force: true });
-  });
-  const policy = (root: string, writableRoots: string[] = []): SandboxPolicy => ({
-    mode: "workspace-write",
-    workspaceRoot: root,
-    writableRoots,
-    network: "deny",
-  });
+  const remote = remoteHome("shellseam-remote-login-");
   /** Whether `error` is the refusal that names `root` holding `location`, read for `path`. */
   const refusedFor = (root: string, location: string, path: string) => (error: unknown) =>
     error instanceof SandboxUnavailableError &&
@@ -57,34 +75,34 @@ describe("what the remote login reads before the sandbox applies", {
             : `"${location}", through which sshd or the remote login shell reads "${path}"`
         } before the sandbox applies`,
       ) === true &&
-    error.message.includes(`below the remote home "${home}"`);
+    error.message.includes(`below the remote home "${remote.home}"`);
 
   it("refuses a writable root that holds the remote home, and runs nothing; a workspace below it runs", async () => {
-    const beside = join(base, "beside");
-    const below = join(home, "project");
+    const beside = join(remote.base, "beside");
+    const below = join(remote.home, "project");
     mkdirSync(beside);
     mkdirSync(below);
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: beside });
+    await using executor = new SshBashExecutor({ ...remote.sshd!.config, cwd: beside });
     for (
       const [sandboxPolicy, root] of [
-        [policy(home), home],
-        [policy(beside, [base]), base],
+        [policy(remote.home), remote.home],
+        [policy(beside, [remote.base]), remote.base],
       ] as const
     ) {
       await assert.rejects(
         executor.run(executor.resolve({
-          command: `touch ${home}/ran ${beside}/ran`,
+          command: `touch ${remote.home}/ran ${beside}/ran`,
           sandboxPolicy,
         })),
-        refusedFor(root, home, home),
+        refusedFor(root, remote.home, remote.home),
       );
     }
-    assert.equal(existsSync(join(home, "ran")), false);
+    assert.equal(existsSync(join(remote.home, "ran")), false);
     assert.equal(existsSync(join(beside, "ran")), false);
     // The home read-only, and a workspace below it.
     const readOnly = await executor.run(executor.resolve({
       command: "echo read",
-      sandboxPolicy: { mode: "read-only", workspaceRoot: home, network: "deny" },
+      sandboxPolicy: { mode: "read-only", workspaceRoot: remote.home, network: "deny" },
     }));
     assert.equal(readOnly.stdout.text, "read\n", readOnly.stderr.text);
     const inside = await executor.run(executor.resolve({
@@ -99,47 +117,47 @@ describe("what the remote login reads before the sandbox applies", {
   it("refuses a writable root that a login file of the home reaches through a symlink", async () => {
     // ~/.bashrc links into a dotfiles folder beside the home; ~/.config is a link to a folder
     // that holds fish's config.
-    const dotfiles = join(base, "dotfiles");
-    const config = join(base, "config");
-    const beside = join(base, "beside-config");
+    const dotfiles = join(remote.base, "dotfiles");
+    const config = join(remote.base, "config");
+    const beside = join(remote.base, "beside-config");
     mkdirSync(beside);
     mkdirSync(dotfiles);
     mkdirSync(join(config, "fish"), { recursive: true });
     writeFileSync(join(dotfiles, "bashrc"), ": kept\n");
-    symlinkSync(join(dotfiles, "bashrc"), join(home, ".bashrc"));
-    symlinkSync(config, join(home, ".config"));
+    symlinkSync(join(dotfiles, "bashrc"), join(remote.home, ".bashrc"));
+    symlinkSync(config, join(remote.home, ".config"));
     try {
       // They are learned before the executor's first confined call: a new executor.
-      await using executor = new SshBashExecutor({ ...sshd!.config, cwd: base });
+      await using executor = new SshBashExecutor({ ...remote.sshd!.config, cwd: remote.base });
       await assert.rejects(
         executor.run(executor.resolve({
           command: "echo 'touch ran' >bashrc",
           sandboxPolicy: policy(dotfiles),
         })),
-        refusedFor(dotfiles, join(dotfiles, "bashrc"), join(home, ".bashrc")),
+        refusedFor(dotfiles, join(dotfiles, "bashrc"), join(remote.home, ".bashrc")),
       );
       await assert.rejects(
         executor.run(executor.resolve({
           command: "echo 'touch ran' >fish/config.fish",
           sandboxPolicy: policy(beside, [config]),
         })),
-        refusedFor(config, join(config, "fish"), join(home, ".config", "fish")),
+        refusedFor(config, join(config, "fish"), join(remote.home, ".config", "fish")),
       );
       assert.equal(readFileSync(join(dotfiles, "bashrc"), "utf8"), ": kept\n");
       assert.equal(existsSync(join(config, "fish", "config.fish")), false);
     } finally {
-      rmSync(join(home, ".bashrc"));
-      rmSync(join(home, ".config"));
+      rmSync(join(remote.home, ".bashrc"));
+      rmSync(join(remote.home, ".config"));
     }
   });
 
   it("protects .ssh in a workspace: a confined command cannot write its rc", async () => {
-    const workspace = join(home, "with-ssh");
-    const fresh = join(home, "without-ssh");
+    const workspace = join(remote.home, "with-ssh");
+    const fresh = join(remote.home, "without-ssh");
     mkdirSync(join(workspace, ".ssh"), { recursive: true });
     mkdirSync(fresh);
     writeFileSync(join(workspace, ".ssh", "authorized_keys"), "kept\n");
-    await using executor = new SshBashExecutor({ ...sshd!.config, cwd: workspace });
+    await using executor = new SshBashExecutor({ ...remote.sshd!.config, cwd: workspace });
     const written = await executor.run(executor.resolve({
       command: "echo 'touch ran' >.ssh/rc; echo evil >>.ssh/authorized_keys; rm -rf .ssh; true",
       sandboxPolicy: policy(workspace),
@@ -155,5 +173,42 @@ describe("what the remote login reads before the sandbox applies", {
     }));
     assert.equal(made.sandbox?.violations?.[0]?.path, join(fresh, ".ssh"), made.stderr.text);
     assert.equal(existsSync(join(fresh, ".ssh")), false);
+  });
+});
+
+describe("a remote user database that cannot be read", {
+  skip: sshdMissing || noBwrap,
+}, () => {
+  // A getent that fails, first on the sessions' PATH: the home sshd reads from is unknown.
+  const remote = remoteHome("shellseam-remote-passwd-", (base) => {
+    const fake = join(base, "fake-bin");
+    mkdirSync(fake);
+    writeFileSync(join(fake, "getent"), "#!/bin/sh\nexit 2\n", { mode: 0o755 });
+    return { PATH: `${fake}:${process.env.PATH}` };
+  });
+
+  it("refuses every workspace-write call, naming getent, and runs nothing; a read-only call runs", async () => {
+    const workspace = join(remote.home, "project");
+    mkdirSync(workspace);
+    await using executor = new SshBashExecutor({ ...remote.sshd!.config, cwd: workspace });
+    await assert.rejects(
+      executor.run(executor.resolve({
+        command: `touch ${workspace}/ran`,
+        sandboxPolicy: policy(workspace),
+      })),
+      (error: unknown) =>
+        error instanceof SandboxUnavailableError &&
+        error.attempts[0]?.reason.startsWith(
+            `the remote user's entry in the user database could not be read ("getent passwd" ` +
+              "exited with 2), so the home where sshd reads ~/.ssh/rc",
+          ) === true &&
+        error.message.includes(`make "getent passwd" work on ${remote.sshd!.config.host}`),
+    );
+    assert.equal(existsSync(join(workspace, "ran")), false);
+    const readOnly = await executor.run(executor.resolve({
+      command: "echo read",
+      sandboxPolicy: { mode: "read-only", workspaceRoot: workspace, network: "deny" },
+    }));
+    assert.equal(readOnly.stdout.text, "read\n", readOnly.stderr.text);
   });
 });

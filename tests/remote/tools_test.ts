@@ -149,8 +149,12 @@ describe("the remote side's own programs", { skip: sshdMissing || noBwrap }, () 
 });
 
 describe("parseTools", () => {
-  /** What the login files' fragment prints: the home, then each file, its locations, "". */
+  /**
+   * What the login files' fragment prints: getent's exit status, the home, then each file, its
+   * locations, "".
+   */
   const login = [
+    "0",
     "/h",
     "/h",
     "/h",
@@ -190,7 +194,13 @@ describe("parseTools", () => {
       { path: "/h/.bashrc", locations: ["/h", "/h/.bashrc", "/d", "/d/rc"] },
       { path: "/etc", locations: ["/etc"] },
     ]);
+    assert.equal(tools.passwdUnread, undefined);
     const words = (list: string[]) => list.map((word) => `${word}\0`).join("");
+    const found = ["x", "/a", "/a/bash", "/a/bash", ""];
+    // The user database unread: said, with the files of $HOME all the same.
+    const unread = parseTools("h", "bash", 0, words([...found, "2", ...login.slice(1)]));
+    assert.equal(unread.passwdUnread, '"getent passwd" exited with 2');
+    assert.deepEqual(unread.loginFiles, tools.loginFiles);
     assert.equal(
       parseTools("h", "bash", 0, words(["", "", "/bin/bash", "/usr/bin/bash", "", ...login]))
         .sessionPath,
@@ -200,10 +210,10 @@ describe("parseTools", () => {
       () => parseTools("h", "bash", 0, words(["x", "/a", "", "", "", ...login])),
       /No "bash" was found/,
     );
-    // Cut short: no login files, or not up to /etc.
-    for (const cut of [[], login.slice(0, 4), login.slice(0, -1)]) {
+    // Cut short: no login files, not up to /etc, or no status first.
+    for (const cut of [[], login.slice(0, 4), login.slice(0, -1), login.slice(1)]) {
       assert.throws(
-        () => parseTools("h", "bash", 0, words(["x", "/a", "/a/bash", "/a/bash", "", ...cut])),
+        () => parseTools("h", "bash", 0, words([...found, ...cut])),
         /Could not learn where the programs/,
       );
     }

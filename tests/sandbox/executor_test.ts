@@ -22,20 +22,26 @@ import { DEFAULT_PROTECTED_PATHS, SandboxBashExecutor } from "../../sandbox/mod.
 import { findDeno } from "../../sandbox/backends/landlock/_deno.ts";
 import { PROTECTED_WALK_DEPTH, protectionGaps } from "../../sandbox/protected/mod.ts";
 import { findOnPath } from "../../engine/_session.ts";
+import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
+import { runtime } from "../../local/mod.ts";
+import type { Runtime } from "../../runtime/mod.ts";
 import {
-  assertRunnerRefused,
   executorFor,
   fakeProgram,
   linkedPrograms,
   plantedProgram,
   probeHere,
+  recording,
   SANDBOX_BACKENDS,
   skipUnless,
   skipWithoutPython,
+  STANDBY_TOKENS,
   standbys,
   tempWorkspace,
+  type Workspace,
 } from "./_fixtures.ts";
-import { until } from "../local/_helpers.ts";
+import { pause, until } from "../local/_helpers.ts";
+import { withPlan } from "../engine/_plan.ts";
 
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
@@ -753,6 +759,44 @@ describe("what a new executor runs before any call", () => {
   );
 });
 
+/** The refusal to start the watchdog. */
+const WATCHDOG_REFUSED =
+  "The watchdog that kills commands when this process dies was not started, so no command runs";
+
+/**
+ * Asserts that a read-only and a workspace-write call of `executor` are both refused at the
+ * watchdog's start, for a reason that starts with `reason`, and that nothing ran.
+ */
+async function assertWatchdogRefused(
+  executor: SandboxBashExecutor,
+  workspace: Workspace,
+  reason: string,
+): Promise<void> {
+  for (const mode of ["read-only", "workspace-write"] as const) {
+    await assert.rejects(
+      executor.run(executor.resolve({
+        command: "touch ran",
+        sandboxPolicy: { mode, workspaceRoot: workspace.root, network: "deny" },
+      })),
+      (error: unknown) =>
+        error instanceof BashSpawnError &&
+        error.message.startsWith(`${WATCHDOG_REFUSED}: ${reason}`),
+    );
+  }
+  assert.equal(existsSync(join(workspace.root, "ran")), false);
+}
+
+/** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
+async function withFirstOnPath(folder: string, body: () => Promise<void>): Promise<void> {
+  const path = process.env.PATH;
+  process.env.PATH = `${folder}:${path}`;
+  try {
+    await body();
+  } finally {
+    process.env.PATH = path;
+  }
+}
+
 describe("the setsid binary in a call's writable roots", () => {
   it("passes every backend over for that call: it runs before any of them", {
     skip: noBwrap,
@@ -772,31 +816,239 @@ describe("the setsid binary in a call's writable roots", () => {
         sessionStrategy: "setsid-binary",
       });
       assert.equal(executor.config.setsidPath, join(bin, "setsid"));
-      // Read-only calls too: one planted there (by an earlier executor's call) would run unconfined.
-      await assert.rejects(
-        executor.run(executor.resolve({ command: "true" })),
-        SandboxUnavailableError,
+      // Read-only calls too: one planted there (by an earlier executor's call) would run
+      // unconfined. The watchdog, which runs it first, is refused it.
+      await assertWatchdogRefused(
+        executor,
+        workspace,
+        `"${join(bin, "setsid")}" runs before the sandbox applies`,
       );
-      await assertRunnerRefused(executor, workspace, "touch ran", join(bin, "setsid"));
-      assert.equal(existsSync(join(workspace.root, "ran")), false);
     } finally {
       process.env.PATH = path;
     }
   });
 });
 
-describe("the host's own tools and PATH", () => {
-  /** Runs `body` with `folder` first on this process's PATH (which an executor reads when made). */
-  async function withFirstOnPath(folder: string, body: () => Promise<void>): Promise<void> {
-    const path = process.env.PATH;
-    process.env.PATH = `${folder}:${path}`;
-    try {
-      await body();
-    } finally {
-      process.env.PATH = path;
-    }
+describe("what the host runs outside any sandbox, as it runs it", () => {
+  /** Whether `error` is the refusal of `outcome` naming `program` in `root`. */
+  const refusal = (error: unknown, outcome: string, program: string, root: string) =>
+    error instanceof BashSpawnError && error.message.startsWith(`${outcome}: "${program}" runs`) &&
+    error.message.includes(`lies in the writable root "${root}"`) &&
+    error.message.includes(`install "${program}" elsewhere`);
+
+  /** A "danger-full-access" call of `true`. */
+  const fullAccess = (executor: SandboxBashExecutor, workspace: Workspace) =>
+    executor.run(executor.resolve({
+      command: "true",
+      sandboxPolicy: { mode: "danger-full-access", workspaceRoot: workspace.root, network: "deny" },
+    }));
+
+  /**
+   * Folders a and b beside the workspace's root, `program` in `<a>/bin` (linked to the one on
+   * PATH), the canary (outside every root), a workspace-write policy that may write one more
+   * root, and the command that replaces the program with a script that touches the canary.
+   */
+  function replaceable(workspace: Workspace, program: string) {
+    const [a, b] = ["a", "b"].map((name) => join(workspace.base, name)) as [string, string];
+    mkdirSync(b);
+    const bin = linkedPrograms(join(a, "bin"), [program]);
+    const path = join(bin, program);
+    const canary = join(workspace.base, "canary");
+    return {
+      a,
+      b,
+      bin,
+      path,
+      canary,
+      policy: (root: string): SandboxPolicy => ({
+        mode: "workspace-write",
+        workspaceRoot: workspace.root,
+        network: "deny",
+        writableRoots: [root],
+      }),
+      replace:
+        `rm ${path} && printf '#!/bin/sh\\ntouch ${canary}\\n' > ${path} && chmod +x ${path}`,
+    };
   }
 
+  it("a bash an earlier session planted in the workspace never runs as the watchdog", {
+    skip: noBwrap,
+  }, async () => {
+    using workspace = tempWorkspace();
+    // node_modules/.bin first on PATH, as `npm run` puts it: the executor's bash is found there.
+    const { bin, planted, canary } = plantedProgram(workspace, "bash");
+    await withFirstOnPath(bin, async () => {
+      await using executor = executorFor("bwrap", workspace);
+      await assert.rejects(
+        executor.run(executor.resolve({ command: "true" })),
+        (error: unknown) => refusal(error, WATCHDOG_REFUSED, planted, workspace.root),
+      );
+      await assert.rejects(
+        fullAccess(executor, workspace),
+        (error: unknown) => refusal(error, WATCHDOG_REFUSED, planted, workspace.root),
+      );
+    });
+    assert.equal(existsSync(canary), false, "the planted bash ran unconfined");
+  });
+
+  it("a bash replaced while a bwrap call ran never runs as the standby that call leaves", {
+    skip: noBwrap || noLandlock,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { a, b, bin, canary, policy, replace } = replaceable(workspace, "bash");
+    // The end of the first bwrap standby spawned once armed (one that ran the replaced bash
+    // ends once it touched the canary).
+    let armed = false;
+    const standbyEnd = Promise.withResolvers<unknown>();
+    const watching: Runtime = {
+      ...runtime,
+      spawn: async (request) => {
+        const child = await runtime.spawn(request);
+        if (armed && request.args.some((arg) => arg.includes(STANDBY_TOKENS.bwrap))) {
+          standbyEnd.resolve(child.exited);
+        }
+        return child;
+      },
+    };
+    await withFirstOnPath(bin, async () => {
+      await using executor = new SandboxBashExecutor({
+        workspaceRoot: workspace.root,
+        backends: ["bwrap", "landlock"],
+        runtime: watching,
+      });
+      // Planned while a was granted to none: under bwrap, whose bash (run unconfined by a
+      // standby) is no call's to write yet.
+      const first = await executor.start(executor.resolve({
+        command: `until [ -e ${b}/go ]; do sleep 0.05; done`,
+        sandboxPolicy: policy(b),
+      }));
+      const plant = await executor.run(
+        executor.resolve({ command: replace, sandboxPolicy: policy(a) }),
+      );
+      assert.equal(plant.exitCode, 0, plant.stderr.text);
+      assert.equal(plant.sandbox?.backend, "landlock");
+      // The planting call's standby (Landlock's) took the place of the first call's; the
+      // first call's end starts a bwrap standby again (at once), with the bash it was planned
+      // with: its end, or 2 s from the first call's when none is spawned.
+      armed = true;
+      writeFileSync(join(b, "go"), "");
+      await first.done;
+      assert.equal(first.sandbox?.backend, "bwrap");
+      await Promise.race([standbyEnd.promise, pause(2000)]);
+    });
+    assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
+  });
+
+  it("a runner replaced between a call's plan and its spawn is never run", {
+    skip: noBwrap || noLandlock ||
+      (findOnPath("perl", process.env.PATH) === null ? "no perl here" : false),
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { a, b, bin, path: perl, canary, policy, replace } = replaceable(workspace, "perl");
+    // The call that runs "gated" waits, planned, until the gate opens (as for a long walk).
+    const gate = Promise.withResolvers<void>();
+    const planned = Promise.withResolvers<void>();
+    await using executor = new SandboxBashExecutor({
+      workspaceRoot: workspace.root,
+      backends: ["landlock", "bwrap"],
+      searchPath: `${bin}:${process.env.PATH}`,
+      ...withPlan(async (spec, launch, limits, inner) => {
+        const plan = await inner.plan(spec, launch, limits);
+        if (spec.command === "gated") {
+          planned.resolve();
+          await gate.promise;
+        }
+        return plan;
+      }),
+    });
+    // Planned while a was granted to none: under Landlock, whose perl lies in a.
+    const gated = executor.run(executor.resolve({ command: "gated", sandboxPolicy: policy(b) }));
+    await planned.promise;
+    const plant = await executor.run(
+      executor.resolve({ command: replace, sandboxPolicy: policy(a) }),
+    );
+    assert.equal(plant.exitCode, 0, plant.stderr.text);
+    assert.equal(plant.sandbox?.backend, "bwrap");
+    gate.resolve();
+    await assert.rejects(
+      gated,
+      (error: unknown) =>
+        error instanceof BashSpawnError &&
+        error.message.startsWith(`The command was not run: "${perl}" runs`) &&
+        error.message.includes(`lies in the writable root "${a}"`),
+    );
+    assert.equal(existsSync(canary), false, "the replaced runner ran unconfined");
+  });
+
+  describe("a bash that a call's writable root holds, replaced by that call", () => {
+    /**
+     * An executor (Landlock first: bash is no runner of it) whose bash is
+     * `<a>/bash`, linked to the real one, with its watchdog started; then a
+     * call that may write `a` replaces that bash with a script that touches
+     * the canary, outside every root.
+     */
+    async function planted(
+      workspace: Workspace,
+      body: (
+        executor: SandboxBashExecutor,
+        bash: string,
+        spawned: { line: string; pid: number }[],
+      ) => Promise<void>,
+    ): Promise<string> {
+      const { a, bin, path: bash, canary, policy, replace } = replaceable(workspace, "bash");
+      const { runtime: recorder, spawned } = recording();
+      await withFirstOnPath(bin, async () => {
+        await using executor = executorFor("landlock", workspace, { runtime: recorder });
+        // The watchdog starts with the default policy's roots alone.
+        assert.equal((await executor.probeBackends())[0]?.works, true);
+        const plant = await executor.run(
+          executor.resolve({ command: replace, sandboxPolicy: policy(a) }),
+        );
+        assert.equal(plant.exitCode, 0, plant.stderr.text);
+        await body(executor, bash, spawned);
+      });
+      return canary;
+    }
+
+    it("is never run by the watchdog when it starts again", {
+      skip: noLandlock,
+    }, async () => {
+      using workspace = tempWorkspace();
+      const canary = await planted(workspace, async (executor, bash, spawned) => {
+        const watchdog = spawned.find(({ line }) => line.includes(WATCHDOG_NAME));
+        assert.ok(watchdog !== undefined, JSON.stringify(spawned));
+        process.kill(watchdog.pid, "SIGKILL");
+        await until(() => !runtime.kill(watchdog.pid, 0), "the watchdog's end");
+        await assert.rejects(
+          executor.run(executor.resolve({ command: "true" })),
+          (error: unknown) => refusal(error, WATCHDOG_REFUSED, bash, join(workspace.base, "a")),
+        );
+      });
+      assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
+    });
+
+    it("is never run by a danger-full-access call", {
+      skip: noLandlock,
+    }, async () => {
+      using workspace = tempWorkspace();
+      const canary = await planted(workspace, async (executor, bash) => {
+        await assert.rejects(
+          fullAccess(executor, workspace),
+          (error: unknown) =>
+            refusal(
+              error,
+              "The command was not run",
+              bash,
+              join(workspace.base, "a"),
+            ),
+        );
+      });
+      assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
+    });
+  });
+});
+
+describe("the host's own tools and PATH", () => {
   it("a grep or stty planted in a writable folder of PATH is never run by the host", {
     skip: noBwrap || (findOnPath("script", process.env.PATH) === null && "needs util-linux script"),
   }, async () => {
@@ -851,26 +1103,12 @@ describe("the host's own tools and PATH", () => {
       await withFirstOnPath(bin, async () => {
         await using executor = executorFor("bwrap", workspace);
         assert.equal(executor.config.toolPath.split(":")[0], bin);
-        // Read-only calls too: one planted there (by an earlier executor's call) would run unconfined.
-        await assert.rejects(
-          executor.run(executor.resolve({ command: "true" })),
-          SandboxUnavailableError,
-        );
-        await assert.rejects(
-          executor.run(executor.resolve({
-            command: "touch ran",
-            sandboxPolicy: {
-              mode: "workspace-write",
-              workspaceRoot: workspace.root,
-              network: "deny",
-            },
-          })),
-          (error: unknown) =>
-            error instanceof SandboxUnavailableError &&
-            error.attempts[0]?.reason.startsWith(
-                `"${bin}" holds programs the host runs unconfined`,
-              ) ===
-              true,
+        // Read-only calls too: one planted there (by an earlier executor's call) would run
+        // unconfined. The watchdog, which runs them first, is refused the folder.
+        await assertWatchdogRefused(
+          executor,
+          workspace,
+          `"${bin}" holds programs the host runs unconfined`,
         );
         assert.equal(existsSync(join(workspace.root, "ran")), false);
       });
