@@ -28,6 +28,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -255,9 +256,14 @@ async function compileTests(dir: string, installed: string): Promise<string[]> {
   for (const entry of readdirSync(installed)) {
     if (!existsSync(join(dir, entry))) symlinkSync(join(installed, entry), join(dir, entry));
   }
-  // The names `deno test` picks up: test.ts, *_test.ts and *.test.ts.
+  // The names `deno test` picks up: test.ts, *_test.ts and *.test.ts; the largest first, as
+  // the Deno pool orders them (see `testFiles`), so the long files start early and the short
+  // ones fill the gaps: node --test starts them in this order.
   return walk(tests).filter((file) => /(^|\/|_|\.)test\.js$/.test(file))
-    .map((file) => join(tests, file));
+    .map((file) => join(tests, file))
+    .map((file) => ({ file, size: statSync(file).size }))
+    .sort((a, b) => b.size - a.size)
+    .map(({ file }) => file);
 }
 
 /** Installs each of {@linkcode NODE_VERSIONS} into `dir` and returns its `node` binary. */
