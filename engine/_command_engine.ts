@@ -38,14 +38,7 @@ import {
 import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
 import { bashArgs, spawnFailure } from "./_exec.ts";
 import { joined, OutputCollector } from "./_output.ts";
-import {
-  appliedLimits,
-  hasLimits,
-  limitedLaunch,
-  mergeLimits,
-  platformGaps,
-  rlimitsOf,
-} from "./_limits.ts";
+import { appliedLimits, limitedPlan, mergeLimits, platformGaps, rlimitsOf } from "./_limits.ts";
 import { type CommandCgroup, ExecutorCgroups } from "./_cgroup.ts";
 import { cgroupLimits, type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
 import { checkBackground, checkForeground, fillRequest } from "./_request.ts";
@@ -79,23 +72,6 @@ const encoder = new TextEncoder();
 
 /** The launches a call may take when one ends before its command starts (see `LaunchPlan.announcesStart`). */
 const MAX_LAUNCHES = 3;
-
-/**
- * The launch to spawn: `plan`'s, behind a short bash that applies the
- * limits when the plan does not apply them itself.
- */
-function limitedPlan(
-  plan: LaunchPlan,
-  rlimits: ResourceLimits,
-  cgroup: CommandCgroup | null,
-  bash: string,
-): Launch {
-  if (plan.limitsApplied === true) return plan.launch;
-  const joins = cgroup?.procsFiles ?? [];
-  return hasLimits(rlimits) || joins.length > 0
-    ? limitedLaunch(plan.launch, rlimits, joins, bash)
-    : plan.launch;
-}
 
 /** What the engine asks of the executor it runs for. */
 export interface EngineHooks {
@@ -360,7 +336,7 @@ export class CommandEngine {
       plan = wrap !== undefined
         ? { launch: wrap(bashLaunch) }
         : await this.#confiner.plan(spec, bashLaunch, launchLimits);
-      launch = limitedPlan(plan, rlimits, cgroup, bash);
+      launch = limitedPlan(plan, rlimits, cgroup?.procsFiles ?? [], bash);
       this.#checkCanSpawn(spec);
       await watchdog?.ready();
       this.#checkCanSpawn(spec);
@@ -455,7 +431,7 @@ export class CommandEngine {
         await retried;
         this.#checkCanSpawn(spec);
         plan = await this.#confiner.plan(spec, bashLaunch, launchLimits);
-        launch = limitedPlan(plan, rlimits, cgroup, bash);
+        launch = limitedPlan(plan, rlimits, cgroup?.procsFiles ?? [], bash);
       } catch (error) {
         await cgroup?.close();
         throw error;

@@ -16,7 +16,7 @@ import {
 import { kindOf } from "../seam/checks.ts";
 import type { PlatformFacts } from "../runtime/mod.ts";
 import { BASH_FLAGS } from "./_env.ts";
-import type { Launch } from "./_launch.ts";
+import type { Launch, LaunchPlan } from "./_launch.ts";
 import { type CgroupLimit, cgroupLimits, type CgroupSupport } from "./_cgroup_support.ts";
 
 /** The fields of {@linkcode ResourceLimits}, in the order they are applied. */
@@ -215,6 +215,23 @@ export function limitedLaunch(
       ...launch.args,
     ],
   };
+}
+
+/**
+ * The launch to spawn for `plan`: its own, behind {@linkcode limitedLaunch}
+ * (by `bash`) when the plan does not apply the limits itself and there are
+ * rlimits to set or cgroups (`cgroups`, their `cgroup.procs` files) to join.
+ */
+export function limitedPlan(
+  plan: Pick<LaunchPlan, "launch" | "limitsApplied">,
+  rlimits: ResourceLimits,
+  cgroups: readonly string[],
+  bash: string,
+): Launch {
+  if (plan.limitsApplied === true) return plan.launch;
+  return hasLimits(rlimits) || cgroups.length > 0
+    ? limitedLaunch(plan.launch, rlimits, cgroups, bash)
+    : plan.launch;
 }
 
 /** `limits` without those a cgroup holds (they are not set as rlimits too). */
