@@ -330,13 +330,13 @@ export class CommandEngine {
         },
       }),
     };
-    let launch: Launch;
+    // Made only when it is spawned: a call that a process started ahead takes never reads it.
+    let launch: Launch | undefined;
     let plan: LaunchPlan;
     try {
       plan = wrap !== undefined
         ? { launch: wrap(bashLaunch) }
         : await this.#confiner.plan(spec, bashLaunch, launchLimits);
-      launch = limitedPlan(plan, rlimits, cgroup?.procsFiles ?? [], bash);
       this.#checkCanSpawn(spec);
       await watchdog?.ready();
       this.#checkCanSpawn(spec);
@@ -372,6 +372,7 @@ export class CommandEngine {
       started = undefined;
       let spawned: SpawnedChild;
       try {
+        launch ??= limitedPlan(plan, rlimits, cgroup?.procsFiles ?? [], bash);
         // Again at the spawn: a call planned meanwhile (during this one's walk, say) may have
         // been granted, and have written, the folder of a program its plan checked.
         this.#vet("The command was not run", [
@@ -448,7 +449,7 @@ export class CommandEngine {
       killGraceMs: config.killGraceMs,
       drainGraceMs: config.drainGraceMs,
       // What the launch reads first (its own input), then the command's stdin.
-      stdin: launch.input === undefined || inputWritten
+      stdin: launch?.input === undefined || inputWritten
         ? stdin
         : joined(launch.input, stdin ?? null),
       keepStdinOpen,

@@ -326,7 +326,7 @@ export class SandboxConfiner implements Confiner {
     // What the reporter ended goes to a file of this call.
     const strayReport = reported(backend) ? join(own, `strays-${crypto.randomUUID()}`) : undefined;
     if (strayReport !== undefined) confined.strayReport = strayReport;
-    const wrapped = backend.wrap(
+    const wrapped = () => backend.wrap(
       network === undefined ? launch : {
         ...launch,
         env: {
@@ -341,6 +341,7 @@ export class SandboxConfiner implements Confiner {
       limits,
       spec.stdin !== undefined || spec.keepStdinOpen === true,
     );
+    let made: Launch | undefined;
     return {
       // The backend's launch applies the call's rlimits and joins its cgroups.
       limitsApplied: true,
@@ -363,13 +364,18 @@ export class SandboxConfiner implements Confiner {
             backend.setupRaced?.(stderr, confined) === true || (again?.() ?? false),
         },
       }),
-      launch: network?.tools === undefined ? wrapped : wrapInBridge(
-        wrapped,
-        network.tools,
-        bash,
-        network.proxy.socketPath,
-        limits?.cgroupProcs ?? [],
-      ),
+      // Made when the engine first reads it, to spawn it: a call that a standby takes never
+      // does, and its wrapper's options (half a millisecond of CPU a call) go unbuilt.
+      get launch(): Launch {
+        made ??= network?.tools === undefined ? wrapped() : wrapInBridge(
+          wrapped(),
+          network.tools,
+          bash,
+          network.proxy.socketPath,
+          limits?.cgroupProcs ?? [],
+        );
+        return made;
+      },
       describe: (outcome): BashSandboxInfo => {
         const violations = guard?.settle() ?? [];
         // The sweeps may have met a bound that the launch did not.
