@@ -37,7 +37,7 @@ import { BRIDGE_PORT, bridgeFailed, bridgeRunners, proxyEnv, wrapInBridge } from
 import type { ProxyOptions, ProxyState } from "./network/mod.ts";
 import { confinedRoots, Confinement, enforcementOf } from "./_confinement.ts";
 import { BackendProbes, type SandboxBackendStatus } from "./_backend_probes.ts";
-import { GrantedRoots, toolFoldersOf } from "./_exposure.ts";
+import { ExposureChecks, GrantedRoots, toolFoldersOf } from "./_exposure.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
 import { chooseBackend } from "./_select_backend.ts";
 import { Standbys } from "./_standby.ts";
@@ -79,6 +79,8 @@ export class SandboxConfiner implements Confiner {
   readonly #granted: GrantedRoots;
   /** Each list of programs found outside every root granted, with how many were granted then. */
   readonly #outside = new Map<string, number>();
+  /** The exposure of what runs before each call's backend, kept while it is none. */
+  readonly #checks = new ExposureChecks();
   readonly #network: NetworkLaunches;
   /** Confined launches started ahead of the calls that will run in them. */
   readonly #standbys: Standbys;
@@ -300,6 +302,7 @@ export class SandboxConfiner implements Confiner {
         setsid: this.#host.config.setsidPath,
         toolFolders: toolFoldersOf(this.#host.config.toolPath),
         writableRoots: this.#granted.with([confined.workspaceRoot, ...confined.writableRoots]),
+        checks: this.#checks,
         bridge: async (backend) =>
           bridged(backend) ? bridgeRunners(await this.#network.bridge(), bash) : [],
       },
@@ -326,21 +329,22 @@ export class SandboxConfiner implements Confiner {
     // What the reporter ended goes to a file of this call.
     const strayReport = reported(backend) ? join(own, `strays-${crypto.randomUUID()}`) : undefined;
     if (strayReport !== undefined) confined.strayReport = strayReport;
-    const wrapped = () => backend.wrap(
-      network === undefined ? launch : {
-        ...launch,
-        env: {
-          ...launch.env,
-          ...proxyEnv(
-            network.proxy.token,
-            "port" in network.proxy ? network.proxy.port : BRIDGE_PORT,
-          ),
+    const wrapped = () =>
+      backend.wrap(
+        network === undefined ? launch : {
+          ...launch,
+          env: {
+            ...launch.env,
+            ...proxyEnv(
+              network.proxy.token,
+              "port" in network.proxy ? network.proxy.port : BRIDGE_PORT,
+            ),
+          },
         },
-      },
-      confined,
-      limits,
-      spec.stdin !== undefined || spec.keepStdinOpen === true,
-    );
+        confined,
+        limits,
+        spec.stdin !== undefined || spec.keepStdinOpen === true,
+      );
     let made: Launch | undefined;
     return {
       // The backend's launch applies the call's rlimits and joins its cgroups.

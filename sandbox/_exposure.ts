@@ -94,6 +94,52 @@ export function exposureOf(
   return undefined;
 }
 
+/** At most this many answers are kept (one a backend and set of roots); past it, all are dropped. */
+const MAX_KEPT = 256;
+
+/**
+ * {@linkcode exposureOf} for the calls of one executor, each answer "none"
+ * kept for the same question (the same programs, folders and roots): each
+ * call asks it again, and it costs a `readlink` for every component of
+ * every path (3% of the host's CPU a warm bwrap call). A confined command
+ * writes in its roots alone, so what lay outside every one of the roots
+ * asked about stays so while they are the same; a root granted since makes
+ * another question, answered anew (the roots given are every one granted
+ * so far, with the call's own). An exposure found is never kept: it is
+ * looked at again at each call.
+ *
+ * @example
+ * ```ts
+ * import { ExposureChecks } from "./_exposure.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const checks = new ExposureChecks();
+ * const unconfined = { programs: ["/usr/bin/env"], toolFolders: [], folders: [] };
+ * assert.equal(checks.exposure(unconfined, ["/srv/ws"]), undefined);
+ * // A root that holds the program: asked anew, and found.
+ * assert.match(checks.exposure(unconfined, ["/srv/ws", "/usr"])?.reason ?? "", /lies in/);
+ * ```
+ */
+export class ExposureChecks {
+  readonly #clear = new Set<string>();
+
+  /** What {@linkcode exposureOf} says of `unconfined` and `roots` (canonical). */
+  exposure(unconfined: Unconfined, roots: readonly string[]): Exposure | undefined {
+    const key = JSON.stringify([
+      unconfined.programs,
+      unconfined.toolFolders,
+      unconfined.folders,
+      [...roots].sort(),
+    ]);
+    if (this.#clear.has(key)) return undefined;
+    const exposure = exposureOf(unconfined, roots);
+    if (exposure !== undefined) return exposure;
+    if (this.#clear.size >= MAX_KEPT) this.#clear.clear();
+    this.#clear.add(key);
+    return undefined;
+  }
+}
+
 /**
  * Every root an executor's confined commands could have written so far: the
  * workspace and writable roots of its default policy (in any mode: an

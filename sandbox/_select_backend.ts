@@ -10,7 +10,7 @@ import type { Launch } from "../engine/mod.ts";
 import type { ConfinedPolicy, SandboxBackend, SandboxBackendName } from "./backends/mod.ts";
 import type { BackendProbes } from "./_backend_probes.ts";
 import { noBackendRemedy, platformRefusal } from "./_backend_kinds.ts";
-import { exposureOf } from "./_exposure.ts";
+import type { ExposureChecks } from "./_exposure.ts";
 
 /** Where {@linkcode selectBackend} learns which backends work: their probes. */
 type ProbeSource = Pick<BackendProbes, "probe" | "platform">;
@@ -42,6 +42,8 @@ export interface Runners {
    * `GrantedRoots`), canonical.
    */
   writableRoots: readonly string[];
+  /** Where the exposure of what runs before the backend is asked (see `ExposureChecks`). */
+  checks: ExposureChecks;
 }
 
 /** The backend a call is launched under (see {@linkcode chooseBackend}). */
@@ -145,7 +147,7 @@ async function selectBackend(
   names: readonly SandboxBackendName[],
   policy: ConfinedPolicy,
   launch: Launch,
-  { setsid, bridge, toolFolders, writableRoots }: Runners,
+  { setsid, bridge, toolFolders, writableRoots, checks }: Runners,
 ): Promise<SandboxBackend> {
   const attempts: { backend: string; reason: string }[] = [];
   let remedy: string | undefined;
@@ -157,7 +159,7 @@ async function selectBackend(
       remedy = status.remedy;
       continue;
     }
-    const exposure = exposureOf({
+    const exposure = checks.exposure({
       programs: [
         ...(setsid === null ? [] : [setsid]),
         ...await bridge(backend),
