@@ -8,17 +8,21 @@ import { shapeOf } from "./_shape.ts";
  * below real directories only; undefined otherwise (nothing there is
  * protected). `parents` keeps, for one pass of a walk, what each folder
  * was found to be (its real path, or null), so that the names of one
- * folder check it once.
+ * folder check it once. `absent`, when given, tells a folder that does not
+ * exist from its parent's listing (see `FolderListings.absent`), with no
+ * failed resolve (Deno builds an exception for each; `.config` of
+ * `.config/git` is missing in most roots, and each sweep asked).
  */
 export function located(
   path: string,
   roots: readonly string[],
   parents: Map<string, string | null> = new Map(),
+  absent?: (path: string) => boolean,
 ): string | undefined {
   const folder = dirname(path);
   let parent = parents.get(folder);
   if (parent === undefined) {
-    const real = existingRealpath(folder);
+    const real = absent?.(folder) === true ? undefined : existingRealpath(folder);
     parent = real !== undefined && realParents(join(real, basename(path)), roots) ? real : null;
     parents.set(folder, parent);
   }

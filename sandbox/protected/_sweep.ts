@@ -89,8 +89,11 @@ export class Sweep {
       this.#violations.push({ path: dir, quarantinedTo: to, unlisted: true });
       openUp(to, PROTECTED_WALK_ENTRIES);
     }
+    const { listings } = this.#launch.memory;
+    // A root's parent is not one the walks list.
+    const absent = (path: string) => !this.#launch.roots.includes(path) && listings.absent(path);
     for (const found of seen) {
-      const path = listed.has(found) ? found : located(found, this.#launch.roots, parents);
+      const path = listed.has(found) ? found : located(found, this.#launch.roots, parents, absent);
       if (path === undefined) continue;
       const before = this.#launch.watched.get(path) ?? ABSENT;
       // A name its folder's listing lacks (most of the root's) costs no lookup;
