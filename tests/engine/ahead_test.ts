@@ -53,16 +53,21 @@ describe("a plan's process started ahead", () => {
 
   const skip = noCgroup ?? false;
   nodeIt(
-    "runs the call in the process takeAhead gives, in the cgroups it joined",
+    "runs the call in the process takeAhead gives, in the cgroups it joined, never making the cold launch",
     { skip },
     async () => {
       const slots: CgroupSlot[] = [];
+      // A confiner may make its launch only when it is read (the sandbox does).
+      let launchReads = 0;
       await using executor = new LocalBashExecutor({
         limits: { processes: 64 },
         ...withPlan((_spec, launch, limits) => {
           if (limits.cgroups !== undefined) slots.push(limits.cgroups);
           return Promise.resolve({
-            launch: { ...launch, args: [...launch.args.slice(0, -1), "echo cold"] },
+            get launch() {
+              launchReads++;
+              return { ...launch, args: [...launch.args.slice(0, -1), "echo cold"] };
+            },
             takeAhead: async () => {
               const cgroup = await limits.cgroups!.make();
               const child = await runtime.spawn({
@@ -89,6 +94,7 @@ describe("a plan's process started ahead", () => {
       assert.equal(result.exitCode, 0, result.stderr.text);
       assert.ok(Number(result.stdout.text.trim()) >= 1, result.stdout.text);
       assert.deepEqual(slots.map((slot) => [slot.key, slot.limits.processes]), [["processes", 64]]);
+      assert.equal(launchReads, 0);
     },
   );
 });
