@@ -95,10 +95,11 @@ describe("Seatbelt's launch hands the command its environment", () => {
       }
     })();
     try {
-      // A few launches, each as the executor spawns it: a leak that lasts one exec is caught
-      // by strace below where it is installed; here the polls look while each runs.
-      for (let round = 0; round < 5; round++) {
-        const launch = wrapped("env -0 >/dev/null; sleep 0.1");
+      // Many short launches, each as the executor spawns it: a leak that lasts one exec is
+      // caught for sure by strace below where it is installed; here the polls look while each
+      // starts (they caught the old env -i, which lasted a millisecond, in 5 runs of 5).
+      for (let round = 0; round < 20; round++) {
+        const launch = wrapped("env -0 >/dev/null");
         const child = spawn(launch.program, launch.args, { cwd: launch.cwd, env: launch.env });
         child.stdin.end(launch.input);
         await new Promise((done) => child.on("close", done));
