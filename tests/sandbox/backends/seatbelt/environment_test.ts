@@ -77,7 +77,10 @@ function commandLines(): string[] {
   return spawnSync("ps", ["-axww", "-o", "args="]).stdout.toString().split("\n");
 }
 
-/** The NUL-separated entries that `env -0` printed, sorted. */
+/** Prints the environment NUL-separated (`env -0` is not in every macOS's env). */
+const PRINT_ENV = String.raw`/usr/bin/perl -e 'print map { "$_=$ENV{$_}\0" } keys %ENV'`;
+
+/** The NUL-separated entries that {@linkcode PRINT_ENV} printed, sorted. */
 function entries(text: string): string[] {
   return text.split("\0").filter((entry) => entry !== "").sort();
 }
@@ -99,7 +102,7 @@ describe("Seatbelt's launch hands the command its environment", () => {
       // caught for sure by strace below where it is installed; here the polls look while each
       // starts (they caught the old env -i, which lasted a millisecond, in 5 runs of 5).
       for (let round = 0; round < 20; round++) {
-        const launch = wrapped("env -0 >/dev/null");
+        const launch = wrapped(`${PRINT_ENV} >/dev/null`);
         const child = spawn(launch.program, launch.args, { cwd: launch.cwd, env: launch.env });
         child.stdin.end(launch.input);
         await new Promise((done) => child.on("close", done));
@@ -115,7 +118,7 @@ describe("Seatbelt's launch hands the command its environment", () => {
   it("in no program's arguments, as strace sees every exec", {
     skip: spawnSync("strace", ["-V"]).status === 0 ? false : "strace is not installed here",
   }, () => {
-    const launch = wrapped("env -0 >/dev/null");
+    const launch = wrapped(`${PRINT_ENV} >/dev/null`);
     const log = join(dir, "strace.log");
     const result = spawnSync(
       "strace",
@@ -135,18 +138,18 @@ describe("Seatbelt's launch hands the command its environment", () => {
   });
 
   it("exactly as a plain exec with that environment gives it", () => {
-    const launch = wrapped("env -0");
+    const launch = wrapped(PRINT_ENV);
     const result = spawnSync(launch.program, launch.args, {
       cwd: launch.cwd,
       env: launch.env,
       input: launch.input,
     });
     assert.equal(result.status, 0, result.stderr.toString());
-    // The start byte, then what env printed.
+    // The start byte, then what was printed.
     const seen = entries(result.stdout.subarray(1).toString());
     // The reference: `env -i` execs the command with exactly these entries, as bwrap's
     // --setenv and Landlock's execve do (a spawn's `env` may add the parent's under Deno).
-    const plain = launchOf("env -0");
+    const plain = launchOf(PRINT_ENV);
     const given = Object.entries({ ...ENV, TMPDIR: folders.tmpDir }).map(([k, v]) => `${k}=${v}`);
     const expected = spawnSync("/usr/bin/env", ["-i", ...given, plain.program, ...plain.args], {
       cwd: plain.cwd,
