@@ -30,8 +30,9 @@ chmodSync(fake, 0o755);
 const folders = { privateDir: dir, tmpDir: join(dir, "tmp") };
 
 /**
- * Every value holds the marker: names the launch's own runners use (`o`,
+ * Every value holds the marker: names a runner's shell would use (`o`,
  * `IFS`, `keep`), names a shell cannot export (`a.b`, an exported function),
+ * names bash sets itself (`PWD`, `SHLVL`: a shell's `exec` would lower it),
  * and a proxy's token in a URL.
  */
 const ENV: Record<string, string> = {
@@ -41,6 +42,10 @@ const ENV: Record<string, string> = {
   IFS: `${MARKER}-ifs`,
   keep: `${MARKER}-keep`,
   n: `${MARKER}-n`,
+  e: `${MARKER}-e`,
+  v: `${MARKER}-v`,
+  PWD: `/${MARKER}`,
+  SHLVL: "7",
   "a.b": `${MARKER}-dot`,
   "BASH_FUNC_f%%": `() { echo ${MARKER}; }`,
   SPACED: `${MARKER} with spaces\nand a line`,
@@ -155,7 +160,7 @@ describe("Seatbelt's launch hands the command its environment", () => {
       cwd: plain.cwd,
     });
     assert.deepEqual(seen, entries(expected.stdout.toString()));
-    for (const name of ["PATH", "o", "IFS", "keep", "n", "a.b", "SPACED", "TMPDIR"]) {
+    for (const name of ["PATH", "o", "IFS", "keep", "n", "a.b", "SPACED", "SHLVL", "TMPDIR"]) {
       assert.ok(seen.some((entry) => entry.startsWith(`${name}=`)), `${name} is missing`);
     }
     assert.ok(seen.some((entry) => entry.startsWith("BASH_FUNC_f%%=")), "the function is missing");
