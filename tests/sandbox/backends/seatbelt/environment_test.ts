@@ -6,15 +6,7 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seatbeltLaunch } from "../../../../sandbox/backends/seatbelt/mod.ts";
@@ -25,8 +17,9 @@ const MARKER = `mark${crypto.randomUUID().replaceAll("-", "")}`;
 const dir = mkdtempSync(join(tmpdir(), "seatbelt-env-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const fake = join(dir, "sandbox-exec");
-writeFileSync(fake, '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done\nshift\nexec "$@"\n');
-chmodSync(fake, 0o755);
+writeFileSync(fake, '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done\nshift\nexec "$@"\n', {
+  mode: 0o755,
+});
 const folders = { privateDir: dir, tmpDir: join(dir, "tmp") };
 
 /**
