@@ -100,7 +100,8 @@ export const DENO_ONLY_TESTS: readonly string[] = [
  * environment or the working folder, no sandbox that grants a root), each
  * under a second of CPU in a process of its own. Node's start and the
  * package's loading are then paid once, not once a file: alone, these files
- * took 20 CPU-s in processes of their own and 3 in one.
+ * took 20 CPU-s in processes of their own and 3 in one. A file that comes
+ * to keep such state leaves this list.
  */
 export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/docs_test.ts",
@@ -119,7 +120,6 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/node/build_test.ts",
   "tests/remote/frames_test.ts",
   "tests/remote/permissions_test.ts",
-  "tests/remote/transport_test.ts",
   "tests/remote/view_test.ts",
   "tests/sandbox/backends/bwrap/args_test.ts",
   "tests/sandbox/backends/bwrap/reporter_test.ts",
