@@ -66,7 +66,7 @@ import { confines } from "./_confined.ts";
 import { finishRun } from "./_run_result.ts";
 import { awaitStart } from "./_start.ts";
 import { backgroundProcess } from "./_background.ts";
-import { findScript, localTerminal, terminalCommand } from "./_terminal.ts";
+import { findScript, localTerminal, terminalCommand, type TerminalScript } from "./_terminal.ts";
 
 const encoder = new TextEncoder();
 
@@ -92,6 +92,8 @@ export class CommandEngine {
   readonly #hooks: EngineHooks;
   readonly #confiner: Confiner;
   readonly #bash: string | null;
+  /** The terminal calls' `script`, found on PATH at the first (see findScript). */
+  #script: TerminalScript | undefined;
   readonly #env: BaseEnv;
   readonly #spillBudget: SpillBudget;
   readonly #watchdog: Watchdog | null;
@@ -297,9 +299,14 @@ export class CommandEngine {
     const held = cgroupLimits(limits, support);
     // In a terminal, bash runs `script`, which runs the command (see _terminal.ts).
     let command = spec.command;
+    // Found once. Bash execs it outside any sandbox when the call is not confined: checked then.
+    const unconfinedScript: string[] = [];
     if (terminal !== undefined) {
-      const script = findScript(this.config.runtime);
+      const script = this.#script ??= findScript(this.config.runtime);
       command = terminalCommand(spec.command, terminal, script.path, script.flavour);
+      if (!confines(spec.sandboxPolicy?.mode ?? this.#hooks.sandboxMode())) {
+        unconfinedScript.push(script.path);
+      }
     }
     const bashLaunch: Launch = {
       program: bash,
@@ -378,6 +385,7 @@ export class CommandEngine {
         this.#vet("The command was not run", [
           ...(setsid === null ? [] : [setsid]),
           launch.program,
+          ...unconfinedScript,
         ]);
       } catch (error) {
         await cgroup?.close();

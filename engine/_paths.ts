@@ -62,3 +62,18 @@ export function resolutionLocations(path: string): string[] {
   }
   return locations;
 }
+
+/**
+ * The last location of `path`'s resolution (see {@linkcode resolutionLocations})
+ * that lies in one of `roots` (canonical), with that root: the program
+ * itself or a link's target, not a folder above it. Undefined when none does.
+ */
+export function exposedLocation(
+  path: string,
+  roots: readonly string[],
+): { location: string; root: string } | undefined {
+  return resolutionLocations(path).flatMap((location) => {
+    const root = roots.find((root) => isBeneath(location, root));
+    return root === undefined ? [] : [{ location, root }];
+  }).at(-1);
+}

@@ -79,7 +79,13 @@ export type { CommandCgroup } from "./_cgroup.ts";
 
 export { findOnPath, findSetsid } from "./_session.ts";
 export { hostToolPath } from "./_host_tools.ts";
-export { canonicalPath, existingRealpath, isBeneath, resolutionLocations } from "./_paths.ts";
+export {
+  canonicalPath,
+  existingRealpath,
+  exposedLocation,
+  isBeneath,
+  resolutionLocations,
+} from "./_paths.ts";
 export { BASH_FLAGS, ENV_OVERRIDES, TERMINAL_ENV_OVERRIDES } from "./_env.ts";
 export { terminalCommand } from "./_terminal.ts";
 export { folderNames } from "./_listing.ts";

@@ -7,7 +7,7 @@
  */
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
-import { existingRealpath, findOnPath, isBeneath, resolutionLocations } from "../engine/mod.ts";
+import { existingRealpath, exposedLocation, findOnPath } from "../engine/mod.ts";
 import { CommitClaim, grantedRoots } from "../sandbox/protected/mod.ts";
 import { checkedOptions } from "./_checked_options.ts";
 import { checkedPath } from "./_checked_path.ts";
@@ -110,11 +110,7 @@ export async function gitCommit(options: GitCommitOptions): Promise<GitCommitRes
   // Every location its resolution passes (a link in the workspace to a script elsewhere too),
   // against the workspace and every root a confined command of this process could have written.
   const roots = [workspace, ...grantedRoots()];
-  // The last such location: git itself (or a link's target), not a folder above it.
-  const exposed = resolutionLocations(git).flatMap((location) => {
-    const root = roots.find((root) => isBeneath(location, root));
-    return root === undefined ? [] : [{ location, root }];
-  }).at(-1);
+  const exposed = exposedLocation(git, roots);
   if (exposed !== undefined) {
     throw new GitCommitError(
       `The "git" found on PATH ("${git}") lies in the workspace or a writable root ("${exposed.location}" lies in "${exposed.root}"), where a confined command could have replaced it; put a system git first on PATH`,

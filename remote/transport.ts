@@ -3,7 +3,14 @@ import { dirname } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
 import { runtime, type SpawnedChild } from "../runtime/mod.ts";
-import { findOnPath, throwIfDenied, Watchdog, WATCHDOG_VARIABLE } from "../engine/mod.ts";
+import {
+  exposedLocation,
+  findOnPath,
+  throwIfDenied,
+  Watchdog,
+  WATCHDOG_VARIABLE,
+} from "../engine/mod.ts";
+import { grantedCount, grantedRoots } from "../sandbox/protected/mod.ts";
 
 /**
  * How the remote executor reaches a shell on the other side: the program
@@ -130,6 +137,8 @@ export class SshTransport implements RemoteTransport {
   readonly #controlPath: string;
   #master: Promise<SpawnedChild> | null = null;
   #watchdog: Watchdog | null = null;
+  /** Each list of programs found outside every granted root, with how many roots there were then. */
+  readonly #outside = new Map<string, number>();
 
   /** Takes the connection's options; nothing connects until the first command. */
   constructor(options: SshTransportOptions) {
@@ -160,6 +169,7 @@ export class SshTransport implements RemoteTransport {
   }
 
   command(remoteCommand: string): { program: string; args: string[] } {
+    this.#vet([this.#options.ssh]);
     return {
       program: this.#options.ssh,
       args: [
@@ -191,7 +201,10 @@ export class SshTransport implements RemoteTransport {
     } catch {
       return;
     }
-    await quiet(this.#options.ssh, [...this.#common(), "-O", "exit", this.#options.host]);
+    // An ssh that may have been replaced meanwhile is not run: the master is signalled instead.
+    if (this.#refusal([this.#options.ssh]) === undefined) {
+      await quiet(this.#options.ssh, [...this.#common(), "-O", "exit", this.#options.host]);
+    } else await this.kill(child.pid, "SIGTERM");
     let timer: ReturnType<typeof setTimeout> | undefined;
     const exited = await Promise.race([
       child.exited.then(() => true),
@@ -261,6 +274,7 @@ export class SshTransport implements RemoteTransport {
         setsidPath: null,
         session: "detached",
         tempRoot: dirname(dir),
+        vet: (programs) => this.#vet(programs),
       });
       if (keepDir !== true) this.#watchdog.guard(dir);
     }
@@ -268,7 +282,6 @@ export class SshTransport implements RemoteTransport {
     return this.#watchdog;
   }
 
-  /** True once something is at the control socket's path. */
   /**
    * Whether the control socket's path exists; a look that fails otherwise
    * than with ENOENT (a permission: `BashConfigError`; a private folder that
@@ -290,12 +303,40 @@ export class SshTransport implements RemoteTransport {
     }
   }
 
+  /**
+   * Throws `BashSpawnError` when one of `programs`, about to run on this
+   * host outside any sandbox (ssh, the watchdog's shell), lies in a root
+   * that a sandbox of this process let its commands write: one of them
+   * could have replaced it. Checked again only once a root was granted
+   * since the same programs were found outside every root (roots only grow).
+   */
+  #vet(programs: readonly string[]): void {
+    const refusal = this.#refusal(programs);
+    if (refusal !== undefined) throw new BashSpawnError(refusal);
+  }
+
+  /** Why `programs` must not run now (see `#vet`), or undefined. */
+  #refusal(programs: readonly string[]): string | undefined {
+    const key = programs.join("\0");
+    const granted = grantedCount();
+    if (this.#outside.get(key) === granted) return undefined;
+    const roots = grantedRoots();
+    for (const program of programs) {
+      const at = exposedLocation(program, roots);
+      if (at === undefined) continue;
+      return `The remote executor runs "${program}" on this host outside any sandbox, and "${at.location}" lies in "${at.root}", a root that a sandbox of this process lets its commands write, so one of them could have replaced it; it was not run: install "${program}" elsewhere (or take its folder off PATH), or keep that root out of this process's sandboxes`;
+    }
+    this.#outside.set(key, granted);
+    return undefined;
+  }
+
   async #startMaster(): Promise<SpawnedChild> {
     const o = this.#options;
     const watchdog = await this.#guard();
     // A master that was killed leaves its socket behind, and ssh would not listen on it. A look
     // that fails is refused before the master starts, not while it runs.
     if (this.#socketExists()) rmSync(this.#controlPath, { force: true });
+    this.#vet([o.ssh]);
     let child: SpawnedChild;
     try {
       child = await runtime.spawn({
@@ -337,6 +378,8 @@ export class SshTransport implements RemoteTransport {
       let socket: boolean;
       try {
         socket = this.#socketExists();
+        // The check is an ssh too, run again: a root may have been granted since the master's.
+        if (socket) this.#vet([o.ssh]);
       } catch (error) {
         if (!exited) await this.kill(child.pid, "SIGKILL");
         await child.exited;

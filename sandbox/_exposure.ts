@@ -11,7 +11,7 @@
  * @module
  */
 import { delimiter } from "node:path";
-import { canonicalPath, isBeneath, resolutionLocations } from "../engine/mod.ts";
+import { canonicalPath, exposedLocation } from "../engine/mod.ts";
 import type { SandboxPolicy } from "../seam/mod.ts";
 import type { ConfinedPolicy } from "./backends/mod.ts";
 import { markGranted } from "./protected/mod.ts";
@@ -50,12 +50,7 @@ export function exposureOf(
   unconfined: Unconfined,
   roots: readonly string[],
 ): Exposure | undefined {
-  // The last such location: the program itself (or a link's target), not the root's folder.
-  const exposedAt = (path: string): { location: string; root: string } | undefined =>
-    resolutionLocations(path).flatMap((location) => {
-      const root = roots.find((root) => isBeneath(location, root));
-      return root === undefined ? [] : [{ location, root }];
-    }).at(-1);
+  const exposedAt = (path: string) => exposedLocation(path, roots);
   const where = (at: { location: string; root: string }) =>
     `"${at.location}" lies in the writable root "${at.root}"`;
   for (const program of unconfined.programs) {

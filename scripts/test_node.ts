@@ -60,7 +60,9 @@ import {
  *    same frames over the same `ssh` streams as its conformance suite;
  * 3. the bash tool over the sandboxes and the long session's bounds: the
  *    tool layer and the registry's bookkeeping, runtime-free code whose
- *    unit tests run on Node;
+ *    unit tests run on Node (for the same reason, the terminal sessions of
+ *    tests/e2e/terminal_tools_test.ts run on Node over the local executor
+ *    alone);
  * 4. the secrets' masks: the policy's work over an environment the runtime
  *    adapter reads (tests/runtime covers that read on Node);
  * 5. the Landlock launcher's own cases, and Landlock in the sandbox tests
@@ -89,6 +91,71 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/remote/start_test.ts",
   "tests/sandbox/backends/landlock/launcher_test.ts",
   "tests/tool/long_session_test.ts",
+];
+
+/**
+ * The test files `node --test` runs together in one process
+ * (`--test-isolation=none`), beside the others: unit tests of code that
+ * keeps no process-wide state (no signal handler, no change to the
+ * environment or the working folder, no sandbox that grants a root), each
+ * under a second of CPU in a process of its own. Node's start and the
+ * package's loading are then paid once, not once a file: alone, these files
+ * took 20 CPU-s in processes of their own and 3 in one. A file that comes
+ * to keep such state leaves this list.
+ */
+export const ONE_PROCESS_TESTS: readonly string[] = [
+  "tests/docs_test.ts",
+  "tests/engine/binary_test.ts",
+  "tests/engine/engine_executor_test.ts",
+  "tests/engine/host_tools_test.ts",
+  "tests/engine/listing_test.ts",
+  "tests/engine/output_test.ts",
+  "tests/engine/paths_test.ts",
+  "tests/engine/private_dir_test.ts",
+  "tests/engine/spill_test.ts",
+  "tests/engine/start_test.ts",
+  "tests/engine/stream_text_test.ts",
+  "tests/examples_test.ts",
+  "tests/layout_test.ts",
+  "tests/node/build_test.ts",
+  "tests/remote/frames_test.ts",
+  "tests/remote/permissions_test.ts",
+  "tests/remote/view_test.ts",
+  "tests/sandbox/backends/bwrap/args_test.ts",
+  "tests/sandbox/backends/bwrap/reporter_test.ts",
+  "tests/sandbox/backends/bwrap/shell_test.ts",
+  "tests/sandbox/backends/landlock/deno_test.ts",
+  "tests/sandbox/backends/landlock/landlock_test.ts",
+  "tests/sandbox/backends/masks_test.ts",
+  "tests/sandbox/backends/seatbelt/seatbelt_test.ts",
+  "tests/sandbox/backends/seccomp_test.ts",
+  "tests/sandbox/backends/shell_test.ts",
+  "tests/sandbox/mode_test.ts",
+  "tests/sandbox/network/allow_list_test.ts",
+  "tests/sandbox/protected/folder_watch_test.ts",
+  "tests/sandbox/protected/kept_shapes_test.ts",
+  "tests/sandbox/protected/sweep_test.ts",
+  "tests/seam/env_test.ts",
+  "tests/seam/errors_test.ts",
+  "tests/seam/executor_test.ts",
+  "tests/seam/shell_quote_test.ts",
+  "tests/tasks/ids_test.ts",
+  "tests/tasks/registry_retention_test.ts",
+  "tests/tasks/registry_test.ts",
+  "tests/tasks/retention_test.ts",
+  "tests/testing/entry_test.ts",
+  "tests/tool/escalation_test.ts",
+  "tests/tool/formats_test.ts",
+  "tests/tool/guidance_test.ts",
+  "tests/tool/render/redact_test.ts",
+  "tests/tool/render/task_test.ts",
+  "tests/tool/render/terminal_test.ts",
+  "tests/tool/rules/bypass_test.ts",
+  "tests/tool/rules/check_test.ts",
+  "tests/tool/schemas/inputs_test.ts",
+  "tests/tool/schemas/validate_test.ts",
+  "tests/tool/screen_test.ts",
+  "tests/tool/sdk_types_test.ts",
 ];
 
 /** @types/node for the consumer type-check, matching the oldest of `engines.node`. */
@@ -167,7 +234,7 @@ const results: NodeStepResult[] = [];
  */
 async function step(
   title: string,
-  action: () => Promise<void>,
+  action: () => Promise<void> | void,
   part: NodeStepPart = "package",
   log: Log = console.log,
 ): Promise<boolean> {
@@ -219,11 +286,10 @@ async function packAndInstall(npmDirs: string[], dir: string): Promise<string[]>
 }
 
 /**
- * Compiles the tests into `dir/tests` and links every top-level entry of the
- * installed package next to it, so `../../local/mod.ts` (now `.js`) resolves
- * to the installed build, never to the sources.
+ * Compiles the tests into `dir/tests` (with the package's modules missing
+ * until {@linkcode linkInstalled} links them) and returns the test files.
  */
-async function compileTests(dir: string, installed: string): Promise<string[]> {
+async function compileTests(dir: string): Promise<string[]> {
   const out = join(dir, "compiled");
   const tsconfig = join(dir, "tsconfig.tests.json");
   // tests/bench and tests/scripts test the benchmark harness and the test
@@ -253,9 +319,6 @@ async function compileTests(dir: string, installed: string): Promise<string[]> {
   cpSync(join(out, "tests"), tests, { recursive: true });
   rmSync(out, { recursive: true });
   rewriteSpecifiers(tests, readDenoJson());
-  for (const entry of readdirSync(installed)) {
-    if (!existsSync(join(dir, entry))) symlinkSync(join(installed, entry), join(dir, entry));
-  }
   // The names `deno test` picks up: test.ts, *_test.ts and *.test.ts; the largest first, as
   // the Deno pool orders them (see `testFiles`), so the long files start early and the short
   // ones fill the gaps: node --test starts them in this order.
@@ -264,6 +327,17 @@ async function compileTests(dir: string, installed: string): Promise<string[]> {
     .map((file) => ({ file, size: statSync(file).size }))
     .sort((a, b) => b.size - a.size)
     .map(({ file }) => file);
+}
+
+/**
+ * Links every top-level entry of the package installed at `installed` into
+ * `dir`, next to the compiled tests, so `../../local/mod.ts` (now `.js`)
+ * resolves to the installed build, never to the sources.
+ */
+function linkInstalled(dir: string, installed: string): void {
+  for (const entry of readdirSync(installed)) {
+    if (!existsSync(join(dir, entry))) symlinkSync(join(installed, entry), join(dir, entry));
+  }
 }
 
 /** Installs each of {@linkcode NODE_VERSIONS} into `dir` and returns its `node` binary. */
@@ -472,42 +546,91 @@ async function main(): Promise<void> {
   console.log("Node leg passed: npm/ built, packed, installed, tested and type-checked");
 }
 
-/** `node --test` on `node` (of `version`) over the compiled `tests`, as a step of its own. */
+/**
+ * `node --test` on `node` (of `version`) over the compiled `tests`, as a step
+ * of its own. Those of {@linkcode ONE_PROCESS_TESTS} run in one process
+ * beside the others (each of which has a process of its own, a few at once);
+ * that run's report is held and printed after theirs, then the counts of
+ * both together, as node prints them (`ℹ pass N`, `ℹ fail N`).
+ */
 async function runNodeTests(
   dir: string,
   [version, node]: [string, string],
   tests: string[],
   cliBin: string,
 ): Promise<void> {
+  const runDir = join(dir, "run");
+  const together = new Set(ONE_PROCESS_TESTS.map((file) => compiledPath(runDir, file)));
+  const shared = tests.filter((test) => together.has(test));
+  const own = tests.filter((test) => !together.has(test));
+  const nodeTest = async (files: string[], options: string[]): Promise<number> => {
+    if (files.length === 0) return 0;
+    const { code } = await new Deno.Command(node, {
+      args: ["--test", ...options, "--test-timeout=120000", ...files],
+      cwd: runDir,
+      // The MCP server's tests drive the installed CLI's bin (`#!/usr/bin/env
+      // node`: this Node, first on PATH).
+      env: { SHELLSEAM_NODE_CLI: cliBin, PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` },
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    return code;
+  };
   await step(
-    `node --test on ${version} (${tests.length} files)`,
+    `node --test on ${version} (${tests.length} files, ${shared.length} of them in one process)`,
     async () => {
-      writeFileSync(join(dir, "run", "still_running.mjs"), STILL_RUNNING_REPORTER);
-      const { code } = await new Deno.Command(node, {
-        args: [
-          "--test",
+      writeFileSync(join(runDir, "still_running.mjs"), STILL_RUNNING_REPORTER);
+      const ownTap = join(dir, "own.tap");
+      const sharedTap = join(dir, "shared.tap");
+      const sharedSpec = join(dir, "shared.txt");
+      const codes = await Promise.all([
+        nodeTest(own, [
           "--test-reporter=spec",
           "--test-reporter-destination=stdout",
           "--test-reporter=./still_running.mjs",
           "--test-reporter-destination=stderr",
+          "--test-reporter=tap",
+          `--test-reporter-destination=${ownTap}`,
           `--test-concurrency=${testJobs()}`,
-          "--test-timeout=120000",
-          ...tests,
-        ],
-        cwd: join(dir, "run"),
-        // The MCP server's tests drive the installed CLI's bin (`#!/usr/bin/env
-        // node`: this Node, first on PATH).
-        env: {
-          SHELLSEAM_NODE_CLI: cliBin,
-          PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}`,
-        },
-        stdout: "inherit",
-        stderr: "inherit",
-      }).output();
-      if (code !== 0) throw new Error("node --test failed");
+        ]),
+        nodeTest(shared, [
+          "--test-isolation=none",
+          "--test-reporter=spec",
+          `--test-reporter-destination=${sharedSpec}`,
+          "--test-reporter=tap",
+          `--test-reporter-destination=${sharedTap}`,
+        ]),
+      ]);
+      if (shared.length > 0) {
+        console.log(`\n${shared.length} test files in one process:\n${readText(sharedSpec)}`);
+      }
+      const [passed, failed] = ["pass", "fail"].map((word) =>
+        [...(own.length > 0 ? [ownTap] : []), ...(shared.length > 0 ? [sharedTap] : [])].reduce(
+          (sum, file) => sum + tapCount(readText(file), word),
+          0,
+        )
+      );
+      console.log(`\nBoth runs together:\nℹ pass ${passed}\nℹ fail ${failed}`);
+      if (codes.some((code) => code !== 0)) throw new Error("node --test failed");
     },
     "tests",
   );
+}
+
+/** Where the compiled form of `file` (a test source from the repository root) lies in `runDir`. */
+function compiledPath(runDir: string, file: string): string {
+  return join(runDir, file.replace(/\.ts$/, ".js"));
+}
+
+/** The text of `file`, or a line saying it is missing (a run that died before writing it). */
+function readText(file: string): string {
+  return existsSync(file) ? readFileSync(file, "utf8") : `(no report at ${file})\n`;
+}
+
+/** The count of node's TAP reporter's closing `# WORD N` line in `tap` (0 without one). */
+function tapCount(tap: string, word: string): number {
+  const line = new RegExp(`^# ${word} (\\d+)$`, "m").exec(tap);
+  return line ? Number(line[1]) : 0;
 }
 
 /**
@@ -533,6 +656,19 @@ async function checks(dir: string, only?: string[]): Promise<void> {
     "package",
     (text) => void nodesLog.push(text),
   );
+  // The tests compile beside the build too (tsc needs none of the package); their lines are held.
+  const compileLog: string[] = [];
+  const runDir = join(dir, "run");
+  const sources = step(
+    "compile the tests",
+    async () => {
+      mkdirSync(runDir);
+      writeFileSync(join(runDir, "package.json"), JSON.stringify({ type: "module" }) + "\n");
+      tests = await compileTests(runDir);
+    },
+    "tests",
+    (text) => void compileLog.push(text),
+  );
   const builtOk = await step("build the packages (library and CLI)", async () => {
     await buildNpm(built);
     await buildCliNpm(builtCli);
@@ -544,26 +680,30 @@ async function checks(dir: string, only?: string[]): Promise<void> {
       cliBin = join(cli!, "main.js");
     });
   const installedNodes = await nodesInstalled;
-  console.log(nodesLog.join("\n"));
+  const compiledSources = await sources;
+  console.log([...nodesLog, ...compileLog].join("\n"));
   if (!packed || !installedNodes) return;
   const newest = [...nodes.entries()].at(-1)!;
   // From here on, a failed check does not stop the others.
-  const compiled = await step("compile tests against the installed package", async () => {
-    mkdirSync(join(dir, "run"));
-    writeFileSync(join(dir, "run", "package.json"), JSON.stringify({ type: "module" }) + "\n");
-    tests = await compileTests(join(dir, "run"), installed);
-    const compiledAt = (file: string) => join(dir, "run", file.replace(/\.ts$/, ".js"));
-    const denoOnly = DENO_ONLY_TESTS.map(compiledAt);
-    const stale = denoOnly.filter((file) => !tests.includes(file));
-    if (stale.length) throw new Error(`DENO_ONLY_TESTS names no test at ${stale.join(", ")}`);
-    tests = tests.filter((test) => !denoOnly.includes(test));
-    if (only !== undefined) {
-      const wanted = only.map(compiledAt);
-      const missing = wanted.filter((file) => !tests.includes(file));
-      if (missing.length) throw new Error(`No compiled test at ${missing.join(", ")}`);
-      tests = wanted;
-    }
-  }, "tests");
+  const compiled = compiledSources &&
+    await step("point the tests at the installed package", () => {
+      linkInstalled(runDir, installed);
+      const compiledAt = (file: string) => compiledPath(runDir, file);
+      const named = (name: string, list: readonly string[]) => {
+        const stale = list.map(compiledAt).filter((file) => !tests.includes(file));
+        if (stale.length) throw new Error(`${name} names no test at ${stale.join(", ")}`);
+      };
+      named("DENO_ONLY_TESTS", DENO_ONLY_TESTS);
+      named("ONE_PROCESS_TESTS", ONE_PROCESS_TESTS);
+      const denoOnly = DENO_ONLY_TESTS.map(compiledAt);
+      tests = tests.filter((test) => !denoOnly.includes(test));
+      if (only !== undefined) {
+        const wanted = only.map(compiledAt);
+        const missing = wanted.filter((file) => !tests.includes(file));
+        if (missing.length) throw new Error(`No compiled test at ${missing.join(", ")}`);
+        tests = wanted;
+      }
+    }, "tests");
   // The package's checks run beside node --test (they wait on processes more
   // than they compute); what they print is held and printed after its report.
   const held: string[] = [];

@@ -1,9 +1,9 @@
 /**
  * The pieces of shell that every backend's runners share, the shells that
- * run before a command (bwrap's wrapper and standby, Seatbelt's shells
- * before and inside `sandbox-exec`, the network bridge): how they close
- * what they inherited, read NUL-terminated entries from their stdin, hand
- * the command that stdin or /dev/null, and exec what follows; each names its
+ * run before a command (bwrap's wrapper and standby, Seatbelt's shell
+ * before `sandbox-exec`, the network bridge): how they close what they
+ * inherited, hand the command their stdin or /dev/null, say that it
+ * starts, and exec what follows; each names its
  * own failures by a prefix of its own and {@linkcode RUNNER_FAILURE_EXIT}.
  * They use nothing bash 3.2 (macOS's `/bin/bash`) lacks.
  *
@@ -24,17 +24,6 @@ export const RUNNER_FAILURE_EXIT = 125;
 export function closeInherited(fdDir: "/proc/$$/fd" | "/dev/fd"): string {
   return `for fd in ${fdDir}/*; do fd=\${fd##*/}; case $fd in ""|*[!0-9]*) continue;; esac; ` +
     '[ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ';
-}
-
-/**
- * Reads `$n` entries from stdin, each NUL-terminated, into the array `o`;
- * fewer is `runner`'s failure, said as "no `what` on stdin". Bash reads a
- * pipe byte by byte, so it takes nothing past the last entry.
- */
-export function readEntries(runner: string, what: string): string {
-  return 'o=(); while [ "${#o[@]}" -lt "$n" ] && IFS= read -r -d "" e; do o+=("$e"); done; ' +
-    `[ "\${#o[@]}" = "$n" ] || { echo "${runner}: no ${what} on stdin" >&2; ` +
-    `exit ${RUNNER_FAILURE_EXIT}; }; `;
 }
 
 /** Gives what runs next /dev/null as its stdin unless `$k` is `1` (it then keeps the rest). */

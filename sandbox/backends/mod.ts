@@ -52,7 +52,6 @@ export {
   closeInherited,
   execOrFail,
   PRINT_START,
-  readEntries,
   RUNNER_FAILURE_EXIT,
   STDIN_UNLESS_KEPT,
 } from "./_shell.ts";

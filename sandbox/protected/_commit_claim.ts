@@ -112,6 +112,14 @@ export function grantedRoots(): string[] {
   return [...GRANTED];
 }
 
+/**
+ * How many roots were granted so far (see {@linkcode markGranted}): the
+ * count only grows, so it tells whether any root was granted since.
+ */
+export function grantedCount(): number {
+  return GRANTED.size;
+}
+
 /** Stops counting `call` among the calls still running. */
 export function markSettled(call: WeakRef<RunningCall>): void {
   LIVE.delete(call);

@@ -18,7 +18,7 @@
  *
  * @module
  */
-export { CommitClaim, grantedRoots, markGranted } from "./_commit_claim.ts";
+export { CommitClaim, grantedCount, grantedRoots, markGranted } from "./_commit_claim.ts";
 export type { ProtectionPlan } from "./_launch_walk.ts";
 export { ProtectedPaths } from "./_protected_paths.ts";
 export { protectionGaps } from "./_protection_gaps.ts";

@@ -193,18 +193,32 @@ function sshSessionProcesses(): number[] {
   );
 }
 
+/**
+ * On Node, the local case alone: over a sandbox or SSH the tools and the
+ * registry are the same runtime-free code, and the runtime's part (spawns,
+ * pipes, ssh's streams) is what the conformance suites run on Node (see
+ * `DENO_ONLY_TESTS` in scripts/test_node.ts).
+ */
+const localOnNode = "Deno" in globalThis
+  ? false
+  : "over a sandbox or SSH the tools run the code of the local case; the Deno suite runs it";
+
 const EXECUTORS: Backend[] = [
   { name: "the local executor", make: () => new LocalBashExecutor(), skip: false },
-  { name: "the bwrap sandbox", make: sandbox("bwrap"), skip: skipUnless(statuses, "bwrap") },
+  {
+    name: "the bwrap sandbox",
+    make: sandbox("bwrap"),
+    skip: localOnNode || skipUnless(statuses, "bwrap"),
+  },
   {
     name: "the Landlock sandbox",
     make: sandbox("landlock"),
-    skip: skipUnless(statuses, "landlock"),
+    skip: localOnNode || skipUnless(statuses, "landlock"),
   },
   {
     name: "the SSH executor",
     make: () => new SshBashExecutor(sshd!.config),
-    skip: sshdMissing,
+    skip: localOnNode || sshdMissing,
     before: async () => {
       sshd = await startSshd({ env: { [SSH_MARK]: sshMark } });
     },

@@ -1046,6 +1046,34 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
       assert.equal(existsSync(canary), false, "the replaced bash ran unconfined");
     });
   });
+
+  it(
+    "a script an earlier session planted in the workspace never runs a danger-full-access terminal",
+    {
+      skip: noBwrap ||
+        (findOnPath("script", process.env.PATH) === null && "needs util-linux script"),
+    },
+    async () => {
+      using workspace = tempWorkspace();
+      const { bin, planted, canary } = plantedProgram(workspace, "script");
+      await withFirstOnPath(bin, async () => {
+        await using executor = executorFor("bwrap", workspace);
+        await assert.rejects(
+          executor.start(executor.resolve({
+            command: "true",
+            terminal: { rows: 24, cols: 80 },
+            sandboxPolicy: {
+              mode: "danger-full-access",
+              workspaceRoot: workspace.root,
+              network: "deny",
+            },
+          })),
+          (error: unknown) => refusal(error, "The command was not run", planted, workspace.root),
+        );
+      });
+      assert.equal(existsSync(canary), false, "the planted script ran unconfined");
+    },
+  );
 });
 
 describe("the host's own tools and PATH", () => {

@@ -4,43 +4,48 @@
  *
  * @module
  */
+import { accessSync, constants } from "node:fs";
 import {
   APPLY_LIMITS,
   BASH_FLAGS,
   findOnPath,
   type Launch,
+  LAUNCH_STARTED,
   type LaunchLimits,
   limitArgs,
 } from "../../../engine/mod.ts";
-import {
-  closeInherited,
-  type ConfinedPolicy,
-  execOrFail,
-  PRINT_START,
-  readEntries,
-  RUNNER_FAILURE_EXIT,
-  STDIN_UNLESS_KEPT,
-} from "../mod.ts";
+import { closeInherited, type ConfinedPolicy, execOrFail, RUNNER_FAILURE_EXIT } from "../mod.ts";
 import { type SeatbeltFolders, seatbeltProfile } from "./_profile.ts";
 
-/** The exit code of the launch's own shells when they failed themselves (not the command). */
+/** The exit code of the launch's own runners when they failed themselves (not the command). */
 export const SEATBELT_FAILURE_EXIT: number = RUNNER_FAILURE_EXIT;
-/** The prefix of those shells' failure lines, and their `$0`. */
+/** The prefix of those runners' failure lines, and the shell's `$0`. */
 export const SEATBELT_RUNNER = "shellseam-seatbelt";
 
 /**
  * `sandbox-exec` on `searchPath` (the process's PATH when undefined), or
  * why it cannot be used. It ships with
- * macOS in `/usr/bin`; elsewhere there is none, and the reason says so.
+ * macOS in `/usr/bin`; elsewhere there is none, and the reason says so. The
+ * launch needs `perl` too (`SEATBELT_PERL` unless given), which hands each
+ * command its environment: without it the reason names it.
  */
-export function findSandboxExec(searchPath: string | undefined): { path: string } | {
-  reason: string;
-} {
+export function findSandboxExec(
+  searchPath: string | undefined,
+  perl: string = SEATBELT_PERL,
+): { path: string } | { reason: string } {
   const path = findOnPath("sandbox-exec", searchPath);
   if (path === null) {
     return {
       reason:
         '"sandbox-exec" was not found on PATH; Seatbelt needs macOS, where it is /usr/bin/sandbox-exec (put /usr/bin on PATH)',
+    };
+  }
+  try {
+    accessSync(perl, constants.X_OK);
+  } catch {
+    return {
+      reason:
+        `"${perl}" cannot be run, and Seatbelt's launch hands each command its environment through it (so that no command line shows it); restore macOS's own perl there`,
     };
   }
   return { path };
@@ -60,26 +65,52 @@ export function findSandboxExec(searchPath: string | undefined): { path: string 
 const BEFORE = APPLY_LIMITS + closeInherited("/dev/fd") + execOrFail(SEATBELT_RUNNER);
 
 /**
- * The shell inside the sandbox, before the command. In order:
- * 1. It reads `$1` entries `NAME=VALUE` from its stdin, each NUL-terminated
- *    (the command's environment, which so shows on no command line and
- *    reaches none of the programs that run before the sandbox applies), into
- *    a list, not its own variables: an entry may name a variable the shell
- *    uses, one `export` refuses (`a.b`) or one bash holds read-only; too few
- *    entries is its failure.
- * 2. Unless `$2` is `1`, the command gets /dev/null as its stdin, else the
- *    rest of that stdin (bash reads a pipe byte by byte, so it took nothing more).
- * 3. When `$3` is `1`, it writes `LAUNCH_STARTED` first on stdout: the
+ * The perl that hands the command its environment inside the sandbox (see
+ * `INSIDE`). macOS ships it; a fixed path, as no search path inside the
+ * sandbox is trusted yet.
+ */
+export const SEATBELT_PERL = "/usr/bin/perl";
+
+/**
+ * The perl script inside the sandbox, before the command, with `$ARGV[0]`
+ * (keep stdin) and `$ARGV[1]` (announce the start) first, then the command.
+ * In order:
+ * 1. It reads its stdin's first line, the size in bytes of the entries that
+ *    follow, then exactly those entries `NAME=VALUE`, each NUL-terminated:
+ *    the command's environment, which so shows on no command line and
+ *    reaches none of the programs that run before the sandbox applies
+ *    (`sysread` takes no byte past them). Too few bytes is its failure.
+ * 2. Unless keep stdin is `1`, the command gets /dev/null as its stdin, else
+ *    the rest of that stdin.
+ * 3. When announce is `1`, it writes `LAUNCH_STARTED` first on stdout: the
  *    sandbox applied and the environment was read, so what fails from here
  *    on is the command's (see `LaunchOutcome.started`, which the command
  *    cannot forge as it can a line on stderr and an exit code).
- * 4. It execs the command, the rest of its arguments, through `env -i` with
- *    exactly those entries.
+ * 4. It replaces its own environment with exactly those entries and execs
+ *    the command: no process's command line ever holds them (a shell's
+ *    `env -i NAME=VALUE ...` showed them to `ps` while env ran), and every
+ *    name passes intact, those a shell could not export too (`a.b`,
+ *    `BASH_FUNC_f%%`, `SHELLOPTS`), as bwrap's `--setenv` and Landlock's
+ *    `execve` pass them on Linux.
  *
- * Bash 3.2 (macOS's `/bin/bash`) has all it uses: arrays and `read -d`.
+ * Perl, not the shell, because bash (3.2 on macOS) cannot export every
+ * name; it uses nothing perl 5.8 lacks.
  */
-const INSIDE = "n=$1; k=$2; a=$3; shift 3; " + readEntries(SEATBELT_RUNNER, "environment") +
-  STDIN_UNLESS_KEPT + `[ "$a" = 1 ] && ${PRINT_START}` + 'exec /usr/bin/env -i "${o[@]}" "$@"';
+const INSIDE = String.raw`my ($keep, $announce) = splice @ARGV, 0, 2; ` +
+  String
+    .raw`sub failed { print STDERR "${SEATBELT_RUNNER}: $_[0]\n"; exit ${SEATBELT_FAILURE_EXIT} } ` +
+  String.raw`my ($size, $byte) = ("", ""); ` +
+  String.raw`while (sysread(STDIN, $byte, 1) && $byte ne "\n") { $size .= $byte } ` +
+  String.raw`$byte eq "\n" && $size =~ /^[0-9]+$/ or failed("no environment on stdin"); ` +
+  String.raw`my $entries = ""; ` +
+  String
+    .raw`while (length($entries) < $size) { sysread(STDIN, $entries, $size - length($entries), ` +
+  String.raw`length($entries)) or failed("no environment on stdin") } ` +
+  String
+    .raw`$keep eq "1" or open(STDIN, "<", "/dev/null") or failed("cannot open /dev/null: $!"); ` +
+  `$announce eq "1" and syswrite(STDOUT, chr(${LAUNCH_STARTED})); ` +
+  String.raw`%ENV = map { split /=/, $_, 2 } split /\0/, $entries; ` +
+  String.raw`exec { $ARGV[0] } @ARGV; failed("cannot run $ARGV[0]: $!");`;
 
 /**
  * `launch` run by `sandbox-exec` under the profile of `policy`. In order:
@@ -87,7 +118,7 @@ const INSIDE = "n=$1; k=$2; a=$3; shift 3; " + readEntries(SEATBELT_RUNNER, "env
  *    `sandbox-exec -p PROFILE -DNAME=VALUE... --`, with no environment at
  *    all (nothing the command's environment names, such as a library to
  *    preload, reaches what runs before the sandbox applies).
- * 2. Inside the sandbox, a shell (the launch's own bash) reads the command's
+ * 2. Inside the sandbox, perl (`options.perl`, else `SEATBELT_PERL`) reads the command's
  *    environment, with the commands' TMPDIR, from the launch's `input` (see
  *    `INSIDE`) and execs the command in the same folder; the command keeps
  *    the stdin after that input when `keepStdin`, else gets /dev/null. With
@@ -105,12 +136,23 @@ export function seatbeltLaunch(
   policy: ConfinedPolicy,
   folders: SeatbeltFolders,
   realpath: (path: string) => string,
-  options: { limits?: LaunchLimits; keepStdin?: boolean; announceStart?: boolean } = {},
+  options: {
+    limits?: LaunchLimits;
+    keepStdin?: boolean;
+    announceStart?: boolean;
+    perl?: string;
+  } = {},
 ): Launch {
   const { profile, params } = seatbeltProfile(policy, folders, realpath);
   const defines = Object.entries(params).map(([name, value]) => `-D${name}=${value}`);
-  const environment = Object.entries({ ...launch.env, TMPDIR: folders.tmpDir })
-    .map(([name, value]) => `${name}=${value}\0`);
+  const entries = Object.entries({ ...launch.env, TMPDIR: folders.tmpDir })
+    .map(([name, value]) => `${name}=${value}\0`).join("");
+  // Their size in bytes on a line first: perl reads exactly so many, and leaves the rest of stdin.
+  const body = new TextEncoder().encode(entries);
+  const head = new TextEncoder().encode(`${body.length}\n`);
+  const input = new Uint8Array(head.length + body.length);
+  input.set(head);
+  input.set(body, head.length);
   const { limits } = options;
   return {
     program: launch.program,
@@ -126,12 +168,10 @@ export function seatbeltLaunch(
       profile,
       ...defines,
       "--",
-      launch.program,
-      ...BASH_FLAGS,
-      "-c",
+      options.perl ?? SEATBELT_PERL,
+      "-e",
       INSIDE,
-      SEATBELT_RUNNER,
-      String(environment.length),
+      "--",
       options.keepStdin === true ? "1" : "0",
       options.announceStart === true ? "1" : "0",
       launch.program,
@@ -139,6 +179,6 @@ export function seatbeltLaunch(
     ],
     cwd: launch.cwd,
     env: {},
-    input: new TextEncoder().encode(environment.join("")),
+    input,
   };
 }

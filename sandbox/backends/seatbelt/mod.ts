@@ -6,7 +6,8 @@
  *   its rule order numbered; `_regex.ts`: the one escaper through which a
  *   name enters a regex of it.
  * - `_launch.ts`: `sandbox-exec` found on the search path, and a launch
- *   rewritten to run through it (limits before, the environment read inside).
+ *   rewritten to run through it (limits before, the environment read inside
+ *   by perl, on no command line).
  * - `_seatbelt.ts`: the backend (how a launch is wrapped, what it enforces,
  *   and what a failed command was denied: Seatbelt refuses with EPERM).
  * - `_self_probe.ts`: what the backend proves before its first command.
@@ -26,6 +27,7 @@ export {
 export {
   findSandboxExec,
   SEATBELT_FAILURE_EXIT,
+  SEATBELT_PERL,
   SEATBELT_RUNNER,
   seatbeltLaunch,
 } from "./_launch.ts";

@@ -1,16 +1,17 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import {
   findSandboxExec,
   SEATBELT_FAILURE_EXIT,
+  SEATBELT_PERL,
   seatbeltLaunch,
   seatbeltProfile,
 } from "../../../../sandbox/backends/seatbelt/mod.ts";
-import { BASH_FLAGS, type Launch, LAUNCH_STARTED, limitArgs } from "../../../../engine/mod.ts";
+import { type Launch, LAUNCH_STARTED, limitArgs } from "../../../../engine/mod.ts";
 import { confinedPolicy as policy } from "../_policy.ts";
 
 const FOLDERS = { privateDir: "/run/private", tmpDir: "/run/private/tmp" };
@@ -22,6 +23,19 @@ describe("findSandboxExec", () => {
     try {
       const found = findSandboxExec(dir);
       assert.ok("reason" in found && /"sandbox-exec" was not found/.test(found.reason));
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it("names perl when the launch's perl cannot run", () => {
+    const dir = mkdtempSync(join(tmpdir(), "seatbelt-"));
+    try {
+      writeFileSync(join(dir, "sandbox-exec"), "#!/bin/sh\nexit 1\n");
+      chmodSync(join(dir, "sandbox-exec"), 0o755);
+      const found = findSandboxExec(dir, join(dir, "perl"));
+      assert.ok("reason" in found, "a launch without perl was accepted");
+      assert.match(found.reason, /"[^"]*\/perl" cannot be run, .*restore macOS's own perl/);
     } finally {
       rmSync(dir, { recursive: true });
     }
@@ -91,10 +105,8 @@ describe("seatbeltLaunch", () => {
     const wrapped = seatbeltLaunch(launch, "/usr/bin/sandbox-exec", confined, FOLDERS, macRealpath);
     assert.ok(!wrapped.args.some((arg) => arg.includes("s3cret")));
     assert.deepEqual(wrapped.env, {});
-    assert.equal(
-      new TextDecoder().decode(wrapped.input),
-      "PATH=/usr/bin\0SECRET_TOKEN=s3cret\0TMPDIR=/run/private/tmp\0",
-    );
+    const entries = "PATH=/usr/bin\0SECRET_TOKEN=s3cret\0TMPDIR=/run/private/tmp\0";
+    assert.equal(new TextDecoder().decode(wrapped.input), `${entries.length}\n${entries}`);
   });
 
   it("passes the proxy's port to the profile", () => {
@@ -212,10 +224,31 @@ describe("seatbeltLaunch", () => {
       assert.match(result.stderr.toString(), /^shellseam-seatbelt: no environment on stdin/);
     });
 
-    it("runs the command with bash's flags that read no start-up file", () => {
+    it("hands the command over by macOS's perl, then runs it as given", () => {
       const wrapped = seatbeltLaunch(launch, fake, confined, FOLDERS, macRealpath);
       const inside = wrapped.args.slice(wrapped.args.indexOf("--", wrapped.args.indexOf(fake)) + 1);
-      assert.deepEqual(inside.slice(0, BASH_FLAGS.length + 1), ["/bin/bash", ...BASH_FLAGS]);
+      assert.deepEqual(inside.slice(0, 2), [SEATBELT_PERL, "-e"]);
+      assert.deepEqual(inside.slice(-3), ["/bin/bash", "-c", "echo hi"]);
+    });
+
+    it("fails before the command, saying nothing on stdout, when its perl cannot run", () => {
+      const marker = join(dir, "ran");
+      const wrapped = seatbeltLaunch(
+        { ...launch, args: ["-c", `touch '${marker}'`], cwd: dir },
+        fake,
+        confined,
+        FOLDERS,
+        macRealpath,
+        { announceStart: true, perl: join(dir, "no-perl") },
+      );
+      const result = spawnSync(wrapped.program, wrapped.args, {
+        cwd: wrapped.cwd,
+        env: wrapped.env,
+        input: wrapped.input,
+      });
+      assert.notEqual(result.status, 0);
+      assert.equal(result.stdout.length, 0);
+      assert.equal(existsSync(marker), false);
     });
   });
 });
