@@ -25,6 +25,8 @@ export class GroupReaper {
   readonly #marker: string | undefined;
   #terminated = false;
   #leaderAlive = true;
+  /** Whether the group got SIGTERM (see `#signal`). */
+  #groupTermed = false;
   #killedAt = -1;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The processes the sweep found and killed (the cgroup cleanup after it counts none twice). */
@@ -193,7 +195,7 @@ export class GroupReaper {
     this.#signalAll("SIGKILL");
   }
 
-  /** Signals the group now, then every member a census finds. */
+  /** `signal` to the group (or the program, before it made one), then to every member a census finds. */
   #signalAll(signal: KillSignal): void {
     this.#signal(signal, []);
     this.#control.members(this.#sid).then(
@@ -204,15 +206,27 @@ export class GroupReaper {
     );
   }
 
+  /**
+   * `signal` to the group and to those of `members` outside it. The group
+   * gets SIGTERM once: a process signalled twice may run its trap twice (a
+   * loaded machine showed a TERM trap's cleanup run twice, when the census
+   * after the first signal brought a second), and a second TERM would end
+   * what the trap started to clean up; what the group holds later gets
+   * SIGKILL after the grace, as every process does.
+   */
   #signal(signal: KillSignal, members: readonly number[]): void {
     // Until the launcher has called setsid() there is no group to signal yet,
     // so the program itself is signalled while it is alive; once there is,
-    // the group alone, with the members that left it: a process signalled
-    // twice may run its trap twice.
-    const head = this.#leaderAlive && !this.#control.exists(-this.#sid) ? this.#sid : -this.#sid;
-    const targets = [head, ...this.#control.outsideGroup(members, this.#sid)];
+    // the group alone, with the members that left it.
+    const group = !(this.#leaderAlive && !this.#control.exists(-this.#sid));
+    const again = group && signal === "SIGTERM" && this.#groupTermed;
+    const targets = [
+      ...(again ? [] : [group ? -this.#sid : this.#sid]),
+      ...this.#control.outsideGroup(members, this.#sid),
+    ];
+    if (group && signal === "SIGTERM") this.#groupTermed = true;
     // A signal that could not be sent leaves its target alive, and the census
     // that follows every signal reports it as a survivor.
-    this.#control.signal(signal, targets).catch(() => {});
+    if (targets.length > 0) this.#control.signal(signal, targets).catch(() => {});
   }
 }

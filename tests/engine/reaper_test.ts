@@ -97,6 +97,40 @@ describe("GroupReaper", () => {
     reaper.dispose();
   });
 
+  it("signals the group once when its census finds members in it, and each member outside it once", async () => {
+    const sent: [number, string][] = [];
+    const recording: Runtime = {
+      ...runtime,
+      kill: (pid, signal) => {
+        sent.push([pid, String(signal)]);
+        return true;
+      },
+    };
+    const sid = 2 ** 22 + 781;
+    const outside = 2 ** 22 + 790;
+    // The census finds the program and a child in the group, and one that left it.
+    class Census extends ProcessControl {
+      override members(): Promise<number[]> {
+        return Promise.resolve([sid, sid + 1, outside]);
+      }
+      override outsideGroup(pids: readonly number[]): number[] {
+        return pids.filter((pid) => pid === outside);
+      }
+    }
+    const reaper = new GroupReaper(new Census(recording, null), sid, 60_000);
+    reaper.terminate();
+    const deadline = Date.now() + 5000;
+    while (!sent.some(([pid]) => pid === outside) && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    // A second TERM to the group could run a trap twice (a cleanup run twice).
+    assert.deepEqual(sent.filter(([, signal]) => signal === "SIGTERM"), [
+      [-sid, "SIGTERM"],
+      [outside, "SIGTERM"],
+    ]);
+    reaper.dispose();
+  });
+
   it("signals the program itself until it has made its group, never both", () => {
     const sent: [number, string][] = [];
     const groupless: Runtime = {
