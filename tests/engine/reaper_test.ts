@@ -5,6 +5,19 @@ import { GroupReaper } from "../../engine/_reaper.ts";
 import { type KillSignal, ProcessControl } from "../../engine/_control.ts";
 import { assertNoneLeft, marker, spawnSleep } from "../local/_helpers.ts";
 
+/** A runtime whose `kill` records each call (pid and signal) in `sent` and sends nothing. */
+function recordingKills(): { sent: [number, string][]; recording: Runtime } {
+  const sent: [number, string][] = [];
+  const recording: Runtime = {
+    ...runtime,
+    kill: (pid, signal) => {
+      sent.push([pid, String(signal)]);
+      return true;
+    },
+  };
+  return { sent, recording };
+}
+
 describe("GroupReaper", () => {
   it("reports processes that would not die as survivors", async () => {
     const token = marker();
@@ -69,14 +82,7 @@ describe("GroupReaper", () => {
   });
 
   it("sends SIGTERM once and SIGKILL once, after the grace, however often it is asked", async () => {
-    const sent: [number, string][] = [];
-    const recording: Runtime = {
-      ...runtime,
-      kill: (pid, signal) => {
-        sent.push([pid, String(signal)]);
-        return true;
-      },
-    };
+    const { sent, recording } = recordingKills();
     const sid = 2 ** 22 + 777;
     const reaper = new GroupReaper(new ProcessControl(recording, null), sid, 300);
     reaper.terminate();
@@ -98,14 +104,7 @@ describe("GroupReaper", () => {
   });
 
   it("signals the group once when its census finds members in it, and each member outside it once", async () => {
-    const sent: [number, string][] = [];
-    const recording: Runtime = {
-      ...runtime,
-      kill: (pid, signal) => {
-        sent.push([pid, String(signal)]);
-        return true;
-      },
-    };
+    const { sent, recording } = recordingKills();
     const sid = 2 ** 22 + 781;
     const outside = 2 ** 22 + 790;
     // The census finds the program and a child in the group, and one that left it.
