@@ -299,14 +299,14 @@ export class CommandEngine {
     const held = cgroupLimits(limits, support);
     // In a terminal, bash runs `script`, which runs the command (see _terminal.ts).
     let command = spec.command;
+    const mode = this.#hooks.sandboxMode();
+    const confined = mode !== undefined && confines(spec.sandboxPolicy?.mode ?? mode);
     // Found once. Bash execs it outside any sandbox when the call is not confined: checked then.
     const unconfinedScript: string[] = [];
     if (terminal !== undefined) {
       const script = this.#script ??= findScript(this.config.runtime);
       command = terminalCommand(spec.command, terminal, script.path, script.flavour);
-      if (!confines(spec.sandboxPolicy?.mode ?? this.#hooks.sandboxMode())) {
-        unconfinedScript.push(script.path);
-      }
+      if (!confined) unconfinedScript.push(script.path);
     }
     const bashLaunch: Launch = {
       program: bash,
@@ -507,8 +507,6 @@ export class CommandEngine {
       await running.settled;
       throw error;
     }
-    const mode = this.#hooks.sandboxMode();
-    const confined = mode !== undefined && confines(spec.sandboxPolicy?.mode ?? mode);
     return {
       running,
       plan,
