@@ -10,7 +10,7 @@ import {
   Watchdog,
   WATCHDOG_VARIABLE,
 } from "../engine/mod.ts";
-import { grantedCount, grantedRoots } from "../sandbox/protected/mod.ts";
+import { grantedCount, grantedRoots, OutsideRoots } from "../sandbox/protected/mod.ts";
 
 /**
  * How the remote executor reaches a shell on the other side: the program
@@ -138,7 +138,7 @@ export class SshTransport implements RemoteTransport {
   #master: Promise<SpawnedChild> | null = null;
   #watchdog: Watchdog | null = null;
   /** Each list of programs found outside every granted root, with how many roots there were then. */
-  readonly #outside = new Map<string, number>();
+  readonly #outside = new OutsideRoots();
 
   /** Takes the connection's options; nothing connects until the first command. */
   constructor(options: SshTransportOptions) {
@@ -317,17 +317,15 @@ export class SshTransport implements RemoteTransport {
 
   /** Why `programs` must not run now (see `#vet`), or undefined. */
   #refusal(programs: readonly string[]): string | undefined {
-    const key = programs.join("\0");
-    const granted = grantedCount();
-    if (this.#outside.get(key) === granted) return undefined;
-    const roots = grantedRoots();
-    for (const program of programs) {
-      const at = exposedLocation(program, roots);
-      if (at === undefined) continue;
-      return `The remote executor runs "${program}" on this host outside any sandbox, and "${at.location}" lies in "${at.root}", a root that a sandbox of this process lets its commands write, so one of them could have replaced it; it was not run: install "${program}" elsewhere (or take its folder off PATH), or keep that root out of this process's sandboxes`;
-    }
-    this.#outside.set(key, granted);
-    return undefined;
+    return this.#outside.check(programs, grantedCount(), () => {
+      const roots = grantedRoots();
+      for (const program of programs) {
+        const at = exposedLocation(program, roots);
+        if (at === undefined) continue;
+        return `The remote executor runs "${program}" on this host outside any sandbox, and "${at.location}" lies in "${at.root}", a root that a sandbox of this process lets its commands write, so one of them could have replaced it; it was not run: install "${program}" elsewhere (or take its folder off PATH), or keep that root out of this process's sandboxes`;
+      }
+      return undefined;
+    });
   }
 
   async #startMaster(): Promise<SpawnedChild> {

@@ -24,7 +24,13 @@ import {
   privateParents,
 } from "../engine/mod.ts";
 import { resolveSandboxPolicy } from "./policy.ts";
-import { FolderListings, FolderWatch, ProtectedPaths, WalkMemory } from "./protected/mod.ts";
+import {
+  FolderListings,
+  FolderWatch,
+  OutsideRoots,
+  ProtectedPaths,
+  WalkMemory,
+} from "./protected/mod.ts";
 import type {
   ConfinedPolicy,
   LaunchStandby,
@@ -78,7 +84,7 @@ export class SandboxConfiner implements Confiner {
   /** Every root this executor's confined commands could have written so far. */
   readonly #granted: GrantedRoots;
   /** Each list of programs found outside every root granted, with how many were granted then. */
-  readonly #outside = new Map<string, number>();
+  readonly #outside = new OutsideRoots();
   /** The exposure of what runs before each call's backend, kept while it is none. */
   readonly #checks = new ExposureChecks();
   readonly #network: NetworkLaunches;
@@ -199,14 +205,12 @@ export class SandboxConfiner implements Confiner {
    * far (see `GrantedRoots`); undefined when none does.
    */
   unconfinedExposure(programs: readonly string[]): string | undefined {
-    // Roots are only ever added, and a confined command writes in them alone: programs found
-    // outside every root stay so until another is granted (the check runs at every spawn).
-    const key = programs.join("\0");
-    const granted = this.#granted.size;
-    if (this.#outside.get(key) === granted) return undefined;
-    const reason = this.#probes.exposure({ programs, folders: [] })?.reason;
-    if (reason === undefined) this.#outside.set(key, granted);
-    return reason;
+    // The check runs at every spawn; a look is taken again once a root was granted.
+    return this.#outside.check(
+      programs,
+      this.#granted.size,
+      () => this.#probes.exposure({ programs, folders: [] })?.reason,
+    );
   }
 
   /** Every backend's probe, each run once per executor. */

@@ -19,6 +19,7 @@
  * @module
  */
 export { CommitClaim, grantedCount, grantedRoots, markGranted } from "./_commit_claim.ts";
+export { OutsideRoots } from "./_outside_roots.ts";
 export type { ProtectionPlan } from "./_launch_walk.ts";
 export { ProtectedPaths } from "./_protected_paths.ts";
 export { protectionGaps } from "./_protection_gaps.ts";
