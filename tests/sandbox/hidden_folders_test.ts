@@ -1,3 +1,5 @@
+// Other users' folders of private folders stay hidden from a confined command, also one made
+// after the temporary folder's last listing was kept (see engine/_listing.ts).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
