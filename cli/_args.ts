@@ -1,22 +1,7 @@
 import { parseArgs } from "node:util";
 import { isSandboxMode } from "@shellseam/bash/sandbox";
 import type { SandboxMode, SandboxNetwork } from "@shellseam/bash/seam";
-
-/**
- * A command line that does not fit a command's usage: `main()` prints the
- * message and the usage on stderr and exits 2.
- */
-export class UsageError extends Error {
-  /** The usage text of the command whose arguments were wrong. */
-  readonly usage: string;
-
-  /** `message` says what was wrong; `usage` is the command's help text. */
-  constructor(message: string, usage: string) {
-    super(message);
-    this.name = "UsageError";
-    this.usage = usage;
-  }
-}
+import { UsageError } from "./_usage_error.ts";
 
 /** How one flag is read: a string value, or a boolean switch; `short` is its one-letter form. */
 export type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string }>;

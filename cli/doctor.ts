@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { formatDoctorReport, shellseamDoctor } from "@shellseam/bash/sandbox";
-import { modeFlag, networkFlag, parseFlags, UsageError } from "./_args.ts";
+import { modeFlag, networkFlag, parseFlags } from "./_args.ts";
+import { UsageError } from "./_usage_error.ts";
 import type { CliIo } from "./_io.ts";
 
 /** The usage of `shellseam doctor`. */

@@ -17,13 +17,10 @@
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
-import { BashError } from "@shellseam/bash";
-import { UsageError } from "./_args.ts";
+import { BashError } from "@shellseam/bash/seam";
 import { type CliIo, processIo } from "./_io.ts";
-import { DEMO_USAGE, demoCommand } from "./demo.ts";
-import { DOCTOR_USAGE, doctorCommand } from "./doctor.ts";
-import { MCP_USAGE, mcpCommand, SHELLSEAM_CLI_VERSION } from "./mcp.ts";
-import { RUN_USAGE, runCommand } from "./run.ts";
+import { UsageError } from "./_usage_error.ts";
+import { SHELLSEAM_CLI_VERSION } from "./_version.ts";
 
 export type { CliIo, CliStream } from "./_io.ts";
 
@@ -40,14 +37,21 @@ Run "shellseam COMMAND --help" for a command's options, "shellseam --version"
 for the version.
 `;
 
-const COMMANDS: Record<
-  string,
-  { usage: string; run: (args: string[], io: CliIo) => Promise<number> }
-> = {
-  run: { usage: RUN_USAGE, run: runCommand },
-  doctor: { usage: DOCTOR_USAGE, run: doctorCommand },
-  mcp: { usage: MCP_USAGE, run: (args, io) => mcpCommand(args, undefined, io) },
-  demo: { usage: DEMO_USAGE, run: demoCommand },
+/** A command's entry point: `args` after the command's name. */
+type Command = (args: string[], io: CliIo) => Promise<number>;
+
+/**
+ * Each command, loaded when it is run: `shellseam --version` or
+ * `shellseam run` does not load the MCP server, nor `shellseam mcp` the demo.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./run.ts")).runCommand,
+  doctor: async () => (await import("./doctor.ts")).doctorCommand,
+  mcp: async () => {
+    const { mcpCommand } = await import("./mcp.ts");
+    return (args, io) => mcpCommand(args, undefined, io);
+  },
+  demo: async () => (await import("./demo.ts")).demoCommand,
 };
 
 /**
@@ -69,14 +73,15 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
       io.stdout.write(`shellseam ${SHELLSEAM_CLI_VERSION}\n`);
       return 0;
     }
-    const command = name === undefined ? undefined : COMMANDS[name];
-    if (command === undefined) {
+    const load = name === undefined ? undefined : COMMANDS[name];
+    if (load === undefined) {
       throw new UsageError(
         name === undefined ? "a command is required" : `unknown command "${name}"`,
         USAGE,
       );
     }
-    return await command.run(rest, io);
+    const command = await load();
+    return await command(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`shellseam: ${error.message}\n\n${error.usage}`);
