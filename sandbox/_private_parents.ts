@@ -28,6 +28,9 @@ import {
 const CHANGES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
   IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED;
 
+/** Closes the events of a watch never closed (an executor never disposed), once it is collected. */
+const UNCLOSED = new FinalizationRegistry<FolderEvents>((events) => events.close());
+
 /** The watched folder: its path, `dev:ino`, watch and the folders found in it. */
 interface Watched {
   base: string;
@@ -90,7 +93,10 @@ export class WatchedPrivateParents {
 
   /** The folders of private folders in `base` (see `privateParents`); throws when `base` cannot be listed. */
   of(base: string): string[] {
-    this.#events ??= this.#open();
+    if (this.#events === undefined) {
+      this.#events = this.#open();
+      if (typeof this.#events === "object") UNCLOSED.register(this, this.#events, this.#events);
+    }
     const events = this.#events;
     if (typeof events === "string") return privateParents(base);
     const queued = events.drain();
@@ -122,7 +128,10 @@ export class WatchedPrivateParents {
   /** Stops the watch and frees the inotify instance. */
   close(): void {
     this.#forget();
-    if (typeof this.#events === "object") this.#events.close();
+    if (typeof this.#events === "object") {
+      UNCLOSED.unregister(this.#events);
+      this.#events.close();
+    }
     this.#events = "closed";
   }
 
