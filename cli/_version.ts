@@ -9,4 +9,4 @@
  * The CLI package's version (cli/deno.json `version`, which a test holds it
  * to): what `shellseam --version` prints and the MCP server reports.
  */
-export const SHELLSEAM_CLI_VERSION = "0.1.0";
+export const CLI_VERSION = "0.1.0";

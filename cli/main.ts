@@ -20,7 +20,7 @@ import { pathToFileURL } from "node:url";
 import { BashError } from "@shellseam/bash/seam";
 import { type CliIo, processIo } from "./_io.ts";
 import { UsageError } from "./_usage_error.ts";
-import { SHELLSEAM_CLI_VERSION } from "./_version.ts";
+import { CLI_VERSION } from "./_version.ts";
 
 export type { CliIo, CliStream } from "./_io.ts";
 
@@ -70,7 +70,7 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
       return 0;
     }
     if (name === "--version" || name === "-V") {
-      io.stdout.write(`shellseam ${SHELLSEAM_CLI_VERSION}\n`);
+      io.stdout.write(`shellseam ${CLI_VERSION}\n`);
       return 0;
     }
     const load = name === undefined ? undefined : COMMANDS[name];

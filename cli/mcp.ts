@@ -35,9 +35,13 @@ import { modeFlag, networkFlag, parseFlags, SANDBOX_FLAGS } from "./_args.ts";
 import { cliExecutor } from "./_executor.ts";
 import { type CliIo, processIo } from "./_io.ts";
 import { readRulesFile } from "./_rules.ts";
-import { SHELLSEAM_CLI_VERSION } from "./_version.ts";
+import { CLI_VERSION } from "./_version.ts";
 
-export { SHELLSEAM_CLI_VERSION };
+/**
+ * The CLI package's version (cli/deno.json `version`, which a test holds it
+ * to): what `shellseam --version` prints and the MCP server reports.
+ */
+export const SHELLSEAM_CLI_VERSION: string = CLI_VERSION;
 
 /**
  * What {@linkcode createMcpServer} serves.

@@ -189,37 +189,37 @@ describe("shellseam usage", { skip: denoSkip }, () => {
     // The program itself: `shellseam --version` as a shell runs it.
     check(spawnShellseam(table[5]![0]), table[5]!);
   });
-});
 
-it("loads a command only when it runs: the program's own modules hold no executor nor MCP server", () => {
-  const info = spawnSync(process.execPath, ["info", "--json", MAIN], { encoding: "utf8" });
-  assert.equal(info.status, 0, info.stderr);
-  type Dependency = { code?: { specifier: string }; isDynamic?: boolean };
-  const graph = JSON.parse(info.stdout) as {
-    modules: { specifier: string; dependencies?: Dependency[] }[];
-  };
-  const modules = new Map(graph.modules.map((module) => [module.specifier, module]));
-  // The modules that load with main.ts: its static imports, followed to their end.
-  const loaded = new Set<string>();
-  const visit = (specifier: string) => {
-    if (loaded.has(specifier)) return;
-    loaded.add(specifier);
-    for (const dependency of modules.get(specifier)?.dependencies ?? []) {
-      if (dependency.code !== undefined && dependency.isDynamic !== true) {
-        visit(dependency.code.specifier);
+  it("loads a command only when it runs: the program's own modules hold no executor nor MCP server", () => {
+    const info = spawnSync(process.execPath, ["info", "--json", MAIN], { encoding: "utf8" });
+    assert.equal(info.status, 0, info.stderr);
+    type Dependency = { code?: { specifier: string }; isDynamic?: boolean };
+    const graph = JSON.parse(info.stdout) as {
+      modules: { specifier: string; dependencies?: Dependency[] }[];
+    };
+    const modules = new Map(graph.modules.map((module) => [module.specifier, module]));
+    // The modules that load with main.ts: its static imports, followed to their end.
+    const loaded = new Set<string>();
+    const visit = (specifier: string) => {
+      if (loaded.has(specifier)) return;
+      loaded.add(specifier);
+      for (const dependency of modules.get(specifier)?.dependencies ?? []) {
+        if (dependency.code !== undefined && dependency.isDynamic !== true) {
+          visit(dependency.code.specifier);
+        }
       }
+    };
+    visit(pathToFileURL(MAIN).href);
+    const heavy = [...loaded].filter((specifier) =>
+      /modelcontextprotocol|\/(local|sandbox|tool|tasks|engine)\/|\/cli\/(run|mcp|demo|doctor)\.ts$/
+        .test(specifier)
+    );
+    assert.deepEqual(heavy, []);
+    // Each command is still reached, through the import made when it runs.
+    for (const command of ["run", "mcp", "demo", "doctor"]) {
+      assert.ok(modules.has(new URL(`../../cli/${command}.ts`, import.meta.url).href), command);
     }
-  };
-  visit(pathToFileURL(MAIN).href);
-  const heavy = [...loaded].filter((specifier) =>
-    /modelcontextprotocol|\/(local|sandbox|tool|tasks|engine)\/|\/cli\/(run|mcp|demo|doctor)\.ts$/
-      .test(specifier)
-  );
-  assert.deepEqual(heavy, []);
-  // Each command is still reached, through the import made when it runs.
-  for (const command of ["run", "mcp", "demo", "doctor"]) {
-    assert.ok(modules.has(new URL(`../../cli/${command}.ts`, import.meta.url).href), command);
-  }
+  });
 });
 
 describe("shellseam run", { skip: denoSkip || sandboxSkip }, () => {
