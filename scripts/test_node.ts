@@ -55,9 +55,13 @@ import {
  * decides over a path the Node leg already runs is left to Deno:
  * 1. what a sandbox lets a command reach, which the policy (plain
  *    TypeScript), bwrap, the Landlock launcher (run by perl, else Deno, on both) and the
- *    kernel decide;
- * 2. the SSH executor's protocol cases (cuts, starts, many channels): the
- *    same frames over the same `ssh` streams as its conformance suite;
+ *    kernel decide; on a remote host too (its login files, its own programs), where the
+ *    policy and the remote bootstrap decide it over the `ssh` streams the SSH
+ *    conformance suite runs on Node;
+ * 2. the SSH executor's protocol cases (cuts, starts, many channels, a remote
+ *    terminal): the same frames over the same `ssh` streams as its conformance
+ *    suite (a terminal's resize is one more frame; the terminal's own path runs
+ *    on Node over the local executor, in tests/engine/terminal_test.ts);
  * 3. the bash tool over the sandboxes and the long session's bounds: the
  *    tool layer and the registry's bookkeeping, runtime-free code whose
  *    unit tests run on Node (for the same reason, the terminal sessions of
@@ -70,7 +74,9 @@ import {
  *    tests/sandbox/_fixtures.ts): perl or Deno runs the launcher whatever hosts the
  *    executor, and the host's side is bwrap's code over the same runtime.
  * Items 2 to 4 took 275 of the 1,021 test-seconds `node --test` spent
- * before they were left to Deno; item 5, 298 of 2,560 (a run under load).
+ * before they were left to Deno; item 5, 298 of 2,560 (a run under load);
+ * the remote files of items 1 and 2 (login files, programs, terminal), 16.5
+ * of the leg's 444 CPU-s (each file's process with the children it reaped).
  */
 export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_confinement_test.ts",
@@ -87,8 +93,11 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_view_test.ts",
   "tests/e2e/sandbox_walk_bound_test.ts",
   "tests/remote/executor_test.ts",
+  "tests/remote/login_files_test.ts",
   "tests/remote/sandbox_test.ts",
   "tests/remote/start_test.ts",
+  "tests/remote/terminal_test.ts",
+  "tests/remote/tools_test.ts",
   "tests/sandbox/backends/landlock/launcher_test.ts",
   "tests/tool/long_session_test.ts",
 ];
