@@ -109,12 +109,18 @@ export const DENO_ONLY_TESTS: readonly string[] = [
  * environment or the working folder, no sandbox that grants a root), each
  * under a second of CPU in a process of its own. Node's start and the
  * package's loading are then paid once, not once a file: alone, these files
- * took 20 CPU-s in processes of their own and 3 in one. A file that comes
- * to keep such state leaves this list.
+ * took 20 CPU-s in processes of their own and 3 in one. So do the files
+ * whose every test Node skips (they are Deno's alone), which would cost a
+ * process for their loading alone. A file that comes to keep such state
+ * leaves this list.
  */
 export const ONE_PROCESS_TESTS: readonly string[] = [
+  "tests/cli/cold_demo_test.ts",
   "tests/docs_test.ts",
+  "tests/e2e/permissions_test.ts",
+  "tests/e2e/sandbox_remote_test.ts",
   "tests/engine/binary_test.ts",
+  "tests/engine/confined_test.ts",
   "tests/engine/engine_executor_test.ts",
   "tests/engine/host_tools_test.ts",
   "tests/engine/listing_test.ts",
@@ -136,11 +142,14 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/sandbox/backends/landlock/deno_test.ts",
   "tests/sandbox/backends/landlock/landlock_test.ts",
   "tests/sandbox/backends/masks_test.ts",
+  "tests/sandbox/backends/seatbelt/profile_test.ts",
   "tests/sandbox/backends/seatbelt/seatbelt_test.ts",
   "tests/sandbox/backends/seccomp_test.ts",
   "tests/sandbox/backends/shell_test.ts",
+  "tests/sandbox/exposure_test.ts",
   "tests/sandbox/mode_test.ts",
   "tests/sandbox/network/allow_list_test.ts",
+  "tests/sandbox/policy_test.ts",
   "tests/sandbox/protected/folder_watch_test.ts",
   "tests/sandbox/protected/kept_shapes_test.ts",
   "tests/sandbox/protected/sweep_test.ts",
@@ -155,6 +164,7 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/testing/entry_test.ts",
   "tests/tool/escalation_test.ts",
   "tests/tool/formats_test.ts",
+  "tests/tool/frameworks_test.ts",
   "tests/tool/guidance_test.ts",
   "tests/tool/render/redact_test.ts",
   "tests/tool/render/task_test.ts",
@@ -163,6 +173,7 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/tool/rules/check_test.ts",
   "tests/tool/schemas/inputs_test.ts",
   "tests/tool/schemas/validate_test.ts",
+  "tests/tool/screen_feed_test.ts",
   "tests/tool/screen_test.ts",
   "tests/tool/sdk_types_test.ts",
 ];
