@@ -74,11 +74,21 @@ import {
  * 5. the Landlock launcher's own cases, and Landlock in the sandbox tests
  *    other than the conformance suite (`SANDBOX_BACKENDS_HERE` in
  *    tests/sandbox/_fixtures.ts): perl or Deno runs the launcher whatever hosts the
- *    executor, and the host's side is bwrap's code over the same runtime.
+ *    executor, and the host's side is bwrap's code over the same runtime;
+ * 6. the local executor's conformance suite on the path macOS takes, forced
+ *    on Linux (tests/testing/local_portable_test.ts): it differs from the
+ *    detached run of tests/testing/local_test.ts by platform facts that
+ *    TypeScript reads (no /proc, every census through ps, the portable
+ *    watchdog), and the Node-side pieces of that path have tests of their own
+ *    on Node: the portable watchdog's censuses and signals
+ *    (tests/engine/watchdog_portable_test.ts), an executor on macOS's facts
+ *    (tests/engine/platform_test.ts), and a Node host on a simulated macOS
+ *    (tests/e2e/darwin_simulation_test.ts).
  * Items 2 to 4 took 275 of the 1,021 test-seconds `node --test` spent
  * before they were left to Deno; item 5, 298 of 2,560 (a run under load);
  * the remote files of items 1 and 2 (login files, programs, terminal), 16.5
- * of the leg's 444 CPU-s (each file's process with the children it reaped).
+ * of the leg's 444 CPU-s (each file's process with the children it reaped);
+ * item 6, about a third of local_test.ts's 25.6 CPU-s before the split.
  */
 export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_confinement_test.ts",
@@ -101,6 +111,7 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/remote/terminal_test.ts",
   "tests/remote/tools_test.ts",
   "tests/sandbox/backends/landlock/launcher_test.ts",
+  "tests/testing/local_portable_test.ts",
   "tests/tool/long_session_test.ts",
 ];
 
