@@ -59,7 +59,9 @@ import {
  *    TypeScript), bwrap, the Landlock launcher (run by perl, else Deno, on both) and the
  *    kernel decide; on a remote host too (its login files, its own programs), where the
  *    policy and the remote bootstrap decide it over the `ssh` streams the SSH
- *    conformance suite runs on Node;
+ *    conformance suite runs on Node; and on a simulated macOS, where Seatbelt's
+ *    platform gating and the verdicts of its self-probe are TypeScript over a
+ *    fake `sandbox-exec` spawned as bwrap is (tests/sandbox/seatbelt_test.ts);
  * 2. the SSH executor's protocol cases (cuts, starts, many channels, a remote
  *    terminal): the same frames over the same `ssh` streams as its conformance
  *    suite (a terminal's resize is one more frame; the terminal's own path runs
@@ -86,9 +88,10 @@ import {
  *    (tests/e2e/darwin_simulation_test.ts).
  * Items 2 to 4 took 275 of the 1,021 test-seconds `node --test` spent
  * before they were left to Deno; item 5, 298 of 2,560 (a run under load);
- * the remote files of items 1 and 2 (login files, programs, terminal), 16.5
- * of the leg's 444 CPU-s (each file's process with the children it reaped);
- * item 6, about a third of local_test.ts's 25.6 CPU-s before the split.
+ * and of the leg's 444 CPU-s (each file's process with the children it reaped):
+ * the remote files of items 1 and 2 (login files, programs, terminal), 16.5;
+ * the simulated macOS of item 1, 5.4; item 6, about a third of
+ * local_test.ts's 25.6 before the split.
  */
 export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_confinement_test.ts",
@@ -111,6 +114,7 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/remote/terminal_test.ts",
   "tests/remote/tools_test.ts",
   "tests/sandbox/backends/landlock/launcher_test.ts",
+  "tests/sandbox/seatbelt_test.ts",
   "tests/testing/local_portable_test.ts",
   "tests/tool/long_session_test.ts",
 ];
