@@ -85,13 +85,18 @@ import {
  *    on Node: the portable watchdog's censuses and signals
  *    (tests/engine/watchdog_portable_test.ts), an executor on macOS's facts
  *    (tests/engine/platform_test.ts), and a Node host on a simulated macOS
- *    (tests/e2e/darwin_simulation_test.ts).
+ *    (tests/e2e/darwin_simulation_test.ts);
+ * 7. what a planted repository could make gitCommit() run
+ *    (tests/git/commit_test.ts): the git module's flags and environment
+ *    (TypeScript) and git itself decide it, over the runtime's spawn and
+ *    folder listing, whose exact environment and listing tests/runtime
+ *    checks on Node; tests/tool/git_commit_test.ts commits through it on Node.
  * Items 2 to 4 took 275 of the 1,021 test-seconds `node --test` spent
  * before they were left to Deno; item 5, 298 of 2,560 (a run under load);
  * and of the leg's 444 CPU-s (each file's process with the children it reaped):
  * the remote files of items 1 and 2 (login files, programs, terminal), 16.5;
  * the simulated macOS of item 1, 5.4; item 6, about a third of
- * local_test.ts's 25.6 before the split.
+ * local_test.ts's 25.6 before the split; item 7, 5.4.
  */
 export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_confinement_test.ts",
@@ -107,6 +112,7 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_tools_test.ts",
   "tests/e2e/sandbox_view_test.ts",
   "tests/e2e/sandbox_walk_bound_test.ts",
+  "tests/git/commit_test.ts",
   "tests/remote/executor_test.ts",
   "tests/remote/login_files_test.ts",
   "tests/remote/sandbox_test.ts",
