@@ -62,6 +62,10 @@ import {
  *    conformance suite runs on Node; and on a simulated macOS, where Seatbelt's
  *    platform gating and the verdicts of its self-probe are TypeScript over a
  *    fake `sandbox-exec` spawned as bwrap is (tests/sandbox/seatbelt_test.ts);
+ *    and the plan of a launch's protected paths
+ *    (tests/sandbox/protected/launch_walk_test.ts), TypeScript over the
+ *    runtime's folder listing that tests/runtime checks on Node, where every
+ *    confined launch of the sandbox conformance suite walks too;
  * 2. the SSH executor's protocol cases (cuts, starts, many channels, a remote
  *    terminal): the same frames over the same `ssh` streams as its conformance
  *    suite (a terminal's resize is one more frame; the terminal's own path runs
@@ -95,8 +99,9 @@ import {
  * before they were left to Deno; item 5, 298 of 2,560 (a run under load);
  * and of the leg's 444 CPU-s (each file's process with the children it reaped):
  * the remote files of items 1 and 2 (login files, programs, terminal), 16.5;
- * the simulated macOS of item 1, 5.4; item 7, 5.4; item 6, 13.5 of
- * local_test.ts's 25.3 (that file alone, before and after the split).
+ * the simulated macOS of item 1, 5.4; the launch walk's plan of item 1, 2.8;
+ * item 7, 5.4; item 6, 13.5 of local_test.ts's 25.3 (that file alone,
+ * before and after the split).
  */
 export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_confinement_test.ts",
@@ -120,6 +125,7 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/remote/terminal_test.ts",
   "tests/remote/tools_test.ts",
   "tests/sandbox/backends/landlock/launcher_test.ts",
+  "tests/sandbox/protected/launch_walk_test.ts",
   "tests/sandbox/seatbelt_test.ts",
   "tests/testing/local_portable_test.ts",
   "tests/tool/long_session_test.ts",
