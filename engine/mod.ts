@@ -94,6 +94,7 @@ export {
   makeFolder,
   makePrivateDir,
   otherPrivateDirs,
+  PRIVATE_PARENT_PREFIX,
   privateParents,
 } from "./_private_dir.ts";
 export { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";

@@ -21,7 +21,6 @@ import {
   type LaunchPlan,
   makeFolder,
   otherPrivateDirs,
-  privateParents,
 } from "../engine/mod.ts";
 import { resolveSandboxPolicy } from "./policy.ts";
 import {
@@ -47,6 +46,7 @@ import { ExposureChecks, GrantedRoots, toolFoldersOf } from "./_exposure.ts";
 import { NetworkLaunches } from "./_network_launch.ts";
 import { chooseBackend } from "./_select_backend.ts";
 import { Standbys } from "./_standby.ts";
+import { WatchedPrivateParents } from "./_private_parents.ts";
 
 /** The sandbox executor's config, validated: what its confiner works from. */
 export interface ConfinerOptions {
@@ -95,6 +95,8 @@ export class SandboxConfiner implements Confiner {
    * configs), with a folder watch (closed at disposal).
    */
   readonly #walkMemory = new WalkMemory(new FolderListings(undefined, new FolderWatch()));
+  /** Every user's folder of private folders beside this executor's, watched between calls. */
+  readonly #privateParents = new WatchedPrivateParents();
   /**
    * Started at construction, off the first call's path: the first
    * backend's probe, and meanwhile under `workspace-write`, unless a call
@@ -238,6 +240,7 @@ export class SandboxConfiner implements Confiner {
     this.#stopped = true;
     await this.#ahead;
     this.#walkMemory.close();
+    this.#privateParents.close();
     await this.#network.close();
   }
 
@@ -261,7 +264,7 @@ export class SandboxConfiner implements Confiner {
     const own = await this.#host.privateDir();
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
     const ownReal = existingRealpath(own) ?? own;
-    const parents = privateParents(dirname(dirname(ownReal)));
+    const parents = this.#privateParents.of(dirname(dirname(ownReal)));
     const holdsNoRoot = (dir: string) => !roots.some((root) => isBeneath(canonicalPath(root), dir));
     confined.hiddenDirs = [
       ...otherPrivateDirs(ownReal),

@@ -86,6 +86,7 @@ async function runUnit(
   unit: readonly string[],
   args: readonly string[],
   log: (text: string) => void,
+  env: Readonly<Record<string, string>>,
 ): Promise<FileRun> {
   const start = performance.now();
   const timed = MEASURE === undefined ? undefined : mkdtempSync(join(tmpdir(), "shellseam-cpu-"));
@@ -96,6 +97,7 @@ async function runUnit(
   const child = new Deno.Command(program, {
     args: programArgs,
     cwd: ROOT,
+    env: { ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -140,7 +142,8 @@ export interface MoreJobs {
  * counts summed, and a process that failed (a test failed, or a file could
  * not load) fails the leg and is named in its note. What it prints goes to
  * `log`. Once `more` resolves (other work that shared the machine ended),
- * that many more run at once for the units left.
+ * that many more run at once for the units left. Each process has this
+ * process's environment, with `env` added.
  */
 export async function runFiles(
   name: string,
@@ -149,6 +152,7 @@ export async function runFiles(
   jobs: number,
   log: (text: string) => void = console.log,
   more?: Promise<MoreJobs>,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<LegResult> {
   log(
     `\n=== ${name}: deno ${args.join(" ")} <file>, ${units.length} processes, ${jobs} at once`,
@@ -158,7 +162,7 @@ export async function runFiles(
   const runs: FileRun[] = [];
   const worker = async () => {
     for (let unit = queue.shift(); unit !== undefined; unit = queue.shift()) {
-      runs.push(await runUnit(unit, args, log));
+      runs.push(await runUnit(unit, args, log, env));
     }
   };
   const added: Promise<void>[] = [];

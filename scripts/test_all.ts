@@ -7,7 +7,8 @@
  *    type-check done, the doc examples (of the sources, the README and
  *    docs/: one test file that imports each, see `scripts/_doc_examples.ts`)
  *    and each test file in a process of its own, a few at a time (see
- *    `scripts/_pool.ts`);
+ *    `scripts/_pool.ts`), each handed what one probe of the sandbox backends,
+ *    beside the type-check, found;
  * 2. beside the test files, the permissions file, under the narrow
  *    permissions it is about;
  * 3. from the start, beside them, the Node leg (`scripts/test_node.ts`), reported as two legs: its
@@ -33,6 +34,7 @@ import { EXAMPLES_DIR, writeExamples } from "./_doc_examples.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 import { pythonWithoutShim } from "./_python.ts";
 import type { NodeStepResult } from "./test_node.ts";
+import { PROBED_ENV, probeNow } from "../tests/sandbox/_fixtures.ts";
 
 /** The folders and files whose doc examples the Deno suite runs (no test file is among them). */
 export const DOC_EXAMPLES: readonly string[] = [
@@ -117,6 +119,7 @@ function failuresOf(run: LegResult): Pick<LegResult, "failures"> {
  * the permissions file beside them.
  */
 async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
+  const probed = probedEnv();
   const results = [
     await runLeg("Deno: type-check", [
       "test",
@@ -132,7 +135,15 @@ async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
     const units = [examples.file, ...testFiles(["tests/"], [PERMISSIONS_FILE])];
     // The permissions file (one short process) runs beside the files, its output held.
     const [files, permissions] = await Promise.all([
-      runFiles("Deno: doc examples and test files", units, noCheck, testJobs(), console.log, more),
+      runFiles(
+        "Deno: doc examples and test files",
+        units,
+        noCheck,
+        testJobs(),
+        console.log,
+        more,
+        await probed,
+      ),
       runLeg("permissions file", [...PERMISSIONS_LEG], { held: true }),
     ]);
     results.push(files, permissions);
@@ -140,6 +151,21 @@ async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
     rmSync(EXAMPLES_DIR, { recursive: true, force: true });
   }
   return results;
+}
+
+/**
+ * What probing each sandbox backend here found, as the environment that
+ * hands it to the Deno test files (see `PROBED_ENV` in
+ * `tests/sandbox/_fixtures.ts`): probed once, beside the type-check, rather
+ * than once in each of the files that ask. Empty (each file probes) when the
+ * probe failed: the files then say why.
+ */
+async function probedEnv(): Promise<Record<string, string>> {
+  try {
+    return { [PROBED_ENV]: JSON.stringify(await probeNow()) };
+  } catch {
+    return {};
+  }
 }
 
 /** How many test files `node --test` runs at once: one fewer than the Deno legs (at least one). */

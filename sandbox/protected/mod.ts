@@ -25,6 +25,18 @@ export { ProtectedPaths } from "./_protected_paths.ts";
 export { protectionGaps } from "./_protection_gaps.ts";
 export { unprotectedReason } from "./_unprotected_reason.ts";
 export { FolderListings } from "./_listings.ts";
-export { FolderWatch } from "./_folder_watch.ts";
+export { FolderWatch, watchableRoot } from "./_folder_watch.ts";
+export {
+  type FolderEvents,
+  IN_CREATE,
+  IN_DELETE,
+  IN_DELETE_SELF,
+  IN_IGNORED,
+  IN_MOVE_SELF,
+  IN_MOVED_FROM,
+  IN_MOVED_TO,
+  IN_UNMOUNT,
+  openInotify,
+} from "./_inotify.ts";
 export { WalkMemory } from "./_walk_memory.ts";
 export { PROTECTED_WALK_DEPTH, PROTECTED_WALK_ENTRIES, PROTECTED_WALK_SKIPS } from "./_walk.ts";

@@ -45,21 +45,25 @@ const tools = findBridgeTools(process.env.PATH ?? "", process.getuid?.() === 0);
 const missing = (name: string) =>
   findOnPath(name, process.env.PATH ?? "") === null ? `${name} is not installed here` : false;
 const bridgeSkip = "reason" in tools ? tools.reason : missing("curl");
-/** Why pip cannot run here (Debian's python3 comes without it), or false. */
-function missingPip(): string | false {
+/**
+ * The interpreter itself, not a version manager's shim (pyenv's rehashes
+ * after pip installs), when it has pip (Debian's python3 comes without it),
+ * else undefined: one run that imports pip (`python3 -m pip --version` took about
+ * half a second of CPU more).
+ */
+function pipPython(): string | undefined {
   try {
-    execFileSync("python3", ["-m", "pip", "--version"], { stdio: "ignore" });
-    return false;
+    return execFileSync("python3", ["-c", "import sys, pip; print(sys.executable)"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    }).toString().trim();
   } catch {
-    return "pip is not installed here (python3 -m pip)";
+    return undefined;
   }
 }
-const toolsSkip = missing("git") || missing("npm") || missing("python3") || missingPip();
-/** The interpreter itself, not a version manager's shim (pyenv's rehashes after pip installs). */
-const python = toolsSkip
-  ? "python3"
-  : execFileSync("python3", ["-c", "import sys; print(sys.executable)"])
-    .toString().trim();
+const withPip = missing("python3") ? undefined : pipPython();
+const toolsSkip = missing("git") || missing("npm") || missing("python3") ||
+  (withPip === undefined ? "pip is not installed here (python3 -m pip)" : false);
+const python = withPip ?? "python3";
 
 /** Files the stand-in serves by path: a bare git repository, an npm tarball, a wheel. */
 function packages(dir: string, origin: () => string): Map<string, () => Uint8Array | string> {

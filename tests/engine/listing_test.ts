@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { folderNames } from "../../engine/_listing.ts";
+import { folderNames, settledSince } from "../../engine/_listing.ts";
 
 /** Waits until the folders changed so far count as settled (a second unchanged). */
 const settle = (): Promise<void> => new Promise((done) => setTimeout(done, 1100));
@@ -33,10 +33,13 @@ describe("folderNames", () => {
     }
   });
 
-  it("lists a folder changed within the last second anew each time", () => {
+  it("lists a folder whose times are not settled anew each time", () => {
     const dir = mkdtempSync(join(tmpdir(), "shellseam-listing-"));
     try {
       writeFileSync(join(dir, "a"), "");
+      // A whole second ahead of the clock: a change later in it could read the same.
+      const ahead = new Date(Math.ceil(Date.now() / 1000) * 1000 + 60_000);
+      utimesSync(dir, ahead, ahead);
       const first = folderNames(dir);
       assert.deepEqual([...first], ["a"]);
       assert.notEqual(folderNames(dir), first, "not kept: a change in the same tick could hide");
@@ -44,5 +47,16 @@ describe("folderNames", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("counts a fine time settled after a few ticks, a round one after a second", () => {
+    const fine = 1_700_000_000_123;
+    // Every fine time: 50 ms, five ticks of the kernel's slowest clock.
+    assert.equal(settledSince(fine, fine), fine + 50);
+    assert.equal(settledSince(fine, fine + 0.5), fine + 50.5);
+    // A round time may be truncated (a coarse filesystem, Deno's change time): a second.
+    assert.equal(settledSince(fine, 1_700_000_000_000), 1_700_000_001_000);
+    assert.equal(settledSince(1_700_000_000_120, fine), 1_700_000_001_120);
+    assert.equal(settledSince(fine + 0.9, fine), fine + 50.9);
   });
 });

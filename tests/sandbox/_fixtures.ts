@@ -78,15 +78,58 @@ export function tempWorkspace(): Workspace {
   };
 }
 
-/** What probing each backend found here, once per test module. */
-export async function probeHere(): Promise<Record<SandboxBackendName, SandboxBackendStatus>> {
+/** What probing each backend found, by backend. */
+export type Probed = Record<SandboxBackendName, SandboxBackendStatus>;
+
+/**
+ * The environment variable through which a test runner that probed once
+ * (`scripts/test_all.ts`, with {@linkcode probeNow}) hands each test file it
+ * starts what it found, as JSON: the files run on the same machine, as the
+ * same user, with the same search path, so they would find the same, and
+ * each saves the probe's executor (about 0.3 s of CPU).
+ */
+export const PROBED_ENV = "SHELLSEAM_TEST_PROBED";
+
+/**
+ * What probing each backend found here, once per test module: what the
+ * runner handed through {@linkcode PROBED_ENV}, or else probed here.
+ */
+export async function probeHere(): Promise<Probed> {
+  const handed = process.env[PROBED_ENV];
+  return handed === undefined ? await probeNow() : parseProbed(handed);
+}
+
+/** Probes each backend here, in this process, with a default executor over a fresh workspace. */
+export async function probeNow(): Promise<Probed> {
   using workspace = tempWorkspace();
   await using executor = new SandboxBashExecutor({ workspaceRoot: workspace.root });
   const statuses = await executor.probeBackends();
-  return Object.fromEntries(statuses.map((s) => [s.backend, s])) as Record<
-    SandboxBackendName,
-    SandboxBackendStatus
-  >;
+  return Object.fromEntries(statuses.map((s) => [s.backend, s])) as Probed;
+}
+
+/** `text` (the value of {@linkcode PROBED_ENV}) read back; throws when it is not what probing finds. */
+function parseProbed(text: string): Probed {
+  let probed: unknown;
+  try {
+    probed = JSON.parse(text);
+  } catch {
+    probed = undefined;
+  }
+  const found = (backend: string): boolean => {
+    const status = typeof probed === "object" && probed !== null
+      ? (probed as Record<string, unknown>)[backend]
+      : undefined;
+    return typeof status === "object" && status !== null &&
+      (status as Record<string, unknown>).backend === backend &&
+      typeof (status as Record<string, unknown>).works === "boolean";
+  };
+  if (!SANDBOX_BACKENDS.every(found)) {
+    throw new Error(
+      `${PROBED_ENV} is "${text.slice(0, 80)}", not a status for each of ` +
+        `${SANDBOX_BACKENDS.join(" and ")}; unset it to probe in this process`,
+    );
+  }
+  return probed as Probed;
 }
 
 /** `false` when `backend` works here, else a skip message naming what is missing. */

@@ -260,9 +260,14 @@ describe("shellseamDoctor: the spill folder", () => {
     using workspace = tempWorkspace();
     const spillDir = join(workspace.base, "spill");
     mkdirSync(spillDir);
+    // No bwrap on an empty search path: the spill facts do not depend on a backend, and a
+    // doctor that finds none runs no command and checks no allow-list.
+    const searchPath = join(workspace.base, "no-programs");
+    mkdirSync(searchPath);
     const report = await shellseamDoctor({
       workspaceRoot: workspace.root,
       backends: ["bwrap"],
+      searchPath,
       spillDir,
       maxSpillTotalBytes: 5_000_000,
     });
@@ -278,6 +283,7 @@ describe("shellseamDoctor: the spill folder", () => {
     const shm = await shellseamDoctor({
       workspaceRoot: workspace.root,
       backends: ["bwrap"],
+      searchPath,
       spillDir: "/dev/shm",
     });
     assert.deepEqual([shm.spill.filesystem, shm.spill.ramBacked], ["tmpfs", true]);

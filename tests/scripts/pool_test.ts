@@ -8,7 +8,7 @@ import { failureExcerpts, stopLegs } from "../../scripts/_legs.ts";
 import { cmdline, until } from "../local/_helpers.ts";
 
 describe("the test pool (scripts/_pool.ts)", () => {
-  it("runs each unit in a process of its own, sums the counts and names what failed", async () => {
+  it("runs each unit in a process of its own, with the environment handed, sums the counts and names what failed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "shellseam-pool-"));
     try {
       const passing = join(dir, "a_test.ts");
@@ -17,7 +17,12 @@ describe("the test pool (scripts/_pool.ts)", () => {
       writeFileSync(
         passing,
         'Deno.test("one", () => { Deno.env.set("POOL_MARK", "a"); });\n' +
-          'Deno.test("two", () => {});\n',
+          // The variable handed is added to the environment, not in its place.
+          'Deno.test("two", () => {\n' +
+          '  if (Deno.env.get("POOL_HANDED") !== "handed" || !Deno.env.get("PATH")) {\n' +
+          '    throw new Error("the environment was not handed");\n' +
+          "  }\n" +
+          "});\n",
       );
       writeFileSync(
         failing,
@@ -32,6 +37,8 @@ describe("the test pool (scripts/_pool.ts)", () => {
         args,
         2,
         (text) => printed.push(text),
+        undefined,
+        { POOL_HANDED: "handed" },
       );
       assert.equal(leg.ok, false);
       assert.deepEqual(leg.counts, { passed: 3, failed: 1 });
