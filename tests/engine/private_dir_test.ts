@@ -36,11 +36,14 @@ describe("private folders", () => {
   });
 
   it("carry their owner after the prefix when they have one", () => {
-    const dir = makePrivateDir(tmpdir(), "123-456");
+    // A base of its own: in the shared one, a watchdog of an executor running beside
+    // this test removes a folder whose owner (pid 123 here) is gone.
+    const base = mkdtempSync(join(tmpdir(), "private-owner-"));
     try {
+      const dir = makePrivateDir(base, "123-456");
       assert.match(basename(dir), new RegExp(`^${PRIVATE_DIR_PREFIX}123-456-\\w{6}$`));
     } finally {
-      rmSync(dir, { recursive: true });
+      rmSync(base, { recursive: true });
     }
   });
 
