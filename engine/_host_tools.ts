@@ -18,8 +18,8 @@ import { findOnPath } from "./_session.ts";
 /**
  * The programs the host runs by name outside any sandbox: the watchdogs'
  * (`grep`, `rm`, `rmdir`, `sleep`; the portable one's `ps` and `awk`), a
- * terminal's resize (`stty`; `ps` where there is no /proc), and the Node
- * runtime's `mkfifo` (its output pipes, see `runtime/_fifo.ts`).
+ * terminal's resize (`perl`, else `stty`; `ps` where there is no /proc),
+ * and the Node runtime's `mkfifo` (its output pipes, see `runtime/_fifo.ts`).
  */
 export const HOST_TOOLS: readonly string[] = Object.freeze([
   "mkfifo",
@@ -30,6 +30,7 @@ export const HOST_TOOLS: readonly string[] = Object.freeze([
   "ps",
   "awk",
   "stty",
+  "perl",
 ]);
 
 /**

@@ -13,11 +13,13 @@
  *    SIGWINCH, so the size is set on the terminal itself: at start by an
  *    `stty` inside the terminal before the command runs (nothing can read
  *    the terminal before it, and it works wherever the command runs: under
- *    a sandbox, over SSH), and on each resize by `stty` from the host on the
+ *    a sandbox, over SSH), and on each resize from the host on the
  *    terminal's device: `/proc/<pid>/fd/0` of the shell that holds it where
  *    there is `/proc`, else the `pts/N` or `ttysNNN` that `ps` names (no
  *    other name is opened). Setting the size on the terminal sends SIGWINCH
- *    to its foreground programs.
+ *    to its foreground programs: perl sets rows and columns with one
+ *    `TIOCSWINSZ` where the host has it, else `stty` sets one after the
+ *    other (see `WINDOW_SIZE_REQUEST`).
  * 3. The command's shell is in a session of its own, so a kill of the
  *    launch's session reaches `script` only: `script` ends its shell on
  *    SIGTERM, the terminal's closing sends SIGHUP to its session, and the
@@ -26,6 +28,7 @@
  * @module
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import process from "node:process";
 import { BashConfigError, BashSpawnError, type BashTerminalSize, shellQuote } from "../seam/mod.ts";
 import { checkTerminalSize } from "../seam/checks.ts";
 import { messageOf } from "../seam/message.ts";
@@ -207,6 +210,38 @@ export function terminalOfListing(listing: string, pid: number): string | null {
   return null;
 }
 
+/**
+ * `TIOCSWINSZ` by `<platform>-<arch>` (the kernel the host runs, whatever
+ * platform a test simulates): the ioctl that sets a terminal's rows and
+ * columns at once. `stty rows R cols C` makes two, so a program gets two
+ * SIGWINCHes and can read the new rows with the old columns in between, and
+ * bash drops a SIGWINCH that arrives while its WINCH trap runs: a trap that
+ * read the size between the two keeps the old columns.
+ */
+const WINDOW_SIZE_REQUEST: Readonly<Record<string, number>> = Object.freeze({
+  "linux-x64": 0x5414,
+  "linux-ia32": 0x5414,
+  "linux-arm": 0x5414,
+  "linux-arm64": 0x5414,
+  "linux-riscv64": 0x5414,
+  "linux-s390x": 0x5414,
+  "linux-loong64": 0x5414,
+  "darwin-x64": 0x80087467,
+  "darwin-arm64": 0x80087467,
+});
+
+/**
+ * The perl program that sets the size of the terminal at `$ARGV[0]` with
+ * one `TIOCSWINSZ` (`$ARGV[1]`) to `$ARGV[2]` rows and `$ARGV[3]` columns,
+ * opening it as `stty` does (read-only, never as its controlling terminal,
+ * without waiting).
+ */
+const SET_WINDOW_SIZE = [
+  "use Fcntl;",
+  'sysopen(my $t, $ARGV[0], O_RDONLY | O_NOCTTY | O_NONBLOCK) or die "$ARGV[0]: $!\\n";',
+  'ioctl($t, $ARGV[1] + 0, pack("S4", $ARGV[2], $ARGV[3], 0, 0)) or die "TIOCSWINSZ: $!\\n";',
+].join(" ");
+
 /** Resizes the terminal of a command started with one (see `BashProcess.resize`). */
 export interface TerminalControl {
   /** Sets the terminal's size; rejects with `BashConfigError` when it cannot. */
@@ -301,12 +336,27 @@ export function localTerminal(
           `Process ${pid()} holds no terminal any more (its command ended); start a new one`,
         );
       }
-      const stty = tool("stty", "coreutils");
-      const args = [bsd ? "-f" : "-F", terminal, "rows", `${size.rows}`, "cols", `${size.cols}`];
-      const { status, stderr } = await run(stty, args);
+      // One size change where perl can make it (see `WINDOW_SIZE_REQUEST`), else stty's two.
+      const request = WINDOW_SIZE_REQUEST[`${process.platform}-${process.arch}`];
+      const perl = request === undefined ? null : findOnPath("perl", toolPath);
+      const [name, program, args] = perl !== null && request !== undefined
+        ? ["perl", perl, [
+          "-e",
+          SET_WINDOW_SIZE,
+          terminal,
+          `${request}`,
+          `${size.rows}`,
+          `${size.cols}`,
+        ]]
+        : [
+          "stty",
+          tool("stty", "coreutils"),
+          [bsd ? "-f" : "-F", terminal, "rows", `${size.rows}`, "cols", `${size.cols}`],
+        ];
+      const { status, stderr } = await run(program, args);
       if (status.code !== 0) {
         throw new BashConfigError(
-          `Could not resize the terminal of process ${pid()} (stty: ${
+          `Could not resize the terminal of process ${pid()} (${name}: ${
             stderr === "" ? `exit ${status.code ?? status.signal}` : stderr
           }); it may have just ended`,
         );

@@ -1,5 +1,5 @@
 import { describe } from "node:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -161,6 +161,46 @@ describe("start() with a terminal", () => {
     await process.resize(40, 132);
     await watch.until(/cols=132 lines=40/);
     await process.kill();
+  });
+
+  it("resizes with one size change, by the host's perl: never new rows with old columns", async () => {
+    // TIOCSWINSZ on the kernel that runs this, as the test knows it.
+    const request = globalThis.process.platform === "darwin" ? 0x80087467 : 0x5414;
+    // A perl first on the executor's tool path that logs what it is asked, then does it:
+    // stty's two changes (rows, then columns) would leave it unasked.
+    const tools = mkdtempSync(join(tmpdir(), "shellseam-perl-"));
+    const log = join(tools, "asked");
+    writeFileSync(
+      join(tools, "perl"),
+      `#!/bin/sh\necho "$4 $5 $6" >> ${log}\nexec /usr/bin/perl "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const path = globalThis.process.env.PATH;
+    globalThis.process.env.PATH = `${tools}:${path}`;
+    let executor: LocalBashExecutor;
+    try {
+      executor = new LocalBashExecutor();
+    } finally {
+      globalThis.process.env.PATH = path;
+    }
+    try {
+      const process = await executor.start({
+        command: "trap 'echo cols=$(tput cols) lines=$(tput lines)' WINCH; echo ready; " +
+          "while :; do sleep 0.05; done",
+        terminal: size,
+      });
+      const watch = new TerminalWatch(process);
+      await watch.until(/ready/);
+      await process.resize(40, 132);
+      await watch.until(/cols=132 lines=40/);
+      assert.equal(readFileSync(log, "utf8"), `${request} 40 132\n`);
+      await process.kill();
+    } finally {
+      await executor.close();
+      rmSync(tools, { recursive: true, force: true });
+    }
   });
 
   it("leaves nothing running after a kill, script and its session included", async () => {
