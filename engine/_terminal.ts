@@ -17,9 +17,10 @@
  *    terminal's device: `/proc/<pid>/fd/0` of the shell that holds it where
  *    there is `/proc`, else the `pts/N` or `ttysNNN` that `ps` names (no
  *    other name is opened). Setting the size on the terminal sends SIGWINCH
- *    to its foreground programs: perl sets rows and columns with one
- *    `TIOCSWINSZ` where the host has it, else `stty` sets one after the
- *    other (see `WINDOW_SIZE_REQUEST`).
+ *    to its foreground programs: rows and columns at once, by BSD's `stty`
+ *    on macOS, and on Linux by perl's one `TIOCSWINSZ` where the host has
+ *    perl, else GNU `stty` sets one after the other (see
+ *    `LINUX_WINDOW_SIZE_REQUEST`).
  * 3. The command's shell is in a session of its own, so a kill of the
  *    launch's session reaches `script` only: `script` ends its shell on
  *    SIGTERM, the terminal's closing sends SIGHUP to its session, and the
@@ -211,23 +212,21 @@ export function terminalOfListing(listing: string, pid: number): string | null {
 }
 
 /**
- * `TIOCSWINSZ` by `<platform>-<arch>` (the kernel the host runs, whatever
- * platform a test simulates): the ioctl that sets a terminal's rows and
- * columns at once. `stty rows R cols C` makes two, so a program gets two
- * SIGWINCHes and can read the new rows with the old columns in between, and
- * bash drops a SIGWINCH that arrives while its WINCH trap runs: a trap that
- * read the size between the two keeps the old columns.
+ * Linux's `TIOCSWINSZ` by architecture (`process.arch`): the ioctl that sets
+ * a terminal's rows and columns at once. GNU `stty rows R cols C` makes two,
+ * so a program gets two SIGWINCHes and can read the new rows with the old
+ * columns in between, and bash drops a SIGWINCH that arrives while its WINCH
+ * trap runs: a trap that read the size between the two keeps the old
+ * columns. BSD's `stty` (macOS) sets both with one.
  */
-const WINDOW_SIZE_REQUEST: Readonly<Record<string, number>> = Object.freeze({
-  "linux-x64": 0x5414,
-  "linux-ia32": 0x5414,
-  "linux-arm": 0x5414,
-  "linux-arm64": 0x5414,
-  "linux-riscv64": 0x5414,
-  "linux-s390x": 0x5414,
-  "linux-loong64": 0x5414,
-  "darwin-x64": 0x80087467,
-  "darwin-arm64": 0x80087467,
+const LINUX_WINDOW_SIZE_REQUEST: Readonly<Record<string, number>> = Object.freeze({
+  x64: 0x5414,
+  ia32: 0x5414,
+  arm: 0x5414,
+  arm64: 0x5414,
+  riscv64: 0x5414,
+  s390x: 0x5414,
+  loong64: 0x5414,
 });
 
 /**
@@ -336,8 +335,9 @@ export function localTerminal(
           `Process ${pid()} holds no terminal any more (its command ended); start a new one`,
         );
       }
-      // One size change where perl can make it (see `WINDOW_SIZE_REQUEST`), else stty's two.
-      const request = WINDOW_SIZE_REQUEST[`${process.platform}-${process.arch}`];
+      // One size change: BSD's stty makes one; on Linux, perl where the host has it (see
+      // `LINUX_WINDOW_SIZE_REQUEST`), else GNU stty's two.
+      const request = bsd ? undefined : LINUX_WINDOW_SIZE_REQUEST[process.arch];
       const perl = request === undefined ? null : findOnPath("perl", toolPath);
       const [name, program, args] = perl !== null && request !== undefined
         ? ["perl", perl, [

@@ -1,5 +1,5 @@
 import { describe } from "node:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -163,9 +163,9 @@ describe("start() with a terminal", () => {
     await process.kill();
   });
 
-  it("resizes with one size change, by the host's perl: never new rows with old columns", async () => {
-    // TIOCSWINSZ on the kernel that runs this, as the test knows it.
-    const request = globalThis.process.platform === "darwin" ? 0x80087467 : 0x5414;
+  it("resizes with one size change, never new rows with old columns: by perl on Linux", async () => {
+    // Linux's TIOCSWINSZ, as the test knows it; macOS's stty sets both at once, and perl is not asked.
+    const asked = globalThis.process.platform === "linux" ? `${0x5414} 40 132\n` : "";
     // A perl first on the executor's tool path that logs what it is asked, then does it:
     // stty's two changes (rows, then columns) would leave it unasked.
     const tools = mkdtempSync(join(tmpdir(), "shellseam-perl-"));
@@ -195,7 +195,7 @@ describe("start() with a terminal", () => {
       await watch.until(/ready/);
       await process.resize(40, 132);
       await watch.until(/cols=132 lines=40/);
-      assert.equal(readFileSync(log, "utf8"), `${request} 40 132\n`);
+      assert.equal(existsSync(log) ? readFileSync(log, "utf8") : "", asked);
       await process.kill();
     } finally {
       await executor.close();
