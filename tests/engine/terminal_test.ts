@@ -13,6 +13,24 @@ import { alive, processTree, TerminalWatch } from "../_terminal.ts";
 
 const size = { rows: 30, cols: 100 };
 
+/**
+ * Starts a program that prints the terminal's size at each SIGWINCH, resizes
+ * its terminal to 40 rows and 132 columns, waits until it printed that size,
+ * and kills it.
+ */
+async function resizedTo132x40(executor: LocalBashExecutor): Promise<void> {
+  const process = await executor.start({
+    command: "trap 'echo cols=$(tput cols) lines=$(tput lines)' WINCH; echo ready; " +
+      "while :; do sleep 0.05; done",
+    terminal: size,
+  });
+  const watch = new TerminalWatch(process);
+  await watch.until(/ready/);
+  await process.resize(40, 132);
+  await watch.until(/cols=132 lines=40/);
+  await process.kill();
+}
+
 describe("start() with a terminal: bad requests", () => {
   it("refuses a bad size with BashConfigError naming the field", async () => {
     await using executor = new LocalBashExecutor();
@@ -151,16 +169,7 @@ describe("start() with a terminal", () => {
 
   it("resizes: the foreground program gets SIGWINCH and sees the new size", async () => {
     await using executor = new LocalBashExecutor();
-    const process = await executor.start({
-      command: "trap 'echo cols=$(tput cols) lines=$(tput lines)' WINCH; echo ready; " +
-        "while :; do sleep 0.05; done",
-      terminal: size,
-    });
-    const watch = new TerminalWatch(process);
-    await watch.until(/ready/);
-    await process.resize(40, 132);
-    await watch.until(/cols=132 lines=40/);
-    await process.kill();
+    await resizedTo132x40(executor);
   });
 
   it("resizes with one size change, never new rows with old columns: by perl on Linux", async () => {
@@ -186,17 +195,8 @@ describe("start() with a terminal", () => {
       globalThis.process.env.PATH = path;
     }
     try {
-      const process = await executor.start({
-        command: "trap 'echo cols=$(tput cols) lines=$(tput lines)' WINCH; echo ready; " +
-          "while :; do sleep 0.05; done",
-        terminal: size,
-      });
-      const watch = new TerminalWatch(process);
-      await watch.until(/ready/);
-      await process.resize(40, 132);
-      await watch.until(/cols=132 lines=40/);
+      await resizedTo132x40(executor);
       assert.equal(existsSync(log) ? readFileSync(log, "utf8") : "", asked);
-      await process.kill();
     } finally {
       await executor.close();
       rmSync(tools, { recursive: true, force: true });
