@@ -256,8 +256,8 @@ interface ToolRun {
 
 /**
  * The terminal of the launch whose pid is `pid`, resized from the host by
- * `stty` on the terminal's device, found through `/proc` or `ps` (see the
- * module's header). Both are looked up on `toolPath` (the executor's
+ * perl or `stty` on the terminal's device, found through `/proc` or `ps`
+ * (see the module's header). Each is looked up on `toolPath` (the executor's
  * `toolPath`, see `_host_tools.ts`), never on PATH: they run unconfined, and
  * a confined command may have planted its own on PATH since.
  */
@@ -269,9 +269,13 @@ export function localTerminal(
   const platform = platformOf(runtime);
   const bsd = bsdTools(runtime);
   const found = new Map<string, string | null>();
-  const tool = (name: string, from: string): string => {
+  /** Where `name` is on `toolPath` (looked up once), or null. */
+  const lookup = (name: string): string | null => {
     if (!found.has(name)) found.set(name, findOnPath(name, toolPath));
-    const path = found.get(name) ?? null;
+    return found.get(name) ?? null;
+  };
+  const tool = (name: string, from: string): string => {
+    const path = lookup(name);
     if (path === null) {
       throw new BashSpawnError(
         `Resizing a terminal needs "${name}", which was not on PATH when the executor was made; ${
@@ -338,8 +342,8 @@ export function localTerminal(
       // One size change: BSD's stty makes one; on Linux, perl where the host has it (see
       // `LINUX_WINDOW_SIZE_REQUEST`), else GNU stty's two.
       const request = bsd ? undefined : LINUX_WINDOW_SIZE_REQUEST[process.arch];
-      const perl = request === undefined ? null : findOnPath("perl", toolPath);
-      const [name, program, args] = perl !== null && request !== undefined
+      const perl = request === undefined ? null : lookup("perl");
+      const [name, program, args] = perl !== null
         ? ["perl", perl, [
           "-e",
           SET_WINDOW_SIZE,
