@@ -5,10 +5,12 @@
  * 1. the Deno suite, as two legs: a type-check of every test file, source
  *    file and doc example (`deno test --no-run --doc`); then, with the
  *    type-check done, the doc examples (of the sources, the README and
- *    docs/: one test file that imports each, see `scripts/_doc_examples.ts`)
- *    and each test file in a process of its own, a few at a time (see
- *    `scripts/_pool.ts`), each handed what one probe of the sandbox backends,
- *    beside the type-check, found;
+ *    docs/: one test file that imports each, see `scripts/_doc_examples.ts`),
+ *    the groups of light test files (one test module a group that imports
+ *    each, see `scripts/_groups.ts`) and each other test file, each in a
+ *    process of its own, a few at a time (see `scripts/_pool.ts`), each
+ *    handed what one probe of the sandbox backends, beside the type-check,
+ *    found;
  * 2. beside the test files, the permissions file, under the narrow
  *    permissions it is about;
  * 3. from the start, beside them, the Node leg (`scripts/test_node.ts`), reported as two legs: its
@@ -31,6 +33,7 @@ import { join } from "node:path";
 import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
 import { type MoreJobs, runFiles, testFiles, testJobs } from "./_pool.ts";
 import { EXAMPLES_DIR, writeExamples } from "./_doc_examples.ts";
+import { DENO_GROUPS, GROUPS_DIR, writeGroups } from "./_groups.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 import { pythonWithoutShim } from "./_python.ts";
 import type { NodeStepResult } from "./test_node.ts";
@@ -132,7 +135,14 @@ async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
   const noCheck = ["test", `--lock=${DEV_LOCK}`, "--allow-all", "--no-check"];
   const examples = writeExamples(DOC_EXAMPLES);
   try {
-    const units = [examples.file, ...testFiles(["tests/"], [PERMISSIONS_FILE])];
+    // The groups (long, each about a minute) start first; the files of none follow, largest first.
+    const groups = DENO_GROUPS.map((group) => group.filter((file) => file !== PERMISSIONS_FILE));
+    const grouped = groups.flat();
+    const units = [
+      ...writeGroups(groups),
+      examples.file,
+      ...testFiles(["tests/"], [PERMISSIONS_FILE, ...grouped]),
+    ];
     // The permissions file (one short process) runs beside the files, its output held.
     const [files, permissions] = await Promise.all([
       runFiles(
@@ -149,6 +159,7 @@ async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
     results.push(files, permissions);
   } finally {
     rmSync(EXAMPLES_DIR, { recursive: true, force: true });
+    rmSync(GROUPS_DIR, { recursive: true, force: true });
   }
   return results;
 }

@@ -38,6 +38,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { buildCliNpm, buildNpm, NPM_ONLY_EXPORTS } from "./build_npm.ts";
 import { testJobs } from "./_pool.ts";
+import { ONE_PROCESS_TESTS } from "./_groups.ts";
 import {
   COMPILER_OPTIONS,
   readDenoJson,
@@ -129,82 +130,6 @@ export const DENO_ONLY_TESTS: readonly string[] = [
   "tests/sandbox/seatbelt_test.ts",
   "tests/testing/local_portable_test.ts",
   "tests/tool/long_session_test.ts",
-];
-
-/**
- * The test files `node --test` runs together in one process
- * (`--test-isolation=none`), beside the others: unit tests of code that
- * keeps no process-wide state (no signal handler, no change to the
- * environment or the working folder, no sandbox that grants a root), each
- * under a second of CPU in a process of its own. Node's start and the
- * package's loading are then paid once, not once a file: alone, these files
- * took 20 CPU-s in processes of their own and 3 in one. So do the files
- * whose every test Node skips (they are Deno's alone), which would cost a
- * process for their loading alone. A file that comes to keep such state
- * leaves this list.
- */
-export const ONE_PROCESS_TESTS: readonly string[] = [
-  "tests/cli/cold_demo_test.ts",
-  "tests/docs_test.ts",
-  "tests/e2e/permissions_test.ts",
-  "tests/e2e/sandbox_remote_test.ts",
-  "tests/engine/binary_test.ts",
-  "tests/engine/confined_test.ts",
-  "tests/engine/engine_executor_test.ts",
-  "tests/engine/host_tools_test.ts",
-  "tests/engine/listing_test.ts",
-  "tests/engine/output_test.ts",
-  "tests/engine/paths_test.ts",
-  "tests/engine/private_dir_test.ts",
-  "tests/engine/spill_test.ts",
-  "tests/engine/start_test.ts",
-  "tests/engine/stream_text_test.ts",
-  "tests/examples_test.ts",
-  "tests/layout_test.ts",
-  "tests/node/build_test.ts",
-  "tests/remote/frames_test.ts",
-  "tests/remote/permissions_test.ts",
-  "tests/remote/view_test.ts",
-  "tests/sandbox/backends/bwrap/args_test.ts",
-  "tests/sandbox/backends/bwrap/reporter_test.ts",
-  "tests/sandbox/backends/bwrap/shell_test.ts",
-  "tests/sandbox/backends/landlock/deno_test.ts",
-  "tests/sandbox/backends/landlock/landlock_test.ts",
-  "tests/sandbox/backends/masks_test.ts",
-  "tests/sandbox/backends/seatbelt/profile_test.ts",
-  "tests/sandbox/backends/seatbelt/seatbelt_test.ts",
-  "tests/sandbox/backends/seccomp_test.ts",
-  "tests/sandbox/backends/shell_test.ts",
-  "tests/sandbox/exposure_test.ts",
-  "tests/sandbox/mode_test.ts",
-  "tests/sandbox/network/allow_list_test.ts",
-  "tests/sandbox/policy_test.ts",
-  "tests/sandbox/protected/folder_watch_test.ts",
-  "tests/sandbox/protected/kept_shapes_test.ts",
-  "tests/sandbox/protected/sweep_test.ts",
-  "tests/seam/env_test.ts",
-  "tests/seam/errors_test.ts",
-  "tests/seam/executor_test.ts",
-  "tests/seam/shell_quote_test.ts",
-  "tests/tasks/ids_test.ts",
-  "tests/tasks/registry_retention_test.ts",
-  "tests/tasks/registry_test.ts",
-  "tests/tasks/retention_test.ts",
-  "tests/testing/entry_test.ts",
-  "tests/tool/escalation_test.ts",
-  "tests/tool/formats_test.ts",
-  "tests/tool/frameworks_test.ts",
-  "tests/tool/guidance_test.ts",
-  "tests/tool/render/redact_test.ts",
-  "tests/tool/render/task_test.ts",
-  "tests/tool/render/terminal_test.ts",
-  "tests/tool/rules/bypass_test.ts",
-  "tests/tool/rules/check_test.ts",
-  "tests/tool/schemas/inputs_test.ts",
-  "tests/tool/schemas/validate_test.ts",
-  "tests/tool/screen_feed_test.ts",
-  "tests/tool/screen_test.ts",
-  "tests/tool/sdk_types_test.ts",
 ];
 
 /** @types/node for the consumer type-check, matching the oldest of `engines.node`. */
