@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import process from "node:process";
+import { fileState } from "../../runtime/mod.ts";
 import { type ExpandedConfig, expandedConfig } from "./_git_config.ts";
 import { type FolderListings, SETTLED_MS } from "./_listings.ts";
 
@@ -21,7 +22,10 @@ function settledStamp(path: string, now: number, listings: FolderListings): stri
   if (listings.absent(path)) return "absent";
   let stat;
   try {
-    stat = statSync(path, { throwIfNoEntry: false });
+    // A regular file's `lstat` is its `stat`, and the runtime's own costs half
+    // of `node:fs`'s under Deno (a repository's config is one a launch); a
+    // symlink (or nothing) is followed as git follows it.
+    stat = fileState(path) ?? statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

@@ -163,6 +163,27 @@ describe("WalkMemory", () => {
     assert.ok(memory.configs.parses > parses);
     assert.ok(changed.plan.readOnly.includes(join(root, "hooks")), "the new hooksPath");
   });
+
+  it("parses again a config file reached through a symlink when the file it names changed", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "app", ".git"), { recursive: true });
+    writeFileSync(join(root, "app", ".git", "config"), "[include]\n\tpath = extra.inc\n");
+    writeFileSync(join(root, "shared.inc"), "[core]\n\tbare = false\n");
+    symlinkSync(join(root, "shared.inc"), join(root, "app", ".git", "extra.inc"));
+    mkdirSync(join(root, "hooks"));
+    await settled();
+    const memory = new WalkMemory();
+    guard(workspace, memory, [".git"]);
+    const parses = memory.configs.parses;
+    guard(workspace, memory, [".git"]);
+    assert.equal(memory.configs.parses, parses, "an unchanged config was parsed again");
+    // The link stays as it was; the file it names (which git reads) changes.
+    writeFileSync(join(root, "shared.inc"), "[core]\n\thooksPath = ../hooks\n");
+    const changed = guard(workspace, memory, [".git"]);
+    assert.ok(memory.configs.parses > parses, "the config was not parsed again");
+    assert.ok(changed.plan.readOnly.includes(join(root, "hooks")), "the new hooksPath");
+  });
 });
 
 describe("FolderListings", () => {
