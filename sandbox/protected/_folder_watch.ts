@@ -122,6 +122,8 @@ export class FolderWatch {
   readonly #limit: number;
   /** The bound the watches met, in words (none: not met). */
   #full: string | undefined;
+  /** Counts what may have changed a watched folder: each event read about one, each watch dropped. */
+  #generation = 0;
 
   /**
    * `open` gives the events (by default a new inotify instance, or why none);
@@ -158,6 +160,16 @@ export class FolderWatch {
   /** How many folders are watched. */
   get size(): number {
     return this.#byPath.size;
+  }
+
+  /**
+   * A count that moves with every event read about a watched folder and
+   * every watch dropped (all of them with a full queue, a changed mount
+   * table, a closed watch): while it stands still, every folder watched
+   * keeps its watch and no event was read about it.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** Starts a pass over `roots` (canonical): reads what changed since the last (see the steps above). */
@@ -257,6 +269,7 @@ export class FolderWatch {
     const dir = this.#byWd.get(event.wd);
     // A watch dropped already: its folder is looked at anyway.
     if (dir === undefined) return;
+    this.#generation++;
     if (event.name === "") {
       if (event.mask & WATCH_LOST) this.#drop(dir);
       else this.#changedAt.set(dir, tick);
@@ -276,6 +289,7 @@ export class FolderWatch {
 
   /** Drops the watches at and below `path`: what is there is looked at, and watched anew. */
   #drop(path: string): void {
+    this.#generation++;
     for (const [watched, { wd }] of this.#byPath) {
       if (!isBeneath(watched, path)) continue;
       this.#events?.remove(wd);
@@ -294,6 +308,7 @@ export class FolderWatch {
   }
 
   #clear(): void {
+    this.#generation++;
     if (this.#events !== undefined) UNCLOSED.unregister(this.#events);
     this.#events?.close();
     this.#events = undefined;

@@ -62,6 +62,8 @@ export class FolderListings {
   #looks = 0;
   /** The listings looked at during the pass under way (see {@linkcode pass}), or none. */
   #pass: Map<string, Listing | undefined> | undefined;
+  /** The folders of the pass under way whose listing the watch vouches for (see {@linkcode vouched}). */
+  #vouched: Set<string> | undefined;
 
   /**
    * `read` lists a folder (by default the runtime's `readDirectory`);
@@ -112,6 +114,37 @@ export class FolderListings {
     return this.#pass !== undefined && tick > 0 && this.#watch?.trusted(dir, tick) === true;
   }
 
+  /**
+   * True when, in the pass under way, `dir`'s listing was looked at and
+   * the watch vouches for it: the folder was watched before its listing was
+   * read or confirmed, so whatever changes in it after makes an event (and
+   * moves {@linkcode generation}). Always false for a root, outside a pass,
+   * without a watch.
+   */
+  vouched(dir: string): boolean {
+    return this.#vouched?.has(dir) === true;
+  }
+
+  /**
+   * In a pass, with a watch that looks at no folder by `lstat` for want of
+   * watches (see `FolderWatch.fallback`): its count of events read and
+   * watches dropped (see `FolderWatch.generation`). While it is the same,
+   * a listing that {@linkcode vouched} gave is as it was. Undefined
+   * otherwise.
+   */
+  generation(): number | undefined {
+    const watch = this.#watch;
+    if (this.#pass === undefined || watch === undefined || watch.fallback !== undefined) {
+      return undefined;
+    }
+    return watch.generation;
+  }
+
+  /** True when `listing` is the listing of `dir` kept from pass to pass (its times unchanged since). */
+  keeps(dir: string, listing: Listing): boolean {
+    return this.#kept.get(dir) === listing;
+  }
+
   /** How many folders were looked at (`lstat`) so far: a folder the watch vouched for is not. */
   get looks(): number {
     return this.#looks;
@@ -151,10 +184,12 @@ export class FolderListings {
     // What changed since the last pass is read before any folder is taken as it was.
     this.#watch?.begin(roots);
     this.#pass = new Map();
+    this.#vouched = new Set();
     try {
       return walk();
     } finally {
       this.#pass = undefined;
+      this.#vouched = undefined;
     }
   }
 
@@ -166,6 +201,7 @@ export class FolderListings {
       // Only in a pass: it began by reading every event queued before it.
       const kept = this.#kept.get(dir);
       if (this.#pass !== undefined && kept !== undefined && watch.trusted(dir, kept.verifiedAt)) {
+        this.#vouched?.add(dir);
         return kept;
       }
       // The watch goes first: a change after it makes an event, one before shows below.
@@ -185,6 +221,7 @@ export class FolderListings {
       last.mtimeMs === stat.mtimeMs && last.ctimeMs === stat.ctimeMs
     ) {
       last.verifiedAt = verifiedAt;
+      this.#vouch(dir, verifiedAt);
       return last;
     }
     this.#kept.delete(dir);
@@ -198,7 +235,15 @@ export class FolderListings {
       const { dev, ino, mtimeMs, ctimeMs } = stat;
       this.#kept.set(dir, { ...listing, dev, ino, mtimeMs, ctimeMs, verifiedAt });
     }
+    this.#vouch(dir, verifiedAt);
     return listing;
+  }
+
+  /** Notes `dir` as vouched for in the pass under way when the watch was on it before `verifiedAt`. */
+  #vouch(dir: string, verifiedAt: number): void {
+    if (this.#vouched !== undefined && this.#watch?.trusted(dir, verifiedAt) === true) {
+      this.#vouched.add(dir);
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { isBeneath } from "../../engine/mod.ts";
 import type { FolderListings, Listing } from "./_listings.ts";
 import { shapeOf } from "./_shape.ts";
 
@@ -37,6 +38,20 @@ export interface WalkVisitor {
   unlisted?(dir: string): void;
 }
 
+/** What a walk told its visitor, kept to be told again while nothing it read changed. */
+interface WalkRecord {
+  /** The folder watch's generation when the walk began and ended (see `FolderListings.generation`). */
+  generation: number;
+  /** The root's listing, kept by the listings (the root is never vouched for: its times tell). */
+  rootListing: Listing;
+  listed: [string, Listing][];
+  found: [string, boolean][];
+  stopped: "depth" | "entries" | undefined;
+}
+
+/** The last walk of each root (for one list of names, skipped folders and bound), by listings. */
+const RECORDS = new WeakMap<FolderListings, Map<string, WalkRecord>>();
+
 /**
  * Walks breadth first below `root` and tells `visitor` each protected
  * location that exists and each directory it listed or could not. It never
@@ -45,6 +60,19 @@ export interface WalkVisitor {
  * has not changed since `listings` last read it is not listed again.
  * Returns the bound it stopped at, if it did; with `bounded` false it has
  * none.
+ *
+ * In a pass of `listings`, the walk is not walked again while nothing it
+ * read can have changed: what the last one told is told again. That is
+ * when the last walk read only listings the folder watch vouched for
+ * (`FolderListings.vouched`: each folder watched before its listing was
+ * read or confirmed), besides the root's kept listing, looked up no name of
+ * several parts (which may lie through a symlinked folder no watch sees)
+ * and met no folder it could not list; and when, since it began, the
+ * watch's generation stood still (no event about a watched folder was read,
+ * no watch was dropped, see `FolderWatch.generation`) and the root's
+ * listing is the same (its times unchanged). Making, removing or renaming
+ * a name in any folder walked queues an event on its watch, read when the
+ * next pass begins: a plant anywhere makes the next walk walk again.
  */
 export function walk(
   root: string,
@@ -54,13 +82,103 @@ export function walk(
   listings: FolderListings,
   bounded = true,
 ): "depth" | "entries" | undefined {
+  const namesKey = names.join("\0");
+  const generation = listings.generation();
+  const records = RECORDS.get(listings) ?? new Map<string, WalkRecord>();
+  RECORDS.set(listings, records);
+  // Only the skipped folders in the root tell one walk from another (the
+  // executors' private folders beside it come and go).
+  const skippedHere = [...skipped].filter((path) => isBeneath(path, root));
+  const key = `${root}\0\0${namesKey}\0\0${skippedHere.join("\0")}\0\0${bounded}`;
+  const last = generation === undefined ? undefined : records.get(key);
+  if (last !== undefined && last.generation === generation) {
+    let rootListing;
+    try {
+      rootListing = listings.listing(root);
+    } catch {
+      rootListing = undefined;
+    }
+    if (rootListing === last.rootListing) {
+      for (const [dir, listing] of last.listed) visitor.listed?.(dir, listing);
+      for (const [location, listed] of last.found) visitor.found(location, listed);
+      return last.stopped;
+    }
+  }
+  records.delete(key);
+  const record: Omit<WalkRecord, "stopped" | "rootListing"> | undefined = generation === undefined
+    ? undefined
+    : { generation, listed: [], found: [] };
+  let rootListing: Listing | undefined;
+  const told: WalkVisitor = record === undefined ? visitor : {
+    found: (location, listed) => {
+      record.found.push([location, listed]);
+      visitor.found(location, listed);
+    },
+    listed: (dir, listing) => {
+      record.listed.push([dir, listing]);
+      visitor.listed?.(dir, listing);
+    },
+  };
+  let replayable = record !== undefined;
+  const stopped = walkTree(
+    root,
+    names,
+    namesKey,
+    skipped,
+    {
+      ...told,
+      unlisted: (dir) => {
+        replayable = false;
+        visitor.unlisted?.(dir);
+      },
+      unsure: () => replayable = false,
+      read: (dir, listing) => {
+        if (dir === root ? !listings.keeps(dir, listing) : !listings.vouched(dir)) {
+          replayable = false;
+        }
+        if (dir === root) rootListing = listing;
+      },
+    },
+    listings,
+    bounded,
+  );
+  // A watch dropped during the walk (a folder watched twice through a bind mount) moves it.
+  if (
+    replayable && record !== undefined && rootListing !== undefined &&
+    listings.generation() === record.generation
+  ) {
+    records.set(key, { ...record, rootListing, stopped });
+  }
+  return stopped;
+}
+
+/** What `walkTree` tells besides a `WalkVisitor`'s: what a replay depends on. */
+interface TreeVisitor extends WalkVisitor {
+  /**
+   * What the walk told depends on more than the listings it read: a name of
+   * several parts looked up, a folder that could not be listed or was gone.
+   */
+  unsure(): void;
+  /** A folder's listing was read (or reused). */
+  read(dir: string, listing: Listing): void;
+}
+
+/** See {@linkcode walk}: the walk itself, with no record of it. */
+function walkTree(
+  root: string,
+  names: readonly string[],
+  namesKey: string,
+  skipped: ReadonlySet<string>,
+  visitor: TreeVisitor,
+  listings: FolderListings,
+  bounded: boolean,
+): "depth" | "entries" | undefined {
   // The names by their first part, the one a directory listing shows.
   const byFirst = new Map<string, readonly string[]>();
   for (const name of names) {
     const first = name.split("/")[0]!;
     byFirst.set(first, [...byFirst.get(first) ?? [], name]);
   }
-  const namesKey = names.join("\0");
   /** The protected paths of several parts found so far (never walked into). */
   const severalParts = new Set<string>();
   let queue: string[] = [root];
@@ -75,6 +193,7 @@ export function walk(
       } catch {
         // Gone since it was listed, or unreadable: a directory one may enter
         // but not list still lets git find what is in it by name.
+        visitor.unsure();
         if (shapeOf(dir).kind !== "directory") continue;
         visitor.unlisted?.(dir);
         for (const name of names) {
@@ -83,12 +202,17 @@ export function walk(
         continue;
       }
       // Gone, or no longer a folder, since its parent was listed.
-      if (listing === undefined) continue;
+      if (listing === undefined) {
+        visitor.unsure();
+        continue;
+      }
+      visitor.read(dir, listing);
       visitor.listed?.(dir, listing);
       entries += listing.entries.length;
       const plan = folderPlan(dir, listing, namesKey, byFirst);
       for (const { location, severalParts: several } of plan.matches) {
         if (several) {
+          visitor.unsure();
           if (shapeOf(location).kind === "absent") continue;
           severalParts.add(location);
         }
