@@ -71,6 +71,7 @@ export const ONE_PROCESS_TESTS: readonly string[] = [
   "tests/sandbox/protected/folder_watch_test.ts",
   "tests/sandbox/protected/kept_shapes_test.ts",
   "tests/sandbox/protected/sweep_test.ts",
+  "tests/sandbox/protected/walk_replay_test.ts",
   "tests/seam/env_test.ts",
   "tests/seam/errors_test.ts",
   "tests/seam/executor_test.ts",
