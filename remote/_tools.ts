@@ -23,15 +23,14 @@ import { LOGIN_FILES_SCRIPT, type LoginFile, parseLoginFiles } from "./_login_fi
 
 /**
  * The programs the remote side runs by name outside any sandbox: the
- * bootstrap's (`setsid`, `env`, the holder's `sleep`, the census's `grep`,
- * ...), the sandbox's probes' (`bwrap`, `realpath`, `stat`, ...), a resize's
- * (`readlink`, `stty`), and `script`, whose presence a terminal checks.
+ * bootstrap's (`setsid`, `env`, the holder's `sleep`, ...), the sandbox's
+ * probes' (`bwrap`, `realpath`, `stat`, ...), a resize's (`readlink`,
+ * `stty`), and `script`, whose presence a terminal checks.
  */
 export const REMOTE_TOOLS: readonly string[] = Object.freeze([
   "setsid",
   "env",
   "sleep",
-  "grep",
   "rm",
   "mv",
   "head",

@@ -4,7 +4,9 @@
 // PATH that stop (until the test resumes them) and then run the real one: `mktemp` (before the
 // command forks, for a command with stdin), the `sleep` that becomes the command's parent, and
 // the command's `setsid`. Everything the remote side starts carries that PATH, so what is left is
-// found by it.
+// found by it. A plain command runs no program by name but `setsid` and the holder's `sleep`
+// (each is a process of every call), and gets none of the session's functions or the
+// bootstrap's shell options.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import {
@@ -23,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SshBashExecutor, type SshBashExecutorConfig } from "../../remote/mod.ts";
+import { REMOTE_TOOLS } from "../../remote/_tools.ts";
 import { cmdline, marker, processesWith, until } from "../local/_helpers.ts";
 import { stressSized } from "../_stress.ts";
 import { sshdConnections, sshdMissing, startSshd, type TestSshd } from "./_sshd.ts";
@@ -100,6 +103,33 @@ function channelClients(controlPath: string): number[] {
   return processesWith(`ControlPath=${controlPath}\0`).filter((pid) =>
     cmdline(pid).includes("ControlMaster=no\0")
   );
+}
+
+/**
+ * A remote shell whose PATH starts with a folder where each of the remote side's own programs
+ * (and `grep`, which the census ran before) notes its name in `ran` and then runs the real one.
+ */
+function loggingRemote(): { dir: string; shell: string; ran: () => string[] } {
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-ran-"));
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  for (const name of [...REMOTE_TOOLS, "grep"]) {
+    const file = join(bin, name);
+    writeFileSync(
+      file,
+      `#!/bin/bash\nprintf '%s\\n' ${name} >>${dir}/ran\n` +
+        `PATH=\${PATH#${bin}:} exec -a ${name} ${name} "$@"\n`,
+    );
+    chmodSync(file, 0o755);
+  }
+  const shell = join(dir, "bash");
+  writeFileSync(shell, `#!/bin/bash\nPATH=${bin}:$PATH exec /bin/bash "$@"\n`);
+  chmodSync(shell, 0o755);
+  const ran = (): string[] => {
+    const file = join(dir, "ran");
+    return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).sort() : [];
+  };
+  return { dir, shell, ran };
 }
 
 describe("a remote command's start over a real sshd", { skip: sshdMissing }, () => {
@@ -182,6 +212,53 @@ describe("a remote command's start over a real sshd", { skip: sshdMissing }, () 
         result.stdout.text,
         `SECRET_X=${secret}\nenvs=e\nkv=k\nodd-name=v\n`,
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Each program is a process of every call on the remote host: env ran for every command (it
+  // now runs only for a name bash cannot export), and a grep searched the environments of what
+  // the command may have left (bash reads them now).
+  it("runs no program by name but setsid and the holder's sleep for a plain command", async () => {
+    const { dir, shell, ran } = loggingRemote();
+    try {
+      await using executor = new SshBashExecutor(config({ shell }));
+      const result = await executor.run(executor.resolve({ command: "true", env: { GIVEN: "g" } }));
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.deepEqual(ran(), ["setsid", "sleep"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // The bootstrap's bash imports what its environment holds: functions, which could replace a
+  // command it runs (listed only when there is one), and SHELLOPTS and BASHOPTS, which bash
+  // makes read-only and exports again with the bootstrap's own options (noglob among them).
+  it("runs no function of the session's, and gives the command none of its functions or options", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-ssh-opts-"));
+    try {
+      const shell = join(dir, "bash");
+      writeFileSync(
+        shell,
+        [
+          "#!/bin/bash",
+          `printf() { : >${dir}/hijacked; builtin printf "$@"; }`,
+          "export -f printf",
+          "shopt -s nullglob",
+          "export SHELLOPTS BASHOPTS",
+          'exec /bin/bash "$@"',
+        ].join("\n") + "\n",
+      );
+      chmodSync(shell, 0o755);
+      await using executor = new SshBashExecutor(config({ shell }));
+      const none = `/shellseam-none-${marker()}-*`;
+      const result = await executor.run(executor.resolve({
+        command: `declare -F; echo /e[t]c ${none} "\${SHELLOPTS@a}\${BASHOPTS@a}"`,
+      }));
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.stdout.text, `/etc ${none} rr\n`);
+      assert.equal(existsSync(join(dir, "hijacked")), false, "the session's printf ran");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
