@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 import { fileState } from "../../runtime/mod.ts";
 import { type ExpandedConfig, expandedConfig } from "./_git_config.ts";
@@ -19,7 +20,10 @@ interface Kept {
  * changed too recently for its times to tell the next change apart.
  */
 function settledStamp(path: string, now: number, listings: FolderListings): string | undefined {
-  if (listings.absent(path)) return "absent";
+  // A file in a folder its parent's listing lacks (`~/.config/git/config`
+  // with no `~/.config/git`) is told absent with no failed system call.
+  // The folder first: looking into a missing one fails.
+  if (listings.absent(dirname(path)) || listings.absent(path)) return "absent";
   let stat;
   try {
     // A regular file's `lstat` is its `stat`, and the runtime's own costs half

@@ -201,7 +201,7 @@ class Launch {
     const fewest = this.#targeted.get(path);
     if (fewest !== undefined && fewest <= hops) return;
     this.#targeted.set(path, hops);
-    const target = canonicalPath(path);
+    const target = this.#canonical(path);
     if (hops > 4 || !this.#roots.some((root) => isBeneath(target, root))) return;
     if (this.#roots.includes(target)) return;
     const shape = shapeOf(target);
@@ -210,6 +210,22 @@ class Launch {
     this.watched.set(target, shape);
     this.readOnly.add(target);
     this.#follow(target, shape.kind, hops + 1);
+  }
+
+  /**
+   * `canonicalPath(path)`, with no failed resolve for a name its folder's
+   * listing lacks, nor for one in such a folder (the global config files
+   * most homes do not have: Deno builds an exception for each failed
+   * resolve, at every launch).
+   */
+  #canonical(path: string): string {
+    const parent = dirname(path);
+    const { listings } = this.#memory;
+    // The folder first: looking into a missing one fails.
+    if (parent === path || (!listings.absent(parent) && !listings.absent(path))) {
+      return canonicalPath(path);
+    }
+    return join(this.#canonical(parent), basename(path));
   }
 
   /**

@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import { DEFAULT_PROTECTED_PATHS } from "../../../sandbox/mod.ts";
 import { FolderListings, ProtectedPaths, WalkMemory } from "../../../sandbox/protected/mod.ts";
 import { runtime } from "../../../runtime/mod.ts";
@@ -183,6 +184,39 @@ describe("WalkMemory", () => {
     const changed = guard(workspace, memory, [".git"]);
     assert.ok(memory.configs.parses > parses, "the config was not parsed again");
     assert.ok(changed.plan.readOnly.includes(join(root, "hooks")), "the new hooksPath");
+  });
+});
+
+describe("WalkMemory and the global git config", () => {
+  it("reads a global config made, with its folder, after a launch that found neither", async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    const home = join(workspace.base, "home");
+    mkdirSync(join(home, ".config"), { recursive: true });
+    mkdirSync(join(root, "app", ".git"), { recursive: true });
+    mkdirSync(join(root, "hooks"));
+    await settled();
+    const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+    process.env.HOME = home;
+    delete process.env.XDG_CONFIG_HOME;
+    try {
+      const memory = new WalkMemory();
+      const before = guard(workspace, memory, [".git"]);
+      assert.equal(before.plan.readOnly.includes(join(root, "hooks")), false);
+      // ~/.config/git did not exist: the folder and the file are made between calls.
+      mkdirSync(join(home, ".config", "git"));
+      writeFileSync(
+        join(home, ".config", "git", "config"),
+        `[core]\n\thooksPath = ${root}/hooks\n`,
+      );
+      const after = guard(workspace, memory, [".git"]);
+      assert.ok(after.plan.readOnly.includes(join(root, "hooks")), "the new global hooksPath");
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 });
 
