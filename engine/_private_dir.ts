@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -108,6 +108,8 @@ export function isOwnDirectory(path: string): boolean {
  * maker checks what it makes). Other failures throw.
  */
 export function makeFolder(path: string): void {
+  // Made already at most calls: no failed mkdir (Deno builds an exception for each).
+  if (existsSync(path)) return;
   try {
     mkdirSync(path, { mode: 0o700 });
   } catch (error) {

@@ -15,6 +15,7 @@ import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../../seam/mod.ts";
 import {
+  makeFolder,
   makePrivateDir,
   otherPrivateDirs,
   PRIVATE_DIR_PREFIX,
@@ -83,6 +84,30 @@ describe("private folders", () => {
       assert.throws(() => makePrivateDir(base), BashSpawnError);
     } finally {
       rmSync(base, { recursive: true });
+    }
+  });
+});
+
+describe("makeFolder", () => {
+  it("makes a missing folder 0700, leaves whatever has the name, and throws for a missing parent", () => {
+    const base = mkdtempSync(join(tmpdir(), "make-folder-"));
+    try {
+      const made = join(base, "made");
+      makeFolder(made);
+      assert.equal(lstatSync(made).mode & 0o777, 0o700);
+      chmodSync(made, 0o750);
+      makeFolder(made);
+      assert.equal(lstatSync(made).mode & 0o777, 0o750, "an existing folder was made again");
+      const file = join(base, "file");
+      writeFileSync(file, "x");
+      makeFolder(file);
+      assert.ok(lstatSync(file).isFile());
+      symlinkSync(join(base, "nowhere"), join(base, "dangling"));
+      makeFolder(join(base, "dangling"));
+      assert.ok(lstatSync(join(base, "dangling")).isSymbolicLink());
+      assert.throws(() => makeFolder(join(base, "no", "parent")), { code: "ENOENT" });
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });
