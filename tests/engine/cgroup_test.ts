@@ -338,6 +338,26 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
     }
   });
 
+  it("makes its folder once for cgroups made at once (a standby's beside a call's)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
+    try {
+      const v2 = { version: 2 as const, dir: root };
+      const cgroups = new ExecutorCgroups(
+        { processes: v2, memoryBytes: v2 },
+        "shellseam-exec-1-2-token",
+        () => {},
+      );
+      const folders: string[] = [];
+      const made = await Promise.all(
+        [1, 2].map(() => cgroups.create({ processes: 64 }, (folder) => folders.push(folder))),
+      );
+      assert.deepEqual(folders, [join(root, "shellseam-exec-1-2-token")], "made once");
+      assert.notDeepEqual(made[0]?.procsFiles, made[1]?.procsFiles, "each its own cgroup");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("removes the executor folders of hosts that are gone, not of live ones", async () => {
     const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
     try {
