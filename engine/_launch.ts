@@ -185,9 +185,9 @@ export interface StartedAhead {
   forksAtSpawn: number | null;
   /**
    * True when it said that it runs the launch (its start byte came);
-   * undefined when it was not waited for that long (see `takeAhead`).
+   * absent when it was not waited for that long (see `takeAhead`).
    */
-  started: true | undefined;
+  started?: true;
 }
 
 /**

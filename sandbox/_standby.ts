@@ -96,7 +96,7 @@ export class Standbys {
       child: start.child,
       cgroup: waiting.cgroup,
       forksAtSpawn: waiting.forksAtSpawn,
-      started: start.started,
+      ...(start.started ? { started: true } : {}),
     };
   }
 
@@ -180,7 +180,7 @@ export class Standbys {
     standby: Standby,
     input: Uint8Array,
     signal: AbortSignal | undefined,
-  ): Promise<{ child: SpawnedChild; started: true | undefined } | undefined> {
+  ): Promise<{ child: SpawnedChild; started: boolean } | undefined> {
     const { child } = standby;
     child.ref();
     const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
@@ -193,7 +193,7 @@ export class Standbys {
       this.#drop(standby);
       return undefined;
     }
-    return { child: start.child, started: start.state === "started" ? true : undefined };
+    return { child: start.child, started: start.state === "started" };
   }
 
   /** Gives back a standby taken but not run: it waits again, unless another does. */
