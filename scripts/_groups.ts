@@ -3,19 +3,22 @@
  * runtime's start and the library's loading once, not once a file.
  *
  * A file joins a group only when its tests keep no process-wide state (no
- * signal handler, no change to the environment or the working folder, no
- * sandbox that grants a root, nothing left running): its tests then run as
- * in a process of its own, only after another file's. A file that comes to
- * keep such state leaves its group.
+ * signal handler, no change to the environment or the working folder that
+ * outlives a test, no sandbox that grants a root, nothing left running): its
+ * tests then run as in a process of its own, only after another file's. A
+ * file that comes to keep such state leaves its group.
  *
  * On Deno, `deno test` starts each test module in a worker of its own and
  * loads the library into it again: a test module costs about 0.35 CPU-s
  * before its first test, 0.05 for `deno run` (one empty test: 0.30 CPU-s
- * and 111 MB). So the Deno leg runs each of {@linkcode DENO_GROUPS} as one
+ * and 111 MB). So the Deno leg runs each of {@linkcode TEST_GROUPS} as one
  * test module, written to {@linkcode GROUPS_DIR}, that imports its files in
  * order. Measured on an idle machine, each group in one process against its
  * files in processes of their own: the first, 11.9 CPU-s against 49.3; the
- * other two together, 29.5 against 69.2.
+ * other two together, 29.5 against 69.2. `node --test` runs the files of
+ * every group in one process (`--test-isolation=none`) beside the others:
+ * the first group's files took 20 CPU-s in processes of their own and 3 in
+ * one.
  *
  * @module
  */
@@ -24,86 +27,78 @@ import { join, relative } from "node:path";
 import { ROOT } from "./_tsc.ts";
 
 /**
- * The test files `node --test` runs together in one process
- * (`--test-isolation=none`), beside the others: each under a second of CPU
- * in a process of its own. Node's start and the package's loading are then
- * paid once, not once a file: alone, these files took 20 CPU-s in processes
- * of their own and 3 in one. So do the files whose every test Node skips
- * (they are Deno's alone), which would cost a process for their loading
- * alone.
+ * The groups of test files, each run as one test module on Deno, all in one
+ * process on Node (see the module's text). The first: unit tests each under
+ * a second of CPU in a process of its own, with the files whose every test
+ * Node skips (they are Deno's alone, and would cost Node a process for their
+ * loading alone). The other two: files of up to about 3 CPU-s each in a
+ * process of their own, split so that each takes about as long (about a
+ * minute on an idle machine).
  */
-export const ONE_PROCESS_TESTS: readonly string[] = [
-  "tests/cli/cold_demo_test.ts",
-  "tests/docs_test.ts",
-  "tests/e2e/permissions_test.ts",
-  "tests/e2e/sandbox_remote_test.ts",
-  "tests/engine/binary_test.ts",
-  "tests/engine/confined_test.ts",
-  "tests/engine/engine_executor_test.ts",
-  "tests/engine/host_tools_test.ts",
-  "tests/engine/listing_test.ts",
-  "tests/engine/output_test.ts",
-  "tests/engine/paths_test.ts",
-  "tests/engine/private_dir_test.ts",
-  "tests/engine/spill_test.ts",
-  "tests/engine/start_test.ts",
-  "tests/engine/stream_text_test.ts",
-  "tests/examples_test.ts",
-  "tests/layout_test.ts",
-  "tests/node/build_test.ts",
-  "tests/remote/frames_test.ts",
-  "tests/remote/permissions_test.ts",
-  "tests/remote/view_test.ts",
-  "tests/sandbox/backends/bwrap/args_test.ts",
-  "tests/sandbox/backends/bwrap/reporter_test.ts",
-  "tests/sandbox/backends/bwrap/shell_test.ts",
-  "tests/sandbox/backends/landlock/deno_test.ts",
-  "tests/sandbox/backends/landlock/landlock_test.ts",
-  "tests/sandbox/backends/masks_test.ts",
-  "tests/sandbox/backends/seatbelt/profile_test.ts",
-  "tests/sandbox/backends/seatbelt/seatbelt_test.ts",
-  "tests/sandbox/backends/seccomp_test.ts",
-  "tests/sandbox/backends/shell_test.ts",
-  "tests/sandbox/exposure_test.ts",
-  "tests/sandbox/mode_test.ts",
-  "tests/sandbox/network/allow_list_test.ts",
-  "tests/sandbox/policy_test.ts",
-  "tests/sandbox/protected/folder_watch_test.ts",
-  "tests/sandbox/protected/kept_shapes_test.ts",
-  "tests/sandbox/protected/sweep_test.ts",
-  "tests/seam/env_test.ts",
-  "tests/seam/errors_test.ts",
-  "tests/seam/executor_test.ts",
-  "tests/seam/shell_quote_test.ts",
-  "tests/tasks/ids_test.ts",
-  "tests/tasks/registry_retention_test.ts",
-  "tests/tasks/registry_test.ts",
-  "tests/tasks/retention_test.ts",
-  "tests/testing/entry_test.ts",
-  "tests/tool/escalation_test.ts",
-  "tests/tool/formats_test.ts",
-  "tests/tool/frameworks_test.ts",
-  "tests/tool/guidance_test.ts",
-  "tests/tool/render/redact_test.ts",
-  "tests/tool/render/task_test.ts",
-  "tests/tool/render/terminal_test.ts",
-  "tests/tool/rules/bypass_test.ts",
-  "tests/tool/rules/check_test.ts",
-  "tests/tool/schemas/inputs_test.ts",
-  "tests/tool/schemas/validate_test.ts",
-  "tests/tool/screen_feed_test.ts",
-  "tests/tool/screen_test.ts",
-  "tests/tool/sdk_types_test.ts",
-];
-
-/**
- * The groups of test files the Deno leg runs, each as one test module: the
- * files of {@linkcode ONE_PROCESS_TESTS}, and two groups of files of up to about 3
- * CPU-s each in a process of their own, split so that each takes about as
- * long (about a minute on an idle machine).
- */
-export const DENO_GROUPS: readonly (readonly string[])[] = [
-  ONE_PROCESS_TESTS,
+export const TEST_GROUPS: readonly (readonly string[])[] = [
+  [
+    "tests/cli/cold_demo_test.ts",
+    "tests/docs_test.ts",
+    "tests/e2e/permissions_test.ts",
+    "tests/e2e/sandbox_remote_test.ts",
+    "tests/engine/binary_test.ts",
+    "tests/engine/confined_test.ts",
+    "tests/engine/engine_executor_test.ts",
+    "tests/engine/host_tools_test.ts",
+    "tests/engine/listing_test.ts",
+    "tests/engine/output_test.ts",
+    "tests/engine/paths_test.ts",
+    "tests/engine/private_dir_test.ts",
+    "tests/engine/spill_test.ts",
+    "tests/engine/start_test.ts",
+    "tests/engine/stream_text_test.ts",
+    "tests/examples_test.ts",
+    "tests/layout_test.ts",
+    "tests/node/build_test.ts",
+    "tests/remote/frames_test.ts",
+    "tests/remote/permissions_test.ts",
+    "tests/remote/view_test.ts",
+    "tests/sandbox/backends/bwrap/args_test.ts",
+    "tests/sandbox/backends/bwrap/reporter_test.ts",
+    "tests/sandbox/backends/bwrap/shell_test.ts",
+    "tests/sandbox/backends/landlock/deno_test.ts",
+    "tests/sandbox/backends/landlock/landlock_test.ts",
+    "tests/sandbox/backends/masks_test.ts",
+    "tests/sandbox/backends/seatbelt/profile_test.ts",
+    "tests/sandbox/backends/seatbelt/seatbelt_test.ts",
+    "tests/sandbox/backends/seccomp_test.ts",
+    "tests/sandbox/backends/shell_test.ts",
+    "tests/sandbox/exposure_test.ts",
+    "tests/sandbox/mode_test.ts",
+    "tests/sandbox/network/allow_list_test.ts",
+    "tests/sandbox/policy_test.ts",
+    "tests/sandbox/protected/folder_watch_test.ts",
+    "tests/sandbox/protected/kept_shapes_test.ts",
+    "tests/sandbox/protected/sweep_test.ts",
+    "tests/seam/env_test.ts",
+    "tests/seam/errors_test.ts",
+    "tests/seam/executor_test.ts",
+    "tests/seam/shell_quote_test.ts",
+    "tests/tasks/ids_test.ts",
+    "tests/tasks/registry_retention_test.ts",
+    "tests/tasks/registry_test.ts",
+    "tests/tasks/retention_test.ts",
+    "tests/testing/entry_test.ts",
+    "tests/tool/escalation_test.ts",
+    "tests/tool/formats_test.ts",
+    "tests/tool/frameworks_test.ts",
+    "tests/tool/guidance_test.ts",
+    "tests/tool/render/redact_test.ts",
+    "tests/tool/render/task_test.ts",
+    "tests/tool/render/terminal_test.ts",
+    "tests/tool/rules/bypass_test.ts",
+    "tests/tool/rules/check_test.ts",
+    "tests/tool/schemas/inputs_test.ts",
+    "tests/tool/schemas/validate_test.ts",
+    "tests/tool/screen_feed_test.ts",
+    "tests/tool/screen_test.ts",
+    "tests/tool/sdk_types_test.ts",
+  ],
   [
     "tests/bench/interleave_test.ts",
     "tests/bench/results_test.ts",
@@ -113,11 +108,13 @@ export const DENO_GROUPS: readonly (readonly string[])[] = [
     "tests/e2e/sandbox_seatbelt_test.ts",
     "tests/engine/command_test.ts",
     "tests/engine/long_command_test.ts",
+    "tests/local/executor_basics_test.ts",
     "tests/local/executor_stdin_test.ts",
     "tests/local/executor_strays_test.ts",
     "tests/node/package_test.ts",
     "tests/npm_only/langchain_test.ts",
     "tests/npm_only/xterm_test.ts",
+    "tests/runtime/fifo_test.ts",
     "tests/sandbox/ahead_test.ts",
     "tests/sandbox/hidden_folders_test.ts",
     "tests/sandbox/network/proxy_test.ts",
@@ -143,10 +140,13 @@ export const DENO_GROUPS: readonly (readonly string[])[] = [
     "tests/engine/fd_exhaustion_test.ts",
     "tests/engine/platform_test.ts",
     "tests/engine/reaper_test.ts",
+    "tests/engine/verdict_test.ts",
     "tests/engine/watchdog_test.ts",
     "tests/local/executor_config_test.ts",
     "tests/local/executor_requests_test.ts",
     "tests/runtime/runtime_test.ts",
+    "tests/sandbox/backends/bwrap/bwrap_test.ts",
+    "tests/sandbox/backends/landlock/launcher_parity_test.ts",
     "tests/sandbox/first_call_test.ts",
     "tests/sandbox/network/bridge_test.ts",
     "tests/sandbox/private_parents_test.ts",

@@ -33,7 +33,7 @@ import { join } from "node:path";
 import { type LegResult, runLeg, stopLegs, summarize } from "./_legs.ts";
 import { type MoreJobs, runFiles, testFiles, testJobs } from "./_pool.ts";
 import { EXAMPLES_DIR, writeExamples } from "./_doc_examples.ts";
-import { DENO_GROUPS, GROUPS_DIR, writeGroups } from "./_groups.ts";
+import { GROUPS_DIR, TEST_GROUPS, writeGroups } from "./_groups.ts";
 import { DEV_LOCK } from "./_tsc.ts";
 import { pythonWithoutShim } from "./_python.ts";
 import type { NodeStepResult } from "./test_node.ts";
@@ -136,7 +136,7 @@ async function denoLegs(more: Promise<MoreJobs>): Promise<LegResult[]> {
   const examples = writeExamples(DOC_EXAMPLES);
   try {
     // The groups (long, each about a minute) start first; the files of none follow, largest first.
-    const groups = DENO_GROUPS.map((group) => group.filter((file) => file !== PERMISSIONS_FILE));
+    const groups = TEST_GROUPS.map((group) => group.filter((file) => file !== PERMISSIONS_FILE));
     const grouped = groups.flat();
     const units = [
       ...writeGroups(groups),

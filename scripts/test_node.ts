@@ -38,7 +38,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { buildCliNpm, buildNpm, NPM_ONLY_EXPORTS } from "./build_npm.ts";
 import { testJobs } from "./_pool.ts";
-import { ONE_PROCESS_TESTS } from "./_groups.ts";
+import { TEST_GROUPS } from "./_groups.ts";
 import {
   COMPILER_OPTIONS,
   readDenoJson,
@@ -542,7 +542,7 @@ async function main(): Promise<void> {
 
 /**
  * `node --test` on `node` (of `version`) over the compiled `tests`, as a step
- * of its own. Those of {@linkcode ONE_PROCESS_TESTS} run in one process
+ * of its own. The files of {@linkcode TEST_GROUPS} run in one process
  * beside the others (each of which has a process of its own, a few at once);
  * that run's report is held and printed after theirs, then the counts of
  * both together, as node prints them (`ℹ pass N`, `ℹ fail N`).
@@ -554,7 +554,7 @@ async function runNodeTests(
   cliBin: string,
 ): Promise<void> {
   const runDir = join(dir, "run");
-  const together = new Set(ONE_PROCESS_TESTS.map((file) => compiledPath(runDir, file)));
+  const together = new Set(TEST_GROUPS.flat().map((file) => compiledPath(runDir, file)));
   const shared = tests.filter((test) => together.has(test));
   const own = tests.filter((test) => !together.has(test));
   const nodeTest = async (files: string[], options: string[]): Promise<number> => {
@@ -689,7 +689,7 @@ async function checks(dir: string, only?: string[]): Promise<void> {
         if (stale.length) throw new Error(`${name} names no test at ${stale.join(", ")}`);
       };
       named("DENO_ONLY_TESTS", DENO_ONLY_TESTS);
-      named("ONE_PROCESS_TESTS", ONE_PROCESS_TESTS);
+      // TEST_GROUPS is checked by writeGroups and its test: it names Deno's scripts' tests too.
       const denoOnly = DENO_ONLY_TESTS.map(compiledAt);
       tests = tests.filter((test) => !denoOnly.includes(test));
       if (only !== undefined) {

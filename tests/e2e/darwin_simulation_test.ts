@@ -12,13 +12,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { assertNoneLeft, marker, waitForSleep } from "../local/_helpers.ts";
+import { assertNoneLeft, marker, until, waitForSleep, watchdogOf } from "../local/_helpers.ts";
 import { macosBin } from "./_macos_bin.ts";
 import { skipWithoutPython } from "../sandbox/_fixtures.ts";
 
@@ -87,12 +87,14 @@ describe("a host on simulated macOS", () => {
       assert.deepEqual(calls.filter((call) => /\bsid\b|(^| )e( |$)|--/.test(call)), []);
       // The background command and its escapee run until the host dies.
       await waitForSleep(lasting, 2);
+      const watchdog = watchdogOf(child.pid!);
       process.kill(child.pid!, "SIGKILL");
       assert.equal(await exited, "SIGKILL");
       await assertNoneLeft(lasting, WATCHDOG_MS);
+      // The dead host's watchdog logs its last ps calls in the folder until it ends.
+      await until(() => !existsSync(`/proc/${watchdog}`), () => "the watchdog to end", WATCHDOG_MS);
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, "SIGKILL");
-      // The dead host's watchdog may still be logging its last ps calls there.
       rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
     }
   });

@@ -4,13 +4,20 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { sweepStaleCgroups } from "../../engine/_cgroup_sweep.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { assertNoneLeft, marker, processesWith, until, waitForSleep } from "../local/_helpers.ts";
+import {
+  assertNoneLeft,
+  marker,
+  processesWith,
+  until,
+  waitForSleep,
+  watchdogOf,
+} from "../local/_helpers.ts";
 import { probeHere, skipUnless, STANDBY_TOKENS } from "../sandbox/_fixtures.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
@@ -62,22 +69,6 @@ async function startHost(
   }
   assert.ok(child.pid !== undefined);
   return { pid: child.pid, folder, exited };
-}
-
-/** The pid of the watchdog that `host` started (its child named shellseam-watchdog). */
-function watchdogOf(host: number): number {
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (cmdline.includes("shellseam-watchdog") && parent === host) return Number(name);
-    } catch {
-      // It ended while we looked.
-    }
-  }
-  throw new Error(`host ${host} has no watchdog`);
 }
 
 /** Waits (see `WATCHDOG_MS`) for `path` to be gone. */

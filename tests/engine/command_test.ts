@@ -1,5 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { RunningCommand } from "../../engine/_command.ts";
 import { ProcessControl } from "../../engine/_control.ts";
 import { OutputCollector } from "../../engine/_output.ts";
@@ -119,11 +122,21 @@ describe("RunningCommand lifecycle", () => {
 
   it("hands onOutput whole characters and the bytes as read, per stream, and keeps going when it throws", async () => {
     const chunks: { stream: string; bytes: Uint8Array; text: string }[] = [];
+    // The second half is written once the first was handed over (an event, not a clock).
+    const dir = mkdtempSync(join(tmpdir(), "shellseam-onoutput-"));
+    const seen = join(dir, "seen");
     const running = await command(
-      "printf 'a\\360\\237'; sleep 0.2; printf '\\230\\200b'; printf 'e' >&2",
-      { onOutput: (chunk) => chunks.push(chunk) },
+      `printf 'a\\360\\237'; until [ -e ${seen} ]; do sleep 0.01; done; ` +
+        "printf '\\230\\200b'; printf 'e' >&2",
+      {
+        onOutput: (chunk) => {
+          chunks.push(chunk);
+          if (chunk.stream === "stdout") writeFileSync(seen, "");
+        },
+      },
     );
     await running.settled;
+    rmSync(dir, { recursive: true, force: true });
     const stdout = chunks.filter((chunk) => chunk.stream === "stdout");
     assert.deepEqual(stdout.map((chunk) => chunk.text), ["a", "\u{1F600}b"]);
     // The character cut between the reads comes whole in the text, and as read in the bytes.

@@ -34,6 +34,22 @@ export function marker(): string {
   return `313.${randomInt(100_000, 999_999)}`;
 }
 
+/** The pid of the watchdog that `host` started (its child named shellseam-watchdog). */
+export function watchdogOf(host: number): number {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (cmdline.includes("shellseam-watchdog") && parent === host) return Number(name);
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  throw new Error(`host ${host} has no watchdog`);
+}
+
 /**
  * Live pids whose command line contains `token`: not zombies, except a leader
  * that ended alone while another of its threads runs (that thread's command

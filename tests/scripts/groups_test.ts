@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DENO_GROUPS, writeGroups } from "../../scripts/_groups.ts";
+import { TEST_GROUPS, writeGroups } from "../../scripts/_groups.ts";
 import { testFiles } from "../../scripts/_pool.ts";
 import { denoCounts } from "../../scripts/_legs.ts";
 
@@ -14,10 +14,10 @@ describe("the test groups (scripts/_groups.ts)", () => {
   it("name test files that are there, each in one group only", () => {
     const dir = mkdtempSync(join(tmpdir(), "shellseam-groups-"));
     try {
-      const modules = writeGroups(DENO_GROUPS, join(dir, "groups"));
-      assert.equal(modules.length, DENO_GROUPS.length);
+      const modules = writeGroups(TEST_GROUPS, join(dir, "groups"));
+      assert.equal(modules.length, TEST_GROUPS.length);
       const found = new Set(testFiles(["tests/"]));
-      const strays = DENO_GROUPS.flat().filter((file) => !found.has(file));
+      const strays = TEST_GROUPS.flat().filter((file) => !found.has(file));
       assert.deepEqual(strays, [], "each file of a group is a test file deno test finds");
     } finally {
       rmSync(dir, { recursive: true, force: true });
