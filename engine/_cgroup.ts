@@ -65,6 +65,8 @@ export class ExecutorCgroups {
   readonly #support: CgroupSupport;
   readonly #name: string;
   readonly #made = new Set<string>();
+  /** Each folder's first making (see `#newSlot`), by its path. */
+  readonly #first = new Map<string, Promise<void>>();
   readonly #kill: (pid: number) => void;
   readonly #idle: Slot[] = [];
   #slots = 0;
@@ -156,15 +158,8 @@ export class ExecutorCgroups {
     for (const limit of held) {
       const { version, dir } = this.#support[limit] as CgroupController;
       const folder = join(dir, this.#name);
-      // Made again when someone else removed it (empty once no slot is left in it).
-      const made = this.#made.has(folder);
-      if (!made || !existsSync(folder)) {
-        if (!made) await sweepStaleCgroups(dir, this.#kill);
+      const make = () => {
         mkdirSync(folder, { recursive: true });
-        if (!made) {
-          this.#made.add(folder);
-          onNewFolder(folder);
-        }
         if (version === 2) {
           // The command cgroups below it get the controllers (it holds no process itself).
           const enable = held.filter((other) => {
@@ -173,7 +168,24 @@ export class ExecutorCgroups {
           }).map((other) => `+${CONTROLLER[other]}`);
           writeFileSync(join(folder, "cgroup.subtree_control"), enable.join(" "));
         }
+      };
+      // Made first after a sweep of the folders of hosts that are gone, once for slots made at
+      // once (a standby's beside a call's); made again when someone else removed it (empty
+      // once no slot is left in it).
+      let first = this.#first.get(folder);
+      if (first === undefined) {
+        first = (async () => {
+          await sweepStaleCgroups(dir, this.#kill);
+          make();
+          this.#made.add(folder);
+          onNewFolder(folder);
+        })();
+        this.#first.set(folder, first);
+        // A first making that failed is tried again by the next slot.
+        first.catch(() => this.#first.delete(folder));
       }
+      await first;
+      if (!existsSync(folder)) make();
       const cgroup = join(folder, name);
       // A v2 cgroup holds both controllers: made once.
       if (!cgroups.some((other) => other.cgroup === cgroup)) mkdirSync(cgroup);
@@ -187,6 +199,7 @@ export class ExecutorCgroups {
     this.#idle.length = 0;
     for (const folder of this.#made) await removeTree(folder, this.#kill);
     this.#made.clear();
+    this.#first.clear();
   }
 }
 

@@ -55,7 +55,7 @@ import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import type { HostSignal } from "./_signals.ts";
-import type { Launch, LaunchLimits, LaunchPlan, StartedAhead } from "./_launch.ts";
+import type { CgroupSlot, Launch, LaunchLimits, LaunchPlan, StartedAhead } from "./_launch.ts";
 import { type AheadParts, endAhead, startAhead } from "./_ahead.ts";
 import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkWorkdir } from "./_spawn_checks.ts";
@@ -234,7 +234,34 @@ export class CommandEngine {
       runDirect: (request, wrap) => this.run(this.resolve(request), wrap),
       startAhead: (launch) => startAhead(this.#ahead, launch),
       endAhead: (child) => endAhead(this.#ahead, child),
+      bareLaunch: (command, cwd) => {
+        const bash = this.#bash;
+        return bash === null
+          ? undefined
+          : { program: bash, args: bashArgs(bash, command), cwd, env: {} };
+      },
+      cgroupSlot: async (limits) => {
+        const support = cgroupSupportFor(
+          this.config.useCgroups,
+          limits,
+          platformOf(this.config.runtime).os,
+        );
+        const held = cgroupLimits(limits, support);
+        if (held.length === 0) return undefined;
+        // Named after the watchdog's owner, which it tells when it starts.
+        await this.#watchdog?.ready();
+        return this.#slot(limits, support, held);
+      },
       config: this.config,
+    };
+  }
+
+  /** The cgroups of a call with `limits`, which cgroups of `support` hold (`held`, some). */
+  #slot(limits: ResourceLimits, support: CgroupSupport, held: readonly string[]): CgroupSlot {
+    return {
+      key: held.join(","),
+      limits,
+      make: () => this.#commandCgroup(limits, support),
     };
   }
 
@@ -329,13 +356,7 @@ export class CommandEngine {
     const launchLimits: LaunchLimits = {
       rlimits,
       cgroupProcs: cgroup?.procsFiles ?? [],
-      ...(cgroup === null ? {} : {
-        cgroups: {
-          key: held.join(","),
-          limits,
-          make: () => this.#commandCgroup(limits, support),
-        },
-      }),
+      ...(cgroup === null ? {} : { cgroups: this.#slot(limits, support, held) }),
     };
     // Made only when it is spawned: a call that a process started ahead takes never reads it.
     let launch: Launch | undefined;
@@ -365,15 +386,15 @@ export class CommandEngine {
       await cgroup?.close();
       throw error;
     }
-    if (ahead !== undefined) {
-      await cgroup?.close();
-      ({ child, cgroup, forksAtSpawn } = ahead);
-    }
-    // Of the launch spawned last (one planned again may not announce its start): whether its
-    // own input went to its stdin already (see awaitStart), and whether it said its command
-    // started (see LaunchOutcome.started).
+    // Of the launch spawned last (one planned again may not announce its start), or taken
+    // ahead: whether its own input went to its stdin already (see awaitStart), and whether it
+    // said its command started (see LaunchOutcome.started).
     let inputWritten = false;
     let started: boolean | undefined;
+    if (ahead !== undefined) {
+      await cgroup?.close();
+      ({ child, cgroup, forksAtSpawn, started } = ahead);
+    }
     for (let launches = 1; child === undefined; launches++) {
       inputWritten = false;
       started = undefined;

@@ -16,7 +16,7 @@ import type {
 } from "../seam/mod.ts";
 import type { SpawnedChild } from "../runtime/mod.ts";
 import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
-import type { Launch, LaunchLimits, LaunchPlan } from "./_launch.ts";
+import type { CgroupSlot, Launch, LaunchLimits, LaunchPlan } from "./_launch.ts";
 
 /** Turns a call into a launch plan; one per executor, made by it over a {@linkcode ConfinerHost}. */
 export interface Confiner {
@@ -74,6 +74,19 @@ export interface ConfinerHost {
   startAhead(launch: Launch): Promise<{ child: SpawnedChild; forksAtSpawn: number | null }>;
   /** Kills a process started ahead that no call took (its session), once it is gone. */
   endAhead(child: SpawnedChild): Promise<void>;
+  /**
+   * The bare launch of a call of `command` in `cwd` (see `Confiner.plan`),
+   * without an environment: what a process started ahead of the call is
+   * made for, before the call and its environment come. Undefined where
+   * no bash was found (no command runs then).
+   */
+  bareLaunch(command: string, cwd: string): Launch | undefined;
+  /**
+   * The cgroups of a call whose limits are `limits` (see `LaunchLimits.cgroups`),
+   * for a process started ahead of it; undefined when cgroups hold none of
+   * them here. Waits for the watchdog, whose owner names them.
+   */
+  cgroupSlot(limits: ResourceLimits): Promise<CgroupSlot | undefined>;
   /** The executor's validated config. */
   readonly config: ResolvedLocalBashExecutorConfig;
 }

@@ -183,6 +183,11 @@ export interface StartedAhead {
   cgroup: CommandCgroup;
   /** `forkCount()` just after it was spawned: every process of its command is younger. */
   forksAtSpawn: number | null;
+  /**
+   * True when it said that it runs the launch (its start byte came);
+   * absent when it was not waited for that long (see `takeAhead`).
+   */
+  started?: true;
 }
 
 /**

@@ -99,10 +99,11 @@ export class SandboxConfiner implements Confiner {
   readonly #privateParents = new WatchedPrivateParents();
   /**
    * Started at construction, off the first call's path: the first
-   * backend's probe, and meanwhile under `workspace-write`, unless a call
-   * came first, a walk that fills the listings the first call's walk reuses.
-   * The first call awaits the same probe (and gets its error); disposal
-   * awaits this.
+   * backend's probe; the standby of a call of the default policy, when
+   * that backend may launch before its probe ends (see `#standbyAhead`);
+   * and meanwhile under `workspace-write`, unless a call came first, a
+   * walk that fills the listings the first call's walk reuses. The first
+   * call awaits the same probe (and gets its error); disposal awaits this.
    */
   readonly #ahead: Promise<void> | undefined;
   /** Set once disposal began: nothing more is started ahead. */
@@ -159,6 +160,9 @@ export class SandboxConfiner implements Confiner {
     const probe = this.#probes.probe(first).catch(() => {
       // Nothing is lost: the first call awaits the same probe and gets its error.
     });
+    const standby = this.#standbyAhead(first).catch(() => {
+      // No standby: the first call starts as usual, and says what fails then.
+    });
     try {
       if (this.defaultPolicy.mode === "workspace-write" && !this.#planned) {
         const policy = confinedRoots(this.defaultPolicy);
@@ -170,7 +174,29 @@ export class SandboxConfiner implements Confiner {
     } catch {
       // Nothing is lost: the first call's own walk reports what this one met.
     }
-    await probe;
+    await Promise.all([probe, standby]);
+  }
+
+  /**
+   * Starts the standby of a call of the default policy (see `#standby`)
+   * under backend `first`, while its probe runs, when that backend may
+   * launch before its probe ends: the first call takes it (it already
+   * joined its cgroups) in place of a cold launch. Taken, its launch
+   * proves the backend as a cold one does (the namespace's reporter says
+   * the command started); a backend that turns out broken fails that launch
+   * before it starts, and the call gets the probe's error. None under a
+   * network allow-list (its calls take none), nor without cgroups.
+   */
+  async #standbyAhead(first: SandboxBackendName): Promise<void> {
+    const policy = this.defaultPolicy;
+    if (typeof policy.network === "object") return;
+    const backend = await this.#probes.beforeProbe(first);
+    const launch = this.#host.bareLaunch("true", policy.workspaceRoot);
+    if (backend === undefined || launch === undefined || this.#stopped) return;
+    const standby = backend.standby?.(launch, await this.#confinement.confine(policy));
+    if (standby === undefined) return;
+    const slot = await this.#host.cgroupSlot(callDefaultLimits(true, this.#host.config.limits));
+    if (slot !== undefined && !this.#stopped) await this.#standbys.prepare(slot, standby);
   }
 
   /**

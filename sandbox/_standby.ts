@@ -44,7 +44,8 @@ export type StandbyHost = Pick<ConfinerHost, "startAhead" | "endAhead">;
 export class Standbys {
   readonly #host: StandbyHost;
   readonly #waiting = new Map<string, Standby>();
-  readonly #starting = new Set<string>();
+  /** The standbys starting, by key: each resolves once it waits (or failed to start). */
+  readonly #starting = new Map<string, Promise<void>>();
   readonly #exited = new WeakSet<SpawnedChild>();
   /** Starts and removals under way, which disposal awaits. */
   readonly #pending = new Set<Promise<void>>();
@@ -56,8 +57,9 @@ export class Standbys {
 
   /**
    * The process that runs `standby`'s launch with `rlimits`, for a call
-   * whose cgroups are of `slot`'s kind: the standby waiting for that kind,
-   * its cgroups given the call's limits and its input handed over.
+   * whose cgroups are of `slot`'s kind: the standby waiting for that kind
+   * (or starting: its start is awaited, since it is ahead of a launch
+   * spawned now), its cgroups given the call's limits and its input handed over.
    * Undefined when none can take it (none waits, it runs other launches,
    * its limits cannot be written, or it is gone or ended before it said it
    * runs the launch); nothing of the launch ran then, and the engine starts
@@ -70,6 +72,7 @@ export class Standbys {
     rlimits: ResourceLimits,
     signal?: AbortSignal,
   ): Promise<StartedAhead | undefined> {
+    if (!this.#waiting.has(slot.key)) await this.#starting.get(slot.key);
     const waiting = this.#waiting.get(slot.key);
     if (waiting === undefined) return undefined;
     this.#waiting.delete(slot.key);
@@ -88,10 +91,13 @@ export class Standbys {
       this.#drop(waiting);
       return undefined;
     }
-    const child = await this.#hand(waiting, standby.input(rlimits), signal);
-    return child === undefined
-      ? undefined
-      : { child, cgroup: waiting.cgroup, forksAtSpawn: waiting.forksAtSpawn };
+    const start = await this.#hand(waiting, standby.input(rlimits), signal);
+    return start === undefined ? undefined : {
+      child: start.child,
+      cgroup: waiting.cgroup,
+      forksAtSpawn: waiting.forksAtSpawn,
+      ...(start.started ? { started: true } : {}),
+    };
   }
 
   /**
@@ -111,8 +117,9 @@ export class Standbys {
     if (this.#disposed || this.#waiting.has(key) || this.#starting.has(key)) {
       return Promise.resolve();
     }
-    this.#starting.add(key);
-    return this.#track(this.#start(slot, standby));
+    const starting = this.#track(this.#start(slot, standby));
+    this.#starting.set(key, starting);
+    return starting;
   }
 
   /** Kills every waiting standby; none is started afterwards. */
@@ -158,7 +165,8 @@ export class Standbys {
 
   /**
    * Hands a standby its launch (`input` on its stdin, then closed) and
-   * returns it as the command's child once it said that it runs the launch:
+   * returns it as the command's child once it said that it runs the launch
+   * (`started`):
    * `LAUNCH_STARTED` (the engine's), the first byte of its stdout, which the
    * returned child's stdout no longer has. Undefined when it cannot take the
    * launch: it is gone (killed while it waited, or after it was taken), or it
@@ -172,7 +180,7 @@ export class Standbys {
     standby: Standby,
     input: Uint8Array,
     signal: AbortSignal | undefined,
-  ): Promise<SpawnedChild | undefined> {
+  ): Promise<{ child: SpawnedChild; started: boolean } | undefined> {
     const { child } = standby;
     child.ref();
     const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
@@ -185,7 +193,7 @@ export class Standbys {
       this.#drop(standby);
       return undefined;
     }
-    return start.child;
+    return { child: start.child, started: start.state === "started" };
   }
 
   /** Gives back a standby taken but not run: it waits again, unless another does. */

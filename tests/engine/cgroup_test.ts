@@ -54,6 +54,16 @@ async function cleanUp(
   }
 }
 
+/** An executor's cgroups in `root`, a fake cgroup v2 folder that holds both controllers. */
+function fakeV2Cgroups(root: string): ExecutorCgroups {
+  const v2 = { version: 2 as const, dir: root };
+  return new ExecutorCgroups(
+    { processes: v2, memoryBytes: v2 },
+    "shellseam-exec-1-2-token",
+    () => {},
+  );
+}
+
 describe("resource limits in a cgroup", () => {
   it("stops a fork bomb as root at its process limit, reports it, and empties the cgroup", {
     skip: skipFor("processes"),
@@ -293,12 +303,7 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
   it("writes pids.max and memory.max, joins by cgroup.procs, reads pids.events and memory.events", async () => {
     const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
     try {
-      const v2 = { version: 2 as const, dir: root };
-      const cgroups = new ExecutorCgroups(
-        { processes: v2, memoryBytes: v2 },
-        "shellseam-exec-1-2-token",
-        () => {},
-      );
+      const cgroups = fakeV2Cgroups(root);
       const folders: string[] = [];
       const command = await cgroups.create(
         { processes: 64, memoryBytes: 1000 },
@@ -333,6 +338,21 @@ describe("cgroup v2 file handling (a fake cgroup folder: no delegated v2 cgroup 
       writeFileSync(join(cgroup, "pids.events"), "max 6\n");
       assert.deepEqual(next.hit(), { limit: "processes", evidence: "cgroup", certain: true });
       assert.deepEqual(folders, [join(root, "shellseam-exec-1-2-token")], "one folder, made once");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("makes its folder once for cgroups made at once (a standby's beside a call's)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shellseam-cgroup-"));
+    try {
+      const cgroups = fakeV2Cgroups(root);
+      const folders: string[] = [];
+      const made = await Promise.all(
+        [1, 2].map(() => cgroups.create({ processes: 64 }, (folder) => folders.push(folder))),
+      );
+      assert.deepEqual(folders, [join(root, "shellseam-exec-1-2-token")], "made once");
+      assert.notDeepEqual(made[0]?.procsFiles, made[1]?.procsFiles, "each its own cgroup");
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -1,20 +1,28 @@
 // What an executor starts ahead at construction, off the first call's path:
-// the first backend's probe. Seen through an injected runtime that records
-// every spawn.
+// the first backend's probe, and the first call's standby. Seen through an
+// injected runtime that records every spawn.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { runtime } from "../../local/mod.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
+import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
+import { pause } from "../local/_helpers.ts";
 import {
   executorFor,
   probeHere,
   recording,
   skipUnless,
+  STANDBY_TOKENS,
   tempWorkspace,
   until,
 } from "./_fixtures.ts";
 
 const statuses = await probeHere();
 const skip = skipUnless(statuses, "bwrap");
+const support = cgroupSupport();
+const noCgroup = "unavailable" in support.processes
+  ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
+  : false;
 
 const probing = (line: string) => line.includes("bwrap") && line.endsWith("-c true");
 
@@ -32,6 +40,33 @@ describe("SandboxBashExecutor started ahead", () => {
     assert.equal(result.stdout.text, "hi\n");
     assert.equal(result.sandbox?.backend, "bwrap");
     assert.equal(spawned.filter(({ line }) => probing(line)).length, probes, "probed again");
+  });
+
+  it("starts the first call's standby, which a call made at once takes while it starts", {
+    skip: skip || noCgroup,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { runtime: recorder, spawned } = recording();
+    const standby = (line: string) => line.includes(STANDBY_TOKENS.bwrap);
+    // A standby's spawn is held a second: the call, made at once, comes while it starts.
+    const runtime: typeof recorder = {
+      ...recorder,
+      spawn: async (request) => {
+        if (standby([request.program, ...request.args].join(" "))) await pause(1000);
+        return await recorder.spawn(request);
+      },
+    };
+    await using executor = executorFor("bwrap", workspace, {
+      runtime,
+      defaultMode: "workspace-write",
+    });
+    const result = await executor.run(executor.resolve({ command: "echo hi" }));
+    assert.deepEqual([result.stdout.text, result.sandbox?.backend], ["hi\n", "bwrap"]);
+    assert.ok(spawned.some(({ line }) => standby(line)), "no standby");
+    const launches = spawned.filter(({ line }) =>
+      !line.includes(WATCHDOG_NAME) && !probing(line) && !standby(line)
+    );
+    assert.deepEqual(launches, [], "the call was launched cold");
   });
 
   it("leaves nothing running when disposed while the probe runs", { skip }, async () => {

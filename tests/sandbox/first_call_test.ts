@@ -15,11 +15,14 @@ import { type SandboxBackendName, SandboxBashExecutor } from "../../sandbox/mod.
 import { runtime } from "../../local/mod.ts";
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
 import { findOnPath } from "../../engine/_session.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import {
   fakeProgram,
+  oneStandby,
   probeHere,
   recording,
   skipUnless,
+  STANDBY_TOKENS,
   tempWorkspace,
   until,
   type Workspace,
@@ -28,6 +31,10 @@ import {
 const statuses = await probeHere();
 const noBwrap = skipUnless(statuses, "bwrap");
 const noLandlock = skipUnless(statuses, "landlock");
+const support = cgroupSupport();
+const noCgroup = "unavailable" in support.processes
+  ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
+  : false;
 
 /** What the fake bwrap does, for the probe and for a call's launch (which runs the namespace's reporter). */
 interface FakeBwrap {
@@ -64,12 +71,14 @@ function heldBwrap(workspace: Workspace, { probe, call }: FakeBwrap) {
 /**
  * A `workspace-write` executor over `workspace` with `backends` (the
  * default when undefined), its programs looked up on `searchPath`, and
- * every process it spawns.
+ * every process it spawns; with cgroups (and so a standby started at
+ * construction, see `SandboxConfiner`) when `cgroups`.
  */
 function recordedExecutor(
   workspace: Workspace,
   searchPath: string,
   backends?: SandboxBackendName[],
+  cgroups = false,
 ): { executor: SandboxBashExecutor; spawned: { pid: number; line: string }[] } {
   const { runtime: recorder, spawned } = recording();
   const executor = new SandboxBashExecutor({
@@ -77,7 +86,7 @@ function recordedExecutor(
     defaultMode: "workspace-write",
     ...(backends === undefined ? {} : { backends }),
     searchPath,
-    useCgroups: false,
+    useCgroups: cgroups,
     runtime: recorder,
   });
   return { executor, spawned };
@@ -107,9 +116,13 @@ function assertNoneLeft(spawned: readonly { pid: number; line: string }[]): void
 /**
  * With a working bwrap whose probe is held, the first call of an executor
  * with `backends` (the default when undefined) has its result before the
- * probe ends, and reports what a call after the probe does.
+ * probe ends, and reports what a call after the probe does; with cgroups
+ * (`cgroups`), that call runs in the standby started at construction.
  */
-async function notWaitingForProbe(backends: SandboxBackendName[] | undefined): Promise<void> {
+async function notWaitingForProbe(
+  backends: SandboxBackendName[] | undefined,
+  cgroups = false,
+): Promise<void> {
   using workspace = tempWorkspace();
   const bwrap = findOnPath("bwrap", process.env.PATH);
   const real = `exec '${bwrap}' "$@"`;
@@ -119,7 +132,7 @@ async function notWaitingForProbe(backends: SandboxBackendName[] | undefined): P
     defaultMode: "workspace-write",
     ...(backends === undefined ? {} : { backends }),
     searchPath: fake.searchPath,
-    useCgroups: false,
+    useCgroups: cgroups,
   });
   assert.equal(executor.backends[0], "bwrap");
   // The probe is held until after the result: a result that waited for it would fail.
@@ -142,19 +155,27 @@ async function notWaitingForProbe(backends: SandboxBackendName[] | undefined): P
 }
 
 describe("the first call of an executor with one possible backend", () => {
-  const cases: [string, SandboxBackendName[], "run" | "start"][] = [
-    ["bwrap alone", ["bwrap"], "run"],
-    ["bwrap alone, in the background", ["bwrap"], "start"],
-    ["bwrap, and seatbelt, which is not for this platform", ["bwrap", "seatbelt"], "run"],
+  const cases: [string, SandboxBackendName[], "run" | "start", boolean][] = [
+    ["bwrap alone", ["bwrap"], "run", false],
+    ["bwrap alone, in the background", ["bwrap"], "start", false],
+    ["bwrap, and seatbelt, which is not for this platform", ["bwrap", "seatbelt"], "run", false],
+    ["bwrap alone, its standby started at construction", ["bwrap"], "run", true],
   ];
-  for (const [name, backends, method] of cases) {
+  for (const [name, backends, method, cgroups] of cases) {
     it(`is the probe's SandboxUnavailableError when the backend is broken (${name})`, {
-      skip: process.platform === "linux" ? false : "bwrap is a Linux backend",
+      skip: process.platform !== "linux" ? "bwrap is a Linux backend" : cgroups && noCgroup,
     }, async () => {
       using workspace = tempWorkspace();
       const fake = heldBwrap(workspace, { probe: BROKEN, call: BROKEN });
-      const { executor: made, spawned } = recordedExecutor(workspace, fake.searchPath, backends);
+      const { executor: made, spawned } = recordedExecutor(
+        workspace,
+        fake.searchPath,
+        backends,
+        cgroups,
+      );
       await using executor = made;
+      // The standby is there before the call, which takes it (its bwrap fails as the probe's).
+      if (cgroups) await oneStandby("bwrap");
       let settled = false;
       const spec = executor.resolve({ command: "touch ran" });
       const call = (method === "run" ? executor.run(spec) : executor.start(spec))
@@ -173,14 +194,22 @@ describe("the first call of an executor with one possible backend", () => {
         reason: "probe exited 1: bwrap: setting up uid map: Permission denied",
       });
       assert.equal(existsSync(join(workspace.root, "ran")), false, "the command ran");
-      assertNoneLeft(spawned);
+      // A standby may wait for a next call (none takes it while the backend is refused): it
+      // has run nothing, and disposal ends it.
+      assertNoneLeft(spawned.filter(({ line }) => !line.includes(STANDBY_TOKENS.bwrap)));
       await assertLaterError(executor, spec, error);
+      await executor[Symbol.asyncDispose]();
+      assertNoneLeft(spawned);
     });
   }
 
   it("does not wait for the probe once its launch said its command started", {
     skip: noBwrap,
   }, () => notWaitingForProbe(["bwrap"]));
+
+  it("does not wait for the probe once its standby said its command started", {
+    skip: noBwrap || noCgroup,
+  }, () => notWaitingForProbe(["bwrap"], true));
 });
 
 describe("the first call of an executor with the default backends (bwrap, then landlock)", () => {

@@ -42,7 +42,12 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
         defaultMode: "read-only",
       });
       try {
-        assert.deepEqual(standbys(backend), [], "none before a confined command ran");
+        if (backend === "bwrap") {
+          // Its first standby starts at construction (see ahead_test.ts): killed, so that the
+          // first command starts cold.
+          process.kill(await oneStandby(backend), "SIGKILL");
+          await pause(100);
+        } else assert.deepEqual(standbys(backend), [], "none before a confined command ran");
         const cold = await executor.run({ command: PROBE });
         const first = await oneStandby(backend);
         const warm = await executor.run({ command: PROBE });
