@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "n
 import { join } from "node:path";
 import { BashSpawnError, type ResourceLimitHit, type ResourceLimits } from "../seam/mod.ts";
 import { messageOf } from "../seam/message.ts";
+import type { Runtime } from "../runtime/mod.ts";
 import {
   type CgroupController,
   type CgroupLimit,
@@ -76,6 +77,32 @@ export class ExecutorCgroups {
     this.#support = support;
     this.#name = name;
     this.#kill = kill;
+  }
+
+  /**
+   * The cgroups of an executor whose watchdog (when it has one) names them
+   * after its owner and token (`shellseam-exec-<owner>-<token>`); killing by
+   * `runtime`'s SIGKILL.
+   */
+  static forExecutor(
+    support: CgroupSupport,
+    watchdog: { readonly owner: string | null; readonly token: string } | null,
+    runtime: Pick<Runtime, "kill">,
+  ): ExecutorCgroups {
+    const owner = watchdog?.owner ?? null;
+    // Without an owner, no later executor may take the folder for a dead host's.
+    const prefix = owner === null ? "shellseam-unowned-" : `shellseam-exec-${owner}-`;
+    return new ExecutorCgroups(
+      support,
+      `${prefix}${watchdog?.token ?? crypto.randomUUID()}`,
+      (pid) => {
+        try {
+          runtime.kill(pid, "SIGKILL");
+        } catch {
+          // Counted as a survivor when it stays in the cgroup.
+        }
+      },
+    );
   }
 
   /** The executor's folders made so far (for the watchdog, which removes them when the host dies). */
@@ -170,7 +197,7 @@ export class ExecutorCgroups {
         }
       };
       // Made first after a sweep of the folders of hosts that are gone, once for slots made at
-      // once (a standby's beside a call's); made again when someone else removed it (empty
+      // once (a process started ahead beside a call's); made again when someone else removed it (empty
       // once no slot is left in it).
       let first = this.#first.get(folder);
       if (first === undefined) {

@@ -549,29 +549,10 @@ export class CommandEngine {
   }
 
   /** Command n's cgroup with `limits`, in this executor's folder (made on first use). */
-  #commandCgroup(
-    limits: ResourceLimits,
-    support: CgroupSupport,
-  ): Promise<CommandCgroup> {
-    const owner = this.#watchdog?.owner ?? null;
-    this.#cgroups ??= new ExecutorCgroups(
-      support,
-      // Without an owner, no later executor may take the folder for a dead host's.
-      `${owner === null ? "shellseam-unowned-" : `shellseam-exec-${owner}-`}${
-        this.#watchdog?.token ?? crypto.randomUUID()
-      }`,
-      (pid) => {
-        try {
-          this.config.runtime.kill(pid, "SIGKILL");
-        } catch {
-          // Counted as a survivor when it stays in the cgroup.
-        }
-      },
-    );
-    return this.#cgroups.create(
-      limits,
-      (folder) => this.#watchdog?.guardCgroups(folder),
-    );
+  #commandCgroup(limits: ResourceLimits, support: CgroupSupport): Promise<CommandCgroup> {
+    const watchdog = this.#watchdog ?? null;
+    this.#cgroups ??= ExecutorCgroups.forExecutor(support, watchdog, this.config.runtime);
+    return this.#cgroups.create(limits, (folder) => watchdog?.guardCgroups(folder));
   }
 
   /**
