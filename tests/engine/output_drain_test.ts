@@ -50,17 +50,21 @@ function tricklingRuntime(piece: number, everyMs: number): Runtime {
  * shell and the `exec` of its program may not show the token at one look.
  */
 async function killHolders(token: string): Promise<void> {
-  await until(() => {
-    const left = processesWith(token);
-    for (const pid of left) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // It ended since the look.
+  await until(
+    () => {
+      const left = processesWith(token);
+      for (const pid of left) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // It ended since the look.
+        }
       }
-    }
-    return left.length === 0;
-  }, `the holders carrying "${token}" to end`, 10_000);
+      return left.length === 0;
+    },
+    `the holders carrying "${token}" to end`,
+    10_000,
+  );
 }
 
 /**
