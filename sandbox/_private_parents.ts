@@ -11,25 +11,16 @@ import { readFileSync } from "node:fs";
 import { PRIVATE_PARENT_PREFIX, privateParents } from "../engine/mod.ts";
 import { pathState } from "../runtime/mod.ts";
 import {
+  ENTRY_CHANGES,
   type FolderEvents,
-  IN_CREATE,
-  IN_DELETE,
-  IN_DELETE_SELF,
-  IN_IGNORED,
-  IN_MOVE_SELF,
-  IN_MOVED_FROM,
-  IN_MOVED_TO,
-  IN_UNMOUNT,
   openInotify,
+  UNCLOSED_EVENTS,
+  WATCH_LOST,
   watchableRoot,
 } from "./protected/mod.ts";
 
 /** Events that make a name in the watched folder another entry, or end the watch. */
-const CHANGES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
-  IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED;
-
-/** Closes the events of a watch never closed (an executor never disposed), once it is collected. */
-const UNCLOSED = new FinalizationRegistry<FolderEvents>((events) => events.close());
+const CHANGES = ENTRY_CHANGES | WATCH_LOST;
 
 /** The watched folder: its path, `dev:ino`, watch and the folders found in it. */
 interface Watched {
@@ -95,7 +86,9 @@ export class WatchedPrivateParents {
   of(base: string): string[] {
     if (this.#events === undefined) {
       this.#events = this.#open();
-      if (typeof this.#events === "object") UNCLOSED.register(this, this.#events, this.#events);
+      if (typeof this.#events === "object") {
+        UNCLOSED_EVENTS.register(this, this.#events, this.#events);
+      }
     }
     const events = this.#events;
     if (typeof events === "string") return privateParents(base);
@@ -129,7 +122,7 @@ export class WatchedPrivateParents {
   close(): void {
     this.#forget();
     if (typeof this.#events === "object") {
-      UNCLOSED.unregister(this.#events);
+      UNCLOSED_EVENTS.unregister(this.#events);
       this.#events.close();
     }
     this.#events = "closed";

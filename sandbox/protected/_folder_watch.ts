@@ -4,19 +4,14 @@ import { isBeneath } from "../../engine/mod.ts";
 import { messageOf } from "../../seam/message.ts";
 import { pathState } from "../../runtime/mod.ts";
 import {
+  ENTRY_CHANGES,
   type FolderEvent,
   type FolderEvents,
   IN_ATTRIB,
-  IN_CREATE,
-  IN_DELETE,
-  IN_DELETE_SELF,
-  IN_IGNORED,
   IN_ISDIR,
-  IN_MOVE_SELF,
-  IN_MOVED_FROM,
-  IN_MOVED_TO,
-  IN_UNMOUNT,
   openInotify,
+  UNCLOSED_EVENTS,
+  WATCH_LOST,
 } from "./_inotify.ts";
 
 /**
@@ -38,8 +33,6 @@ const LOCAL_FILE_SYSTEMS: ReadonlySet<string> = new Set([
   "f2fs",
 ]);
 
-/** Events that change which entry a name in a folder is. */
-const ENTRY_CHANGES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
 /**
  * More folders made, removed or moved than this between two passes drop
  * every watch at once: each such event drops the watches below its path by
@@ -47,11 +40,6 @@ const ENTRY_CHANGES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
  * `npm install`) would otherwise cost the pass that many scans.
  */
 export const MAX_FOLDER_CHANGES = 256;
-/** Events after which a watch no longer watches the folder at its path. */
-const WATCH_LOST = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED;
-
-/** Closes the events of a watch never closed (an executor never disposed), once it is collected. */
-const UNCLOSED = new FinalizationRegistry<FolderEvents>((events) => events.close());
 
 interface Watched {
   wd: number;
@@ -182,7 +170,7 @@ export class FolderWatch {
         return;
       }
       this.#events = opened;
-      UNCLOSED.register(this, opened, opened);
+      UNCLOSED_EVENTS.register(this, opened, opened);
       this.#off = undefined;
     }
     const tick = ++this.#tick;
@@ -309,7 +297,7 @@ export class FolderWatch {
 
   #clear(): void {
     this.#generation++;
-    if (this.#events !== undefined) UNCLOSED.unregister(this.#events);
+    if (this.#events !== undefined) UNCLOSED_EVENTS.unregister(this.#events);
     this.#events?.close();
     this.#events = undefined;
     this.#byPath.clear();

@@ -37,6 +37,20 @@ const IN_CLOEXEC = 0o2000000;
 const EAGAIN = 11;
 const ENOSPC = 28;
 
+/** Events that change which entry a name in a folder is. */
+export const ENTRY_CHANGES: number = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
+/** Events that end a watch: its folder removed, moved or unmounted, or the watch removed. */
+export const WATCH_LOST: number = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED;
+
+/**
+ * Closes the events of a watcher that was never closed (an executor never
+ * disposed) once the watcher is collected: register the watcher with its
+ * events as the held value and the unregister token.
+ */
+export const UNCLOSED_EVENTS: FinalizationRegistry<FolderEvents> = new FinalizationRegistry<
+  FolderEvents
+>((events) => events.close());
+
 /** What a watch asks the kernel to report. */
 const WATCH_MASK = IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE |
   IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_MASK_CREATE;

@@ -27,16 +27,11 @@ export { unprotectedReason } from "./_unprotected_reason.ts";
 export { FolderListings } from "./_listings.ts";
 export { FolderWatch, watchableRoot } from "./_folder_watch.ts";
 export {
+  ENTRY_CHANGES,
   type FolderEvents,
-  IN_CREATE,
-  IN_DELETE,
-  IN_DELETE_SELF,
-  IN_IGNORED,
-  IN_MOVE_SELF,
-  IN_MOVED_FROM,
-  IN_MOVED_TO,
-  IN_UNMOUNT,
   openInotify,
+  UNCLOSED_EVENTS,
+  WATCH_LOST,
 } from "./_inotify.ts";
 export { WalkMemory } from "./_walk_memory.ts";
 export { PROTECTED_WALK_DEPTH, PROTECTED_WALK_ENTRIES, PROTECTED_WALK_SKIPS } from "./_walk.ts";
