@@ -20,7 +20,7 @@
  *    to its foreground programs: rows and columns at once, by BSD's `stty`
  *    on macOS, and on Linux by perl's one `TIOCSWINSZ` where the host has
  *    perl, else GNU `stty` sets one after the other (see
- *    `LINUX_WINDOW_SIZE_REQUEST`).
+ *    `TIOCSWINSZ`).
  * 3. The command's shell is in a session of its own, so a kill of the
  *    launch's session reaches `script` only: `script` ends its shell on
  *    SIGTERM, the terminal's closing sends SIGHUP to its session, and the
@@ -212,22 +212,25 @@ export function terminalOfListing(listing: string, pid: number): string | null {
 }
 
 /**
- * Linux's `TIOCSWINSZ` by architecture (`process.arch`): the ioctl that sets
- * a terminal's rows and columns at once. GNU `stty rows R cols C` makes two,
- * so a program gets two SIGWINCHes and can read the new rows with the old
- * columns in between, and bash drops a SIGWINCH that arrives while its WINCH
- * trap runs: a trap that read the size between the two keeps the old
- * columns. BSD's `stty` (macOS) sets both with one.
+ * Linux's `TIOCSWINSZ`: the ioctl that sets a terminal's rows and columns at
+ * once. GNU `stty rows R cols C` makes two, so a program gets two SIGWINCHes
+ * and can read the new rows with the old columns in between, and bash drops
+ * a SIGWINCH that arrives while its WINCH trap runs: a trap that read the
+ * size between the two keeps the old columns. BSD's `stty` (macOS) sets both
+ * with one.
  */
-const LINUX_WINDOW_SIZE_REQUEST: Readonly<Record<string, number>> = Object.freeze({
-  x64: 0x5414,
-  ia32: 0x5414,
-  arm: 0x5414,
-  arm64: 0x5414,
-  riscv64: 0x5414,
-  s390x: 0x5414,
-  loong64: 0x5414,
-});
+const TIOCSWINSZ = 0x5414;
+
+/** The architectures (`process.arch`) whose Linux has that number (mips and powerpc have others). */
+const TIOCSWINSZ_ARCHES: ReadonlySet<string> = new Set([
+  "x64",
+  "ia32",
+  "arm",
+  "arm64",
+  "riscv64",
+  "s390x",
+  "loong64",
+]);
 
 /**
  * The perl program that sets the size of the terminal at `$ARGV[0]` with
@@ -340,8 +343,8 @@ export function localTerminal(
         );
       }
       // One size change: BSD's stty makes one; on Linux, perl where the host has it (see
-      // `LINUX_WINDOW_SIZE_REQUEST`), else GNU stty's two.
-      const request = bsd ? undefined : LINUX_WINDOW_SIZE_REQUEST[process.arch];
+      // `TIOCSWINSZ`), else GNU stty's two.
+      const request = !bsd && TIOCSWINSZ_ARCHES.has(process.arch) ? TIOCSWINSZ : undefined;
       const perl = request === undefined ? null : lookup("perl");
       const [name, program, args] = perl !== null
         ? ["perl", perl, [
