@@ -77,7 +77,7 @@ export {
 export { type CgroupSupport, cgroupSupportFor } from "./_cgroup_support.ts";
 export type { CommandCgroup } from "./_cgroup.ts";
 
-export { findOnPath, findSetsid } from "./_session.ts";
+export { findOnPath, findSetsid, helperSetsid, inOwnSession } from "./_session.ts";
 export { hostToolPath } from "./_host_tools.ts";
 export {
   canonicalPath,

@@ -165,7 +165,7 @@ export class RemoteChannel {
         request.tools,
       ])
     }`;
-    const { program, args } = transport.command(remote);
+    const { program, args, session } = transport.command(remote);
     let child: SpawnedChild;
     try {
       child = await runtime.spawn({
@@ -174,7 +174,7 @@ export class RemoteChannel {
         cwd: "/",
         env: clientEnv(),
         stdin: "piped",
-        session: "detached",
+        session: session ?? "detached",
       });
     } catch (cause) {
       throw new BashSpawnError(

@@ -28,6 +28,7 @@ import {
   fillRequest,
   finishRun,
   hasLimits,
+  helperSetsid,
   HOST_SIGNALS,
   type HostSignal,
   type Launched,
@@ -142,12 +143,15 @@ export class SshBashExecutor extends BashExecutor {
   #knownTools: RemoteTools | null = null;
   /** Whether the remote host has util-linux script (see #checkScript). */
   #scriptCheck: Promise<void> | undefined;
+  /** The util-linux `setsid` each command's `ssh` starts through (see `helperSetsid`), or null. */
+  readonly #setsid: string | null;
 
   /** Validates the config (throws `BashConfigError` naming the field); connects on first use. */
   constructor(config: SshBashExecutorConfig) {
     super();
     try {
       this.config = resolveSshConfig(config);
+      this.#setsid = helperSetsid();
     } catch (error) {
       // PATH, to find ssh: read here, and refusable.
       throwIfDenied(error, "read the environment and find ssh");
@@ -175,6 +179,7 @@ export class SshBashExecutor extends BashExecutor {
       maxChannels: this.config.maxChannels,
       dir: this.#privateDir(),
       keepDir: this.config.keepSpillFiles,
+      setsidPath: this.#setsid,
     });
     return this.#transport as SshTransport;
   }

@@ -2,10 +2,11 @@ import { lstatSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
-import { runtime, type SpawnedChild } from "../runtime/mod.ts";
+import { runtime, type SessionStrategy, type SpawnedChild } from "../runtime/mod.ts";
 import {
   exposedLocation,
   findOnPath,
+  inOwnSession,
   throwIfDenied,
   Watchdog,
   WATCHDOG_VARIABLE,
@@ -51,8 +52,13 @@ export interface RemoteTransport {
   readonly maxChannels: number;
   /** Opens the shared connection when there is one and it is not open; rejects with `BashSpawnError`. */
   connect(): Promise<void>;
-  /** The argv (absolute program) that runs `remoteCommand` on the remote side. */
-  command(remoteCommand: string): { program: string; args: string[] };
+  /**
+   * The argv (absolute program) that runs `remoteCommand` on the remote
+   * side, and how that program gets a session of its own: `"setsid-binary"`
+   * when it is util-linux `setsid`, which execs the rest; absent or
+   * `"detached"`, the runtime's own.
+   */
+  command(remoteCommand: string): { program: string; args: string[]; session?: SessionStrategy };
   /** Closes the shared connection; idempotent. */
   close(): Promise<void>;
   /**
@@ -89,6 +95,12 @@ export interface SshTransportOptions {
   maxChannels: number;
   /** The executor's private folder, which holds the control socket. */
   dir: string;
+  /**
+   * The util-linux `setsid` each command's `ssh` starts through (see
+   * `helperSetsid`); absent or null: the runtime's `detached`, which under
+   * Deno forks the whole process.
+   */
+  setsidPath?: string | null;
   /**
    * True when `dir` must outlive this process (kept spill files); otherwise
    * the watchdog removes it when this process dies.
@@ -168,20 +180,21 @@ export class SshTransport implements RemoteTransport {
     return master.then(() => {});
   }
 
-  command(remoteCommand: string): { program: string; args: string[] } {
-    this.#vet([this.#options.ssh]);
-    return {
-      program: this.#options.ssh,
-      args: [
-        ...this.#common(),
-        "-o",
-        "ControlMaster=no",
-        "-T",
-        this.#options.host,
-        "--",
-        remoteCommand,
-      ],
-    };
+  command(
+    remoteCommand: string,
+  ): { program: string; args: string[]; session: SessionStrategy } {
+    const { ssh, setsidPath = null } = this.#options;
+    this.#vet(setsidPath === null ? [ssh] : [setsidPath, ssh]);
+    const args = [
+      ...this.#common(),
+      "-o",
+      "ControlMaster=no",
+      "-T",
+      this.#options.host,
+      "--",
+      remoteCommand,
+    ];
+    return inOwnSession(setsidPath, ssh, args);
   }
 
   async close(): Promise<void> {

@@ -169,6 +169,12 @@ export interface Runtime {
    */
   mayWrite(path: string): boolean;
   /**
+   * False when the runtime would refuse this process to run `program` (Deno
+   * under an `--allow-run` that does not name it; Node under its permission
+   * model without `child`); true otherwise. Absent: true.
+   */
+  mayRun?(program: string): boolean;
+  /**
    * The permissions this process runs under, by name (Deno's `read`,
    * `write`, `net`, `env`, `sys`, `run`, `ffi`, `import`; Node's `fs.read`,
    * `fs.write`, `child`, `worker`, `wasi`, `addon`), each `granted`,

@@ -62,6 +62,10 @@ function readDirectory(path: string): DirectoryEntry[] {
   return [...Deno.readDirSync(path)].map(({ name, isDirectory }) => ({ name, isDirectory }));
 }
 
+function mayRun(program: string): boolean {
+  return Deno.permissions.querySync({ name: "run", command: program }).state === "granted";
+}
+
 const PERMISSION_NAMES = ["read", "write", "net", "env", "sys", "run", "ffi", "import"] as const;
 
 function permissions(): Record<string, "granted" | "prompt" | "denied"> {
@@ -94,5 +98,6 @@ export const denoRuntime: Runtime = Object.freeze({
   deniedPermission,
   readDirectory,
   mayWrite,
+  mayRun,
   permissions,
 });

@@ -169,6 +169,11 @@ function mayWrite(path: string): boolean {
   return permission === undefined || permission.has("fs.write", path);
 }
 
+function mayRun(): boolean {
+  const permission = (process as unknown as { permission?: NodePermission }).permission;
+  return permission === undefined || permission.has("child");
+}
+
 const PERMISSION_SCOPES = ["fs.read", "fs.write", "child", "worker", "wasi", "addon"] as const;
 
 function permissions(): Record<string, "granted" | "denied"> | null {
@@ -208,5 +213,6 @@ export const nodeRuntime: Runtime = Object.freeze({
   deniedPermission,
   readDirectory,
   mayWrite,
+  mayRun,
   permissions,
 });

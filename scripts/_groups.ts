@@ -49,6 +49,7 @@ export const TEST_GROUPS: readonly (readonly string[])[] = [
     "tests/engine/output_test.ts",
     "tests/engine/paths_test.ts",
     "tests/engine/private_dir_test.ts",
+    "tests/engine/session_test.ts",
     "tests/engine/spill_test.ts",
     "tests/engine/start_test.ts",
     "tests/engine/stream_text_test.ts",

@@ -46,10 +46,14 @@ export const sshRunTrue: BenchCase = {
       await using executor = new SshBashExecutor({ ...sshd.config, cwd: "/tmp" });
       const spec = executor.resolve({ command: "true" });
       await executor.run(spec); // opens the master connection
-      const { program, args } = executor.transport.command("true");
+      // The bare ssh, without the setsid the executor starts it through (it needs no session).
+      const command = executor.transport.command("true");
+      const [program, ...args] = command.session === "setsid-binary"
+        ? command.args
+        : [command.program, ...command.args];
       const samples = await interleave({
         ours: () => executor.run(spec),
-        raw: () => bareSsh(program, args),
+        raw: () => bareSsh(program!, args),
       }, rounds(context, { warmup: 3, iterations: 30 }, { warmup: 1, iterations: 3 }));
       return [row(HEADER, samples.ours ?? [], samples.raw ?? [])];
     } finally {

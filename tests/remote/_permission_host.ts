@@ -23,6 +23,7 @@ try {
   }));
   process.stdout.write(
     JSON.stringify({
+      session: executor.transport.command("true").session,
       stdout: run.stdout.text,
       exitCode: run.exitCode,
       killed,

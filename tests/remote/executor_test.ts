@@ -46,7 +46,7 @@ const config = (extra: Partial<SshBashExecutorConfig> = {}): SshBashExecutorConf
 /** Pid of the executor's master connection, as `ssh -O check` reports it. */
 function masterPid(executor: SshBashExecutor): number {
   const { args } = executor.transport.command("true");
-  const common = args.slice(0, args.indexOf("-T"));
+  const common = args.slice(args.indexOf("-F"), args.indexOf("-T"));
   const check = spawnSync(executor.config.ssh, [...common, "-O", "check", executor.config.host]);
   const found = /pid=(\d+)/.exec(check.stderr.toString());
   assert.ok(found, `ssh -O check said: ${check.stderr}`);
@@ -546,7 +546,7 @@ describe("SshBashExecutor config", () => {
     assert.ok(args.includes("BatchMode=yes"));
     assert.ok(args.includes("StrictHostKeyChecking=yes"));
     assert.ok(args.includes("UserKnownHostsFile=/k"));
-    assert.deepEqual(args.slice(0, 2), ["-F", "none"]);
+    assert.deepEqual(args.slice(args.indexOf("-F"), args.indexOf("-F") + 2), ["-F", "none"]);
     assert.ok(!args.some((arg) => /SendEnv/i.test(arg)));
     return executor[Symbol.asyncDispose]();
   });

@@ -47,20 +47,31 @@ describe("the SSH executor under its documented Deno permissions", {
     return JSON.parse(text);
   }
 
+  /** What the host gives under the remote entry point's permissions, its ssh started by `session`. */
+  const expected = (session: string) => ({
+    session,
+    stdout: "ran\n",
+    exitCode: 3,
+    escaped: "left\n",
+    killed: true,
+    confined: {
+      exitCode: 1,
+      denial: "filesystem",
+      stderr: "bash: line 1: /etc/shellseam-perm-test: Read-only file system\n",
+    },
+  });
+
   it("runs, kills, ends a channel held by an escaped process, and confines", async () => {
-    const answer = await host(REMOTE_PERMISSIONS);
-    assert.deepEqual(answer, {
-      stdout: "ran\n",
-      exitCode: 3,
-      escaped: "left\n",
-      killed: true,
-      confined: {
-        exitCode: 1,
-        denial: "filesystem",
-        stderr: "bash: line 1: /etc/shellseam-perm-test: Read-only file system\n",
-      },
-    });
+    // setsid is not named: each ssh starts by Deno's detached (a fork), not through it.
+    assert.deepEqual(await host(REMOTE_PERMISSIONS), expected("detached"));
     assert.equal(readFileSync(join(workspace, "inside.txt"), "utf8"), "in\n");
+  });
+
+  it("does the same with each ssh started through setsid once --allow-run names it", async () => {
+    const flags = REMOTE_PERMISSIONS.map((flag) =>
+      flag.startsWith("--allow-run=") ? `${flag},setsid` : flag
+    );
+    assert.deepEqual(await host(flags), expected("setsid-binary"));
   });
 
   for (

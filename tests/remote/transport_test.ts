@@ -14,9 +14,10 @@ import { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { plantedProgram, tempWorkspace } from "../sandbox/_fixtures.ts";
 
 /** A transport over `ssh`, its private folder in `base`. */
-function transportOf(ssh: string, base: string): SshTransport {
+function transportOf(ssh: string, base: string, setsidPath: string | null = null): SshTransport {
   return new SshTransport({
     ssh,
+    setsidPath,
     host: "build-1",
     hostKeyChecking: "strict",
     configFile: null,
@@ -86,6 +87,30 @@ describe("what the ssh transport runs on this host, against the roots sandboxes 
       await transport.close();
     }
     assert.equal(existsSync(canary), false, "the planted ssh ran");
+  });
+
+  it("never starts ssh through a setsid that lies in such a root", async () => {
+    using workspace = tempWorkspace();
+    const { planted, canary } = plantedProgram(workspace, "setsid");
+    await using _executor = new SandboxBashExecutor({ workspaceRoot: workspace.root });
+    const transport = transportOf("/usr/bin/ssh", workspace.base, planted);
+    try {
+      assert.throws(
+        () => transport.command("true"),
+        (error) => refusal(error, planted, workspace.root),
+      );
+    } finally {
+      await transport.close();
+    }
+    assert.equal(existsSync(canary), false, "the planted setsid ran");
+  });
+
+  it("starts ssh through the setsid it was given, which execs it in a session of its own", () => {
+    const transport = transportOf("/usr/bin/ssh", tmpdir(), "/usr/bin/setsid");
+    const { program, args, session } = transport.command("true");
+    assert.equal(program, "/usr/bin/setsid");
+    assert.equal(session, "setsid-binary");
+    assert.deepEqual([args[0], ...args.slice(-3)], ["/usr/bin/ssh", "build-1", "--", "true"]);
   });
 
   it("never runs its watchdog with a bash that lies in such a root", async () => {

@@ -248,6 +248,11 @@ console.log((await executor.run(executor.resolve({ command: "echo hi" }))).stdou
     }
   });
 
+  it("says it may run a program this process may run", () => {
+    // A refusal is the scoped --allow-run's, in tests/remote/permissions_test.ts.
+    assert.equal(runtime.mayRun?.(BASH), true);
+  });
+
   it("reports the signal that ended the child", async () => {
     const child = await runtime.spawn(request("kill -KILL $$"));
     assert.deepEqual(await child.exited, { code: null, signal: "SIGKILL" });
