@@ -12,6 +12,7 @@ import type { ResolvedLocalBashExecutorConfig } from "./_config.ts";
 import type { ProcessControl } from "./_control.ts";
 import type { Launch } from "./_launch.ts";
 import { disposedError } from "./_lifecycle.ts";
+import { inOwnSession } from "./_session.ts";
 import type { Watchdog } from "./_watchdog.ts";
 
 /** What the engine lends the processes started ahead (read when used: it sets them up after). */
@@ -35,16 +36,14 @@ export async function startAhead(parts: AheadParts, launch: Launch): Promise<Ahe
   const watchdog = parts.watchdog();
   await watchdog?.ready();
   if (parts.disposed()) throw disposedError();
-  const { setsidPath, runtime, sessionStrategy } = parts.config();
+  const { setsidPath, runtime } = parts.config();
   // Checked at the spawn, not when planned: a call since may have been granted the program's folder.
   parts.vet([...(setsidPath === null ? [] : [setsidPath]), launch.program]);
   const child = await runtime.spawn({
-    program: setsidPath ?? launch.program,
-    args: setsidPath === null ? launch.args : [launch.program, ...launch.args],
+    ...inOwnSession(setsidPath, launch.program, launch.args),
     cwd: launch.cwd,
     env: launch.env,
     stdin: "piped",
-    session: sessionStrategy,
   });
   const forksAtSpawn = parts.control().forkCount();
   watchdog?.watch(child.pid);

@@ -50,7 +50,7 @@ import {
   WRAP_CONFINER,
 } from "./_confiner.ts";
 import { SpillBudget } from "./_spill_budget.ts";
-import { findOnPath } from "./_session.ts";
+import { findOnPath, inOwnSession } from "./_session.ts";
 import { throwIfDenied } from "./_permissions.ts";
 import { ProcessControl } from "./_control.ts";
 import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
@@ -414,14 +414,12 @@ export class CommandEngine {
       }
       try {
         spawned = await config.runtime.spawn({
-          program: setsid ?? launch.program,
-          args: setsid === null ? launch.args : [launch.program, ...launch.args],
+          ...inOwnSession(setsid, launch.program, launch.args),
           cwd: launch.cwd,
           env: launch.env,
           stdin: spec.stdin !== undefined || keepStdinOpen || launch.input !== undefined
             ? "piped"
             : "null",
-          session: config.sessionStrategy,
         });
       } catch (cause) {
         await cgroup?.close();
