@@ -18,10 +18,13 @@ export const REPORTER_NAME = "shellseam-strays";
 
 /**
  * The first process of a bwrap launch inside the sandbox (after the
- * seccomp filter, the namespaces and the capability drop), which bwrap's
- * init ends the pid namespace with. The namespace kills every process left
- * in it the moment its first process exits, before the host can look, so
- * this small bash counts them from inside:
+ * seccomp filter, the namespaces and the capability drop): the pid
+ * namespace's pid 1 (bwrap's `--as-pid-1`, see `bwrapArgs`), whose exit
+ * ends the namespace. The namespace kills every process left in it the
+ * moment its pid 1 exits, before the host can look, so this small bash
+ * counts them from inside. As pid 1 it reaps what the command orphaned, and
+ * no signal sent from inside the sandbox reaches it but those it traps. In
+ * order:
  * 0. It writes `LAUNCH_STARTED` to stdout: bwrap's setup is done, and the
  *    command starts now (a launch that ended before it never ran the command).
  * 1. It runs the launch (`"$@"`) as its child in the foreground, with the
