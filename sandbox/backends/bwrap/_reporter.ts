@@ -6,8 +6,9 @@
  * @module
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { Launch } from "../../../engine/mod.ts";
-import { BASH_FLAGS } from "../../../engine/mod.ts";
+import { APPLY_LIMITS, BASH_FLAGS } from "../../../engine/mod.ts";
 import { PRINT_START } from "../mod.ts";
 
 /** The descriptor on which the namespace's reporter writes its count. */
@@ -52,6 +53,40 @@ export const NAMESPACE_REPORTER: string = PRINT_START +
   'case ${l%% *} in ""|Z|X|x) ;; *) n=$((n + 1)); break ;; esac; done; done; }; ' +
   'live; c=$n; i=0; while kill -9 -1 2>/dev/null; live; [ "$n" -gt 0 ] && [ $i -lt 200 ]; do i=$((i + 1)); done; ' +
   `printf '\\n%s\\n' "$c" >&${STRAY_REPORT_FD}; exit "$s"`;
+
+/**
+ * The variable in which a standby's bwrap options hand the reporter the
+ * command (see `STANDBY_REPORTER`); it never reaches the command.
+ */
+export const STANDBY_COMMAND_VARIABLE = "SHELLSEAM_STANDBY_COMMAND";
+
+/**
+ * The variable in which a standby's bwrap options hand the reporter the
+ * command's rlimits, as `limitArgs` gives them (see `STANDBY_REPORTER`); it
+ * never reaches the command.
+ */
+export const STANDBY_LIMITS_VARIABLE = "SHELLSEAM_STANDBY_LIMITS";
+
+/**
+ * The namespace's reporter of a standby (see `bwrap/_standby.ts`), which was
+ * started before its command was known: bwrap's options (the call's input)
+ * set the command and its rlimits in `STANDBY_COMMAND_VARIABLE` and
+ * `STANDBY_LIMITS_VARIABLE`. It appends `-c <command>` to its launch (`"$@"`,
+ * a bash), unsets both variables, applies the rlimits (`APPLY_LIMITS`, as the
+ * wrapper does outside; without any, none), then is `NAMESPACE_REPORTER`.
+ */
+export const STANDBY_REPORTER: string = `set -f; set -- \${${STANDBY_LIMITS_VARIABLE}:---} ` +
+  `"$@" -c "$${STANDBY_COMMAND_VARIABLE}"; set +f; ` +
+  `unset ${STANDBY_COMMAND_VARIABLE} ${STANDBY_LIMITS_VARIABLE}; ${APPLY_LIMITS}` +
+  NAMESPACE_REPORTER;
+
+/** The name of a standby's report file before its pid (see `standbyStrayReport`). */
+export const STANDBY_REPORT_PREFIX = "strays-standby-";
+
+/** Where the standby with pid `pid` opens its report file, in the private folder `dir`. */
+export function standbyStrayReport(dir: string, pid: number): string {
+  return join(dir, `${STANDBY_REPORT_PREFIX}${pid}`);
+}
 
 /** `launch` run by the namespace's reporter (see `NAMESPACE_REPORTER`). */
 export function reported(launch: Launch): Launch {
