@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { rmSync } from "node:fs";
 import type { ResourceLimits } from "../seam/mod.ts";
 import type { SpawnedChild } from "../runtime/mod.ts";
 import {
@@ -31,6 +32,8 @@ interface Standby {
   readonly cgroup: CommandCgroup;
   /** `forkCount()` just after it was spawned: every process of its command is younger. */
   readonly forksAtSpawn: number | null;
+  /** The file it reports its namespace's count to (see `LaunchStandby.strayReport`), if any. */
+  readonly strayReport: string | undefined;
 }
 
 /** What the standbys use of the engine: how to start and end a process ahead. */
@@ -145,6 +148,7 @@ export class Standbys {
         child,
         cgroup: held,
         forksAtSpawn,
+        strayReport: standby.strayReport?.(child.pid),
       };
       child.exited.then(() => {
         this.#exited.add(child);
@@ -208,6 +212,8 @@ export class Standbys {
   #drop(standby: Standby): Promise<void> {
     return this.#track((async () => {
       await this.#host.endAhead(standby.child);
+      // Nothing was counted in it: no call reads it.
+      if (standby.strayReport !== undefined) rmSync(standby.strayReport, { force: true });
       await standby.cgroup.close();
     })());
   }

@@ -36,4 +36,10 @@ export interface LaunchStandby {
   prepare(cgroupProcs: readonly string[]): Launch;
   /** What a standby is told to run this launch with `rlimits` (read to the end of its stdin). */
   input(rlimits: ResourceLimits): Uint8Array;
+  /**
+   * Where the standby with pid `pid`, once it ran the launch, left its
+   * namespace's count (see `ConfinedPolicy.strayReport`): its own file, opened
+   * before the call came, in place of the call's. Absent: the call's.
+   */
+  strayReport?(pid: number): string;
 }

@@ -4,6 +4,7 @@
 // says so (it used to read "started-2" and "[exit code: 0]", nothing more).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import type { BashExecutor } from "../../seam/mod.ts";
 import { createBashTools } from "../../tool/mod.ts";
@@ -21,6 +22,18 @@ const statuses = await probeHere();
 const BULLET = "(sleep 0.2; echo bg-done) & echo started-2";
 const HINT =
   /\[stopped \d+ background process\(es\) left running by the command; use run_in_background for servers\]/;
+
+/** The pids whose parent is `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((name) => {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] === String(pid);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
 
 /** What the bash tool shows the model for `command`. */
 async function toolText(executor: BashExecutor, command: string): Promise<string> {
@@ -129,8 +142,24 @@ describe("bwrap: the namespace's count leaves the command's result as it was", {
     }
     const none = await executor.run({ command: "ls /proc/self/fd" });
     assert.deepEqual(none.stdout.text.split("\n").filter(Boolean), ["0", "1", "2", "3"]);
-    // The command killed what reports the count: the count is unknown.
-    const killed = await executor.run({ command: "sleep 30 & kill -KILL $PPID; sleep 1" });
-    assert.match(killed.strays.censusFailed ?? "", /pid namespace ended without saying/);
+    // What reports the count is the namespace's pid 1: no kill from inside reaches it.
+    const unkillable = await executor.run({
+      command: "sleep 30 & kill -KILL $PPID 1; kill -STOP 1; echo $PPID",
+    });
+    assert.equal(unkillable.stdout.text, "1\n");
+    assert.equal(unkillable.strays.killed, 1, JSON.stringify(unkillable.strays));
+    assert.equal(unkillable.strays.censusFailed, undefined);
+    // Killed from outside the sandbox (by no kill of the executor's), it wrote no count: the
+    // count is unknown.
+    const running = await executor.start({ command: "sleep 30 & echo started; wait" });
+    for await (const event of running.output()) {
+      if ("text" in event && event.text.includes("started")) break;
+    }
+    const reporter = childrenOf(running.pid);
+    assert.equal(reporter.length, 1, `the children of bwrap ${running.pid}: ${reporter}`);
+    process.kill(reporter[0]!, "SIGKILL");
+    await running.done;
+    assert.equal(running.exitCode, 137);
+    assert.match(running.strays?.censusFailed ?? "", /pid namespace ended without saying/);
   });
 });

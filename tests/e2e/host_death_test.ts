@@ -18,7 +18,7 @@ import {
   waitForSleep,
   watchdogOf,
 } from "../local/_helpers.ts";
-import { probeHere, skipUnless, STANDBY_TOKENS } from "../sandbox/_fixtures.ts";
+import { isStandbyOf, probeHere, skipUnless, STANDBY_TOKENS } from "../sandbox/_fixtures.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
 const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
@@ -183,8 +183,7 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
 
 /** The `backend` standbys of `host`'s executors (their cgroup folders carry its pid). */
 function standbysOf(backend: "bwrap" | "landlock", host: number): number[] {
-  const own = processesWith(`shellseam-exec-${host}-`);
-  return processesWith(STANDBY_TOKENS[backend]).filter((pid) => own.includes(pid));
+  return processesWith(STANDBY_TOKENS[backend]).filter((pid) => isStandbyOf(backend, pid, host));
 }
 
 /** Waits until a standby of `host` waits. */

@@ -20,7 +20,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { randomUUID } from "node:crypto";
@@ -338,7 +338,19 @@ print("ioctl worked")'`,
         }));
         assert.notEqual(tamper.exitCode, 0);
         assert.equal(tamper.sandbox?.denial, "filesystem", tamper.stderr.text);
-        assert.deepEqual(files(), before, "a file of the private directory changed");
+        // The empty report files of the namespace's counts come and go with the calls
+        // (a standby opens its own, a call reads and removes it): every other file is as it was.
+        const counts = (all: Record<string, string>) =>
+          Object.fromEntries(
+            Object.entries(all).filter(([path, text]) =>
+              !(basename(path).startsWith("strays-") && text === "")
+            ),
+          );
+        assert.deepEqual(
+          counts(files()),
+          counts(before),
+          "a file of the private directory changed",
+        );
         const next = await executor.run(executor.resolve({ command: 'touch "$TMPDIR/x"' }));
         assert.equal(next.exitCode, 0, next.stderr.text);
         assert.deepEqual(readdirSync(outside), [], "TMPDIR was replaced");

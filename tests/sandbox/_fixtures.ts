@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -277,29 +278,53 @@ export function closeServer(server: Server): Promise<void> {
 /** A mask file for policies built by hand (backend unit tests that never mount it). */
 export const MASK_FILE = "/nonexistent/mask";
 
-/** What only a waiting standby of `backend` has on its command line. */
+/**
+ * What only a standby of `backend` has on its command line (in what the
+ * executor spawns, and while it waits): bwrap's, the standby's reporter,
+ * which takes its command from bwrap's options (a reporter that runs one
+ * inside has it too: see {@linkcode isStandbyOf}).
+ */
 export const STANDBY_TOKENS: Record<"bwrap" | "landlock", string> = {
-  bwrap: "the standby got no command",
+  bwrap: "${SHELLSEAM_STANDBY_LIMITS:---}",
   // After the Deno launcher's file, or after perl's "--" that ends its options.
   landlock: `\0${LAUNCHER_STANDBY_FLAG}\0`,
 };
 
-/** The standbys of this process's executors: a bwrap wrapper or a launcher waiting with its cgroups joined. */
+/**
+ * Whether `pid`, a process with `backend`'s standby token, is a standby of
+ * the executors of the process `host`, starting or waiting: its command line
+ * names their folders (a launcher, or bwrap's wrapper while it starts), or,
+ * once the wrapper exec'd bwrap, bwrap in their cgroups still holds the
+ * descriptor it reads its options from (once handed them, it closed it, and
+ * the reporter it runs never had it).
+ */
+export function isStandbyOf(backend: "bwrap" | "landlock", pid: number, host: number): boolean {
+  if (processesWith(`shellseam-exec-${host}-`).includes(pid)) return true;
+  try {
+    return backend === "bwrap" &&
+      readFileSync(`/proc/${pid}/cgroup`, "utf8").includes(`shellseam-exec-${host}-`) &&
+      existsSync(`/proc/${pid}/fd/4`);
+  } catch {
+    // It ended while we looked.
+    return false;
+  }
+}
+
+/** The standbys of this process's executors: a bwrap waiting for its options, or a launcher. */
 export const standbys = (backend: "bwrap" | "landlock"): number[] =>
-  processesWith(STANDBY_TOKENS[backend]).filter((pid) =>
-    processesWith(`shellseam-exec-${process.pid}-`).includes(pid)
-  );
+  processesWith(STANDBY_TOKENS[backend]).filter((pid) => isStandbyOf(backend, pid, process.pid));
 
 /**
- * Waits until the process `pid` (a bash standby) blocks reading its stdin:
- * its start (joining the cgroups, closing what it inherited, putting its
- * filter on a pipe) is over then, so its descriptors are the ones it keeps.
+ * Waits until the process `pid` (a standby) blocks reading its input on
+ * descriptor `fd` (a launcher its stdin, bwrap its options on 4): its start
+ * (joining the cgroups, closing what it inherited, putting its filter on a
+ * pipe) is over then, so its descriptors are the ones it keeps.
  */
-export async function readingStdin(pid: number): Promise<void> {
+export async function readingInput(pid: number, fd = 0): Promise<void> {
   const deadline = Date.now() + 30_000;
-  // The system call it waits in, with its first argument: read(0, ...).
-  while (!readFileSync(`/proc/${pid}/syscall`, "latin1").startsWith("0 0x0 ")) {
-    assert.ok(Date.now() < deadline, `process ${pid} never read its stdin`);
+  // The system call it waits in, with its first argument: read(fd, ...).
+  while (!readFileSync(`/proc/${pid}/syscall`, "latin1").startsWith(`0 0x${fd.toString(16)} `)) {
+    assert.ok(Date.now() < deadline, `process ${pid} never read its input`);
     await pause(20);
   }
 }

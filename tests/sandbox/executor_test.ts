@@ -530,12 +530,11 @@ describe("a backend that breaks after its probe worked", () => {
       assert.equal(works.exitCode, 0, works.stderr.text);
       if (backend === "landlock") assert.equal(works.sandbox?.enforcement?.launcher, program);
       breakIt(fake);
-      // A Landlock standby started before the break runs the next call in the
-      // deno that worked: it goes, so that the call starts the broken way
-      // (one starting now starts broken; bwrap's standby runs bwrap only then).
-      if (backend === "landlock") {
-        for (const pid of standbys(backend)) process.kill(pid, "SIGKILL");
-      }
+      // A standby started before the break runs the next call in the program
+      // that worked (Landlock's deno, or bwrap itself, which a bwrap standby
+      // runs before its call comes): it goes, so that the call starts the
+      // broken way (one starting now starts broken).
+      for (const pid of standbys(backend)) process.kill(pid, "SIGKILL");
       const result = await executor.run(
         executor.resolve({ command: "touch ran; echo x > /etc/shellseam-never" }),
       );

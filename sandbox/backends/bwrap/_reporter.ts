@@ -6,8 +6,9 @@
  * @module
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { Launch } from "../../../engine/mod.ts";
-import { BASH_FLAGS } from "../../../engine/mod.ts";
+import { APPLY_LIMITS, BASH_FLAGS } from "../../../engine/mod.ts";
 import { PRINT_START } from "../mod.ts";
 
 /** The descriptor on which the namespace's reporter writes its count. */
@@ -16,21 +17,43 @@ const STRAY_REPORT_FD = 9;
 /** The reporter's `$0`. */
 export const REPORTER_NAME = "shellseam-strays";
 
+/** The kernel's PF_EXITING task flag: set when do_exit() starts (see `liveSession`). */
+const PF_EXITING = 0x4;
+
+/**
+ * The reporter's count, a bash function `live` that reads the /proc given
+ * as its `$1` (the namespace's own, or a fake one in a test), pid 1 and the
+ * shell itself left out. It sets `n` to the processes with a thread that is
+ * not a zombie (what is left to kill), and `m` to those with a thread that
+ * is neither a zombie nor inside exit() (its PF_EXITING flag, which the
+ * host's census reads too, see `liveSession`): one on its way out when the
+ * command's shell ended (a process substitution's, say) was stopped by no one.
+ */
+export const COUNT_LIVE: string =
+  'live() { n=0; m=0; for d in "$1"/[1-9]*; do [ "${d##*/}" = 1 ] || [ "${d##*/}" = $$ ] && continue; ' +
+  'a=0; for f in "$d/stat" "$d"/task/*/stat; do l=; { read -r l < "$f"; } 2>/dev/null; ' +
+  'set -f; set -- ${l##*) }; set +f; case $1 in ""|Z|X|x) ;; *) a=1; ' +
+  `[ $(( \${7:-0} & ${PF_EXITING} )) = 0 ] && { m=$((m + 1)); break; } ;; esac; done; n=$((n + a)); done; }; `;
+
 /**
  * The first process of a bwrap launch inside the sandbox (after the
- * seccomp filter, the namespaces and the capability drop), which bwrap's
- * init ends the pid namespace with. The namespace kills every process left
- * in it the moment its first process exits, before the host can look, so
- * this small bash counts them from inside:
+ * seccomp filter, the namespaces and the capability drop): the pid
+ * namespace's pid 1 (bwrap's `--as-pid-1`, see `bwrapArgs`), whose exit
+ * ends the namespace. The namespace kills every process left in it the
+ * moment its pid 1 exits, before the host can look, so this small bash
+ * counts them from inside. As pid 1 it reaps what the command orphaned, and
+ * no signal sent from inside the sandbox reaches it but those it traps. In
+ * order:
  * 0. It writes `LAUNCH_STARTED` to stdout: bwrap's setup is done, and the
  *    command starts now (a launch that ended before it never ran the command).
  * 1. It runs the launch (`"$@"`) as its child in the foreground, with the
  *    report descriptor closed for it, and waits for it; TERM, INT and HUP
  *    only wait with it (a trap is reset in the child, an ignored signal would not be).
- * 2. It counts the live processes of the namespace but itself and pid 1: a
- *    process whose leader is a zombie counts when one of its threads is live.
+ * 2. It counts the live processes of the namespace but itself and pid 1 (see
+ *    `COUNT_LIVE`): a process whose leader is a zombie counts when one of
+ *    its threads is live; one already inside exit() does not.
  * 3. It SIGKILLs them (`kill -9 -1`) and counts again, until none is live
- *    (at most 200 rounds): a process killed inside a system call finishes
+ *    but as a zombie (at most 200 rounds): a process killed inside a system call finishes
  *    that call first, and one that was reopening the report through
  *    `/proc/PID/fd` would otherwise truncate or forge the count after it.
  * 4. It writes the first count on its own line to the report descriptor.
@@ -43,12 +66,43 @@ export const REPORTER_NAME = "shellseam-strays";
  */
 export const NAMESPACE_REPORTER: string = PRINT_START +
   "trap : TERM INT HUP; SHLVL=$((SHLVL - 1)); " +
-  `"$@" ${STRAY_REPORT_FD}>&-; s=$?; ` +
-  'live() { n=0; for d in /proc/[1-9]*; do [ "${d#/proc/}" = 1 ] || [ "${d#/proc/}" = $$ ] && continue; ' +
-  'for f in "$d/stat" "$d"/task/*/stat; do l=; { read -r l < "$f"; } 2>/dev/null; l=${l##*) }; ' +
-  'case ${l%% *} in ""|Z|X|x) ;; *) n=$((n + 1)); break ;; esac; done; done; }; ' +
-  'live; c=$n; i=0; while kill -9 -1 2>/dev/null; live; [ "$n" -gt 0 ] && [ $i -lt 200 ]; do i=$((i + 1)); done; ' +
+  `"$@" ${STRAY_REPORT_FD}>&-; s=$?; ${COUNT_LIVE}` +
+  'live /proc; c=$m; i=0; while kill -9 -1 2>/dev/null; live /proc; [ "$n" -gt 0 ] && [ $i -lt 200 ]; do i=$((i + 1)); done; ' +
   `printf '\\n%s\\n' "$c" >&${STRAY_REPORT_FD}; exit "$s"`;
+
+/**
+ * The variable in which a standby's bwrap options hand the reporter the
+ * command (see `STANDBY_REPORTER`); it never reaches the command.
+ */
+export const STANDBY_COMMAND_VARIABLE = "SHELLSEAM_STANDBY_COMMAND";
+
+/**
+ * The variable in which a standby's bwrap options hand the reporter the
+ * command's rlimits, as `limitArgs` gives them (see `STANDBY_REPORTER`); it
+ * never reaches the command.
+ */
+export const STANDBY_LIMITS_VARIABLE = "SHELLSEAM_STANDBY_LIMITS";
+
+/**
+ * The namespace's reporter of a standby (see `bwrap/_standby.ts`), which was
+ * started before its command was known: bwrap's options (the call's input)
+ * set the command and its rlimits in `STANDBY_COMMAND_VARIABLE` and
+ * `STANDBY_LIMITS_VARIABLE`. It appends `-c <command>` to its launch (`"$@"`,
+ * a bash), unsets both variables, applies the rlimits (`APPLY_LIMITS`, as the
+ * wrapper does outside; without any, none), then is `NAMESPACE_REPORTER`.
+ */
+export const STANDBY_REPORTER: string = `set -f; set -- \${${STANDBY_LIMITS_VARIABLE}:---} ` +
+  `"$@" -c "$${STANDBY_COMMAND_VARIABLE}"; set +f; ` +
+  `unset ${STANDBY_COMMAND_VARIABLE} ${STANDBY_LIMITS_VARIABLE}; ${APPLY_LIMITS}` +
+  NAMESPACE_REPORTER;
+
+/** The name of a standby's report file before its pid (see `standbyStrayReport`). */
+export const STANDBY_REPORT_PREFIX = "strays-standby-";
+
+/** Where the standby with pid `pid` opens its report file, in the private folder `dir`. */
+export function standbyStrayReport(dir: string, pid: number): string {
+  return join(dir, `${STANDBY_REPORT_PREFIX}${pid}`);
+}
 
 /** `launch` run by the namespace's reporter (see `NAMESPACE_REPORTER`). */
 export function reported(launch: Launch): Launch {

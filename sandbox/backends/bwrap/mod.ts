@@ -4,11 +4,12 @@
  * 1. The wrapper (`_wrapper.ts`), a bash outside the sandbox, applies the
  *    command's limits, closes what it inherited, and hands bwrap its seccomp
  *    filter, its options and its masks on descriptors (or a standby,
- *    `_standby.ts`, started ahead, does the same on the call's input).
+ *    `_standby.ts`, does that before the call and execs bwrap, which then
+ *    reads the call's input as its options, the command among them).
  * 2. bwrap mounts the view and enters the namespaces its arguments name
  *    (`_args.ts`, a pure transform with its mount order numbered).
- * 3. Inside, the namespace's reporter (`_reporter.ts`) runs the command,
- *    then counts and kills what the pid namespace still holds.
+ * 3. Inside, the namespace's reporter (`_reporter.ts`), the namespace's pid
+ *    1, runs the command, then counts and kills what the namespace still holds.
  * 4. The backend (`_bwrap.ts`) reads a failed command's stderr for bwrap's
  *    own failure or a denial.
  *

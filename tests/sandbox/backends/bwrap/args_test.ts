@@ -35,6 +35,13 @@ describe("bwrapArgs", () => {
     ]);
   });
 
+  it("under the namespace's reporter, the launch is the namespace's pid 1 (bwrap forks no init)", () => {
+    const reported = bwrapArgs(launch("/srv/ws"), policy({ strayReport: "/run/r" }), FOLDERS);
+    assert.deepEqual(reported.slice(COMMON.length, COMMON.length + 1), ["--as-pid-1"]);
+    const plain = bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS);
+    assert.equal(plain.includes("--as-pid-1"), false);
+  });
+
   it("network allow keeps the network namespace", () => {
     const args = bwrapArgs(launch("/srv/ws"), policy({ network: "allow" }), FOLDERS);
     assert.equal(args.includes("--unshare-net"), false);

@@ -10,6 +10,11 @@ import { findOnPath } from "../../../../engine/_session.ts";
 import { APPLY_LIMITS, limitArgs } from "../../../../engine/_limits.ts";
 import { LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
+import {
+  STANDBY_COMMAND_VARIABLE,
+  STANDBY_LIMITS_VARIABLE,
+  STANDBY_REPORTER,
+} from "../../../../sandbox/backends/bwrap/_reporter.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../../_fixtures.ts";
 import { FOLDERS, launch, policy, TMP } from "./_policy.ts";
 
@@ -115,7 +120,7 @@ describe("the bwrap backend", () => {
     assert.deepEqual(backend.enforcement(policy({ network: "allow" })).gaps, []);
   });
 
-  it("starts a standby with no rc file and no environment, reading its command as bytes", {
+  it("starts a standby with no rc file and no environment, its command in bwrap's options", {
     skip,
   }, () => {
     assert.ok(!("reason" in backend));
@@ -125,14 +130,29 @@ describe("the bwrap backend", () => {
     // A bash whose stdin is a socket (Node's piped stdin) reads ~/.bashrc without --norc.
     assert.deepEqual(prepared.args.slice(0, 4), ["--norc", "--noprofile", "-p", "-c"]);
     assert.deepEqual(prepared.env, {});
+    // bwrap, exec'd before the call, reads its options to the end: the input is nothing else.
     const input = new TextDecoder().decode(standby.input({ fileSizeBytes: 4096 }));
-    const [head = "", ...rest] = input.split("\n");
-    // No report file: an empty path first.
-    assert.ok(head.startsWith("\0"), "an empty report path");
-    assert.match(head.slice(1), /^7 -f 4 4 --$/);
-    assert.ok(
-      rest.join("\n").startsWith("echo hi--seccomp\u00003\u0000--ro-bind\u0000"),
-      "the command, then the options",
+    assert.ok(input.startsWith("--seccomp\u00003\u0000--ro-bind\u0000"), input.slice(0, 40));
+    assert.ok(input.endsWith("\0"), "every option NUL-terminated");
+    // The command and its rlimits, for the reporter inside, after the environment's --clearenv.
+    const options = input.split("\0");
+    const at = options.indexOf(STANDBY_COMMAND_VARIABLE);
+    assert.ok(at > options.indexOf("--clearenv"), "set after the environment is cleared");
+    assert.deepEqual(options.slice(at - 1, at + 5), [
+      "--setenv",
+      STANDBY_COMMAND_VARIABLE,
+      "echo hi",
+      "--setenv",
+      STANDBY_LIMITS_VARIABLE,
+      "-f 4 4 --",
+    ]);
+    assert.equal(
+      backend.standby!(
+        { ...bashLaunch, args: ["--norc", "--noprofile", "-c", "a\0b"] },
+        policy({}),
+      ),
+      undefined,
+      "a NUL would end its option: such a command starts cold",
     );
     // The masks whose path is there when the input is made, last among the options.
     const masks = [
@@ -143,7 +163,7 @@ describe("the bwrap backend", () => {
       backend.standby!(bashLaunch, policy({ masks }))!.input({}),
     );
     assert.ok(
-      masked.endsWith(`--chdir\0/srv/ws\0${maskGroups(policy({ masks }))[1]!.join("\0")}\0`),
+      masked.endsWith(`\0--\0${maskGroups(policy({ masks }))[1]!.join("\0")}\0`),
       masked.slice(-120),
     );
     assert.ok(!masked.includes("/nonexistent/.ssh"), "a mask whose path is gone is dropped");
@@ -197,10 +217,16 @@ describe("the bwrap backend", () => {
     assert.match(reporter!, /"\$@" 9>&-/);
     assert.deepEqual(command, [launch("/srv/ws").program, ...launch("/srv/ws").args]);
     const bashLaunch = { ...launch("/srv/ws"), args: ["--norc", "--noprofile", "-c", "echo hi"] };
+    // A standby opens its own report file before its call: named after its pid, in the
+    // private folder it is given last.
     const standby = backend.standby!(bashLaunch, policy({ strayReport: "/p/strays-2" }))!;
-    const input = new TextDecoder().decode(standby.input({}));
-    assert.ok(input.startsWith("/p/strays-2\u00007 "), input.slice(0, 40));
-    assert.equal(standby.prepare([]).args.at(-1), reporter);
+    const prepared = standby.prepare([]).args;
+    assert.equal(prepared.at(-1), FOLDERS.privateDir);
+    assert.equal(standby.strayReport?.(42), join(FOLDERS.privateDir, "strays-standby-42"));
+    assert.ok(!new TextDecoder().decode(standby.input({})).includes("/p/strays-2"));
+    // Its reporter takes the command from bwrap's options, then is the reporter.
+    assert.equal(prepared.at(-2), STANDBY_REPORTER);
+    assert.ok(STANDBY_REPORTER.endsWith(reporter!));
   });
 
   it("hands the command its environment inside, never to the programs before it", { skip }, () => {
