@@ -121,6 +121,25 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
       assert.deepEqual(standbys(backend), [next], "the one started meanwhile waits on");
     });
 
+    it("gives a command the caller's variables named as the standby's own, warm as cold", {
+      skip,
+    }, async () => {
+      using workspace = tempWorkspace();
+      await using executor = executorFor(backend, workspace, { defaultMode: "workspace-write" });
+      const managedEnv = {
+        SHELLSEAM_STANDBY_COMMAND: "mine",
+        SHELLSEAM_STANDBY_LIMITS: "-f 1 1 --",
+      } as const;
+      const command = 'printf "%s|%s|" "$SHELLSEAM_STANDBY_COMMAND" "$SHELLSEAM_STANDBY_LIMITS"; ' +
+        "ulimit -f";
+      // The file size limit every call gets, which the variable must not change.
+      const limit = (await executor.run({ command: "ulimit -f" })).stdout.text;
+      for (let call = 0; call < 3; call++) {
+        const result = await executor.run({ command, managedEnv });
+        assert.equal(result.stdout.text, `mine|-f 1 1 --|${limit}`, `call ${call}`);
+      }
+    });
+
     it("cannot be handed a launch nor signalled by a confined command running meanwhile", {
       skip,
     }, async () => {

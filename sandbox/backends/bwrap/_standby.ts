@@ -87,6 +87,11 @@ export function bwrapStandby(
     : undefined;
   // A NUL would end the option that carries it: such a command starts as usual (and fails there).
   if (command === undefined || command.includes("\0")) return undefined;
+  // The reporter would take and unset a variable of the caller's by these names: as usual, the
+  // command gets it.
+  if (STANDBY_COMMAND_VARIABLE in launch.env || STANDBY_LIMITS_VARIABLE in launch.env) {
+    return undefined;
+  }
   const bash = launch.program;
   const filter = filters?.[socketRule(policy)];
   return {

@@ -154,6 +154,13 @@ describe("the bwrap backend", () => {
       undefined,
       "a NUL would end its option: such a command starts cold",
     );
+    for (const name of [STANDBY_COMMAND_VARIABLE, STANDBY_LIMITS_VARIABLE]) {
+      assert.equal(
+        backend.standby!({ ...bashLaunch, env: { [name]: "mine" } }, policy({})),
+        undefined,
+        `a caller's ${name} would be taken and unset by the reporter: such a call starts cold`,
+      );
+    }
     // The masks whose path is there when the input is made, last among the options.
     const masks = [
       { path: "/nonexistent/.ssh", directory: true, kind: "secret" as const },
