@@ -31,14 +31,22 @@ export interface Ahead {
   forksAtSpawn: number | null;
 }
 
-/** Spawns `launch` ahead of a call; rejects with `BashSpawnError` once the executor is disposed. */
-export async function startAhead(parts: AheadParts, launch: Launch): Promise<Ahead> {
+/**
+ * Spawns `launch` ahead of a call, after vetting it and `runs`, what it runs
+ * unconfined besides (see `ConfinerHost.startAhead`); rejects with
+ * `BashSpawnError` once the executor is disposed.
+ */
+export async function startAhead(
+  parts: AheadParts,
+  launch: Launch,
+  runs: readonly string[] = [],
+): Promise<Ahead> {
   const watchdog = parts.watchdog();
   await watchdog?.ready();
   if (parts.disposed()) throw disposedError();
   const { setsidPath, runtime } = parts.config();
   // Checked at the spawn, not when planned: a call since may have been granted the program's folder.
-  parts.vet([...(setsidPath === null ? [] : [setsidPath]), launch.program]);
+  parts.vet([...(setsidPath === null ? [] : [setsidPath]), launch.program, ...runs]);
   const child = await runtime.spawn({
     ...inOwnSession(setsidPath, launch.program, launch.args),
     cwd: launch.cwd,

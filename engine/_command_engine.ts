@@ -232,7 +232,7 @@ export class CommandEngine {
     return {
       privateDir: () => this.privateDir(),
       runDirect: (request, wrap) => this.run(this.resolve(request), wrap),
-      startAhead: (launch) => startAhead(this.#ahead, launch),
+      startAhead: (launch, runs) => startAhead(this.#ahead, launch, runs),
       endAhead: (child) => endAhead(this.#ahead, child),
       bareLaunch: (command, cwd) => {
         const bash = this.#bash;

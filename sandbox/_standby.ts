@@ -141,6 +141,7 @@ export class Standbys {
       held = await slot.make();
       const { child, forksAtSpawn } = await this.#host.startAhead(
         standby.prepare(held.procsFiles),
+        standby.runs,
       );
       const started: Standby = {
         key,

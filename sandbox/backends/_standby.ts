@@ -34,6 +34,12 @@ export interface LaunchStandby {
    * has not run the launch, which then starts as usual.
    */
   prepare(cgroupProcs: readonly string[]): Launch;
+  /**
+   * The programs the process started ahead runs unconfined besides its own
+   * before its call comes (bwrap, which a bwrap standby execs ahead): vetted
+   * with it when it starts, as a call's runners are at its launch.
+   */
+  runs?: readonly string[];
   /** What a standby is told to run this launch with `rlimits` (read to the end of its stdin). */
   input(rlimits: ResourceLimits): Uint8Array;
   /**

@@ -9,6 +9,9 @@ import { runtime } from "../../runtime/mod.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import type { CgroupSlot } from "../../engine/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
+import { type AheadParts, startAhead } from "../../engine/_ahead.ts";
+import { resolveConfig } from "../../engine/mod.ts";
+import { BashSpawnError } from "../../seam/mod.ts";
 import { withPlan } from "./_plan.ts";
 import { it } from "../local/_executor.ts";
 
@@ -16,6 +19,40 @@ const support = cgroupSupport();
 const noCgroup = "unavailable" in support.processes
   ? `no cgroup for "processes" here: ${support.processes.unavailable}`
   : undefined;
+
+describe("a process started ahead", () => {
+  it("vets what it runs unconfined besides its own program, and spawns nothing when one is refused", async () => {
+    const vetted: string[][] = [];
+    const spawned: string[] = [];
+    const config = resolveConfig({});
+    const parts: AheadParts = {
+      config: () => ({
+        ...config,
+        runtime: {
+          ...runtime,
+          spawn: (request) => {
+            spawned.push(request.program);
+            return runtime.spawn(request);
+          },
+        },
+      }),
+      watchdog: () => null,
+      control: () => {
+        throw new Error("nothing was spawned to control");
+      },
+      disposed: () => false,
+      vet: (programs) => {
+        vetted.push([...programs]);
+        if (programs.includes("/planted/bwrap")) throw new BashSpawnError("refused");
+      },
+    };
+    const launch = { program: "/usr/bin/bash", args: ["-c", "true"], cwd: "/", env: {} };
+    await assert.rejects(startAhead(parts, launch, ["/planted/bwrap"]), /refused/);
+    assert.deepEqual(spawned, []);
+    assert.deepEqual(vetted.length, 1);
+    assert.ok(vetted[0]!.includes("/usr/bin/bash") && vetted[0]!.includes("/planted/bwrap"));
+  });
+});
 
 describe("a plan's process started ahead", () => {
   it("spawns the cold launch when takeAhead takes none, and calls afterSettle after the result", async () => {

@@ -707,6 +707,8 @@ describe("what a new executor runs before any call", () => {
           error.message.includes(`install "${planted}" elsewhere`) &&
           error.attempts[0]?.reason === status?.reason,
       );
+      // Disposal awaits what the executor started ahead (a standby execs bwrap as it starts).
+      await executor[Symbol.asyncDispose]();
       assert.equal(existsSync(canary), false, "a planted program ran unconfined");
     });
   }

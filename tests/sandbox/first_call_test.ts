@@ -48,15 +48,21 @@ const BROKEN = "echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1"
 /**
  * A fake bwrap first on a search path: a call's launch touches `called`,
  * then does `call`; the probe waits until `release` exists (for at most
- * 10 s, then fails as held), then does `probe`.
+ * 10 s, then fails as held), then does `probe`. Given `--args 4` (a
+ * standby's), it first reads its options there to their end, as bwrap
+ * does before anything else (so a standby's waits for its call), and
+ * gives them on to what `call` runs on descriptor 4 again.
  */
 function heldBwrap(workspace: Workspace, { probe, call }: FakeBwrap) {
   const called = join(workspace.base, "called");
   const release = join(workspace.base, "release");
+  const options = join(workspace.base, "options");
   const dir = fakeProgram(
     workspace,
     "bwrap",
-    `case "$*" in *shellseam-strays*) touch '${called}'; ${call} ;; esac; i=0; ` +
+    `[ "$1" = --args ] && [ "$2" = 4 ] && { o=$(mktemp '${options}.XXXXXX'); cat <&4 >"$o"; ` +
+      `exec 4<"$o"; }; ` +
+      `case "$*" in *shellseam-strays*) touch '${called}'; ${call} ;; esac; i=0; ` +
       `while [ ! -e '${release}' ]; do i=$((i+1)); ` +
       `[ $i -gt 500 ] && { echo 'bwrap: the probe was held' >&2; exit 1; }; sleep 0.02; done; ` +
       probe,

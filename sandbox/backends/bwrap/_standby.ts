@@ -96,6 +96,8 @@ export function bwrapStandby(
   const filter = filters?.[socketRule(policy)];
   return {
     key: `bwrap ${bwrap} ${bash} ${filter === undefined ? "-" : socketRule(policy)}`,
+    // Exec'd as the standby starts, before any call's launch is vetted.
+    runs: [bwrap],
     prepare: (cgroupProcs) => ({
       program: bash,
       args: [

@@ -127,6 +127,8 @@ describe("the bwrap backend", () => {
     const bashLaunch = { ...launch("/srv/ws"), args: ["--norc", "--noprofile", "-c", "echo hi"] };
     const standby = backend.standby!(bashLaunch, policy({}))!;
     const prepared = standby.prepare(["/cg/1/cgroup.procs"]);
+    // It execs bwrap as it starts, before any call's runners are vetted: vetted at its start.
+    assert.deepEqual(standby.runs, [findOnPath("bwrap", process.env.PATH)]);
     // A bash whose stdin is a socket (Node's piped stdin) reads ~/.bashrc without --norc.
     assert.deepEqual(prepared.args.slice(0, 4), ["--norc", "--noprofile", "-p", "-c"]);
     assert.deepEqual(prepared.env, {});
