@@ -67,8 +67,8 @@ export interface ConfinerHost {
    * Spawns `launch` ahead of a call, in a session of its own with stdin
    * piped, known to the watchdog (which ends it with the host), and unref'd;
    * `forksAtSpawn` is `forkCount()` just after the spawn. `runs` are the
-   * programs it runs unconfined besides its own before any call (bwrap, for
-   * a bwrap standby), vetted with it. Rejects with `BashSpawnError` once the
+   * programs it runs unconfined besides its own before any call (a sandbox
+   * program it execs at once, say), vetted with it. Rejects with `BashSpawnError` once the
    * executor is disposed, or when one of them must not run outside any
    * sandbox now. A plan hands it to the engine by `LaunchPlan.takeAhead`;
    * one no call takes goes by {@linkcode ConfinerHost.endAhead}.
