@@ -21,11 +21,9 @@ export interface FileState extends FolderState {
   nlink: number;
 }
 
-/** What is at a path, never following a symlink: its kind, device and inode. */
-export interface PathState {
+/** What is at a path, never following a symlink: its kind, device, inode and times. */
+export interface PathState extends FolderState {
   kind: "directory" | "file" | "symlink" | "other";
-  dev: number;
-  ino: number;
 }
 
 /** Deno's `lstat` of `path`, or undefined when nothing is there (a file on the way counts as nothing). */
@@ -62,7 +60,13 @@ function denoPathState(path: string): PathState | undefined {
     : info.isSymlink
     ? "symlink"
     : "other";
-  return { kind, dev: info.dev, ino: info.ino ?? NaN };
+  return {
+    kind,
+    dev: info.dev,
+    ino: info.ino ?? NaN,
+    mtimeMs: info.mtime?.getTime() ?? NaN,
+    ctimeMs: info.ctime?.getTime() ?? NaN,
+  };
 }
 
 function nodePathState(path: string): PathState | undefined {
@@ -75,7 +79,7 @@ function nodePathState(path: string): PathState | undefined {
     : stat.isSymbolicLink()
     ? "symlink"
     : "other";
-  return { kind, dev: stat.dev, ino: stat.ino };
+  return { kind, dev: stat.dev, ino: stat.ino, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
 /**

@@ -195,6 +195,8 @@ export class SandboxConfiner implements Confiner {
     if (backend === undefined || launch === undefined || this.#stopped) return;
     const standby = backend.standby?.(launch, await this.#confinement.confine(policy));
     if (standby === undefined) return;
+    // Not set up ahead: a call's own plan (its walk, its hidden folders) would differ from it.
+    delete standby.setUp;
     const slot = await this.#host.cgroupSlot(callDefaultLimits(true, this.#host.config.limits));
     if (slot !== undefined && !this.#stopped) await this.#standbys.prepare(slot, standby);
   }

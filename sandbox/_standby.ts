@@ -10,6 +10,7 @@
  * @module
  */
 import { rmSync } from "node:fs";
+import { clearTimeout as clearUnrefTimeout, setTimeout as setUnrefTimeout } from "node:timers";
 import type { ResourceLimits } from "../seam/mod.ts";
 import type { SpawnedChild } from "../runtime/mod.ts";
 import {
@@ -19,7 +20,8 @@ import {
   type ConfinerHost,
   type StartedAhead,
 } from "../engine/mod.ts";
-import type { LaunchStandby } from "./backends/mod.ts";
+import type { LaunchStandby, SetUpLaunch } from "./backends/mod.ts";
+import { PathBindings } from "./_path_bindings.ts";
 
 /** A started standby, waiting for its input. */
 interface Standby {
@@ -34,6 +36,20 @@ interface Standby {
   readonly forksAtSpawn: number | null;
   /** The file it reports its namespace's count to (see `LaunchStandby.strayReport`), if any. */
   readonly strayReport: string | undefined;
+  /**
+   * Set up ahead (see `LaunchStandby.setUp`): the options it was set up
+   * with, and the names on the way to the paths they rely on as they were
+   * before it started.
+   */
+  readonly setUp?: { readonly options: string; readonly bindings: PathBindings };
+  /** Its stdin's writer, taken when it was started with input of its own (its setup's). */
+  readonly writer?: WritableStreamDefaultWriter<Uint8Array>;
+}
+
+/** A setup to make ahead, with the bindings of its paths taken before it starts. */
+interface ReadySetUp {
+  launch: SetUpLaunch;
+  bindings: PathBindings;
 }
 
 /** What the standbys use of the engine: how to start and end a process ahead. */
@@ -50,6 +66,10 @@ export class Standbys {
   /** The standbys starting, by key: each resolves once it waits (or failed to start). */
   readonly #starting = new Map<string, Promise<void>>();
   readonly #exited = new WeakSet<SpawnedChild>();
+  /** By key: a later try at a setup whose paths changed within the last second (see `prepare`). */
+  readonly #retries = new Map<string, ReturnType<typeof setUnrefTimeout>>();
+  /** How many launches ran in a standby set up ahead (tests read it). */
+  #setUpRuns = 0;
   /** Starts and removals under way, which disposal awaits. */
   readonly #pending = new Set<Promise<void>>();
   #disposed = false;
@@ -88,13 +108,20 @@ export class Standbys {
       this.#putBack(waiting);
       return undefined;
     }
+    const input = this.#inputFor(waiting, standby, rlimits);
+    if (input === undefined) {
+      // Set up otherwise than this launch would be now: it can run no launch of this kind.
+      this.#drop(waiting);
+      return undefined;
+    }
     try {
       waiting.cgroup.setLimits(slot.limits);
     } catch {
       this.#drop(waiting);
       return undefined;
     }
-    const start = await this.#hand(waiting, standby.input(rlimits), signal);
+    const start = await this.#hand(waiting, input, signal);
+    if (start !== undefined && waiting.setUp !== undefined) this.#setUpRuns++;
     return start === undefined ? undefined : {
       child: start.child,
       cgroup: waiting.cgroup,
@@ -104,23 +131,72 @@ export class Standbys {
   }
 
   /**
+   * What `waiting` is told to run `standby`'s launch with `rlimits`, or
+   * undefined when it must not run it. One set up ahead runs it only when
+   * its setup is the one the launch would make now: the same options
+   * (mounts, environment, working folder), and every name on the way to the
+   * paths they rely on unchanged since before it started (see `PathBindings`).
+   */
+  #inputFor(
+    waiting: Standby,
+    standby: LaunchStandby,
+    rlimits: ResourceLimits,
+  ): Uint8Array | undefined {
+    if (waiting.setUp === undefined) return standby.input(rlimits);
+    const setUp = standby.setUp?.();
+    return setUp !== undefined && setUp.options === waiting.setUp.options &&
+        waiting.setUp.bindings.hold()
+      ? setUp.input(rlimits)
+      : undefined;
+  }
+
+  /** How many launches ran in a standby set up ahead so far. */
+  get setUpRuns(): number {
+    return this.#setUpRuns;
+  }
+
+  /**
    * Starts a standby for `standby`'s launches in cgroups of `slot`'s kind,
-   * unless one waits for such launches or is starting for that kind. One
-   * waiting for other launches (another socket rule, say) is ended first:
-   * the last call's launch is the likeliest next one. Failing, it leaves
-   * nothing behind (the next command starts as usual).
+   * unless one waits for such launches or is starting for that kind. With
+   * its `setUp`, it is set up ahead (see `LaunchStandby.setUp`) when every
+   * name on the way to the setup's paths is vouched for by times settled
+   * (see `PathBindings`); otherwise it waits for its options, and a later
+   * try, once they are settled, sets one up in its place if no call took
+   * it. One waiting for other launches (another socket rule, say), or set
+   * up otherwise, is ended first: the last call's launch is the likeliest
+   * next one. Failing, it leaves nothing behind (the next command starts as
+   * usual).
    */
   prepare(slot: CgroupSlot, standby: LaunchStandby): Promise<void> {
     const { key } = slot;
+    clearUnrefTimeout(this.#retries.get(key));
+    this.#retries.delete(key);
+    const launch = standby.setUp?.();
+    const taken = launch === undefined ? undefined : PathBindings.take(launch.paths);
+    const ready = launch !== undefined && taken instanceof PathBindings
+      ? { launch, bindings: taken }
+      : undefined;
     const waiting = this.#waiting.get(key);
-    if (waiting !== undefined && waiting.launchKey !== standby.key) {
+    const fits = waiting !== undefined && waiting.launchKey === standby.key &&
+      (waiting.setUp === undefined
+        ? ready === undefined
+        : waiting.setUp.options === launch?.options);
+    if (waiting !== undefined && !fits) {
       this.#waiting.delete(key);
       this.#drop(waiting);
     }
-    if (this.#disposed || this.#waiting.has(key) || this.#starting.has(key)) {
-      return Promise.resolve();
+    if (this.#disposed) return Promise.resolve();
+    // Waiting for its options (or about to): set up in its place once its paths' times are settled.
+    if (taken !== undefined && !(taken instanceof PathBindings) && !(fits && waiting.setUp)) {
+      const retry = setUnrefTimeout(() => {
+        this.#retries.delete(key);
+        void this.prepare(slot, standby);
+      }, Math.max(0, taken.settlesAt - Date.now()) + 1);
+      retry.unref();
+      this.#retries.set(key, retry);
     }
-    const starting = this.#track(this.#start(slot, standby));
+    if (this.#waiting.has(key) || this.#starting.has(key)) return Promise.resolve();
+    const starting = this.#track(this.#start(slot, standby, ready));
     this.#starting.set(key, starting);
     return starting;
   }
@@ -128,21 +204,25 @@ export class Standbys {
   /** Kills every waiting standby; none is started afterwards. */
   async dispose(): Promise<void> {
     this.#disposed = true;
+    for (const retry of this.#retries.values()) clearUnrefTimeout(retry);
+    this.#retries.clear();
     const waiting = [...this.#waiting.values()];
     this.#waiting.clear();
     for (const standby of waiting) this.#drop(standby);
     while (this.#pending.size > 0) await Promise.allSettled(this.#pending);
   }
 
-  async #start(slot: CgroupSlot, standby: LaunchStandby): Promise<void> {
+  async #start(
+    slot: CgroupSlot,
+    standby: LaunchStandby,
+    ready: ReadySetUp | undefined,
+  ): Promise<void> {
     const { key } = slot;
     let held: CommandCgroup | undefined;
     try {
       held = await slot.make();
-      const { child, forksAtSpawn } = await this.#host.startAhead(
-        standby.prepare(held.procsFiles),
-        standby.runs,
-      );
+      const launch = ready?.launch.prepare(held.procsFiles) ?? standby.prepare(held.procsFiles);
+      const { child, forksAtSpawn } = await this.#host.startAhead(launch, standby.runs);
       const started: Standby = {
         key,
         launchKey: standby.key,
@@ -150,7 +230,19 @@ export class Standbys {
         cgroup: held,
         forksAtSpawn,
         strayReport: standby.strayReport?.(child.pid),
+        ...(launch.input === undefined
+          ? {}
+          : { writer: (child.stdin as WritableStream<Uint8Array>).getWriter() }),
+        ...(ready === undefined
+          ? {}
+          : { setUp: { options: ready.launch.options, bindings: ready.bindings } }),
       };
+      if (launch.input !== undefined) {
+        // Its setup's options, read before it waits; the call's input follows on the same writer.
+        started.writer?.write(launch.input).catch(() => {
+          // Gone: its exit drops it.
+        });
+      }
       child.exited.then(() => {
         this.#exited.add(child);
         if (this.#waiting.get(key) === started) {
@@ -188,7 +280,7 @@ export class Standbys {
   ): Promise<{ child: SpawnedChild; started: boolean } | undefined> {
     const { child } = standby;
     child.ref();
-    const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
+    const writer = standby.writer ?? (child.stdin as WritableStream<Uint8Array>).getWriter();
     // Not awaited: one that reads none of it is found below, by the wait for its first byte.
     writer.write(input).then(() => writer.close()).catch(() => {
       // Gone: its stdout ends, which the wait below sees.
@@ -212,6 +304,8 @@ export class Standbys {
 
   #drop(standby: Standby): Promise<void> {
     return this.#track((async () => {
+      // Its stdin is aborted with it.
+      standby.writer?.releaseLock();
       await this.#host.endAhead(standby.child);
       // Nothing was counted in it: no call reads it.
       if (standby.strayReport !== undefined) rmSync(standby.strayReport, { force: true });
