@@ -110,6 +110,8 @@ export class SandboxConfiner implements Confiner {
   #stopped = false;
   /** Set once a call was planned: its own walk lists what a walk ahead would. */
   #planned = false;
+  /** How many calls' plans offered a standby so far: their order (see `Standbys.prepare`). */
+  #plans = 0;
 
   /** Checks the default policy against the spill folder; throws `BashConfigError` if a root holds it. */
   constructor(options: ConfinerOptions, host: ConfinerHost) {
@@ -478,18 +480,19 @@ export class SandboxConfiner implements Confiner {
     const slot = limits.cgroups;
     if (standby === undefined || slot === undefined) return {};
     const stdinNull = spec.stdin === undefined && spec.keepStdinOpen !== true;
+    const order = ++this.#plans;
     return {
       ...(stdinNull
         ? {
           takeAhead: async (signal) => {
             const ahead = await this.#standbys.take(slot, standby, limits.rlimits, signal);
             if (ahead !== undefined) taken(ahead.child.pid);
-            void this.#standbys.prepare(slot, standby);
+            void this.#standbys.prepare(slot, standby, order);
             return ahead;
           },
         }
         : {}),
-      afterSettle: () => void this.#standbys.prepare(slot, standby),
+      afterSettle: () => void this.#standbys.prepare(slot, standby, order),
     };
   }
 

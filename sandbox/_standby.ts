@@ -66,10 +66,11 @@ export class Standbys {
   /** The standbys starting, by key: each resolves once it waits (or failed to start). */
   readonly #starting = new Map<string, Promise<void>>();
   readonly #exited = new WeakSet<SpawnedChild>();
+  /** By key: the `order` of the last `prepare`, whose launch is the likeliest next one. */
+  readonly #orders = new Map<string, number>();
   /** By key: a later try at a setup whose paths changed within the last second (see `prepare`). */
   readonly #retries = new Map<string, ReturnType<typeof setUnrefTimeout>>();
-  /** How many launches ran in a standby set up ahead (tests read it). */
-  #setUpRuns = 0;
+
   /** Starts and removals under way, which disposal awaits. */
   readonly #pending = new Set<Promise<void>>();
   #disposed = false;
@@ -121,7 +122,6 @@ export class Standbys {
       return undefined;
     }
     const start = await this.#hand(waiting, input, signal);
-    if (start !== undefined && waiting.setUp !== undefined) this.#setUpRuns++;
     return start === undefined ? undefined : {
       child: start.child,
       cgroup: waiting.cgroup,
@@ -150,11 +150,6 @@ export class Standbys {
       : undefined;
   }
 
-  /** How many launches ran in a standby set up ahead so far. */
-  get setUpRuns(): number {
-    return this.#setUpRuns;
-  }
-
   /**
    * Starts a standby for `standby`'s launches in cgroups of `slot`'s kind,
    * unless one waits for such launches or is starting for that kind. With
@@ -164,11 +159,16 @@ export class Standbys {
    * try, once they are settled, sets one up in its place if no call took
    * it. One waiting for other launches (another socket rule, say), or set
    * up otherwise, is ended first: the last call's launch is the likeliest
-   * next one. Failing, it leaves nothing behind (the next command starts as
-   * usual).
+   * next one (by `order`: the calls' in the order they were planned; a
+   * lower one than the last does nothing). Failing, it leaves nothing
+   * behind (the next command starts as usual).
    */
-  prepare(slot: CgroupSlot, standby: LaunchStandby): Promise<void> {
+  prepare(slot: CgroupSlot, standby: LaunchStandby, order = 0): Promise<void> {
     const { key } = slot;
+    // A call that settles after a later one started (an agent's next call may come before the
+    // last one's settling is done) does not replace the later one's standby.
+    if (order < (this.#orders.get(key) ?? 0)) return Promise.resolve();
+    this.#orders.set(key, order);
     clearUnrefTimeout(this.#retries.get(key));
     this.#retries.delete(key);
     const launch = standby.setUp?.();
@@ -190,7 +190,7 @@ export class Standbys {
     if (taken !== undefined && !(taken instanceof PathBindings) && !(fits && waiting.setUp)) {
       const retry = setUnrefTimeout(() => {
         this.#retries.delete(key);
-        void this.prepare(slot, standby);
+        void this.prepare(slot, standby, order);
       }, Math.max(0, taken.settlesAt - Date.now()) + 1);
       retry.unref();
       this.#retries.set(key, retry);
