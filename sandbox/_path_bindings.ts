@@ -8,9 +8,17 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { type PathState, pathState } from "../runtime/mod.ts";
 import { settledSince } from "../engine/mod.ts";
+
+/**
+ * How far the kernel's clock for file times may lag the one `Date.now()`
+ * reads: a tick (10 ms at HZ 100), twice. A change made the moment after a
+ * time counted as settled could otherwise be stamped with the second before.
+ */
+const CLOCK_LAG_MS = 20;
 
 /** What a name named when the bindings were taken, and whether its times vouch for it. */
 interface Bound {
@@ -36,23 +44,40 @@ interface Bound {
  * same second could leave it as it was; and a reused inode number comes
  * with a new change time. This relies on the kernel stamping the times, as
  * the protected-path walk does (Linux's local file systems).
+ *
+ * The host's mount table must be as it was too: a sandbox's copy of it
+ * follows the host's only where the host's mounts propagate (systemd makes
+ * them shared; a private one does not), and a mount on the way changes
+ * what a name resolves to.
  */
 export class PathBindings {
   readonly #bound: ReadonlyMap<string, Bound>;
+  readonly #mounts: string;
 
-  private constructor(bound: ReadonlyMap<string, Bound>) {
+  private constructor(bound: ReadonlyMap<string, Bound>, mounts: string) {
     this.#bound = bound;
+    this.#mounts = mounts;
   }
 
   /**
    * The bindings of every name on the way to each of `paths` (absolute),
    * taken now; or, when some name is vouched for by no settled time (it or
    * its folder changed within the last second), the time after which it
-   * may be (for a later try).
+   * may be (for a later try); undefined when they cannot be told (a path
+   * that cannot be looked at, no mount table).
    */
-  static take(paths: Iterable<string>): PathBindings | { settlesAt: number } {
+  static take(paths: Iterable<string>): PathBindings | { settlesAt: number } | undefined {
+    try {
+      return PathBindings.#take(paths);
+    } catch {
+      return undefined;
+    }
+  }
+
+  static #take(paths: Iterable<string>): PathBindings | { settlesAt: number } {
     // Read before the first look: a change from then on gives other times than those seen.
     const now = Date.now();
+    const mounts = mountTable();
     const bound = new Map<string, Bound>();
     let settlesAt = 0;
     const look = (path: string): Bound | undefined => {
@@ -65,7 +90,7 @@ export class PathBindings {
         if (above === undefined || above.state === null) return undefined;
       }
       const state = pathState(path) ?? null;
-      const after = state === null ? 0 : settledSince(state.mtimeMs, state.ctimeMs);
+      const after = state === null ? 0 : settledSince(state.mtimeMs, state.ctimeMs) + CLOCK_LAG_MS;
       const found = { state, settled: after < now };
       bound.set(path, found);
       if (state !== null && parent !== path && !found.settled) {
@@ -74,14 +99,17 @@ export class PathBindings {
           const folderState = folder.state as PathState;
           settlesAt = Math.max(
             settlesAt,
-            Math.min(after, settledSince(folderState.mtimeMs, folderState.ctimeMs)),
+            Math.min(
+              after,
+              settledSince(folderState.mtimeMs, folderState.ctimeMs) + CLOCK_LAG_MS,
+            ),
           );
         }
       }
       return found;
     };
     for (const path of paths) look(path);
-    return settlesAt > 0 ? { settlesAt } : new PathBindings(bound);
+    return settlesAt > 0 ? { settlesAt } : new PathBindings(bound, mounts);
   }
 
   /**
@@ -89,6 +117,16 @@ export class PathBindings {
    * taken, and could not have named anything else meanwhile (see the class).
    */
   hold(): boolean {
+    try {
+      return this.#hold();
+    } catch {
+      // What cannot be looked at cannot be vouched for.
+      return false;
+    }
+  }
+
+  #hold(): boolean {
+    if (mountTable() !== this.#mounts) return false;
     const now = new Map<string, PathState | null>();
     const stateOf = (path: string): PathState | null => {
       let state = now.get(path);
@@ -119,4 +157,9 @@ export class PathBindings {
 function same(a: PathState, b: PathState | null): boolean {
   return b !== null && a.kind === b.kind && a.dev === b.dev && a.ino === b.ino &&
     a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
+
+/** The host's mount table, as this process sees it. */
+function mountTable(): string {
+  return readFileSync("/proc/self/mountinfo", "utf8");
 }

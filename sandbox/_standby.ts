@@ -143,7 +143,7 @@ export class Standbys {
     rlimits: ResourceLimits,
   ): Uint8Array | undefined {
     if (waiting.setUp === undefined) return standby.input(rlimits);
-    const setUp = standby.setUp?.();
+    const setUp = setUpOf(standby);
     return setUp !== undefined && setUp.options === waiting.setUp.options &&
         waiting.setUp.bindings.hold()
       ? setUp.input(rlimits)
@@ -171,7 +171,7 @@ export class Standbys {
     this.#orders.set(key, order);
     clearUnrefTimeout(this.#retries.get(key));
     this.#retries.delete(key);
-    const launch = standby.setUp?.();
+    const launch = setUpOf(standby);
     const taken = launch === undefined ? undefined : PathBindings.take(launch.paths);
     const ready = launch !== undefined && taken instanceof PathBindings
       ? { launch, bindings: taken }
@@ -317,5 +317,18 @@ export class Standbys {
     const tracked = work.catch(() => {}).finally(() => this.#pending.delete(tracked));
     this.#pending.add(tracked);
     return tracked;
+  }
+}
+
+/**
+ * `standby`'s setup as it would be made now, or undefined when it has none
+ * or it cannot be told (a path that cannot be looked at): the launch then
+ * starts as usual, and says what fails.
+ */
+function setUpOf(standby: LaunchStandby): SetUpLaunch | undefined {
+  try {
+    return standby.setUp?.();
+  } catch {
+    return undefined;
   }
 }

@@ -146,6 +146,25 @@ describe("a bwrap standby set up ahead", () => {
     assert.equal(attack.which, "other");
   });
 
+  it("masks a secret replaced by a rename since it was set up", { skip }, async () => {
+    using workspace = tempWorkspace();
+    // Outside every writable root: only the host writes it (an editor or a login, by a rename).
+    const secret = join(workspace.base, "token");
+    writeFileSync(secret, "one\n");
+    await using executor = executorFor("bwrap", workspace, {
+      defaultMode: "workspace-write",
+      denyRead: [secret],
+    });
+    await run(executor, "true");
+    await setUpWaits();
+    writeFileSync(`${secret}.new`, "two\n");
+    renameSync(`${secret}.new`, secret);
+    const attack = await run(executor, `cat ${secret}`);
+    assert.match(attack.stderr, /Permission denied/);
+    assert.doesNotMatch(attack.stdout, /two/);
+    assert.equal(attack.which, "other");
+  });
+
   it("covers a protected file replaced by a rename since it was set up", { skip }, async () => {
     using workspace = tempWorkspace();
     const envrc = join(workspace.root, ".envrc");
