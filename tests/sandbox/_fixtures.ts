@@ -333,12 +333,12 @@ export function setUpStandbys(host: number = process.pid): number[] {
 }
 
 /**
- * The standbys of this process's executors: a bwrap waiting for its options
- * or set up ahead, or a launcher.
+ * The standbys of the executors of the process `host` (by default this
+ * one): a bwrap waiting for its options or set up ahead, or a launcher.
  */
-export const standbys = (backend: "bwrap" | "landlock"): number[] => [
-  ...processesWith(STANDBY_TOKENS[backend]).filter((pid) => isStandbyOf(backend, pid, process.pid)),
-  ...(backend === "bwrap" ? setUpStandbys() : []),
+export const standbys = (backend: "bwrap" | "landlock", host: number = process.pid): number[] => [
+  ...processesWith(STANDBY_TOKENS[backend]).filter((pid) => isStandbyOf(backend, pid, host)),
+  ...(backend === "bwrap" ? setUpStandbys(host) : []),
 ];
 
 /**
@@ -370,6 +370,22 @@ export async function oneStandby(backend: "bwrap" | "landlock", not?: number): P
     assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
     await pause(20);
   }
+}
+
+/**
+ * The standby of this process's executors once it stays as it is, and its
+ * pid: under bwrap, one set up ahead (a standby waiting for its options
+ * gives way to one once the times of its paths are settled, a second after
+ * they last changed); under Landlock, the launcher.
+ */
+export async function settledStandby(backend: "bwrap" | "landlock"): Promise<number> {
+  if (backend === "landlock") return await oneStandby(backend);
+  await until(
+    () => setUpStandbys().length === 1 && standbys(backend).length === 1,
+    30_000,
+    "a standby set up ahead",
+  );
+  return setUpStandbys()[0] as number;
 }
 
 /** A runtime that records the pid and command line of every spawn. */

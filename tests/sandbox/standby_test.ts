@@ -14,6 +14,7 @@ import {
   probeHere,
   readingInput,
   SANDBOX_BACKENDS_HERE,
+  settledStandby,
   skipUnless,
   STANDBY_TOKENS,
   standbys,
@@ -82,11 +83,12 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
         assert.equal(standbys(backend).length, 1);
         // One that died while waiting is dropped (bwrap's with its report file, which no call
         // reads); the next command starts as usual.
-        const dead = await oneStandby(backend);
+        const dead = await settledStandby(backend);
         let report: string | undefined;
         if (backend === "bwrap") {
-          await readingInput(dead, 4);
-          report = readlinkSync(`/proc/${dead}/fd/9`);
+          // Set up ahead: its reporter, bwrap's child, holds the report file.
+          const [reporter] = readFileSync(`/proc/${dead}/task/${dead}/children`, "utf8").split(" ");
+          report = readlinkSync(`/proc/${reporter}/fd/9`);
           assert.ok(existsSync(report), report);
         }
         process.kill(dead, "SIGKILL");
@@ -215,13 +217,15 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
       const socket = {
         command: "python3 -c 'import socket; socket.socket(); print(\"made\")' 2>&1 | tail -n 1",
       };
+      // The first call's standby, started at construction, waits for its options. Its
+      // descriptors once bwrap waits for them: stdio, the one filter's pipe (each filter held
+      // costs a fork), the options' pipe and the report file. Before that, it still holds what
+      // it inherited.
+      const first = await oneStandby(backend);
+      await readingInput(first, 4);
+      assert.deepEqual(readdirSync(`/proc/${first}/fd`).sort(), ["0", "1", "2", "3", "4", "9"]);
       await executor.run({ command: "true" });
-      const denying = await oneStandby(backend);
-      // Its descriptors once bwrap waits for its options: stdio, the one filter's pipe
-      // (each filter held costs a fork), the options' pipe and the report file. Before
-      // that, it still holds what it inherited.
-      await readingInput(denying, 4);
-      assert.deepEqual(readdirSync(`/proc/${denying}/fd`).sort(), ["0", "1", "2", "3", "4", "9"]);
+      const denying = await settledStandby(backend);
       // Another rule's call starts as usual; a standby for that rule takes the place.
       const cold = await executor.run({ ...socket, sandboxPolicy: policy("allow") });
       assert.equal(cold.stdout.text, "made\n", cold.stderr.text);
