@@ -487,7 +487,8 @@ export class SandboxConfiner implements Confiner {
           takeAhead: async (signal) => {
             const ahead = await this.#standbys.take(slot, standby, limits.rlimits, signal);
             if (ahead !== undefined) taken(ahead.child.pid);
-            void this.#standbys.prepare(slot, standby, order);
+            // Set up once the command settled: bwrap's mounts, made while it runs, would slow it.
+            void this.#standbys.prepare(slot, standby, order, false);
             return ahead;
           },
         }

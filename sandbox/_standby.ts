@@ -11,11 +11,15 @@
  * mounts made with the last call's options, its reporter waiting for the
  * command alone). A call takes it only when its own options are the same,
  * byte for byte, and nothing the mounts rely on changed since before it
- * started (`PathBindings`); otherwise the call starts cold. What it buys,
- * measured on 2 busy cores (one process alternating this and the standby
- * that waits for its options, 200 ms between calls, a clone of this
- * repository): a warm `run("true")` took 0.60 of the time (median, 30 vs
- * 50 ms), `touch f; mktemp` 0.75; the check costs about 0.25 ms a call.
+ * started (`PathBindings`); otherwise the call starts cold. It is set up
+ * once the last command settled, never while it runs: bwrap's mounts made
+ * then took the cores from the command (the agent session below gained
+ * nothing). What it buys, measured on 2 busy cores in one process
+ * alternating this and the standby that waits for its options, in a clone
+ * of this repository: a warm `run("true")` took 0.66 to 0.74 of the time
+ * (median, 300 ms between calls), the bench's agent session of 42 commands
+ * 0.90 (1 s between commands) and 0.89 back to back; the checks cost about
+ * 0.25 ms a call.
  *
  * @module
  */
@@ -170,10 +174,17 @@ export class Standbys {
    * it. One waiting for other launches (another socket rule, say), or set
    * up otherwise, is ended first: the last call's launch is the likeliest
    * next one (by `order`: the calls' in the order they were planned; a
-   * lower one than the last does nothing). Failing, it leaves nothing
-   * behind (the next command starts as usual).
+   * lower one than the last does nothing). Without `setUp`, it only waits
+   * for its options (while a command runs: a setup made then takes the
+   * cores from it). Failing, it leaves nothing behind (the next command
+   * starts as usual).
    */
-  prepare(slot: CgroupSlot, standby: LaunchStandby, order = 0): Promise<void> {
+  prepare(
+    slot: CgroupSlot,
+    standby: LaunchStandby,
+    order = 0,
+    setUp: boolean = true,
+  ): Promise<void> {
     const { key } = slot;
     // A call that settles after a later one started (an agent's next call may come before the
     // last one's settling is done) does not replace the later one's standby.
@@ -181,7 +192,7 @@ export class Standbys {
     this.#orders.set(key, order);
     clearUnrefTimeout(this.#retries.get(key));
     this.#retries.delete(key);
-    const launch = setUpOf(standby);
+    const launch = setUp ? setUpOf(standby) : undefined;
     const taken = launch === undefined ? undefined : PathBindings.take(launch.paths);
     const ready = launch !== undefined && taken instanceof PathBindings
       ? { launch, bindings: taken }

@@ -101,9 +101,10 @@ describe("a bwrap standby set up ahead", () => {
     await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
     await run(executor, "true");
     await setUpWaits();
-    // It takes the standby; the one set up after it knows neither of what it makes.
+    // With stdin, it takes no standby: the one set up before knows neither of what it makes.
     const planter = await executor.start({
       command: "echo 'echo safe' > .envrc; mkdir -p n/.git/hooks; : > made; sleep 60",
+      stdin: "",
     });
     try {
       await until(() => existsSync(join(workspace.root, "made")), 30_000, "the plant");

@@ -15,6 +15,7 @@ import {
   readingInput,
   SANDBOX_BACKENDS_HERE,
   settledStandby,
+  setUpStandbys,
   skipUnless,
   STANDBY_TOKENS,
   standbys,
@@ -122,7 +123,14 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
       writeFileSync(join(workspace.root, "go"), "");
       const result = await call;
       assert.equal(result.exitCode, 0, "the command ended before another standby waited");
-      assert.deepEqual(standbys(backend), [next], "the one started meanwhile waits on");
+      if (backend === "landlock") {
+        assert.deepEqual(standbys(backend), [next], "the one started meanwhile waits on");
+      } else {
+        // It waits for its options (a setup made while the command runs would slow it); once
+        // the command settled, one set up ahead takes its place.
+        assert.ok(!setUpStandbys().includes(next), "set up while the command ran");
+        assert.notEqual(await settledStandby(backend), next);
+      }
     });
 
     it("gives a command the caller's variables named as the standby's own, warm as cold", {
