@@ -488,12 +488,12 @@ export class SandboxConfiner implements Confiner {
             const ahead = await this.#standbys.take(slot, standby, limits.rlimits, signal);
             if (ahead !== undefined) taken(ahead.child.pid);
             // Set up once the command settled: bwrap's mounts, made while it runs, would slow it.
-            void this.#standbys.prepare(slot, standby, order, false);
+            void this.#standbys.prepare(slot, standby, order, "no");
             return ahead;
           },
         }
         : {}),
-      afterSettle: () => void this.#standbys.prepare(slot, standby, order),
+      afterSettle: () => void this.#standbys.prepare(slot, standby, order, "later"),
     };
   }
 

@@ -12,14 +12,17 @@
  * command alone). A call takes it only when its own options are the same,
  * byte for byte, and nothing the mounts rely on changed since before it
  * started (`PathBindings`); otherwise the call starts cold. It is set up
- * once the last command settled, never while it runs: bwrap's mounts made
- * then took the cores from the command (the agent session below gained
- * nothing). What it buys, measured on 2 busy cores in one process
- * alternating this and the standby that waits for its options, in a clone
- * of this repository: a warm `run("true")` took 0.66 to 0.74 of the time
- * (median, 300 ms between calls), the bench's agent session of 42 commands
- * 0.90 (1 s between commands) and 0.89 back to back; the checks cost about
- * 0.25 ms a call.
+ * once the last command settled and no call came within `UPGRADE_DELAY_MS`,
+ * never while a command runs: bwrap's mounts made then took the cores from
+ * the command (the agent session below gained nothing), and calls made back
+ * to back take the standby that waits for its options as before. What it
+ * buys, measured on 2 busy cores in one process alternating this and the
+ * standby that waits for its options, in a clone of this repository: a
+ * warm `run("true")` took 0.74 of the time (median, 300 ms between calls),
+ * the bench's agent session of 42 commands 0.90 (1 s between commands); the
+ * checks cost about 0.25 ms a call. The cost: the standby that waited for
+ * its options until then is replaced (about 25 ms of CPU a call, spent
+ * between calls).
  *
  * @module
  */
@@ -59,6 +62,14 @@ interface Standby {
   /** Its stdin's writer, taken when it was started with input of its own (its setup's). */
   readonly writer?: WritableStreamDefaultWriter<Uint8Array>;
 }
+
+/**
+ * How long after a call settled a standby that waits for its options gives
+ * way to one set up ahead: a call made at once (back to back, or a batch of
+ * calls) takes the one that waits, and none is started for nothing (each
+ * costs a bash, a cgroup and bwrap's start).
+ */
+const UPGRADE_DELAY_MS = 20;
 
 /** A setup to make ahead, with the bindings of its paths taken before it starts. */
 interface ReadySetUp {
@@ -174,16 +185,18 @@ export class Standbys {
    * it. One waiting for other launches (another socket rule, say), or set
    * up otherwise, is ended first: the last call's launch is the likeliest
    * next one (by `order`: the calls' in the order they were planned; a
-   * lower one than the last does nothing). Without `setUp`, it only waits
-   * for its options (while a command runs: a setup made then takes the
-   * cores from it). Failing, it leaves nothing behind (the next command
-   * starts as usual).
+   * lower one than the last does nothing). With `setUp` "no", it only
+   * waits for its options (while a command runs: a setup made then takes
+   * the cores from it); with "later", one that waits for its options gives
+   * way to one set up ahead after `UPGRADE_DELAY_MS`, unless a call took it
+   * or another `prepare` came first. Failing, it leaves nothing behind (the
+   * next command starts as usual).
    */
   prepare(
     slot: CgroupSlot,
     standby: LaunchStandby,
     order = 0,
-    setUp: boolean = true,
+    setUp: "now" | "later" | "no" = "now",
   ): Promise<void> {
     const { key } = slot;
     // A call that settles after a later one started (an agent's next call may come before the
@@ -192,7 +205,15 @@ export class Standbys {
     this.#orders.set(key, order);
     clearUnrefTimeout(this.#retries.get(key));
     this.#retries.delete(key);
-    const launch = setUp ? setUpOf(standby) : undefined;
+    const there = this.#waiting.get(key);
+    if (
+      setUp === "later" && !this.#disposed && standby.setUp !== undefined &&
+      (this.#starting.has(key) || (there?.launchKey === standby.key && there.setUp === undefined))
+    ) {
+      this.#retry(key, () => this.prepare(slot, standby, order), Date.now() + UPGRADE_DELAY_MS);
+      return Promise.resolve();
+    }
+    const launch = setUp === "no" ? undefined : setUpOf(standby);
     const taken = launch === undefined ? undefined : PathBindings.take(launch.paths);
     const ready = launch !== undefined && taken instanceof PathBindings
       ? { launch, bindings: taken }
@@ -209,17 +230,22 @@ export class Standbys {
     if (this.#disposed) return Promise.resolve();
     // Waiting for its options (or about to): set up in its place once its paths' times are settled.
     if (taken !== undefined && !(taken instanceof PathBindings) && !(fits && waiting.setUp)) {
-      const retry = setUnrefTimeout(() => {
-        this.#retries.delete(key);
-        void this.prepare(slot, standby, order);
-      }, Math.max(0, taken.settlesAt - Date.now()) + 1);
-      retry.unref();
-      this.#retries.set(key, retry);
+      this.#retry(key, () => this.prepare(slot, standby, order), taken.settlesAt);
     }
     if (this.#waiting.has(key) || this.#starting.has(key)) return Promise.resolve();
     const starting = this.#track(this.#start(slot, standby, ready));
     this.#starting.set(key, starting);
     return starting;
+  }
+
+  /** Calls `prepare` at `time` (ms since the epoch), unless another `prepare` for `key` comes first. */
+  #retry(key: string, prepare: () => Promise<void>, time: number): void {
+    const retry = setUnrefTimeout(() => {
+      this.#retries.delete(key);
+      void prepare();
+    }, Math.max(0, time - Date.now()) + 1);
+    retry.unref();
+    this.#retries.set(key, retry);
   }
 
   /** Kills every waiting standby; none is started afterwards. */
