@@ -21,11 +21,16 @@ export interface FileState extends FolderState {
   nlink: number;
 }
 
-/** What is at a path, never following a symlink: its kind, device and inode. */
+/**
+ * What is at a path, never following a symlink: its kind, device and inode,
+ * and a regular file's state (see {@linkcode FileState}) from the same `lstat`.
+ */
 export interface PathState {
   kind: "directory" | "file" | "symlink" | "other";
   dev: number;
   ino: number;
+  /** A regular file's state, for a reader that would otherwise `lstat` it again. */
+  file?: FileState;
 }
 
 /** Deno's `lstat` of `path`, or undefined when nothing is there (a file on the way counts as nothing). */
@@ -55,6 +60,9 @@ function nodeLstat(path: string): Stats | undefined {
 function denoPathState(path: string): PathState | undefined {
   const info = denoLstat(path);
   if (info === undefined) return undefined;
+  if (info.isFile) {
+    return { kind: "file", dev: info.dev, ino: info.ino ?? NaN, file: denoFile(info) };
+  }
   const kind = info.isDirectory
     ? "directory"
     : info.isFile
@@ -68,6 +76,7 @@ function denoPathState(path: string): PathState | undefined {
 function nodePathState(path: string): PathState | undefined {
   const stat = nodeLstat(path);
   if (stat === undefined) return undefined;
+  if (stat.isFile()) return { kind: "file", dev: stat.dev, ino: stat.ino, file: nodeFile(stat) };
   const kind = stat.isDirectory()
     ? "directory"
     : stat.isFile()
@@ -123,9 +132,8 @@ export const folderState: (path: string) => FolderState | undefined = "Deno" in 
   ? denoFolderState
   : nodeFolderState;
 
-function denoFileState(path: string): FileState | undefined {
-  const info = denoLstat(path);
-  if (info === undefined || !info.isFile) return undefined;
+/** A regular file's state as Deno's `lstat` gave it. */
+function denoFile(info: Deno.FileInfo): FileState {
   return {
     dev: info.dev,
     ino: info.ino ?? NaN,
@@ -136,11 +144,20 @@ function denoFileState(path: string): FileState | undefined {
   };
 }
 
-function nodeFileState(path: string): FileState | undefined {
-  const stat = nodeLstat(path);
-  if (stat === undefined || !stat.isFile()) return undefined;
+/** A regular file's state as Node's `lstat` gave it. */
+function nodeFile(stat: Stats): FileState {
   const { dev, ino, mtimeMs, ctimeMs, size, nlink } = stat;
   return { dev, ino, mtimeMs, ctimeMs, size, nlink };
+}
+
+function denoFileState(path: string): FileState | undefined {
+  const info = denoLstat(path);
+  return info === undefined || !info.isFile ? undefined : denoFile(info);
+}
+
+function nodeFileState(path: string): FileState | undefined {
+  const stat = nodeLstat(path);
+  return stat === undefined || !stat.isFile() ? undefined : nodeFile(stat);
 }
 
 /**

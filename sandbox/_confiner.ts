@@ -291,7 +291,9 @@ export class SandboxConfiner implements Confiner {
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
     const ownReal = existingRealpath(own) ?? own;
     const parents = this.#privateParents.of(dirname(dirname(ownReal)));
-    const holdsNoRoot = (dir: string) => !roots.some((root) => isBeneath(canonicalPath(root), dir));
+    // Resolved once for every folder below (each resolve is a system call a path component).
+    const canonicalRoots = roots.map(canonicalPath);
+    const holdsNoRoot = (dir: string) => !canonicalRoots.some((root) => isBeneath(root, dir));
     confined.hiddenDirs = [
       ...otherPrivateDirs(ownReal),
       ...parents.filter((parent) => parent !== dirname(ownReal)),

@@ -1,4 +1,5 @@
-// What the bwrap tests share: a launch, the executor's folders and a policy.
+// What the bwrap tests share: a launch, the executor's folders, a policy, and a run of a launch.
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import type { Launch } from "../../../../engine/mod.ts";
 import type { BwrapFolders } from "../../../../sandbox/backends/bwrap/_args.ts";
 
@@ -14,3 +15,13 @@ export const launch = (cwd: string): Launch => ({
 });
 
 export { confinedPolicy as policy } from "../_policy.ts";
+
+/** Runs `launch` (a wrapped one, or a standby's with its input) to its end. */
+export function runLaunch(launch: Launch): SpawnSyncReturns<string> {
+  return spawnSync(launch.program, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
+    ...(launch.input === undefined ? {} : { input: launch.input }),
+    encoding: "utf8",
+  });
+}
