@@ -1,6 +1,7 @@
 // What an executor starts ahead at construction, off the first call's path:
-// the first backend's probe, and the first call's standby. Seen through an
-// injected runtime that records every spawn.
+// the first call's standby, and the first backend's probe unless that call's
+// launch proves the backend. Seen through an injected runtime that records
+// every spawn.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { runtime } from "../../local/mod.ts";
@@ -27,19 +28,38 @@ const noCgroup = "unavailable" in support.processes
 const probing = (line: string) => line.includes("bwrap") && line.endsWith("-c true");
 
 describe("SandboxBashExecutor started ahead", () => {
-  it("probes its first backend at construction, before any call", { skip }, async () => {
+  it("runs no probe of bwrap once its first call's launch said its command started", {
+    skip,
+  }, async () => {
     using workspace = tempWorkspace();
     const { runtime, spawned } = recording();
     await using executor = executorFor("bwrap", workspace, {
       runtime,
       defaultMode: "workspace-write",
     });
-    await until(() => spawned.some(({ line }) => probing(line)), 30_000, "the probe");
-    const probes = spawned.filter(({ line }) => probing(line)).length;
     const result = await executor.run(executor.resolve({ command: "echo hi" }));
-    assert.equal(result.stdout.text, "hi\n");
-    assert.equal(result.sandbox?.backend, "bwrap");
-    assert.equal(spawned.filter(({ line }) => probing(line)).length, probes, "probed again");
+    assert.deepEqual([result.stdout.text, result.sandbox?.backend], ["hi\n", "bwrap"]);
+    // The launch proved the backend: its status is the probe's, and no probe ran or runs now.
+    const [status] = await executor.probeBackends();
+    assert.equal(status?.works, true, status?.reason);
+    assert.deepEqual(status?.enforcement, result.sandbox?.enforcement);
+    assert.deepEqual(spawned.filter(({ line }) => probing(line)), [], "probed");
+  });
+
+  it("probes bwrap at construction when its first call cannot prove it", {
+    skip,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { runtime, spawned } = recording();
+    // Under a network allow-list no reporter says when a command starts.
+    await using executor = executorFor("bwrap", workspace, {
+      runtime,
+      network: { allow: ["allowed.test"] },
+    });
+    await until(() => spawned.some(({ line }) => probing(line)), 30_000, "the probe");
+    const [status] = await executor.probeBackends();
+    assert.equal(status?.works, true, status?.reason);
+    assert.equal(spawned.filter(({ line }) => probing(line)).length, 1, "probed again");
   });
 
   it("starts the first call's standby, which a call made at once takes while it starts", {
@@ -73,6 +93,7 @@ describe("SandboxBashExecutor started ahead", () => {
     using workspace = tempWorkspace();
     const { runtime: recorder, spawned } = recording();
     const executor = executorFor("bwrap", workspace, { runtime: recorder });
+    executor.probeBackends().catch(() => {});
     await until(() => spawned.some(({ line }) => probing(line)), 30_000, "the probe");
     await executor[Symbol.asyncDispose]();
     for (const { pid, line } of spawned) {
