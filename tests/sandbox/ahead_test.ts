@@ -8,6 +8,7 @@ import { runtime } from "../../local/mod.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
 import { pause } from "../local/_helpers.ts";
+import { withPlan } from "../engine/_plan.ts";
 import {
   executorFor,
   probeHere,
@@ -87,6 +88,41 @@ describe("SandboxBashExecutor started ahead", () => {
       !line.includes(WATCHDOG_NAME) && !probing(line) && !standby(line)
     );
     assert.deepEqual(launches, [], "the call was launched cold");
+  });
+
+  it("plans a call made at once only once the first call's standby was spawned", {
+    skip: skip || noCgroup,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { runtime: recorder } = recording();
+    const standby = (line: string) => line.includes(STANDBY_TOKENS.bwrap);
+    const events: string[] = [];
+    // The standby's spawn is held: a call planned beside it would be planned meanwhile.
+    const runtime: typeof recorder = {
+      ...recorder,
+      spawn: async (request) => {
+        if (!standby([request.program, ...request.args].join(" "))) {
+          return await recorder.spawn(request);
+        }
+        await pause(500);
+        const child = await recorder.spawn(request);
+        events.push("standby spawned");
+        return child;
+      },
+    };
+    await using executor = executorFor("bwrap", workspace, {
+      runtime,
+      defaultMode: "workspace-write",
+      ...withPlan(async (spec, launch, limits, inner) => {
+        const plan = await inner.plan(spec, launch, limits);
+        events.push("call planned");
+        return plan;
+      }),
+    });
+    const result = await executor.run(executor.resolve({ command: "echo hi" }));
+    assert.deepEqual([result.stdout.text, result.sandbox?.backend], ["hi\n", "bwrap"]);
+    // Its standby's start comes first: the call waits for that standby anyway.
+    assert.deepEqual(events.slice(0, 2), ["standby spawned", "call planned"]);
   });
 
   it("leaves nothing running when disposed while the probe runs", { skip }, async () => {
