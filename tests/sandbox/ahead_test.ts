@@ -17,7 +17,9 @@ import {
   STANDBY_TOKENS,
   tempWorkspace,
   until,
+  type Workspace,
 } from "./_fixtures.ts";
+import type { SandboxBashExecutor, SandboxBashExecutorConfig } from "../../sandbox/mod.ts";
 
 const statuses = await probeHere();
 const skip = skipUnless(statuses, "bwrap");
@@ -28,16 +30,22 @@ const noCgroup = "unavailable" in support.processes
 
 const probing = (line: string) => line.includes("bwrap") && line.endsWith("-c true");
 
+/** An executor on bwrap over `workspace` with `config`, and every process it spawns. */
+function recorded(
+  workspace: Workspace,
+  config: Partial<SandboxBashExecutorConfig>,
+): { executor: SandboxBashExecutor; spawned: { pid: number; line: string }[] } {
+  const { runtime, spawned } = recording();
+  return { executor: executorFor("bwrap", workspace, { runtime, ...config }), spawned };
+}
+
 describe("SandboxBashExecutor started ahead", () => {
   it("runs no probe of bwrap once its first call's launch said its command started", {
     skip,
   }, async () => {
     using workspace = tempWorkspace();
-    const { runtime, spawned } = recording();
-    await using executor = executorFor("bwrap", workspace, {
-      runtime,
-      defaultMode: "workspace-write",
-    });
+    const { executor: made, spawned } = recorded(workspace, { defaultMode: "workspace-write" });
+    await using executor = made;
     const result = await executor.run(executor.resolve({ command: "echo hi" }));
     assert.deepEqual([result.stdout.text, result.sandbox?.backend], ["hi\n", "bwrap"]);
     // The launch proved the backend: its status is the probe's, and no probe ran or runs now.
@@ -51,12 +59,11 @@ describe("SandboxBashExecutor started ahead", () => {
     skip,
   }, async () => {
     using workspace = tempWorkspace();
-    const { runtime, spawned } = recording();
     // Under a network allow-list no reporter says when a command starts.
-    await using executor = executorFor("bwrap", workspace, {
-      runtime,
+    const { executor: made, spawned } = recorded(workspace, {
       network: { allow: ["allowed.test"] },
     });
+    await using executor = made;
     await until(() => spawned.some(({ line }) => probing(line)), 30_000, "the probe");
     const [status] = await executor.probeBackends();
     assert.equal(status?.works, true, status?.reason);
