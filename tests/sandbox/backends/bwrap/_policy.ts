@@ -2,6 +2,7 @@
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import type { Launch } from "../../../../engine/mod.ts";
 import type { BwrapFolders } from "../../../../sandbox/backends/bwrap/_args.ts";
+import type { LaunchStandby } from "../../../../sandbox/backends/mod.ts";
 
 export const TMP = "/run/private/tmp";
 export const FOLDERS: BwrapFolders = { privateDir: "/run/private", tmpDir: TMP };
@@ -24,4 +25,9 @@ export function runLaunch(launch: Launch): SpawnSyncReturns<string> {
     ...(launch.input === undefined ? {} : { input: launch.input }),
     encoding: "utf8",
   });
+}
+
+/** A launch two ways, each named: `cold` as it is, and `standby`'s prepared, with its input. */
+export function coldAndStandby(cold: Launch, standby: LaunchStandby): [string, Launch][] {
+  return [["cold", cold], ["standby", { ...standby.prepare([]), input: standby.input({}) }]];
 }

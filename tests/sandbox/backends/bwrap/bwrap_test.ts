@@ -25,7 +25,7 @@ import {
   STANDBY_REPORTER,
 } from "../../../../sandbox/backends/bwrap/_reporter.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../../_fixtures.ts";
-import { FOLDERS, launch, policy, runLaunch, TMP } from "./_policy.ts";
+import { coldAndStandby, FOLDERS, launch, policy, runLaunch, TMP } from "./_policy.ts";
 
 /**
  * What the wrapper reads after its line `head`: the sizes of `entries`,
@@ -336,13 +336,8 @@ describe("the bwrap backend", () => {
     };
     const cold = local.wrap(bashLaunch, masked);
     const standby = local.standby!(bashLaunch, masked)!;
-    const ready = standby.prepare([]);
-    for (
-      const [how, run] of [
-        ["cold", cold],
-        ["standby", { ...ready, input: standby.input({}) }],
-      ] as const
-    ) {
+    const launches = coldAndStandby(cold, standby);
+    for (const [how, run] of launches) {
       const result = runLaunch(run);
       assert.equal(result.status, 0, `${how}: ${result.stderr}`);
       assert.ok(result.stdout.endsWith("ran\n"), `${how}: ${result.stdout}`);

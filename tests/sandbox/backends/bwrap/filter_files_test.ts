@@ -30,7 +30,7 @@ import {
   skipUnless,
   tempWorkspace,
 } from "../../_fixtures.ts";
-import { launch, policy, runLaunch, TMP } from "./_policy.ts";
+import { coldAndStandby, launch, policy, runLaunch, TMP } from "./_policy.ts";
 
 /** A filter that allows every system call: what a swap that weakens the sandbox would put there. */
 const ALLOW_ALL = new Uint8Array([6, 0, 0, 0, 0, 0, 0xff, 0x7f]);
@@ -89,15 +89,10 @@ describe("the bwrap seccomp filters' files", () => {
     const path = join(own, "seccomp-none.bpf");
     const cold = backend.wrap(bashLaunch("echo ran"), policy({}));
     const standby = backend.standby!(bashLaunch("echo ran"), policy({}))!;
-    const ready = standby.prepare([]);
+    const launches = coldAndStandby(cold, standby);
     // Gone after the launch was made (an unconfined command's removal), before it starts.
     rmSync(path);
-    for (
-      const [how, run] of [
-        ["cold", cold],
-        ["standby", { ...ready, input: standby.input({}) }],
-      ] as const
-    ) {
+    for (const [how, run] of launches) {
       const result = runLaunch(run);
       assert.equal(result.status, 125, `${how}: ${result.stderr}`);
       assert.match(result.stderr, /^shellseam-bwrap: cannot open the seccomp filter /, how);
