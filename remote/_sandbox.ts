@@ -16,6 +16,7 @@ import {
   type ConfinedPolicy,
   outermost,
   secretMasks,
+  socketRule,
 } from "../sandbox/backends/mod.ts";
 import {
   bwrapDenied,
@@ -193,7 +194,7 @@ export class RemoteSandbox {
             : [];
           const wrapped = wrapInBwrap(
             facts.bwrap,
-            facts.filters,
+            facts.filters?.[socketRule(confined)],
             inside,
             confined,
             facts.folders,
@@ -218,7 +219,7 @@ export class RemoteSandbox {
           mode: confined.mode,
           backend: "bwrap",
           denied: false,
-          enforcement: remoteEnforcement(facts.filters, confined, missing),
+          enforcement: remoteEnforcement(facts.filters !== undefined, confined, missing),
         };
         if (violations.length > 0) info.violations = [...violations];
         if (bwrapRunnerFailed(outcome)) info.runnerFailed = true;
@@ -287,7 +288,7 @@ export class RemoteSandbox {
     };
     const trial = wrapInBwrap(
       facts.bwrap,
-      facts.filters,
+      facts.filters?.none,
       { program: tools.shell, args: ["--norc", "--noprofile", "-c", "true"], cwd: "/", env: {} },
       {
         mode: "read-only",
@@ -446,11 +447,11 @@ export function missingProtectedGap(paths: readonly string[]): string {
  * those of every remote command and the protected paths that were missing.
  */
 function remoteEnforcement(
-  filters: Parameters<typeof bwrapEnforcement>[0],
+  filtered: boolean,
   confined: Parameters<typeof bwrapEnforcement>[1],
   missing: readonly string[],
 ): SandboxEnforcement {
-  const facts = bwrapEnforcement(filters, confined);
+  const facts = bwrapEnforcement(filtered, confined);
   return {
     ...facts,
     filesystem: "partial",

@@ -21,9 +21,14 @@ export interface FileState extends FolderState {
   nlink: number;
 }
 
-/** What is at a path, never following a symlink: its kind, device, inode and times. */
+/**
+ * What is at a path, never following a symlink: its kind, device, inode and
+ * times, and a regular file's state (see {@linkcode FileState}) from the same `lstat`.
+ */
 export interface PathState extends FolderState {
   kind: "directory" | "file" | "symlink" | "other";
+  /** A regular file's state, for a reader that would otherwise `lstat` it again. */
+  file?: FileState;
 }
 
 /** Deno's `lstat` of `path`, or undefined when nothing is there (a file on the way counts as nothing). */
@@ -53,6 +58,17 @@ function nodeLstat(path: string): Stats | undefined {
 function denoPathState(path: string): PathState | undefined {
   const info = denoLstat(path);
   if (info === undefined) return undefined;
+  if (info.isFile) {
+    const file = denoFile(info);
+    return {
+      kind: "file",
+      dev: file.dev,
+      ino: file.ino,
+      mtimeMs: file.mtimeMs,
+      ctimeMs: file.ctimeMs,
+      file,
+    };
+  }
   const kind = info.isDirectory
     ? "directory"
     : info.isFile
@@ -72,6 +88,17 @@ function denoPathState(path: string): PathState | undefined {
 function nodePathState(path: string): PathState | undefined {
   const stat = nodeLstat(path);
   if (stat === undefined) return undefined;
+  if (stat.isFile()) {
+    const file = nodeFile(stat);
+    return {
+      kind: "file",
+      dev: file.dev,
+      ino: file.ino,
+      mtimeMs: file.mtimeMs,
+      ctimeMs: file.ctimeMs,
+      file,
+    };
+  }
   const kind = stat.isDirectory()
     ? "directory"
     : stat.isFile()
@@ -127,9 +154,8 @@ export const folderState: (path: string) => FolderState | undefined = "Deno" in 
   ? denoFolderState
   : nodeFolderState;
 
-function denoFileState(path: string): FileState | undefined {
-  const info = denoLstat(path);
-  if (info === undefined || !info.isFile) return undefined;
+/** A regular file's state as Deno's `lstat` gave it. */
+function denoFile(info: Deno.FileInfo): FileState {
   return {
     dev: info.dev,
     ino: info.ino ?? NaN,
@@ -140,11 +166,20 @@ function denoFileState(path: string): FileState | undefined {
   };
 }
 
-function nodeFileState(path: string): FileState | undefined {
-  const stat = nodeLstat(path);
-  if (stat === undefined || !stat.isFile()) return undefined;
+/** A regular file's state as Node's `lstat` gave it. */
+function nodeFile(stat: Stats): FileState {
   const { dev, ino, mtimeMs, ctimeMs, size, nlink } = stat;
   return { dev, ino, mtimeMs, ctimeMs, size, nlink };
+}
+
+function denoFileState(path: string): FileState | undefined {
+  const info = denoLstat(path);
+  return info === undefined || !info.isFile ? undefined : denoFile(info);
+}
+
+function nodeFileState(path: string): FileState | undefined {
+  const stat = nodeLstat(path);
+  return stat === undefined || !stat.isFile() ? undefined : nodeFile(stat);
 }
 
 /**

@@ -127,9 +127,30 @@ export class BackendProbes {
 
   /** Backend `name`'s probe, run on the first call. */
   probe(name: SandboxBackendName): Promise<Probe> {
+    return this.#settle(name, () => this.#run(name));
+  }
+
+  /**
+   * Records that a launch of backend `name` said its command started (see
+   * `LaunchPlan.announcesStart`) before its probe started: that launch
+   * proved what the probe's launch would have, so its probe finds the
+   * backend works without a launch of its own. A probe already started is
+   * left to end.
+   */
+  proven(name: SandboxBackendName): void {
+    void this.#settle(name, async () => {
+      const prepared = await this.#prepare(name);
+      return "status" in prepared ? prepared : await this.#works(prepared);
+    }).catch(() => {
+      // Nothing is lost: a probe asked for later gets the same error.
+    });
+  }
+
+  /** Backend `name`'s probe by `run`, unless it has one. */
+  #settle(name: SandboxBackendName, run: () => Promise<Probe>): Promise<Probe> {
     let probe = this.#probes.get(name);
     if (probe === undefined) {
-      probe = this.#run(name).finally(() => this.#probed.add(name));
+      probe = run().finally(() => this.#probed.add(name));
       this.#probes.set(name, probe);
     }
     return probe;
@@ -137,13 +158,13 @@ export class BackendProbes {
 
   /**
    * Backend `name` prepared, for a launch that starts before its probe
-   * ends (started here unless it runs): when the backend allows it (see
-   * `SandboxBackend.launchesBeforeProbe`) and its probe still runs. Else
-   * undefined: the probe's verdict, awaited, is what counts.
+   * ends: when the backend allows it (see `SandboxBackend.launchesBeforeProbe`)
+   * and its probe has not ended. Else undefined: the probe's verdict,
+   * awaited, is what counts. The probe is not started here: a launch that
+   * says its command started proves the backend (see {@linkcode proven}),
+   * and one that does not asks for the probe.
    */
   async beforeProbe(name: SandboxBackendName): Promise<SandboxBackend | undefined> {
-    // Started first, so that the probe runs while the launch is made.
-    this.probe(name).catch(() => {});
     const prepared = await this.#prepare(name);
     return "status" in prepared || prepared.launchesBeforeProbe !== true || this.#probed.has(name)
       ? undefined
@@ -274,16 +295,26 @@ export class BackendProbes {
     } catch (error) {
       reason = exposure?.reason ?? `probe could not start: ${messageOf(error)}`;
     }
-    const status: SandboxBackendStatus = { backend: name, works: reason === undefined };
     if (reason !== undefined) {
       return {
         status: {
-          ...status,
+          backend: name,
+          works: false,
           reason,
           ...(exposure === undefined ? {} : { remedy: exposure.remedy }),
         },
       };
     }
+    return await this.#works(backend);
+  }
+
+  /**
+   * What the probe of a working `backend` reports: what it enforces for the
+   * default policy, with what the default limits cannot enforce.
+   */
+  async #works(backend: SandboxBackend): Promise<Probe> {
+    const { defaultPolicy } = this.#options;
+    const status: SandboxBackendStatus = { backend: backend.name, works: true };
     const factsPolicy = defaultPolicy.mode === "danger-full-access"
       ? { ...defaultPolicy, mode: "workspace-write" as const }
       : defaultPolicy;

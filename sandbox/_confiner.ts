@@ -98,12 +98,14 @@ export class SandboxConfiner implements Confiner {
   /** Every user's folder of private folders beside this executor's, watched between calls. */
   readonly #privateParents = new WatchedPrivateParents();
   /**
-   * Started at construction, off the first call's path: the first
-   * backend's probe; the standby of a call of the default policy, when
-   * that backend may launch before its probe ends (see `#standbyAhead`);
-   * and meanwhile under `workspace-write`, unless a call came first, a
-   * walk that fills the listings the first call's walk reuses. The first
-   * call awaits the same probe (and gets its error); disposal awaits this.
+   * Started at construction, off the first call's path: the standby of a
+   * call of the default policy, when the first backend may launch before
+   * its probe ends (see `#standbyAhead`); meanwhile under
+   * `workspace-write`, unless a call came first, a walk that fills the
+   * listings the first call's walk reuses; and the first backend's probe,
+   * unless the first call's launch will prove that backend (see
+   * `#provedByFirstCall`). The first call awaits the same probe (and gets
+   * its error); disposal awaits this.
    */
   readonly #ahead: Promise<void> | undefined;
   /** Set once disposal began: nothing more is started ahead. */
@@ -112,6 +114,15 @@ export class SandboxConfiner implements Confiner {
   #planned = false;
   /** How many calls' plans offered a standby so far: their order (see `Standbys.prepare`). */
   #plans = 0;
+  /**
+   * The standby started at construction (see `#standbyAhead`), until it was
+   * spawned or failed to be: a confined call is planned once it was. The
+   * first call waits for that standby's start in any case; its plan, made
+   * meanwhile, only delayed the spawn (the first call at once after
+   * construction against a warm one, interleaved on 2 busy cores: 1.78 ->
+   * 1.62, default backends 1.51 -> 1.37).
+   */
+  #standbyStarting: Promise<void> | undefined;
 
   /** Checks the default policy against the spill folder; throws `BashConfigError` if a root holds it. */
   constructor(options: ConfinerOptions, host: ConfinerHost) {
@@ -159,12 +170,15 @@ export class SandboxConfiner implements Confiner {
     if (first === undefined || this.#stopped) return;
     // Started first: the probe's processes (the watchdog's, then its own)
     // run while this process walks.
-    const probe = this.#probes.probe(first).catch(() => {
+    const probe = this.#provedByFirstCall(first).then((proved) => {
+      if (!proved) return this.#probes.probe(first);
+    }).catch(() => {
       // Nothing is lost: the first call awaits the same probe and gets its error.
     });
     const standby = this.#standbyAhead(first).catch(() => {
       // No standby: the first call starts as usual, and says what fails then.
     });
+    this.#standbyStarting = standby;
     try {
       if (this.defaultPolicy.mode === "workspace-write" && !this.#planned) {
         const policy = confinedRoots(this.defaultPolicy);
@@ -177,6 +191,41 @@ export class SandboxConfiner implements Confiner {
       // Nothing is lost: the first call's own walk reports what this one met.
     }
     await Promise.all([probe, standby]);
+  }
+
+  /**
+   * Whether the first call's launch, under backend `first` before its probe
+   * ended, will say that its command started (see `#announces`), which
+   * proves the backend as its probe's launch would (see
+   * `BackendProbes.proven`): no probe runs ahead then, whose processes
+   * would take the cores from that first call (measured on 2 busy cores,
+   * the first call made at once after construction against a warm one:
+   * 2.24 -> 1.44). A call that ends before its command started, or one
+   * without that word, starts the probe.
+   */
+  async #provedByFirstCall(first: SandboxBackendName): Promise<boolean> {
+    const backend = await this.#probes.beforeProbe(first);
+    return backend !== undefined && this.#announces(backend, this.defaultPolicy);
+  }
+
+  /**
+   * Whether a launch of `backend` under `policy` says when its command
+   * starts: bwrap's namespace reporter says it (but for a call under a
+   * network allow-list, which takes another way), or the backend's launch
+   * itself does.
+   */
+  #announces(backend: SandboxBackend, policy: Readonly<SandboxPolicy>): boolean {
+    return backend.announcesStart === true || this.#reported(backend, policy);
+  }
+
+  /**
+   * Whether a launch of `backend` under `policy` runs bwrap's namespace
+   * reporter, which ends what the shell left running in the pid namespace
+   * before the host can look, says what it ended (see `strayReport`) and
+   * when the command starts.
+   */
+  #reported(backend: SandboxBackend, policy: Readonly<SandboxPolicy>): boolean {
+    return backend.name === "bwrap" && typeof policy.network !== "object";
   }
 
   /**
@@ -287,6 +336,7 @@ export class SandboxConfiner implements Confiner {
       // Its bash and setsid are checked as they are spawned (see Confiner.unconfinedExposure).
       return { launch, describe: () => ({ mode, backend: "none", denied: false }) };
     }
+    await this.#standbyStarting;
     const confined = await this.#confinement.confine(policy);
     // Granted before its backend is chosen: a probe this call starts, and
     // every later call, counts its roots, whatever roots that call has.
@@ -295,7 +345,9 @@ export class SandboxConfiner implements Confiner {
     const roots = [confined.workspaceRoot, ...confined.writableRoots, launch.cwd];
     const ownReal = existingRealpath(own) ?? own;
     const parents = this.#privateParents.of(dirname(dirname(ownReal)));
-    const holdsNoRoot = (dir: string) => !roots.some((root) => isBeneath(canonicalPath(root), dir));
+    // Resolved once for every folder below (each resolve is a system call a path component).
+    const canonicalRoots = roots.map(canonicalPath);
+    const holdsNoRoot = (dir: string) => !canonicalRoots.some((root) => isBeneath(root, dir));
     confined.hiddenDirs = [
       ...otherPrivateDirs(ownReal),
       ...parents.filter((parent) => parent !== dirname(ownReal)),
@@ -322,14 +374,8 @@ export class SandboxConfiner implements Confiner {
     // A backend that limits the network to the proxy's port itself needs no bridge.
     const bridged = (backend: SandboxBackend) =>
       allowList !== undefined && backend.limitsNetworkToProxyPort !== true;
-    // bwrap's pid namespace ends what the shell left running, before the host can look: a
-    // reporter inside says what it ended (see strayReport below) and when the command starts.
-    const reported = (backend: SandboxBackend) =>
-      backend.name === "bwrap" && allowList === undefined;
-    // The reporter, or the backend's launch itself for one that announces it, says when the
-    // command starts.
-    const announces = (backend: SandboxBackend) =>
-      backend.announcesStart === true || reported(backend);
+    const reported = (backend: SandboxBackend) => this.#reported(backend, policy);
+    const announces = (backend: SandboxBackend) => this.#announces(backend, policy);
     const { backend, verdict, again } = await chooseBackend(
       this.#probes,
       this.backends,

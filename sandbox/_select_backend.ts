@@ -53,7 +53,9 @@ export interface ChosenBackend {
   /**
    * Set when it was chosen before its probe ended (see `LaunchPlan.verdict`):
    * resolves at once for a launch that said its command started, since the
-   * backend then confines it; otherwise once the probe found the backend
+   * backend then confines it (and its probe, unless started, then runs no
+   * launch: see `BackendProbes.proven`); otherwise, the probe started if it
+   * was not, once the probe found the backend
    * works, or rejects with the `SandboxUnavailableError` that the choice
    * would have thrown after the probe, or with a `BashSpawnError` when the
    * probe refused the backend for another.
@@ -72,11 +74,12 @@ export interface ChosenBackend {
 /**
  * The backend for a call, as {@linkcode selectBackend} picks it. When the
  * first of `names` that can run on this platform may launch before its
- * probe ends (see `SandboxBackend.launchesBeforeProbe`) while that probe
- * still runs, the call does not wait for it: the backend comes with a
+ * probe ends (see `SandboxBackend.launchesBeforeProbe`) and that probe has
+ * not ended, the call does not wait for it: the backend comes with a
  * verdict, which the call's result awaits. A launch that said its command
- * started proves the backend itself; one that did not is judged by the
- * probe, as the same choice made again once the probe ended. With other
+ * started proves the backend itself, in place of the probe's launch; one
+ * that did not is judged by the probe, as the same choice made again once
+ * the probe ended. With other
  * backends after it, only a launch that says when its command starts
  * (`announces`) goes ahead: one that ended before its command started is
  * planned again under the backend that the probe's choice then picks.
@@ -117,7 +120,11 @@ export async function chooseBackend(
   return {
     backend: early,
     verdict: async (started) => {
-      if (started === true) return;
+      if (started === true) {
+        // Its probe's launch would prove no more: it need not run.
+        probes.proven(early.name);
+        return;
+      }
       const other = await confirmed();
       if (other === undefined) return;
       const { status } = await probes.probe(early.name);

@@ -122,8 +122,10 @@ export interface SandboxBackend {
    * either runs its command confined as the probe would find it, or fails
    * before the command runs, and the probe learns nothing that a launch or
    * its facts depend on (bwrap). An executor whose first possible backend
-   * it is then launches its first call beside the probe, and awaits the
-   * probe's verdict before the call's result (see `LaunchPlan.verdict`);
+   * it is then launches its first call before the probe ended, and awaits
+   * the probe's verdict before the call's result (see `LaunchPlan.verdict`)
+   * unless the launch said its command started, which proves the backend
+   * in place of the probe's launch (see `BackendProbes.proven`);
    * with other backends after it, only a launch that says when its command
    * starts, so that one that did not start can be planned again under the
    * next backend when the probe refuses this one.

@@ -163,3 +163,19 @@ export function commandFilter(
     ...(rule === "any" ? {} : { socketFamilies: families }),
   }, arch);
 }
+
+/**
+ * The filter of every socket rule for `arch` (see {@linkcode commandFilter}),
+ * or undefined on an architecture this module does not know.
+ */
+export function commandFilters(
+  arch: string = process.arch,
+): Readonly<Record<SocketRule, Uint8Array>> | undefined {
+  const none = commandFilter("none", arch);
+  const unix = commandFilter("unix", arch);
+  const inet = commandFilter("inet", arch);
+  const any = commandFilter("any", arch);
+  return none === undefined || unix === undefined || inet === undefined || any === undefined
+    ? undefined
+    : { none, unix, inet, any };
+}

@@ -47,7 +47,7 @@ export {
   secretMasks,
   socketMasks,
 } from "./_masks.ts";
-export { commandFilter, type SocketRule } from "./_seccomp.ts";
+export { commandFilter, commandFilters, type SocketRule } from "./_seccomp.ts";
 export {
   closeInherited,
   execOrFail,

@@ -164,6 +164,7 @@ class Launch {
   protect(found: string, listed: boolean): void {
     const location = listed ? found : located(found, this.#roots, this.#parents);
     if (location === undefined) return;
+    const before = Date.now();
     // A name found in a listing may keep its last shape (see `FoundShapes`).
     const shape = listed ? this.#memory.shapes.shape(location) : shapeOf(location);
     this.watched.set(location, shape);
@@ -180,7 +181,7 @@ class Launch {
     }
     if (shape.kind === "directory" || shape.kind === "file") {
       this.readOnly.add(location);
-      this.#follow(location, shape.kind, 0);
+      this.#follow(location, shape, before, 0);
       return;
     }
     if (shape.kind !== "symlink") return;
@@ -204,12 +205,13 @@ class Launch {
     const target = this.#canonical(path);
     if (hops > 4 || !this.#roots.some((root) => isBeneath(target, root))) return;
     if (this.#roots.includes(target)) return;
+    const before = Date.now();
     const shape = shapeOf(target);
     if (shape.kind === "absent" && !this.watched.has(target)) this.watched.set(target, ABSENT);
     if (shape.kind !== "directory" && shape.kind !== "file") return;
     this.watched.set(target, shape);
     this.readOnly.add(target);
-    this.#follow(target, shape.kind, hops + 1);
+    this.#follow(target, shape, before, hops + 1);
   }
 
   /**
@@ -230,13 +232,19 @@ class Launch {
 
   /**
    * Follows git's pointers: a `gitdir: <dir>` file names the repository, whose
-   * `commondir` file names the main repository of a linked worktree.
+   * `commondir` file names the main repository of a linked worktree. `shape`
+   * is the path's, taken at `before` (a file's state read with it spares the
+   * pointer's own `lstat`).
    */
-  #follow(path: string, kind: "directory" | "file", hops: number): void {
+  #follow(path: string, shape: Shape, before: number, hops: number): void {
+    const kind = shape.kind;
     const pointer = kind === "file" ? path : join(path, "commondir");
     // Most repositories have no `commondir`: its folder's listing tells.
     if (kind === "directory" && this.#memory.listings.absent(pointer)) return;
-    const text = this.#memory.pointers.read(pointer);
+    const text = this.#memory.pointers.read(
+      pointer,
+      kind === "file" && shape.file !== undefined ? { state: shape.file, before } : undefined,
+    );
     if (text === undefined) return;
     const named = kind === "file" ? /^gitdir:\s*(.+)$/m.exec(text)?.[1] : text.split("\n")[0];
     if (named === undefined || named.trim() === "") return;

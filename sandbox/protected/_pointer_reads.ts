@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { fileState } from "../../runtime/mod.ts";
+import { type FileState, fileState } from "../../runtime/mod.ts";
 import { SETTLED_MS } from "./_listings.ts";
 import { readPointer } from "./_read_pointer.ts";
 
@@ -67,22 +67,32 @@ interface Kept {
 export class PointerReads {
   readonly #kept = new Map<string, Kept>();
   #reads = 0;
+  #looks = 0;
 
   /** How many pointer files were read so far (one kept is not counted). */
   get reads(): number {
     return this.#reads;
   }
 
+  /** How many states it took itself (`lstat`) so far: one it was handed is not counted. */
+  get looks(): number {
+    return this.#looks;
+  }
+
   /**
    * The start of the regular file at `path` (never through a symlink), as
    * `readPointer` reads it, or undefined when there is none; read again
    * only when the file changed since it was last read (see the class).
+   * `taken` is its state from an `lstat` just made (the walk's look at the
+   * path, see `Shape.file`), with the time just before that look: no second
+   * `lstat` then (the bench's 50 `.envrc` files, a quarter of a warm launch's).
    */
-  read(path: string): string | undefined {
-    const now = Date.now();
+  read(path: string, taken?: { state: FileState; before: number }): string | undefined {
+    const now = taken?.before ?? Date.now();
     let state;
     try {
-      state = fileState(path);
+      if (taken === undefined) this.#looks++;
+      state = taken?.state ?? fileState(path);
     } catch {
       this.#kept.delete(path);
       this.#reads++;

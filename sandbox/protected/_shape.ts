@@ -1,5 +1,5 @@
 import { readlinkSync } from "node:fs";
-import { pathState } from "../../runtime/mod.ts";
+import { type FileState, pathState } from "../../runtime/mod.ts";
 
 /** What a path was, as `lstat` saw it (never following a symlink). */
 export interface Shape {
@@ -8,6 +8,8 @@ export interface Shape {
   ino: number;
   /** A symlink's target, as written. */
   link?: string;
+  /** A regular file's state from the same `lstat` (see `PointerReads.read`); no part of its identity. */
+  file?: FileState;
 }
 
 /** The shape of a path that does not exist. */
@@ -26,7 +28,8 @@ export function shapeOf(path: string): Shape {
     return ABSENT;
   }
   if (state === undefined) return ABSENT;
-  const { kind, dev, ino } = state;
+  const { kind, dev, ino, file } = state;
+  if (file !== undefined) return { kind, dev, ino, file };
   if (kind !== "symlink") return { kind, dev, ino };
   try {
     return { kind, dev, ino, link: readlinkSync(path) };

@@ -344,8 +344,8 @@ export const standbys = (backend: "bwrap" | "landlock", host: number = process.p
 /**
  * Waits until the process `pid` (a standby) blocks reading its input on
  * descriptor `fd` (a launcher its stdin, bwrap its options on 4): its start
- * (joining the cgroups, closing what it inherited, putting its filter on a
- * pipe) is over then, so its descriptors are the ones it keeps.
+ * (joining the cgroups, closing what it inherited, opening its filter's
+ * file) is over then, so its descriptors are the ones it keeps.
  */
 export async function readingInput(pid: number, fd = 0): Promise<void> {
   const deadline = Date.now() + 30_000;

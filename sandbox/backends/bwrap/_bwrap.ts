@@ -24,11 +24,13 @@ import {
   PROXY_PORTS_GAP,
   type SandboxBackend,
   type SandboxDenial,
+  socketRule,
 } from "../mod.ts";
 import { type BwrapFolders, LOCAL_PATHS } from "./_args.ts";
 import { WRAPPER_FAILURE_EXIT, WRAPPER_NAME } from "./_shell.ts";
 import { bwrapStandby } from "./_standby.ts";
-import { type BwrapFilters, bwrapFilters, wrapInBwrap } from "./_wrapper.ts";
+import { seccompFilterFiles } from "./_filter_files.ts";
+import { wrapInBwrap } from "./_wrapper.ts";
 
 /** The stderr text of a write to a read-only bind mount. */
 const READ_ONLY_SIGNATURE = "Read-only file system";
@@ -47,14 +49,24 @@ export function createBwrapBackend(
   if (bwrap === null) {
     return { reason: '"bwrap" was not found on PATH; install bubblewrap' };
   }
-  const filters = bwrapFilters(arch);
+  const filters = seccompFilterFiles(folders.privateDir, arch);
   const wrap = (
     launch: Launch,
     policy: ConfinedPolicy,
     limits?: LaunchLimits,
     keepStdin = false,
   ): Launch =>
-    wrapInBwrap(bwrap, filters, launch, policy, folders, LOCAL_PATHS, limits, { keepStdin });
+    wrapInBwrap(
+      bwrap,
+      // Checked (and written when gone or changed) as each launch is made.
+      filters?.current(socketRule(policy)).path,
+      launch,
+      policy,
+      folders,
+      LOCAL_PATHS,
+      limits,
+      { keepStdin },
+    );
   return {
     name: "bwrap",
     // bwrap sets up every namespace, mount and filter before it runs the
@@ -71,7 +83,7 @@ export function createBwrapBackend(
     probeLaunch: (launch: Launch, policy: ConfinedPolicy) => wrap(launch, policy),
     probeFailure: (outcome: ProbeOutcome) =>
       outcome.exitCode === 0 ? undefined : probeFailureReason(outcome),
-    enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters, policy),
+    enforcement: (policy: ConfinedPolicy) => bwrapEnforcement(filters !== undefined, policy),
     runnerFailed: bwrapRunnerFailed,
     setupRaced: bwrapSetupRaced,
     denied: bwrapDenied,
@@ -79,26 +91,24 @@ export function createBwrapBackend(
 }
 
 /**
- * What bwrap enforces. A namespace without interfaces confines IP networking
+ * What bwrap enforces, `filtered` by a seccomp filter or not (an architecture
+ * without one). A namespace without interfaces confines IP networking
  * only: Unix sockets in the filesystem are refused by the seccomp filter, or masked.
  */
-export function bwrapEnforcement(
-  filters: BwrapFilters | undefined,
-  policy: ConfinedPolicy,
-): SandboxEnforcement {
+export function bwrapEnforcement(filtered: boolean, policy: ConfinedPolicy): SandboxEnforcement {
   return {
     filesystem: "full",
     network: "full",
     gaps: [
       ...(policy.network === "allow"
         ? []
-        : filters === undefined
+        : !filtered
         ? ["Unix sockets not confined"]
         : policy.network === "deny" && policy.unixSockets
         ? [LATE_SOCKETS_GAP]
         : []),
       ...(policy.network === "proxy" ? [PROXY_PORTS_GAP] : []),
-      ...(filters === undefined
+      ...(!filtered
         ? [
           "kernel keyrings not confined (no seccomp filter here)",
           // Namespaced, so no way out; but the other backend refuses them.

@@ -19,6 +19,18 @@ export const WRAPPER_NAME = "shellseam-bwrap";
 export const CLOSE_INHERITED: string = closeInherited("/proc/$$/fd");
 
 /**
+ * Opens the seccomp filter `$1` as fd 3, for bwrap's `--seccomp 3`: a path
+ * (it starts with a slash: a file of the executor's private folder, see
+ * `SeccompFilterFiles`) is opened, and a launch whose file cannot be opened
+ * is the wrapper's failure, never a launch without its filter; anything else
+ * (a remote host's wrapper) is `printf` escapes of the filter's bytes, put
+ * on a pipe (a fork of bash). Empty: no filter (an architecture without one).
+ */
+export const OPEN_FILTER: string = 'case $1 in "") ;; /*) { exec 3<"$1"; } 2>/dev/null || ' +
+  `{ echo "${WRAPPER_NAME}: cannot open the seccomp filter $1" >&2; exit ${WRAPPER_FAILURE_EXIT}; };; ` +
+  '*) exec 3< <(printf "$1");; esac; ';
+
+/**
  * Reads the sizes of the entries that follow on stdin: `$h` bytes of byte
  * counts, space-separated, into the array `z` (`i` indexes the next). Each
  * entry is then read with `read -N` of its size (`readSized`), in a few

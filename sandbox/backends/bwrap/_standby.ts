@@ -1,8 +1,8 @@
 /**
  * The bwrap standby: bwrap itself, started ahead of a call (see
  * `LaunchStandby`) and waiting for its options, which are the call's input.
- * Its wrapper has done the slow part (the cgroups, the seccomp filter on a
- * pipe, the report file) and exec'd bwrap before the call came, so the call
+ * Its wrapper has done the slow part (the cgroups, the seccomp filter's
+ * file, the report file) and exec'd bwrap before the call came, so the call
  * waits for neither: bwrap's load and start (3.3 to 3.7 ms of the way to the
  * command's start, measured on 2 busy cores against a wrapper that execs
  * bwrap once the input came) are off its path.
@@ -35,21 +35,22 @@ import {
   CLOSE_INHERITED,
   encoder,
   nulTerminated,
+  OPEN_FILTER,
   READ_OPTIONS,
   READ_SIZES,
   sizedEntries,
   WRAPPER_FAILURE_EXIT,
   WRAPPER_NAME,
 } from "./_shell.ts";
-import type { BwrapFilters } from "./_wrapper.ts";
+import type { SeccompFilterFiles } from "./_filter_files.ts";
 
 /**
  * A bwrap standby (see `LaunchStandby`). In order, while nothing waits for it:
  * 1. It joins the cgroups named in its arguments (`APPLY_LIMITS`), closes
  *    the descriptors it inherited as the wrapper does (`CLOSE_INHERITED`),
- *    and puts its seccomp filter (`$1`, when not empty) on a pipe, as fd 3.
- *    It holds the one filter its launches need (their socket rule is part
- *    of its key): each filter on a pipe costs a fork of bash.
+ *    and opens its seccomp filter's file (`$1`, see `OPEN_FILTER`) as fd 3.
+ *    It holds the one filter its launches need (their socket rule and the
+ *    file's generation are part of its key).
  * 2. It gives bwrap its stdin as fd 4, for `--args` (no command line shows
  *    the options, and no fork of bash puts them on a pipe of their own), and
  *    the command /dev/null for stdin.
@@ -75,7 +76,7 @@ import type { BwrapFilters } from "./_wrapper.ts";
  * for the command and its rlimits.
  */
 const STANDBY = APPLY_LIMITS + "b=$2; s=$3; t=$4; r=$5; u=$6; " + CLOSE_INHERITED +
-  'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; ' +
+  OPEN_FILTER +
   'if [ -n "$u" ]; then IFS=" " read -r n h; ' + READ_SIZES + READ_OPTIONS +
   'exec 4< <(printf "%s\\0" "${o[@]}"); unset o; else exec 4<&0 0</dev/null; fi; ' +
   `set -- "$r/${STANDBY_REPORT_PREFIX}$$"; { : >"$1"; } 2>/dev/null; ` +
@@ -94,7 +95,7 @@ const STANDBY = APPLY_LIMITS + "b=$2; s=$3; t=$4; r=$5; u=$6; " + CLOSE_INHERITE
  */
 export function bwrapStandby(
   bwrap: string,
-  filters: BwrapFilters | undefined,
+  filters: SeccompFilterFiles | undefined,
   launch: Launch,
   policy: ConfinedPolicy,
   folders: BwrapFolders,
@@ -112,7 +113,9 @@ export function bwrapStandby(
     return undefined;
   }
   const bash = launch.program;
-  const filter = filters?.[socketRule(policy)];
+  const rule = socketRule(policy);
+  // Checked now, at each call: a standby that opened an older file runs no launch.
+  const filter = filters?.current(rule);
   /**
    * bwrap's options as the call's launch would have them now, its command
    * left out: the call's, then each mask whose path is still there (see
@@ -138,7 +141,8 @@ export function bwrapStandby(
       STANDBY,
       WRAPPER_NAME,
       ...limitArgs({}, cgroupProcs),
-      filter ?? "",
+      // Checked again as it starts.
+      filters?.current(rule).path ?? "",
       bwrap,
       bash,
       reporter,
@@ -149,7 +153,7 @@ export function bwrapStandby(
     env: {},
   });
   return {
-    key: `bwrap ${bwrap} ${bash} ${filter === undefined ? "-" : socketRule(policy)}`,
+    key: `bwrap ${bwrap} ${bash} ${filter === undefined ? "-" : `${rule} ${filter.generation}`}`,
     // Exec'd as the standby starts, before any call's launch is vetted.
     runs: [bwrap],
     prepare: (cgroupProcs) => standbyLaunch(cgroupProcs, STANDBY_REPORTER, ""),

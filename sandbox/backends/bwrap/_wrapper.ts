@@ -7,19 +7,14 @@
  */
 import type { Launch, LaunchLimits } from "../../../engine/mod.ts";
 import { APPLY_LIMITS, BASH_FLAGS, joinedBytes, limitArgs } from "../../../engine/mod.ts";
-import {
-  commandFilter,
-  type ConfinedPolicy,
-  execOrFail,
-  socketRule,
-  STDIN_UNLESS_KEPT,
-} from "../mod.ts";
+import { commandFilters, type ConfinedPolicy, execOrFail, STDIN_UNLESS_KEPT } from "../mod.ts";
 import { bwrapArgs, type BwrapFolders, type HostPaths, LOCAL_PATHS, maskGroups } from "./_args.ts";
 import { OPEN_REPORT, reported } from "./_reporter.ts";
 import {
   CLOSE_INHERITED,
   encoder,
   maskEntries,
+  OPEN_FILTER,
   READ_MASKS,
   READ_OPTIONS,
   READ_SIZES,
@@ -33,9 +28,9 @@ import {
  *    sets its rlimits, which bwrap and everything in the sandbox inherit).
  * 2. It closes every descriptor above 2 (`CLOSE_INHERITED`): one the runtime
  *    inherited without close-on-exec would reach into the sandbox.
- * 3. It puts the seccomp filter (`$1`, `printf` escapes, when not empty) on
- *    fd 3 for bwrap's `--seccomp 3`, through a pipe: from memory, never from
- *    a file a confined command could rewrite.
+ * 3. It opens the seccomp filter `$1` as fd 3 for bwrap's `--seccomp 3`
+ *    (`OPEN_FILTER`): a file of the executor's private folder, which no
+ *    confined command can write, or a remote host's `printf` escapes on a pipe.
  * 4. When `$2` is a path, it opens that file for appending on the report
  *    descriptor (`OPEN_REPORT`), which the namespace's reporter writes its count to.
  * 5. With `--input` next, it reads bwrap's options (the command's
@@ -53,8 +48,7 @@ import {
  * the environment (`-p`), and no rc file (`--norc --noprofile`: a bash
  * whose stdin is a socket, as Node gives a piped stdin, reads `~/.bashrc`).
  */
-const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED +
-  'if [ -n "$1" ]; then exec 3< <(printf "$1"); fi; shift; ' + OPEN_REPORT + "shift; " +
+const WRAPPER = APPLY_LIMITS + CLOSE_INHERITED + OPEN_FILTER + "shift; " + OPEN_REPORT + "shift; " +
   // With --input: bwrap's options come on stdin (see bwrapInput), for fd 4 and `--args 4`.
   'if [ "$1" = --input ]; then shift; IFS=" " read -r k n m h; ' + READ_SIZES + READ_OPTIONS +
   READ_MASKS + 'exec 4< <(printf "%s\\0" "${o[@]}" "${v[@]}"); unset o v; ' + STDIN_UNLESS_KEPT +
@@ -81,7 +75,7 @@ export function printfEscaped(bytes: Uint8Array): string {
   return [...bytes].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
 }
 
-/** Seccomp filters by the policy's socket rule, as `printf` formats. */
+/** Seccomp filters by the policy's socket rule, as `printf` formats (a remote host's wrapper's). */
 export interface BwrapFilters {
   none: string;
   unix: string;
@@ -91,35 +85,31 @@ export interface BwrapFilters {
 
 /** The seccomp filters for `arch` as `printf` formats, or undefined where there are none. */
 export function bwrapFilters(arch: string): BwrapFilters | undefined {
-  const none = commandFilter("none", arch);
-  const unix = commandFilter("unix", arch);
-  const inet = commandFilter("inet", arch);
-  const any = commandFilter("any", arch);
-  return none === undefined || unix === undefined || inet === undefined || any === undefined
-    ? undefined
-    : {
-      none: printfEscaped(none),
-      unix: printfEscaped(unix),
-      inet: printfEscaped(inet),
-      any: printfEscaped(any),
-    };
+  const filters = commandFilters(arch);
+  return filters === undefined ? undefined : {
+    none: printfEscaped(filters.none),
+    unix: printfEscaped(filters.unix),
+    inet: printfEscaped(filters.inet),
+    any: printfEscaped(filters.any),
+  };
 }
 
 /**
  * `launch` confined by `policy` under the bwrap at `bwrap` (a path on the
  * host that runs it), through the wrapper that applies `limits` and feeds
- * bwrap the seccomp filter. With the policy's `strayReport`, the launch runs
- * under the namespace's reporter, which writes to that file how many
- * processes the namespace ended (see `readStrayReport` in `_reporter.ts`). With
- * `handed`, bwrap's options (the command's environment among them) go in the
- * launch's `input`, never on a command line, and the command keeps the stdin
- * after them when `keepStdin`, and the wrapper drops each mask whose path is
- * gone by then; without (a trial run with no environment of a call), they
- * are arguments.
+ * bwrap the seccomp `filter` (see `OPEN_FILTER`: the path of a file holding
+ * it, or its bytes as `printf` escapes; none when undefined). With the
+ * policy's `strayReport`, the launch runs under the namespace's reporter,
+ * which writes to that file how many processes the namespace ended (see
+ * `readStrayReport` in `_reporter.ts`). With `handed`, bwrap's options
+ * (the command's environment among them) go in the launch's `input`, never
+ * on a command line, and the command keeps the stdin after them when
+ * `keepStdin`, and the wrapper drops each mask whose path is gone by then;
+ * without (a trial run with no environment of a call), they are arguments.
  */
 export function wrapInBwrap(
   bwrap: string,
-  filters: BwrapFilters | undefined,
+  filter: string | undefined,
   launch: Launch,
   policy: ConfinedPolicy,
   folders: BwrapFolders,
@@ -127,7 +117,6 @@ export function wrapInBwrap(
   limits?: LaunchLimits,
   handed?: { keepStdin: boolean },
 ): Launch {
-  const filter = filters?.[socketRule(policy)];
   const report = policy.strayReport;
   const inner = report === undefined ? launch : reported(launch);
   // Handed, the masks go apart, for the wrapper to drop those whose path is gone.

@@ -21,14 +21,25 @@ import type { WalkMemory } from "../../../sandbox/protected/mod.ts";
 import { tempWorkspace } from "../_fixtures.ts";
 import { call, settled, skip, tree, watched } from "./_watch_fixtures.ts";
 
-/** How many shapes were looked at, and pointers read, while `run` ran. */
-function counted<T>(memory: WalkMemory, run: () => T): { value: T; shapes: number; reads: number } {
-  const [shapes, reads] = [memory.shapes.looks, memory.pointers.reads];
+/**
+ * How many shapes were looked at, pointers read, and pointer states the
+ * pointers took themselves (an `lstat` besides the shape's), while `run` ran.
+ */
+function counted<T>(
+  memory: WalkMemory,
+  run: () => T,
+): { value: T; shapes: number; reads: number; pointerLooks: number } {
+  const [shapes, reads, looks] = [
+    memory.shapes.looks,
+    memory.pointers.reads,
+    memory.pointers.looks,
+  ];
   const value = run();
   return {
     value,
     shapes: memory.shapes.looks - shapes,
     reads: memory.pointers.reads - reads,
+    pointerLooks: memory.pointers.looks - looks,
   };
 }
 
@@ -58,6 +69,9 @@ describe("kept shapes", { skip }, () => {
       // The 4 `.envrc` files, and the root's `.git` (a root is never vouched for).
       assert.equal(next.shapes, 5);
       assert.equal(next.reads, 0, "no pointer read again");
+      // Each file's state came with its shape: one `lstat` a protected file.
+      assert.equal(first.pointerLooks, 0);
+      assert.equal(next.pointerLooks, 0);
       assert.deepEqual(next.value.plan, first.value.plan);
       const sweep = counted(memory, () => next.value.settle());
       assert.deepEqual(sweep.value, []);

@@ -1,7 +1,16 @@
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, maskGroups } from "../../../../sandbox/backends/bwrap/_args.ts";
@@ -17,7 +26,7 @@ import {
   STANDBY_REPORTER,
 } from "../../../../sandbox/backends/bwrap/_reporter.ts";
 import { GLIBC_UNSECURE_ENV, MASK_FILE, tempWorkspace } from "../../_fixtures.ts";
-import { FOLDERS, launch, policy, TMP } from "./_policy.ts";
+import { coldAndStandby, FOLDERS, launch, policy, runLaunch, TMP } from "./_policy.ts";
 
 /**
  * What the wrapper reads after its line `head`: the sizes of `entries`,
@@ -37,6 +46,10 @@ function entriesOf(input: string): string[] {
   return sizes.map((size) => input.slice(offset, offset += size));
 }
 
+/** A private folder of its own (the filters' files go there), with the shared TMPDIR. */
+const OWN = { privateDir: realpathSync(mkdtempSync(join(tmpdir(), "bwrap-test-"))), tmpDir: TMP };
+after(() => rmSync(OWN.privateDir, { recursive: true, force: true }));
+
 describe("the bwrap backend", () => {
   it("is unavailable without bwrap on the search path, saying what to install", () => {
     assert.deepEqual(createBwrapBackend("/nonexistent", FOLDERS), {
@@ -44,10 +57,12 @@ describe("the bwrap backend", () => {
     });
   });
 
-  const backend = createBwrapBackend(process.env.PATH, FOLDERS);
+  const backend = createBwrapBackend(process.env.PATH, OWN);
   const skip = "reason" in backend ? backend.reason : false;
 
-  it("wraps the launch in bwrap, behind a shell that pipes it the seccomp filter", { skip }, () => {
+  it("wraps the launch in bwrap, behind a shell that opens it the seccomp filter's file", {
+    skip,
+  }, () => {
     assert.ok(!("reason" in backend));
     const wrapped = backend.wrap(launch("/srv/ws"), policy({}));
     assert.equal(wrapped.program, "/usr/bin/bash");
@@ -73,12 +88,15 @@ describe("the bwrap backend", () => {
       ["--norc", "--noprofile", "-p", "-c", "shellseam-bwrap", "--"],
     );
     assert.match(script!, /exec \$fd>&-/);
-    assert.match(script!, /exec 3< <\(printf "\$1"\)/);
-    // The filter travels as printf escapes of its bytes, never as a file.
-    const bytes = (escaped: string) =>
-      escaped.split("\\").slice(1).map((octal) => parseInt(octal, 8));
+    // A file of the private folder, opened as fd 3, or the wrapper fails.
+    assert.match(
+      script!,
+      /exec 3<"\$1"; \} 2>\/dev\/null \|\| \{ echo "shellseam-bwrap: cannot open/,
+    );
+    const bytes = (path: string) => [...readFileSync(path)];
     // Under deny, no Unix socket unless some are allowed (the others are masked).
     const deny = seccompFilter({ denyIpc: true, socketFamilies: [AF_NETLINK] })!;
+    assert.equal(filter, join(OWN.privateDir, "seccomp-none.bpf"));
     assert.deepEqual(bytes(filter!), [...deny]);
     const unix = backend.wrap(launch("/srv/ws"), policy({ unixSockets: true })).args[7]!;
     assert.deepEqual(bytes(unix), [
@@ -86,7 +104,7 @@ describe("the bwrap backend", () => {
     ]);
     assert.match(bwrap!, /\/bwrap$/);
     // bwrap's options come on stdin (fd 4 for --args), the command on its command line.
-    const all = ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}), FOLDERS)];
+    const all = ["--seccomp", "3", ...bwrapArgs(launch("/srv/ws"), policy({}), OWN)];
     const command = all.splice(all.indexOf("--", all.indexOf("--chdir")));
     assert.deepEqual(args, command);
     assert.equal(new TextDecoder().decode(wrapped.input), sized(`0 ${all.length} 0`, all));
@@ -231,8 +249,8 @@ describe("the bwrap backend", () => {
     // private folder it is given last.
     const standby = backend.standby!(bashLaunch, policy({ strayReport: "/p/strays-2" }))!;
     const prepared = standby.prepare([]).args;
-    assert.deepEqual(prepared.slice(-2), [FOLDERS.privateDir, ""]);
-    assert.equal(standby.strayReport?.(42), join(FOLDERS.privateDir, "strays-standby-42"));
+    assert.deepEqual(prepared.slice(-2), [OWN.privateDir, ""]);
+    assert.equal(standby.strayReport?.(42), join(OWN.privateDir, "strays-standby-42"));
     assert.ok(!new TextDecoder().decode(standby.input({})).includes("/p/strays-2"));
     // Its reporter takes the command from bwrap's options, then is the reporter.
     assert.equal(prepared.at(-3), STANDBY_REPORTER);
@@ -241,7 +259,7 @@ describe("the bwrap backend", () => {
     // its options, the same but for them.
     const setUp = standby.setUp!();
     const ahead = setUp.prepare([]);
-    assert.deepEqual(ahead.args.slice(-3), [SET_UP_REPORTER, FOLDERS.privateDir, "set-up"]);
+    assert.deepEqual(ahead.args.slice(-3), [SET_UP_REPORTER, OWN.privateDir, "set-up"]);
     assert.ok(SET_UP_REPORTER.endsWith(reporter!));
     const marked = backend.standby!(
       { ...bashLaunch, env: { ...bashLaunch.env, SHELLSEAM_WATCHDOG: "t.7" } },
@@ -336,19 +354,9 @@ describe("the bwrap backend", () => {
     };
     const cold = local.wrap(bashLaunch, masked);
     const standby = local.standby!(bashLaunch, masked)!;
-    const ready = standby.prepare([]);
-    for (
-      const [how, run] of [
-        ["cold", { ...cold, input: cold.input }],
-        ["standby", { ...ready, input: standby.input({}) }],
-      ] as const
-    ) {
-      const result = spawnSync(run.program, run.args, {
-        cwd: run.cwd,
-        env: run.env,
-        input: run.input,
-        encoding: "utf8",
-      });
+    const launches = coldAndStandby(cold, standby);
+    for (const [how, run] of launches) {
+      const result = runLaunch(run);
       assert.equal(result.status, 0, `${how}: ${result.stderr}`);
       assert.ok(result.stdout.endsWith("ran\n"), `${how}: ${result.stdout}`);
       assert.match(result.stderr, /secret: Permission denied/, how);
@@ -482,7 +490,7 @@ describe("bwrapSetupRaced", () => {
 });
 
 describe("the bwrap backend's probe", () => {
-  const backend = createBwrapBackend(process.env.PATH, FOLDERS);
+  const backend = createBwrapBackend(process.env.PATH, OWN);
   const skip = "reason" in backend ? backend.reason : false;
 
   it("hands bwrap the executor's environment on stdin, never on a command line", { skip }, () => {
