@@ -55,20 +55,16 @@ function nodeLstat(path: string): Stats | undefined {
   }
 }
 
+/** What is at a path that holds the regular file `file`. */
+function regularFile(file: FileState): PathState {
+  const { dev, ino, mtimeMs, ctimeMs } = file;
+  return { kind: "file", dev, ino, mtimeMs, ctimeMs, file };
+}
+
 function denoPathState(path: string): PathState | undefined {
   const info = denoLstat(path);
   if (info === undefined) return undefined;
-  if (info.isFile) {
-    const file = denoFile(info);
-    return {
-      kind: "file",
-      dev: file.dev,
-      ino: file.ino,
-      mtimeMs: file.mtimeMs,
-      ctimeMs: file.ctimeMs,
-      file,
-    };
-  }
+  if (info.isFile) return regularFile(denoFile(info));
   const kind = info.isDirectory
     ? "directory"
     : info.isFile
@@ -88,17 +84,7 @@ function denoPathState(path: string): PathState | undefined {
 function nodePathState(path: string): PathState | undefined {
   const stat = nodeLstat(path);
   if (stat === undefined) return undefined;
-  if (stat.isFile()) {
-    const file = nodeFile(stat);
-    return {
-      kind: "file",
-      dev: file.dev,
-      ino: file.ino,
-      mtimeMs: file.mtimeMs,
-      ctimeMs: file.ctimeMs,
-      file,
-    };
-  }
+  if (stat.isFile()) return regularFile(nodeFile(stat));
   const kind = stat.isDirectory()
     ? "directory"
     : stat.isFile()
