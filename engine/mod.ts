@@ -88,7 +88,7 @@ export {
 } from "./_paths.ts";
 export { BASH_FLAGS, ENV_OVERRIDES, TERMINAL_ENV_OVERRIDES } from "./_env.ts";
 export { terminalCommand } from "./_terminal.ts";
-export { folderNames } from "./_listing.ts";
+export { folderNames, settledSince } from "./_listing.ts";
 export {
   isOwnDirectory,
   makeFolder,

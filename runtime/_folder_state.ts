@@ -22,13 +22,11 @@ export interface FileState extends FolderState {
 }
 
 /**
- * What is at a path, never following a symlink: its kind, device and inode,
- * and a regular file's state (see {@linkcode FileState}) from the same `lstat`.
+ * What is at a path, never following a symlink: its kind, device, inode and
+ * times, and a regular file's state (see {@linkcode FileState}) from the same `lstat`.
  */
-export interface PathState {
+export interface PathState extends FolderState {
   kind: "directory" | "file" | "symlink" | "other";
-  dev: number;
-  ino: number;
   /** A regular file's state, for a reader that would otherwise `lstat` it again. */
   file?: FileState;
 }
@@ -57,12 +55,16 @@ function nodeLstat(path: string): Stats | undefined {
   }
 }
 
+/** What is at a path that holds the regular file `file`. */
+function regularFile(file: FileState): PathState {
+  const { dev, ino, mtimeMs, ctimeMs } = file;
+  return { kind: "file", dev, ino, mtimeMs, ctimeMs, file };
+}
+
 function denoPathState(path: string): PathState | undefined {
   const info = denoLstat(path);
   if (info === undefined) return undefined;
-  if (info.isFile) {
-    return { kind: "file", dev: info.dev, ino: info.ino ?? NaN, file: denoFile(info) };
-  }
+  if (info.isFile) return regularFile(denoFile(info));
   const kind = info.isDirectory
     ? "directory"
     : info.isFile
@@ -70,13 +72,19 @@ function denoPathState(path: string): PathState | undefined {
     : info.isSymlink
     ? "symlink"
     : "other";
-  return { kind, dev: info.dev, ino: info.ino ?? NaN };
+  return {
+    kind,
+    dev: info.dev,
+    ino: info.ino ?? NaN,
+    mtimeMs: info.mtime?.getTime() ?? NaN,
+    ctimeMs: info.ctime?.getTime() ?? NaN,
+  };
 }
 
 function nodePathState(path: string): PathState | undefined {
   const stat = nodeLstat(path);
   if (stat === undefined) return undefined;
-  if (stat.isFile()) return { kind: "file", dev: stat.dev, ino: stat.ino, file: nodeFile(stat) };
+  if (stat.isFile()) return regularFile(nodeFile(stat));
   const kind = stat.isDirectory()
     ? "directory"
     : stat.isFile()
@@ -84,7 +92,7 @@ function nodePathState(path: string): PathState | undefined {
     : stat.isSymbolicLink()
     ? "symlink"
     : "other";
-  return { kind, dev: stat.dev, ino: stat.ino };
+  return { kind, dev: stat.dev, ino: stat.ino, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
 /**

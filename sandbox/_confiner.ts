@@ -112,6 +112,8 @@ export class SandboxConfiner implements Confiner {
   #stopped = false;
   /** Set once a call was planned: its own walk lists what a walk ahead would. */
   #planned = false;
+  /** How many calls' plans offered a standby so far: their order (see `Standbys.prepare`). */
+  #plans = 0;
   /**
    * The standby started at construction (see `#standbyAhead`), until it was
    * spawned or failed to be: a confined call is planned once it was. The
@@ -244,6 +246,8 @@ export class SandboxConfiner implements Confiner {
     if (backend === undefined || launch === undefined || this.#stopped) return;
     const standby = backend.standby?.(launch, await this.#confinement.confine(policy));
     if (standby === undefined) return;
+    // Not set up ahead: a call's own plan (its walk, its hidden folders) would differ from it.
+    delete standby.setUp;
     const slot = await this.#host.cgroupSlot(callDefaultLimits(true, this.#host.config.limits));
     if (slot !== undefined && !this.#stopped) await this.#standbys.prepare(slot, standby);
   }
@@ -522,18 +526,20 @@ export class SandboxConfiner implements Confiner {
     const slot = limits.cgroups;
     if (standby === undefined || slot === undefined) return {};
     const stdinNull = spec.stdin === undefined && spec.keepStdinOpen !== true;
+    const order = ++this.#plans;
     return {
       ...(stdinNull
         ? {
           takeAhead: async (signal) => {
             const ahead = await this.#standbys.take(slot, standby, limits.rlimits, signal);
             if (ahead !== undefined) taken(ahead.child.pid);
-            void this.#standbys.prepare(slot, standby);
+            // Set up once the command settled: bwrap's mounts, made while it runs, would slow it.
+            void this.#standbys.prepare(slot, standby, order, "no");
             return ahead;
           },
         }
         : {}),
-      afterSettle: () => void this.#standbys.prepare(slot, standby),
+      afterSettle: () => void this.#standbys.prepare(slot, standby, order, "later"),
     };
   }
 

@@ -48,4 +48,50 @@ export interface LaunchStandby {
    * before the call came, in place of the call's. Absent: the call's.
    */
   strayReport?(pid: number): string;
+  /**
+   * The launch's setup as it would be made now (see {@linkcode SetUpLaunch}),
+   * for a standby that makes it ahead and waits for the command alone;
+   * absent where the backend makes none.
+   */
+  setUp?(): SetUpLaunch;
+}
+
+/**
+ * A launch's setup, made ahead of the call (bwrap's sandbox: its mounts,
+ * namespaces and environment), by a standby that then waits for the command
+ * and its rlimits alone. A call may take it only when its own setup has the
+ * same `options`, and nothing on the way to its `paths` changed since it was
+ * made (see `sandbox/_path_bindings.ts`): the setup is then what the call's
+ * own launch would make.
+ *
+ * @example
+ * ```ts
+ * import type { SetUpLaunch } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const setUp: SetUpLaunch = {
+ *   options: "--chdir\0/tmp\0",
+ *   paths: ["/tmp"],
+ *   prepare: () => ({ program: "/usr/bin/cat", args: [], cwd: "/", env: {} }),
+ *   input: () => new TextEncoder().encode("true\0"),
+ * };
+ * assert.deepEqual(setUp.paths, ["/tmp"]);
+ * ```
+ */
+export interface SetUpLaunch {
+  /** Everything the setup is made of but the command and its rlimits, as text. */
+  options: string;
+  /**
+   * The paths the setup mounts or enters that a command (of this executor
+   * or another) could move: a mount made there covers what the path named then.
+   */
+  paths: readonly string[];
+  /**
+   * The process to start ahead: it joins the cgroups of `cgroupProcs`, makes
+   * the setup, then reads `input`, and writes the byte 6 (`LAUNCH_STARTED`)
+   * right before it runs the command, as `LaunchStandby.prepare`'s does.
+   */
+  prepare(cgroupProcs: readonly string[]): Launch;
+  /** What the standby is told to run the launch with `rlimits` (read up to its end, not past it). */
+  input(rlimits: ResourceLimits): Uint8Array;
 }

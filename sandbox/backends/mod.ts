@@ -55,4 +55,4 @@ export {
   RUNNER_FAILURE_EXIT,
   STDIN_UNLESS_KEPT,
 } from "./_shell.ts";
-export type { LaunchStandby } from "./_standby.ts";
+export type { LaunchStandby, SetUpLaunch } from "./_standby.ts";

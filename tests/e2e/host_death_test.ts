@@ -18,7 +18,7 @@ import {
   waitForSleep,
   watchdogOf,
 } from "../local/_helpers.ts";
-import { isStandbyOf, probeHere, skipUnless, STANDBY_TOKENS } from "../sandbox/_fixtures.ts";
+import { probeHere, skipUnless, standbys } from "../sandbox/_fixtures.ts";
 
 // .ts under Deno, .js once compiled for the Node leg.
 const EXT = import.meta.url.slice(import.meta.url.lastIndexOf("."));
@@ -182,9 +182,8 @@ describe(`a ${onDeno ? "Deno" : "Node"} host that dies`, () => {
 });
 
 /** The `backend` standbys of `host`'s executors (their cgroup folders carry its pid). */
-function standbysOf(backend: "bwrap" | "landlock", host: number): number[] {
-  return processesWith(STANDBY_TOKENS[backend]).filter((pid) => isStandbyOf(backend, pid, host));
-}
+const standbysOf = (backend: "bwrap" | "landlock", host: number): number[] =>
+  standbys(backend, host);
 
 /** Waits until a standby of `host` waits. */
 async function standbyOf(backend: "bwrap" | "landlock", host: number): Promise<void> {

@@ -86,6 +86,8 @@ describe("runtime", () => {
       kind: "directory",
       dev: sub.dev,
       ino: sub.ino,
+      mtimeMs: sub.mtimeMs,
+      ctimeMs: sub.ctimeMs,
     });
     assert.equal(pathState(join(dir, "gone")), undefined);
     assert.equal(pathState(join(dir, "file", "below")), undefined, "a file on the way");

@@ -310,9 +310,36 @@ export function isStandbyOf(backend: "bwrap" | "landlock", pid: number, host: nu
   }
 }
 
-/** The standbys of this process's executors: a bwrap waiting for its options, or a launcher. */
-export const standbys = (backend: "bwrap" | "landlock"): number[] =>
-  processesWith(STANDBY_TOKENS[backend]).filter((pid) => isStandbyOf(backend, pid, process.pid));
+/** What only the command line of a bwrap standby set up ahead holds (its reporter's). */
+export const SET_UP_TOKEN = "read -r -d '' w";
+
+/**
+ * The bwrap standbys of the executors of the process `host` set up ahead
+ * (see `SET_UP_REPORTER`) whose reporter waits for its command, reading its
+ * stdin: bwrap's pids (the reporter is its child, the namespace's pid 1).
+ */
+export function setUpStandbys(host: number = process.pid): number[] {
+  return processesWith(SET_UP_TOKEN).flatMap((pid) => {
+    try {
+      const waits = readFileSync(`/proc/${pid}/syscall`, "latin1").startsWith("0 0x0 ") &&
+        readFileSync(`/proc/${pid}/cgroup`, "utf8").includes(`shellseam-exec-${host}-`);
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return waits ? [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])] : [];
+    } catch {
+      // It ended while we looked.
+      return [];
+    }
+  });
+}
+
+/**
+ * The standbys of the executors of the process `host` (by default this
+ * one): a bwrap waiting for its options or set up ahead, or a launcher.
+ */
+export const standbys = (backend: "bwrap" | "landlock", host: number = process.pid): number[] => [
+  ...processesWith(STANDBY_TOKENS[backend]).filter((pid) => isStandbyOf(backend, pid, host)),
+  ...(backend === "bwrap" ? setUpStandbys(host) : []),
+];
 
 /**
  * Waits until the process `pid` (a standby) blocks reading its input on
@@ -343,6 +370,22 @@ export async function oneStandby(backend: "bwrap" | "landlock", not?: number): P
     assert.ok(Date.now() < deadline, `standbys: ${JSON.stringify(found)}`);
     await pause(20);
   }
+}
+
+/**
+ * The standby of this process's executors once it stays as it is, and its
+ * pid: under bwrap, one set up ahead (a standby waiting for its options
+ * gives way to one once the times of its paths are settled, a second after
+ * they last changed); under Landlock, the launcher.
+ */
+export async function settledStandby(backend: "bwrap" | "landlock"): Promise<number> {
+  if (backend === "landlock") return await oneStandby(backend);
+  await until(
+    () => setUpStandbys().length === 1 && standbys(backend).length === 1,
+    30_000,
+    "a standby set up ahead",
+  );
+  return setUpStandbys()[0] as number;
 }
 
 /** A runtime that records the pid and command line of every spawn. */

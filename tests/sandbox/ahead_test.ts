@@ -13,6 +13,7 @@ import {
   executorFor,
   probeHere,
   recording,
+  SET_UP_TOKEN,
   skipUnless,
   STANDBY_TOKENS,
   tempWorkspace,
@@ -75,7 +76,8 @@ describe("SandboxBashExecutor started ahead", () => {
   }, async () => {
     using workspace = tempWorkspace();
     const { runtime: recorder, spawned } = recording();
-    const standby = (line: string) => line.includes(STANDBY_TOKENS.bwrap);
+    const standby = (line: string) =>
+      line.includes(STANDBY_TOKENS.bwrap) || line.includes(SET_UP_TOKEN);
     // A standby's spawn is held a second: the call, made at once, comes while it starts.
     const runtime: typeof recorder = {
       ...recorder,

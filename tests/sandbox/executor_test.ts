@@ -33,6 +33,7 @@ import {
   probeHere,
   recording,
   SANDBOX_BACKENDS,
+  SET_UP_TOKEN,
   skipUnless,
   skipWithoutPython,
   STANDBY_TOKENS,
@@ -905,7 +906,12 @@ describe("what the host runs outside any sandbox, as it runs it", () => {
       ...runtime,
       spawn: async (request) => {
         const child = await runtime.spawn(request);
-        if (armed && request.args.some((arg) => arg.includes(STANDBY_TOKENS.bwrap))) {
+        if (
+          armed &&
+          request.args.some((arg) =>
+            arg.includes(STANDBY_TOKENS.bwrap) || arg.includes(SET_UP_TOKEN)
+          )
+        ) {
           standbyEnd.resolve(child.exited);
         }
         return child;

@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Launch } from "../../../engine/mod.ts";
-import { APPLY_LIMITS, BASH_FLAGS } from "../../../engine/mod.ts";
+import { APPLY_LIMITS, BASH_FLAGS, WATCHDOG_VARIABLE } from "../../../engine/mod.ts";
 import { PRINT_START } from "../mod.ts";
 
 /** The descriptor on which the namespace's reporter writes its count. */
@@ -95,6 +95,23 @@ export const STANDBY_REPORTER: string = `set -f; set -- \${${STANDBY_LIMITS_VARI
   `"$@" -c "$${STANDBY_COMMAND_VARIABLE}"; set +f; ` +
   `unset ${STANDBY_COMMAND_VARIABLE} ${STANDBY_LIMITS_VARIABLE}; ${APPLY_LIMITS}` +
   NAMESPACE_REPORTER;
+
+/**
+ * The namespace's reporter of a standby set up ahead (see `bwrap/_standby.ts`):
+ * bwrap made the call's setup before the call came, the environment and the
+ * working folder among it, and this waits in it for what differs from call
+ * to call, each NUL-terminated, on its stdin: the command's rlimits (as
+ * `limitArgs` gives them), its marker (`WATCHDOG_VARIABLE`, set when not
+ * empty) and the command. `read -d ''` reads a pipe a byte at a time, never
+ * past the message. It then gives stdin up for /dev/null, appends
+ * `-c <command>` to its launch (`"$@"`, a bash), applies the rlimits
+ * (`APPLY_LIMITS`) and is `NAMESPACE_REPORTER`. A stdin that ends before
+ * the message ends it, and nothing ran.
+ */
+export const SET_UP_REPORTER: string = "IFS= read -r -d '' l && IFS= read -r -d '' w && " +
+  "IFS= read -r -d '' c || exit 1; exec 0</dev/null; " +
+  `[ -z "$w" ] || export ${WATCHDOG_VARIABLE}="$w"; ` +
+  'set -f; set -- $l "$@" -c "$c"; set +f; unset l w c; ' + APPLY_LIMITS + NAMESPACE_REPORTER;
 
 /** The name of a standby's report file before its pid (see `standbyStrayReport`). */
 export const STANDBY_REPORT_PREFIX = "strays-standby-";

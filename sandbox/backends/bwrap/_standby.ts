@@ -11,12 +11,20 @@
  */
 import type { Launch } from "../../../engine/mod.ts";
 import { pathState } from "../../../runtime/mod.ts";
-import { APPLY_LIMITS, BASH_FLAGS, limitArgs } from "../../../engine/mod.ts";
+import {
+  APPLY_LIMITS,
+  BASH_FLAGS,
+  isBeneath,
+  joinedBytes,
+  limitArgs,
+  WATCHDOG_VARIABLE,
+} from "../../../engine/mod.ts";
 import { type ConfinedPolicy, type LaunchStandby, socketRule } from "../mod.ts";
 import { bwrapArgs, type BwrapFolders, LOCAL_PATHS, maskGroups } from "./_args.ts";
 import {
   OPEN_REPORT,
   REPORTER_NAME,
+  SET_UP_REPORTER,
   STANDBY_COMMAND_VARIABLE,
   STANDBY_LIMITS_VARIABLE,
   STANDBY_REPORT_PREFIX,
@@ -28,6 +36,9 @@ import {
   encoder,
   nulTerminated,
   OPEN_FILTER,
+  READ_OPTIONS,
+  READ_SIZES,
+  sizedEntries,
   WRAPPER_FAILURE_EXIT,
   WRAPPER_NAME,
 } from "./_shell.ts";
@@ -57,10 +68,18 @@ import type { SeccompFilterFiles } from "./_filter_files.ts";
  * `LAUNCH_STARTED` once bwrap's setup is done: the executor takes the launch
  * for started only then (one whose setup failed, at a mask whose path went
  * since the input was made, is started as usual).
+ *
+ * Set up ahead (`$6` not empty, see `SetUpLaunch`), it reads bwrap's options
+ * from its stdin first instead, sized as the wrapper reads them
+ * (`READ_SIZES`), and puts them on fd 4 through a pipe; stdin stays the
+ * reporter's (`SET_UP_REPORTER`), which waits in the sandbox bwrap made
+ * for the command and its rlimits.
  */
-const STANDBY = APPLY_LIMITS + "b=$2; s=$3; t=$4; r=$5; " + CLOSE_INHERITED +
+const STANDBY = APPLY_LIMITS + "b=$2; s=$3; t=$4; r=$5; u=$6; " + CLOSE_INHERITED +
   OPEN_FILTER +
-  `exec 4<&0 0</dev/null; set -- "$r/${STANDBY_REPORT_PREFIX}$$"; { : >"$1"; } 2>/dev/null; ` +
+  'if [ -n "$u" ]; then IFS=" " read -r n h; ' + READ_SIZES + READ_OPTIONS +
+  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o; else exec 4<&0 0</dev/null; fi; ' +
+  `set -- "$r/${STANDBY_REPORT_PREFIX}$$"; { : >"$1"; } 2>/dev/null; ` +
   OPEN_REPORT +
   `shopt -s execfail; exec "$b" --args 4 -- "$s" ${
     BASH_FLAGS.join(" ")
@@ -97,39 +116,49 @@ export function bwrapStandby(
   const rule = socketRule(policy);
   // Checked now, at each call: a standby that opened an older file runs no launch.
   const filter = filters?.current(rule);
+  /**
+   * bwrap's options as the call's launch would have them now, its command
+   * left out: the call's, then each mask whose path is still there (see
+   * maskGroups), its path last. The runtime's own lstat: Node's, under Deno,
+   * costs twice as much (measured: 15 against 7 µs a path).
+   */
+  const optionsNow = (of: Launch): { options: string[]; masks: string[][] } => {
+    const args = bwrapArgs(of, policy, folders, LOCAL_PATHS, "apart");
+    // Everything before the command's own "--": the standby's bwrap has its command line.
+    const options = args.slice(0, args.length - of.args.length - 2);
+    if (filter !== undefined) options.unshift("--seccomp", "3");
+    const masks = maskGroups(policy).filter((group) =>
+      pathState(group[group.length - 1] ?? "") !== undefined
+    );
+    return { options, masks };
+  };
+  const standbyLaunch = (cgroupProcs: readonly string[], reporter: string, setUp: string) => ({
+    program: bash,
+    args: [
+      ...BASH_FLAGS,
+      "-p",
+      "-c",
+      STANDBY,
+      WRAPPER_NAME,
+      ...limitArgs({}, cgroupProcs),
+      // Checked again as it starts.
+      filters?.current(rule).path ?? "",
+      bwrap,
+      bash,
+      reporter,
+      folders.privateDir,
+      setUp,
+    ],
+    cwd: "/",
+    env: {},
+  });
   return {
     key: `bwrap ${bwrap} ${bash} ${filter === undefined ? "-" : `${rule} ${filter.generation}`}`,
     // Exec'd as the standby starts, before any call's launch is vetted.
     runs: [bwrap],
-    prepare: (cgroupProcs) => ({
-      program: bash,
-      args: [
-        ...BASH_FLAGS,
-        "-p",
-        "-c",
-        STANDBY,
-        WRAPPER_NAME,
-        ...limitArgs({}, cgroupProcs),
-        // Checked again as it starts.
-        filters?.current(rule).path ?? "",
-        bwrap,
-        bash,
-        STANDBY_REPORTER,
-        folders.privateDir,
-      ],
-      cwd: "/",
-      env: {},
-    }),
+    prepare: (cgroupProcs) => standbyLaunch(cgroupProcs, STANDBY_REPORTER, ""),
     input: (rlimits) => {
-      const args = bwrapArgs(launch, policy, folders, LOCAL_PATHS, "apart");
-      // Everything before the command's own "--": the standby's bwrap has its command line.
-      const options = args.slice(0, args.length - launch.args.length - 2);
-      if (filter !== undefined) options.unshift("--seccomp", "3");
-      // Each mask whose path is still there (see maskGroups), its path last. The runtime's own
-      // lstat: Node's, under Deno, costs twice as much (measured: 15 against 7 µs a path).
-      const masks = maskGroups(policy).filter((group) =>
-        pathState(group[group.length - 1] ?? "") !== undefined
-      );
+      const { options, masks } = optionsNow(launch);
       return encoder.encode(nulTerminated([
         ...options,
         "--setenv",
@@ -142,5 +171,33 @@ export function bwrapStandby(
       ]));
     },
     strayReport: (pid) => standbyStrayReport(folders.privateDir, pid),
+    setUp: () => {
+      // The command's marker (its number) differs from call to call: the reporter sets it.
+      const { [WATCHDOG_VARIABLE]: marker, ...env } = launch.env;
+      const { options, masks } = optionsNow({ ...launch, env });
+      const all = [...options, ...masks.flat()];
+      const bound = policy.mode === "workspace-write"
+        ? [policy.workspaceRoot, ...policy.writableRoots, ...policy.readOnlyPaths]
+        : [];
+      // The executor's own folders (its TMPDIR, its proxy folder) are moved by none of its
+      // commands: they are read-only to every one, in a folder hidden from all.
+      const masked = masks.map((group) => group[group.length - 1] as string)
+        .filter((path) => !isBeneath(path, folders.privateDir));
+      // The last option: "--chdir" and the working folder (see bwrapArgs).
+      const cwd = options[options.length - 1] as string;
+      return {
+        options: nulTerminated(all),
+        paths: [...bound, ...masked, cwd],
+        prepare: (cgroupProcs) => {
+          const { sizes, body } = sizedEntries(all);
+          return {
+            ...standbyLaunch(cgroupProcs, SET_UP_REPORTER, "set-up"),
+            input: joinedBytes([encoder.encode(`${all.length} ${sizes.length}\n`), sizes, body]),
+          };
+        },
+        input: (rlimits) =>
+          encoder.encode(nulTerminated([limitArgs(rlimits).join(" "), marker ?? "", command])),
+      };
+    },
   };
 }

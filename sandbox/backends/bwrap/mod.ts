@@ -5,7 +5,9 @@
  *    command's limits, closes what it inherited, and hands bwrap its seccomp
  *    filter, its options and its masks on descriptors (or a standby,
  *    `_standby.ts`, does that before the call and execs bwrap, which then
- *    reads the call's input as its options, the command among them).
+ *    reads the call's input as its options, the command among them; or,
+ *    set up ahead with the last call's options, waits inside for the
+ *    command alone).
  * 2. bwrap mounts the view and enters the namespaces its arguments name
  *    (`_args.ts`, a pure transform with its mount order numbered).
  * 3. Inside, the namespace's reporter (`_reporter.ts`), the namespace's pid

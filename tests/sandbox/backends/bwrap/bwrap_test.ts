@@ -20,6 +20,7 @@ import { APPLY_LIMITS, limitArgs } from "../../../../engine/_limits.ts";
 import { LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
 import { AF_NETLINK, AF_UNIX, seccompFilter } from "../../../../sandbox/backends/_seccomp.ts";
 import {
+  SET_UP_REPORTER,
   STANDBY_COMMAND_VARIABLE,
   STANDBY_LIMITS_VARIABLE,
   STANDBY_REPORTER,
@@ -248,12 +249,29 @@ describe("the bwrap backend", () => {
     // private folder it is given last.
     const standby = backend.standby!(bashLaunch, policy({ strayReport: "/p/strays-2" }))!;
     const prepared = standby.prepare([]).args;
-    assert.equal(prepared.at(-1), OWN.privateDir);
+    assert.deepEqual(prepared.slice(-2), [OWN.privateDir, ""]);
     assert.equal(standby.strayReport?.(42), join(OWN.privateDir, "strays-standby-42"));
     assert.ok(!new TextDecoder().decode(standby.input({})).includes("/p/strays-2"));
     // Its reporter takes the command from bwrap's options, then is the reporter.
-    assert.equal(prepared.at(-2), STANDBY_REPORTER);
+    assert.equal(prepared.at(-3), STANDBY_REPORTER);
     assert.ok(STANDBY_REPORTER.endsWith(reporter!));
+    // Set up ahead, its reporter takes the command (and its marker) from its stdin, and bwrap
+    // its options, the same but for them.
+    const setUp = standby.setUp!();
+    const ahead = setUp.prepare([]);
+    assert.deepEqual(ahead.args.slice(-3), [SET_UP_REPORTER, OWN.privateDir, "set-up"]);
+    assert.ok(SET_UP_REPORTER.endsWith(reporter!));
+    const marked = backend.standby!(
+      { ...bashLaunch, env: { ...bashLaunch.env, SHELLSEAM_WATCHDOG: "t.7" } },
+      policy({ strayReport: "/p/strays-3" }),
+    )!
+      .setUp!();
+    assert.equal(marked.options, setUp.options, "the marker is no option");
+    assert.equal(
+      new TextDecoder().decode(marked.input({ fileSizeBytes: 1024 })),
+      `${limitArgs({ fileSizeBytes: 1024 }).join(" ")}\0t.7\0echo hi\0`,
+    );
+    assert.ok(!new TextDecoder().decode(ahead.input).includes("echo hi"), "its options alone");
   });
 
   it("hands the command its environment inside, never to the programs before it", { skip }, () => {

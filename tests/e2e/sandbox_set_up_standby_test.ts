@@ -1,0 +1,184 @@
+// A bwrap standby set up ahead (its mounts made with the last call's options,
+// its reporter waiting for the command alone) runs a call only when that
+// call's setup would be the same: attacks that change what the mounts cover
+// between two calls, without changing the options, get a setup of their own.
+// The command tells which setup ran it by its namespace's pid 1 (the
+// reporter's command line), never by timing.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { cgroupSupport } from "../../engine/_cgroup_support.ts";
+import {
+  executorFor,
+  probeHere,
+  SET_UP_TOKEN,
+  setUpStandbys,
+  skipUnless,
+  tempWorkspace,
+  until,
+} from "../sandbox/_fixtures.ts";
+
+const statuses = await probeHere();
+const support = cgroupSupport();
+const skip = skipUnless(statuses, "bwrap") ||
+  ("unavailable" in support.processes
+    ? `no cgroup for "processes" here (standbys hold cgroups): ${support.processes.unavailable}`
+    : false);
+
+/**
+ * Prints, first, which setup runs the command: "set-up" (ahead) or "other".
+ * The token's last character in brackets: the pattern does not match
+ * itself, in the command line of a reporter that runs this command.
+ */
+const WHICH = `if tr '\\0' ' ' < /proc/1/cmdline | grep -q -- "${SET_UP_TOKEN.slice(0, -1)}[${
+  SET_UP_TOKEN.slice(-1)
+}]"; then echo set-up; else echo other; fi; `;
+
+/** Runs `command` after `WHICH`: which setup ran it, and the rest of its result. */
+async function run(
+  executor: SandboxBashExecutor,
+  command: string,
+  request: { workdir?: string; env?: Record<string, string> } = {},
+): Promise<{ which: string; stdout: string; stderr: string; exitCode: number | null }> {
+  const result = await executor.run({ command: WHICH + command, ...request });
+  const [which = "", ...rest] = result.stdout.text.split("\n");
+  return { which, stdout: rest.join("\n"), stderr: result.stderr.text, exitCode: result.exitCode };
+}
+
+/** Waits until exactly one standby set up ahead waits for its command (its paths settled, 1 s). */
+async function setUpWaits(): Promise<void> {
+  await until(() => setUpStandbys().length === 1, 30_000, "a standby set up ahead");
+}
+
+describe("a bwrap standby set up ahead", () => {
+  it("runs a call made as the last one, and none whose setup differs", { skip }, async () => {
+    using workspace = tempWorkspace();
+    const sub = join(workspace.root, "sub");
+    mkdirSync(join(workspace.root, ".git", "hooks"), { recursive: true });
+    mkdirSync(sub);
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    const probe = 'pwd; echo "${FOO-}"; ulimit -f; [ -c /dev/stdin ] && echo null; ' +
+      "echo ${SHELLSEAM_WATCHDOG:+marked}; touch .git/hooks/x 2>&1 || true";
+    const cold = await run(executor, probe);
+    await setUpWaits();
+    const warm = await run(executor, probe);
+    assert.equal(warm.which, "set-up", warm.stderr);
+    assert.equal(warm.stdout, cold.stdout, "what the call's own launch saw");
+    assert.match(warm.stdout, /Read-only file system/);
+    // Another environment, working folder, or policy: a setup of its own.
+    await setUpWaits();
+    const env = await run(executor, probe, { env: { FOO: "bar" } });
+    assert.deepEqual([env.which, env.stdout.split("\n")[1]], ["other", "bar"]);
+    await setUpWaits();
+    const back = await run(executor, probe);
+    assert.deepEqual([back.which, back.stdout], ["other", cold.stdout], "set up with FOO");
+    await setUpWaits();
+    const moved = await run(executor, "pwd", { workdir: sub });
+    assert.deepEqual([moved.which, moved.stdout], ["other", `${sub}\n`]);
+    await setUpWaits();
+    const policy = await executor.run({
+      command: WHICH + "pwd",
+      workdir: sub,
+      sandboxPolicy: { mode: "read-only", workspaceRoot: workspace.root, network: "deny" },
+    });
+    assert.equal(policy.stdout.text, `other\n${sub}\n`);
+    await setUpWaits();
+    const again = await executor.run({
+      command: WHICH + "pwd",
+      workdir: sub,
+      sandboxPolicy: { mode: "read-only", workspaceRoot: workspace.root, network: "deny" },
+    });
+    assert.equal(again.stdout.text, `set-up\n${sub}\n`);
+  });
+
+  it("binds what a background command made since, as a call's own launch does", {
+    skip,
+  }, async () => {
+    using workspace = tempWorkspace();
+    mkdirSync(join(workspace.root, ".git"));
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    await run(executor, "true");
+    await setUpWaits();
+    // With stdin, it takes no standby: the one set up before knows neither of what it makes.
+    const planter = await executor.start({
+      command: "echo 'echo safe' > .envrc; mkdir -p n/.git/hooks; : > made; sleep 60",
+      stdin: "",
+    });
+    try {
+      await until(() => existsSync(join(workspace.root, "made")), 30_000, "the plant");
+      await setUpWaits();
+      const attack = await run(
+        executor,
+        "echo evil >> .envrc; echo evil > n/.git/hooks/pre-commit; true",
+      );
+      assert.equal((attack.stderr.match(/Read-only file system/g) ?? []).length, 2, attack.stderr);
+      assert.equal(readFileSync(join(workspace.root, ".envrc"), "utf8"), "echo safe\n");
+      assert.ok(!existsSync(join(workspace.root, "n", ".git", "hooks", "pre-commit")));
+      assert.equal(attack.which, "other");
+    } finally {
+      await planter.kill();
+      await planter.done;
+    }
+  });
+
+  it("covers no other folder than the one its mount was made on (a folder on the way moved)", {
+    skip,
+  }, async () => {
+    using workspace = tempWorkspace();
+    const { root } = workspace;
+    mkdirSync(join(root, "sub", ".git", "hooks"), { recursive: true });
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    await run(executor, "true");
+    // A decoy in place of the folder that holds the repository, while the next standby is set
+    // up; the real one where no walk looks (the launch's walk would bind it there).
+    mkdirSync(join(root, "node_modules"));
+    renameSync(join(root, "sub"), join(root, "node_modules", "real"));
+    mkdirSync(join(root, "sub", ".git", "hooks"), { recursive: true });
+    await run(executor, "true");
+    await setUpWaits();
+    // Back again: the path names the real repository, and the decoy is where no walk looks.
+    renameSync(join(root, "sub"), join(root, "node_modules", "decoy"));
+    renameSync(join(root, "node_modules", "real"), join(root, "sub"));
+    const attack = await run(executor, "echo evil > sub/.git/hooks/pre-commit");
+    assert.match(attack.stderr, /Read-only file system/);
+    assert.ok(!existsSync(join(root, "sub", ".git", "hooks", "pre-commit")));
+    assert.equal(attack.which, "other");
+  });
+
+  it("masks a secret replaced by a rename since it was set up", { skip }, async () => {
+    using workspace = tempWorkspace();
+    // Outside every writable root: only the host writes it (an editor or a login, by a rename).
+    const secret = join(workspace.base, "token");
+    writeFileSync(secret, "one\n");
+    await using executor = executorFor("bwrap", workspace, {
+      defaultMode: "workspace-write",
+      denyRead: [secret],
+    });
+    await run(executor, "true");
+    await setUpWaits();
+    writeFileSync(`${secret}.new`, "two\n");
+    renameSync(`${secret}.new`, secret);
+    const attack = await run(executor, `cat ${secret}`);
+    assert.match(attack.stderr, /Permission denied/);
+    assert.doesNotMatch(attack.stdout, /two/);
+    assert.equal(attack.which, "other");
+  });
+
+  it("covers a protected file replaced by a rename since it was set up", { skip }, async () => {
+    using workspace = tempWorkspace();
+    const envrc = join(workspace.root, ".envrc");
+    writeFileSync(envrc, "echo one\n");
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    await run(executor, "true");
+    await setUpWaits();
+    writeFileSync(`${envrc}.new`, "echo two\n");
+    renameSync(`${envrc}.new`, envrc);
+    const attack = await run(executor, "echo evil >> .envrc");
+    assert.match(attack.stderr, /Read-only file system/);
+    assert.equal(readFileSync(envrc, "utf8"), "echo two\n");
+    assert.equal(attack.which, "other");
+    rmSync(envrc);
+  });
+});
