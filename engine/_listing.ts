@@ -9,19 +9,21 @@ import { statSync } from "node:fs";
 import { runtime } from "../runtime/mod.ts";
 
 /**
- * How long after a coarse time (see {@linkcode settledSince}) a folder
- * counts as unchanged since: a filesystem may stamp whole seconds (ext3,
- * HFS+), and Deno gives change times in whole seconds, so a change made
- * later in that second could leave the time as it was.
- */
-const COARSE_SETTLE_MS = 1000;
-
-/**
  * How long after a fine time (see {@linkcode settledSince}) a folder counts
  * as unchanged since: the kernel stamps a change from a clock that moves at
  * least every 10 ms (Linux's tick, HZ 100 or more); five times that.
  */
 const FINE_SETTLE_MS = 50;
+
+/**
+ * How long after a coarse time (see {@linkcode settledSince}) a folder
+ * counts as unchanged since: a filesystem may stamp whole seconds (ext3,
+ * HFS+), and Deno gives change times in whole seconds, so a change made
+ * later in that second could leave the time as it was; and the kernel's
+ * clock lags the one `Date.now()` reads by up to a tick, so a change made
+ * just after that second ended may still be stamped with it.
+ */
+const COARSE_SETTLE_MS = 1000 + FINE_SETTLE_MS;
 
 /** At most this many folders' listings are kept. */
 const MAX_KEPT = 64;
@@ -53,7 +55,7 @@ const kept = new Map<string, Kept>();
  * import { settledSince } from "./_listing.ts";
  *
  * // A fine modification time, and a change time in whole seconds (Deno's).
- * assert.equal(settledSince(1_700_000_000_123, 1_700_000_000_000), 1_700_000_001_000);
+ * assert.equal(settledSince(1_700_000_000_123, 1_700_000_000_000), 1_700_000_001_050);
  * assert.equal(settledSince(1_700_000_000_123, 1_700_000_000_121), 1_700_000_000_173);
  * ```
  */

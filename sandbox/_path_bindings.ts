@@ -13,13 +13,6 @@ import { dirname } from "node:path";
 import { type PathState, pathState } from "../runtime/mod.ts";
 import { settledSince } from "../engine/mod.ts";
 
-/**
- * How far the kernel's clock for file times may lag the one `Date.now()`
- * reads: a tick (10 ms at HZ 100), twice. A change made the moment after a
- * time counted as settled could otherwise be stamped with the second before.
- */
-const CLOCK_LAG_MS = 20;
-
 /** What a name named when the bindings were taken, and whether its times vouch for it. */
 interface Bound {
   /** What was there; null for nothing. */
@@ -90,7 +83,7 @@ export class PathBindings {
         if (above === undefined || above.state === null) return undefined;
       }
       const state = pathState(path) ?? null;
-      const after = state === null ? 0 : settledSince(state.mtimeMs, state.ctimeMs) + CLOCK_LAG_MS;
+      const after = state === null ? 0 : settledSince(state.mtimeMs, state.ctimeMs);
       const found = { state, settled: after < now };
       bound.set(path, found);
       if (state !== null && parent !== path && !found.settled) {
@@ -101,7 +94,7 @@ export class PathBindings {
             settlesAt,
             Math.min(
               after,
-              settledSince(folderState.mtimeMs, folderState.ctimeMs) + CLOCK_LAG_MS,
+              settledSince(folderState.mtimeMs, folderState.ctimeMs),
             ),
           );
         }
