@@ -329,6 +329,7 @@ export class SandboxConfiner implements Confiner {
    */
   async plan(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan> {
     this.#planned = true;
+    this.#standbys.postpone();
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;

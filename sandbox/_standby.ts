@@ -248,11 +248,21 @@ export class Standbys {
     this.#retries.set(key, retry);
   }
 
+  /**
+   * A call came (confined or not): no standby is set up ahead while it
+   * runs (bwrap's mounts would take the cores from its command, and its
+   * files would be written beside it), so a setup waiting for its time is
+   * called off; the next confined call's settling tries again.
+   */
+  postpone(): void {
+    for (const retry of this.#retries.values()) clearUnrefTimeout(retry);
+    this.#retries.clear();
+  }
+
   /** Kills every waiting standby; none is started afterwards. */
   async dispose(): Promise<void> {
     this.#disposed = true;
-    for (const retry of this.#retries.values()) clearUnrefTimeout(retry);
-    this.#retries.clear();
+    this.postpone();
     const waiting = [...this.#waiting.values()];
     this.#waiting.clear();
     for (const standby of waiting) this.#drop(standby);

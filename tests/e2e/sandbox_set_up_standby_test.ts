@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from "node:path";
 import type { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
+import { pause } from "../local/_helpers.ts";
 import {
   executorFor,
   probeHere,
@@ -91,6 +92,24 @@ describe("a bwrap standby set up ahead", () => {
       sandboxPolicy: { mode: "read-only", workspaceRoot: workspace.root, network: "deny" },
     });
     assert.equal(again.stdout.text, `set-up\n${sub}\n`);
+  });
+
+  it("is not set up while another call runs, confined or not", { skip }, async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    const ran = join(workspace.base, "ran");
+    await run(executor, "true");
+    // At once after the call: an unconfined command that runs well past the setup's delay.
+    const other = executor.run({
+      command: `: > '${ran}'; sleep 1`,
+      sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+    });
+    await until(() => existsSync(ran), 30_000, "the unconfined command's start");
+    await pause(500);
+    assert.deepEqual(setUpStandbys(), [], "set up while the unconfined command ran");
+    assert.equal((await other).exitCode, 0);
+    await run(executor, "true");
+    await setUpWaits();
   });
 
   it("binds what a background command made since, as a call's own launch does", {
