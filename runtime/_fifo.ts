@@ -168,7 +168,17 @@ function isAlive(pid: number): boolean {
  * null when named pipes are unavailable here.
  */
 export async function takePipes(count: number): Promise<PipeFds[] | null> {
-  while (!unavailable && free.length < count) await makeBatch();
+  while (!unavailable && free.length < count) {
+    const joined = refilling !== undefined;
+    try {
+      await makeBatch();
+    } catch (error) {
+      // A refill started before this call (in the background, while no descriptor was free, say)
+      // failed: its fault may be gone by now, so this call makes a batch of its own.
+      if (!joined) throw error;
+      await makeBatch();
+    }
+  }
   if (unavailable) return null;
   const paths = free.splice(0, count);
   // A failed refill in the background is retried by a later call.

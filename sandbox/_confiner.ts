@@ -112,7 +112,7 @@ export class SandboxConfiner implements Confiner {
   #stopped = false;
   /** Set once a call was planned: its own walk lists what a walk ahead would. */
   #planned = false;
-  /** How many calls' plans offered a standby so far: their order (see `Standbys.prepare`). */
+  /** How many calls were planned so far: their order (see `Standbys.prepare`). */
   #plans = 0;
   /**
    * The standby started at construction (see `#standbyAhead`), until it was
@@ -329,7 +329,8 @@ export class SandboxConfiner implements Confiner {
    */
   async plan(spec: BashExecSpec, launch: Launch, limits: LaunchLimits): Promise<LaunchPlan> {
     this.#planned = true;
-    this.#standbys.postpone();
+    const order = ++this.#plans;
+    this.#standbys.postpone(order);
     // A spec without a policy gets the default: never unconfined by accident.
     const policy = spec.sandboxPolicy ?? this.defaultPolicy;
     const { mode } = policy;
@@ -437,7 +438,7 @@ export class SandboxConfiner implements Confiner {
       // The backend's launch applies the call's rlimits and joins its cgroups.
       limitsApplied: true,
       ...(verdict === undefined ? {} : { verdict }),
-      ...this.#standby(spec, standby, limits, (pid) => {
+      ...this.#standby(spec, standby, limits, order, (pid) => {
         if (strayReport !== undefined) report = standby?.strayReport?.(pid) ?? strayReport;
       }),
       ...(strayReport === undefined ? {} : {
@@ -516,18 +517,19 @@ export class SandboxConfiner implements Confiner {
    * starting when that call took it. Measured on 2 busy cores, back-to-back
    * `run("echo ok")` calls: Landlock's (a Deno launcher, about 80 ms of CPU
    * to start) took 190 ms against bwrap's 110, and 107 against 101 with 200
-   * ms between calls. `taken` is told the pid of a standby that took the launch.
+   * ms between calls. `order` is the call's (see `Standbys.prepare`); `taken`
+   * is told the pid of a standby that took the launch.
    */
   #standby(
     spec: BashExecSpec,
     standby: LaunchStandby | undefined,
     limits: LaunchLimits,
+    order: number,
     taken: (pid: number) => void,
   ): Pick<LaunchPlan, "takeAhead" | "afterSettle"> {
     const slot = limits.cgroups;
     if (standby === undefined || slot === undefined) return {};
     const stdinNull = spec.stdin === undefined && spec.keepStdinOpen !== true;
-    const order = ++this.#plans;
     return {
       ...(stdinNull
         ? {

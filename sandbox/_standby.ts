@@ -93,6 +93,8 @@ export class Standbys {
   readonly #exited = new WeakSet<SpawnedChild>();
   /** By key: the `order` of the last `prepare`, whose launch is the likeliest next one. */
   readonly #orders = new Map<string, number>();
+  /** The order of the last call that came (see `postpone`). */
+  #postponedAt = 0;
   /** By key: a later try at a setup whose paths changed within the last second (see `prepare`). */
   readonly #retries = new Map<string, ReturnType<typeof setUnrefTimeout>>();
 
@@ -202,6 +204,8 @@ export class Standbys {
     // A call that settles after a later one started (an agent's next call may come before the
     // last one's settling is done) does not replace the later one's standby.
     if (order < (this.#orders.get(key) ?? 0)) return Promise.resolve();
+    // Nor is one set up ahead for a call that settles after a later one came (see `postpone`).
+    if (setUp === "later" && order < this.#postponedAt) return Promise.resolve();
     this.#orders.set(key, order);
     clearUnrefTimeout(this.#retries.get(key));
     this.#retries.delete(key);
@@ -249,12 +253,15 @@ export class Standbys {
   }
 
   /**
-   * A call came (confined or not): no standby is set up ahead while it
-   * runs (bwrap's mounts would take the cores from its command, and its
-   * files would be written beside it), so a setup waiting for its time is
-   * called off; the next confined call's settling tries again.
+   * A call came (confined or not), the `order`th: no standby is set up
+   * ahead while it runs (bwrap's mounts would take the cores from its
+   * command, and its files would be written beside it), so a setup waiting
+   * for its time is called off, and so is one asked for by an earlier call
+   * that settles later (the engine settles a call after its caller has the
+   * result); the next confined call's settling tries again.
    */
-  postpone(): void {
+  postpone(order = 0): void {
+    this.#postponedAt = Math.max(this.#postponedAt, order);
     for (const retry of this.#retries.values()) clearUnrefTimeout(retry);
     this.#retries.clear();
   }
