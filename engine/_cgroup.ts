@@ -245,7 +245,7 @@ function writeLimits(slot: Slot, limits: ResourceLimits): void {
     const files = swap === undefined ? [first] : raising ? [swap, first] : [first, swap];
     for (const file of files) {
       try {
-        writeFileSync(join(cgroup, file), value, { flag: file === swap ? "r+" : "w" });
+        writeAgainWhenInterrupted(join(cgroup, file), value, file === swap ? "r+" : "w");
       } catch (error) {
         // Without swap accounting the file does not exist, and swap is not limited.
         if (file !== swap || (error as NodeJS.ErrnoException | null)?.code !== "ENOENT") {
@@ -254,6 +254,30 @@ function writeLimits(slot: Slot, limits: ResourceLimits): void {
       }
     }
     slot.written.set(path, value);
+  }
+}
+
+/** How many times a limit is written before an interrupted write is given up. */
+const MAX_INTERRUPTED_WRITES = 100;
+
+/**
+ * Writes `value` to the limit file at `path`, again while the write fails
+ * with EINTR. Cgroup v1 gives up a memory limit's write whenever a signal is
+ * pending (the kernel's `mem_cgroup_resize_max`), and a host under a
+ * sampling profiler (SIGPROF, every millisecond) or with signal handlers of
+ * its own gets many: measured under Deno's `--prof` at a 20-50 µs
+ * interval, 12 to 18 of 100 calls failed. Node's libuv writes again by
+ * itself; Deno does not. A write of the same value twice is harmless.
+ */
+function writeAgainWhenInterrupted(path: string, value: string, flag: "r+" | "w"): void {
+  for (let tries = 1;; tries++) {
+    try {
+      writeFileSync(path, value, { flag });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      if (code !== "EINTR" || tries >= MAX_INTERRUPTED_WRITES) throw error;
+    }
   }
 }
 
