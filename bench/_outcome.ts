@@ -41,9 +41,31 @@ export function session(
   run: (command: string) => Promise<Outcome>,
   floor: readonly Outcome[],
 ): () => Promise<void> {
+  const paced = pacedSession(arm, commands, run, floor, 0);
   return async () => {
+    await paced();
+  };
+}
+
+/**
+ * `session`, with `pauseMs` before every command (an agent's turn between
+ * its commands, untimed): resolves with the milliseconds the commands took,
+ * the pauses left out.
+ */
+export function pacedSession(
+  arm: string,
+  commands: readonly string[],
+  run: (command: string) => Promise<Outcome>,
+  floor: readonly Outcome[],
+  pauseMs: number,
+): () => Promise<number> {
+  return async () => {
+    let ms = 0;
     for (const [at, command] of commands.entries()) {
+      if (pauseMs > 0) await new Promise((done) => setTimeout(done, pauseMs));
+      const start = performance.now();
       const got = await run(command);
+      ms += performance.now() - start;
       const want = floor[at];
       if (want === undefined || !sameOutcome(got, want)) {
         throw new Error(
@@ -55,5 +77,6 @@ export function session(
         );
       }
     }
+    return ms;
   };
 }

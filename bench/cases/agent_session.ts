@@ -24,8 +24,8 @@ import {
   type RowHeader,
   skippedRow,
 } from "../_case.ts";
-import { interleave } from "../_interleave.ts";
-import { type Outcome, session, toolOutcome } from "../_outcome.ts";
+import { interleave, interleaveValues } from "../_interleave.ts";
+import { type Outcome, pacedSession, session, toolOutcome } from "../_outcome.ts";
 import { codexBinary } from "../_node.ts";
 import { rawSpawn, rounds, unavailable } from "./_spawn.ts";
 import { bareBwrapWrite, protectedMounts } from "./sandbox_walk.ts";
@@ -117,6 +117,12 @@ async function rawCommand(
   return { code, stdout: new TextDecoder().decode(stdout) };
 }
 
+/** The median of a session's samples, `ms`, per command, in words. */
+function perCommand(ms: readonly number[]): string {
+  const median = [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
+  return `${(median / SESSION.length).toFixed(1)} ms a command`;
+}
+
 /** The bash tool over `executor`, one command at a time. */
 function toolRunner(executor: BashExecutor, tasks: TaskRegistry) {
   const { bash } = createBashTools({ executor, tasks, owner: taskOwner("bench") });
@@ -125,6 +131,14 @@ function toolRunner(executor: BashExecutor, tasks: TaskRegistry) {
     return toolOutcome(result.text);
   };
 }
+
+/**
+ * The pause before each command of the paced session: an agent's turn
+ * between its commands (seconds of a model's reply), shortened to keep the
+ * bench short; long enough for a standby to be set up ahead (see
+ * `sandbox/_standby.ts`).
+ */
+const PAUSE_MS = 250;
 
 const HEADERS = {
   local: {
@@ -140,6 +154,15 @@ const HEADERS = {
     id: "agent-session-bwrap",
     what: `the bash tool over bwrap (workspace-write, network deny): the same session`,
     baseline: "the same commands, each through a bare bwrap with the same mounts",
+    unit: "ms",
+    goal: 1.15,
+    better: "lower",
+  },
+  bwrapPaced: {
+    id: "agent-session-bwrap-paced",
+    what: `the bash tool over bwrap (workspace-write, network deny): the same session, ` +
+      `${PAUSE_MS} ms between commands (an agent's turn, untimed)`,
+    baseline: "the same commands, each through a bare bwrap with the same mounts, the same pauses",
     unit: "ms",
     goal: 1.15,
     better: "lower",
@@ -217,6 +240,51 @@ async function srtSession(
 }
 
 /**
+ * The session over bwrap and over a bare bwrap, `PAUSE_MS` before each
+ * command, as a row: with the time an agent's turn gives, a call runs in a
+ * standby whose sandbox was set up ahead. `bwrap` is the bwrap arm's
+ * executor, when there is one.
+ */
+async function pacedSamples(
+  arms: Record<string, unknown>,
+  skipped: Record<string, string>,
+  bwrap: SandboxBashExecutor | undefined,
+  tasks: TaskRegistry,
+  repo: string,
+  floor: readonly Outcome[],
+  context: BenchContext,
+): Promise<CaseResult> {
+  if (arms.bwrap === undefined || arms.bare === undefined || bwrap === undefined) {
+    return skippedRow(HEADERS.bwrapPaced, skipped.bwrap ?? "no bwrap arm here");
+  }
+  const mounts = protectedMounts(repo);
+  const samples = await interleaveValues(
+    {
+      bwrap: pacedSession(
+        "the paced bash tool over bwrap",
+        SESSION,
+        toolRunner(bwrap, tasks),
+        floor,
+        PAUSE_MS,
+      ),
+      bare: pacedSession(
+        "the paced bare bwrap",
+        SESSION,
+        (command) => rawCommand("bwrap", bareBwrapWrite(repo, mounts, command), repo),
+        floor,
+        PAUSE_MS,
+      ),
+    },
+    rounds(context, { warmup: 1, iterations: 3 }, { warmup: 0, iterations: 1 }),
+  );
+  return row(HEADERS.bwrapPaced, samples.bwrap!, samples.bare!, {
+    note: `bwrap: ${perCommand(samples.bwrap!)}; bare: ${
+      perCommand(samples.bare!)
+    } (pauses left out)`,
+  });
+}
+
+/**
  * `codex sandbox` in the mode of our arms: the working folder writable, the
  * network denied (its default mode is read-only, where the session's edit fails).
  */
@@ -288,10 +356,6 @@ export const agentSession: BenchCase = {
         arms,
         rounds(context, { warmup: 1, iterations: 5 }, { warmup: 0, iterations: 1 }),
       );
-      const perCommand = (ms: readonly number[]) =>
-        `${
-          ([...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]! / SESSION.length).toFixed(1)
-        } ms a command`;
       const against = (
         header: RowHeader,
         arm: string,
@@ -302,11 +366,13 @@ export const agentSession: BenchCase = {
           : row(header, samples[arm]!, samples[base]!, {
             note: `${arm}: ${perCommand(samples[arm]!)}; ${base}: ${perCommand(samples[base]!)}`,
           });
+      const paced = await pacedSamples(arms, skipped, executors[0], tasks, repo, floor, context);
       const srt = await srtSession(context, repo, floor);
       return [
         srt,
         against(HEADERS.local, "local", "raw"),
         against(HEADERS.bwrap, "bwrap", "bare"),
+        paced,
         against(HEADERS.landlock, "landlock", "bare"),
         samples.codex === undefined
           ? skippedRow(HEADERS.codex, skipped.codex ?? skipped.bwrap ?? "no codex arm here")
