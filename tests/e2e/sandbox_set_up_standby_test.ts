@@ -6,8 +6,20 @@
 // reporter's command line), never by timing.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
+import { messageOf } from "../../seam/message.ts";
 import type { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { pause } from "../local/_helpers.ts";
@@ -19,6 +31,7 @@ import {
   skipUnless,
   tempWorkspace,
   until,
+  type Workspace,
 } from "../sandbox/_fixtures.ts";
 
 const statuses = await probeHere();
@@ -46,6 +59,64 @@ async function run(
   const result = await executor.run({ command: WHICH + command, ...request });
   const [which = "", ...rest] = result.stdout.text.split("\n");
   return { which, stdout: rest.join("\n"), stderr: result.stderr.text, exitCode: result.exitCode };
+}
+
+/** Why this process cannot mount a tmpfs on a folder of its own, or false when it can. */
+function noMount(): string | false {
+  if (process.getuid?.() !== 0) return "mounting needs root";
+  const dir = mkdtempSync(join(tmpdir(), "shellseam-mount-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "tmpfs", dir], { stdio: "pipe" });
+    execFileSync("umount", [dir], { stdio: "pipe" });
+    return false;
+  } catch (error) {
+    return `cannot mount a tmpfs here: ${messageOf(error)}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A workspace on a tmpfs of its own, whose later mounts reach the copies of
+ * it in other mount namespaces (bwrap's, made slaves of the host's) when
+ * `propagation` is "shared", and do not when it is "private" (on a host
+ * whose root is shared, as systemd makes it, a new mount is shared too).
+ * `mount(path)` mounts a tmpfs there; disposing unmounts them all, the last
+ * first, then removes everything.
+ */
+function tmpfsWorkspace(
+  propagation: "private" | "shared",
+): Workspace & { mount(path: string): void } {
+  const workspace = tempWorkspace();
+  const mounted: string[] = [];
+  const mount = (path: string) => {
+    execFileSync("mount", ["-t", "tmpfs", "tmpfs", path], { stdio: "pipe" });
+    mounted.push(path);
+  };
+  try {
+    mount(workspace.base);
+    execFileSync("mount", [`--make-${propagation}`, workspace.base], { stdio: "pipe" });
+    mkdirSync(workspace.root);
+  } catch (error) {
+    for (const path of mounted) execFileSync("umount", ["-l", path], { stdio: "pipe" });
+    workspace[Symbol.dispose]();
+    throw error;
+  }
+  return {
+    base: workspace.base,
+    root: workspace.root,
+    mount,
+    [Symbol.dispose]: () => {
+      try {
+        // Lazily: a command's process still in one does not keep it.
+        for (const path of mounted.reverse()) {
+          execFileSync("umount", ["-l", path], { stdio: "pipe" });
+        }
+      } finally {
+        workspace[Symbol.dispose]();
+      }
+    },
+  };
 }
 
 /** Waits until exactly one standby set up ahead waits for its command (its paths settled, 1 s). */
@@ -200,4 +271,40 @@ describe("a bwrap standby set up ahead", () => {
     assert.equal(attack.which, "other");
     rmSync(envrc);
   });
+});
+
+describe("a bwrap standby set up ahead, after a host mount", () => {
+  const noMounts = skip || noMount();
+  // Whether or not the host's mounts reach the standby's copy of the mount table, a call sees
+  // the mounts made since, and those inside a read-only path are read-only, as in a cold launch.
+  for (const propagation of ["private", "shared"] as const) {
+    it(`runs no call after a host mount made since (${propagation} mounts)`, {
+      skip: noMounts,
+    }, async () => {
+      using workspace = tmpfsWorkspace(propagation);
+      const { root } = workspace;
+      const hooks = join(root, ".git", "hooks");
+      const data = join(root, "data");
+      mkdirSync(hooks, { recursive: true });
+      mkdirSync(data);
+      await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+      await run(executor, "true");
+      await setUpWaits();
+      // Over a folder inside a protected one, and over a plain one: neither is a path the
+      // setup binds or enters, so only the mount table tells.
+      for (const path of [hooks, data]) {
+        workspace.mount(path);
+        writeFileSync(join(path, "seen"), "");
+      }
+      const attack = await run(
+        executor,
+        "ls .git/hooks data; echo evil > .git/hooks/pre-commit; echo new > data/new",
+      );
+      assert.equal(attack.stdout, ".git/hooks:\nseen\n\ndata:\nseen\n", attack.stderr);
+      assert.match(attack.stderr, /Read-only file system/);
+      assert.ok(!existsSync(join(hooks, "pre-commit")));
+      assert.equal(readFileSync(join(data, "new"), "utf8"), "new\n");
+      assert.equal(attack.which, "other");
+    });
+  }
 });
