@@ -11,16 +11,19 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import process from "node:process";
 import { messageOf } from "../../seam/message.ts";
+import type { BashExecRequest } from "../../seam/mod.ts";
 import type { SandboxBashExecutor } from "../../sandbox/mod.ts";
+import { OPTIONS_FILE_PREFIX } from "../../sandbox/backends/bwrap/_standby.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
 import { pause } from "../local/_helpers.ts";
 import {
@@ -54,7 +57,7 @@ const WHICH = `if tr '\\0' ' ' < /proc/1/cmdline | grep -q -- "${SET_UP_TOKEN.sl
 async function run(
   executor: SandboxBashExecutor,
   command: string,
-  request: { workdir?: string; env?: Record<string, string> } = {},
+  request: Omit<BashExecRequest, "command"> = {},
 ): Promise<{ which: string; stdout: string; stderr: string; exitCode: number | null }> {
   const result = await executor.run({ command: WHICH + command, ...request });
   const [which = "", ...rest] = result.stdout.text.split("\n");
@@ -270,6 +273,72 @@ describe("a bwrap standby set up ahead", () => {
     assert.equal(readFileSync(envrc, "utf8"), "echo two\n");
     assert.equal(attack.which, "other");
     rmSync(envrc);
+  });
+});
+
+/**
+ * What a confined command tries on each options file `$f` it finds (see
+ * `OPTIONS_FILE_PREFIX`): each line it prints is a try that worked.
+ */
+const TAMPER = [
+  `printf evil > "$f" && echo "wrote $f"`,
+  `printf evil >> "$f" && echo "appended to $f"`,
+  `printf evil > "$TMPDIR/o" && mv -f "$TMPDIR/o" "$f" && echo "moved over $f"`,
+  `ln -sf /dev/null "$f" && echo "linked $f"`,
+  `rm "$f" && echo "removed $f"`,
+].map((attempt) => `{ ${attempt}; } 2>/dev/null; `).join("");
+
+describe("a bwrap standby set up ahead, its options file", () => {
+  it("is out of every confined command's reach, and gone once the standby ran a call", {
+    skip,
+  }, async () => {
+    using workspace = tempWorkspace();
+    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
+    const found = await executor.run({ command: 'echo "$TMPDIR"' });
+    const privateDir = dirname(found.stdout.text.trim());
+    // The user's folder of private folders writable: the executor's own folder stays read-only.
+    const sandboxPolicy = { ...executor.defaultPolicy, writableRoots: [dirname(privateDir)] };
+    const files = () =>
+      readdirSync(privateDir).filter((name) => name.startsWith(OPTIONS_FILE_PREFIX))
+        .map((name) => join(privateDir, name));
+    await run(executor, "true", { sandboxPolicy });
+    await setUpWaits();
+    const [first, ...more] = files();
+    assert.ok(first !== undefined && more.length === 0, `one options file: ${files()}`);
+    const log = join(workspace.root, "log");
+    // In the background (with stdin: it takes no standby), until told to stop: at every file
+    // it sees, the standby's that waits and the next one's as it is set up, and a new one.
+    const tamper = await executor.start({
+      command: `while [ ! -e stop ]; do for f in '${privateDir}'/${OPTIONS_FILE_PREFIX}*; do ` +
+        `[ -e "$f" ] || continue; echo "saw $f"; ${TAMPER}done; ` +
+        `{ : > '${privateDir}/${OPTIONS_FILE_PREFIX}planted' && echo planted; } 2>/dev/null; ` +
+        "sleep 0.05; done >> log",
+      stdin: "",
+      sandboxPolicy,
+    });
+    try {
+      const saw = (file: string) => () => readFileSync(log, "utf8").includes(`saw ${file}\n`);
+      await until(() => existsSync(log) && saw(first)(), 30_000, "the tries at the first file");
+      // The next call takes the standby (or, set up otherwise by now, ends it): its file goes.
+      const next = await run(executor, "pwd", { sandboxPolicy });
+      assert.equal(next.stdout, `${workspace.root}\n`, next.stderr);
+      await until(() => !existsSync(first), 30_000, "the first file's removal");
+      await setUpWaits();
+      const [second, ...others] = files();
+      assert.ok(second !== undefined && others.length === 0, `one options file: ${files()}`);
+      await until(saw(second), 30_000, "the tries at the next file");
+      writeFileSync(join(workspace.root, "stop"), "");
+      await tamper.done;
+      const tries = readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
+      assert.deepEqual(tries.filter((line) => !line.startsWith("saw ")), [], "a try that worked");
+      assert.doesNotMatch(readFileSync(second, "utf8"), /evil/);
+      assert.deepEqual(files(), [second]);
+      const last = await run(executor, "pwd", { sandboxPolicy });
+      assert.equal(last.stdout, `${workspace.root}\n`, last.stderr);
+    } finally {
+      await tamper.kill();
+      await tamper.done;
+    }
   });
 });
 
