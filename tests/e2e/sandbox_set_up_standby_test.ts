@@ -3,7 +3,9 @@
 // call's setup would be the same: attacks that change what the mounts cover
 // between two calls, without changing the options, get a setup of their own.
 // The command tells which setup ran it by its namespace's pid 1 (the
-// reporter's command line), never by timing.
+// reporter's command line), never by timing; that none was set up while
+// another call ran, a twin executor making the same calls, whose own setup
+// is due no earlier (see `watchedPair`), never a pause.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -15,6 +17,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,13 +28,14 @@ import type { BashExecRequest } from "../../seam/mod.ts";
 import type { SandboxBashExecutor } from "../../sandbox/mod.ts";
 import { OPTIONS_FILE_PREFIX } from "../../sandbox/backends/bwrap/_standby.ts";
 import { cgroupSupport } from "../../engine/_cgroup_support.ts";
-import { pause } from "../local/_helpers.ts";
 import {
   executorFor,
   probeHere,
+  recording,
   SET_UP_TOKEN,
   setUpStandbys,
   skipUnless,
+  STANDBY_TOKENS,
   tempWorkspace,
   until,
   type Workspace,
@@ -52,6 +56,59 @@ const skip = skipUnless(statuses, "bwrap") ||
 const WHICH = `if tr '\\0' ' ' < /proc/1/cmdline | grep -q -- "${SET_UP_TOKEN.slice(0, -1)}[${
   SET_UP_TOKEN.slice(-1)
 }]"; then echo set-up; else echo other; fi; `;
+
+/** Whether a recorded spawn's command line is a bwrap standby set up ahead's. */
+const isSetUp = (line: string): boolean => line.includes(SET_UP_TOKEN);
+
+/** Whether a standby set up ahead that `spawned` recorded waits for its command. */
+const setUpWaiting = (spawned: { pid: number; line: string }[]) => (): boolean =>
+  spawned.some(({ pid, line }) => isSetUp(line) && setUpStandbys().includes(pid));
+
+/**
+ * An executor of `workspace` whose spawns are `watched`, and its `twin`,
+ * whose spawns are `control`: the same calls made on the twin, with no
+ * other call meanwhile, tell when the executor's standby set up ahead would
+ * have started (its setup asked for earlier, due no later than the twin's).
+ * Nothing else shows that a standby was not set up.
+ */
+function watchedPair(workspace: Workspace) {
+  const watched = recording();
+  const control = recording();
+  const config = { defaultMode: "workspace-write" as const };
+  const executor = executorFor("bwrap", workspace, { ...config, runtime: watched.runtime });
+  const twin = executorFor("bwrap", workspace, { ...config, runtime: control.runtime });
+  return {
+    executor,
+    watched,
+    twin,
+    control,
+    [Symbol.asyncDispose]: async () => {
+      await twin[Symbol.asyncDispose]();
+      await executor[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Runs `during` while an unconfined command of `executor` runs, then ends that command. */
+async function whileUnconfined(
+  executor: SandboxBashExecutor,
+  during: () => Promise<void>,
+): Promise<void> {
+  using signals = tempWorkspace();
+  const ran = join(signals.root, "ran");
+  const go = join(signals.root, "go");
+  const other = executor.run({
+    command: `: > '${ran}'; until [ -e '${go}' ]; do sleep 0.02; done`,
+    sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+  });
+  try {
+    await until(() => existsSync(ran), 30_000, "the unconfined command's start");
+    await during();
+  } finally {
+    writeFileSync(go, "");
+    assert.equal((await other).exitCode, 0);
+  }
+}
 
 /** Runs `command` after `WHICH`: which setup ran it, and the rest of its result. */
 async function run(
@@ -168,22 +225,58 @@ describe("a bwrap standby set up ahead", () => {
     assert.equal(again.stdout.text, `set-up\n${sub}\n`);
   });
 
-  it("is not set up while another call runs, confined or not", { skip }, async () => {
+  it("is not set up while another call runs, asked for by a call that settles after it came", {
+    skip,
+  }, async () => {
     using workspace = tempWorkspace();
-    await using executor = executorFor("bwrap", workspace, { defaultMode: "workspace-write" });
-    const ran = join(workspace.base, "ran");
+    await using pair = watchedPair(workspace);
+    const { executor, watched, twin, control } = pair;
     await run(executor, "true");
-    // At once after the call: an unconfined command that runs well past the setup's delay.
-    const other = executor.run({
-      command: `: > '${ran}'; sleep 1`,
-      sandboxPolicy: { ...executor.defaultPolicy, mode: "danger-full-access" },
+    // At once after the call, which the engine settles once its caller has the result: the
+    // setup that its settling asks for (here, after this one came) would start while it runs.
+    await whileUnconfined(executor, async () => {
+      await run(twin, "true");
+      await until(setUpWaiting(control.spawned), 30_000, "the twin's standby set up ahead");
+      assert.deepEqual(watched.spawned.filter(({ line }) => isSetUp(line)), [], "set up");
     });
-    await until(() => existsSync(ran), 30_000, "the unconfined command's start");
-    await pause(500);
-    assert.deepEqual(setUpStandbys(), [], "set up while the unconfined command ran");
-    assert.equal((await other).exitCode, 0);
     await run(executor, "true");
+    await until(
+      setUpWaiting(watched.spawned),
+      30_000,
+      "a standby set up ahead after the next call",
+    );
+  });
+
+  it("is not set up while another call runs, asked for by a call that settled before it came", {
+    skip,
+  }, async () => {
+    using workspace = tempWorkspace();
+    await using pair = watchedPair(workspace);
+    const { executor, watched, twin, control } = pair;
+    await run(executor, "true", { env: { FOO: "x" } });
     await setUpWaits();
+    // The workspace and its folder changed, their times a whole second 1 to 2 s ahead: a setup
+    // waits until they settle, a second after that, for the executor and its twin alike.
+    const ahead = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1000);
+    for (const path of [workspace.base, workspace.root]) utimesSync(path, ahead, ahead);
+    const since = watched.spawned.length;
+    // With stdin it takes no standby. As it settles, the one set up with FOO=x gives way to
+    // one that waits for its options, and a setup with FOO=y is due once the times settle.
+    await run(executor, "true", { env: { FOO: "y" }, stdin: "" });
+    await until(
+      () => watched.spawned.slice(since).some(({ line }) => line.includes(STANDBY_TOKENS.bwrap)),
+      30_000,
+      "the standby that waits for its options, started as the call settled",
+    );
+    await whileUnconfined(executor, async () => {
+      await run(twin, "true", { env: { FOO: "y" } });
+      await until(setUpWaiting(control.spawned), 30_000, "the twin's standby set up ahead");
+      assert.deepEqual(
+        watched.spawned.slice(since).filter(({ line }) => isSetUp(line)),
+        [],
+        "set up",
+      );
+    });
   });
 
   it("binds what a background command made since, as a call's own launch does", {
