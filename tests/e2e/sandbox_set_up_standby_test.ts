@@ -89,6 +89,23 @@ function watchedPair(workspace: Workspace) {
   };
 }
 
+/**
+ * Makes a call of `true` with `request` on `pair`'s twin, waits until the
+ * twin's standby set up ahead waits, and asserts that the executor set up
+ * none (since its `since`th spawn): its own setup, asked for earlier, would
+ * have been due no later.
+ */
+async function noneSetUpBeforeTwin(
+  pair: ReturnType<typeof watchedPair>,
+  request: Omit<BashExecRequest, "command"> = {},
+  since = 0,
+): Promise<void> {
+  await run(pair.twin, "true", request);
+  await until(setUpWaiting(pair.control.spawned), 30_000, "the twin's standby set up ahead");
+  const setUp = pair.watched.spawned.slice(since).filter(({ line }) => isSetUp(line));
+  assert.deepEqual(setUp, [], "set up while another call ran");
+}
+
 /** Runs `during` while an unconfined command of `executor` runs, then ends that command. */
 async function whileUnconfined(
   executor: SandboxBashExecutor,
@@ -230,15 +247,11 @@ describe("a bwrap standby set up ahead", () => {
   }, async () => {
     using workspace = tempWorkspace();
     await using pair = watchedPair(workspace);
-    const { executor, watched, twin, control } = pair;
+    const { executor, watched } = pair;
     await run(executor, "true");
     // At once after the call, which the engine settles once its caller has the result: the
     // setup that its settling asks for (here, after this one came) would start while it runs.
-    await whileUnconfined(executor, async () => {
-      await run(twin, "true");
-      await until(setUpWaiting(control.spawned), 30_000, "the twin's standby set up ahead");
-      assert.deepEqual(watched.spawned.filter(({ line }) => isSetUp(line)), [], "set up");
-    });
+    await whileUnconfined(executor, () => noneSetUpBeforeTwin(pair));
     await run(executor, "true");
     await until(
       setUpWaiting(watched.spawned),
@@ -252,7 +265,7 @@ describe("a bwrap standby set up ahead", () => {
   }, async () => {
     using workspace = tempWorkspace();
     await using pair = watchedPair(workspace);
-    const { executor, watched, twin, control } = pair;
+    const { executor, watched } = pair;
     await run(executor, "true", { env: { FOO: "x" } });
     await setUpWaits();
     // The workspace and its folder changed, their times a whole second 1 to 2 s ahead: a setup
@@ -268,15 +281,7 @@ describe("a bwrap standby set up ahead", () => {
       30_000,
       "the standby that waits for its options, started as the call settled",
     );
-    await whileUnconfined(executor, async () => {
-      await run(twin, "true", { env: { FOO: "y" } });
-      await until(setUpWaiting(control.spawned), 30_000, "the twin's standby set up ahead");
-      assert.deepEqual(
-        watched.spawned.slice(since).filter(({ line }) => isSetUp(line)),
-        [],
-        "set up",
-      );
-    });
+    await whileUnconfined(executor, () => noneSetUpBeforeTwin(pair, { env: { FOO: "y" } }, since));
   });
 
   it("binds what a background command made since, as a call's own launch does", {
