@@ -387,7 +387,7 @@ const TAMPER = [
 ].map((attempt) => `{ ${attempt}; } 2>/dev/null; `).join("");
 
 describe("a bwrap standby set up ahead, its options file", () => {
-  it("is out of every confined command's reach, and gone once the standby ran a call", {
+  it("is out of every confined command's reach, and gone once the standby ran a call or ended", {
     skip,
   }, async () => {
     using workspace = tempWorkspace();
@@ -433,6 +433,11 @@ describe("a bwrap standby set up ahead, its options file", () => {
       assert.deepEqual(files(), [second]);
       const last = await run(executor, "pwd", { sandboxPolicy });
       assert.equal(last.stdout, `${workspace.root}\n`, last.stderr);
+      // One killed while it waits (by anyone): its file goes with it.
+      await setUpWaits();
+      const [third] = files();
+      process.kill(setUpStandbys()[0] as number, "SIGKILL");
+      await until(() => files().length === 0, 30_000, `the removal of ${third}`);
     } finally {
       await tamper.kill();
       await tamper.done;
