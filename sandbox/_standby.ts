@@ -288,12 +288,7 @@ export class Standbys {
     try {
       held = await slot.make();
       const launch = ready?.launch.prepare(held.procsFiles) ?? standby.prepare(held.procsFiles);
-      const { child, forksAtSpawn } = await this.#host.startAhead(launch, standby.runs).catch(
-        (error) => {
-          if (ready !== undefined) rmSync(ready.launch.file, { force: true });
-          throw error;
-        },
-      );
+      const { child, forksAtSpawn } = await this.#host.startAhead(launch, standby.runs);
       const started: Standby = {
         key,
         launchKey: standby.key,
@@ -320,6 +315,7 @@ export class Standbys {
       else this.#waiting.set(key, started);
     } catch {
       // No standby: the next command starts as usual, and says what fails then.
+      if (ready !== undefined) rmSync(ready.launch.file, { force: true });
       await held?.close();
     } finally {
       this.#starting.delete(key);

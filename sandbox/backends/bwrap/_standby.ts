@@ -191,8 +191,10 @@ export function bwrapStandby(
         paths: [...bound, ...masked, cwd],
         file,
         prepare: (cgroupProcs) => {
+          // Made last: a launch that cannot be made (no filter file) leaves no options behind.
+          const ahead = standbyLaunch(cgroupProcs, SET_UP_REPORTER, file);
           writeOptions(file, text);
-          return standbyLaunch(cgroupProcs, SET_UP_REPORTER, file);
+          return ahead;
         },
         input: (rlimits) =>
           encoder.encode(nulTerminated([limitArgs(rlimits).join(" "), marker ?? "", command])),
