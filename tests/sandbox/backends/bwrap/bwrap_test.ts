@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -309,6 +310,13 @@ describe("the bwrap backend", () => {
     assert.equal(failed.status, 125, failed.stderr);
     assert.match(failed.stderr, /^shellseam-bwrap: cannot open the options /);
     assert.equal(failed.stdout, "");
+    // A launch that cannot be made (its filter's file can be written no more) leaves no options.
+    const unmade = setUp();
+    const filter = join(folders.privateDir, "seccomp-none.bpf");
+    rmSync(filter);
+    mkdirSync(join(filter, "in-the-way"), { recursive: true });
+    assert.throws(() => unmade.prepare([]), /Cannot write the seccomp filter/);
+    assert.ok(!existsSync(unmade.file));
   });
 
   it("hands the command its environment inside, never to the programs before it", { skip }, () => {
