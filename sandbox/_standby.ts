@@ -55,12 +55,14 @@ interface Standby {
   readonly strayReport: string | undefined;
   /**
    * Set up ahead (see `LaunchStandby.setUp`): the options it was set up
-   * with, and the names on the way to the paths they rely on as they were
-   * before it started.
+   * with, the names on the way to the paths they rely on as they were
+   * before it started, and the file it read its setup from.
    */
-  readonly setUp?: { readonly options: string; readonly bindings: PathBindings };
-  /** Its stdin's writer, taken when it was started with input of its own (its setup's). */
-  readonly writer?: WritableStreamDefaultWriter<Uint8Array>;
+  readonly setUp?: {
+    readonly options: string;
+    readonly bindings: PathBindings;
+    readonly file: string;
+  };
 }
 
 /**
@@ -294,19 +296,14 @@ export class Standbys {
         cgroup: held,
         forksAtSpawn,
         strayReport: standby.strayReport?.(child.pid),
-        ...(launch.input === undefined
-          ? {}
-          : { writer: (child.stdin as WritableStream<Uint8Array>).getWriter() }),
-        ...(ready === undefined
-          ? {}
-          : { setUp: { options: ready.launch.options, bindings: ready.bindings } }),
+        ...(ready === undefined ? {} : {
+          setUp: {
+            options: ready.launch.options,
+            bindings: ready.bindings,
+            file: ready.launch.file,
+          },
+        }),
       };
-      if (launch.input !== undefined) {
-        // Its setup's options, read before it waits; the call's input follows on the same writer.
-        started.writer?.write(launch.input).catch(() => {
-          // Gone: its exit drops it.
-        });
-      }
       child.exited.then(() => {
         this.#exited.add(child);
         if (this.#waiting.get(key) === started) {
@@ -318,6 +315,7 @@ export class Standbys {
       else this.#waiting.set(key, started);
     } catch {
       // No standby: the next command starts as usual, and says what fails then.
+      if (ready !== undefined) rmSync(ready.launch.file, { force: true });
       await held?.close();
     } finally {
       this.#starting.delete(key);
@@ -344,12 +342,14 @@ export class Standbys {
   ): Promise<{ child: SpawnedChild; started: boolean } | undefined> {
     const { child } = standby;
     child.ref();
-    const writer = standby.writer ?? (child.stdin as WritableStream<Uint8Array>).getWriter();
+    const writer = (child.stdin as WritableStream<Uint8Array>).getWriter();
     // Not awaited: one that reads none of it is found below, by the wait for its first byte.
     writer.write(input).then(() => writer.close()).catch(() => {
       // Gone: its stdout ends, which the wait below sees.
     });
     const start = await awaitStart({ ...child, stdin: null }, undefined, signal);
+    // Its setup is made (or it ended, or hangs: it opens nothing more then).
+    if (standby.setUp !== undefined) rmSync(standby.setUp.file, { force: true });
     if (start.state === "ended") {
       this.#drop(standby);
       return undefined;
@@ -368,11 +368,10 @@ export class Standbys {
 
   #drop(standby: Standby): Promise<void> {
     return this.#track((async () => {
-      // Its stdin is aborted with it.
-      standby.writer?.releaseLock();
       await this.#host.endAhead(standby.child);
       // Nothing was counted in it: no call reads it.
       if (standby.strayReport !== undefined) rmSync(standby.strayReport, { force: true });
+      if (standby.setUp !== undefined) rmSync(standby.setUp.file, { force: true });
       await standby.cgroup.close();
     })());
   }

@@ -72,6 +72,7 @@ export interface LaunchStandby {
  * const setUp: SetUpLaunch = {
  *   options: "--chdir\0/tmp\0",
  *   paths: ["/tmp"],
+ *   file: "/run/private/options-1",
  *   prepare: () => ({ program: "/usr/bin/cat", args: [], cwd: "/", env: {} }),
  *   input: () => new TextEncoder().encode("true\0"),
  * };
@@ -87,9 +88,16 @@ export interface SetUpLaunch {
    */
   paths: readonly string[];
   /**
-   * The process to start ahead: it joins the cgroups of `cgroupProcs`, makes
-   * the setup, then reads `input`, and writes the byte 6 (`LAUNCH_STARTED`)
-   * right before it runs the command, as `LaunchStandby.prepare`'s does.
+   * The file of the executor's private folder that `prepare` makes and the
+   * process reads its setup from as it starts: the host removes it once the
+   * process ran a call or ended.
+   */
+  file: string;
+  /**
+   * The process to start ahead, once it made `file`: it joins the cgroups of
+   * `cgroupProcs`, makes the setup, then reads `input`, and writes the byte
+   * 6 (`LAUNCH_STARTED`) right before it runs the command, as
+   * `LaunchStandby.prepare`'s does.
    */
   prepare(cgroupProcs: readonly string[]): Launch;
   /** What the standby is told to run the launch with `rlimits` (read up to its end, not past it). */

@@ -9,13 +9,14 @@
  *
  * @module
  */
+import { closeSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Launch } from "../../../engine/mod.ts";
 import { pathState } from "../../../runtime/mod.ts";
 import {
   APPLY_LIMITS,
   BASH_FLAGS,
   isBeneath,
-  joinedBytes,
   limitArgs,
   WATCHDOG_VARIABLE,
 } from "../../../engine/mod.ts";
@@ -36,9 +37,6 @@ import {
   encoder,
   nulTerminated,
   OPEN_FILTER,
-  READ_OPTIONS,
-  READ_SIZES,
-  sizedEntries,
   WRAPPER_FAILURE_EXIT,
   WRAPPER_NAME,
 } from "./_shell.ts";
@@ -69,16 +67,16 @@ import type { SeccompFilterFiles } from "./_filter_files.ts";
  * for started only then (one whose setup failed, at a mask whose path went
  * since the input was made, is started as usual).
  *
- * Set up ahead (`$6` not empty, see `SetUpLaunch`), it reads bwrap's options
- * from its stdin first instead, sized as the wrapper reads them
- * (`READ_SIZES`), and puts them on fd 4 through a pipe; stdin stays the
- * reporter's (`SET_UP_REPORTER`), which waits in the sandbox bwrap made
- * for the command and its rlimits.
+ * Set up ahead (`$6` not empty, see `SetUpLaunch`), it opens the file `$6`
+ * as fd 4 instead, which holds bwrap's options (see `OPTIONS_FILE_PREFIX`),
+ * and fails when it cannot; stdin stays the reporter's (`SET_UP_REPORTER`),
+ * which waits in the sandbox bwrap made for the command and its rlimits.
  */
 const STANDBY = APPLY_LIMITS + "b=$2; s=$3; t=$4; r=$5; u=$6; " + CLOSE_INHERITED +
   OPEN_FILTER +
-  'if [ -n "$u" ]; then IFS=" " read -r n h; ' + READ_SIZES + READ_OPTIONS +
-  'exec 4< <(printf "%s\\0" "${o[@]}"); unset o; else exec 4<&0 0</dev/null; fi; ' +
+  'if [ -n "$u" ]; then { exec 4<"$u"; } 2>/dev/null || ' +
+  `{ echo "${WRAPPER_NAME}: cannot open the options $u" >&2; exit ${WRAPPER_FAILURE_EXIT}; }; ` +
+  "else exec 4<&0 0</dev/null; fi; " +
   `set -- "$r/${STANDBY_REPORT_PREFIX}$$"; { : >"$1"; } 2>/dev/null; ` +
   OPEN_REPORT +
   `shopt -s execfail; exec "$b" --args 4 -- "$s" ${
@@ -185,19 +183,54 @@ export function bwrapStandby(
         .filter((path) => !isBeneath(path, folders.privateDir));
       // The last option: "--chdir" and the working folder (see bwrapArgs).
       const cwd = options[options.length - 1] as string;
+      const text = nulTerminated(all);
+      // A name of its own: no other standby opens this file.
+      const file = join(folders.privateDir, `${OPTIONS_FILE_PREFIX}${crypto.randomUUID()}`);
       return {
-        options: nulTerminated(all),
+        options: text,
         paths: [...bound, ...masked, cwd],
+        file,
         prepare: (cgroupProcs) => {
-          const { sizes, body } = sizedEntries(all);
-          return {
-            ...standbyLaunch(cgroupProcs, SET_UP_REPORTER, "set-up"),
-            input: joinedBytes([encoder.encode(`${all.length} ${sizes.length}\n`), sizes, body]),
-          };
+          // Made last: a launch that cannot be made (no filter file) leaves no options behind.
+          const ahead = standbyLaunch(cgroupProcs, SET_UP_REPORTER, file);
+          writeOptions(file, text);
+          return ahead;
         },
         input: (rlimits) =>
           encoder.encode(nulTerminated([limitArgs(rlimits).join(" "), marker ?? "", command])),
       };
     },
   };
+}
+
+/**
+ * The name of the file, before a random part, from which a standby set up
+ * ahead gives bwrap its options (`--args 4`), in the executor's private
+ * folder. Its wrapper opens it. Before, bash read the options sized from
+ * its stdin and put them on a pipe through a fork of its own: a start took
+ * 1.25 times the CPU (measured on 2 busy cores, alternating both in one
+ * process, the whole tree to `true` under `perf stat`: 34.7 against 27.6
+ * ms with 417 bytes of options, 92 against 75 ms with 150 protected paths;
+ * writing the file costs the host 0.1 to 0.2 ms). The file is safe there:
+ * 1. No confined command can write the private folder (see
+ *    `SeccompFilterFiles`; a test tries, while the next standby is set up).
+ * 2. No other standby opens it: the host makes it exclusively, whole
+ *    before the standby starts (so no draft is needed), under a name never
+ *    used before.
+ * 3. Nothing stays: the host removes it once the standby ran a call or
+ *    ended (see `Standbys`), and the folder goes with the executor.
+ */
+export const OPTIONS_FILE_PREFIX = "standby-options-";
+
+/** Makes the file `path` (none may be there) holding `text`, or throws and leaves none. */
+function writeOptions(path: string, text: string): void {
+  const fd = openSync(path, "wx", 0o600);
+  try {
+    writeFileSync(fd, text);
+  } catch (error) {
+    rmSync(path, { force: true });
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -3,18 +3,21 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import { bwrapArgs, maskGroups } from "../../../../sandbox/backends/bwrap/_args.ts";
 import { bwrapSetupRaced, createBwrapBackend } from "../../../../sandbox/backends/bwrap/_bwrap.ts";
+import { OPTIONS_FILE_PREFIX } from "../../../../sandbox/backends/bwrap/_standby.ts";
 import { findOnPath } from "../../../../engine/_session.ts";
 import { APPLY_LIMITS, limitArgs } from "../../../../engine/_limits.ts";
 import { LATE_SOCKETS_GAP } from "../../../../sandbox/backends/_backend.ts";
@@ -259,7 +262,7 @@ describe("the bwrap backend", () => {
     // its options, the same but for them.
     const setUp = standby.setUp!();
     const ahead = setUp.prepare([]);
-    assert.deepEqual(ahead.args.slice(-3), [SET_UP_REPORTER, OWN.privateDir, "set-up"]);
+    assert.deepEqual(ahead.args.slice(-3), [SET_UP_REPORTER, OWN.privateDir, setUp.file]);
     assert.ok(SET_UP_REPORTER.endsWith(reporter!));
     const marked = backend.standby!(
       { ...bashLaunch, env: { ...bashLaunch.env, SHELLSEAM_WATCHDOG: "t.7" } },
@@ -271,7 +274,49 @@ describe("the bwrap backend", () => {
       new TextDecoder().decode(marked.input({ fileSizeBytes: 1024 })),
       `${limitArgs({ fileSizeBytes: 1024 }).join(" ")}\0t.7\0echo hi\0`,
     );
-    assert.ok(!new TextDecoder().decode(ahead.input).includes("echo hi"), "its options alone");
+    // bwrap's options in a file of the private folder, the host's alone; nothing on stdin.
+    assert.equal(dirname(setUp.file), OWN.privateDir);
+    assert.ok(basename(setUp.file).startsWith(OPTIONS_FILE_PREFIX));
+    assert.equal(readFileSync(setUp.file, "utf8"), setUp.options);
+    assert.equal(statSync(setUp.file).mode & 0o777, 0o600);
+    assert.ok(!setUp.options.includes("echo hi"), "its options alone");
+    assert.equal(ahead.input, undefined);
+    assert.notEqual(marked.file, setUp.file, "a file of its own for each standby");
+    rmSync(setUp.file);
+  });
+
+  it("sets up a standby ahead from its options file, and fails before anything runs without it", {
+    skip,
+  }, () => {
+    using workspace = tempWorkspace();
+    const folders = { privateDir: workspace.base, tmpDir: join(workspace.base, "tmp") };
+    mkdirSync(folders.tmpDir);
+    const local = createBwrapBackend(process.env.PATH, folders);
+    assert.ok(!("reason" in local));
+    const setUp = () =>
+      local.standby!(
+        { ...launch(workspace.root), args: ["--norc", "--noprofile", "-c", "echo ran; pwd"] },
+        policy({ workspaceRoot: workspace.root }),
+      )!.setUp!();
+    const ready = setUp();
+    const ran = runLaunch({ ...ready.prepare([]), input: ready.input({}) });
+    assert.equal(ran.stdout, `\u0006ran\n${workspace.root}\n`, ran.stderr);
+    rmSync(ready.file);
+    // Gone before the standby opened it (an unconfined command's removal, or the host's).
+    const gone = setUp();
+    const prepared = gone.prepare([]);
+    rmSync(gone.file);
+    const failed = runLaunch({ ...prepared, input: gone.input({}) });
+    assert.equal(failed.status, 125, failed.stderr);
+    assert.match(failed.stderr, /^shellseam-bwrap: cannot open the options /);
+    assert.equal(failed.stdout, "");
+    // A launch that cannot be made (its filter's file can be written no more) leaves no options.
+    const unmade = setUp();
+    const filter = join(folders.privateDir, "seccomp-none.bpf");
+    rmSync(filter);
+    mkdirSync(join(filter, "in-the-way"), { recursive: true });
+    assert.throws(() => unmade.prepare([]), /Cannot write the seccomp filter/);
+    assert.ok(!existsSync(unmade.file));
   });
 
   it("hands the command its environment inside, never to the programs before it", { skip }, () => {
