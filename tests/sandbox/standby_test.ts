@@ -87,8 +87,19 @@ for (const backend of SANDBOX_BACKENDS_HERE) {
         const dead = await settledStandby(backend);
         let report: string | undefined;
         if (backend === "bwrap") {
-          // Set up ahead: its reporter, bwrap's child, holds the report file.
-          const [reporter] = readFileSync(`/proc/${dead}/task/${dead}/children`, "utf8").split(" ");
+          // Set up ahead: its reporter, bwrap's child, holds the report file (bwrap may not have
+          // made that child yet: the standby's command line is bwrap's from its exec on).
+          let reporter = "";
+          await until(
+            () => {
+              [reporter = ""] = readFileSync(`/proc/${dead}/task/${dead}/children`, "utf8").split(
+                " ",
+              );
+              return reporter !== "" && existsSync(`/proc/${reporter}/fd/9`);
+            },
+            30_000,
+            "the set-up standby's reporter",
+          );
           report = readlinkSync(`/proc/${reporter}/fd/9`);
           assert.ok(existsSync(report), report);
         }
