@@ -160,7 +160,7 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
   });
 
   it("keeps the first cause and does not restart the grace on a second kill", async () => {
-    const graceMs = 3000;
+    const graceMs = 5000;
     await using executor = make({ killGraceMs: graceMs });
     const token = marker();
     const controller = new AbortController();
@@ -190,9 +190,11 @@ forEachStrategy("LocalBashExecutor: clocks, kills and aborts", (make, sessionStr
     assert.equal(result.timedOut, true);
     assert.equal(result.aborted, false);
     assert.equal(result.signal, "SIGKILL");
-    // One grace from the timeout's SIGTERM; a grace restarted by the abort would end 1.5 grace after it.
+    // One grace from the timeout's SIGTERM; a grace restarted by the abort would end 1.5 grace after
+    // it at the earliest (no timer fires early). What lies between is the margin for the settling
+    // after the kill, which is in both (at load 17, 1.4 to 1.6 s).
     assert.ok(
-      killedAfter < graceMs * 1.4,
+      killedAfter < graceMs * 1.45,
       `killed ${Math.round(killedAfter)} ms after the SIGTERM`,
     );
     await assertNoneLeft(token);
