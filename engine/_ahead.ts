@@ -46,9 +46,9 @@ export async function startAhead(
   if (parts.disposed()) throw disposedError();
   const { runtime, ...config } = parts.config();
   // Where the runtime's `detached` costs no more (Node forks for every spawn), the setsid
-  // binary would add an exec to every call's standby (measured under Node 22: 3.9 ms of CPU a
-  // call). A process ahead that cannot start is dropped, and the call starts cold through the
-  // setsid binary, which reports a runner gone as the call's failure.
+  // binary would add an exec to every process started ahead (measured under Node 22, for a
+  // warm bwrap call: 3.9 ms of CPU). One that cannot start is dropped, and the call starts cold
+  // through the setsid binary, which reports a runner gone as the call's failure.
   const setsidPath = runtime.autoSession === "detached" ? null : config.setsidPath;
   // Checked at the spawn, not when planned: a call since may have been granted the program's folder.
   parts.vet([...(setsidPath === null ? [] : [setsidPath]), launch.program, ...runs]);
