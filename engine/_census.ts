@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { hostPlatform } from "../runtime/mod.ts";
+import { readKernelFile } from "./_kernel_file.ts";
 
 const isLinux = hostPlatform.proc;
 
@@ -159,7 +160,7 @@ function readProcFile(pid: number, file: string): string | null {
   // Most pids read by number are gone: a failed read would build an error for each.
   if (!existsSync(`/proc/${pid}`)) return null;
   try {
-    return readFileSync(`/proc/${pid}/${file}`, "latin1");
+    return readKernelFile(`/proc/${pid}/${file}`);
   } catch (error) {
     if (gone(error)) return null;
     throw error;
@@ -262,7 +263,7 @@ export function processesWithEnvs(entries: ReadonlySet<string>): Map<string, num
  */
 function readEnviron(path: string): string | null {
   try {
-    return readFileSync(path, "latin1");
+    return readKernelFile(path);
   } catch (error) {
     if (gone(error)) return "";
     if ((error as NodeJS.ErrnoException | null)?.code === "EACCES") return null;
@@ -284,7 +285,7 @@ function gone(error: unknown): boolean {
 
 function readProcNumber(path: string, pattern: RegExp): number | null {
   try {
-    const match = pattern.exec(readFileSync(path, "latin1"));
+    const match = pattern.exec(readKernelFile(path));
     return match?.[1] === undefined ? null : Number(match[1]);
   } catch {
     return null;

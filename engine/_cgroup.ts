@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BashSpawnError, type ResourceLimitHit, type ResourceLimits } from "../seam/mod.ts";
 import { messageOf } from "../seam/message.ts";
@@ -25,6 +25,7 @@ import {
   CONTROLLER,
 } from "./_cgroup_support.ts";
 import { isLive, procsOf, removeCgroup, removeTree, sweepStaleCgroups } from "./_cgroup_sweep.ts";
+import { readKernelFile } from "./_kernel_file.ts";
 
 /** The files a command writes its limits to, per version. */
 const LIMIT_FILES: Record<CgroupLimit, Record<1 | 2, string[]>> = {
@@ -299,7 +300,7 @@ function eventCounts(cgroups: readonly HeldCgroup[]): number[] {
     const [file, key] = eventsOf(held);
     let text: string;
     try {
-      text = readFileSync(join(held.cgroup, file), "latin1");
+      text = readKernelFile(join(held.cgroup, file));
     } catch (error) {
       if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return 0;
       throw error;

@@ -4,14 +4,15 @@
  *
  * @module
  */
-import { readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveSession } from "./_census.ts";
+import { readKernelFile } from "./_kernel_file.ts";
 
 /** The start time (clock ticks after boot) of `pid`, or null when it is gone. */
 function startTime(pid: number): string | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const stat = readKernelFile(`/proc/${pid}/stat`);
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
   } catch {
     return null;
@@ -50,9 +51,8 @@ export async function sweepStaleCgroups(
  */
 export function procsOf(cgroup: string): number[] {
   try {
-    return readFileSync(join(cgroup, "cgroup.procs"), "latin1").split("\n").filter((line) =>
-      line !== ""
-    ).map(Number);
+    return readKernelFile(join(cgroup, "cgroup.procs")).split("\n").filter((line) => line !== "")
+      .map(Number);
   } catch (error) {
     if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return [];
     throw error;
@@ -67,10 +67,10 @@ export function procsOf(cgroup: string): number[] {
  */
 export function isLive(pid: number): boolean {
   try {
-    if (liveSession(readFileSync(`/proc/${pid}/stat`, "latin1")) !== null) return true;
+    if (liveSession(readKernelFile(`/proc/${pid}/stat`)) !== null) return true;
     return readdirSync(`/proc/${pid}/task`).some((tid) => {
       try {
-        return liveSession(readFileSync(`/proc/${pid}/task/${tid}/stat`, "latin1")) !== null;
+        return liveSession(readKernelFile(`/proc/${pid}/task/${tid}/stat`)) !== null;
       } catch {
         // The thread ended while it was read.
         return false;

@@ -45,6 +45,7 @@ export const TEST_GROUPS: readonly (readonly string[])[] = [
     "tests/engine/confined_test.ts",
     "tests/engine/engine_executor_test.ts",
     "tests/engine/host_tools_test.ts",
+    "tests/engine/kernel_file_test.ts",
     "tests/engine/listing_test.ts",
     "tests/engine/output_test.ts",
     "tests/engine/paths_test.ts",

@@ -11,6 +11,7 @@ import type { CgroupSlot } from "../../engine/mod.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { type AheadParts, startAhead } from "../../engine/_ahead.ts";
 import { resolveConfig } from "../../engine/mod.ts";
+import { ProcessControl } from "../../engine/_control.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
 import { withPlan } from "./_plan.ts";
 import { it } from "../local/_executor.ts";
@@ -51,6 +52,48 @@ describe("a process started ahead", () => {
     assert.deepEqual(spawned, []);
     assert.deepEqual(vetted.length, 1);
     assert.ok(vetted[0]!.includes("/usr/bin/bash") && vetted[0]!.includes("/planted/bwrap"));
+  });
+
+  it("starts through the setsid binary only where the runtime's own session costs more", async () => {
+    const config = resolveConfig({ sessionStrategy: "setsid-binary" });
+    const setsid = config.setsidPath!;
+    const launch = { program: "/usr/bin/bash", args: ["-c", "exit 0"], cwd: "/", env: {} };
+    const started = async (autoSession: "detached" | "setsid-binary") => {
+      const spawned: { program: string; session: string }[] = [];
+      const vetted: string[][] = [];
+      const parts: AheadParts = {
+        config: () => ({
+          ...config,
+          runtime: {
+            ...runtime,
+            autoSession,
+            spawn: (request) => {
+              spawned.push({ program: request.program, session: request.session });
+              return runtime.spawn(request);
+            },
+          },
+        }),
+        watchdog: () => null,
+        control: () => new ProcessControl(runtime, null),
+        disposed: () => false,
+        vet: (programs) => void vetted.push([...programs]),
+      };
+      const { child } = await startAhead(parts, launch);
+      child.ref();
+      await child.stdin?.close();
+      await Promise.all([child.exited, child.stdout.cancel(), child.stderr.cancel()]);
+      return { spawned, vetted };
+    };
+    // Node's: every spawn forks, and `detached` adds a setsid() in the child, no exec.
+    assert.deepEqual(await started("detached"), {
+      spawned: [{ program: "/usr/bin/bash", session: "detached" }],
+      vetted: [["/usr/bin/bash"]],
+    });
+    // Deno's: `detached` forks the whole process, where the setsid binary execs.
+    assert.deepEqual(await started("setsid-binary"), {
+      spawned: [{ program: setsid, session: "setsid-binary" }],
+      vetted: [[setsid, "/usr/bin/bash"]],
+    });
   });
 });
 
