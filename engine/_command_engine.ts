@@ -36,7 +36,7 @@ import {
   type ResolvedLocalBashExecutorConfig,
 } from "./_config.ts";
 import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
-import { bashArgs, spawnFailure } from "./_exec.ts";
+import { bashArgs, launchFailure, spawnFailure } from "./_exec.ts";
 import { joined, OutputCollector } from "./_output.ts";
 import { appliedLimits, limitedPlan, mergeLimits, platformGaps, rlimitsOf } from "./_limits.ts";
 import { type CommandCgroup, ExecutorCgroups } from "./_cgroup.ts";
@@ -298,7 +298,9 @@ export class CommandEngine {
     background: boolean,
     wrap: ((launch: Launch) => Launch) | undefined,
   ): Promise<Launched> {
-    return this.#lifecycle.launch(this.#spawn(spec, background, wrap));
+    return this.#lifecycle.launch(
+      this.#spawn(spec, background, wrap).catch((error) => Promise.reject(launchFailure(error))),
+    );
   }
 
   async #spawn(

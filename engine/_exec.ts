@@ -6,7 +6,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts";
+import { BashConfigError, BashError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/message.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./_launch.ts";
@@ -159,12 +159,7 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
     );
   }
   if (code === "EMFILE" || code === "ENFILE") {
-    return new BashSpawnError(
-      `Could not start "${launch.program}": too many open files (${code}): ${
-        code === "EMFILE" ? "this process" : "the system"
-      } has run out of file descriptors; close descriptors this process no longer needs (finished background processes, files, sockets), or raise the limit (ulimit -n)`,
-      { cause },
-    );
+    return outOfDescriptors(`Could not start "${launch.program}"`, code, cause);
   }
   return new BashSpawnError(
     `Could not start "${launch.program}" in "${launch.cwd}": ${messageOf(cause)}; ${
@@ -174,4 +169,35 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
     }`,
     { cause },
   );
+}
+
+/** What an error for descriptors that ran out advises. */
+const DESCRIPTOR_ADVICE =
+  "close descriptors this process no longer needs (finished background processes, files, sockets), or raise the limit (ulimit -n)";
+
+/** The error for `what` failing because file descriptors ran out (`code` EMFILE or ENFILE). */
+function outOfDescriptors(what: string, code: string, cause: unknown): BashSpawnError {
+  return new BashSpawnError(
+    `${what}: too many open files (${code}): ${
+      code === "EMFILE" ? "this process" : "the system"
+    } has run out of file descriptors; ${DESCRIPTOR_ADVICE}`,
+    { cause },
+  );
+}
+
+/**
+ * `error` as a call that failed before its command ran rejects with it:
+ * when it, or the cause of a `BashSpawnError`, is this process or the
+ * system out of file descriptors, a `BashSpawnError` that says so and what
+ * to do. Preparing a launch opens files too (the sandbox lists folders and
+ * writes its options, a cgroup's limits are written), and there a bare
+ * EMFILE, or advice about the watchdog or the cgroup, says neither.
+ */
+export function launchFailure(error: unknown): unknown {
+  if (error instanceof BashError && !(error instanceof BashSpawnError)) return error;
+  if (error instanceof BashSpawnError && error.message.endsWith(DESCRIPTOR_ADVICE)) return error;
+  const code = errnoOf(error instanceof BashSpawnError ? error.cause : error);
+  return code === "EMFILE" || code === "ENFILE"
+    ? outOfDescriptors("Could not prepare the command", code, error)
+    : error;
 }
