@@ -134,6 +134,7 @@ function errnoOf(error: unknown): string | undefined {
   const message = error instanceof Error ? error.message : "";
   if (/argument list too long/i.test(message)) return "E2BIG";
   if (/too many open files/i.test(message)) return "EMFILE";
+  if (/resource temporarily unavailable/i.test(message)) return "EAGAIN";
   return undefined;
 }
 
@@ -141,7 +142,8 @@ function errnoOf(error: unknown): string | undefined {
  * The error for a spawn that failed: what the kernel refused, in words, and
  * what to do. E2BIG (the arguments and environment together are too large)
  * is a `BashConfigError` naming their sizes; EMFILE/ENFILE say that this
- * process ran out of file descriptors; anything else is a `BashSpawnError`.
+ * process ran out of file descriptors, EAGAIN that the user ran out of
+ * processes; anything else is a `BashSpawnError`.
  */
 export function spawnFailure(cause: unknown, launch: Launch): BashError {
   const code = errnoOf(cause);
@@ -160,6 +162,12 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
   }
   if (code === "EMFILE" || code === "ENFILE") {
     return outOfDescriptors(`Could not start "${launch.program}"`, code, cause);
+  }
+  if (code === "EAGAIN") {
+    return new BashSpawnError(
+      `Could not start "${launch.program}": the kernel refused a new process (EAGAIN): this user has as many processes as its limit allows (ulimit -u, counting every thread), or the system has run out of them; end processes this user no longer needs (finished background processes), or raise the limit`,
+      { cause },
+    );
   }
   return new BashSpawnError(
     `Could not start "${launch.program}" in "${launch.cwd}": ${messageOf(cause)}; ${
