@@ -160,15 +160,8 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
       { cause },
     );
   }
-  if (code === "EMFILE" || code === "ENFILE") {
-    return outOfDescriptors(`Could not start "${launch.program}"`, code, cause);
-  }
-  if (code === "EAGAIN") {
-    return new BashSpawnError(
-      `Could not start "${launch.program}": the kernel refused a new process (EAGAIN): this user has as many processes as its limit allows (ulimit -u, counting every thread), or the system has run out of them; end processes this user no longer needs (finished background processes), or raise the limit`,
-      { cause },
-    );
-  }
+  const exhausted = outOf(`Could not start "${launch.program}"`, code, cause);
+  if (exhausted !== undefined) return exhausted;
   return new BashSpawnError(
     `Could not start "${launch.program}" in "${launch.cwd}": ${messageOf(cause)}; ${
       runtime.deniedPermission(cause)
@@ -179,16 +172,30 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
   );
 }
 
-/** What an error for descriptors that ran out advises. */
+/** What an error for file descriptors that ran out advises. */
 const DESCRIPTOR_ADVICE =
   "close descriptors this process no longer needs (finished background processes, files, sockets), or raise the limit (ulimit -n)";
 
-/** The error for `what` failing because file descriptors ran out (`code` EMFILE or ENFILE). */
-function outOfDescriptors(what: string, code: string, cause: unknown): BashSpawnError {
+/** What an error for processes that ran out advises. */
+const PROCESS_ADVICE =
+  "end processes this user no longer needs (finished background processes), or raise the limit";
+
+/**
+ * The error for `what` failing because file descriptors (`code` EMFILE or
+ * ENFILE) or processes (EAGAIN) ran out, else undefined.
+ */
+function outOf(what: string, code: string | undefined, cause: unknown): BashSpawnError | undefined {
+  if (code === "EMFILE" || code === "ENFILE") {
+    return new BashSpawnError(
+      `${what}: too many open files (${code}): ${
+        code === "EMFILE" ? "this process" : "the system"
+      } has run out of file descriptors; ${DESCRIPTOR_ADVICE}`,
+      { cause },
+    );
+  }
+  if (code !== "EAGAIN") return undefined;
   return new BashSpawnError(
-    `${what}: too many open files (${code}): ${
-      code === "EMFILE" ? "this process" : "the system"
-    } has run out of file descriptors; ${DESCRIPTOR_ADVICE}`,
+    `${what}: the kernel refused a new process (EAGAIN): this user has as many processes as its limit allows (ulimit -u, counting every thread), or the system has run out of them; ${PROCESS_ADVICE}`,
     { cause },
   );
 }
@@ -196,16 +203,23 @@ function outOfDescriptors(what: string, code: string, cause: unknown): BashSpawn
 /**
  * `error` as a call that failed before its command ran rejects with it:
  * when it, or the cause of a `BashSpawnError`, is this process or the
- * system out of file descriptors, a `BashSpawnError` that says so and what
- * to do. Preparing a launch opens files too (the sandbox lists folders and
+ * system out of file descriptors, or a spawn refused for want of processes
+ * (the watchdog's, a standby's), a `BashSpawnError` that says so and what to
+ * do. Preparing a launch opens files too (the sandbox lists folders and
  * writes its options, a cgroup's limits are written), and there a bare
  * EMFILE, or advice about the watchdog or the cgroup, says neither.
  */
 export function launchFailure(error: unknown): unknown {
   if (error instanceof BashError && !(error instanceof BashSpawnError)) return error;
-  if (error instanceof BashSpawnError && error.message.endsWith(DESCRIPTOR_ADVICE)) return error;
-  const code = errnoOf(error instanceof BashSpawnError ? error.cause : error);
-  return code === "EMFILE" || code === "ENFILE"
-    ? outOfDescriptors("Could not prepare the command", code, error)
-    : error;
+  if (
+    error instanceof BashSpawnError &&
+    (error.message.endsWith(DESCRIPTOR_ADVICE) || error.message.endsWith(PROCESS_ADVICE))
+  ) {
+    return error;
+  }
+  const cause = error instanceof BashSpawnError ? error.cause : error;
+  const code = errnoOf(cause);
+  // EAGAIN is a refused process only from a spawn: elsewhere it means "try again".
+  const refused = code !== "EAGAIN" || /spawn/i.test(messageOf(cause));
+  return (refused ? outOf("Could not prepare the command", code, error) : undefined) ?? error;
 }
