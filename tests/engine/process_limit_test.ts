@@ -7,12 +7,15 @@ import { LocalBashExecutor, type Runtime, runtime, type SpawnRequest } from "../
 import { WATCHDOG_NAME } from "../../engine/_watchdog.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
 
-/** A runtime that refuses each command's process as Deno does at the process limit; the watchdog starts. */
-function refusingRuntime(): Runtime {
+/**
+ * A runtime that refuses each process as Deno does at the process limit;
+ * the watchdog starts unless `watchdogToo`.
+ */
+function refusingRuntime(watchdogToo = false): Runtime {
   return {
     ...runtime,
     spawn: (request: SpawnRequest) => {
-      if (request.args.includes(WATCHDOG_NAME)) return runtime.spawn(request);
+      if (!watchdogToo && request.args.includes(WATCHDOG_NAME)) return runtime.spawn(request);
       const error = new Error(
         `Failed to spawn '${request.program}': Resource temporarily unavailable (os error 11)`,
       );
@@ -31,6 +34,17 @@ describe("a user at its process limit", () => {
         /: the kernel refused a new process \(EAGAIN\): this user has as many processes as its limit allows \(ulimit -u/
           .test(error.message) &&
         !/check that the program/.test(error.message),
+    );
+  });
+
+  it("fails each run whose watchdog cannot start with the same words", async () => {
+    await using executor = new LocalBashExecutor({ runtime: refusingRuntime(true) });
+    await assert.rejects(
+      executor.run(executor.resolve({ command: "true" })),
+      (error: unknown) =>
+        error instanceof BashSpawnError &&
+        /^Could not prepare the command: the kernel refused a new process \(EAGAIN\): this user has as many processes/
+          .test(error.message),
     );
   });
 });
