@@ -204,7 +204,7 @@ function outOf(what: string, code: string | undefined, cause: unknown): BashSpaw
  * `error` as a call that failed before its command ran rejects with it:
  * when it, or the cause of a `BashSpawnError`, is this process or the
  * system out of file descriptors, or a spawn refused for want of processes
- * (the watchdog's, a standby's), a `BashSpawnError` that says so and what to
+ * (the watchdog's, a process started ahead), a `BashSpawnError` that says so and what to
  * do. Preparing a launch opens files too (the sandbox lists folders and
  * writes its options, a cgroup's limits are written), and there a bare
  * EMFILE, or advice about the watchdog or the cgroup, says neither.

@@ -3,7 +3,8 @@
 // the cgroup's limits and bwrap's options), and each must fail as a spawn does.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { closeSync, openSync } from "node:fs";
+import { closeSync } from "node:fs";
+import { exhaustDescriptors } from "../local/_helpers.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
 import {
   executorFor,
@@ -14,20 +15,6 @@ import {
 } from "./_fixtures.ts";
 
 const statuses = await probeHere();
-
-/** Opens /dev/null until this process has no descriptor left; returns them to close. */
-function exhaustDescriptors(): number[] {
-  const held: number[] = [];
-  try {
-    for (;;) held.push(openSync("/dev/null", "r"));
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== "EMFILE") {
-      for (const fd of held) closeSync(fd);
-      throw error;
-    }
-  }
-  return held;
-}
 
 for (const backend of SANDBOX_BACKENDS_HERE) {
   describe(`a ${backend} executor in a process out of file descriptors`, () => {

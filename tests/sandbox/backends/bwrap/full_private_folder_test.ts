@@ -10,56 +10,66 @@ import { join } from "node:path";
 import process from "node:process";
 import { execFileSync } from "node:child_process";
 import { BashSpawnError } from "../../../../seam/mod.ts";
+import type { SandboxBashExecutor } from "../../../../sandbox/mod.ts";
 import { executorFor, probeHere, skipUnless, tempWorkspace } from "../../_fixtures.ts";
 
 const statuses = await probeHere();
+const skip = skipUnless(statuses, "bwrap") ||
+  (process.getuid?.() !== 0 && "mounting a small tmpfs needs root");
+
+/**
+ * Runs `body` with a bwrap executor whose private folder is made on a fresh
+ * 64 KiB tmpfs, and `fill`, which fills that file system up; then unmounts it.
+ */
+async function onSmallTmpfs(
+  body: (executor: SandboxBashExecutor, fill: () => string) => Promise<void>,
+): Promise<void> {
+  using workspace = tempWorkspace();
+  const mountPoint = mkdtempSync(join(tmpdir(), "shellseam-tmpfs-"));
+  execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]);
+  try {
+    await using executor = executorFor("bwrap", workspace, {
+      defaultMode: "workspace-write",
+      spillDir: mountPoint,
+    });
+    await body(executor, () => {
+      const file = join(mountPoint, "fill");
+      assert.throws(() => writeFileSync(file, new Uint8Array(128 * 1024)), { code: "ENOSPC" });
+      return file;
+    });
+    const drafts = readdirSync(mountPoint, { recursive: true, encoding: "utf8" })
+      .filter((path) => /seccomp-[^/]*\.bpf-/.test(path));
+    assert.deepEqual(drafts, [], "no filter is left half-written");
+  } finally {
+    execFileSync("umount", [mountPoint]);
+    rmSync(mountPoint, { recursive: true, force: true });
+  }
+}
 
 describe("a bwrap executor whose private folder's file system is full", () => {
   it("leaves the command's stderr as the command wrote it, and the result says no count came", {
-    skip: skipUnless(statuses, "bwrap") ||
-      (process.getuid?.() !== 0 && "mounting a small tmpfs needs root"),
+    skip,
   }, async () => {
-    using workspace = tempWorkspace();
-    const mountPoint = mkdtempSync(join(tmpdir(), "shellseam-tmpfs-"));
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]);
-    try {
-      await using executor = executorFor("bwrap", workspace, {
-        defaultMode: "workspace-write",
-        spillDir: mountPoint,
-      });
+    await onSmallTmpfs(async (executor, fill) => {
       const warm = await executor.run({ command: "true" });
       assert.equal(warm.exitCode, 0, warm.stderr.text);
-      // The private folder's file system fills up: the report cannot be written.
-      assert.throws(() => writeFileSync(join(mountPoint, "fill"), new Uint8Array(128 * 1024)), {
-        code: "ENOSPC",
-      });
+      // The report cannot be written from now on.
+      fill();
       const result = await executor.run({ command: "echo out; echo err >&2" });
       assert.equal(result.stdout.text, "out\n");
       assert.equal(result.stderr.text, "err\n");
       assert.match(result.strays.censusFailed ?? "", /ended without saying how many processes/);
-    } finally {
-      execFileSync("umount", [mountPoint]);
-      rmSync(mountPoint, { recursive: true, force: true });
-    }
+    });
   });
 
   it(
-    "refuses a first call with a BashSpawnError, leaves no half-written filter, and runs once there is room",
+    "refuses a first call with a BashSpawnError that says to call again, and runs once there is room",
     {
-      skip: skipUnless(statuses, "bwrap") ||
-        (process.getuid?.() !== 0 && "mounting a small tmpfs needs root"),
+      skip,
     },
     async () => {
-      using workspace = tempWorkspace();
-      const mountPoint = mkdtempSync(join(tmpdir(), "shellseam-tmpfs-"));
-      execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]);
-      try {
-        await using executor = executorFor("bwrap", workspace, {
-          defaultMode: "workspace-write",
-          spillDir: mountPoint,
-        });
-        const fill = join(mountPoint, "fill");
-        assert.throws(() => writeFileSync(fill, new Uint8Array(128 * 1024)), { code: "ENOSPC" });
+      await onSmallTmpfs(async (executor, fill) => {
+        const file = fill();
         for (let i = 0; i < 2; i++) {
           await assert.rejects(
             executor.run({ command: "true" }),
@@ -68,16 +78,10 @@ describe("a bwrap executor whose private folder's file system is full", () => {
               /Cannot write the seccomp filter .*ENOSPC.* and call again$/.test(error.message),
           );
         }
-        const drafts = readdirSync(mountPoint, { recursive: true, encoding: "utf8" })
-          .filter((path) => /seccomp-[^/]*\.bpf-/.test(path));
-        assert.deepEqual(drafts, []);
-        rmSync(fill);
+        rmSync(file);
         const result = await executor.run({ command: "echo ran" });
         assert.equal(result.stdout.text, "ran\n", result.stderr.text);
-      } finally {
-        execFileSync("umount", [mountPoint]);
-        rmSync(mountPoint, { recursive: true, force: true });
-      }
+      });
     },
   );
 });
