@@ -1,4 +1,5 @@
-// A bwrap executor whose private folder's file system is full: the seccomp
+// A bwrap executor whose private folder's file system is read-only (no
+// private folder: each call is refused) or full: the seccomp
 // filter file cannot be written (the call is refused, and nothing is left
 // half-written), nor the namespace reporter's count (see
 // sandbox/backends/bwrap/_reporter.ts), which must not reach the command's stderr.
@@ -19,14 +20,16 @@ const skip = skipUnless(statuses, "bwrap") ||
 
 /**
  * Runs `body` with a bwrap executor whose private folder is made on a fresh
- * 64 KiB tmpfs, and `fill`, which fills that file system up; then unmounts it.
+ * 64 KiB tmpfs (mounted with `options`), and `fill`, which fills that file
+ * system up; then unmounts it.
  */
 async function onSmallTmpfs(
   body: (executor: SandboxBashExecutor, fill: () => string) => Promise<void>,
+  options = "size=64k",
 ): Promise<void> {
   using workspace = tempWorkspace();
   const mountPoint = mkdtempSync(join(tmpdir(), "shellseam-tmpfs-"));
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]);
+  execFileSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", mountPoint]);
   try {
     await using executor = executorFor("bwrap", workspace, {
       defaultMode: "workspace-write",
@@ -46,7 +49,7 @@ async function onSmallTmpfs(
   }
 }
 
-describe("a bwrap executor whose private folder's file system is full", () => {
+describe("a bwrap executor whose private folder's file system is full or read-only", () => {
   it("leaves the command's stderr as the command wrote it, and the result says no count came", {
     skip,
   }, async () => {
@@ -84,4 +87,20 @@ describe("a bwrap executor whose private folder's file system is full", () => {
       });
     },
   );
+
+  it("refuses each call with a BashSpawnError when the private folder cannot be made (read-only)", {
+    skip,
+  }, async () => {
+    await onSmallTmpfs(async (executor) => {
+      for (let i = 0; i < 2; i++) {
+        await assert.rejects(
+          executor.run({ command: "true" }),
+          (error: unknown) =>
+            error instanceof BashSpawnError &&
+            /^Could not make the executor's private folder in ".*" \(EROFS: read-only file system\), so nothing was run; make that folder writable/
+              .test(error.message),
+        );
+      }
+    }, "ro,size=64k");
+  });
 });
