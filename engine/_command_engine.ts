@@ -36,7 +36,7 @@ import {
   type ResolvedLocalBashExecutorConfig,
 } from "./_config.ts";
 import { type BaseEnv, baseEnv, commandEnv } from "./_env.ts";
-import { bashArgs, spawnFailure } from "./_exec.ts";
+import { bashArgs, launchFailure, spawnFailure } from "./_exec.ts";
 import { joined, OutputCollector } from "./_output.ts";
 import { appliedLimits, limitedPlan, mergeLimits, platformGaps, rlimitsOf } from "./_limits.ts";
 import { type CommandCgroup, ExecutorCgroups } from "./_cgroup.ts";
@@ -57,7 +57,7 @@ import { Watchdog, WATCHDOG_VARIABLE } from "./_watchdog.ts";
 import type { HostSignal } from "./_signals.ts";
 import type { CgroupSlot, Launch, LaunchLimits, LaunchPlan, StartedAhead } from "./_launch.ts";
 import { type AheadParts, endAhead, startAhead } from "./_ahead.ts";
-import { isOwnDirectory, makePrivateDir, privateParentPath } from "./_private_dir.ts";
+import { isOwnDirectory, makePrivateDir, privateDirIn, privateParentPath } from "./_private_dir.ts";
 import { checkBash, checkWorkdir } from "./_spawn_checks.ts";
 import { ExecutorLifecycle } from "./_lifecycle.ts";
 import { clocks } from "./_clocks.ts";
@@ -189,14 +189,14 @@ export class CommandEngine {
 
   /**
    * The private 0700 directory (see `LocalBashExecutor.privateDir`); rejects
-   * with `BashSpawnError` once disposed.
+   * with `BashSpawnError` once disposed, or when it cannot be made.
    */
   async privateDir(): Promise<string> {
     this.#lifecycle.checkOpen();
     // Started first, so the folder's name can carry its owner (see #privateDir).
     await this.#watchdog?.ready();
     this.#lifecycle.checkOpen();
-    return this.#privateDir();
+    return privateDirIn(this.config.spillDir, () => this.#privateDir());
   }
 
   /** Makes `signals` dispose the executor (see `LocalBashExecutor.killOnSignals`). */
@@ -298,7 +298,9 @@ export class CommandEngine {
     background: boolean,
     wrap: ((launch: Launch) => Launch) | undefined,
   ): Promise<Launched> {
-    return this.#lifecycle.launch(this.#spawn(spec, background, wrap));
+    return this.#lifecycle.launch(
+      this.#spawn(spec, background, wrap).catch((error) => Promise.reject(launchFailure(error))),
+    );
   }
 
   async #spawn(

@@ -6,7 +6,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { BashConfigError, type BashError, BashSpawnError } from "../seam/mod.ts";
+import { BashConfigError, BashError, BashSpawnError } from "../seam/mod.ts";
 import { messageOf } from "../seam/message.ts";
 import { BASH_FLAGS } from "./_env.ts";
 import type { Launch } from "./_launch.ts";
@@ -134,6 +134,7 @@ function errnoOf(error: unknown): string | undefined {
   const message = error instanceof Error ? error.message : "";
   if (/argument list too long/i.test(message)) return "E2BIG";
   if (/too many open files/i.test(message)) return "EMFILE";
+  if (/resource temporarily unavailable/i.test(message)) return "EAGAIN";
   return undefined;
 }
 
@@ -141,7 +142,8 @@ function errnoOf(error: unknown): string | undefined {
  * The error for a spawn that failed: what the kernel refused, in words, and
  * what to do. E2BIG (the arguments and environment together are too large)
  * is a `BashConfigError` naming their sizes; EMFILE/ENFILE say that this
- * process ran out of file descriptors; anything else is a `BashSpawnError`.
+ * process ran out of file descriptors, EAGAIN that the user ran out of
+ * processes; anything else is a `BashSpawnError`.
  */
 export function spawnFailure(cause: unknown, launch: Launch): BashError {
   const code = errnoOf(cause);
@@ -158,14 +160,8 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
       { cause },
     );
   }
-  if (code === "EMFILE" || code === "ENFILE") {
-    return new BashSpawnError(
-      `Could not start "${launch.program}": too many open files (${code}): ${
-        code === "EMFILE" ? "this process" : "the system"
-      } has run out of file descriptors; close descriptors this process no longer needs (finished background processes, files, sockets), or raise the limit (ulimit -n)`,
-      { cause },
-    );
-  }
+  const exhausted = outOf(`Could not start "${launch.program}"`, code, cause);
+  if (exhausted !== undefined) return exhausted;
   return new BashSpawnError(
     `Could not start "${launch.program}" in "${launch.cwd}": ${messageOf(cause)}; ${
       runtime.deniedPermission(cause)
@@ -174,4 +170,56 @@ export function spawnFailure(cause: unknown, launch: Launch): BashError {
     }`,
     { cause },
   );
+}
+
+/** What an error for file descriptors that ran out advises. */
+const DESCRIPTOR_ADVICE =
+  "close descriptors this process no longer needs (finished background processes, files, sockets), or raise the limit (ulimit -n)";
+
+/** What an error for processes that ran out advises. */
+const PROCESS_ADVICE =
+  "end processes this user no longer needs (finished background processes), or raise the limit";
+
+/**
+ * The error for `what` failing because file descriptors (`code` EMFILE or
+ * ENFILE) or processes (EAGAIN) ran out, else undefined.
+ */
+function outOf(what: string, code: string | undefined, cause: unknown): BashSpawnError | undefined {
+  if (code === "EMFILE" || code === "ENFILE") {
+    return new BashSpawnError(
+      `${what}: too many open files (${code}): ${
+        code === "EMFILE" ? "this process" : "the system"
+      } has run out of file descriptors; ${DESCRIPTOR_ADVICE}`,
+      { cause },
+    );
+  }
+  if (code !== "EAGAIN") return undefined;
+  return new BashSpawnError(
+    `${what}: the kernel refused a new process (EAGAIN): this user has as many processes as its limit allows (ulimit -u, counting every thread), or the system has run out of them; ${PROCESS_ADVICE}`,
+    { cause },
+  );
+}
+
+/**
+ * `error` as a call that failed before its command ran rejects with it:
+ * when it, or the cause of a `BashSpawnError`, is this process or the
+ * system out of file descriptors, or a spawn refused for want of processes
+ * (the watchdog's, a process started ahead), a `BashSpawnError` that says so and what to
+ * do. Preparing a launch opens files too (the sandbox lists folders and
+ * writes its options, a cgroup's limits are written), and there a bare
+ * EMFILE, or advice about the watchdog or the cgroup, says neither.
+ */
+export function launchFailure(error: unknown): unknown {
+  if (error instanceof BashError && !(error instanceof BashSpawnError)) return error;
+  if (
+    error instanceof BashSpawnError &&
+    (error.message.endsWith(DESCRIPTOR_ADVICE) || error.message.endsWith(PROCESS_ADVICE))
+  ) {
+    return error;
+  }
+  const cause = error instanceof BashSpawnError ? error.cause : error;
+  const code = errnoOf(cause);
+  // EAGAIN is a refused process only from a spawn: elsewhere it means "try again".
+  const refused = code !== "EAGAIN" || /spawn/i.test(messageOf(cause));
+  return (refused ? outOf("Could not prepare the command", code, error) : undefined) ?? error;
 }

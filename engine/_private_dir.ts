@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { BashSpawnError } from "../seam/mod.ts";
 import { folderNames } from "./_listing.ts";
+import { faultReason } from "./_spill.ts";
 
 /**
  * The name prefix of every executor's private folder, so that a sandbox can
@@ -114,5 +115,25 @@ export function makeFolder(path: string): void {
     mkdirSync(path, { mode: 0o700 });
   } catch (error) {
     if ((error as { code?: string }).code !== "EEXIST") throw error;
+  }
+}
+
+/**
+ * The private folder `make` returns, or a `BashSpawnError` that says where
+ * it could not be made and what to do (a read-only or full file system, a
+ * denied permission): a call that needs the folder (a confined one) runs
+ * nothing without it.
+ */
+export function privateDirIn(base: string, make: () => string): string {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof BashSpawnError) throw error;
+    throw new BashSpawnError(
+      `Could not make the executor's private folder in "${base}" (${
+        faultReason(error)
+      }), so nothing was run; make that folder writable, or set "spillDir" (or TMPDIR) to one that is`,
+      { cause: error },
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { messageOf } from "../seam/message.ts";
 import type { BudgetedSpill, SpillBudget } from "./_spill_budget.ts";
@@ -18,11 +18,29 @@ export function faultReason(error: unknown): string {
 }
 
 /**
+ * This process's soft file size limit (RLIMIT_FSIZE, `ulimit -f`) in bytes,
+ * from /proc/self/limits; Infinity when it is unlimited or cannot be read.
+ * A write past it sends the writer SIGXFSZ, which kills a Deno host (Node
+ * ignores the signal, and the write fails with EFBIG).
+ */
+export function fileSizeLimit(): number {
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return Infinity;
+  }
+  const soft = /^Max file size +(\d+) /m.exec(text)?.[1];
+  return soft === undefined ? Infinity : Number(soft);
+}
+
+/**
  * A spill file: created exclusively with mode 0600 and a random name, it
  * receives raw bytes up to a cap and within the executor's spill budget. A
  * write error (a full or read-only file system) closes it and keeps what was
  * written as a partial spill, with the reason in `error`; so does the budget
- * running out. Once its command settled, the budget may delete it (`evict`),
+ * running out, and so does this process's file size limit (read when the
+ * file is created), which a Deno host would die of. Once its command settled, the budget may delete it (`evict`),
  * and its owner may (`release`); `removal` then says why it is gone.
  */
 export class SpillFile implements BudgetedSpill {
@@ -30,6 +48,8 @@ export class SpillFile implements BudgetedSpill {
   readonly #budget: SpillBudget | undefined;
   #fd: number | null;
   #room: number;
+  /** What this process's file size limit lets the file hold (see {@linkcode fileSizeLimit}). */
+  readonly #sizeLimit = fileSizeLimit();
   #written = 0;
   #capped = false;
   #error: string | null = null;
@@ -117,6 +137,12 @@ export class SpillFile implements BudgetedSpill {
     if (bytes.length > this.#room) {
       bytes = bytes.subarray(0, this.#room);
       this.#capped = true;
+    }
+    if (bytes.length > this.#sizeLimit - this.#written) {
+      bytes = bytes.subarray(0, this.#sizeLimit - this.#written);
+      this.#capped = true;
+      this.#error ??=
+        `EFBIG: this process's file size limit (ulimit -f) of ${this.#sizeLimit} bytes reached`;
     }
     const budget = this.#budget;
     const granted = budget === undefined ? bytes.length : budget.reserve(this, bytes.length);

@@ -1,22 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { closeSync, openSync } from "node:fs";
+import { closeSync } from "node:fs";
+import { exhaustDescriptors } from "../local/_helpers.ts";
 import { LocalBashExecutor } from "../../local/mod.ts";
 import { BashSpawnError } from "../../seam/mod.ts";
-
-/** Opens /dev/null until this process has no descriptor left; returns them to close. */
-function exhaustDescriptors(): number[] {
-  const held: number[] = [];
-  try {
-    for (;;) held.push(openSync("/dev/null", "r"));
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== "EMFILE") {
-      for (const fd of held) closeSync(fd);
-      throw error;
-    }
-  }
-  return held;
-}
 
 describe("a process out of file descriptors", () => {
   it("fails each run with 'too many open files', and later runs work as before (/dev/stderr too)", async () => {

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -172,4 +172,55 @@ describe("spill faults", () => {
       });
     },
   );
+});
+
+describe("a host under a file size limit (ulimit -f)", () => {
+  it("keeps a spill up to the limit, says so, and lives (a write past it kills a Deno host)", {
+    skip: !("Deno" in globalThis) &&
+      "Deno only: Node ignores SIGXFSZ, and its write fails with EFBIG",
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fsize-"));
+    try {
+      // The limit is set once the library is loaded, on this host alone: its
+      // own caches (DENO_DIR, here fresh and small) were written by then.
+      const limit = 8 * 1024 * 1024;
+      const script = join(dir, "spill.ts");
+      const library = new URL("../../local/mod.ts", import.meta.url).href;
+      writeFileSync(
+        script,
+        `import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { LocalBashExecutor } from ${JSON.stringify(library)};
+execFileSync("prlimit", ["--pid", String(Deno.pid), "--fsize=${limit}:unlimited"]);
+await using executor = new LocalBashExecutor({ maxOutputBytes: 1000 });
+const result = await executor.run(
+  executor.resolve({ command: "head -c 10000000 /dev/zero | tr '\\\\0' a; echo done" }),
+);
+const { spillPath, spillComplete, spillError, totalBytes } = result.stdout;
+const kept = spillPath === undefined ? null : statSync(spillPath).size;
+console.log(JSON.stringify({ exitCode: result.exitCode, totalBytes, spillComplete, spillError, kept }));
+`,
+      );
+      const child = spawn(process.execPath, ["run", "--allow-all", "--no-check", script], {
+        cwd: dir,
+        env: { ...process.env, DENO_DIR: join(dir, "deno") },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      const [code, signal] = await new Promise<[number | null, string | null]>((done) =>
+        child.on("close", (code, signal) => done([code, signal]))
+      );
+      assert.deepEqual([code, signal], [0, null]);
+      assert.deepEqual(JSON.parse(stdout), {
+        exitCode: 0,
+        totalBytes: 10_000_005,
+        spillComplete: false,
+        spillError: `EFBIG: this process's file size limit (ulimit -f) of ${limit} bytes reached`,
+        kept: limit,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

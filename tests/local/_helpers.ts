@@ -1,5 +1,5 @@
 import { createHash, randomInt } from "node:crypto";
-import { readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import assert from "node:assert/strict";
@@ -306,4 +306,18 @@ export function removeIdleCgroups(): number {
     }
   }
   return removed;
+}
+
+/** Opens /dev/null until this process has no descriptor left; returns them to close. */
+export function exhaustDescriptors(): number[] {
+  const held: number[] = [];
+  try {
+    for (;;) held.push(openSync("/dev/null", "r"));
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EMFILE") {
+      for (const fd of held) closeSync(fd);
+      throw error;
+    }
+  }
+  return held;
 }

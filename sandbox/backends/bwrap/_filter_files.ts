@@ -31,6 +31,7 @@ import {
   openSync,
   readSync,
   renameSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -92,15 +93,21 @@ export class SeccompFilterFiles {
     const bytes = this.#filters[rule];
     const generation = this.#generations.get(rule);
     if (generation !== undefined && holds(path, bytes)) return { path, generation };
+    const draft = `${path}-${crypto.randomUUID()}`;
     try {
-      const draft = `${path}-${crypto.randomUUID()}`;
       writeFileSync(draft, bytes, { flag: "wx", mode: 0o600 });
       renameSync(draft, path);
     } catch (error) {
+      // A write that failed part way (a full file system) leaves no draft behind.
+      try {
+        rmSync(draft, { force: true });
+      } catch {
+        // Left for disposal to remove with the private folder.
+      }
       throw new BashSpawnError(
         `Cannot write the seccomp filter into "${path}" (${
           messageOf(error)
-        }), so nothing was run; create a new executor`,
+        }), so nothing was run; fix that (free space on its file system, say) and call again`,
         { cause: error },
       );
     }

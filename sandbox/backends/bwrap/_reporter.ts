@@ -56,7 +56,9 @@ export const COUNT_LIVE: string =
  *    but as a zombie (at most 200 rounds): a process killed inside a system call finishes
  *    that call first, and one that was reopening the report through
  *    `/proc/PID/fd` would otherwise truncate or forge the count after it.
- * 4. It writes the first count on its own line to the report descriptor.
+ * 4. It writes the first count on its own line to the report descriptor;
+ *    a write that fails (the private folder's file system is full) says
+ *    nothing on stderr, which is the command's, and the host finds no count.
  * 5. It exits with the launch's status: bwrap turns a death by signal into
  *    128 + its number anyway, so the result is what it was without it.
  * It runs with `-p`: no `BASH_ENV`, no function from the environment (one
@@ -68,7 +70,7 @@ export const NAMESPACE_REPORTER: string = PRINT_START +
   "trap : TERM INT HUP; SHLVL=$((SHLVL - 1)); " +
   `"$@" ${STRAY_REPORT_FD}>&-; s=$?; ${COUNT_LIVE}` +
   'live /proc; c=$m; i=0; while kill -9 -1 2>/dev/null; live /proc; [ "$n" -gt 0 ] && [ $i -lt 200 ]; do i=$((i + 1)); done; ' +
-  `printf '\\n%s\\n' "$c" >&${STRAY_REPORT_FD}; exit "$s"`;
+  `printf '\\n%s\\n' "$c" >&${STRAY_REPORT_FD} 2>/dev/null; exit "$s"`;
 
 /**
  * The variable in which a standby's bwrap options hand the reporter the
