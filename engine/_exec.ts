@@ -180,24 +180,29 @@ const DESCRIPTOR_ADVICE =
 const PROCESS_ADVICE =
   "end processes this user no longer needs (finished background processes), or raise the limit";
 
+/** The errors {@linkcode outOf} made: they say what ran out already. */
+const ranOut = new WeakSet<BashSpawnError>();
+
 /**
  * The error for `what` failing because file descriptors (`code` EMFILE or
  * ENFILE) or processes (EAGAIN) ran out, else undefined.
  */
 function outOf(what: string, code: string | undefined, cause: unknown): BashSpawnError | undefined {
-  if (code === "EMFILE" || code === "ENFILE") {
-    return new BashSpawnError(
+  const made = code === "EMFILE" || code === "ENFILE"
+    ? new BashSpawnError(
       `${what}: too many open files (${code}): ${
         code === "EMFILE" ? "this process" : "the system"
       } has run out of file descriptors; ${DESCRIPTOR_ADVICE}`,
       { cause },
-    );
-  }
-  if (code !== "EAGAIN") return undefined;
-  return new BashSpawnError(
-    `${what}: the kernel refused a new process (EAGAIN): this user has as many processes as its limit allows (ulimit -u, counting every thread), or the system has run out of them; ${PROCESS_ADVICE}`,
-    { cause },
-  );
+    )
+    : code === "EAGAIN"
+    ? new BashSpawnError(
+      `${what}: the kernel refused a new process (EAGAIN): this user has as many processes as its limit allows (ulimit -u, counting every thread), or the system has run out of them; ${PROCESS_ADVICE}`,
+      { cause },
+    )
+    : undefined;
+  if (made !== undefined) ranOut.add(made);
+  return made;
 }
 
 /**
@@ -211,12 +216,7 @@ function outOf(what: string, code: string | undefined, cause: unknown): BashSpaw
  */
 export function launchFailure(error: unknown): unknown {
   if (error instanceof BashError && !(error instanceof BashSpawnError)) return error;
-  if (
-    error instanceof BashSpawnError &&
-    (error.message.endsWith(DESCRIPTOR_ADVICE) || error.message.endsWith(PROCESS_ADVICE))
-  ) {
-    return error;
-  }
+  if (error instanceof BashSpawnError && ranOut.has(error)) return error;
   const cause = error instanceof BashSpawnError ? error.cause : error;
   const code = errnoOf(cause);
   // EAGAIN is a refused process only from a spawn: elsewhere it means "try again".

@@ -31,7 +31,8 @@ describe("a user at its process limit", () => {
       executor.run(executor.resolve({ command: "true" })),
       (error: unknown) =>
         error instanceof BashSpawnError &&
-        /: the kernel refused a new process \(EAGAIN\): this user has as many processes as its limit allows \(ulimit -u/
+        // The spawn's own error, which names the program, is kept as it is.
+        /^Could not start "[^"]+": the kernel refused a new process \(EAGAIN\): this user has as many processes as its limit allows \(ulimit -u/
           .test(error.message) &&
         !/check that the program/.test(error.message),
     );
